@@ -1,0 +1,131 @@
+"""The effect boundary: botocore's one request path, replaced while a run is in progress.
+
+Every botocore client call, from a low-level client or a boto3 resource (``Table.put_item``
+is the low-level ``PutItem`` by then), from a client made at module scope before the run or
+inside the handler, goes through ``BaseClient._make_request`` once its parameters are
+validated and serialized. That is the point replaced here: the method is patched on the
+class, so clients that exist already are covered, and what it sees is the low-level
+operation name and the request exactly as it would go on the wire.
+
+Each call is one effect point ``DynamoDB:<table>`` (tables joined with ``+`` for a batch or
+a transaction) with the operation name as op: writes take the write ladder, reads the read
+ladder. ``crash_before`` and ``error`` fault before anything is sent; ``crash_after`` and
+``ambiguous`` send it to the local DynamoDB, record the result, then fault. The caller sees
+``error`` as a 500 ``InternalServerError`` (a ``ClientError`` from its own client) and
+``ambiguous`` as a read timeout. A client of another service, or a DynamoDB operation the
+model does not cover, ends the run UNSUPPORTED naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any, Iterator
+
+import attrs
+from botocore.awsrequest import AWSResponse
+from botocore.client import BaseClient
+from botocore.exceptions import ReadTimeoutError
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.faults import AMBIGUOUS, ERROR, READ_FAULTS, WRITE_FAULTS
+from eutaxy.engine.runloop import RunLoop
+
+from eutaxy.aws.dynamodb import OTHER, WRITE, classify, plain, tables_of, target_of
+from eutaxy.aws.local import LocalDynamoDB
+
+__all__ = ["Boundary"]
+
+_ORIGINAL_MAKE_REQUEST = BaseClient._make_request
+
+#: The boundary in force (one run at a time in a process), or None: botocore as shipped.
+_active: "Boundary | None" = None
+
+
+def _patched_make_request(client: Any, operation_model: Any, request_dict: Any, request_context: Any) -> Any:
+    boundary = _active
+    if boundary is None or client is boundary.local.client:
+        return _ORIGINAL_MAKE_REQUEST(client, operation_model, request_dict, request_context)
+    return boundary.call(client, operation_model, request_dict)
+
+
+@attrs.define(eq=False)
+class Boundary:
+    """Routes the handler's botocore calls through the run loop to the local DynamoDB."""
+
+    local: LocalDynamoDB
+    #: The run in progress, or None while the handler module is being imported.
+    loop: RunLoop | None = None
+
+    @contextlib.contextmanager
+    def installed(self, loop: RunLoop | None) -> Iterator["Boundary"]:
+        """Patch botocore for the block; ``loop`` None refuses every call (import time)."""
+        global _active
+        assert _active is None, "a botocore boundary is already installed"
+        self.loop = loop
+        _active = self
+        BaseClient._make_request = _patched_make_request
+        try:
+            yield self
+        finally:
+            BaseClient._make_request = _ORIGINAL_MAKE_REQUEST
+            _active = None
+            self.loop = None
+
+    def call(self, client: Any, operation_model: Any, request_dict: Any) -> Any:
+        service = client.meta.service_model.service_name
+        op = operation_model.name
+        loop = self.loop
+        if loop is None:
+            raise UserError(
+                f"the handler module called {service} {op} while it was imported; Eutaxy models "
+                f"calls made by the handler during an invocation, so move the call into the handler"
+            )
+        if service != "dynamodb":
+            raise loop.unsupported(
+                "client_not_supported",
+                f"the handler called {client.meta.service_model.service_id} {op}; the AWS platform models "
+                f"DynamoDB only (the SQS event source's deletes are the platform's own)",
+            )
+        access = classify(op)
+        if access == OTHER:
+            raise loop.unsupported(
+                "operation_not_supported",
+                f"the handler called DynamoDB {op}; modelled are item reads and writes, batches, "
+                f"transactions and DescribeTable (not PartiQL or table management)",
+            )
+        params = json.loads(request_dict.get("body") or b"{}")
+        args = plain(params, operation_model.input_shape)
+        target = target_of(tables_of(op, params))
+        ladder = WRITE_FAULTS if access == WRITE else READ_FAULTS
+
+        def perform() -> tuple[Any, Any]:
+            http, parsed = self.local.forward(operation_model, request_dict)
+            return _result_of(http, parsed, operation_model), (http, parsed)
+
+        fault, answer = loop.effect_point(target, op, args, ladder, perform)
+        if fault == ERROR:
+            return _internal_server_error(request_dict.get("url", ""), op)
+        if fault == AMBIGUOUS:
+            raise ReadTimeoutError(endpoint_url=request_dict.get("url", ""))
+        return answer
+
+
+def _result_of(http: Any, parsed: Any, operation_model: Any) -> dict[str, Any]:
+    """The result payload: ``{ok: true, <response>}`` or ``{ok: false, error: {code, message}}``."""
+    if http.status_code >= 300:
+        error = parsed.get("Error") or {}
+        return {"ok": False, "error": {"code": error.get("Code"), "message": error.get("Message")}}
+    body = {key: value for key, value in parsed.items() if key != "ResponseMetadata"}
+    result = plain(body, operation_model.output_shape)
+    return {"ok": True, **result}
+
+
+def _internal_server_error(url: str, op: str) -> tuple[Any, dict[str, Any]]:
+    """What the caller's client sees for an injected error: a clean 500 from DynamoDB."""
+    http = AWSResponse(url, 500, {}, None)
+    parsed = {
+        "Error": {"Code": "InternalServerError", "Message": f"Eutaxy injected an error into {op}"},
+        "ResponseMetadata": {"HTTPStatusCode": 500, "HTTPHeaders": {}, "RetryAttempts": 0},
+    }
+    return http, parsed

@@ -1,0 +1,236 @@
+"""DynamoDB as the effect log and the snapshots see it.
+
+Three jobs, all pure or on the platform's own local client:
+
+- classify a low-level operation (``PutItem`` is a write, ``Query`` a read, anything
+  else is not modelled) and name the tables a request touches (``DynamoDB:a+b`` for a
+  batch or a transaction over two tables);
+- turn a request or response into plain JSON, unwrapping DynamoDB's typed attribute
+  values (``{"S": "o-1"}`` is ``"o-1"``, numbers are numbers, binary is base64, sets are
+  sorted lists) wherever botocore's service model says an ``AttributeValue`` stands, so a
+  key path reads ``args.Item.order_id`` whether the handler used a client or a ``Table``;
+- reset (delete, re-create, seed) the scenario's tables and read them back for the
+  end-of-run snapshot.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+from typing import Any, Iterable, Mapping
+
+from eutaxy.core.canonical import string_order, to_json
+
+__all__ = [
+    "OTHER",
+    "READ",
+    "READ_OPS",
+    "WRITE",
+    "WRITE_OPS",
+    "attribute_value",
+    "classify",
+    "plain",
+    "plain_attribute_value",
+    "reset_tables",
+    "scan_rows",
+    "tables_of",
+    "target_of",
+]
+
+WRITE = "write"
+READ = "read"
+OTHER = "other"
+
+#: Operations that change items: they take the write ladder.
+WRITE_OPS = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+#: Operations that only read items (and DescribeTable, which Lambda code calls to check a
+#: table): they take the read ladder.
+READ_OPS = ("GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems", "DescribeTable")
+
+#: The members of a TransactItems entry that name a table.
+_TRANSACT_MEMBERS = ("Put", "Update", "Delete", "ConditionCheck", "Get")
+
+
+def classify(op: str) -> str:
+    """``write``, ``read`` or ``other`` (control-plane calls and PartiQL, not modelled yet)."""
+    if op in WRITE_OPS:
+        return WRITE
+    if op in READ_OPS:
+        return READ
+    return OTHER
+
+
+def tables_of(op: str, params: Mapping[str, Any]) -> list[str]:
+    """Every table a request names, sorted (so a batch's target does not depend on order)."""
+    names: set[str] = set()
+    if isinstance(params.get("TableName"), str):
+        names.add(params["TableName"])
+    request_items = params.get("RequestItems")
+    if isinstance(request_items, Mapping):
+        names.update(str(name) for name in request_items)
+    for item in params.get("TransactItems") or ():
+        for member in _TRANSACT_MEMBERS:
+            body = item.get(member) if isinstance(item, Mapping) else None
+            if isinstance(body, Mapping) and isinstance(body.get("TableName"), str):
+                names.add(body["TableName"])
+    return sorted(names)
+
+
+def target_of(tables: Iterable[str]) -> str:
+    """``DynamoDB:ledger``, or ``DynamoDB:ledger+orders`` for a request over two tables."""
+    return "DynamoDB:" + "+".join(tables)
+
+
+# --- plain JSON ---------------------------------------------------------------------------
+
+
+def _number(text: str) -> int | float:
+    value = decimal.Decimal(text)
+    if value == value.to_integral_value() and abs(value.as_tuple().exponent) < 40:  # type: ignore[arg-type]
+        return int(value)
+    return float(value)
+
+
+def _binary(value: Any) -> str:
+    # On the wire (JSON protocol) binary is already base64 text; parsed responses hold bytes.
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+def _sorted_set(values: Iterable[Any]) -> list[Any]:
+    return sorted(values, key=lambda value: string_order(to_json(value)))
+
+
+def plain_attribute_value(value: Mapping[str, Any]) -> Any:
+    """One typed attribute value as plain JSON."""
+    if not isinstance(value, Mapping) or len(value) != 1:
+        return plain(value, None)
+    ((tag, inner),) = value.items()
+    if tag == "S":
+        return inner
+    if tag == "N":
+        return _number(inner)
+    if tag == "B":
+        return _binary(inner)
+    if tag == "BOOL":
+        return bool(inner)
+    if tag == "NULL":
+        return None
+    if tag == "SS":
+        return _sorted_set(inner)
+    if tag == "NS":
+        return _sorted_set(_number(item) for item in inner)
+    if tag == "BS":
+        return _sorted_set(_binary(item) for item in inner)
+    if tag == "M":
+        return {key: plain_attribute_value(item) for key, item in inner.items()}
+    if tag == "L":
+        return [plain_attribute_value(item) for item in inner]
+    return plain(value, None)
+
+
+def plain(value: Any, shape: Any) -> Any:
+    """``value`` as plain JSON, unwrapping attribute values where ``shape`` puts them.
+
+    ``shape`` is botocore's model of the value (None when unknown: then no unwrapping, only
+    bytes to base64, datetimes to ISO text, Decimals to numbers).
+    """
+    if shape is not None and getattr(shape, "name", None) == "AttributeValue" and isinstance(value, Mapping):
+        return plain_attribute_value(value)
+    type_name = getattr(shape, "type_name", None)
+    if isinstance(value, Mapping):
+        if type_name == "structure":
+            members = shape.members
+            return {key: plain(item, members.get(key)) for key, item in value.items()}
+        if type_name == "map":
+            return {key: plain(item, shape.value) for key, item in value.items()}
+        return {key: plain(item, None) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        member = shape.member if type_name == "list" else None
+        return [plain(item, member) for item in value]
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _binary(value)
+    if isinstance(value, decimal.Decimal):
+        return _number(str(value))
+    if isinstance(value, _dt.datetime):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset)):
+        return _sorted_set(plain(item, None) for item in value)
+    return value
+
+
+# --- typed values for seeding ------------------------------------------------------------
+
+
+def attribute_value(value: Any) -> dict[str, Any]:
+    """A plain JSON value as a typed attribute value (for the scenario's seed items)."""
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return {"N": str(value)}
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, (bytes, bytearray)):
+        return {"B": bytes(value)}
+    if isinstance(value, Mapping):
+        return {"M": {str(key): attribute_value(item) for key, item in value.items()}}
+    if isinstance(value, (list, tuple)):
+        return {"L": [attribute_value(item) for item in value]}
+    raise TypeError(f"a DynamoDB seed item holds {type(value).__name__}, which plain JSON has no type for")
+
+
+# --- reset and snapshot (the platform's local client, real globals) -----------------------
+
+
+def reset_tables(client: Any, tables: Iterable[Mapping[str, Any]]) -> None:
+    """Delete every table the local DynamoDB holds, then create and seed the scenario's.
+
+    Deleting every table, not only the scenario's, also removes one a handler created.
+    """
+    for name in _all_tables(client):
+        client.delete_table(TableName=name)
+    for table in tables:
+        client.create_table(
+            TableName=table["name"],
+            KeySchema=[{"AttributeName": key["name"], "KeyType": key["type"]} for key in table["keySchema"]],
+            AttributeDefinitions=[
+                {"AttributeName": attribute["name"], "AttributeType": attribute["type"]}
+                for attribute in table["attributes"]
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        for item in table.get("items") or ():
+            client.put_item(TableName=table["name"], Item={key: attribute_value(value) for key, value in item.items()})
+
+
+def _all_tables(client: Any) -> list[str]:
+    names: list[str] = []
+    start: str | None = None
+    for _ in range(1000):  # a bound: 100 names a page, far beyond any scenario
+        kwargs = {"ExclusiveStartTableName": start} if start else {}
+        page = client.list_tables(**kwargs)
+        names.extend(page.get("TableNames", []))
+        start = page.get("LastEvaluatedTableName")
+        if not start:
+            return names
+    raise RuntimeError("the local DynamoDB kept paging ListTables")
+
+
+def scan_rows(client: Any, table: str) -> list[Any]:
+    """Every item of ``table`` as plain JSON (the snapshot's rows, unsorted)."""
+    rows: list[Any] = []
+    start: Mapping[str, Any] | None = None
+    for _ in range(100_000):  # a bound on pages; a scenario's table is small
+        kwargs: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+        if start:
+            kwargs["ExclusiveStartKey"] = start
+        page = client.scan(**kwargs)
+        rows.extend({key: plain_attribute_value(value) for key, value in item.items()} for item in page.get("Items", []))
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return rows
+    raise RuntimeError(f"the local DynamoDB kept paging Scan of {table}")

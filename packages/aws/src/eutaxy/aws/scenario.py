@@ -1,0 +1,198 @@
+"""Scenario helpers for Lambda on SQS with DynamoDB: they build the scenario's plain data.
+
+A ``*.sim.py`` file binds a module-level ``scenario`` to what ``define_scenario`` returns;
+``root`` and ``source`` come from the calling file, so paths in the scenario (the handler
+module) are relative to it. Arguments are snake_case; the data is camelCase, as the seeds
+write it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Iterable, Mapping, Sequence
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.invariants import validate_invariants
+
+from eutaxy.aws.sqs import DEFAULT_MAX_RECEIVE_COUNT, DEFAULT_TIMEOUT_MS
+
+__all__ = ["DEFAULT_BOUNDS", "define_scenario", "dynamodb_table", "handler", "sqs"]
+
+#: Bounds a scenario gets for what it does not say (the contract's example values).
+DEFAULT_BOUNDS = {
+    "maxFaultsPerRun": 1,
+    "maxRedeliveries": 2,
+    "maxConcurrentInvocations": 1,
+    "budgetMs": 2000,
+    "faultProbability": 0.9,
+}
+
+_KEY_TYPES = ("HASH", "RANGE")
+_ATTRIBUTE_TYPES = ("S", "N", "B")
+
+
+def handler(
+    path: str,
+    function: str = "handler",
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    environment: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The Lambda handler: a Python file relative to the scenario and a function in it.
+
+    ``environment`` is set for the handler (at import and during every run), as the
+    function's configuration would; ``timeout_ms`` is what the context's
+    ``get_remaining_time_in_millis`` counts down from, in virtual time.
+    """
+    if not isinstance(path, str) or not path.endswith(".py"):
+        raise UserError(f"handler path must be a .py file relative to the scenario, got {path!r}")
+    if not isinstance(function, str) or not function.isidentifier():
+        raise UserError(f"handler function must be a Python name such as 'handler', got {function!r}")
+    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
+        raise UserError(f"handler timeout_ms must be a positive integer, got {timeout_ms!r}")
+    env = {str(key): str(value) for key, value in (environment or {}).items()}
+    return {"path": path, "function": function, "timeoutMs": timeout_ms, "environment": env}
+
+
+def sqs(
+    name: str,
+    messages: Iterable[Any],
+    *,
+    max_receive_count: int = DEFAULT_MAX_RECEIVE_COUNT,
+    batch_size: int = 1,
+) -> dict[str, Any]:
+    """The sqs drive: one event per message body, with ids ``msg-1``, ``msg-2``, … in order.
+
+    ``max_receive_count`` is the queue's redrive policy (receives before the message is
+    dead-lettered); ``batch_size`` is the event source mapping's, and only 1 is modelled.
+    """
+    if not isinstance(name, str) or not name:
+        raise UserError(f"sqs queue name must be a non-empty string, got {name!r}")
+    if not isinstance(max_receive_count, int) or max_receive_count < 1:
+        raise UserError(f"sqs max_receive_count must be an integer of at least 1, got {max_receive_count!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise UserError(f"sqs batch_size must be a positive integer, got {batch_size!r}")
+    events = [{"id": f"msg-{index}", "body": body} for index, body in enumerate(messages, start=1)]
+    return {
+        "kind": "sqs",
+        "name": name,
+        "events": events,
+        "maxReceiveCount": max_receive_count,
+        "batchSize": batch_size,
+    }
+
+
+def _pairs(value: Any, what: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(value, "HASH")] if what == "key_schema" else [(value, "S")]
+    if isinstance(value, Mapping):
+        return [(str(name), str(kind)) for name, kind in value.items()]
+    if isinstance(value, Sequence):
+        pairs = []
+        for entry in value:
+            if not (isinstance(entry, Sequence) and not isinstance(entry, str) and len(entry) == 2):
+                raise UserError(f"dynamodb_table {what} entries must be (name, type) pairs, got {entry!r}")
+            pairs.append((str(entry[0]), str(entry[1])))
+        return pairs
+    raise UserError(f"dynamodb_table {what} must map attribute names to types, got {value!r}")
+
+
+def dynamodb_table(
+    name: str,
+    key_schema: Mapping[str, str] | Sequence[tuple[str, str]] | str,
+    attributes: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
+    items: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """A setup step: the table is deleted, re-created and seeded with ``items`` before each run.
+
+    ``key_schema`` maps key attributes to ``HASH``/``RANGE`` (a bare name is the partition
+    key); ``attributes`` gives the key attributes' types (``S``, ``N``, ``B``; ``S`` when
+    not given). ``items`` are plain JSON, typed as boto3 types them.
+    """
+    if not isinstance(name, str) or not name:
+        raise UserError(f"dynamodb_table name must be a non-empty string, got {name!r}")
+    keys = _pairs(key_schema, "key_schema")
+    if not keys or [kind for _, kind in keys].count("HASH") != 1:
+        raise UserError(f"dynamodb_table {name}: key_schema needs exactly one HASH key, got {key_schema!r}")
+    for attribute, kind in keys:
+        if kind not in _KEY_TYPES:
+            raise UserError(f"dynamodb_table {name}: key {attribute} has type {kind!r}; use HASH or RANGE")
+    keys.sort(key=lambda pair: _KEY_TYPES.index(pair[1]))
+    types = dict(_pairs(attributes, "attributes")) if attributes is not None else {}
+    for attribute, kind in types.items():
+        if kind not in _ATTRIBUTE_TYPES:
+            raise UserError(f"dynamodb_table {name}: attribute {attribute} has type {kind!r}; use S, N or B")
+    unused = sorted(set(types) - {attribute for attribute, _ in keys})
+    if unused:
+        raise UserError(
+            f"dynamodb_table {name}: attributes {unused} are not keys; DynamoDB declares key attributes only"
+        )
+    seeded = [dict(item) for item in items]
+    for item in seeded:
+        missing = [attribute for attribute, _ in keys if attribute not in item]
+        if missing:
+            raise UserError(f"dynamodb_table {name}: seed item {item!r} lacks key attributes {missing}")
+    return {
+        "kind": "dynamodb_table",
+        "name": name,
+        "keySchema": [{"name": attribute, "type": kind} for attribute, kind in keys],
+        "attributes": [{"name": attribute, "type": types.get(attribute, "S")} for attribute, _ in keys],
+        "items": seeded,
+    }
+
+
+def _caller_file(depth: int) -> str | None:
+    frame = sys._getframe(depth + 1)  # noqa: SLF001 (the documented way to find the caller)
+    source = frame.f_globals.get("__file__")
+    return os.path.abspath(source) if isinstance(source, str) else None
+
+
+def define_scenario(
+    *,
+    name: str,
+    handler: Mapping[str, Any],
+    drive: Mapping[str, Any],
+    setup: Iterable[Mapping[str, Any]] = (),
+    invariants: Iterable[Mapping[str, Any]] = (),
+    bounds: Mapping[str, Any] | None = None,
+    specs: Iterable[str] = (),
+    dynamodb_endpoint: str | None = None,
+) -> dict[str, Any]:
+    """The scenario's plain data, with ``platform: "aws"`` and the caller's root and source.
+
+    ``dynamodb_endpoint`` names a local DynamoDB to use instead of the embedded moto server
+    (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment).
+    """
+    if not isinstance(name, str) or not name:
+        raise UserError(f"define_scenario name must be a non-empty string, got {name!r}")
+    if not isinstance(handler, Mapping) or "path" not in handler:
+        raise UserError("define_scenario handler must come from handler('./handler.py', 'handler')")
+    if not isinstance(drive, Mapping) or drive.get("kind") != "sqs":
+        raise UserError(f"define_scenario drive must come from sqs(...); the AWS platform drives SQS only, got {drive!r}")
+    steps = [dict(step) for step in setup]
+    for step in steps:
+        if step.get("kind") != "dynamodb_table":
+            raise UserError(f"define_scenario setup steps must come from dynamodb_table(...), got {step!r}")
+    names = [step["name"] for step in steps]
+    if len(set(names)) != len(names):
+        raise UserError(f"define_scenario setup declares a table twice: {names}")
+    merged = dict(DEFAULT_BOUNDS)
+    merged.update(dict(bounds or {}))
+    source = _caller_file(1)
+    scenario: dict[str, Any] = {
+        "name": name,
+        "platform": "aws",
+        "root": os.path.dirname(source) if source else os.getcwd(),
+        "source": source,
+        "handler": dict(handler),
+        "setup": steps,
+        "drive": {**dict(drive), "events": [dict(event) for event in drive.get("events", [])]},
+        "invariants": [dict(invariant) for invariant in invariants],
+        "bounds": merged,
+        "specs": list(specs),
+    }
+    if dynamodb_endpoint is not None:
+        scenario["dynamodb"] = {"endpointUrl": dynamodb_endpoint}
+    validate_invariants(scenario["invariants"], scenario)
+    return scenario

@@ -1,0 +1,123 @@
+"""``eutaxy check <scenario.sim.py>``: explore a scenario, print the verdict, keep the bug.
+
+The steps, each at the edge where it can fail: import the file to learn its platform,
+let the platform package load and validate it, create the platform, run the engine's
+``check_scenario``, print the text or JSON report, and on VIOLATED write the regression
+test beside the scenario. Exit codes: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED or bad input
+(nothing written), 3 a bug in Eutaxy.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED, EXIT_VIOLATED
+from eutaxy.cli.loader import import_scenario
+from eutaxy.cli.output import Output
+from eutaxy.cli.platforms import import_platform, platform_module_name
+from eutaxy.cli.progress import ProgressLine
+from eutaxy.core.errors import UserError
+
+__all__ = ["add_check_parser", "run_check"]
+
+_EXIT_BY_KIND = {"bounded": EXIT_BOUNDED, "violated": EXIT_VIOLATED, "unsupported": EXIT_UNSUPPORTED}
+
+
+def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        parents=[common],
+        help="explore a scenario; print the verdict and the shrunk trace; write a regression test",
+        description=(
+            "Explore a scenario's runs under injected faults and check its invariants. "
+            "Exit 0 BOUNDED (no violation within the bounds; not a proof), 1 VIOLATED "
+            "(a replayed, shrunk trace breaks an invariant; a regression test is written), "
+            "2 UNSUPPORTED or bad input."
+        ),
+    )
+    parser.add_argument("scenario", help="the scenario file (<name>.sim.py)")
+    parser.add_argument("--seed", help="the exploration seed (default: the scenario file's name)")
+    parser.add_argument("--budget-ms", type=_positive_int, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
+    parser.add_argument("--max-runs", type=_positive_int, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
+    parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
+    parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
+    parser.set_defaults(handler=run_check)
+
+
+def run_check(args: argparse.Namespace, out: Output) -> int:
+    from eutaxy.report.regression import scenario_stem, write_regression_test
+    from eutaxy.report.text import render_text
+
+    scenario_path = Path(args.scenario)
+    scenario = import_scenario(scenario_path)
+    platform_name = scenario["platform"]
+    module = import_platform(platform_name)
+    if callable(getattr(module, "load_scenario", None)):
+        scenario = module.load_scenario(scenario_path)
+    create_platform = getattr(module, "create_platform", None)
+    if not callable(create_platform):
+        raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
+    check_scenario = _engine_check()
+
+    progress = ProgressLine(out.stderr) if not out.json and _is_terminal(out.stderr) else None
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(
+            scenario,
+            platform,
+            seed=args.seed if args.seed is not None else scenario_stem(scenario_path),
+            max_runs=args.max_runs,
+            budget_ms=args.budget_ms,
+            exhaustive=args.exhaustive,
+            on_progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.finish()
+        platform.close()
+
+    kind = verdict.get("kind")
+    if kind not in _EXIT_BY_KIND:
+        out.error(f"the engine returned a verdict of unknown kind {kind!r}", kind="internal_error")
+        return EXIT_INTERNAL
+
+    written = None
+    if kind == "violated" and not args.no_regression:
+        default_module = f"eutaxy.{platform_name}"
+        chosen = platform_module_name(platform_name)
+        written = write_regression_test(
+            verdict, scenario_path, platform_name, module=None if chosen == default_module else chosen
+        )
+    data = dict(verdict, regressionTest=str(written)) if written is not None else verdict
+    text = render_text(verdict)
+    if written is not None:
+        text += f"\nRegression test written: {written}\n"
+    elif kind == "violated":
+        text += "\nRegression test not written (--no-regression).\n"
+    out.report(data, text=text)
+    return _EXIT_BY_KIND[kind]
+
+
+def _engine_check():
+    try:
+        from eutaxy.engine.check import check_scenario
+    except ImportError as error:
+        raise UserError(f"the engine (eutaxy.engine.check.check_scenario) is not available: {error}") from None
+    return check_scenario
+
+
+def _is_terminal(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {value}")
+    return value

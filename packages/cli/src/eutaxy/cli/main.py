@@ -1,0 +1,110 @@
+"""The ``eutaxy`` command: argument parsing, dispatch and the mapping of failures to exit codes.
+
+Each subcommand lives in its own module and registers its parser here. Platform, engine
+and prover packages are imported inside the commands that need them, so ``eutaxy --help``
+and ``eutaxy --version`` run with none of them installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Sequence, TextIO
+
+from eutaxy.cli.check_command import add_check_parser
+from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
+from eutaxy.cli.output import Output
+from eutaxy.cli.report_command import add_report_parser
+from eutaxy.cli.toolchain_command import add_toolchain_parser
+from eutaxy.core.errors import UserError
+
+__all__ = ["VERSION", "build_parser", "main"]
+
+#: Released in lockstep with every eutaxy-* distribution.
+VERSION = "0.1.0"
+
+
+class UsageError(Exception):
+    """The command line did not parse; argparse's message, with the parser's usage."""
+
+    def __init__(self, message: str, usage: str) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises on bad usage, so main() decides what is printed."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message, self.format_usage())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # --json is accepted before or after the subcommand; SUPPRESS keeps a subparser's
+    # absent flag from overwriting one given earlier.
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print one canonical JSON object (schemaVersion 1, with a kind)")
+    parser = _Parser(
+        prog="eutaxy",
+        description="Deterministic simulation checking for Cloudflare Workers and AWS Lambda.",
+        epilog="Exit codes: 0 BOUNDED or success, 1 VIOLATED (or a refuted spec), "
+        "2 UNSUPPORTED or bad input, 3 a bug in Eutaxy.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one canonical JSON object (schemaVersion 1, with a kind)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_check_parser(subparsers, common)
+    add_report_parser(subparsers, common)
+    add_toolchain_parser(subparsers, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    out = Output(stdout, stderr, json="--json" in arguments)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(arguments)
+    except UsageError as error:
+        if not out.json:
+            stderr.write(error.usage)
+        out.error(str(error))
+        return EXIT_INPUT
+    except SystemExit as exit_request:  # --help
+        return exit_request.code if isinstance(exit_request.code, int) else EXIT_OK
+    out.json = bool(getattr(args, "json", False))
+    if args.version:
+        out.report({"kind": "version", "version": VERSION}, text=f"eutaxy {VERSION}")
+        return EXIT_OK
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        if out.json:
+            out.error("a command is needed: check, report or toolchain")
+        else:
+            parser.print_help(stderr)
+        return EXIT_INPUT
+    try:
+        return handler(args, out)
+    except UserError as error:
+        out.error(str(error))
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        out.error("interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - anything else is a bug in Eutaxy, never exit 1
+        stderr.write(traceback.format_exc())
+        out.error(
+            f"internal error (a bug in Eutaxy; please report it with the traceback above): "
+            f"{type(error).__name__}: {error}",
+            kind="internal_error",
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

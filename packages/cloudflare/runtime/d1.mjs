@@ -1,0 +1,235 @@
+// @ts-check
+/**
+ * D1: the proxy a Worker sees in place of its database, the reset before a run and the
+ * snapshot after it.
+ *
+ * Each `run`, `first`, `all`, `raw`, `batch` and `exec` is one effect point at `D1:<binding>`;
+ * `prepare` and `bind` are not (a prepared statement is not an effect until executed).
+ * A write (any statement that is not a read: see `isRead`) takes the write ladder, a read the
+ * read ladder; a batch is one point, a write if any statement in it writes, and commits all or
+ * nothing as D1's does. Payloads: `{args: {sql, params}}` (a batch: `{args: {statements:
+ * [{sql, params}, ...]}}`); a write's result is `{changes, lastRowId}` (plus `rows` for
+ * `all`/`first`/`raw`, which hand rows back), a read's `{rows}`, `exec`'s `{count}`, a batch's
+ * `{changes, lastRowId, results: [...]}` with one entry per statement. Timings in what the
+ * Worker gets back (`meta.duration`, `meta.timings`) are zeroed so runs repeat exactly.
+ */
+
+import { asyncPoint, READ_FAULTS, WRITE_FAULTS, UnsupportedSignal } from "./effects.mjs";
+import { compareText, toJson } from "./canonical.mjs";
+
+/** Tables D1 and SQLite keep for themselves: neither reset nor snapshotted. */
+const INTERNAL_TABLES = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'";
+
+const LIST_SQL = `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND ${INTERNAL_TABLES} ORDER BY name`;
+
+/**
+ * A statement reads when its first keyword is SELECT, VALUES or EXPLAIN, or it is a WITH
+ * query that names no INSERT, UPDATE, DELETE or REPLACE. Everything else (DDL, PRAGMA
+ * included) is a write: a fault model that treats a read as a write only offers one more
+ * fault, while the converse would hide one.
+ * @param {string} sql
+ */
+export function isRead(sql) {
+  const text = sql.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, "");
+  const keyword = (/^[A-Za-z]+/.exec(text)?.[0] ?? "").toUpperCase();
+  if (keyword === "SELECT" || keyword === "VALUES" || keyword === "EXPLAIN") return true;
+  if (keyword === "WITH") return !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(text);
+  return false;
+}
+
+/**
+ * Split a schema file into statements on `;` at line ends (D1's exec() would split on every
+ * newline), dropping empty pieces and comment-only pieces.
+ * @param {string} text
+ */
+export function splitSchema(text) {
+  return text
+    .split(/;[ \t]*(?:\r?\n|$)/)
+    .map((piece) => piece.trim())
+    .filter((piece) => piece.replace(/--[^\n]*/g, "").trim() !== "");
+}
+
+/** Plain data for a bound value or a column value (bytes as an array of numbers). @param {unknown} value */
+function plain(value) {
+  if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
+  if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  if (value === undefined) return null;
+  return value;
+}
+
+/** @param {any[]} rows */
+function plainRows(rows) {
+  return (rows ?? []).map((row) => {
+    if (Array.isArray(row)) return row.map(plain);
+    if (row === null || typeof row !== "object") return plain(row);
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    for (const key of Object.keys(row)) out[key] = plain(row[key]);
+    return out;
+  });
+}
+
+/** Zero the wall-clock parts of a D1 result so the Worker sees the same value every run. @param {any} result */
+function stabilize(result) {
+  if (result && typeof result === "object" && result.meta && typeof result.meta === "object") {
+    result.meta.duration = 0;
+    if (result.meta.timings) result.meta.timings = { sql_duration_ms: 0 };
+  }
+  return result;
+}
+
+/** @param {string} fault */
+function injectedError(fault) {
+  return fault === "ambiguous"
+    ? new Error("D1_ERROR: Network connection lost. (eutaxy: ambiguous outcome injected; the statement committed)")
+    : new Error("D1_ERROR: internal error (eutaxy: error injected; the statement did not run)");
+}
+
+/**
+ * The database a Worker sees during one invocation.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {string} binding @param {any} real the real D1Database
+ */
+export function makeD1(run, inv, binding, real) {
+  const target = `D1:${binding}`;
+  /** @type {WeakMap<object, {statement: any, sql: string, params: unknown[]}>} */
+  const statements = new WeakMap();
+
+  /**
+   * @param {string} op @param {{statement: any, sql: string, params: unknown[]}} s
+   * @param {() => Promise<any>} perform @param {(value: any) => unknown} summarize
+   */
+  const point = (op, s, perform, summarize) =>
+    asyncPoint(run, inv, {
+      target, op, args: { sql: s.sql, params: s.params.map(plain) },
+      ladder: isRead(s.sql) ? READ_FAULTS : WRITE_FAULTS, injectedError, perform, summarize,
+    });
+
+  /** @param {any} statement @param {string} sql @param {unknown[]} params */
+  const wrap = (statement, sql, params) => {
+    const s = { statement, sql, params };
+    const write = !isRead(sql);
+    const wrapped = {
+      /** @param {unknown[]} values */
+      bind: (...values) => wrap(statement.bind(...values), sql, values),
+      run: () => point("run", s, async () => stabilize(await statement.run()),
+        (r) => (write ? writeResult(r) : { rows: plainRows(r.results) })),
+      all: () => point("all", s, async () => stabilize(await statement.all()),
+        (r) => (write ? { ...writeResult(r), rows: plainRows(r.results) } : { rows: plainRows(r.results) })),
+      /** @param {string} [column] */
+      first: (column) => {
+        /** @type {any} */
+        let full;
+        return point("first", s, async () => {
+          full = await statement.all();
+          const row = full.results?.[0] ?? null;
+          if (column === undefined || row === null) return row;
+          if (!(column in row)) throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
+          return row[column];
+        }, () => {
+          const rows = plainRows(full.results?.slice(0, 1));
+          return write ? { ...writeResult(full), rows } : { rows };
+        });
+      },
+      /** @param {{columnNames?: boolean}} [options] */
+      raw: (options) => {
+        /** @type {any} */
+        let full;
+        return point("raw", s, async () => {
+          if (!write) return statement.raw(options);
+          // A write's raw() returns no meta, so it runs as run() and its rows are turned into
+          // arrays here; the changes then reach the log.
+          full = await statement.run();
+          const rows = (full.results ?? []).map((/** @type {object} */ row) => Object.values(row));
+          if (options?.columnNames) rows.unshift(full.results?.[0] ? Object.keys(full.results[0]) : []);
+          return rows;
+        }, (rows) => (write ? { ...writeResult(full), rows: plainRows(rows) } : { rows: plainRows(rows) }));
+      },
+    };
+    statements.set(wrapped, s);
+    return wrapped;
+  };
+
+  return {
+    /** @param {string} sql */
+    prepare: (sql) => wrap(real.prepare(sql), sql, []),
+    /** @param {object[]} list */
+    batch: (list) => {
+      const items = list.map((item) => {
+        const s = statements.get(item);
+        if (!s) throw new TypeError("D1 batch(): every statement must come from this binding's prepare()");
+        return s;
+      });
+      const writes = items.map((s) => !isRead(s.sql));
+      return asyncPoint(run, inv, {
+        target, op: "batch",
+        args: { statements: items.map((s) => ({ sql: s.sql, params: s.params.map(plain) })) },
+        ladder: writes.some(Boolean) ? WRITE_FAULTS : READ_FAULTS, injectedError,
+        perform: async () => (await real.batch(items.map((s) => s.statement))).map(stabilize),
+        summarize: (results) => {
+          const each = results.map((/** @type {any} */ r, /** @type {number} */ i) => (writes[i] ? writeResult(r) : { rows: plainRows(r.results) }));
+          const changes = each.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.changes ?? 0), 0);
+          const lastWrite = each.filter((/** @type {any} */ _r, /** @type {number} */ i) => writes[i]).at(-1);
+          return { changes, lastRowId: lastWrite ? lastWrite.lastRowId : null, results: each };
+        },
+      });
+    },
+    /** @param {string} sql */
+    exec: (sql) => asyncPoint(run, inv, {
+      target, op: "exec", args: { sql, params: [] },
+      ladder: splitSchema(sql).every(isRead) ? READ_FAULTS : WRITE_FAULTS, injectedError,
+      perform: async () => {
+        const result = await real.exec(sql);
+        return { ...result, duration: 0 };
+      },
+      summarize: (r) => ({ count: r.count }),
+    }),
+    withSession: () => {
+      run.markUnsupported("binding_not_modelled", `D1 binding ${binding}: withSession() (read replication sessions) is not modelled`);
+      throw new UnsupportedSignal(`D1 ${binding}.withSession()`);
+    },
+    dump: () => {
+      run.markUnsupported("binding_not_modelled", `D1 binding ${binding}: dump() is not modelled`);
+      throw new UnsupportedSignal(`D1 ${binding}.dump()`);
+    },
+  };
+}
+
+/** @param {any} result */
+function writeResult(result) {
+  return { changes: result?.meta?.changes ?? 0, lastRowId: result?.meta?.last_row_id ?? null };
+}
+
+/** @param {string} name */
+function quote(name) {
+  return '"' + name.replaceAll('"', '""') + '"';
+}
+
+/**
+ * Drop every user table and view, then apply the schema statements, in one batch (outside
+ * the effect log). Deferred foreign keys let tables that reference each other go in any order.
+ * @param {any} real @param {string[]} schema
+ */
+export async function resetD1(real, schema) {
+  const { results } = await real.prepare(LIST_SQL).all();
+  const drops = results.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
+  const sql = [...(drops.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...schema];
+  if (sql.length) await real.batch(sql.map((text) => real.prepare(text)));
+}
+
+/**
+ * Every user table's rows, tables in name order, rows sorted by canonical JSON.
+ * @param {any} real @returns {Promise<{table: string, rows: unknown[]}[]>}
+ */
+export async function snapshotD1(real) {
+  const { results } = await real.prepare(LIST_SQL).all();
+  const tables = results.filter((/** @type {{type: string}} */ r) => r.type === "table").map((/** @type {{name: string}} */ r) => r.name);
+  if (!tables.length) return [];
+  const answers = await real.batch(tables.map((name) => real.prepare(`SELECT * FROM ${quote(name)}`)));
+  return tables.map((table, i) => {
+    const rows = plainRows(answers[i].results);
+    const keyed = rows.map((row) => [toJson(row), row]);
+    keyed.sort((a, b) => compareText(/** @type {string} */ (a[0]), /** @type {string} */ (b[0])));
+    return { table, rows: keyed.map(([, row]) => row) };
+  });
+}

@@ -1,0 +1,47 @@
+// @ts-check
+/**
+ * The patch module: the first module of the bundle, evaluated before the user's Worker.
+ *
+ * It captures the real globals while nothing else has touched them, so the runtime keeps
+ * working with the real clock, timers and randomness whatever a run installs, and so
+ * restoring after a run puts back exactly what the isolate started with (even if the
+ * user's module replaced a global at load). ES module order guarantees the capture runs
+ * first: the bundle's entry imports this module before the user's entry.
+ *
+ * Nothing is patched here; the virtual globals are installed for the length of a run only
+ * (see globals.mjs), so outside a run the isolate is untouched.
+ */
+
+const g = /** @type {any} */ (globalThis);
+
+/** The real globals, captured at isolate start. */
+export const originals = Object.freeze({
+  Date: g.Date,
+  dateNow: g.Date.now,
+  mathRandom: g.Math.random,
+  crypto: g.crypto,
+  randomUUID: g.crypto?.randomUUID,
+  getRandomValues: g.crypto?.getRandomValues,
+  performance: g.performance,
+  performanceNow: g.performance?.now,
+  setTimeout: g.setTimeout,
+  clearTimeout: g.clearTimeout,
+  setInterval: g.setInterval,
+  clearInterval: g.clearInterval,
+  fetch: g.fetch,
+  caches: g.caches,
+  WeakRef: g.WeakRef,
+  FinalizationRegistry: g.FinalizationRegistry,
+  structuredClone: g.structuredClone,
+});
+
+/** A real zero timer: the one way to let the isolate's event loop turn once. */
+export function realTurn() {
+  return new Promise((resolve) => originals.setTimeout.call(globalThis, resolve, 0));
+}
+
+/** A real timer, for budgets; returns a cancel function. @param {number} ms @param {() => void} fn */
+export function realTimer(ms, fn) {
+  const handle = originals.setTimeout.call(globalThis, fn, ms);
+  return () => originals.clearTimeout.call(globalThis, handle);
+}

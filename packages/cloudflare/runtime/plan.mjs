@@ -1,0 +1,77 @@
+// @ts-check
+/**
+ * The plan follower: the runtime's half of the Chooser. It holds no policy of its own;
+ * every decision takes the plan's forced prefix while it lasts, then the plan's policy,
+ * and is recorded with its options and the index taken, so Python can replay, extend
+ * or shrink the choice sequence.
+ *
+ * Fault decisions only are made here (a sequential run has no turn decisions: with one
+ * invocation in flight nothing else can move). A point is eligible when its ladder is
+ * not empty and fewer than `maxFaults` faults were injected so far in the run; the
+ * eligible ordinal is the 0-based count of eligible points reached in the run.
+ */
+
+/**
+ * @typedef {{kind: "seeded", faults?: Record<string, number | string>}
+ *   | {kind: "replay", faults?: {invocation: string, ordinal: number, fault: string}[], turns?: number[]}
+ *   | {kind: "first"}} Policy
+ * @typedef {{kind: "fault", invocation: string, ordinal: number, target: string, options: string[], chosen: number}} FaultDecision
+ */
+
+export class PlanFollower {
+  /** @param {{prefix?: number[], policy?: Policy, maxFaults?: number}} plan */
+  constructor(plan) {
+    /** Forced choice indices, taken first, one per decision. */
+    this.prefix = Array.isArray(plan.prefix) ? plan.prefix : [];
+    /** @type {Policy} */
+    this.policy = plan.policy ?? { kind: "first" };
+    if (!["seeded", "replay", "first"].includes(this.policy.kind)) {
+      throw new Error(`plan: unknown policy kind ${JSON.stringify(this.policy.kind)}`);
+    }
+    this.maxFaults = Number.isInteger(plan.maxFaults) ? /** @type {number} */ (plan.maxFaults) : 0;
+    /** @type {FaultDecision[]} every decision taken, in order */
+    this.decisions = [];
+    /** Eligible points reached; every fault decision is made at one, so decisions <= eligible. */
+    this.eligible = 0;
+    this.faultsInjected = 0;
+  }
+
+  /**
+   * Decide the fault at one effect point.
+   * @param {string} invocation @param {number} ordinal @param {string} target
+   * @param {readonly string[]} ladder the point's allowed faults, in ladder order
+   * @returns {string} "none" or the fault kind to inject
+   */
+  faultAt(invocation, ordinal, target, ladder) {
+    if (ladder.length === 0 || this.faultsInjected >= this.maxFaults) return "none";
+    const options = ["none", ...ladder];
+    const eligibleOrdinal = this.eligible++;
+    const index = this.decisions.length;
+    let chosen = index < this.prefix.length ? this.prefix[index] : this.fromPolicy(invocation, ordinal, eligibleOrdinal, options);
+    // A forced index that no longer fits this point takes the simplest option (misalignment);
+    // Python sees it as prefix[i] != decisions[i].chosen.
+    if (!Number.isInteger(chosen) || chosen < 0 || chosen >= options.length) chosen = 0;
+    this.decisions.push({ kind: "fault", invocation, ordinal, target, options, chosen });
+    if (chosen > 0) this.faultsInjected++;
+    return options[chosen];
+  }
+
+  /** @param {string} invocation @param {number} ordinal @param {number} eligibleOrdinal @param {string[]} options */
+  fromPolicy(invocation, ordinal, eligibleOrdinal, options) {
+    const policy = this.policy;
+    if (policy.kind === "first") return 0;
+    if (policy.kind === "seeded") {
+      const drawn = policy.faults?.[String(eligibleOrdinal)];
+      if (drawn === undefined) return 0;
+      // Core sends a 32-bit kind draw (the kind is allowed[draw % len(allowed)], so it is
+      // always one the point allows); a kind name is taken when the point allows it.
+      if (typeof drawn === "number") return 1 + (drawn % (options.length - 1));
+      const at = options.indexOf(drawn);
+      return at > 0 ? at : 0;
+    }
+    const fault = (policy.faults ?? []).find((f) => f.invocation === invocation && f.ordinal === ordinal);
+    if (!fault) return 0;
+    const at = options.indexOf(fault.fault);
+    return at > 0 ? at : 0;
+  }
+}

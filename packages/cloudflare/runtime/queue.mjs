@@ -1,0 +1,133 @@
+// @ts-check
+/**
+ * The queue drive: delivering a scenario's messages to the Worker's `queue()` handler.
+ *
+ * One invocation per delivery attempt, `<message id>#<attempt>` (a batch takes its first
+ * message's id), batches of `drive.batchSize` messages (default 1) taken in order from the
+ * pending list. A redelivered message goes to the back of the list, behind messages already
+ * waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
+ * `ack()`/`retry()` (and `ackAll()`/`retryAll()`, one point per message they reach) are
+ * decision points at `Queue:<name>` (ops `ack`, `retry`; faults crash_before, crash_after),
+ * recorded with `result.effective` false when an earlier decision had won. When the handler
+ * returns, every undecided message is acked implicitly (an `ack` effect with
+ * `args.implicit: true`, no fault point). When it throws or crashes, every message not acked
+ * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
+ * max_retries, default 3, and the scenario's `bounds.maxRedeliveries`), else dead-lettered
+ * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
+ * Work handed to `ctx.waitUntil` runs after the handler, in the same invocation, and never
+ * changes the acknowledgement (its cut-off fault is not modelled yet).
+ */
+
+import { DECISION_FAULTS, platformEffect, syncPoint } from "./effects.mjs";
+import { originals } from "./patch.mjs";
+import { settle } from "./settle.mjs";
+
+/** Cloudflare's documented default for a consumer's max_retries (Miniflare's README says 2). */
+export const DEFAULT_MAX_RETRIES = 3;
+
+/** core's redelivery rule (eutaxy.core.faults.may_redeliver). @param {number} attempts @param {number} platformLimit @param {number} maxRedeliveries */
+export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
+  return attempts - 1 < platformLimit && attempts - 1 < maxRedeliveries;
+}
+
+/**
+ * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null}} Pending
+ */
+
+/**
+ * @param {import("./run.mjs").Run} run
+ * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize?: number}} drive
+ * @param {(batch: object, env: object, ctx: object) => unknown} handler
+ */
+export async function driveQueue(run, drive, handler) {
+  const name = drive.name;
+  const target = `Queue:${name}`;
+  const consumer = run.config.queueConsumers?.[name] ?? {};
+  const maxRetries = Number.isInteger(consumer.maxRetries) ? consumer.maxRetries : DEFAULT_MAX_RETRIES;
+  const bound = run.scenario.bounds?.maxRedeliveries;
+  const maxRedeliveries = Number.isInteger(bound) ? bound : maxRetries;
+  const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? /** @type {number} */ (drive.batchSize) : 1);
+  /** @type {Pending[]} */
+  const pending = (drive.events ?? []).map((event, index) => ({ id: String(event.id ?? `msg-${index + 1}`), body: event.body, attempts: 0, decision: null }));
+  // Every delivery attempt ends with each message acked, requeued or dead-lettered, so the
+  // loop ends after at most events * (maxRedeliveries + 1) deliveries.
+  const maxDeliveries = pending.length * (Math.min(maxRetries, maxRedeliveries) + 1);
+  for (let delivery = 0; delivery < maxDeliveries && pending.length && !run.stopped; delivery++) {
+    const items = pending.splice(0, batchSize);
+    for (const item of items) {
+      item.attempts++;
+      item.decision = null;
+    }
+    const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
+    const batch = makeBatch(run, inv, target, name, items);
+    /** @type {Promise<unknown>[]} */
+    const background = [];
+    const ctx = {
+      waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
+      passThroughOnException: () => {},
+      props: {},
+    };
+    const env = run.envFor(inv);
+    /** @type {Promise<unknown>} */
+    let promise;
+    try {
+      promise = Promise.resolve(handler(batch, env, ctx));
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    const outcome = await settle(run, inv, promise);
+    if (outcome.kind === "unsupported") {
+      run.endInvocation(inv);
+      break;
+    }
+    if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
+    if (outcome.kind === "returned") {
+      for (const item of items) {
+        if (item.decision !== null) continue;
+        item.decision = "ack";
+        platformEffect(run, inv, { target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, result: { effective: true } });
+      }
+      if (background.length) await settle(run, inv, Promise.allSettled(background));
+    }
+    run.endInvocation(inv);
+    if (run.stopped) break;
+    for (const item of items) {
+      if (item.decision === "ack") continue;
+      if (mayRedeliver(item.attempts, maxRetries, maxRedeliveries)) pending.push(item);
+      else platformEffect(run, inv, { target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, result: { deadLettered: true } });
+    }
+  }
+}
+
+/**
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {string} target @param {string} queue @param {Pending[]} items
+ */
+function makeBatch(run, inv, target, queue, items) {
+  const clone = originals.structuredClone ?? ((/** @type {unknown} */ v) => JSON.parse(JSON.stringify(v)));
+  const timestamp = run.clock.now;
+  /** @param {Pending} item @param {"ack" | "retry"} op */
+  const decide = (item, op) => syncPoint(run, inv, {
+    target, op, args: { messageId: item.id, body: item.body }, ladder: DECISION_FAULTS,
+    perform: () => {
+      const effective = item.decision === null;
+      if (effective) item.decision = op;
+      return effective;
+    },
+    summarize: (effective) => ({ effective }),
+  });
+  const messages = items.map((item) => Object.freeze({
+    id: item.id,
+    timestamp: new originals.Date(timestamp),
+    body: clone(item.body),
+    attempts: item.attempts,
+    ack: () => { decide(item, "ack"); },
+    retry: (/** @type {unknown} */ _options) => { decide(item, "retry"); },
+  }));
+  return Object.freeze({
+    queue,
+    messages: Object.freeze(messages),
+    ackAll: () => { for (const item of items) decide(item, "ack"); },
+    retryAll: (/** @type {unknown} */ _options) => { for (const item of items) decide(item, "retry"); },
+  });
+}

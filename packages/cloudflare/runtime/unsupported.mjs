@@ -1,0 +1,87 @@
+// @ts-check
+/**
+ * What a run cannot control, and the traps that make touching it UNSUPPORTED.
+ *
+ * The seeds' allowlist leaves out KV, AI, Hyperdrive, the Cache API and raw sockets
+ * (`binding_not_allowed`); bindings this runtime does not model yet (R2, Durable Objects,
+ * services, queue producers, ...) are `binding_not_modelled`; every outbound `fetch` is
+ * `undeclared_external` (externals are not modelled yet, so none is declared). A trap marks
+ * the run, then stops the caller: a synchronous touch throws an UnsupportedSignal, an
+ * asynchronous call never settles. The drive ends the run after the current invocation, and
+ * the result names what was touched.
+ */
+
+import { UnsupportedSignal, never } from "./effects.mjs";
+import { active } from "./active.mjs";
+
+/** Binding kinds (as the wrangler reader names them) the seeds refuse outright. */
+const NOT_ALLOWED = new Set(["kv", "ai", "hyperdrive", "cache", "sockets"]);
+
+const KIND_NAMES = /** @type {Record<string, string>} */ ({
+  kv: "KV", ai: "AI", hyperdrive: "Hyperdrive", r2: "R2", durable_object: "Durable Object",
+  service: "service", queue_producer: "queue producer", workflow: "Workflow", vectorize: "Vectorize",
+  analytics_engine: "Analytics Engine", browser: "Browser Rendering", images: "Images",
+});
+
+/** @param {string} kind */
+export function causeFor(kind) {
+  return NOT_ALLOWED.has(kind) ? "binding_not_allowed" : "binding_not_modelled";
+}
+
+/** @param {string} cause @param {string} detail */
+function refuse(cause, detail) {
+  const run = active.run;
+  if (run) run.markUnsupported(cause, detail);
+  return new UnsupportedSignal(detail);
+}
+
+/**
+ * A stand-in for a binding the run cannot control: any property read marks the run.
+ * Symbol reads (inspection, `await` probing `then`) are answered without marking.
+ * @param {string} kind @param {string} name
+ */
+export function trapBinding(kind, name) {
+  const label = KIND_NAMES[kind] ?? kind;
+  const detail = `${label} binding ${name} was touched`;
+  return new Proxy(Object.create(null), {
+    get(_target, property) {
+      if (typeof property === "symbol" || property === "then") return undefined;
+      throw refuse(causeFor(kind), `${detail} (.${property})`);
+    },
+    has() {
+      throw refuse(causeFor(kind), detail);
+    },
+    set() {
+      throw refuse(causeFor(kind), detail);
+    },
+  });
+}
+
+/** The run's `fetch`: every outbound request is unsupported in this version. */
+export function trappedFetch(/** @type {unknown} */ input, /** @type {unknown} */ init) {
+  let url = "";
+  try {
+    url = input instanceof Request ? input.url : String(input);
+  } catch {
+    url = "<unprintable>";
+  }
+  const method = (/** @type {any} */ (init)?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+  refuse("undeclared_external", `outbound fetch ${method} ${url}: no external is declared for it (every outbound fetch is unsupported in this version)`);
+  return never();
+}
+
+/** The run's `caches`: the Cache API is outside the allowlist. */
+export function trappedCaches() {
+  return trapBinding("cache", "caches (the Cache API)");
+}
+
+/** `connect()` from `cloudflare:sockets`, as the bundle resolves it for user code. */
+export function trappedConnect(/** @type {unknown} */ address) {
+  let where = "";
+  try {
+    where = typeof address === "string" ? address : JSON.stringify(address);
+  } catch {
+    where = "<address>";
+  }
+  throw refuse("binding_not_allowed", `a raw socket was opened with connect(${where})`);
+}

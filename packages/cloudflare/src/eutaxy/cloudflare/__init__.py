@@ -1,0 +1,69 @@
+"""eutaxy.cloudflare: check Cloudflare Workers under faults.
+
+A scenario file (``*.sim.py``) builds its ``scenario`` with the helpers here;
+:func:`create_platform` turns it into the platform the engine runs, backed by
+one Node host that keeps the Worker loaded in workerd for the whole check;
+:func:`expect_holds` is what regression tests call. The selectors, keys and
+invariants are core's, re-exported so a scenario file needs one import.
+"""
+
+from eutaxy.core.invariants import (
+    at_least_once as at_least_once,
+    at_least_once_per_message as at_least_once_per_message,
+    at_most_once_per_key as at_most_once_per_key,
+    every_row as every_row,
+    implies as implies,
+    references as references,
+    refines as refines,
+    unique as unique,
+)
+from eutaxy.core.selectors import (
+    d1_param as d1_param,
+    d1_read as d1_read,
+    d1_rows as d1_rows,
+    d1_write as d1_write,
+    fetch_call as fetch_call,
+    http_response as http_response,
+    queue_ack as queue_ack,
+    r2_op as r2_op,
+    rows as rows,
+    workflow_step as workflow_step,
+)
+
+from .d1 import d1_schema as d1_schema
+from .loader import load_scenario as load_scenario
+from .platform import (
+    CloudflarePlatform as CloudflarePlatform,
+    create_platform as create_platform,
+    expect_holds as expect_holds,
+)
+from .queues import queue as queue
+from .scenario import define_scenario as define_scenario
+
+__all__ = [
+    "CloudflarePlatform",
+    "at_least_once",
+    "at_least_once_per_message",
+    "at_most_once_per_key",
+    "create_platform",
+    "d1_param",
+    "d1_read",
+    "d1_rows",
+    "d1_schema",
+    "d1_write",
+    "define_scenario",
+    "every_row",
+    "expect_holds",
+    "fetch_call",
+    "http_response",
+    "implies",
+    "load_scenario",
+    "queue",
+    "queue_ack",
+    "r2_op",
+    "references",
+    "refines",
+    "rows",
+    "unique",
+    "workflow_step",
+]

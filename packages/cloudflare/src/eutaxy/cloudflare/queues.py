@@ -1,0 +1,41 @@
+"""The queue drive: messages delivered to the Worker's ``queue()`` handler.
+
+Events are numbered ``msg-1``, ``msg-2``, ... in the order given, unless a
+message names its own ``id``; the shrinker removes events by id, so an id stays
+with its message whatever else is removed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["queue"]
+
+_MESSAGE_FIELDS = frozenset({"id", "body"})
+
+
+def queue(name: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Drive the consumer of queue ``name`` with ``messages``, each ``{"body": ...}``.
+
+    The body is any JSON value; a message may also carry an ``id``.
+    """
+    if not isinstance(name, str) or not name:
+        raise UserError(f"queue: name must be the queue's name from the wrangler config, got {name!r}")
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise UserError(f"queue({name!r}): messages must be a list of {{'body': ...}}, got {messages!r}")
+    events = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping) or "body" not in message:
+            raise UserError(f"queue({name!r}): message {index} must be a dict with a body, got {message!r}")
+        unknown = set(message) - _MESSAGE_FIELDS
+        if unknown:
+            raise UserError(f"queue({name!r}): message {index} has unknown fields {', '.join(sorted(unknown))}")
+        event_id = message.get("id", f"msg-{index + 1}")
+        if not isinstance(event_id, str) or not event_id or "#" in event_id:
+            raise UserError(f"queue({name!r}): message {index}'s id must be a non-empty string without '#', got {event_id!r}")
+        events.append({"id": event_id, "body": message["body"]})
+    if not events:
+        raise UserError(f"queue({name!r}): give at least one message")
+    return {"kind": "queue", "name": name, "events": events}

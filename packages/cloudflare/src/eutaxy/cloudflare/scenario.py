@@ -1,0 +1,186 @@
+"""``define_scenario``: a Worker scenario as the plain data the engine checks.
+
+A ``*.sim.py`` file calls :func:`define_scenario` at module level and binds the
+result to ``scenario``. The helpers only build and check data; nothing here
+reads the Worker or starts anything, so a scenario file loads in milliseconds
+and its mistakes surface as :class:`~eutaxy.core.errors.UserError` at the line
+that made them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["BOUND_NAMES", "define_scenario"]
+
+#: The bounds the seeds define, by their JSON (camelCase) names. An unknown name
+#: is refused rather than ignored: a misspelt bound would quietly check less.
+BOUND_NAMES = (
+    "maxFaultsPerRun",
+    "maxRedeliveries",
+    "maxConcurrentInvocations",
+    "budgetMs",
+    "faultProbability",
+    "maxRuns",
+    "alarmsPerObject",
+)
+
+_SNAKE_PART = re.compile(r"_([a-z0-9])")
+
+
+def define_scenario(
+    *,
+    name: str,
+    worker: Mapping[str, Any] | None = None,
+    setup: Sequence[Mapping[str, Any]] = (),
+    drive: Mapping[str, Any],
+    invariants: Sequence[Mapping[str, Any]] = (),
+    bounds: Mapping[str, Any] | None = None,
+    specs: Sequence[Any] = (),
+    root: str | Path | None = None,
+    source: str | Path | None = None,
+) -> dict[str, Any]:
+    """Build a Cloudflare scenario.
+
+    Args:
+        name: the scenario's name, as reports and the default seed use it.
+        worker: ``{"entry": "./worker.ts", "config": "./wrangler.jsonc"}``, both
+            relative to the scenario file. Either may be left out: the entry then
+            comes from the config's ``main``, the config from the file wrangler
+            would find beside the scenario.
+        setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
+        drive: the one drive, such as :func:`eutaxy.cloudflare.queue`.
+        invariants: invariants from :mod:`eutaxy.core.invariants`.
+        bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
+            taken as given and snake_case ones (``max_faults_per_run``) converted.
+        specs: core modules whose calls are recorded as decisions.
+        root, source: override the directory and file the scenario is read from;
+            by default the file that called this function.
+
+    Returns:
+        The scenario as the contract's plain dict, with ``platform: "cloudflare"``.
+
+    Raises:
+        UserError: a field has the wrong shape.
+    """
+    if source is None:
+        source = _caller_file()
+    source_path = Path(source).resolve() if source is not None else None
+    if root is None:
+        if source_path is None:
+            raise UserError("define_scenario could not tell which file called it; pass root= (the scenario's directory)")
+        root = source_path.parent
+    if not isinstance(name, str) or not name:
+        raise UserError(f"define_scenario: name must be a non-empty string, got {name!r}")
+    scenario: dict[str, Any] = {
+        "name": name,
+        "platform": "cloudflare",
+        "root": str(Path(root).resolve()),
+        "worker": _worker(worker),
+        "setup": [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))],
+        "drive": _drive(drive),
+        "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
+        "bounds": normalise_bounds(bounds or {}),
+        "specs": list(_list(specs, "specs")),
+    }
+    if source_path is not None:
+        scenario["source"] = str(source_path)
+    return scenario
+
+
+def normalise_bounds(bounds: Mapping[str, Any]) -> dict[str, Any]:
+    """Bounds keyed by their camelCase names, each checked for its type."""
+    if not isinstance(bounds, Mapping):
+        raise UserError(f"define_scenario: bounds must be a dict, got {type(bounds).__name__}")
+    result: dict[str, Any] = {}
+    for key, value in bounds.items():
+        camel = _camel(key)
+        if camel not in BOUND_NAMES:
+            raise UserError(f"define_scenario: unknown bound {key!r}; the bounds are {', '.join(BOUND_NAMES)}")
+        if camel in result:
+            raise UserError(f"define_scenario: bound {camel} is given twice")
+        if camel == "faultProbability":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise UserError(f"define_scenario: faultProbability must be a number from 0 to 1, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise UserError(f"define_scenario: {camel} must be a non-negative integer, got {value!r}")
+        result[camel] = value
+    if result.get("maxConcurrentInvocations") == 0:
+        raise UserError("define_scenario: maxConcurrentInvocations must be at least 1")
+    return result
+
+
+def _camel(key: Any) -> str:
+    if not isinstance(key, str):
+        raise UserError(f"define_scenario: bound names are strings, got {key!r}")
+    return _SNAKE_PART.sub(lambda match: match.group(1).upper(), key)
+
+
+def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:
+    if worker is None:
+        return {}
+    if not isinstance(worker, Mapping):
+        raise UserError(f"define_scenario: worker must be a dict with entry and config, got {worker!r}")
+    unknown = set(worker) - {"entry", "config"}
+    if unknown:
+        raise UserError(f"define_scenario: worker takes entry and config, not {', '.join(sorted(unknown))}")
+    result = {}
+    for field in ("entry", "config"):
+        if field in worker:
+            value = worker[field]
+            if isinstance(value, Path):
+                value = str(value)
+            if not isinstance(value, str) or not value:
+                raise UserError(f"define_scenario: worker.{field} must be a path string, got {value!r}")
+            result[field] = value
+    return result
+
+
+def _setup_step(step: Any, index: int) -> dict[str, Any]:
+    if not isinstance(step, Mapping) or not isinstance(step.get("kind"), str):
+        raise UserError(f"define_scenario: setup[{index}] must be a setup step such as d1_schema(...), got {step!r}")
+    return dict(step)
+
+
+def _drive(drive: Any) -> dict[str, Any]:
+    if not isinstance(drive, Mapping) or not isinstance(drive.get("kind"), str):
+        raise UserError(f"define_scenario: drive must be a drive such as queue(...), got {drive!r}")
+    events = drive.get("events")
+    if not isinstance(events, list) or not events:
+        raise UserError("define_scenario: the drive has no events; give it at least one message")
+    ids = [event.get("id") for event in events]
+    if len(set(ids)) != len(ids):
+        raise UserError(f"define_scenario: the drive's event ids repeat: {ids}")
+    return dict(drive)
+
+
+def _invariant(item: Any, index: int) -> dict[str, Any]:
+    if not isinstance(item, Mapping) or not isinstance(item.get("kind"), str) or not item.get("name"):
+        raise UserError(
+            f"define_scenario: invariants[{index}] must be an invariant such as at_most_once_per_key(...), got {item!r}"
+        )
+    return dict(item)
+
+
+def _list(value: Any, field: str) -> list[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise UserError(f"define_scenario: {field} must be a list, got {type(value).__name__}")
+    return list(value)
+
+
+def _caller_file() -> str | None:
+    """The file of the first frame outside this package: the scenario file."""
+    frame = sys._getframe(1)
+    package_dir = str(Path(__file__).resolve().parent) + os.sep
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<") and not str(Path(filename).resolve()).startswith(package_dir):
+            return filename
+        frame = frame.f_back
+    return None

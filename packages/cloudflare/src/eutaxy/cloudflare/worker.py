@@ -1,0 +1,209 @@
+"""From a scenario and its wrangler config to the Worker the host loads.
+
+This is where the scenario's relative paths meet the files on disk and the
+config's bindings meet the setup steps, so every mismatch a user can make
+(a missing entry, a schema for a binding the Worker lacks, a drive for a queue
+it does not consume) is found here, before Node starts, as a
+:class:`~eutaxy.core.errors.UserError`.
+
+What it cannot decide before a run is left to the run: a D1 binding the setup
+does not reset is allowed in the config (a Worker may bind databases a scenario
+never touches), and a run that touches one is made UNSUPPORTED
+(``binding_without_setup``) by :func:`unset_binding_touched`, since its state
+would carry over from earlier runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from eutaxy.core.errors import UserError
+
+from . import wrangler
+
+__all__ = ["WorkerSpec", "prepare_worker", "unset_binding_touched"]
+
+#: Binding kinds the runtime proxies and models in this build.
+MODELLED_KINDS = ("d1", "queue_consumer")
+
+#: Binding kinds the seeds put outside the allowlist (with the Cache API and raw
+#: sockets, which no config declares): touching one makes the run UNSUPPORTED
+#: (binding_not_allowed). Other unmodelled kinds are binding_not_modelled.
+NOT_ALLOWED_KINDS = ("kv", "ai", "hyperdrive")
+
+
+@attrs.frozen(kw_only=True)
+class WorkerSpec:
+    """A checked Worker, ready to load: the host's ``load`` message and what it assumes."""
+
+    config: wrangler.WranglerConfig
+    entry: Path
+    #: The ``worker`` object of the host's load message (plain data).
+    worker: Mapping[str, Any]
+    #: The setup steps with absolute paths (plain data).
+    setup: tuple[Mapping[str, Any], ...]
+    #: D1 bindings no setup step resets.
+    unset_d1: tuple[str, ...]
+    assumptions: tuple[str, ...]
+
+    def load_message(self) -> dict[str, Any]:
+        return {"op": "load", "worker": dict(self.worker), "setup": [dict(step) for step in self.setup]}
+
+
+def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
+    """Resolve and check the scenario's Worker, config and setup."""
+    root = Path(scenario.get("root") or ".")
+    worker = scenario.get("worker") or {}
+    config_path = _resolve(root, worker["config"]) if worker.get("config") else wrangler.find_config(root)
+    config = wrangler.read_config(config_path)
+    entry = _entry(root, worker, config)
+    if config.compatibility_date is None:
+        raise UserError(
+            f"{config.path}: compatibility_date is missing; set it (for example \"2026-01-01\") so every run "
+            "uses the same runtime behaviour"
+        )
+    setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
+    reset = [step["binding"] for step in setup if step.get("kind") == "d1_schema"]
+    for binding in reset:
+        if reset.count(binding) > 1:
+            raise UserError(f"the scenario's setup has {reset.count(binding)} d1_schema steps for D1 binding {binding!r}")
+    unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
+    drive = scenario.get("drive") or {}
+    _check_drive(config, drive)
+    worker_data = {
+        "name": config.name,
+        "entry": str(entry),
+        "config": str(config.path),
+        "compatibilityDate": config.compatibility_date,
+        "compatibilityFlags": list(config.compatibility_flags),
+        "d1Databases": {database.binding: database.database_id for database in config.d1_databases},
+        "queueConsumers": {
+            consumer.queue: {
+                "maxRetries": consumer.max_retries,
+                "maxBatchSize": consumer.max_batch_size,
+                "deadLetterQueue": consumer.dead_letter_queue,
+            }
+            for consumer in config.queue_consumers
+        },
+        "queueProducers": {binding: queue_name for binding, queue_name in config.queue_producers},
+        "durableObjects": {
+            binding: {"className": class_name, "scriptName": script_name}
+            for binding, class_name, script_name in config.durable_objects
+        },
+        # Every binding the runtime does not model, by kind, so it can stand in a
+        # trap for each: touching one makes the run UNSUPPORTED, never a silent pass.
+        "bindings": _unmodelled_bindings(config),
+        "unsupportedBindings": {
+            binding.name: binding.kind for binding in config.bindings if binding.kind in NOT_ALLOWED_KINDS
+        },
+        "vars": dict(config.vars),
+    }
+    return WorkerSpec(
+        config=config,
+        entry=entry,
+        worker=worker_data,
+        setup=setup,
+        unset_d1=unset_d1,
+        assumptions=tuple(_assumptions(config, drive, unset_d1)),
+    )
+
+
+def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[dict[str, Any]]:
+    bindings = [{"kind": "queue_producer", "name": binding, "resource": queue_name} for binding, queue_name in config.queue_producers]
+    bindings += [
+        {"kind": "durable_object", "name": binding, "resource": class_name} for binding, class_name, _ in config.durable_objects
+    ]
+    bindings += [{"kind": binding.kind, "name": binding.name, "resource": binding.resource} for binding in config.bindings]
+    return bindings
+
+
+def unset_binding_touched(effects: Iterable[Mapping[str, Any]], unset_d1: Iterable[str]) -> str | None:
+    """The detail sentence when a run touched a D1 binding no setup resets, else None."""
+    targets = {f"D1:{binding}": binding for binding in unset_d1}
+    for effect in effects:
+        binding = targets.get(effect.get("target"))
+        if binding is not None:
+            return (
+                f"D1 binding {binding} was touched but no setup step resets it; add "
+                f"d1_schema({binding!r}, './schema.sql') to the scenario's setup"
+            )
+    return None
+
+
+def _resolve(root: Path, relative: str) -> Path:
+    return (root / relative).resolve()
+
+
+def _entry(root: Path, worker: Mapping[str, Any], config: wrangler.WranglerConfig) -> Path:
+    if worker.get("entry"):
+        entry = _resolve(root, worker["entry"])
+        if not entry.is_file():
+            raise UserError(f"the scenario's worker.entry {worker['entry']!r} does not exist ({entry})")
+        return entry
+    if config.main is None:
+        raise UserError(f"{config.path}: no main entry; set main in the config or worker.entry in the scenario")
+    return config.main
+
+
+def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> dict[str, Any]:
+    resolved = dict(step)
+    if step.get("kind") == "d1_schema":
+        binding = step.get("binding")
+        if config.d1(binding) is None:
+            known = ", ".join(database.binding for database in config.d1_databases) or "none"
+            raise UserError(
+                f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare "
+                f"(its D1 bindings: {known})"
+            )
+    if isinstance(step.get("path"), str):
+        path = _resolve(root, step["path"])
+        if not path.is_file():
+            raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})")
+        resolved["path"] = str(path)
+    return resolved
+
+
+def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
+    if drive.get("kind") != "queue":
+        return
+    name = drive.get("name")
+    if config.consumer(name) is None:
+        consumed = ", ".join(consumer.queue for consumer in config.queue_consumers) or "none"
+        raise UserError(
+            f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it "
+            f"(queues.consumers: {consumed})"
+        )
+
+
+def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:
+    sentences = [
+        "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
+        "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
+        "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
+        "names before each run (D1: drop every user table, re-apply the schema).",
+        "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
+        "order and any difference is UNSUPPORTED (module_state_leak).",
+        "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
+        "Queue messages are delivered one at a time, one invocation per delivery attempt; the first ack or retry "
+        "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "
+        "then dead-lettered.",
+        "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
+    ]
+    if drive.get("kind") == "queue":
+        consumer = config.consumer(drive.get("name"))
+        if consumer is not None:
+            if consumer.max_retries_source == "default":
+                sentences.append(
+                    f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, Cloudflare's documented default "
+                    f"(the config sets none; Miniflare's README says 2)."
+                )
+            else:
+                sentences.append(f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, from {config.path.name}.")
+    if unset_d1:
+        sentences.append(
+            f"D1 bindings without a setup step ({', '.join(unset_d1)}) are not reset; a run touching one is UNSUPPORTED."
+        )
+    return sentences

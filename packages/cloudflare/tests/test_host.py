@@ -1,0 +1,150 @@
+"""The Node host's process handling, on a tiny echo host in place of the runtime.
+
+The echo host is a real Node script speaking the same JSON lines, so these
+tests exercise real pipes, real processes and real signals; only the runtime
+behind them is replaced. The end-to-end tests in test_platform.py run the real
+one.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare.host import Host, HostError, find_node, find_runtime
+
+ECHO_HOST = r"""
+import { createInterface } from "node:readline";
+process.stderr.write("echo host ready\n");
+let deaf = false;
+const lines = createInterface({ input: process.stdin });
+lines.on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.op === "close") process.exit(0);
+  if (message.op === "crash") { process.stderr.write("about to crash: boom\n"); process.exit(3); }
+  if (message.op === "hang") return;
+  if (message.op === "noise") { process.stdout.write("not json\n"); return; }
+  if (message.op === "deaf") { deaf = true; setInterval(() => {}, 1000); }
+  process.stdout.write(JSON.stringify({ id: message.id, ok: true, echo: message, tmp: process.env.TMPDIR,
+                                        modules: process.env.EUTAXY_NODE_MODULES }) + "\n");
+});
+lines.on("close", () => { if (!deaf) process.exit(0); });
+"""
+
+
+@pytest.fixture(scope="module")
+def node():
+    try:
+        return find_node(install=False)
+    except HostError as error:
+        pytest.skip(f"the pinned Node toolchain is not installed: {error}")
+
+
+@pytest.fixture
+def echo_runtime(tmp_path: Path) -> Path:
+    (tmp_path / "host.mjs").write_text(ECHO_HOST)
+    return tmp_path
+
+
+def start(node, runtime) -> Host:
+    binary, modules = node
+    return Host(node=binary, node_modules=modules, runtime=runtime)
+
+
+def gone(pid: int, within_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        # A zombie still answers kill(0); it is gone for our purposes once reaped or defunct.
+        try:
+            status = Path(f"/proc/{pid}/stat").read_text().split()[2]
+            if status == "Z":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_requests_are_answered_in_order_with_ids(node, echo_runtime):
+    """Each request gets the answer carrying its id; the host sees its own TMPDIR and node_modules."""
+    with start(node, echo_runtime) as host:
+        first = host.request({"op": "ping", "n": 1}, timeout_s=10)
+        second = host.request({"op": "ping", "n": 2}, timeout_s=10)
+        assert (1, 2) == (first["echo"]["n"], second["echo"]["n"])
+        assert first["id"] != second["id"]
+        assert first["tmp"] != os.environ.get("TMPDIR")
+        assert str(node[1]) == first["modules"]
+        workdir = Path(first["tmp"])
+        assert workdir.is_dir()
+    assert not workdir.exists()
+
+
+def test_a_crashed_host_is_an_error_with_its_log(node, echo_runtime):
+    """When the host dies the error says so and quotes its stderr."""
+    with start(node, echo_runtime) as host:
+        with pytest.raises(HostError, match=r"exited \(status 3\)(.|\n)*about to crash: boom"):
+            host.request({"op": "crash"}, timeout_s=10)
+
+
+def test_a_hung_host_is_stopped_after_the_timeout(node, echo_runtime):
+    """A host that never answers is killed and reported, never waited on forever."""
+    with start(node, echo_runtime) as host:
+        pid = host.pid
+        with pytest.raises(HostError, match="did not answer in time"):
+            host.request({"op": "hang"}, timeout_s=0.5)
+        assert gone(pid)
+
+
+def test_a_line_that_is_not_json_is_out_of_protocol(node, echo_runtime):
+    """stdout is reserved for protocol lines; anything else is a host failure."""
+    with start(node, echo_runtime) as host:
+        with pytest.raises(HostError, match="not JSON"):
+            host.request({"op": "noise"}, timeout_s=10)
+
+
+def test_close_ends_the_process(node, echo_runtime):
+    """close() stops the host; requests after it are refused."""
+    host = start(node, echo_runtime)
+    pid = host.pid
+    host.close()
+    assert gone(pid)
+    with pytest.raises(HostError, match="closed"):
+        host.request({"op": "ping"}, timeout_s=1)
+
+
+def test_the_host_dies_with_its_parent(node, echo_runtime):
+    """A Python parent that dies without closing (os._exit) takes the host with it.
+
+    The host is first told to ignore its stdin closing, so only the kernel's
+    parent-death signal can end it.
+    """
+    binary, modules = node
+    script = f"""
+import os, sys
+sys.path[:0] = {sys.path!r}
+from pathlib import Path
+from eutaxy.cloudflare.host import Host
+host = Host(node=Path({str(binary)!r}), node_modules=Path({str(modules)!r}), runtime=Path({str(echo_runtime)!r}))
+host.request({{"op": "deaf"}}, timeout_s=10)
+print(host.pid, flush=True)
+os._exit(0)
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert 0 == child.returncode, child.stderr
+    assert gone(int(child.stdout.strip()))
+
+
+def test_the_runtime_is_found_in_the_source_tree():
+    """In a checkout the runtime is packages/cloudflare/runtime, beside src/."""
+    try:
+        runtime = find_runtime()
+    except HostError:
+        pytest.skip("the runtime's host.mjs is not written yet")
+    assert (runtime / "host.mjs").is_file()

@@ -1,0 +1,88 @@
+"""Loading *.sim.py files: the scenario, or a UserError at the line that failed."""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import load_scenario
+from eutaxy.core.errors import UserError
+
+GOOD = '''
+from eutaxy.cloudflare import define_scenario, queue
+from helper import NAME
+
+scenario = define_scenario(name=NAME, drive=queue("payments", [{"body": 1}]))
+'''
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_scenario_loads_with_its_directory_importable(tmp_path):
+    """The file runs with its own directory on sys.path; root and source are its own."""
+    write(tmp_path, "helper.py", 'NAME = "from-helper"\n')
+    path = write(tmp_path, "good.sim.py", GOOD)
+    scenario = load_scenario(path)
+    assert "from-helper" == scenario["name"]
+    assert str(tmp_path.resolve()) == scenario["root"]
+    assert str(path.resolve()) == scenario["source"]
+
+
+def test_loading_twice_runs_the_file_afresh(tmp_path):
+    """Scenario modules are not cached: an edited file is read again."""
+    write(tmp_path, "helper.py", 'NAME = "n"\n')
+    path = write(tmp_path, "good.sim.py", GOOD)
+    load_scenario(path)
+    write(tmp_path, "good.sim.py", GOOD.replace("name=NAME", 'name="edited"'))
+    assert "edited" == load_scenario(path)["name"]
+
+
+def test_an_exception_names_the_scenario_line(tmp_path):
+    """A runtime error is a UserError with the scenario file's path and line."""
+    path = write(tmp_path, "bad.sim.py", "x = 1\ny = undefined_name\n")
+    with pytest.raises(UserError, match=r"bad\.sim\.py:2: the scenario failed to load: NameError"):
+        load_scenario(path)
+
+
+def test_a_helper_error_names_the_scenario_line_that_called_it(tmp_path):
+    """A UserError raised by a helper is reported at the scenario's own line."""
+    path = write(tmp_path, "bad.sim.py", 'from eutaxy.cloudflare import queue\n\nq = queue("payments", [{"nobody": 1}])\n')
+    with pytest.raises(UserError, match=r"bad\.sim\.py:3: the scenario failed to load: queue\('payments'\)"):
+        load_scenario(path)
+
+
+def test_a_syntax_error_names_the_line(tmp_path):
+    """A file that does not parse is a UserError at the offending line."""
+    path = write(tmp_path, "bad.sim.py", "scenario = {\n\n  'a': (\n}\n")
+    with pytest.raises(UserError, match=r"bad\.sim\.py:\d+: the scenario does not parse"):
+        load_scenario(path)
+
+
+def test_a_file_without_scenario_is_refused(tmp_path):
+    """A module that binds no scenario says how to bind one."""
+    path = write(tmp_path, "empty.sim.py", "x = 1\n")
+    with pytest.raises(UserError, match="scenario = define_scenario"):
+        load_scenario(path)
+
+
+def test_a_scenario_of_the_wrong_type_is_refused(tmp_path):
+    """scenario must be the dict define_scenario returns."""
+    path = write(tmp_path, "odd.sim.py", "scenario = [1]\n")
+    with pytest.raises(UserError, match="got list"):
+        load_scenario(path)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    """A path that does not exist is a UserError naming it."""
+    with pytest.raises(UserError, match="no such scenario file"):
+        load_scenario(tmp_path / "missing.sim.py")
+
+
+def test_sys_exit_in_a_scenario_is_a_user_error(tmp_path):
+    """Even SystemExit from a scenario file does not end the checker."""
+    path = write(tmp_path, "exit.sim.py", "raise SystemExit(3)\n")
+    with pytest.raises(UserError, match="SystemExit"):
+        load_scenario(path)

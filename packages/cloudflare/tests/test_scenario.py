@@ -1,0 +1,110 @@
+"""Scenario helpers build the contract's plain data and refuse bad shapes."""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import (
+    at_least_once_per_message,
+    at_most_once_per_key,
+    d1_param,
+    d1_schema,
+    d1_write,
+    define_scenario,
+    queue,
+)
+from eutaxy.core.errors import UserError
+
+
+def payments():
+    return queue("payments", [{"body": {"orderId": "o-1"}}, {"body": {"orderId": "o-2"}, "id": "late"}])
+
+
+def test_queue_numbers_events_from_msg_1_and_keeps_given_ids():
+    """Events are msg-1, msg-2, ... in order unless a message names its id."""
+    assert {
+        "kind": "queue",
+        "name": "payments",
+        "events": [{"id": "msg-1", "body": {"orderId": "o-1"}}, {"id": "late", "body": {"orderId": "o-2"}}],
+    } == payments()
+
+
+@pytest.mark.parametrize(
+    ("messages", "problem"),
+    [
+        ([{"orderId": "o-1"}], "must be a dict with a body"),
+        ([{"body": 1, "delay": 2}], "unknown fields delay"),
+        ([], "at least one message"),
+        ({"body": 1}, "must be a list"),
+        ([{"body": 1, "id": "a#1"}], "without '#'"),
+    ],
+)
+def test_queue_refuses_bad_messages(messages, problem):
+    """A message without a body, with unknown fields or an id holding '#' is refused."""
+    with pytest.raises(UserError, match=problem):
+        queue("payments", messages)
+
+
+def test_d1_schema_is_a_setup_step():
+    """d1_schema is the plain setup step the runtime resets the binding with."""
+    assert {"kind": "d1_schema", "binding": "DB", "path": "./schema.sql"} == d1_schema("DB", "./schema.sql")
+
+
+def test_define_scenario_gives_the_contract_shape():
+    """platform, root and source come from the calling file; the rest is the data given."""
+    drive = payments()
+    scenario = define_scenario(
+        name="queue-duplicate-write",
+        worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
+        setup=[d1_schema("DB", "./schema.sql")],
+        drive=drive,
+        invariants=[
+            at_most_once_per_key("once", d1_write("DB"), d1_param(0)),
+            at_least_once_per_message("all", drive, d1_write("DB"), d1_param(0), "orderId"),
+        ],
+        bounds={"maxFaultsPerRun": 1, "max_redeliveries": 2, "budget_ms": 2000},
+    )
+    here = Path(__file__).resolve()
+    assert "cloudflare" == scenario["platform"]
+    assert str(here.parent) == scenario["root"]
+    assert str(here) == scenario["source"]
+    assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000} == scenario["bounds"]
+    assert "payments" == scenario["invariants"][1]["drive"]
+    assert [] == scenario["specs"]
+    assert drive == scenario["drive"]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "problem"),
+    [
+        ({"maxFaults": 1}, "unknown bound 'maxFaults'"),
+        ({"max_faults_per_run": -1}, "non-negative integer"),
+        ({"budgetMs": 1.5}, "non-negative integer"),
+        ({"faultProbability": 2}, "from 0 to 1"),
+        ({"maxRuns": 1, "max_runs": 2}, "given twice"),
+        ({"maxConcurrentInvocations": 0}, "at least 1"),
+    ],
+)
+def test_define_scenario_refuses_bad_bounds(bounds, problem):
+    """A misspelt or mistyped bound is an error, never a quietly weaker check."""
+    with pytest.raises(UserError, match=problem):
+        define_scenario(name="s", drive=payments(), bounds=bounds)
+
+
+def test_define_scenario_refuses_a_drive_without_events():
+    """The shrinker needs events, so every drive must have some."""
+    with pytest.raises(UserError, match="no events"):
+        define_scenario(name="s", drive={"kind": "queue", "name": "q", "events": []})
+
+
+def test_define_scenario_refuses_unknown_worker_fields():
+    """worker takes entry and config only."""
+    with pytest.raises(UserError, match="not module"):
+        define_scenario(name="s", worker={"module": "./w.ts"}, drive=payments())
+
+
+def test_explicit_root_overrides_the_caller(tmp_path):
+    """root= and source= let a scenario be built outside a scenario file."""
+    scenario = define_scenario(name="s", drive=payments(), root=tmp_path, source=tmp_path / "s.sim.py")
+    assert str(tmp_path.resolve()) == scenario["root"]
+    assert str((tmp_path / "s.sim.py").resolve()) == scenario["source"]

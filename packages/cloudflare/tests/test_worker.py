@@ -1,0 +1,118 @@
+"""From scenario and config to the host's load message; mismatches are the user's to fix."""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import d1_schema, define_scenario, queue
+from eutaxy.cloudflare.platform import CloudflarePlatform
+from eutaxy.cloudflare.worker import prepare_worker, unset_binding_touched
+from eutaxy.core.errors import UserError
+
+CONFIG = """{
+  "name": "payments",
+  "main": "./worker.ts",
+  "compatibility_date": "2026-01-01",
+  "d1_databases": [{"binding": "DB", "database_id": "db-1"}, {"binding": "AUDIT"}],
+  "queues": {"consumers": [{"queue": "payments"}]},
+  "kv_namespaces": [{"binding": "CACHE", "id": "kv"}],
+}"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "worker.ts").write_text("export default {};\n")
+    (tmp_path / "schema.sql").write_text("CREATE TABLE payments (order_id TEXT);\n")
+    (tmp_path / "wrangler.jsonc").write_text(CONFIG)
+    return tmp_path
+
+
+def scenario_in(project: Path, **overrides):
+    fields = {
+        "name": "s",
+        "worker": {"config": "./wrangler.jsonc"},
+        "setup": [d1_schema("DB", "./schema.sql")],
+        "drive": queue("payments", [{"body": {"orderId": "o-1"}}]),
+        "root": project,
+        "source": project / "s.sim.py",
+    }
+    fields.update(overrides)
+    return define_scenario(**fields)
+
+
+def test_load_message_has_absolute_paths_and_bindings(project):
+    """Entry and setup paths are absolute; D1 ids, consumers and refused bindings are listed."""
+    spec = prepare_worker(scenario_in(project))
+    message = spec.load_message()
+    assert "load" == message["op"]
+    worker = message["worker"]
+    assert str((project / "worker.ts").resolve()) == worker["entry"]
+    assert "2026-01-01" == worker["compatibilityDate"]
+    assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
+    assert 3 == worker["queueConsumers"]["payments"]["maxRetries"]
+    assert {"CACHE": "kv"} == worker["unsupportedBindings"]
+    assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
+    assert ("AUDIT",) == spec.unset_d1
+
+
+def test_scenario_entry_wins_over_main(project):
+    """worker.entry in the scenario is used even when the config names main."""
+    (project / "other.ts").write_text("export default {};\n")
+    spec = prepare_worker(scenario_in(project, worker={"entry": "./other.ts", "config": "./wrangler.jsonc"}))
+    assert (project / "other.ts").resolve() == spec.entry
+
+
+def test_config_is_found_beside_the_scenario(project):
+    """A scenario naming no config gets the one wrangler would find beside it."""
+    spec = prepare_worker(scenario_in(project, worker=None))
+    assert (project / "wrangler.jsonc").resolve() == spec.config.path
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"worker": {"entry": "./missing.ts", "config": "./wrangler.jsonc"}}, "worker.entry './missing.ts' does not exist"),
+        ({"setup": [d1_schema("OTHER", "./schema.sql")]}, "D1 binding 'OTHER', which wrangler.jsonc does not declare"),
+        ({"setup": [d1_schema("DB", "./nope.sql")]}, "file './nope.sql' does not exist"),
+        ({"setup": [d1_schema("DB", "./schema.sql")] * 2}, "2 d1_schema steps"),
+        ({"drive": queue("refunds", [{"body": 1}])}, "drives queue 'refunds', but wrangler.jsonc has no consumer"),
+        ({"worker": {"config": "./wrangler.toml"}}, "convert it to wrangler.jsonc"),
+    ],
+)
+def test_mismatches_are_user_errors(project, overrides, problem):
+    """Each mismatch between scenario and config is a UserError saying which."""
+    (project / "wrangler.toml").write_text("")
+    with pytest.raises(UserError, match=problem):
+        prepare_worker(scenario_in(project, **overrides))
+
+
+def test_missing_compatibility_date_is_refused(project):
+    """Without a date the runtime's behaviour would follow the clock, so it is required."""
+    (project / "wrangler.jsonc").write_text('{"main": "./worker.ts", "queues": {"consumers": [{"queue": "payments"}]}}')
+    with pytest.raises(UserError, match="compatibility_date is missing"):
+        prepare_worker(scenario_in(project, setup=[]))
+
+
+def test_touching_an_unset_d1_binding_is_detected():
+    """An effect on a D1 binding no setup resets gives the detail; other targets do not."""
+    effects = [{"target": "D1:DB"}, {"target": "Queue:payments"}]
+    assert unset_binding_touched(effects, ["AUDIT"]) is None
+    assert "d1_schema('AUDIT'" in unset_binding_touched(effects + [{"target": "D1:AUDIT"}], ["AUDIT"])
+
+
+def test_describe_lists_assumptions_without_starting_node(project):
+    """describe() works before any run and says where max_retries came from."""
+    platform = CloudflarePlatform(scenario_in(project))
+    description = platform.describe()
+    assert "cloudflare" == description["platform"]
+    assert any("module_state_leak" in sentence for sentence in description["assumptions"])
+    assert any("Cloudflare's documented default" in sentence for sentence in description["assumptions"])
+    assert any("AUDIT" in sentence for sentence in description["assumptions"])
+    platform.close()
+
+
+def test_the_platform_refuses_another_platforms_scenario(project):
+    """A scenario for aws is not run here."""
+    scenario = {**scenario_in(project), "platform": "aws"}
+    with pytest.raises(UserError, match="not cloudflare"):
+        CloudflarePlatform(scenario)

@@ -1,0 +1,139 @@
+"""Delivery invariants over the effect log: nothing twice, nothing lost.
+
+Each checker is a pure function of an invariant's plain data and the log, returning at
+most one Violation that lists every offending key, so "same invariant, same keys" is a
+question the shrinker can ask of any two runs.
+
+Keys: an effect whose payload has no value at the key path has no key. It cannot share a
+key (``at_most_once_per_key`` passes over it) and it cannot meet an expectation (the
+``at_least_once`` forms still demand an effect that has the key). JSON ``null`` is a value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from eutaxy.core.canonical import to_json
+from eutaxy.core.effects import Effect
+from eutaxy.core.selectors import MISSING, get_path, select
+from eutaxy.core.violations import (
+    Violation,
+    count_word,
+    describe_effects,
+    describe_selector,
+    effects_label,
+    join_words,
+)
+
+__all__ = ["check_at_least_once", "check_at_least_once_per_message", "check_at_most_once_per_key", "found_keys"]
+
+
+def _key_text(effect: Effect, key: str) -> str | None:
+    value = get_path(effect.payload, key)
+    return None if value is MISSING else to_json(value)
+
+
+def found_keys(invariant: dict[str, Any], effects: Sequence[Effect]) -> set[str]:
+    """The canonical keys of the effects the invariant's selector picks."""
+    keys = set()
+    for index in select(invariant["selector"], effects):
+        text = _key_text(effects[index], invariant["key"])
+        if text is not None:
+            keys.add(text)
+    return keys
+
+
+def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """No two selected effects share a key."""
+    groups: dict[str, list[int]] = {}
+    for index in select(invariant["selector"], effects):
+        text = _key_text(effects[index], invariant["key"])
+        if text is not None:
+            groups.setdefault(text, []).append(index)
+    shared = [(text, indices) for text, indices in groups.items() if len(indices) > 1]
+    if not shared:
+        return None
+    first_key, first_indices = shared[0]
+    message = (
+        f"{invariant['name']}: {count_word(len(first_indices))} "
+        f"{effects_label(effects, first_indices)} effects share key {first_key}: "
+        f"{describe_effects(effects, first_indices)}"
+    )
+    if len(shared) > 1:
+        others = [text for text, _ in shared[1:]]
+        message += f" (keys {join_words(others)} are shared too)"
+    involved = sorted(index for _, indices in shared for index in indices)
+    return Violation(
+        invariant=invariant["name"],
+        kind=invariant["kind"],
+        keys=[text for text, _ in shared],
+        effects=involved,
+        rows=[],
+        message=message,
+    )
+
+
+def check_at_least_once(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """Every expected value is the key of a selected effect."""
+    present = found_keys(invariant, effects)
+    absent: list[str] = []
+    for value in invariant["expected"]:
+        text = to_json(value)
+        if text not in present and text not in absent:
+            absent.append(text)
+    if not absent:
+        return None
+    noun = "key" if len(absent) == 1 else "keys"
+    message = (
+        f"{invariant['name']}: no {describe_selector(invariant['selector'])} effect has "
+        f"{noun} {join_words(absent)} at {invariant['key']}"
+    )
+    return Violation(
+        invariant=invariant["name"], kind=invariant["kind"], keys=absent, effects=[], rows=[], message=message
+    )
+
+
+def check_at_least_once_per_message(
+    invariant: dict[str, Any], effects: Sequence[Effect], events: Sequence[dict[str, Any]]
+) -> Violation | None:
+    """Every remaining event of the drive has a selected effect keyed by its body's value.
+
+    The expectations come from ``events`` (the events the run kept), so a shrunk run is
+    held only to the messages it still delivers.
+    """
+    present = found_keys(invariant, effects)
+    body_key = invariant["bodyKey"]
+    absent: list[str] = []
+    lost: list[str] = []
+    keyless: list[str] = []
+    for event in events:
+        value = get_path(event.get("body"), body_key)
+        event_id = str(event.get("id"))
+        if value is MISSING:
+            keyless.append(event_id)
+            continue
+        text = to_json(value)
+        if text not in present:
+            lost.append(f"{event_id} ({body_key} {text})")
+            if text not in absent:
+                absent.append(text)
+    if not lost and not keyless:
+        return None
+    parts = []
+    if lost:
+        noun = "event" if len(lost) == 1 else "events"
+        parts.append(
+            f"{noun} {join_words(lost)} got no {describe_selector(invariant['selector'])} "
+            f"effect with that key at {invariant['key']}"
+        )
+    if keyless:
+        noun = "event" if len(keyless) == 1 else "events"
+        parts.append(f"{noun} {join_words(keyless)} have no body value at {body_key!r} to check")
+    return Violation(
+        invariant=invariant["name"],
+        kind=invariant["kind"],
+        keys=absent,
+        effects=[],
+        rows=[],
+        message=f"{invariant['name']}: " + "; ".join(parts),
+    )

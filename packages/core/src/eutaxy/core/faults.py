@@ -1,0 +1,76 @@
+"""The fault model: which faults exist, which each kind of effect point admits, and the
+one redelivery rule every platform (and the differential runner's raw side) calls.
+
+Written once here so a proxy names a ladder instead of listing faults, and so no two
+places can read a platform's retry limit differently.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AMBIGUOUS",
+    "BACKGROUND_FAULTS",
+    "CRASH_AFTER",
+    "CRASH_BEFORE",
+    "CUT_OFF",
+    "DECISION_FAULTS",
+    "ERROR",
+    "FAULT_KINDS",
+    "POINT_FAULTS",
+    "READ_FAULTS",
+    "REDELIVERY",
+    "RESPONSE_FAULTS",
+    "RESPONSE_FAULTS_WITH_DEADLINE",
+    "WRITE_FAULTS",
+    "may_redeliver",
+    "response_faults",
+]
+
+#: The effect never happens; the invocation dies (lost work, missing writes).
+CRASH_BEFORE = "crash_before"
+#: The effect happened; the invocation dies before continuing (duplicates on retry).
+CRASH_AFTER = "crash_after"
+#: The effect committed but the caller sees a timeout or error.
+AMBIGUOUS = "ambiguous"
+#: The effect fails cleanly with an error.
+ERROR = "error"
+#: A message or alarm is delivered again; a request is resent by its caller.
+REDELIVERY = "redelivery"
+#: The answer was sent; background work not yet started is lost.
+CUT_OFF = "cut_off"
+
+FAULT_KINDS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, REDELIVERY, CUT_OFF)
+
+#: A write, a call into another system or an outbound request.
+WRITE_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR)
+#: A read: nothing is lost when its answer is, so no ambiguous outcome.
+READ_FAULTS = (CRASH_BEFORE, CRASH_AFTER, ERROR)
+#: A decision the platform records for the invocation (an ack, a delete): crashes either side.
+DECISION_FAULTS = (CRASH_BEFORE, CRASH_AFTER)
+#: The response point: the answer the caller never received.
+RESPONSE_FAULTS = (CRASH_BEFORE,)
+#: The response point when the caller declares a deadline: also the late answer.
+RESPONSE_FAULTS_WITH_DEADLINE = (CRASH_BEFORE, AMBIGUOUS)
+#: The background point after an answer with waitUntil work pending.
+BACKGROUND_FAULTS = (CUT_OFF,)
+
+#: The faults an injected point can take (redelivery is the delivery's, not a point's).
+POINT_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, CUT_OFF)
+
+
+def response_faults(has_deadline: bool) -> tuple[str, ...]:
+    """The response point's ladder, which grows the ambiguous outcome with a deadline."""
+    return RESPONSE_FAULTS_WITH_DEADLINE if has_deadline else RESPONSE_FAULTS
+
+
+def may_redeliver(attempts: int, platform_limit: int, max_redeliveries: int) -> bool:
+    """Whether an event not handled after ``attempts`` deliveries is delivered again.
+
+    ``attempts`` is 1 after the first delivery, so ``attempts - 1`` redeliveries have
+    happened; another follows while both the platform's own limit (Queues' max_retries,
+    the caller's retries, SQS maxReceiveCount less the first delivery) and the scenario's
+    ``maxRedeliveries`` leave room.
+    """
+    assert attempts >= 1, attempts
+    redeliveries = attempts - 1
+    return redeliveries < platform_limit and redeliveries < max_redeliveries

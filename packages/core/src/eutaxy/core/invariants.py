@@ -1,0 +1,287 @@
+"""Invariants as plain data, their constructors, and the one entry point that checks them.
+
+An invariant is a dict keyed by ``kind`` (``at_most_once_per_key``, ``every_row``, …) with
+camelCase fields, as the seeds write them; the constructors here take snake_case
+arguments, check them, and build that data. ``check_invariants`` validates each invariant
+and hands it to its pure checker (``delivery_checks``, ``state_checks``, ``refines``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+from eutaxy.core.delivery_checks import (
+    check_at_least_once,
+    check_at_least_once_per_message,
+    check_at_most_once_per_key,
+)
+from eutaxy.core.effects import Effect, as_effects
+from eutaxy.core.errors import UserError
+from eutaxy.core.refines import check_refines
+from eutaxy.core.selectors import MISSING, get_path, validate_condition, validate_query, validate_selector
+from eutaxy.core.state_checks import check_every_row, check_implies, check_references, check_unique
+from eutaxy.core.violations import Violation
+
+__all__ = [
+    "INVARIANT_KINDS",
+    "at_least_once",
+    "at_least_once_per_message",
+    "at_most_once_per_key",
+    "check_invariant",
+    "check_invariants",
+    "every_row",
+    "implies",
+    "references",
+    "refines",
+    "unique",
+    "validate_invariant",
+    "validate_invariants",
+]
+
+INVARIANT_KINDS = (
+    "at_most_once_per_key",
+    "at_least_once_per_message",
+    "at_least_once",
+    "every_row",
+    "unique",
+    "implies",
+    "references",
+    "refines",
+)
+
+
+# --- constructors --------------------------------------------------------------------
+
+
+def _checked(invariant: dict[str, Any]) -> dict[str, Any]:
+    validate_invariant(invariant)
+    return invariant
+
+
+def at_most_once_per_key(name: str, selector: dict[str, Any], key: str) -> dict[str, Any]:
+    """No two selected effects share a key (duplicate side effects under retries)."""
+    return _checked({"kind": "at_most_once_per_key", "name": name, "selector": selector, "key": key})
+
+
+def at_least_once_per_message(
+    name: str, drive: dict[str, Any] | str, selector: dict[str, Any], key: str, body_key: str
+) -> dict[str, Any]:
+    """Every event of ``drive`` has a selected effect whose key is its body's ``body_key`` value."""
+    drive_name = drive.get("name") if isinstance(drive, dict) else drive
+    return _checked(
+        {
+            "kind": "at_least_once_per_message",
+            "name": name,
+            "drive": drive_name,
+            "selector": selector,
+            "key": key,
+            "bodyKey": body_key,
+        }
+    )
+
+
+def at_least_once(name: str, selector: dict[str, Any], key: str, expected: Iterable[Any]) -> dict[str, Any]:
+    """Every value of ``expected`` is the key of a selected effect."""
+    return _checked(
+        {"kind": "at_least_once", "name": name, "selector": selector, "key": key, "expected": list(expected)}
+    )
+
+
+def every_row(name: str, query: dict[str, Any], conditions: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Every row the query selects meets every ``{column, op, value}`` condition."""
+    return _checked(
+        {"kind": "every_row", "name": name, "query": query, "conditions": [dict(c) for c in conditions]}
+    )
+
+
+def unique(name: str, query: dict[str, Any], column: str) -> dict[str, Any]:
+    """No two selected rows share a value in ``column``."""
+    return _checked({"kind": "unique", "name": name, "query": query, "column": column})
+
+
+def implies(name: str, selector: dict[str, Any], key: str, query: dict[str, Any], column: str) -> dict[str, Any]:
+    """Every selected effect has a row whose ``column`` equals the effect's key."""
+    return _checked(
+        {"kind": "implies", "name": name, "selector": selector, "key": key, "query": query, "column": column}
+    )
+
+
+def references(
+    name: str, query: dict[str, Any], column: str, target: dict[str, Any], target_column: str
+) -> dict[str, Any]:
+    """Every selected row is named by a row of ``target``, as a foreign key is."""
+    return _checked(
+        {
+            "kind": "references",
+            "name": name,
+            "query": query,
+            "column": column,
+            "target": target,
+            "targetColumn": target_column,
+        }
+    )
+
+
+def refines(
+    name: str,
+    decision: str,
+    selector: dict[str, Any],
+    *,
+    follows: Iterable[dict[str, str]] = (),
+    state: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every selected effect carries out its invocation's latest ``decision``, on fresh state."""
+    invariant: dict[str, Any] = {
+        "kind": "refines",
+        "name": name,
+        "decision": decision,
+        "selector": selector,
+        "follows": [dict(pair) for pair in follows],
+    }
+    if state is not None:
+        invariant["state"] = dict(state)
+    return _checked(invariant)
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+def _require_string(invariant: dict[str, Any], field: str, label: str) -> None:
+    value = invariant.get(field)
+    if not isinstance(value, str):
+        raise UserError(f"{label}: {field} must be a string, got {value!r}")
+
+
+def validate_invariant(invariant: Any) -> None:
+    """Refuse malformed invariant data with a message naming the invariant and the field."""
+    if not isinstance(invariant, dict):
+        raise UserError(f"an invariant must be a dict built by a helper such as at_most_once_per_key, got {invariant!r}")
+    kind = invariant.get("kind")
+    if kind not in INVARIANT_KINDS:
+        raise UserError(f"unknown invariant kind {kind!r}; known kinds are {', '.join(INVARIANT_KINDS)}")
+    name = invariant.get("name")
+    if not isinstance(name, str) or not name:
+        raise UserError(f"a {kind} invariant needs a name, got {name!r}")
+    label = f"invariant {name!r} ({kind})"
+    if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies", "refines"):
+        validate_selector(invariant.get("selector"), f"{label}: selector")
+    if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies"):
+        _require_string(invariant, "key", label)
+    if kind == "at_least_once_per_message":
+        _require_string(invariant, "drive", label)
+        _require_string(invariant, "bodyKey", label)
+    if kind == "at_least_once" and not isinstance(invariant.get("expected"), (list, tuple)):
+        raise UserError(f"{label}: expected must be a list of keys, got {invariant.get('expected')!r}")
+    if kind in ("every_row", "unique", "implies", "references"):
+        validate_query(invariant.get("query"), f"{label}: query")
+    if kind in ("unique", "implies", "references"):
+        _require_string(invariant, "column", label)
+    if kind == "every_row":
+        conditions = invariant.get("conditions")
+        if not isinstance(conditions, (list, tuple)):
+            raise UserError(f"{label}: conditions must be a list of {{column, op, value}}, got {conditions!r}")
+        for position, condition in enumerate(conditions):
+            validate_condition(condition, f"{label}: conditions[{position}]")
+    if kind == "references":
+        validate_query(invariant.get("target"), f"{label}: target")
+        _require_string(invariant, "targetColumn", label)
+    if kind == "refines":
+        _validate_refines(invariant, label)
+
+
+def _validate_refines(invariant: dict[str, Any], label: str) -> None:
+    _require_string(invariant, "decision", label)
+    follows = invariant.get("follows") or []
+    if not isinstance(follows, (list, tuple)):
+        raise UserError(f"{label}: follows must be a list of {{effect, decision}} path pairs")
+    for position, pair in enumerate(follows):
+        if not isinstance(pair, dict) or not isinstance(pair.get("effect"), str) or not isinstance(pair.get("decision"), str):
+            raise UserError(f"{label}: follows[{position}] must be {{effect: path, decision: path}}, got {pair!r}")
+    state = invariant.get("state")
+    if state is None:
+        return
+    if not isinstance(state, dict) or not isinstance(state.get("key"), str):
+        raise UserError(f"{label}: state must be {{read: selector, write: selector, key: path}}, got {state!r}")
+    validate_selector(state.get("read"), f"{label}: state.read")
+    validate_selector(state.get("write"), f"{label}: state.write")
+
+
+def validate_invariants(invariants: Iterable[Any], scenario: dict[str, Any] | None = None) -> None:
+    """Validate each invariant; with the scenario, also its drive name and body keys.
+
+    Call at load time so a scenario that names the wrong drive, or whose events lack a
+    per-message body key, is refused before any run.
+    """
+    names = set()
+    for invariant in invariants:
+        validate_invariant(invariant)
+        if invariant["name"] in names:
+            raise UserError(f"two invariants are named {invariant['name']!r}; give each its own name")
+        names.add(invariant["name"])
+        if scenario is None or invariant["kind"] != "at_least_once_per_message":
+            continue
+        drive = scenario.get("drive") or {}
+        _check_drive_name(invariant, drive.get("name"))
+        for event in drive.get("events") or []:
+            if get_path(event.get("body"), invariant["bodyKey"]) is MISSING:
+                raise UserError(
+                    f"invariant {invariant['name']!r}: event {event.get('id')!r} has no body value at "
+                    f"{invariant['bodyKey']!r}, so its expectation cannot be derived"
+                )
+
+
+def _check_drive_name(invariant: dict[str, Any], drive_name: Any) -> None:
+    if invariant["drive"] != drive_name:
+        raise UserError(
+            f"invariant {invariant['name']!r} expects one effect per message of drive {invariant['drive']!r}, "
+            f"but the scenario's drive is {drive_name!r}; pass the scenario's drive to at_least_once_per_message"
+        )
+
+
+# --- checking ------------------------------------------------------------------------
+
+_EffectChecker = Callable[[dict[str, Any], Sequence[Effect]], "Violation | None"]
+
+_CHECKERS: dict[str, _EffectChecker] = {
+    "at_most_once_per_key": check_at_most_once_per_key,
+    "at_least_once": check_at_least_once,
+    "every_row": check_every_row,
+    "unique": check_unique,
+    "implies": check_implies,
+    "references": check_references,
+    "refines": check_refines,
+}
+
+
+def check_invariant(
+    invariant: dict[str, Any], effects: Sequence[Effect], events: Sequence[dict[str, Any]]
+) -> Violation | None:
+    """One invariant against one log (``effects`` already ``Effect`` records)."""
+    if invariant["kind"] == "at_least_once_per_message":
+        return check_at_least_once_per_message(invariant, effects, events)
+    return _CHECKERS[invariant["kind"]](invariant, effects)
+
+
+def check_invariants(
+    invariants: Iterable[dict[str, Any]],
+    effects: Iterable[Effect | dict[str, Any]],
+    events: Sequence[dict[str, Any]],
+    *,
+    drive: str | None = None,
+) -> list[Violation]:
+    """Every violation of ``invariants`` on the log, at most one per invariant, in their order.
+
+    ``events`` are the remaining events of the scenario's drive (expectations of
+    ``at_least_once_per_message`` are derived from them). Given ``drive`` (the scenario
+    drive's name), an invariant naming another drive is refused.
+    """
+    log = as_effects(effects)
+    violations = []
+    for invariant in invariants:
+        validate_invariant(invariant)
+        if drive is not None and invariant["kind"] == "at_least_once_per_message":
+            _check_drive_name(invariant, drive)
+        violation = check_invariant(invariant, log, events)
+        if violation is not None:
+            violations.append(violation)
+    return violations

@@ -1,0 +1,83 @@
+"""A run's schedule: the faults injected (keyed by invocation and ordinal) and the turn picks.
+
+Faults are keyed by the effect's position within its invocation, not by a global index,
+so a schedule stays valid when the shrinker removes other events. ``turns`` records the
+turn picks of a concurrent run so replay follows them rather than the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import attrs
+
+from eutaxy.core.effects import parse_invocation
+from eutaxy.core.errors import UserError
+from eutaxy.core.faults import POINT_FAULTS
+
+__all__ = ["FaultAt", "Schedule", "schedule_sort_key"]
+
+
+@attrs.frozen
+class FaultAt:
+    """Inject ``fault`` at effect point ``ordinal`` of ``invocation`` (``msg-1#2``)."""
+
+    invocation: str
+    ordinal: int
+    fault: str
+
+    def __attrs_post_init__(self) -> None:
+        if self.fault not in POINT_FAULTS:
+            raise UserError(f"unknown fault {self.fault!r} in a schedule; faults are {', '.join(POINT_FAULTS)}")
+        if not isinstance(self.ordinal, int) or isinstance(self.ordinal, bool) or self.ordinal < 0:
+            raise UserError(f"a fault's ordinal must be a non-negative integer, got {self.ordinal!r}")
+        parse_invocation(self.invocation)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"invocation": self.invocation, "ordinal": self.ordinal, "fault": self.fault}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "FaultAt":
+        return cls(invocation=data["invocation"], ordinal=data["ordinal"], fault=data["fault"])
+
+
+def _fault_tuple(faults: Iterable[FaultAt]) -> tuple[FaultAt, ...]:
+    return tuple(faults)
+
+
+def _turn_tuple(turns: Iterable[int]) -> tuple[int, ...]:
+    return tuple(int(turn) for turn in turns)
+
+
+@attrs.frozen
+class Schedule:
+    faults: tuple[FaultAt, ...] = attrs.field(default=(), converter=_fault_tuple)
+    turns: tuple[int, ...] = attrs.field(default=(), converter=_turn_tuple)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"faults": [fault.to_data() for fault in self.faults], "turns": list(self.turns)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Schedule":
+        return cls(
+            faults=tuple(FaultAt.from_data(fault) for fault in data.get("faults") or []),
+            turns=tuple(data.get("turns") or []),
+        )
+
+    def fault_at(self, invocation: str, ordinal: int) -> str | None:
+        """The fault this schedule injects at that point, if any."""
+        for fault in self.faults:
+            if fault.invocation == invocation and fault.ordinal == ordinal:
+                return fault.fault
+        return None
+
+
+def schedule_sort_key(kept_events: int, schedule: Schedule) -> tuple[int, int, tuple[int, ...]]:
+    """The one order for "smaller", used by the shrinker to accept only strict progress.
+
+    1. Fewer events first: each event removed is a whole invocation less to read.
+    2. Then fewer choices (faults plus turn picks): each is a step the reader must follow.
+    3. Then lower turn indices from the left: option 0 is the default order, so lower picks
+       read closer to the run without interleaving.
+    """
+    return (kept_events, len(schedule.faults) + len(schedule.turns), schedule.turns)

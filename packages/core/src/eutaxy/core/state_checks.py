@@ -1,0 +1,201 @@
+"""State invariants over the snapshots a run records after its last event.
+
+A query names a snapshot by target and table. When the log holds no such snapshot the
+invariant is violated, whatever else it says: a state check that could not look never
+passes. Column values compare as canonical JSON. ``unique`` and ``references`` pass over
+rows whose column is null or absent, as SQL's UNIQUE and foreign keys do.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from eutaxy.core.canonical import to_json
+from eutaxy.core.effects import Effect, find_snapshot
+from eutaxy.core.selectors import MISSING, get_path, row_matches, row_value, select
+from eutaxy.core.violations import Violation, count_word, describe_effects, join_words
+
+__all__ = ["check_every_row", "check_implies", "check_references", "check_unique", "query_rows"]
+
+
+def query_rows(query: dict[str, Any], effects: Sequence[Effect]) -> tuple[int | None, list[Any]]:
+    """The snapshot's log index and its rows meeting the query's conditions.
+
+    The index is None when no snapshot of the query's target and table was recorded.
+    """
+    index = find_snapshot(effects, query["target"], query["table"])
+    if index is None:
+        return None, []
+    payload = effects[index].payload
+    all_rows = payload.get("rows", []) if isinstance(payload, dict) else []
+    conditions = query.get("where") or []
+    return index, [row for row in all_rows if all(row_matches(row, c) for c in conditions)]
+
+
+def _where(query: dict[str, Any]) -> str:
+    return f"{query['target']} table {query['table']}"
+
+
+def _no_snapshot(invariant: dict[str, Any], query: dict[str, Any]) -> Violation:
+    return Violation(
+        invariant=invariant["name"],
+        kind=invariant["kind"],
+        keys=[],
+        effects=[],
+        rows=[],
+        message=(
+            f"{invariant['name']}: no snapshot of {_where(query)} was recorded, so the state "
+            f"cannot be checked; give {query['target']} a setup step (a missing snapshot never passes)"
+        ),
+    )
+
+
+def _condition_text(condition: dict[str, Any]) -> str:
+    if condition["op"] == "notNull":
+        return f"{condition['column']} notNull"
+    return f"{condition['column']} {condition['op']} {to_json(condition.get('value'))}"
+
+
+def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """Every row the query selects meets every condition."""
+    query = invariant["query"]
+    index, selected = query_rows(query, effects)
+    if index is None:
+        return _no_snapshot(invariant, query)
+    conditions = invariant["conditions"]
+    failing = [row for row in selected if not all(row_matches(row, c) for c in conditions)]
+    if not failing:
+        return None
+    first = failing[0]
+    broken = [c for c in conditions if not row_matches(first, c)]
+    noun = "row" if len(failing) == 1 else "rows"
+    message = (
+        f"{invariant['name']}: {count_word(len(failing))} {noun} of {_where(query)} "
+        f"break the conditions; {to_json(first)} fails {join_words([_condition_text(c) for c in broken])}"
+    )
+    keys: list[str] = []
+    for row in failing:
+        text = to_json(row)
+        if text not in keys:
+            keys.append(text)
+    return Violation(
+        invariant=invariant["name"], kind=invariant["kind"], keys=keys, effects=[index], rows=failing, message=message
+    )
+
+
+def _column_text(row: Any, column: str) -> str | None:
+    value = row_value(row, column)
+    if value is MISSING or value is None:
+        return None
+    return to_json(value)
+
+
+def check_unique(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """No two selected rows share a (non-null) value in the column."""
+    query = invariant["query"]
+    column = invariant["column"]
+    index, selected = query_rows(query, effects)
+    if index is None:
+        return _no_snapshot(invariant, query)
+    groups: dict[str, list[Any]] = {}
+    for row in selected:
+        text = _column_text(row, column)
+        if text is not None:
+            groups.setdefault(text, []).append(row)
+    shared = [(text, group) for text, group in groups.items() if len(group) > 1]
+    if not shared:
+        return None
+    first_text, first_group = shared[0]
+    message = (
+        f"{invariant['name']}: {count_word(len(first_group))} rows of {_where(query)} "
+        f"share {column} {first_text}"
+    )
+    if len(shared) > 1:
+        message += f" (values {join_words([text for text, _ in shared[1:]])} are shared too)"
+    return Violation(
+        invariant=invariant["name"],
+        kind=invariant["kind"],
+        keys=[text for text, _ in shared],
+        effects=[index],
+        rows=[row for _, group in shared for row in group],
+        message=message,
+    )
+
+
+def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """Every selected effect has a row whose column equals the effect's key."""
+    query = invariant["query"]
+    column = invariant["column"]
+    index, selected = query_rows(query, effects)
+    if index is None:
+        return _no_snapshot(invariant, query)
+    present = set()
+    for row in selected:
+        value = row_value(row, column)
+        if value is not MISSING:
+            present.add(to_json(value))
+    unmatched: list[int] = []
+    keys: list[str] = []
+    for effect_index in select(invariant["selector"], effects):
+        value = get_path(effects[effect_index].payload, invariant["key"])
+        text = None if value is MISSING else to_json(value)
+        if text is None or text not in present:
+            unmatched.append(effect_index)
+            if text is not None and text not in keys:
+                keys.append(text)
+    if not unmatched:
+        return None
+    first = effects[unmatched[0]]
+    first_value = get_path(first.payload, invariant["key"])
+    if first_value is MISSING:
+        why = f"has no value at {invariant['key']}"
+    else:
+        why = f"has key {to_json(first_value)} but no row of {_where(query)} has {column} {to_json(first_value)}"
+    message = f"{invariant['name']}: {first.target} {first.op} effect {first.describe()} {why}"
+    if len(unmatched) > 1:
+        message += f" ({count_word(len(unmatched) - 1)} more: {describe_effects(effects, unmatched[1:])})"
+    return Violation(
+        invariant=invariant["name"], kind=invariant["kind"], keys=keys, effects=unmatched, rows=[], message=message
+    )
+
+
+def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """Every selected row's (non-null) column is named by a row of the target query."""
+    query = invariant["query"]
+    target = invariant["target"]
+    column = invariant["column"]
+    target_column = invariant["targetColumn"]
+    source_index, source_rows = query_rows(query, effects)
+    if source_index is None:
+        return _no_snapshot(invariant, query)
+    target_index, target_rows = query_rows(target, effects)
+    if target_index is None:
+        return _no_snapshot(invariant, target)
+    named = set()
+    for row in target_rows:
+        text = _column_text(row, target_column)
+        if text is not None:
+            named.add(text)
+    orphans: list[Any] = []
+    keys: list[str] = []
+    for row in source_rows:
+        text = _column_text(row, column)
+        if text is not None and text not in named:
+            orphans.append(row)
+            if text not in keys:
+                keys.append(text)
+    if not orphans:
+        return None
+    noun = "row" if len(orphans) == 1 else "rows"
+    message = (
+        f"{invariant['name']}: {count_word(len(orphans))} {noun} of {_where(query)} "
+        f"name {column} {join_words(keys)} that no row of {_where(target)} has as {target_column}"
+    )
+    return Violation(
+        invariant=invariant["name"],
+        kind=invariant["kind"],
+        keys=keys,
+        effects=sorted({source_index, target_index}),
+        rows=orphans,
+        message=message,
+    )

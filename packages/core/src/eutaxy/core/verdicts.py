@@ -1,0 +1,312 @@
+"""Verdicts: what a check may claim, and the provenance every claim carries.
+
+Two kinds, kept apart in every report: simulation verdicts about a scenario (VIOLATED,
+BOUNDED, UNSUPPORTED) and spec verdicts about a pure function (CHECKED, TESTED, PROVEN,
+REFUTED, UNKNOWN, CONFLICT). BOUNDED is never "verified"; anything Eutaxy cannot control
+is UNSUPPORTED with a cause, never a quiet pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import attrs
+
+from eutaxy.core.errors import UserError
+
+__all__ = [
+    "BINDING_NOT_ALLOWED",
+    "BOUNDED",
+    "BUDGET_EXCEEDED",
+    "CHECKED",
+    "CONFLICT",
+    "FINALIZATION_REGISTRY",
+    "GAVE_UP",
+    "INVISIBLE_WAIT",
+    "MODULE_STATE_LEAK",
+    "NOT_PLAIN_DATA",
+    "NOT_REPLAYABLE",
+    "OUTBOUND_REQUEST",
+    "PROVEN",
+    "REFUTED",
+    "RUNGS",
+    "SCHEMA_VERSION",
+    "SIMULATION_KINDS",
+    "SPEC_KINDS",
+    "TESTED",
+    "UNAVAILABLE",
+    "UNKNOWN",
+    "UNKNOWN_REASONS",
+    "UNMODELLED",
+    "UNSUPPORTED",
+    "UNSUPPORTED_CAUSES",
+    "UNSUPPORTED_REASON",
+    "VIOLATED",
+    "WEAKREF",
+    "Cause",
+    "Provenance",
+    "SpecVerdict",
+    "exit_code",
+    "simulation_verdict",
+]
+
+#: The report schema version every verdict's JSON carries.
+SCHEMA_VERSION = 1
+
+# --- simulation verdicts -------------------------------------------------------------
+
+#: A replayed, shrunk trace breaks an invariant.
+VIOLATED = "violated"
+#: No violation in any explored run within the stated bounds (never "verified").
+BOUNDED = "bounded"
+#: The run touched something Eutaxy cannot control, or did not replay.
+UNSUPPORTED = "unsupported"
+SIMULATION_KINDS = (VIOLATED, BOUNDED, UNSUPPORTED)
+
+# The causes of UNSUPPORTED (``cause.kind``).
+#: Replaying the first runs in another order changed their logs.
+MODULE_STATE_LEAK = "module_state_leak"
+#: The same plan made different choices (or a violation did not replay).
+NOT_REPLAYABLE = "not_replayable"
+#: A binding outside the allowlist (Cache API, AI, Hyperdrive, KV, raw sockets) or one without its setup step.
+BINDING_NOT_ALLOWED = "binding_not_allowed"
+#: A request to a host no external declares, or one no scripted response answers.
+OUTBOUND_REQUEST = "outbound_request"
+#: WeakRef, which is not virtualised.
+WEAKREF = "weakref"
+#: FinalizationRegistry, which is not virtualised.
+FINALIZATION_REGISTRY = "finalization_registry"
+#: An invocation waited on something Eutaxy cannot see.
+INVISIBLE_WAIT = "invisible_wait"
+#: An effect's real I/O outlasted the budget.
+BUDGET_EXCEEDED = "budget_exceeded"
+#: A result that is not plain data (a stub, a function, a stream, an RPC capability).
+NOT_PLAIN_DATA = "not_plain_data"
+#: Platform behaviour the model does not cover (multipart uploads, rollback handlers, …).
+UNMODELLED = "unmodelled"
+UNSUPPORTED_CAUSES = (
+    MODULE_STATE_LEAK,
+    NOT_REPLAYABLE,
+    BINDING_NOT_ALLOWED,
+    OUTBOUND_REQUEST,
+    WEAKREF,
+    FINALIZATION_REGISTRY,
+    INVISIBLE_WAIT,
+    BUDGET_EXCEEDED,
+    NOT_PLAIN_DATA,
+    UNMODELLED,
+)
+
+_EXIT_CODES = {BOUNDED: 0, VIOLATED: 1, UNSUPPORTED: 2}
+
+
+def exit_code(kind: str) -> int:
+    """The CLI's exit status for a simulation verdict: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED."""
+    return _EXIT_CODES[kind]
+
+
+@attrs.frozen
+class Cause:
+    """Why a run is UNSUPPORTED: a cause kind and a sentence naming what was touched."""
+
+    kind: str
+    detail: str = ""
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "detail": self.detail}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Cause":
+        return cls(kind=data["kind"], detail=data.get("detail", ""))
+
+
+def _strings(values: Iterable[Any]) -> tuple[str, ...]:
+    return tuple(str(value) for value in values)
+
+
+@attrs.frozen(kw_only=True)
+class Provenance:
+    """What a simulation verdict rests on; no wall-clock value, so equal seeds give equal JSON."""
+
+    seed: str
+    runs: int
+    faults_injected: int
+    bounds: dict = attrs.field(factory=dict)
+    bounds_reached: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    schedule_points: int = 0
+    replayed: int = 0
+    not_replayed: int = 0
+    assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "runs": self.runs,
+            "faultsInjected": self.faults_injected,
+            "bounds": dict(self.bounds),
+            "boundsReached": list(self.bounds_reached),
+            "schedulePoints": self.schedule_points,
+            "replayed": self.replayed,
+            "notReplayed": self.not_replayed,
+            "assumptions": list(self.assumptions),
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Provenance":
+        return cls(
+            seed=data["seed"],
+            runs=data["runs"],
+            faults_injected=data["faultsInjected"],
+            bounds=dict(data.get("bounds") or {}),
+            bounds_reached=data.get("boundsReached") or (),
+            schedule_points=data.get("schedulePoints", 0),
+            replayed=data.get("replayed", 0),
+            not_replayed=data.get("notReplayed", 0),
+            assumptions=data.get("assumptions") or (),
+        )
+
+
+def _data(value: Any) -> Any:
+    return value.to_data() if hasattr(value, "to_data") else value
+
+
+def simulation_verdict(
+    kind: str,
+    *,
+    scenario: str,
+    platform: str,
+    provenance: Provenance | dict[str, Any],
+    violation: Any = None,
+    trace: Iterable[Any] | None = None,
+    schedule: Any = None,
+    kept_events: Iterable[str] | None = None,
+    cause: Cause | dict[str, Any] | None = None,
+    exhaustive: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The plain data of a simulation verdict, with the fields its kind requires.
+
+    ``violation``, ``trace``, ``schedule`` and ``keptEvents`` appear exactly on VIOLATED (the
+    trace is the replayed shrunk run), ``cause`` exactly on UNSUPPORTED, ``exhaustive``
+    when an exhaustive exploration was asked.
+    """
+    if kind not in SIMULATION_KINDS:
+        raise ValueError(f"unknown simulation verdict {kind!r}")
+    violated_fields = (violation, trace, schedule, kept_events)
+    if kind == VIOLATED:
+        assert all(field is not None for field in violated_fields), "VIOLATED carries its replayed trace"
+    else:
+        assert all(field is None for field in violated_fields), f"{kind} carries no violation"
+    assert (cause is not None) == (kind == UNSUPPORTED), "a cause exactly on UNSUPPORTED"
+    verdict: dict[str, Any] = {
+        "schemaVersion": SCHEMA_VERSION,
+        "kind": kind,
+        "scenario": scenario,
+        "platform": platform,
+        "provenance": _data(provenance),
+    }
+    if kind == VIOLATED:
+        verdict["violation"] = _data(violation)
+        verdict["trace"] = [_data(effect) for effect in trace]
+        verdict["schedule"] = _data(schedule)
+        verdict["keptEvents"] = list(kept_events)
+    if cause is not None:
+        verdict["cause"] = _data(cause)
+    if exhaustive is not None:
+        verdict["exhaustive"] = dict(exhaustive)
+    return verdict
+
+
+# --- spec verdicts -------------------------------------------------------------------
+
+#: Held on every input the simulator actually passed to the function.
+CHECKED = "checked"
+#: Held on generated inputs.
+TESTED = "tested"
+#: Proved for all inputs by a named engine.
+PROVEN = "proven"
+#: A counterexample was found at some rung.
+REFUTED = "refuted"
+#: No rung could decide; carries reasons.
+UNKNOWN = "unknown"
+#: Two engines disagree (or an engine proves against the simulator's counterexample).
+CONFLICT = "conflict"
+SPEC_KINDS = (CHECKED, TESTED, PROVEN, REFUTED, UNKNOWN, CONFLICT)
+
+#: The ladder's rungs, in the order they run.
+RUNGS = (CHECKED, TESTED, PROVEN)
+
+#: A rung ran but could not decide (no input inside the claim, a solver limit).
+GAVE_UP = "gave_up"
+#: The rung does not take the function or property (total at a sampling rung, a malformed property).
+UNSUPPORTED_REASON = "unsupported"
+#: The engine is not installed or could not run.
+UNAVAILABLE = "unavailable"
+UNKNOWN_REASONS = (GAVE_UP, UNSUPPORTED_REASON, UNAVAILABLE)
+
+
+@attrs.frozen(kw_only=True)
+class SpecVerdict:
+    """A spec verdict about one property of one pure function.
+
+    ``rung`` is where the verdict was reached (for REFUTED, where the counterexample was
+    found); ``counts`` the distinct inputs each sampling rung held on (``{"checked": 3,
+    "tested": 100}``); ``engine`` names the prover (``{"name", "version"}``) for PROVEN and
+    engine refutations; ``reasons`` the UNKNOWN reasons (one per rung that could not decide).
+    """
+
+    kind: str
+    property: str
+    rung: str | None = None
+    counts: dict = attrs.field(factory=dict)
+    engine: dict | None = None
+    assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    counterexample: Any = None
+    seed: str | None = None
+    detail: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in SPEC_KINDS:
+            raise UserError(f"unknown spec verdict {self.kind!r}; kinds are {', '.join(SPEC_KINDS)}")
+        if self.rung is not None and self.rung not in RUNGS:
+            raise UserError(f"unknown rung {self.rung!r}; rungs are {', '.join(RUNGS)}")
+        for reason in self.reasons:
+            if reason not in UNKNOWN_REASONS:
+                raise UserError(f"unknown reason {reason!r}; reasons are {', '.join(UNKNOWN_REASONS)}")
+        assert self.kind != UNKNOWN or self.reasons, "an UNKNOWN verdict names why"
+        assert self.kind != PROVEN or self.engine, "a PROVEN verdict names its engine"
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "property": self.property,
+            "rung": self.rung,
+            "counts": dict(self.counts),
+            "assumptions": list(self.assumptions),
+        }
+        if self.engine is not None:
+            data["engine"] = dict(self.engine)
+        if self.reasons:
+            data["reasons"] = list(self.reasons)
+        if self.counterexample is not None:
+            data["counterexample"] = self.counterexample
+        if self.seed is not None:
+            data["seed"] = self.seed
+        if self.detail:
+            data["detail"] = self.detail
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "SpecVerdict":
+        return cls(
+            kind=data["kind"],
+            property=data["property"],
+            rung=data.get("rung"),
+            counts=dict(data.get("counts") or {}),
+            engine=data.get("engine"),
+            assumptions=data.get("assumptions") or (),
+            reasons=data.get("reasons") or (),
+            counterexample=data.get("counterexample"),
+            seed=data.get("seed"),
+            detail=data.get("detail", ""),
+        )

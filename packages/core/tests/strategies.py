@@ -1,0 +1,189 @@
+"""Hypothesis strategies over small domains, so targets, ops and keys collide as in real logs.
+
+Logs are drawn as sequences of typed effects (a D1 write, a read, a decision, an ack, a
+fault, …) over three invocations and a handful of keys, with snapshots at the end, so
+every checker meets duplicates, misses, stale reads and absent snapshots often.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from eutaxy.core.effects import Effect
+from eutaxy.core.selectors import MISSING, get_path
+
+INVOCATIONS = ("msg-1#1", "msg-1#2", "msg-2#1")
+#: Keys that collide, plus ones that look alike but are not equal (1 vs "1" vs True) and
+#: ones equal under canonical JSON though not in Python's eyes (1 vs 1.0 are equal in both).
+KEYS = ("o-1", "o-2", 1, 1.0, "1", True, None)
+AMOUNTS = (0, 1, 2, -1, None)
+TABLES = ("payments", "accounts")
+COLUMN_VALUES = ("o-1", "o-2", 1, None, -1, 0, 2)
+
+
+def _params(draw) -> list:
+    """Bound parameters: usually [key, amount], sometimes empty (no key to find)."""
+    if draw(st.integers(0, 5)) == 0:
+        return []
+    return [draw(st.sampled_from(KEYS)), draw(st.sampled_from(AMOUNTS))]
+
+
+@st.composite
+def d1_effect(draw, invocation: str, ordinal: int, time: int) -> Effect:
+    op = draw(st.sampled_from(("run", "run", "batch", "first", "all")))
+    kind = draw(st.sampled_from(("result", "result", "result", "call", "fault")))
+    payload: dict = {"args": {"sql": "INSERT", "params": _params(draw)}}
+    if kind == "result":
+        if op in ("run", "batch"):
+            payload["result"] = {"changes": draw(st.sampled_from((0, 1, 2)))}
+        else:
+            payload["result"] = {"rows": []}
+    elif kind == "fault":
+        payload["fault"] = draw(st.sampled_from(("crash_before", "crash_after", "error")))
+    target = draw(st.sampled_from(("D1:DB", "D1:DB", "D1:OTHER")))
+    return Effect(target, op, kind, payload, invocation, ordinal, time)
+
+
+@st.composite
+def decision_effect(draw, invocation: str, ordinal: int, time: int) -> Effect:
+    target = draw(st.sampled_from(("Core:decide", "Core:decide", "Core:other")))
+    payload = {"args": [draw(st.sampled_from(KEYS))], "result": {"refunded": draw(st.sampled_from(AMOUNTS))}}
+    if draw(st.integers(0, 6)) == 0:
+        payload = {"args": [], "result": {}}
+    return Effect(target, "decide", "decision", payload, invocation, ordinal, time)
+
+
+@st.composite
+def queue_effect(draw, invocation: str, ordinal: int, time: int) -> Effect:
+    op = draw(st.sampled_from(("ack", "ack", "retry")))
+    kind = draw(st.sampled_from(("result", "call")))
+    payload: dict = {"args": {"messageId": invocation.split("#")[0], "body": {"orderId": draw(st.sampled_from(KEYS))}}}
+    if kind == "result":
+        payload["result"] = {"effective": draw(st.booleans())}
+    return Effect("Queue:payments", op, kind, payload, invocation, ordinal, time)
+
+
+@st.composite
+def effect_logs(draw, max_effects: int = 10) -> list[Effect]:
+    """A log: effects of three invocations in drawn order, then drawn snapshots."""
+    count = draw(st.integers(0, max_effects))
+    ordinals = {invocation: 0 for invocation in INVOCATIONS}
+    log: list[Effect] = []
+    for time in range(count):
+        invocation = draw(st.sampled_from(INVOCATIONS))
+        maker = draw(st.sampled_from((d1_effect, d1_effect, d1_effect, decision_effect, queue_effect)))
+        effect = draw(maker(invocation, ordinals[invocation], time))
+        if effect.kind != "decision":
+            ordinals[invocation] += 1
+        log.append(effect)
+    for table in TABLES:
+        if draw(st.integers(0, 4)) > 0:
+            log.append(
+                Effect("D1:DB", table, "snapshot", {"rows": draw(row_lists())}, "snapshot", 0, count)
+            )
+    return log
+
+
+@st.composite
+def rows_strategy(draw) -> dict:
+    row = {}
+    if draw(st.integers(0, 5)) > 0:
+        row["order_id"] = draw(st.sampled_from(COLUMN_VALUES))
+    row["balance"] = draw(st.sampled_from((-1, 0, 1, 2, None)))
+    row["ref"] = draw(st.sampled_from(COLUMN_VALUES))
+    return row
+
+
+def row_lists():
+    return st.lists(rows_strategy(), max_size=5)
+
+
+def _value_at(effect: Effect, path: str):
+    value = get_path(effect.payload, path)
+    return None if value is MISSING else value
+
+
+WHERE_PATHS = ("args.params.0", "args.params.1", "result.changes", "result.effective", "args.body.orderId")
+
+
+@st.composite
+def anchored_selectors(draw, log: list[Effect]) -> dict:
+    """A selector built from a drawn effect of the log, so it selects something."""
+    candidates = [effect for effect in log if effect.kind != "snapshot"]
+    if not candidates:
+        return {"target": "D1:DB", "op": "run", "kind": "result"}
+    anchor = draw(st.sampled_from(candidates))
+    selector: dict = {}
+    target_form = draw(st.integers(0, 3))
+    if target_form == 0:
+        selector["target"] = anchor.target
+    elif target_form == 1:
+        cut = draw(st.integers(0, len(anchor.target)))
+        selector["target"] = anchor.target[:cut] + "*"
+    elif target_form == 2:
+        selector["target"] = None
+    else:
+        selector["target"] = anchor.target
+    op_form = draw(st.integers(0, 3))
+    if op_form == 0:
+        selector["op"] = anchor.op
+    elif op_form == 1:
+        selector["op"] = [anchor.op, draw(st.sampled_from(("run", "first", "ack", "decide")))]
+    elif op_form == 2:
+        selector["op"] = None
+    else:
+        selector["op"] = [draw(st.sampled_from(("run", "first", "batch")))]
+    selector["kind"] = draw(st.sampled_from((anchor.kind, anchor.kind, None)))
+    where_form = draw(st.integers(0, 4))
+    if where_form == 1:
+        path = draw(st.sampled_from(WHERE_PATHS))
+        selector["where"] = {path: _value_at(anchor, path)}
+    elif where_form == 2:
+        path = draw(st.sampled_from(WHERE_PATHS))
+        op = draw(st.sampled_from(("eq", "neq", "gt", "gte", "lt", "lte", "notNull", "in")))
+        operand = [draw(st.sampled_from(KEYS)), _value_at(anchor, path)] if op == "in" else draw(st.sampled_from((0, 1, "o-1", None, True)))
+        selector["where"] = {path: {op: operand}}
+    elif where_form == 3:
+        selector["where"] = {"result.changes": {"gt": 0}}
+    return selector
+
+
+KEY_PATHS = ("args.params.0", "args.params.0", "args.params.1", "args.body.orderId", "result.changes")
+
+
+def key_paths():
+    return st.sampled_from(KEY_PATHS)
+
+
+@st.composite
+def conditions(draw) -> list[dict]:
+    out = []
+    for _ in range(draw(st.integers(0, 2))):
+        op = draw(st.sampled_from(("eq", "neq", "gt", "gte", "lt", "lte", "in", "notNull")))
+        column = draw(st.sampled_from(("order_id", "balance", "ref", "absent")))
+        condition = {"column": column, "op": op}
+        if op == "in":
+            condition["value"] = draw(st.lists(st.sampled_from(COLUMN_VALUES), max_size=3))
+        elif op != "notNull":
+            condition["value"] = draw(st.sampled_from(COLUMN_VALUES))
+        out.append(condition)
+    return out
+
+
+def queries():
+    return st.builds(
+        lambda table, where: {"kind": "rows", "target": "D1:DB", "table": table, "where": where},
+        st.sampled_from(TABLES),
+        conditions(),
+    )
+
+
+@st.composite
+def event_lists(draw) -> list[dict]:
+    events = []
+    for position in range(draw(st.integers(0, 3))):
+        body = {}
+        if draw(st.integers(0, 6)) > 0:
+            body["orderId"] = draw(st.sampled_from(KEYS))
+        events.append({"id": f"msg-{position + 1}", "body": body})
+    return events

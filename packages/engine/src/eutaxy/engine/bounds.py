@@ -1,0 +1,74 @@
+"""The bounds of one check, read once from the scenario and the caller's overrides.
+
+A verdict states the bounds it was reached within, so they are resolved in one place,
+with their defaults written out, and reported as plain data.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["Bounds", "resolve_bounds"]
+
+#: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
+DEFAULT_MAX_FAULTS_PER_RUN = 1
+DEFAULT_MAX_REDELIVERIES = 2
+DEFAULT_MAX_CONCURRENT_INVOCATIONS = 1
+#: Two seconds of exploration: long enough to reach a few hundred runs of a small Worker.
+DEFAULT_BUDGET_MS = 2000
+#: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
+DEFAULT_FAULT_PROBABILITY = 0.9
+
+
+@attrs.frozen(kw_only=True)
+class Bounds:
+    max_faults_per_run: int
+    max_redeliveries: int
+    max_concurrent_invocations: int
+    budget_ms: int
+    fault_probability: float
+    #: None: no cap on runs (the budget stops exploration).
+    max_runs: int | None
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "maxFaultsPerRun": self.max_faults_per_run,
+            "maxRedeliveries": self.max_redeliveries,
+            "maxConcurrentInvocations": self.max_concurrent_invocations,
+            "budgetMs": self.budget_ms,
+            "faultProbability": self.fault_probability,
+        }
+        if self.max_runs is not None:
+            data["maxRuns"] = self.max_runs
+        return data
+
+
+def _integer(value: Any, field: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise UserError(f"bounds.{field} must be an integer of at least {minimum}, got {value!r}")
+    return value
+
+
+def resolve_bounds(
+    scenario: Mapping[str, Any], *, max_runs: int | None = None, budget_ms: int | None = None
+) -> Bounds:
+    """The scenario's bounds with the caller's ``max_runs`` and ``budget_ms`` over them."""
+    given = dict(scenario.get("bounds") or {})
+    probability = given.get("faultProbability", DEFAULT_FAULT_PROBABILITY)
+    if isinstance(probability, bool) or not isinstance(probability, (int, float)) or not 0 <= probability <= 1:
+        raise UserError(f"bounds.faultProbability must be a number from 0 to 1, got {probability!r}")
+    runs = max_runs if max_runs is not None else given.get("maxRuns")
+    return Bounds(
+        max_faults_per_run=_integer(given.get("maxFaultsPerRun", DEFAULT_MAX_FAULTS_PER_RUN), "maxFaultsPerRun", 0),
+        max_redeliveries=_integer(given.get("maxRedeliveries", DEFAULT_MAX_REDELIVERIES), "maxRedeliveries", 0),
+        max_concurrent_invocations=_integer(
+            given.get("maxConcurrentInvocations", DEFAULT_MAX_CONCURRENT_INVOCATIONS), "maxConcurrentInvocations", 1
+        ),
+        budget_ms=_integer(budget_ms if budget_ms is not None else given.get("budgetMs", DEFAULT_BUDGET_MS), "budgetMs", 0),
+        fault_probability=float(probability),
+        max_runs=None if runs is None else _integer(runs, "maxRuns", 1),
+    )

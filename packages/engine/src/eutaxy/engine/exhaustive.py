@@ -1,0 +1,216 @@
+"""Exhaustive exploration: every schedule within the bounds, each once, depth first.
+
+A run is a sequence of decisions, and runs are deterministic, so the schedules form a
+tree. The enumerator keeps the path of the last run as a stack of frames (one per
+decision: its options, the index taken, the indices already explored and, for the
+reduction, its sleep set), reruns from the reset with an ever longer forced prefix
+(policy ``first`` after it), and backtracks to the deepest frame with an option left.
+
+Every rerun must repeat the path it was forced along: the same options at every
+decision of the prefix and the index forced. A run that chooses differently after the
+same prefix makes the verdict UNSUPPORTED (``not_replayable``).
+
+Partial-order reduction (sleep sets, Godefroid 1996). Two turns commute when both are
+effects of different invocations on different targets. After a frame has explored a
+turn ``t``, ``t`` sleeps in the subtrees of the frame's later options for as long as
+only turns independent of it are taken; a sleeping turn is never taken again. Starting
+an event, firing a due timer and letting time pass depend on everything, so they never
+sleep and nothing sleeps across them; fault decisions pass sleep sets through unchanged
+(every fault option is explored). The runtime takes option 0 past the prefix, so a run
+may take a sleeping turn: the enumerator then cuts the path there (the run is a probe,
+not a schedule) and goes on from the next option of that frame.
+
+The reduction assumes that turns do only their effect. A run whose effect turn did more
+(``more``: another effect, queued an event, read the clock or randomness, set a timer)
+is checked as usual and the enumeration starts again over every order with the
+reduction off; the schedules counted include those before the restart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from eutaxy.core.canonical import to_json
+from eutaxy.core.protocol import Decision
+
+from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
+from eutaxy.engine.plans import first_plan
+from eutaxy.engine.replay import confirm
+from eutaxy.engine.session import RunRecord, Session
+
+__all__ = ["Enumeration", "explore_exhaustive", "independent"]
+
+#: Turn kinds that depend on everything: they are never reordered and never sleep.
+_GLOBAL_TURNS = frozenset({"start", "timer", "time"})
+
+
+def _option_key(option: Any) -> str:
+    return to_json(option)
+
+
+def independent(first: Any, second: Any) -> bool:
+    """Whether two turn options commute: effects of different invocations on different targets."""
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        return False
+    if first.get("kind") != "effect" or second.get("kind") != "effect":
+        return False
+    if first.get("invocation") == second.get("invocation"):
+        return False
+    return first.get("target") != second.get("target")
+
+
+def _did_more(decision: Decision) -> bool:
+    """A turn other than a start (or a timer, or time passing) that did more than its effect."""
+    if decision.kind != "turn" or not decision.more:
+        return False
+    choice = decision.choice
+    return not (isinstance(choice, dict) and choice.get("kind") in _GLOBAL_TURNS)
+
+
+@attrs.define(eq=False)
+class _Frame:
+    """One decision on the current path."""
+
+    kind: str
+    options: tuple[Any, ...]
+    #: Canonical text of the options, to compare a rerun's decision with this one.
+    signature: str
+    chosen: int
+    #: Option indices explored (or skipped as asleep) before the current one.
+    done: set[int] = attrs.field(factory=set)
+    #: Sleeping turns at this decision: canonical option text -> option.
+    sleep: dict[str, Any] = attrs.field(factory=dict)
+
+    def child_sleep(self, reduction: bool) -> dict[str, Any]:
+        """The sleep set below the current option."""
+        if not reduction:
+            return {}
+        if self.kind == "fault":
+            return dict(self.sleep)
+        taken = self.options[self.chosen]
+        candidates = dict(self.sleep)
+        for index in self.done:
+            option = self.options[index]
+            candidates[_option_key(option)] = option
+        return {key: option for key, option in candidates.items() if independent(option, taken)}
+
+    def next_option(self, reduction: bool) -> int | None:
+        """The lowest option not yet explored and not asleep."""
+        for index in range(len(self.options)):
+            if index == self.chosen or index in self.done:
+                continue
+            if reduction and self.kind == "turn" and _option_key(self.options[index]) in self.sleep:
+                self.done.add(index)
+                continue
+            return index
+        return None
+
+
+def _frame_of(decision: Decision, sleep: dict[str, Any]) -> _Frame:
+    return _Frame(
+        kind=decision.kind,
+        options=decision.options,
+        signature=to_json(list(decision.options)),
+        chosen=decision.chosen,
+        sleep=sleep,
+    )
+
+
+@attrs.define(eq=False)
+class Enumeration:
+    """The enumerator's state: the current path, the counts, and whether the reduction is on."""
+
+    session: Session
+    reduction: bool = True
+    stack: list[_Frame] = attrs.field(factory=list)
+    #: Complete schedules run (probes cut short by a sleeping turn are not schedules).
+    schedules: int = 0
+    completed: bool = False
+
+    def report(self) -> dict[str, Any]:
+        return {"completed": self.completed, "schedules": self.schedules, "reduction": self.reduction}
+
+    def _diverged(self, prefix: list[int], decisions: tuple[Decision, ...]) -> str | None:
+        """Why a run did not follow its forced prefix and policy, if it did not."""
+        if len(decisions) < len(prefix):
+            return f"after the forced prefix {prefix} the run made only {len(decisions)} decisions"
+        for index, frame in enumerate(self.stack[: len(prefix)]):
+            decision = decisions[index]
+            if decision.kind != frame.kind or to_json(list(decision.options)) != frame.signature:
+                return (
+                    f"decision {index} offered {to_json(list(decision.options))} where the same prefix "
+                    f"offered {frame.signature}"
+                )
+            if decision.chosen != prefix[index]:
+                return f"decision {index} took option {decision.chosen} where the plan forced {prefix[index]}"
+        for index in range(len(prefix), len(decisions)):
+            if decisions[index].chosen != 0:
+                return f"decision {index} took option {decisions[index].chosen} past the prefix, not option 0"
+        return None
+
+    def _extend(self, prefix: list[int], decisions: tuple[Decision, ...]) -> bool:
+        """Push frames for the decisions past the prefix; False if the run took a sleeping turn."""
+        for index in range(len(prefix), len(decisions)):
+            parent = self.stack[-1] if self.stack else None
+            sleep = parent.child_sleep(self.reduction) if parent is not None else {}
+            frame = _frame_of(decisions[index], sleep)
+            self.stack.append(frame)
+            if self.reduction and frame.kind == "turn" and _option_key(frame.options[0]) in sleep:
+                return False
+        return True
+
+    def _backtrack(self) -> list[int] | None:
+        """The next prefix to force, or None once every schedule has run."""
+        while self.stack:
+            top = self.stack[-1]
+            following = top.next_option(self.reduction)
+            if following is not None:
+                top.done.add(top.chosen)
+                top.chosen = following
+                return [frame.chosen for frame in self.stack]
+            self.stack.pop()
+        return None
+
+    def run(self) -> Outcome:
+        session = self.session
+        prefix: list[int] = []
+        while True:
+            reason = session.stop_reason()
+            if reason is not None:
+                return Exhausted(bounds_reached=(reason,), exhaustive=self.report())
+            plan = first_plan(dict(session.scenario), session.seed, prefix, session.bounds.max_faults_per_run)
+            record: RunRecord = session.explore(plan)
+            if record.unsupported:
+                end = record.result.end
+                return Stopped(cause=end.cause, detail=end.detail or "", exhaustive=self.report())
+            decisions = record.result.decisions
+            divergence = self._diverged(prefix, decisions)
+            if divergence is not None:
+                return Stopped(cause="not_replayable", detail=divergence, exhaustive=self.report())
+            whole = self._extend(prefix, decisions)
+            restart = self.reduction and any(_did_more(d) for d in decisions)
+            if whole or restart:
+                self.schedules += 1
+            if record.violations:
+                confirmed = confirm(session, record)
+                if confirmed is not None:
+                    replayed, violation = confirmed
+                    return Found(record=replayed, violation=violation, exhaustive=self.report())
+            if restart:
+                # The reduction's assumption failed: start again over every order.
+                self.reduction = False
+                self.stack = []
+                prefix = []
+                continue
+            following = self._backtrack()
+            if following is None:
+                self.completed = True
+                return Exhausted(bounds_reached=(), exhaustive=self.report())
+            prefix = following
+
+
+def explore_exhaustive(session: Session, *, reduction: bool = True) -> Outcome:
+    """Enumerate every schedule within the session's bounds (see the module docstring)."""
+    return Enumeration(session=session, reduction=reduction).run()

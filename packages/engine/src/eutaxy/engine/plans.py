@@ -1,0 +1,137 @@
+"""Plan builders and the small facts every explorer shares about scenarios and runs.
+
+A run's streams, the restriction of a scenario to some of its events, the schedule a
+run took and the plans for each of the three policies live here, so the seeded
+explorer, the enumerator, replay and the shrinker build plans one way.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Mapping, Sequence
+
+from eutaxy.core.effects import parse_invocation
+from eutaxy.core.protocol import FirstPolicy, ReplayPolicy, RunPlan, RunResult, SeededPolicy
+from eutaxy.core.prng import seed_words
+from eutaxy.core.schedule import FaultAt, Schedule
+
+__all__ = [
+    "event_ids",
+    "events_of",
+    "faults_injected",
+    "first_plan",
+    "replay_plan",
+    "restrict_events",
+    "run_streams",
+    "schedule_of",
+    "seeded_plan",
+]
+
+#: The default ids a drive gives events without one, by drive kind (the contract's).
+_DEFAULT_ID_PREFIX = {"http": "req"}
+
+
+def run_streams(seed: str, run_index: int = 0) -> dict[str, tuple[int, int, int, int]]:
+    """The seeded streams of run ``run_index`` of a check with ``seed``.
+
+    The virtual globals are the seed's ``globals`` stream in every run, so a replay
+    with the same seed draws the same randomness and needs nothing beyond the seed.
+    Turn picks vary from run to run (run 0 takes the seed's ``turns`` stream, run ``i``
+    the derived ``turns/i``), so a path that depends on the order of turns is measured
+    more than once; a violating run's picks are recorded in its schedule, so replay does
+    not depend on which stream chose them.
+    """
+    assert run_index >= 0, run_index
+    turns = "turns" if run_index == 0 else f"turns/{run_index}"
+    return {"globals": seed_words(seed, "globals"), "turns": seed_words(seed, turns)}
+
+
+def events_of(scenario: Mapping[str, Any]) -> list[dict]:
+    """The drive's events (every drive has them)."""
+    return list((scenario.get("drive") or {}).get("events") or [])
+
+
+def event_ids(scenario: Mapping[str, Any]) -> list[str]:
+    """Each event's id: its own, else the drive's default (``msg-1`` …, ``req-1`` … for http)."""
+    drive = scenario.get("drive") or {}
+    prefix = _DEFAULT_ID_PREFIX.get(drive.get("kind"), "msg")
+    return [event.get("id") or f"{prefix}-{index}" for index, event in enumerate(events_of(scenario), 1)]
+
+
+def restrict_events(scenario: Mapping[str, Any], kept: Iterable[str]) -> dict:
+    """The scenario with only the events ``kept`` (in the drive's order), each naming its id.
+
+    Ids are written out so that an event keeps its id (and its invocations theirs) when
+    the events before it are removed; a schedule's faults stay valid that way.
+    """
+    kept_set = set(kept)
+    restricted = copy.deepcopy(dict(scenario))
+    drive = restricted.get("drive")
+    if drive is None:
+        return restricted
+    events = []
+    for event_id, event in zip(event_ids(scenario), events_of(scenario)):
+        if event_id in kept_set:
+            events.append({**event, "id": event_id})
+    drive["events"] = events
+    return restricted
+
+
+def seeded_plan(
+    scenario: Mapping[str, Any], seed: str, run_index: int, faults: Mapping[int, int], max_faults: int
+) -> RunPlan:
+    return RunPlan(
+        scenario=scenario,
+        seed=seed,
+        streams=run_streams(seed, run_index),
+        prefix=(),
+        policy=SeededPolicy(faults=dict(faults)),
+        max_faults=max_faults,
+    )
+
+
+def first_plan(scenario: Mapping[str, Any], seed: str, prefix: Sequence[int], max_faults: int) -> RunPlan:
+    return RunPlan(
+        scenario=scenario,
+        seed=seed,
+        streams=run_streams(seed),
+        prefix=tuple(prefix),
+        policy=FirstPolicy(),
+        max_faults=max_faults,
+    )
+
+
+def replay_plan(scenario: Mapping[str, Any], seed: str, schedule: Schedule, max_faults: int) -> RunPlan:
+    """A plan that follows ``schedule``; the fault bound never hides one of its faults."""
+    return RunPlan(
+        scenario=scenario,
+        seed=seed,
+        streams=run_streams(seed),
+        prefix=(),
+        policy=ReplayPolicy(faults=tuple(schedule.faults), turns=tuple(schedule.turns)),
+        max_faults=max(max_faults, len(schedule.faults)),
+    )
+
+
+def schedule_of(result: RunResult) -> Schedule:
+    """The schedule a run took: its injected faults by point, and every turn pick in order."""
+    faults = []
+    turns = []
+    for decision in result.decisions:
+        if decision.kind == "fault":
+            if decision.chosen != 0:
+                faults.append(
+                    FaultAt(invocation=decision.invocation, ordinal=decision.ordinal, fault=decision.choice)
+                )
+        else:
+            turns.append(decision.chosen)
+    return Schedule(faults=tuple(faults), turns=tuple(turns))
+
+
+def faults_injected(result: RunResult) -> int:
+    return sum(1 for d in result.decisions if d.kind == "fault" and d.chosen != 0)
+
+
+def event_of_invocation(invocation: str) -> str:
+    """``msg-1#2`` belongs to event ``msg-1``."""
+    return parse_invocation(invocation)[0]

@@ -1,0 +1,383 @@
+"""The in-process run loop for Python platforms: one run of a plan, as plain data out.
+
+A Python platform (AWS Lambda on SQS) runs the user's handler in this interpreter. The
+platform knows its delivery model and its effect boundary; this module owns what every
+such platform shares, so no platform can read a plan differently:
+
+- ``PlanFollower`` answers each fault decision from the plan: the forced prefix while it
+  lasts, then the policy (``seeded``, ``replay`` or ``first``), and keeps the decision list
+  and the count of eligible points the RunResult reports.
+- ``RunLoop`` holds the run's effect log and virtual globals, runs invocations, and makes
+  every effect point the same way: record ``call``, decide, then ``fault`` before the real
+  work (crash_before, error) or ``result`` and then ``fault`` after it (crash_after,
+  ambiguous), and advance virtual time one millisecond.
+
+An injected crash unwinds the handler as ``InvocationCrash``, a ``BaseException``, so a
+handler's ``except Exception`` cannot swallow it; a handler that catches it anyway is still
+treated as crashed, and any effect it tries afterwards re-raises the crash unrecorded.
+``RunUnsupported`` ends the run the same way with a cause.
+
+Only one invocation runs at a time: there are no turn decisions here yet, so a platform
+declares ``maxConcurrentInvocations`` above 1 unsupported (``unsupported_result``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
+
+import attrs
+
+from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
+from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
+from eutaxy.engine.globals import VirtualGlobals
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "InvocationCrash",
+    "Invocation",
+    "Outcome",
+    "PlanFollower",
+    "RunLoop",
+    "RunUnsupported",
+    "plan_data",
+    "unsupported_result",
+]
+
+PROTOCOL_VERSION = 1
+
+#: Faults after which the invocation is dead.
+_CRASHES = (CRASH_BEFORE, CRASH_AFTER)
+#: Faults injected before the real work (nothing committed).
+_BEFORE = (CRASH_BEFORE, ERROR)
+#: Faults injected after the real work (it committed; the caller never saw the answer).
+_AFTER = (CRASH_AFTER, AMBIGUOUS)
+
+
+class InvocationCrash(BaseException):
+    """An injected crash unwinding the handler; never an ``Exception`` a handler catches."""
+
+
+class RunUnsupported(BaseException):
+    """The run reached something Eutaxy cannot control; the run ends UNSUPPORTED."""
+
+    def __init__(self, cause: str, detail: str) -> None:
+        super().__init__(f"{cause}: {detail}")
+        self.cause = cause
+        self.detail = detail
+
+
+def plan_data(plan: Any) -> dict[str, Any]:
+    """The plan as plain data, whether it came as a ``RunPlan`` or as its dict."""
+    if isinstance(plan, dict):
+        return plan
+    to_data = getattr(plan, "to_data", None)
+    if to_data is None:
+        raise TypeError(f"a run plan must be a dict or have to_data(), got {type(plan).__name__}")
+    return to_data()
+
+
+def _as_run_result(data: dict[str, Any]) -> Any:
+    """The result as the protocol's ``RunResult`` when core defines it, else its plain data."""
+    try:
+        from eutaxy.core.protocol import RunResult  # noqa: PLC0415 (optional until core has it)
+    except ImportError:
+        return data
+    return RunResult.from_data(data)
+
+
+def unsupported_result(cause: str, detail: str) -> Any:
+    """A run that ended before any event: UNSUPPORTED with ``cause``."""
+    return _as_run_result(
+        {
+            "protocol": PROTOCOL_VERSION,
+            "effects": [],
+            "eligible": 0,
+            "decisions": [],
+            "end": {"kind": "unsupported", "cause": cause, "detail": detail},
+        }
+    )
+
+
+# --- the plan follower ------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class PlanFollower:
+    """Makes a run's decisions the way its plan says, and remembers them.
+
+    Decision ``i`` takes ``prefix[i]`` while the prefix lasts (an index out of range takes
+    option 0, the simplest, and is counted in ``misaligned``), then the policy.
+    """
+
+    prefix: Sequence[int]
+    policy: dict[str, Any]
+    max_faults: int
+    decisions: list[dict[str, Any]] = attrs.Factory(list)
+    #: Eligible points reached so far; also the next point's eligible ordinal.
+    eligible: int = 0
+    faults_injected: int = 0
+    misaligned: int = 0
+
+    @classmethod
+    def from_plan(cls, plan: dict[str, Any]) -> "PlanFollower":
+        policy = plan.get("policy") or {"kind": "first"}
+        # A plan arriving as data straight from a RunPlan carries this shape already.
+        if policy.get("kind") not in ("seeded", "replay", "first"):
+            raise ValueError(f"unknown plan policy {policy.get('kind')!r}")
+        return cls(prefix=tuple(plan.get("prefix") or ()), policy=policy, max_faults=int(plan.get("maxFaults", 0)))
+
+    def fault(self, invocation: str, ordinal: int, target: str, allowed: Sequence[str]) -> str | None:
+        """The fault to inject at this point, or None; records a decision if it is eligible."""
+        if not allowed or self.faults_injected >= self.max_faults:
+            return None
+        eligible_ordinal = self.eligible
+        self.eligible += 1
+        options = ["none", *allowed]
+        index = len(self.decisions)
+        if index < len(self.prefix):
+            chosen = self.prefix[index]
+            if not (isinstance(chosen, int) and 0 <= chosen < len(options)):
+                self.misaligned += 1
+                chosen = 0
+        else:
+            chosen = self._by_policy(invocation, ordinal, eligible_ordinal, options)
+        self.decisions.append(
+            {
+                "kind": "fault",
+                "invocation": invocation,
+                "ordinal": ordinal,
+                "target": target,
+                "options": options,
+                "chosen": chosen,
+            }
+        )
+        if chosen == 0:
+            return None
+        self.faults_injected += 1
+        assert self.faults_injected <= self.max_faults
+        return options[chosen]
+
+    def _by_policy(self, invocation: str, ordinal: int, eligible_ordinal: int, options: list[str]) -> int:
+        kind = self.policy["kind"]
+        wanted: str | None = None
+        if kind == "seeded":
+            faults = self.policy.get("faults") or {}
+            drawn = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))  # type: ignore[call-overload]
+            if isinstance(drawn, int) and not isinstance(drawn, bool):
+                # core.protocol's SeededPolicy: a 32-bit draw picks among the allowed kinds,
+                # so the kind always fits whatever point the ordinal turns out to be.
+                return 1 + drawn % (len(options) - 1)
+            wanted = drawn
+        elif kind == "replay":
+            for fault in self.policy.get("faults") or ():
+                if fault["invocation"] == invocation and fault["ordinal"] == ordinal:
+                    wanted = fault["fault"]
+                    break
+        return options.index(wanted) if wanted in options[1:] else 0
+
+
+# --- invocations ------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class Invocation:
+    """One delivery attempt of one event: ``msg-1#2``."""
+
+    id: str
+    #: The ordinal the next effect point of this invocation takes.
+    next_ordinal: int = 0
+    #: Set once a crash was injected; the invocation is dead from then on.
+    crashed: bool = False
+    #: Virtual time when the invocation started.
+    started_ms: int = 0
+
+
+@attrs.frozen
+class Outcome:
+    """How a handler call ended: ``returned`` (with its value), ``raised`` or ``crashed``."""
+
+    kind: str
+    value: Any = None
+    error: BaseException | None = None
+
+
+# --- the run loop -----------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class RunLoop:
+    """One run: its effect log, decisions, virtual globals and the invocation in flight."""
+
+    follower: PlanFollower
+    globals: VirtualGlobals
+    effects: list[Effect] = attrs.Factory(list)
+    current: Invocation | None = None
+    end: dict[str, Any] = attrs.Factory(lambda: {"kind": "completed"})
+    #: A RunUnsupported seen by the loop; kept so a handler that swallows it cannot hide it.
+    _unsupported: RunUnsupported | None = attrs.field(default=None, init=False)
+
+    @classmethod
+    def from_plan(cls, plan: Any) -> "RunLoop":
+        data = plan_data(plan)
+        words = (data.get("streams") or {}).get("globals")
+        if not words:
+            raise ValueError("the run plan carries no globals stream")
+        return cls(follower=PlanFollower.from_plan(data), globals=VirtualGlobals(words))
+
+    @property
+    def now_ms(self) -> int:
+        return self.globals.now_ms
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self, body: Callable[["RunLoop"], None]) -> None:
+        """Run ``body`` (the platform's delivery of every event) under the virtual globals.
+
+        The globals are restored on every exit; a ``RunUnsupported`` ends the run with its
+        cause instead of escaping. Anything else escaping ``body`` is the platform's bug and
+        propagates (after the restore).
+        """
+        try:
+            with self.globals:
+                body(self)
+                if self._unsupported is not None:
+                    raise self._unsupported
+        except RunUnsupported as unsupported:
+            self.end = {"kind": "unsupported", "cause": unsupported.cause, "detail": unsupported.detail}
+        finally:
+            self.current = None
+
+    @contextlib.contextmanager
+    def invocation(self, invocation_id: str) -> Iterator[Invocation]:
+        """Make ``invocation_id`` the invocation in flight for the block."""
+        assert self.current is None, f"{invocation_id} started while {self.current.id} runs"
+        invocation = Invocation(id=invocation_id, started_ms=self.now_ms)
+        self.current = invocation
+        try:
+            yield invocation
+        finally:
+            self.current = None
+
+    def call(self, function: Callable[..., Any], *args: Any) -> Outcome:
+        """Call the handler inside the current invocation and say how it ended."""
+        invocation = self.current
+        assert invocation is not None, "call() outside an invocation"
+        try:
+            value = function(*args)
+        except InvocationCrash as crash:
+            invocation.crashed = True
+            self._raise_if_unsupported()
+            return Outcome(kind="crashed", error=crash)
+        except RunUnsupported as unsupported:
+            self._unsupported = unsupported
+            raise
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:  # noqa: BLE001 (a handler's SystemExit is its failure too)
+            self._raise_if_unsupported()
+            if invocation.crashed:
+                return Outcome(kind="crashed", error=error)
+            return Outcome(kind="raised", error=error)
+        self._raise_if_unsupported()
+        if invocation.crashed:
+            # The handler caught the crash and returned anyway; the crash still happened.
+            return Outcome(kind="crashed", value=value)
+        return Outcome(kind="returned", value=value)
+
+    def unsupported(self, cause: str, detail: str) -> RunUnsupported:
+        """Note the cause and return the exception to raise (``raise loop.unsupported(...)``)."""
+        error = RunUnsupported(cause, detail)
+        if self._unsupported is None:
+            self._unsupported = error
+        return error
+
+    def _raise_if_unsupported(self) -> None:
+        if self._unsupported is not None:
+            raise self._unsupported
+
+    # --- effect points -----------------------------------------------------------------
+
+    def effect_point(
+        self,
+        target: str,
+        op: str,
+        args: Any,
+        allowed: Sequence[str],
+        perform: Callable[[], tuple[Any, Any]],
+    ) -> tuple[str | None, Any]:
+        """One effect point of the current invocation.
+
+        ``perform`` does the real work and returns ``(result payload, value for the
+        caller)``; it runs with the real randomness lent back. Returns ``(fault, value)``:
+        the fault is None, ``error`` (nothing was performed; the platform raises its error)
+        or ``ambiguous`` (it committed; the platform raises its timeout). Crashes raise
+        ``InvocationCrash`` here, after recording.
+        """
+        invocation = self.current
+        assert invocation is not None, f"effect {target} {op} outside an invocation"
+        if invocation.crashed:
+            raise InvocationCrash(f"{invocation.id} already crashed")
+        self._raise_if_unsupported()
+        ordinal = invocation.next_ordinal
+        invocation.next_ordinal += 1
+        self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
+        fault = self.follower.fault(invocation.id, ordinal, target, allowed)
+        assert fault is None or fault in allowed, (fault, allowed)
+        try:
+            if fault in _BEFORE:
+                self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+                if fault == CRASH_BEFORE:
+                    invocation.crashed = True
+                    raise InvocationCrash(f"crash_before at {invocation.id} effect #{ordinal}")
+                return fault, None
+            with self.globals.real_randomness():
+                result, value = perform()
+            self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
+            if fault in _AFTER:
+                self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+                if fault == CRASH_AFTER:
+                    invocation.crashed = True
+                    raise InvocationCrash(f"crash_after at {invocation.id} effect #{ordinal}")
+            return fault, value
+        finally:
+            self.globals.advance(1)
+
+    def platform_effect(self, target: str, op: str, args: Any, result: Any) -> None:
+        """An effect the platform itself makes for the current invocation (a dead-letter).
+
+        It takes no fault and is recorded even when the invocation crashed: the platform,
+        not the dead handler, acts. It is a point like any other (``call`` then ``result``,
+        the next ordinal, one millisecond).
+        """
+        invocation = self.current
+        assert invocation is not None, f"platform effect {target} {op} outside an invocation"
+        ordinal = invocation.next_ordinal
+        invocation.next_ordinal += 1
+        self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
+        self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
+        self.globals.advance(1)
+
+    def _record(self, target: str, op: str, kind: str, payload: Any, invocation: str, ordinal: int) -> None:
+        self.effects.append(
+            Effect(target=target, op=op, kind=kind, payload=payload, invocation=invocation, ordinal=ordinal, time=self.now_ms)
+        )
+
+    def record_snapshot(self, target: str, table: str, rows: Sequence[Any]) -> None:
+        """A binding's state after the last event (rows sorted by canonical JSON)."""
+        self.effects.append(snapshot(target, table, rows, self.now_ms))
+
+    # --- the answer --------------------------------------------------------------------
+
+    def result_data(self) -> dict[str, Any]:
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "effects": [effect.to_data() for effect in self.effects],
+            "eligible": self.follower.eligible,
+            "decisions": list(self.follower.decisions),
+            "end": dict(self.end),
+        }
+
+    def result(self) -> Any:
+        """The RunResult (the protocol's class when core defines it)."""
+        return _as_run_result(self.result_data())

@@ -1,0 +1,105 @@
+"""Seeded exploration: fault positions and kinds drawn from the seed, by position.
+
+The first run injects nothing and counts the eligible points. Every later run draws
+from the seed's ``plan`` stream, in this order:
+
+1. ``random()``: the run injects faults when the draw is below ``faultProbability``;
+   otherwise it injects none and keeps measuring the path without faults.
+2. ``below(maxFaultsPerRun)``: the run injects one more than this many faults.
+3. ``below(F)``: the first fault's position, uniform over ``F``, the most eligible points
+   a run without faults has had (a run reaches them before its first fault).
+4. For each further fault, ``below(len(rest))``: a position drawn without replacement
+   from ``rest``, the positions after the first up to the most any run has had (an
+   earlier fault, a redelivery, can make a run longer); fewer faults when ``rest`` runs out.
+5. For each position in increasing order, ``next_u32()``: the kind draw; the runtime
+   injects ``allowed[draw % len(allowed)]``, a kind the point allows whatever it is.
+
+A position is an eligible-point ordinal of the run; one the run does not reach is not
+injected. Every point is thus as likely to be faulted as any other, whether it comes
+first or last. The plans depend only on the seed and on the eligible counts earlier
+runs reported, so the same seed and the same platform give the same plans.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from eutaxy.core.prng import Xoshiro128, seed_words
+from eutaxy.core.protocol import RunPlan, RunResult
+
+from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
+from eutaxy.engine.plans import faults_injected, seeded_plan
+from eutaxy.engine.replay import confirm
+from eutaxy.engine.session import Session
+
+__all__ = ["SeededPlanner", "explore_seeded"]
+
+
+@attrs.define(eq=False)
+class SeededPlanner:
+    """Draws each run's plan from the seed and learns the eligible counts runs report."""
+
+    seed: str
+    max_faults_per_run: int
+    fault_probability: float
+    #: The most eligible points a run that injected no fault has had.
+    most_fault_free: int = attrs.field(init=False, default=0)
+    #: The most eligible points any run has had (never below ``most_fault_free``).
+    most_any: int = attrs.field(init=False, default=0)
+    runs_planned: int = attrs.field(init=False, default=0)
+    _stream: Xoshiro128 = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._stream = Xoshiro128(seed_words(self.seed, "plan"))
+
+    def draw_faults(self) -> dict[int, int]:
+        """The next later run's faults: eligible ordinal -> kind draw (empty: no fault)."""
+        stream = self._stream
+        inject = stream.random() < self.fault_probability
+        if not inject or self.max_faults_per_run == 0 or self.most_fault_free == 0:
+            return {}
+        count = 1 + stream.below(self.max_faults_per_run)
+        first = stream.below(self.most_fault_free)
+        positions = [first]
+        rest = list(range(first + 1, self.most_any))
+        for _ in range(min(count - 1, len(rest))):
+            index = stream.below(len(rest))
+            positions.append(rest[index])
+            rest[index] = rest[-1]
+            rest.pop()
+        positions.sort()
+        return {position: stream.next_u32() for position in positions}
+
+    def next_plan(self, scenario: dict) -> RunPlan:
+        faults = {} if self.runs_planned == 0 else self.draw_faults()
+        plan = seeded_plan(scenario, self.seed, self.runs_planned, faults, self.max_faults_per_run)
+        self.runs_planned += 1
+        return plan
+
+    def observe(self, result: RunResult) -> None:
+        if faults_injected(result) == 0:
+            self.most_fault_free = max(self.most_fault_free, result.eligible)
+        self.most_any = max(self.most_any, result.eligible, self.most_fault_free)
+
+
+def explore_seeded(session: Session) -> Outcome:
+    """Run seeded plans until a violation replays, a run is unsupported, or a bound stops it."""
+    planner = SeededPlanner(
+        seed=session.seed,
+        max_faults_per_run=session.bounds.max_faults_per_run,
+        fault_probability=session.bounds.fault_probability,
+    )
+    while True:
+        reason = session.stop_reason()
+        if reason is not None:
+            return Exhausted(bounds_reached=(reason,))
+        record = session.explore(planner.next_plan(dict(session.scenario)))
+        planner.observe(record.result)
+        if record.unsupported:
+            end = record.result.end
+            return Stopped(cause=end.cause, detail=end.detail or "")
+        if record.violations:
+            confirmed = confirm(session, record)
+            if confirmed is not None:
+                replayed, violation = confirmed
+                return Found(record=replayed, violation=violation)

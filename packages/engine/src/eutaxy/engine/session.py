@@ -1,0 +1,142 @@
+"""The search state of one check: every run goes through ``Session``.
+
+The session owns the platform, the bounds and the wall clock (which only decides when
+exploration stops), counts runs and injected faults, keeps the first runs for the
+module-state check and checks invariants on every log. Explorers decide which plans
+to run; the session runs them; ``replay`` confirms what they find.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import attrs
+
+from eutaxy.core.effects import as_effects
+from eutaxy.core.invariants import check_invariants
+from eutaxy.core.protocol import Platform, RunPlan, RunResult
+from eutaxy.core.schedule import Schedule
+from eutaxy.core.violations import Violation
+
+from eutaxy.engine.bounds import Bounds
+from eutaxy.engine.plans import events_of, faults_injected, schedule_of
+
+__all__ = ["RunRecord", "Session", "same_violation", "violation_key"]
+
+#: Progress is reported at most this often (in wall milliseconds) while exploring.
+PROGRESS_INTERVAL_MS = 100
+
+
+def violation_key(violation: Violation) -> tuple[str, tuple[str, ...]]:
+    """What "the same violation" means: the same invariant broken for the same keys."""
+    return (violation.invariant, tuple(violation.keys))
+
+
+def same_violation(violations: Sequence[Violation], target: tuple[str, tuple[str, ...]]) -> Violation | None:
+    for violation in violations:
+        if violation_key(violation) == target:
+            return violation
+    return None
+
+
+@attrs.frozen(kw_only=True)
+class RunRecord:
+    """One run: the plan sent, the result received and the violations of its log."""
+
+    plan: RunPlan
+    result: RunResult
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def unsupported(self) -> bool:
+        return self.result.end.kind == "unsupported"
+
+    @property
+    def schedule(self) -> Schedule:
+        return schedule_of(self.result)
+
+
+@attrs.define(eq=False)
+class Session:
+    platform: Platform
+    scenario: Mapping[str, Any]
+    seed: str
+    bounds: Bounds
+    clock_ms: Callable[[], float]
+    on_progress: Callable[[dict], None] | None = None
+    #: How many of the first exploration runs to keep for the module-state check.
+    keep_first: int = 2
+
+    #: Exploration runs so far (replays, shrinking and the module-state check not counted).
+    runs: int = attrs.field(init=False, default=0)
+    faults: int = attrs.field(init=False, default=0)
+    #: The most eligible points any exploration run has had.
+    most_eligible: int = attrs.field(init=False, default=0)
+    replayed: int = attrs.field(init=False, default=0)
+    not_replayed: int = attrs.field(init=False, default=0)
+    first_records: list[RunRecord] = attrs.field(init=False, factory=list)
+    _started_ms: float = attrs.field(init=False, default=0.0)
+    _progress_ms: float = attrs.field(init=False, default=float("-inf"))
+
+    def __attrs_post_init__(self) -> None:
+        self._started_ms = self.clock_ms()
+
+    # -- running ------------------------------------------------------------------------
+
+    def elapsed_ms(self) -> int:
+        return int(self.clock_ms() - self._started_ms)
+
+    def stop_reason(self) -> str | None:
+        """The bound that stops exploration now, if any (checked between runs only)."""
+        if self.bounds.max_runs is not None and self.runs >= self.bounds.max_runs:
+            return "maxRuns"
+        if self.runs > 0 and self.elapsed_ms() >= self.bounds.budget_ms:
+            return "budgetMs"
+        return None
+
+    def perform(self, plan: RunPlan) -> RunRecord:
+        """Run a plan and check its log; nothing is counted (replays and checks use this)."""
+        result = self.platform.run(plan)
+        violations: tuple[Violation, ...] = ()
+        if result.end.kind == "completed":
+            violations = tuple(
+                check_invariants(
+                    plan.scenario.get("invariants") or [],
+                    as_effects(result.effects),
+                    events_of(plan.scenario),
+                )
+            )
+        return RunRecord(plan=plan, result=result, violations=violations)
+
+    def explore(self, plan: RunPlan) -> RunRecord:
+        """One exploration run: counted, kept if among the first, and reported as progress."""
+        record = self.perform(plan)
+        self.runs += 1
+        self.faults += faults_injected(record.result)
+        self.most_eligible = max(self.most_eligible, record.result.eligible)
+        if len(self.first_records) < self.keep_first:
+            self.first_records.append(record)
+        self._progress(final=False)
+        return record
+
+    # -- progress -----------------------------------------------------------------------
+
+    def _progress(self, *, final: bool) -> None:
+        if self.on_progress is None:
+            return
+        now = self.clock_ms()
+        if not final and now - self._progress_ms < PROGRESS_INTERVAL_MS:
+            return
+        self._progress_ms = now
+        self.on_progress(
+            {
+                "runs": self.runs,
+                "faults": self.faults,
+                "elapsedMs": int(now - self._started_ms),
+                "budgetMs": self.bounds.budget_ms,
+            }
+        )
+
+    def finish(self) -> None:
+        """The last progress report of the check."""
+        self._progress(final=True)

@@ -1,0 +1,482 @@
+// The spec reader: spec files in, SpecIR JSON out, one line per file.
+//
+//   node reader.mjs <spec file>...        (stdout: one JSON object per file)
+//
+// Environment: EUTAXY_TYPESCRIPT is the pinned typescript package's folder;
+// EUTAXY_SPEC_DTS is eutaxy/spec's declaration file. Every binder type is
+// what the compiler resolved (aliases declared later, instantiated generics,
+// inline object types, imports from other files); what stays Eutaxy's is
+// which kinds it names and the expression subset it writes as trees. Nothing
+// here decides a verdict.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+import fs from "node:fs";
+
+const require = createRequire(import.meta.url);
+const tsDir = process.env.EUTAXY_TYPESCRIPT;
+if (!tsDir) {
+  process.stderr.write("reader: EUTAXY_TYPESCRIPT must name the typescript package folder\n");
+  process.exit(2);
+}
+const ts = require(tsDir);
+const specDts = path.resolve(process.env.EUTAXY_SPEC_DTS ?? "");
+
+/** Limits: nesting deeper than this is read as unsupported, never looped on. */
+const MAX_TYPE_DEPTH = 12;
+const MAX_TEXT = 120;
+
+const BUILTIN_CALLS = new Set([
+  "Number.isInteger", "Number.isFinite", "Number.isNaN", "Number.isSafeInteger",
+  "Math.abs", "Math.min", "Math.max", "Math.floor", "Math.ceil", "Math.trunc", "Math.sign",
+]);
+
+const BINARY_OPS = new Map([
+  [ts.SyntaxKind.EqualsEqualsEqualsToken, "==="], [ts.SyntaxKind.ExclamationEqualsEqualsToken, "!=="],
+  [ts.SyntaxKind.EqualsEqualsToken, "=="], [ts.SyntaxKind.ExclamationEqualsToken, "!="],
+  [ts.SyntaxKind.LessThanToken, "<"], [ts.SyntaxKind.LessThanEqualsToken, "<="],
+  [ts.SyntaxKind.GreaterThanToken, ">"], [ts.SyntaxKind.GreaterThanEqualsToken, ">="],
+  [ts.SyntaxKind.PlusToken, "+"], [ts.SyntaxKind.MinusToken, "-"],
+  [ts.SyntaxKind.AsteriskToken, "*"], [ts.SyntaxKind.SlashToken, "/"], [ts.SyntaxKind.PercentToken, "%"],
+  [ts.SyntaxKind.AmpersandAmpersandToken, "&&"], [ts.SyntaxKind.BarBarToken, "||"],
+  [ts.SyntaxKind.QuestionQuestionToken, "??"],
+]);
+
+function baseOptions(specFile) {
+  const defaults = {
+    strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true,
+    skipLibCheck: true, noEmit: true, types: [],
+  };
+  const configPath = ts.findConfigFile(path.dirname(specFile), ts.sys.fileExists, "tsconfig.json");
+  if (!configPath) return defaults;
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
+    ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {},
+  });
+  if (!parsed) return defaults;
+  return { ...parsed.options, noEmit: true, skipLibCheck: true };
+}
+
+function makeHost(options) {
+  const host = ts.createCompilerHost(options, true);
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts) =>
+    literals.map((literal) => {
+      if (literal.text === "eutaxy/spec") {
+        return { resolvedModule: { resolvedFileName: specDts, extension: ts.Extension.Dts, isExternalLibraryImport: true } };
+      }
+      return ts.resolveModuleName(literal.text, containingFile, opts, host, undefined, redirected);
+    });
+  return host;
+}
+
+function lineOf(node) {
+  const sf = node.getSourceFile();
+  return sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+}
+
+function textOf(node) {
+  const t = node.getText().replace(/\s+/g, " ");
+  return t.length > MAX_TEXT ? t.slice(0, MAX_TEXT - 1) + "…" : t;
+}
+
+function resolveAlias(checker, symbol) {
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) return checker.getAliasedSymbol(symbol);
+  return symbol;
+}
+
+class Reader {
+  constructor(program, specFile) {
+    this.program = program;
+    this.checker = program.getTypeChecker();
+    this.specFile = specFile;
+  }
+
+  // ---- types -------------------------------------------------------------
+
+  typeName(type) {
+    return this.checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation);
+  }
+
+  literalValue(type) {
+    const f = type.flags;
+    if (f & ts.TypeFlags.StringLiteral) return { ok: true, value: type.value };
+    if (f & ts.TypeFlags.NumberLiteral) return { ok: true, value: encodeNumber(type.value) };
+    if (f & ts.TypeFlags.BigIntLiteral) {
+      const v = type.value;
+      return { ok: true, value: { $: "bigint", v: (v.negative ? "-" : "") + v.base10Value } };
+    }
+    if (f & ts.TypeFlags.BooleanLiteral) return { ok: true, value: type.intrinsicName === "true" };
+    return { ok: false };
+  }
+
+  convert(type, depth = 0, stack = []) {
+    const name = this.typeName(type);
+    if (depth > MAX_TYPE_DEPTH) return { kind: "unsupported", name, reason: "nesting too deep" };
+    if (stack.includes(type)) return { kind: "unsupported", name, reason: "recursive type" };
+    const f = type.flags;
+    if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return { kind: "unsupported", name, reason: "any or unknown has no domain" };
+    if (f & ts.TypeFlags.Never) return { kind: "unsupported", name, reason: "never has no values" };
+    if (f & ts.TypeFlags.TypeParameter) return { kind: "unsupported", name, reason: "uninstantiated type parameter" };
+    if (f & ts.TypeFlags.Boolean) return { kind: "boolean", name };
+    const literal = this.literalValue(type);
+    if (literal.ok && !(f & ts.TypeFlags.Union)) return { kind: "literal", name, value: literal.value };
+    if (f & ts.TypeFlags.Number) return { kind: "number", name };
+    if (f & ts.TypeFlags.BigInt) return { kind: "bigint", name };
+    if (f & ts.TypeFlags.String) return { kind: "string", name };
+    if (f & ts.TypeFlags.Null) return { kind: "literal", name, value: null };
+    if (f & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return { kind: "literal", name, value: { $: "undefined" } };
+    const inner = [...stack, type];
+    if (f & ts.TypeFlags.Union) return this.convertUnion(type, name, depth, inner);
+    if (f & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) return this.convertObject(type, name, depth, inner);
+    return { kind: "unsupported", name, reason: `type flags ${f}` };
+  }
+
+  convertUnion(type, name, depth, stack) {
+    let hasNull = false, hasUndefined = false;
+    let rest = [];
+    for (const member of type.types) {
+      if (member.flags & ts.TypeFlags.Null) hasNull = true;
+      else if (member.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) hasUndefined = true;
+      else rest.push(member);
+    }
+    const base = this.convertNonNullUnion(rest, name, depth, stack);
+    if (!hasNull && !hasUndefined) return base;
+    return { kind: "nullable", name, inner: base, null: hasNull, undefined: hasUndefined };
+  }
+
+  convertNonNullUnion(members, name, depth, stack) {
+    if (members.length === 0) return { kind: "unsupported", name, reason: "empty union" };
+    const trueIdx = members.findIndex((m) => m.flags & ts.TypeFlags.BooleanLiteral && m.intrinsicName === "true");
+    const falseIdx = members.findIndex((m) => m.flags & ts.TypeFlags.BooleanLiteral && m.intrinsicName === "false");
+    const literals = members.map((m) => this.literalValue(m));
+    if (literals.every((l) => l.ok)) {
+      if (members.length === 2 && trueIdx >= 0 && falseIdx >= 0) return { kind: "boolean", name: "boolean" };
+      if (members.length === 1) return { kind: "literal", name: this.typeName(members[0]), value: literals[0].value };
+      return { kind: "literal_union", name, values: literals.map((l) => l.value) };
+    }
+    if (members.length === 1) return this.convert(members[0], depth + 1, stack);
+    const tagged = this.taggedUnion(members, name, depth, stack);
+    if (tagged) return tagged;
+    const converted = [];
+    let sawBoolean = false;
+    for (const m of members) {
+      if (trueIdx >= 0 && falseIdx >= 0 && m.flags & ts.TypeFlags.BooleanLiteral) {
+        if (!sawBoolean) converted.push({ kind: "boolean", name: "boolean" });
+        sawBoolean = true;
+        continue;
+      }
+      converted.push(this.convert(m, depth + 1, stack));
+    }
+    return { kind: "union", name, members: converted };
+  }
+
+  taggedUnion(members, name, depth, stack) {
+    if (!members.every((m) => m.flags & ts.TypeFlags.Object && !this.checker.isArrayType(m))) return null;
+    const first = this.checker.getPropertiesOfType(members[0]).map((p) => p.name);
+    for (const tag of first) {
+      const tags = [];
+      let ok = true;
+      for (const m of members) {
+        const prop = this.checker.getPropertyOfType(m, tag);
+        if (!prop) { ok = false; break; }
+        const lit = this.literalValue(this.checker.getTypeOfSymbol(prop));
+        if (!lit.ok) { ok = false; break; }
+        tags.push(lit.value);
+      }
+      if (!ok) continue;
+      if (new Set(tags.map((t) => JSON.stringify(t))).size !== tags.length) continue;
+      return {
+        kind: "tagged_union", name, tag,
+        variants: members.map((m, i) => ({ tag: tags[i], record: this.convertObject(m, this.typeName(m), depth + 1, stack) })),
+      };
+    }
+    return null;
+  }
+
+  convertObject(type, name, depth, stack) {
+    const checker = this.checker;
+    if (checker.isArrayType(type)) {
+      const element = checker.getTypeArguments(type)[0];
+      const readonly = type.target?.symbol?.name === "ReadonlyArray" || type.symbol?.name === "ReadonlyArray";
+      return { kind: "array", name, readonly, element: this.convert(element, depth + 1, stack) };
+    }
+    if (checker.isTupleType(type)) return { kind: "unsupported", name, reason: "tuple types are not drawn yet" };
+    if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) {
+      return { kind: "unsupported", name, reason: "functions are not drawn" };
+    }
+    if (checker.getIndexInfosOfType(type).length > 0) {
+      return { kind: "unsupported", name, reason: "index signatures are not drawn" };
+    }
+    const symbol = type.getSymbol();
+    const decl = symbol?.declarations?.[0];
+    if (decl && this.program.isSourceFileDefaultLibrary(decl.getSourceFile())) {
+      return { kind: "unsupported", name, reason: `${symbol.name} from the standard library is not drawn` };
+    }
+    const fields = [];
+    for (const prop of checker.getPropertiesOfType(type)) {
+      const propType = checker.getTypeOfSymbol(prop);
+      if (propType.getCallSignatures().length > 0) {
+        return { kind: "unsupported", name, reason: `field ${prop.name} is a method` };
+      }
+      fields.push({
+        name: prop.name, optional: Boolean(prop.flags & ts.SymbolFlags.Optional),
+        type: this.convert(propType, depth + 1, stack),
+      });
+    }
+    return { kind: "record", name, fields };
+  }
+
+  // ---- expressions -------------------------------------------------------
+
+  outside(node, construct) {
+    return { kind: "outside", construct: construct ?? ts.SyntaxKind[node.kind], line: lineOf(node), text: textOf(node) };
+  }
+
+  moduleFunction(identifier) {
+    const symbol = resolveAlias(this.checker, this.checker.getSymbolAtLocation(identifier));
+    const decl = symbol?.valueDeclaration ?? symbol?.declarations?.[0];
+    if (!decl) return null;
+    const sf = decl.getSourceFile();
+    if (sf.fileName === this.specFile || sf.isDeclarationFile) return null;
+    return symbol.name;
+  }
+
+  isGlobal(identifier) {
+    const symbol = this.checker.getSymbolAtLocation(identifier);
+    const decl = symbol?.declarations?.[0];
+    return Boolean(decl && decl.getSourceFile().isDeclarationFile);
+  }
+
+  expr(node, params) {
+    switch (node.kind) {
+      case ts.SyntaxKind.ParenthesizedExpression:
+      case ts.SyntaxKind.AsExpression:
+      case ts.SyntaxKind.SatisfiesExpression:
+      case ts.SyntaxKind.NonNullExpression:
+        return this.expr(node.expression, params);
+      case ts.SyntaxKind.NumericLiteral:
+        return { kind: "literal", value: encodeNumber(Number(node.text)) };
+      case ts.SyntaxKind.BigIntLiteral:
+        return { kind: "literal", value: { $: "bigint", v: BigInt(node.text.slice(0, -1)).toString() } };
+      case ts.SyntaxKind.StringLiteral:
+      case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
+        return { kind: "literal", value: node.text };
+      case ts.SyntaxKind.TrueKeyword: return { kind: "literal", value: true };
+      case ts.SyntaxKind.FalseKeyword: return { kind: "literal", value: false };
+      case ts.SyntaxKind.NullKeyword: return { kind: "literal", value: null };
+      case ts.SyntaxKind.Identifier: return this.identifier(node, params);
+      case ts.SyntaxKind.PrefixUnaryExpression: {
+        const op = { [ts.SyntaxKind.ExclamationToken]: "!", [ts.SyntaxKind.MinusToken]: "-", [ts.SyntaxKind.PlusToken]: "+" }[node.operator];
+        if (!op) return this.outside(node);
+        const operand = this.expr(node.operand, params);
+        if (op === "-" && operand.kind === "literal" && typeof operand.value === "number") {
+          return { kind: "literal", value: encodeNumber(-operand.value) };
+        }
+        return { kind: "unary", op, operand };
+      }
+      case ts.SyntaxKind.BinaryExpression: {
+        const op = BINARY_OPS.get(node.operatorToken.kind);
+        if (!op) return this.outside(node, `BinaryExpression:${ts.tokenToString(node.operatorToken.kind)}`);
+        return { kind: "binary", op, left: this.expr(node.left, params), right: this.expr(node.right, params) };
+      }
+      case ts.SyntaxKind.ConditionalExpression:
+        return { kind: "conditional", test: this.expr(node.condition, params), then: this.expr(node.whenTrue, params), else: this.expr(node.whenFalse, params) };
+      case ts.SyntaxKind.PropertyAccessExpression:
+        if (node.questionDotToken) return this.outside(node, "OptionalChain");
+        return { kind: "field", object: this.expr(node.expression, params), name: node.name.text };
+      case ts.SyntaxKind.ElementAccessExpression:
+        if (node.questionDotToken) return this.outside(node, "OptionalChain");
+        return { kind: "index", object: this.expr(node.expression, params), index: this.expr(node.argumentExpression, params) };
+      case ts.SyntaxKind.CallExpression: return this.call(node, params);
+      default:
+        return this.outside(node);
+    }
+  }
+
+  identifier(node, params) {
+    if (params.has(node.text)) return { kind: "binder", index: params.get(node.text).index, name: params.get(node.text).name };
+    if (node.text === "undefined") return { kind: "literal", value: { $: "undefined" } };
+    if (node.text === "NaN" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "NaN" } };
+    if (node.text === "Infinity" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "Infinity" } };
+    const fn = this.moduleFunction(node);
+    if (fn) return { kind: "function", name: fn };
+    return this.outside(node, "Identifier");
+  }
+
+  call(node, params) {
+    const callee = node.expression;
+    if (node.questionDotToken) return this.outside(node, "OptionalChain");
+    const args = () => node.arguments.map((a) => this.expr(a, params));
+    if (ts.isIdentifier(callee) && !params.has(callee.text)) {
+      const fn = this.moduleFunction(callee);
+      if (fn) return { kind: "call", callee: fn, target: "module", args: args() };
+    }
+    if (ts.isPropertyAccessExpression(callee)) {
+      const object = callee.expression;
+      if (ts.isIdentifier(object) && this.isGlobal(object)) {
+        const name = `${object.text}.${callee.name.text}`;
+        if (BUILTIN_CALLS.has(name)) return { kind: "call", callee: name, target: "builtin", args: args() };
+      }
+      if (object.kind === ts.SyntaxKind.RegularExpressionLiteral && callee.name.text === "test" && node.arguments.length === 1) {
+        const text = object.text;
+        const slash = text.lastIndexOf("/");
+        return { kind: "regex_test", pattern: text.slice(1, slash), flags: text.slice(slash + 1), argument: this.expr(node.arguments[0], params) };
+      }
+    }
+    return this.outside(node, "CallExpression");
+  }
+
+  claim(fnNode, binders) {
+    if (!fnNode || !(ts.isArrowFunction(fnNode) || ts.isFunctionExpression(fnNode))) {
+      return fnNode ? this.outside(fnNode, "NotAnArrowFunction") : null;
+    }
+    const params = new Map();
+    for (const [i, p] of fnNode.parameters.entries()) {
+      if (!ts.isIdentifier(p.name)) return this.outside(p, "DestructuringParameter");
+      if (p.dotDotDotToken) return this.outside(p, "RestParameter");
+      params.set(p.name.text, { index: i, name: binders[i]?.name ?? p.name.text });
+    }
+    let body = fnNode.body;
+    if (ts.isBlock(body)) {
+      if (body.statements.length !== 1 || !ts.isReturnStatement(body.statements[0]) || !body.statements[0].expression) {
+        return this.outside(body, "Block");
+      }
+      body = body.statements[0].expression;
+    }
+    return this.expr(body, params);
+  }
+
+  // ---- properties --------------------------------------------------------
+
+  combinator(call) {
+    if (!ts.isCallExpression(call)) return null;
+    const symbol = resolveAlias(this.checker, this.checker.getSymbolAtLocation(call.expression));
+    const decl = symbol?.declarations?.[0];
+    if (!decl || path.resolve(decl.getSourceFile().fileName) !== specDts) return null;
+    return symbol.name === "forall" || symbol.name === "total" ? symbol.name : null;
+  }
+
+  binders(fnArg) {
+    const type = this.checker.getTypeAtLocation(fnArg);
+    const signature = type.getCallSignatures()[0];
+    if (!signature) return null;
+    return signature.getParameters().map((p) => {
+      const decl = p.valueDeclaration;
+      const optional = Boolean(decl && (decl.questionToken || decl.initializer));
+      if (decl && decl.dotDotDotToken) {
+        return { name: p.name, optional, type: { kind: "unsupported", name: "rest", reason: "rest parameters are not drawn" } };
+      }
+      return { name: p.name, optional, type: this.convert(this.checker.getTypeOfSymbolAtLocation(p, fnArg)) };
+    });
+  }
+
+  sample(node) {
+    if (!node) return null;
+    if (!ts.isObjectLiteralExpression(node)) return { outside: textOf(node) };
+    const out = {};
+    for (const prop of node.properties) {
+      if (ts.isPropertyAssignment(prop) && ts.isIdentifier(prop.name) && ts.isNumericLiteral(prop.initializer)) {
+        out[prop.name.text] = Number(prop.initializer.text);
+      }
+    }
+    return out;
+  }
+
+  property(exportName, decl) {
+    const line = lineOf(decl);
+    const init = ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
+    const which = init ? this.combinator(init) : null;
+    if (!which) return { skipped: { name: exportName, line, reason: "not built by forall or total from eutaxy/spec" } };
+    const fnArg = init.arguments[0];
+    const binders = fnArg ? this.binders(fnArg) : null;
+    if (!binders) return { skipped: { name: exportName, line, reason: "first argument is not a function" } };
+    const fnName = ts.isIdentifier(fnArg) ? (this.moduleFunction(fnArg) ?? fnArg.text) : textOf(fnArg);
+    const fnSymbol = ts.isIdentifier(fnArg) ? resolveAlias(this.checker, this.checker.getSymbolAtLocation(fnArg)) : null;
+    const moduleFile = fnSymbol?.valueDeclaration?.getSourceFile().fileName ?? null;
+    if (which === "total") {
+      return { property: { kind: "total", name: exportName, function: fnName, binders, line }, moduleFile };
+    }
+    const options = init.arguments[1];
+    if (!options || !ts.isObjectLiteralExpression(options)) {
+      return { skipped: { name: exportName, line, reason: "forall's options are not an object literal" } };
+    }
+    const get = (key) => {
+      const p = options.properties.find((q) => q.name && ts.isIdentifier(q.name) && q.name.text === key);
+      if (!p) return undefined;
+      return ts.isPropertyAssignment(p) ? p.initializer : p;
+    };
+    const ensuresNode = get("ensures");
+    if (!ensuresNode) return { skipped: { name: exportName, line, reason: "forall without ensures" } };
+    const whenNode = get("when");
+    return {
+      property: {
+        kind: "forall", name: exportName, function: fnName, binders,
+        when: whenNode ? this.claim(whenNode, binders) : null,
+        ensures: this.claim(ensuresNode, binders),
+        sample: this.sample(get("sample")), line,
+      },
+      moduleFile,
+    };
+  }
+
+  read() {
+    const sf = this.program.getSourceFile(this.specFile);
+    const diagnostics = ts.getPreEmitDiagnostics(this.program, sf).map((d) => formatDiagnostic(d));
+    const moduleSymbol = this.checker.getSymbolAtLocation(sf);
+    const properties = [], skipped = [];
+    let moduleFile = null;
+    const exports = moduleSymbol ? this.checker.getExportsOfModule(moduleSymbol) : [];
+    const entries = [];
+    for (const symbol of exports) {
+      let decl = symbol.declarations?.[0];
+      if (symbol.flags & ts.SymbolFlags.Alias) decl = this.checker.getAliasedSymbol(symbol).declarations?.[0] ?? decl;
+      if (decl) entries.push({ name: symbol.name, decl });
+    }
+    entries.sort((a, b) => a.decl.pos - b.decl.pos);
+    for (const { name, decl } of entries) {
+      const read = this.property(name, decl);
+      if (read.skipped) skipped.push(read.skipped);
+      else {
+        properties.push(read.property);
+        moduleFile = moduleFile ?? read.moduleFile;
+      }
+    }
+    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics };
+  }
+}
+
+function encodeNumber(n) {
+  if (Number.isNaN(n)) return { $: "number", v: "NaN" };
+  if (n === Infinity) return { $: "number", v: "Infinity" };
+  if (n === -Infinity) return { $: "number", v: "-Infinity" };
+  if (Object.is(n, -0)) return { $: "number", v: "-0" };
+  return n;
+}
+
+function formatDiagnostic(d) {
+  const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
+  if (!d.file || d.start === undefined) return message;
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  return `${path.basename(d.file.fileName)}(${line + 1},${character + 1}): TS${d.code}: ${message}`;
+}
+
+function readOne(specFile, oldProgram) {
+  const file = path.resolve(specFile);
+  if (!fs.existsSync(file)) return { result: { kind: "read_error", spec: file, message: "no such file" } };
+  const options = baseOptions(file);
+  const program = ts.createProgram({ rootNames: [file], options, host: makeHost(options), oldProgram });
+  return { result: new Reader(program, file).read(), program };
+}
+
+let previous;
+for (const specFile of process.argv.slice(2)) {
+  let line;
+  try {
+    const { result, program } = readOne(specFile, previous);
+    previous = program ?? previous;
+    line = result;
+  } catch (error) {
+    line = { kind: "read_error", spec: path.resolve(specFile), message: String(error?.stack ?? error) };
+  }
+  process.stdout.write(JSON.stringify(line) + "\n");
+}

@@ -1,0 +1,150 @@
+"""Where Node, typescript and Eutaxy's own scripts are, and the Node processes the rungs talk to.
+
+The prover does not import the Cloudflare package (which installs and names
+the toolchain), so it finds Node through the environment or a parameter:
+
+- ``EUTAXY_NODE``: the node binary (Node 22 or later; it strips TypeScript types itself).
+- ``EUTAXY_NODE_MODULES``: a ``node_modules`` folder holding ``typescript``
+  (and ``.bin/node`` when ``EUTAXY_NODE`` is not set).
+- otherwise the workspace's pinned toolchain, ``toolchain/node/node_modules``,
+  looked up from this file's folder upwards (a source checkout).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Optional
+
+import attrs
+
+from eutaxy.core.errors import UserError
+from eutaxy.spec import js_module_dir
+
+#: The folder holding reader.mjs, evaluator.mjs and values.mjs.
+SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "reader"
+
+
+@attrs.frozen(kw_only=True)
+class NodeToolchain:
+    """A node binary and the node_modules folder its typescript comes from."""
+
+    node: Path
+    node_modules: Path
+
+    @property
+    def typescript(self) -> Path:
+        return self.node_modules / "typescript"
+
+    @property
+    def tsc(self) -> Path:
+        return self.typescript / "bin" / "tsc"
+
+
+def _workspace_node_modules() -> Optional[Path]:
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "toolchain" / "node" / "node_modules"
+        if (candidate / "typescript").is_dir():
+            return candidate
+    return None
+
+
+def find_toolchain(node: str | os.PathLike | None = None,
+                   node_modules: str | os.PathLike | None = None) -> NodeToolchain:
+    """The toolchain from the parameters, else the environment, else the workspace's pinned one.
+
+    Raises:
+        UserError: when no node binary or no typescript package can be found.
+    """
+    modules = node_modules or os.environ.get("EUTAXY_NODE_MODULES") or _workspace_node_modules()
+    if modules is None:
+        raise UserError("no node_modules with typescript found: set EUTAXY_NODE_MODULES to the folder "
+                        "holding the pinned typescript package (and EUTAXY_NODE to a Node 22+ binary)")
+    modules = Path(modules)
+    binary = node or os.environ.get("EUTAXY_NODE") or modules / ".bin" / "node"
+    binary = Path(binary)
+    if not binary.exists():
+        raise UserError(f"node binary {binary} not found: set EUTAXY_NODE to a Node 22+ binary")
+    if not (modules / "typescript").is_dir():
+        raise UserError(f"{modules} holds no typescript package: set EUTAXY_NODE_MODULES to the pinned toolchain's node_modules")
+    return NodeToolchain(node=binary, node_modules=modules)
+
+
+def script_env(toolchain: NodeToolchain) -> dict[str, str]:
+    """The environment the reader and evaluator scripts read their paths from."""
+    spec_dir = js_module_dir()
+    env = dict(os.environ)
+    env.update({
+        "EUTAXY_TYPESCRIPT": str(toolchain.typescript),
+        "EUTAXY_SPEC_DTS": str(spec_dir / "spec.d.ts"),
+        "EUTAXY_SPEC_JS": str(spec_dir / "spec.js"),
+        "NODE_NO_WARNINGS": "1",
+    })
+    return env
+
+
+class NodeError(RuntimeError):
+    """The Node side failed in a way no property caused (it exited, or it answered garbage)."""
+
+
+@attrs.define(eq=False)
+class JsonLinesProcess:
+    """One long-lived Node process answering one JSON line per request line."""
+
+    args: list[str]
+    env: dict[str, str]
+    cwd: Optional[str] = None
+    _proc: Optional[subprocess.Popen] = attrs.field(default=None, init=False)
+
+    def start(self) -> "JsonLinesProcess":
+        self._proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, env=self.env, cwd=self.cwd,
+                                      text=True, encoding="utf-8", bufsize=1)
+        return self
+
+    def request(self, message: dict) -> dict:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None, "start() first"
+        try:
+            proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+            proc.stdin.flush()
+        except BrokenPipeError as error:
+            raise NodeError(f"node exited: {self._stderr()}") from error
+        line = proc.stdout.readline()
+        if not line:
+            raise NodeError(f"node exited without answering: {self._stderr()}")
+        return json.loads(line)
+
+    def _stderr(self) -> str:
+        proc = self._proc
+        if proc is None or proc.stderr is None:
+            return ""
+        try:
+            proc.wait(timeout=5)
+            return proc.stderr.read()[-2000:]
+        except subprocess.TimeoutExpired:
+            return "(still running)"
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        if proc.stdin:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+
+    def __enter__(self) -> "JsonLinesProcess":
+        return self.start() if self._proc is None else self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

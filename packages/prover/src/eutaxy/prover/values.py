@@ -1,0 +1,149 @@
+"""JavaScript values in Python, and their encoding across the Node boundary.
+
+Python holds a drawn input as plain values: ``int``/``float`` for a number (an
+integral double is an ``int``), :class:`BigInt` for a bigint, ``str`` for a
+string, ``None`` for null, :data:`UNDEFINED`, ``tuple`` for an array and
+``dict`` for a record. They are never mutated once drawn; the evaluator
+decodes a fresh copy for every evaluation.
+
+The encoding is JSON plus tags for what JSON cannot say, the same as
+``reader/values.mjs``::
+
+    {"$": "bigint", "v": "-12"}   {"$": "number", "v": "NaN" | "Infinity" | "-Infinity" | "-0"}
+    {"$": "undefined"}            {"$": "object", "v": {...}}   (a record with a "$" key)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import attrs
+
+#: Integers a double holds exactly; an integral number beyond it stays a float.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+@attrs.frozen
+class BigInt:
+    value: int
+
+
+@attrs.frozen
+class Undefined:
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = Undefined()
+
+
+def number(x: float | int) -> float | int:
+    """The one Python spelling of a JavaScript number: integral and safe is ``int``, else ``float``."""
+    if isinstance(x, bool):
+        raise TypeError("a boolean is not a number")
+    if isinstance(x, int):
+        if abs(x) <= MAX_SAFE_INTEGER:
+            return x
+        return float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) <= MAX_SAFE_INTEGER and not (x == 0 and math.copysign(1, x) < 0):
+        return int(x)
+    return x
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def encode(value: Any) -> Any:
+    """Python value -> the JSON-able encoding."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, BigInt):
+        return {"$": "bigint", "v": str(value.value)}
+    if isinstance(value, Undefined):
+        return {"$": "undefined"}
+    if isinstance(value, int):
+        return value if abs(value) <= MAX_SAFE_INTEGER else float(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return {"$": "number", "v": "NaN"}
+        if math.isinf(value):
+            return {"$": "number", "v": "Infinity" if value > 0 else "-Infinity"}
+        if value == 0 and math.copysign(1, value) < 0:
+            return {"$": "number", "v": "-0"}
+        if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+            return int(value)
+        return value
+    if isinstance(value, (tuple, list)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        out = {k: encode(v) for k, v in value.items()}
+        return {"$": "object", "v": out} if "$" in out else out
+    raise TypeError(f"cannot encode {type(value).__name__} as a JavaScript value")
+
+
+_SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
+
+
+def decode(data: Any) -> Any:
+    """The JSON-able encoding -> Python value (arrays become tuples)."""
+    if data is None or isinstance(data, (bool, str)):
+        return data
+    if isinstance(data, (int, float)):
+        return number(data)
+    if isinstance(data, list):
+        return tuple(decode(v) for v in data)
+    if isinstance(data, dict):
+        if "$" in data:
+            tag = data["$"]
+            if tag == "bigint":
+                return BigInt(int(data["v"]))
+            if tag == "number":
+                return _SPECIAL_NUMBERS[data["v"]]
+            if tag == "undefined":
+                return UNDEFINED
+            if tag == "object":
+                return {k: decode(v) for k, v in data["v"].items()}
+            raise ValueError(f"unknown value tag {tag!r}")
+        return {k: decode(v) for k, v in data.items()}
+    raise TypeError(f"cannot decode {type(data).__name__}")
+
+
+def key(encoded: Any) -> str:
+    """A distinctness key over encoded values: equal inputs, equal keys (-0 and 0 differ, as Object.is says)."""
+    return json.dumps(encoded, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def utf16_length(text: str) -> int:
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def show(value: Any) -> str:
+    """A value as JavaScript would write it, for text reports."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Undefined):
+        return "undefined"
+    if isinstance(value, BigInt):
+        return f"{value.value}n"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value == 0 and math.copysign(1, value) < 0:
+            return "-0"
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return repr(value)

@@ -1,0 +1,187 @@
+"""The regression-test emitter: a violated verdict becomes a pytest file beside its scenario.
+
+The test replays the verdict's shrunk schedule on the events the shrinker kept, with the
+verdict's seed, through the platform's ``expect_holds``, which expects every invariant to
+hold: so it fails while the bug exists and passes once it is fixed, and it joins the
+project's own test suite.
+
+The emitter knows no platform. The caller names the platform (``scenario["platform"]``)
+and, if it is not the usual ``eutaxy.<platform>``, the module to import ``expect_holds``
+from; everything else comes from the verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pprint
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["regression_test_path", "regression_test_source", "write_regression_test"]
+
+_PLATFORM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+#: Scenario file suffixes dropped to get the test's name, longest first.
+SCENARIO_SUFFIXES = (".sim.py", ".py")
+
+
+def scenario_stem(scenario_path: str | os.PathLike) -> str:
+    """The scenario's file name without ``.sim.py``: ``queue-duplicate-write``."""
+    name = Path(scenario_path).name
+    for suffix in SCENARIO_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def regression_test_path(scenario_path: str | os.PathLike) -> Path:
+    """Where the test goes: beside the scenario, named so pytest collects it.
+
+    ``queue-duplicate-write.sim.py`` gives ``queue_duplicate_write_regression_test.py``:
+    pytest collects ``*_test.py``, and a module name must not hold ``-`` or ``.``.
+    """
+    return Path(scenario_path).with_name(_identifier(scenario_stem(scenario_path)) + "_regression_test.py")
+
+
+def regression_test_source(
+    verdict: dict,
+    *,
+    scenario_path: str | os.PathLike,
+    platform: str,
+    module: str | None = None,
+    test_path: str | os.PathLike | None = None,
+) -> str:
+    """The Python source of the regression test for a violated verdict.
+
+    Args:
+        verdict: a ``violated`` verdict (schedule, keptEvents and provenance.seed are read).
+        scenario_path: the scenario file the verdict is about.
+        platform: the scenario's platform name (``cloudflare``, ``aws``).
+        module: where ``expect_holds`` is imported from; ``eutaxy.<platform>`` by default.
+        test_path: where the test will be written; ``regression_test_path`` by default.
+            The scenario is named relative to it, so the pair can move together.
+
+    Raises:
+        ValueError: the verdict is not a violation, or lacks what a replay needs.
+    """
+    if verdict.get("kind") != "violated":
+        raise ValueError(f"a regression test is written for a violated verdict, not {verdict.get('kind')!r}")
+    module = module or _platform_module(platform)
+    if not _MODULE_NAME.match(module):
+        raise ValueError(f"platform module {module!r} is not an importable module name")
+    schedule = verdict.get("schedule")
+    if not isinstance(schedule, dict):
+        raise ValueError("the verdict has no schedule to replay")
+    seed = (verdict.get("provenance") or {}).get("seed")
+    if not isinstance(seed, str):
+        raise ValueError("the verdict's provenance has no seed to replay with")
+    events = verdict.get("keptEvents")
+    scenario_path = Path(scenario_path)
+    test_path = Path(test_path) if test_path is not None else regression_test_path(scenario_path)
+    relative = Path(os.path.relpath(scenario_path.absolute(), test_path.absolute().parent)).as_posix()
+    stem = scenario_stem(scenario_path)
+    violation = verdict.get("violation") or {}
+
+    lines = [
+        f'"""Regression test for the scenario {_safe(stem)!s}, written by `eutaxy check`.',
+        "",
+        "It replays the shrunk schedule on the events the shrinker kept and expects every",
+        "invariant to hold, so it fails while the bug exists and passes once it is fixed.",
+        '"""',
+        "",
+    ]
+    lines += _comment_block(violation)
+    lines += [
+        "from pathlib import Path",
+        "",
+        f"from {module} import expect_holds",
+        "",
+        f"SCENARIO = Path(__file__).parent / {_literal(relative)}",
+        "",
+        f"SCHEDULE = {_literal(schedule)}",
+        "",
+        f"EVENTS = {_literal(events)}",
+        "",
+        f"SEED = {_literal(seed)}",
+        "",
+        "",
+        f"def test_{_identifier(stem)}_regression():",
+        "    expect_holds(str(SCENARIO), schedule=SCHEDULE, events=EVENTS, seed=SEED)",
+        "",
+    ]
+    source = "\n".join(lines)
+    compile(source, str(test_path), "exec")  # the emitter must never write a broken file
+    return source
+
+
+def write_regression_test(
+    verdict: dict,
+    scenario_path: str | os.PathLike,
+    platform: str,
+    *,
+    module: str | None = None,
+) -> Path:
+    """Write the regression test beside the scenario, atomically, and return its path.
+
+    The file is written to a temporary name in the same directory and renamed over the
+    target, so a reader (or an interrupted run) never sees half a test.
+    """
+    test_path = regression_test_path(scenario_path)
+    source = regression_test_source(
+        verdict, scenario_path=scenario_path, platform=platform, module=module, test_path=test_path
+    )
+    handle, temporary = tempfile.mkstemp(prefix="." + test_path.name + ".", suffix=".tmp", dir=test_path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(source)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, test_path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return test_path
+
+
+def _platform_module(platform: str) -> str:
+    if not isinstance(platform, str) or not _PLATFORM_NAME.match(platform):
+        raise ValueError(f"platform {platform!r} is not a platform name such as 'cloudflare' or 'aws'")
+    return f"eutaxy.{platform}"
+
+
+def _identifier(text: str) -> str:
+    identifier = re.sub(r"[^0-9A-Za-z_]", "_", text)
+    return identifier or "scenario"
+
+
+def _literal(value: Any) -> str:
+    """Python source for plain data, checked to read back as the same value."""
+    text = pprint.pformat(value, width=88, sort_dicts=True)
+    assert ast.literal_eval(text) == value, text
+    return text
+
+
+def _safe(text: str) -> str:
+    """Text fit for a docstring: printable, no quote or backslash that could end it."""
+    return "".join(char if char.isprintable() and char not in "\"\\" else "?" for char in str(text))
+
+
+def _printable(text: str) -> str:
+    """Text fit for a comment: one line, printable characters only."""
+    return "".join(char if char.isprintable() else "?" for char in str(text))
+
+
+def _comment_block(violation: dict) -> list[str]:
+    if not violation:
+        return []
+    lines = [f"# Invariant broken: {_printable(violation.get('invariant') or '(unnamed)')}"]
+    if violation.get("kind"):
+        lines[0] += f" ({_printable(violation['kind'])})"
+    for line in str(violation.get("message") or "").splitlines():
+        lines.append("#   " + _printable(line))
+    return lines + [""]

@@ -1,0 +1,377 @@
+"""The text report: a simulation verdict told as a story a person reads top to bottom.
+
+The verdict word comes first, because it is what the reader came for; then why (the
+invariant and its message, or the cause), then the evidence (the shrunk trace, grouped so
+each line is one effect point of one invocation, with injected faults marked ``!!``), then
+how to reproduce it (schedule and seed) and what was explored (runs, bounds, assumptions).
+
+The renderer reads plain verdict data (``eutaxy.engine.check.check_scenario``'s result) and
+never fails on a field it does not know or one that is missing: verdicts may grow optional
+fields within a schema version, and a report that crashes hides the verdict it was for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eutaxy.core.canonical import to_json
+
+__all__ = ["render_text", "summarize_value"]
+
+#: A rendered argument or result longer than this is cut, so one effect stays one line.
+#: The JSON report always holds the full value.
+VALUE_CHARS_MAX = 160
+
+#: What each injected fault did, in the reader's words.
+FAULT_MEANINGS = {
+    "crash_before": "crashed before the effect; nothing committed",
+    "crash_after": "crashed after the effect committed; the caller never saw the answer",
+    "ambiguous": "the effect committed but the caller got an ambiguous outcome",
+    "error": "the effect failed with an error; nothing committed",
+    "redelivery": "the event was delivered again",
+    "cut_off": "background work was cut off",
+}
+
+_HEADLINES = {
+    "violated": "VIOLATED",
+    "bounded": "BOUNDED",
+    "unsupported": "UNSUPPORTED",
+}
+
+
+def render_text(verdict: dict) -> str:
+    """Render a simulation verdict as the text report (ends with a newline)."""
+    kind = verdict.get("kind")
+    lines = _headline(verdict)
+    if kind == "violated":
+        lines += _violation_section(verdict.get("violation") or {})
+        lines += _trace_section(verdict)
+        lines += _schedule_section(verdict)
+    elif kind == "bounded":
+        lines += _bounded_section(verdict)
+    elif kind == "unsupported":
+        lines += _unsupported_section(verdict.get("cause") or {})
+    else:
+        lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
+    lines += _exhaustive_section(verdict.get("exhaustive"))
+    lines += _provenance_section(verdict.get("provenance") or {})
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ---------------------------------------------------------------------------- sections
+
+
+def _headline(verdict: dict) -> list[str]:
+    kind = verdict.get("kind")
+    word = _HEADLINES.get(kind, str(kind).upper())
+    scenario = verdict.get("scenario") or "scenario"
+    platform = verdict.get("platform")
+    where = f"{scenario} ({platform})" if platform else scenario
+    if kind == "violated":
+        tail = "an invariant broke in a replayed, shrunk run"
+    elif kind == "bounded":
+        tail = "bounded, not verified"
+    elif kind == "unsupported":
+        tail = "no verdict: the run left what Eutaxy controls"
+    else:
+        tail = "unrecognised verdict kind"
+    return [f"{word}  {where}: {tail}"]
+
+
+def _violation_section(violation: dict) -> list[str]:
+    name = violation.get("invariant") or "(unnamed invariant)"
+    kind = violation.get("kind")
+    lines = ["", f"Invariant broken: {name}" + (f" ({kind})" if kind else "")]
+    message = violation.get("message")
+    if message:
+        lines += ["  " + line for line in str(message).splitlines()]
+    keys = violation.get("keys") or []
+    if keys:
+        lines.append("  keys: " + ", ".join(_key_text(key) for key in keys))
+    rows = violation.get("rows") or []
+    if rows:
+        lines.append("  rows:")
+        lines += ["    " + _cut(to_json(row)) for row in rows]
+    return lines
+
+
+def _trace_section(verdict: dict) -> list[str]:
+    trace = verdict.get("trace") or []
+    named = _violation_effects(verdict.get("violation") or {})
+    kept = verdict.get("keptEvents")
+    heading = "Shrunk trace (replayed"
+    if kept is not None:
+        heading += "; events kept: " + (", ".join(str(event) for event in kept) or "none")
+    heading += "):"
+    lines = ["", heading]
+    live = [(index, effect) for index, effect in enumerate(trace) if effect.get("kind") != "snapshot"]
+    snapshots = [effect for effect in trace if effect.get("kind") == "snapshot"]
+    if not live:
+        lines.append("  (no effects)")
+    previous_invocation = None
+    for group in _group_effects(live):
+        invocation = group[0][1].get("invocation", "?")
+        label = _invocation_label(invocation) if invocation != previous_invocation else ""
+        previous_invocation = invocation
+        marker = " *" if any(index in named for index, _ in group) else ""
+        first, *rest = _group_lines(group)
+        lines.append(f"  {label:<{_label_width(live)}}  {first}{marker}")
+        lines += [f"  {'':<{_label_width(live)}}  {line}" for line in rest]
+    if named:
+        lines.append("  (* an effect the violation names)")
+    if snapshots:
+        lines += ["", "State after the last event:"]
+        for snapshot in snapshots:
+            rows = (snapshot.get("payload") or {}).get("rows") or []
+            title = f"{snapshot.get('target', '?')} {snapshot.get('op', '?')}"
+            lines.append(f"  {title}: {len(rows)} row" + ("" if len(rows) == 1 else "s"))
+            lines += ["    " + _cut(to_json(row)) for row in rows]
+    return lines
+
+
+def _schedule_section(verdict: dict) -> list[str]:
+    schedule = verdict.get("schedule") or {}
+    faults = schedule.get("faults") or []
+    turns = schedule.get("turns") or []
+    lines = ["", "Schedule (what the regression test replays):"]
+    if faults:
+        for fault in faults:
+            lines.append(
+                f"  {fault.get('invocation', '?')} effect #{fault.get('ordinal', '?')}: {fault.get('fault', '?')}"
+            )
+    else:
+        lines.append("  no faults injected")
+    if turns:
+        lines.append("  turn picks: " + " ".join(str(turn) for turn in turns))
+    return lines
+
+
+def _bounded_section(verdict: dict) -> list[str]:
+    provenance = verdict.get("provenance") or {}
+    runs = provenance.get("runs")
+    explored = f"{runs} run" + ("" if runs == 1 else "s") if runs is not None else "the runs explored"
+    exhaustive = verdict.get("exhaustive")
+    if isinstance(exhaustive, dict) and exhaustive.get("completed"):
+        return [
+            "",
+            f"No invariant broke in {explored}: every schedule within the bounds below ran.",
+            "This is not a proof: nothing beyond these bounds was checked.",
+        ]
+    return [
+        "",
+        f"No invariant broke in {explored} within the bounds below.",
+        "This is not a proof: runs beyond these bounds, and schedules the exploration did not",
+        "reach, were not checked.",
+    ]
+
+
+def _unsupported_section(cause: dict) -> list[str]:
+    kind = cause.get("kind") or "unknown"
+    detail = cause.get("detail")
+    lines = ["", f"Cause: {kind}" + (f": {detail}" if detail else "")]
+    lines.append("The run touched something Eutaxy cannot control or did not replay, so no")
+    lines.append("claim is made about the scenario either way.")
+    return lines
+
+
+def _exhaustive_section(exhaustive: Any) -> list[str]:
+    if not isinstance(exhaustive, dict):
+        return []
+    completed = exhaustive.get("completed")
+    schedules = exhaustive.get("schedules")
+    reduction = exhaustive.get("reduction")
+    state = "completed" if completed else "did not complete (stopped by the budget or run cap)"
+    parts = [f"enumeration {state}"]
+    if schedules is not None:
+        parts.append(f"{schedules} schedule" + ("" if schedules == 1 else "s") + " ran")
+    if reduction is not None:
+        parts.append("partial-order reduction " + ("stayed on" if reduction else "was turned off"))
+    return ["", "Exhaustive: " + ", ".join(parts) + "."]
+
+
+def _provenance_section(provenance: dict) -> list[str]:
+    lines = ["", "Provenance:"]
+    seed = provenance.get("seed")
+    if seed is not None:
+        lines.append(f"  seed: {seed}")
+    counts = []
+    for field, words in (("runs", "runs"), ("faultsInjected", "faults injected"), ("schedulePoints", "schedule points")):
+        if provenance.get(field) is not None:
+            counts.append(f"{words} {provenance[field]}")
+    if counts:
+        lines.append("  " + ", ".join(counts))
+    for field, words in (("replayed", "replayed"), ("notReplayed", "not replayed")):
+        if provenance.get(field) is not None:
+            lines.append(f"  {words}: {_plain(provenance[field])}")
+    if provenance.get("bounds") is not None:
+        lines.append("  bounds: " + _plain(provenance["bounds"]))
+    if provenance.get("boundsReached") is not None:
+        lines.append("  bounds reached: " + _plain(provenance["boundsReached"]))
+    assumptions = provenance.get("assumptions") or []
+    if assumptions:
+        lines.append("  assumptions:")
+        lines += ["    - " + _assumption_text(item) for item in assumptions]
+    known = {"seed", "runs", "faultsInjected", "schedulePoints", "replayed", "notReplayed", "bounds", "boundsReached", "assumptions"}
+    for field in sorted(set(provenance) - known):
+        lines.append(f"  {field}: {_plain(provenance[field])}")
+    return lines if len(lines) > 2 else []
+
+
+# ---------------------------------------------------------------------------- the trace
+
+
+def _group_effects(live: list[tuple[int, dict]]) -> list[list[tuple[int, dict]]]:
+    """Group each effect point's call with the result and fault that follow it.
+
+    A point records ``call`` then ``result`` and/or ``fault`` (see the contract's effect
+    rules); they share invocation, ordinal and target. Anything else (a decision, a fault
+    with no call before it such as a redelivery) stands on its own line.
+    """
+    groups: list[list[tuple[int, dict]]] = []
+    for index, effect in live:
+        kind = effect.get("kind")
+        if kind in ("result", "fault") and groups:
+            head = groups[-1][0][1]
+            if head.get("kind") == "call" and _same_point(head, effect) and not _has_kind(groups[-1], "fault"):
+                groups[-1].append((index, effect))
+                continue
+        groups.append([(index, effect)])
+    return groups
+
+
+def _same_point(a: dict, b: dict) -> bool:
+    return all(a.get(field) == b.get(field) for field in ("invocation", "ordinal", "target"))
+
+
+def _has_kind(group: list[tuple[int, dict]], kind: str) -> bool:
+    return any(effect.get("kind") == kind for _, effect in group)
+
+
+def _group_lines(group: list[tuple[int, dict]]) -> list[str]:
+    effects = [effect for _, effect in group]
+    head = effects[0]
+    if head.get("kind") == "fault":
+        return [f"#{head.get('ordinal', '?')} {head.get('target', '?')}  " + _fault_text(head)]
+    payload = head.get("payload") if isinstance(head.get("payload"), dict) else {}
+    words = [f"#{head.get('ordinal', '?')}", str(head.get("target", "?"))]
+    if head.get("op"):
+        words.append(str(head["op"]))
+    text = " ".join(words)
+    kind = head.get("kind")
+    if kind == "decision":
+        text += "  decision"
+    args = payload.get("args") if "args" in payload else None
+    if args not in (None, {}, []):
+        text += "  " + summarize_value(args)
+    result = next((effect for effect in effects if effect.get("kind") in ("result", "decision")), None)
+    if result is not None:
+        result_payload = result.get("payload") if isinstance(result.get("payload"), dict) else {}
+        text += "  -> " + _result_text(result_payload.get("result"))
+    return [text] + ["   " + _fault_text(effect) for effect in effects if effect.get("kind") == "fault"]
+
+
+def _fault_text(effect: dict) -> str:
+    payload = effect.get("payload") if isinstance(effect.get("payload"), dict) else {}
+    fault = str(payload.get("fault") or effect.get("op") or "fault")
+    meaning = FAULT_MEANINGS.get(fault)
+    return f"!! {fault}" + (f" ({meaning})" if meaning else "")
+
+
+def _result_text(result: Any) -> str:
+    if result is None:
+        return "done"
+    if isinstance(result, dict):
+        flat = _flatten(result)
+        shown = [(key, value) for key, value in flat if value not in (None, [], {})]
+        if shown and all(not isinstance(value, (dict, list)) for _, value in shown):
+            return _cut(", ".join(f"{key} {_scalar(value)}" for key, value in shown))
+    return summarize_value(result)
+
+
+def _flatten(value: dict, prefix: str = "") -> list[tuple[str, Any]]:
+    items: list[tuple[str, Any]] = []
+    for key in value:
+        item = value[key]
+        name = f"{prefix}{key}"
+        if isinstance(item, dict) and item:
+            items += _flatten(item, name + ".")
+        else:
+            items.append((name, item))
+    return items
+
+
+def _invocation_label(invocation: str) -> str:
+    event, _, attempt = str(invocation).rpartition("#")
+    if event and attempt.isdigit() and int(attempt) > 1:
+        return f"{invocation} (redelivery)"
+    return str(invocation)
+
+
+def _label_width(live: list[tuple[int, dict]]) -> int:
+    return max((len(_invocation_label(effect.get("invocation", "?"))) for _, effect in live), default=0)
+
+
+def _violation_effects(violation: dict) -> set[int]:
+    return {index for index in violation.get("effects") or [] if isinstance(index, int)}
+
+
+# ---------------------------------------------------------------------------- values
+
+
+def summarize_value(value: Any) -> str:
+    """One line for an argument list, a row or a result: text as it is, the rest as JSON.
+
+    Strings come first (a SQL statement, a method and URL), then the structured values
+    (parameters, bodies), which is how a reader recognises a call.
+    """
+    if isinstance(value, str):
+        return _cut(_collapse(value))
+    if isinstance(value, dict) and value:
+        texts = [_collapse(item) for item in value.values() if isinstance(item, str)]
+        others = [item for item in value.values() if not isinstance(item, str)]
+        if texts and len(texts) + len(others) <= 4:
+            return _cut(" ".join(texts + [to_json(item) for item in others]))
+    if isinstance(value, list) and value and all(not isinstance(item, (dict, list)) for item in value[:1]):
+        if isinstance(value[0], str):
+            return _cut(" ".join(_collapse(item) if isinstance(item, str) else to_json(item) for item in value))
+    return _cut(to_json(value))
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _cut(text: str) -> str:
+    if len(text) <= VALUE_CHARS_MAX:
+        return text
+    return text[: VALUE_CHARS_MAX - 3] + "..."
+
+
+def _scalar(value: Any) -> str:
+    return value if isinstance(value, str) else to_json(value)
+
+
+def _key_text(key: Any) -> str:
+    # Keys arrive as canonical JSON text already; show them as they are.
+    return key if isinstance(key, str) else to_json(key)
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_plain(value[key])}" for key in sorted(value)) or "none"
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _scalar(value)
+
+
+def _assumption_text(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        text = item.get("text") or item.get("detail") or item.get("message")
+        if text:
+            kind = item.get("kind")
+            return f"{kind}: {text}" if kind else str(text)
+    return to_json(item)

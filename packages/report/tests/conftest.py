@@ -1,0 +1,6 @@
+"""Make the hand-made verdicts importable as ``verdicts`` from the tests."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

@@ -1,0 +1,128 @@
+"""The text report tells the verdict as a story: word first, then why, then the evidence."""
+
+from __future__ import annotations
+
+import verdicts
+
+from eutaxy.report.text import render_text, summarize_value
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def test_violated_report_starts_with_the_verdict_word_and_names_the_invariant():
+    """The first word is VIOLATED; the invariant and its message follow."""
+    text = render_text(verdicts.violated())
+    assert text.startswith("VIOLATED")
+    assert "queue-duplicate-write (cloudflare)" in text.splitlines()[0]
+    assert "Invariant broken: one-payment-per-order (at_most_once_per_key)" in text
+    assert 'key "o-1" was written 2 times (at most once allowed)' in text
+    assert 'keys: "o-1"' in text
+
+
+def test_violated_trace_is_one_line_per_effect_point_with_faults_marked():
+    """Each effect point's call and result share a line; an injected fault is marked !!."""
+    lines = _lines(render_text(verdicts.violated()))
+    first = next(line for line in lines if line.startswith("msg-1#1 "))
+    assert "#0 D1:DB run" in first
+    assert 'INSERT INTO payments (order_id, amount_cents) VALUES (?, ?) ["o-1",1200]' in first
+    assert "-> changes 1" in first
+    after_first = lines[lines.index(first) + 1]
+    assert after_first.startswith("!! crash_after")
+    redelivered = next(line for line in lines if line.startswith("msg-1#2"))
+    assert "redelivery" in redelivered and "-> changes 1" in redelivered
+    assert any("!! redelivery" in line for line in lines)
+
+
+def test_violated_trace_marks_the_effects_the_violation_names():
+    """Effects listed in violation.effects carry a marker with a legend."""
+    text = render_text(verdicts.violated())
+    marked = [line for line in text.splitlines() if line.endswith(" *")]
+    assert 2 == len(marked)
+    assert "(* an effect the violation names)" in text
+
+
+def test_violated_report_shows_schedule_seed_runs_bounds_and_assumptions():
+    """The reader can reproduce the run and sees what was explored."""
+    text = render_text(verdicts.violated())
+    assert "msg-1#1 effect #0: crash_after" in text
+    assert "seed: queue-duplicate-write" in text
+    assert "runs 17, faults injected 9, schedule points 4" in text
+    assert "bounds reached: maxFaultsPerRun, maxRedeliveries" in text
+    assert "- code between effects shares no state except through effects" in text
+    assert "events kept: msg-1" in text
+
+
+def test_violated_report_shows_the_end_state_as_rows():
+    """Snapshots are shown after the trace, not as effects."""
+    text = render_text(verdicts.violated())
+    assert "D1:DB payments: 2 rows" in text
+    assert '{"amount_cents":1200,"id":1,"order_id":"o-1"}' in text
+    assert "snapshot" not in [line.split()[0] for line in text.splitlines() if line.strip()]
+
+
+def test_bounded_report_says_bounded_not_verified():
+    """BOUNDED is never called verified, and says what was explored."""
+    text = render_text(verdicts.bounded())
+    assert text.startswith("BOUNDED")
+    assert "bounded, not verified" in text
+    assert "No invariant broke in 200 runs within the bounds below." in text
+    assert "not a proof" in text
+    assert "verified" not in text.replace("not verified", "")
+
+
+def test_bounded_exhaustive_report_states_completion_schedules_and_reduction():
+    """Exhaustive info appears whenever it is in the verdict."""
+    text = render_text(verdicts.bounded(exhaustive={"completed": True, "schedules": 12, "reduction": True}))
+    assert "Exhaustive: enumeration completed, 12 schedules ran, partial-order reduction stayed on." in text
+    assert "every schedule within the bounds below ran" in text
+    stopped = render_text(verdicts.bounded(exhaustive={"completed": False, "schedules": 3, "reduction": False}))
+    assert "enumeration did not complete" in stopped
+    assert "partial-order reduction was turned off" in stopped
+    assert "every schedule within the bounds" not in stopped
+
+
+def test_unsupported_report_gives_the_cause():
+    """UNSUPPORTED names its cause and claims nothing about the scenario."""
+    text = render_text(verdicts.unsupported())
+    assert text.startswith("UNSUPPORTED")
+    assert "Cause: binding_not_allowed: KV binding CACHE was touched" in text
+    assert "no" in text and "claim" in text
+
+
+def test_report_survives_missing_and_unknown_fields():
+    """A verdict with only a kind, or a kind newer than the report, still renders."""
+    assert render_text({"kind": "violated"}).startswith("VIOLATED")
+    assert render_text({"kind": "bounded"}).startswith("BOUNDED")
+    newer = render_text({"kind": "flaky", "scenario": "s"})
+    assert newer.startswith("FLAKY")
+    assert '"kind":"flaky"' in newer
+
+
+def test_decision_effects_and_crash_before_render():
+    """A Core decision shows its result; crash_before shows no result, only the fault."""
+    verdict = verdicts.violated()
+    verdict["trace"] = [
+        {"target": "Core:decideRefund", "op": "decideRefund", "kind": "decision",
+         "payload": {"args": [{"amount": 5}], "result": "refund"}, "invocation": "req-1#1", "ordinal": 0, "time": 0},
+        {"target": "D1:DB", "op": "run", "kind": "call", "payload": {"args": {"sql": "UPDATE x", "params": []}},
+         "invocation": "req-1#1", "ordinal": 0, "time": 0},
+        {"target": "D1:DB", "op": "run", "kind": "fault",
+         "payload": {"args": {"sql": "UPDATE x", "params": []}, "fault": "crash_before"},
+         "invocation": "req-1#1", "ordinal": 0, "time": 0},
+    ]
+    verdict["violation"]["effects"] = []
+    lines = _lines(render_text(verdict))
+    decision = next(line for line in lines if "Core:decideRefund" in line)
+    assert "decision" in decision and "-> refund" in decision
+    update = next(line for line in lines if "UPDATE x" in line)
+    assert "->" not in update
+    assert lines[lines.index(update) + 1].startswith("!! crash_before (crashed before the effect; nothing committed)")
+
+
+def test_long_values_are_cut_to_one_line():
+    """A huge argument is shortened in text (the JSON report keeps it whole)."""
+    text = summarize_value({"sql": "SELECT " + "x, " * 200 + "y"})
+    assert len(text) <= 160 and text.endswith("...")
+    assert "\n" not in summarize_value("a\n  b")

@@ -1,0 +1,98 @@
+"""Hand-made verdict data shaped as the contract's "The check API" describes it."""
+
+from __future__ import annotations
+
+import copy
+
+START_MS = 1767225600000
+
+INSERT = "INSERT INTO payments (order_id, amount_cents)\n    VALUES (?, ?)"
+
+
+def _effect(kind, invocation, ordinal, payload, time, target="D1:DB", op="run"):
+    return {
+        "target": target,
+        "op": op,
+        "kind": kind,
+        "payload": payload,
+        "invocation": invocation,
+        "ordinal": ordinal,
+        "time": START_MS + time,
+    }
+
+
+def _args():
+    return {"sql": INSERT, "params": ["o-1", 1200]}
+
+
+PROVENANCE = {
+    "seed": "queue-duplicate-write",
+    "runs": 17,
+    "faultsInjected": 9,
+    "bounds": {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 2000},
+    "boundsReached": ["maxFaultsPerRun", "maxRedeliveries"],
+    "schedulePoints": 4,
+    "replayed": 1,
+    "notReplayed": 0,
+    "assumptions": ["code between effects shares no state except through effects", "workerd 1.2026 local"],
+}
+
+VIOLATED = {
+    "schemaVersion": 1,
+    "kind": "violated",
+    "scenario": "queue-duplicate-write",
+    "platform": "cloudflare",
+    "violation": {
+        "invariant": "one-payment-per-order",
+        "kind": "at_most_once_per_key",
+        "keys": ['"o-1"'],
+        "effects": [1, 5],
+        "rows": [],
+        "message": "key \"o-1\" was written 2 times (at most once allowed)",
+    },
+    "trace": [
+        _effect("call", "msg-1#1", 0, {"args": _args()}, 0),
+        _effect("result", "msg-1#1", 0, {"args": _args(), "result": {"changes": 1}}, 1),
+        _effect("fault", "msg-1#1", 0, {"args": _args(), "fault": "crash_after"}, 1),
+        _effect("fault", "msg-1#1", 1, {"args": {}, "fault": "redelivery"}, 2, target="Queue:payments", op="deliver"),
+        _effect("call", "msg-1#2", 0, {"args": _args()}, 2),
+        _effect("result", "msg-1#2", 0, {"args": _args(), "result": {"changes": 1}}, 3),
+        _effect("call", "msg-1#2", 1, {"args": {"id": "msg-1"}}, 3, target="Queue:payments", op="ack"),
+        _effect("result", "msg-1#2", 1, {"args": {"id": "msg-1"}, "result": None}, 4, target="Queue:payments", op="ack"),
+        _effect("snapshot", "snapshot", 0, {"rows": [{"order_id": "o-1", "amount_cents": 1200, "id": 1},
+                                                     {"order_id": "o-1", "amount_cents": 1200, "id": 2}]},
+                5, op="payments"),
+    ],
+    "schedule": {"faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "crash_after"}], "turns": []},
+    "keptEvents": ["msg-1"],
+    "provenance": PROVENANCE,
+}
+
+BOUNDED = {
+    "schemaVersion": 1,
+    "kind": "bounded",
+    "scenario": "queue-idempotent-write",
+    "platform": "cloudflare",
+    "provenance": dict(PROVENANCE, seed="queue-idempotent-write", runs=200, faultsInjected=180),
+}
+
+UNSUPPORTED = {
+    "schemaVersion": 1,
+    "kind": "unsupported",
+    "scenario": "kv-cache",
+    "platform": "cloudflare",
+    "cause": {"kind": "binding_not_allowed", "detail": "KV binding CACHE was touched"},
+    "provenance": dict(PROVENANCE, seed="kv-cache", runs=1, faultsInjected=0),
+}
+
+
+def violated():
+    return copy.deepcopy(VIOLATED)
+
+
+def bounded(**extra):
+    return dict(copy.deepcopy(BOUNDED), **extra)
+
+
+def unsupported():
+    return copy.deepcopy(UNSUPPORTED)

@@ -1,0 +1,138 @@
+"""Properties and spec modules: what the reader reads from one spec file.
+
+A spec file exports one property per named export. ``forall`` quantifies over
+the function's parameters (the binders, named as the function names them); the
+claim's arrows may name them differently, so the trees refer to binders by
+position. ``total`` claims termination and has no claim tree.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional, Union
+
+import attrs
+
+from ._expr import Expr, expr_from_data
+from ._types import SpecType, type_from_data
+
+
+@attrs.frozen(kw_only=True)
+class Binder:
+    name: str
+    type: SpecType
+    optional: bool = False
+
+    def to_data(self) -> dict:
+        return {"name": self.name, "type": self.type.to_data(), "optional": self.optional}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "Binder":
+        return cls(name=d["name"], type=type_from_data(d["type"]), optional=d.get("optional", False))
+
+
+@attrs.frozen(kw_only=True)
+class ForallProperty:
+    """``export const name = forall(function, { when, ensures, sample })``."""
+
+    KIND: ClassVar[str] = "forall"
+    name: str
+    function: str
+    binders: tuple[Binder, ...]
+    ensures: Expr
+    when: Optional[Expr] = None
+    #: What the TESTED rung may draw (``maxArrayLength``, ``maxStringLength``); ``None`` when not given.
+    sample: Optional[dict] = None
+    line: int = 0
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name, "function": self.function,
+                "binders": [b.to_data() for b in self.binders],
+                "when": None if self.when is None else self.when.to_data(),
+                "ensures": self.ensures.to_data(), "sample": self.sample, "line": self.line}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "ForallProperty":
+        return cls(name=d["name"], function=d["function"],
+                   binders=tuple(Binder.from_data(b) for b in d["binders"]),
+                   ensures=expr_from_data(d["ensures"]),
+                   when=None if d.get("when") is None else expr_from_data(d["when"]),
+                   sample=d.get("sample"), line=d.get("line", 0))
+
+
+@attrs.frozen(kw_only=True)
+class TotalProperty:
+    """``export const name = total(function)``: termination on every input."""
+
+    KIND: ClassVar[str] = "total"
+    name: str
+    function: str
+    binders: tuple[Binder, ...]
+    line: int = 0
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name, "function": self.function,
+                "binders": [b.to_data() for b in self.binders], "line": self.line}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "TotalProperty":
+        return cls(name=d["name"], function=d["function"],
+                   binders=tuple(Binder.from_data(b) for b in d["binders"]), line=d.get("line", 0))
+
+
+Property = Union[ForallProperty, TotalProperty]
+
+
+def property_from_data(d: dict) -> Property:
+    kind = d.get("kind")
+    if kind == ForallProperty.KIND:
+        return ForallProperty.from_data(d)
+    if kind == TotalProperty.KIND:
+        return TotalProperty.from_data(d)
+    raise ValueError(f"property kind: expected 'forall' or 'total', got {kind!r}")
+
+
+@attrs.frozen(kw_only=True)
+class NotAProperty:
+    """An export of a spec file that is not built by ``forall`` or ``total``; reported, never checked."""
+
+    name: str
+    line: int
+    reason: str
+
+    def to_data(self) -> dict:
+        return {"name": self.name, "line": self.line, "reason": self.reason}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "NotAProperty":
+        return cls(name=d["name"], line=d.get("line", 0), reason=d.get("reason", ""))
+
+
+@attrs.frozen(kw_only=True)
+class SpecModule:
+    """One spec file read: the module it checks, its properties, and the compiler's own errors.
+
+    ``diagnostics`` are the compiler's messages for the spec file (a spec that
+    does not match its function fails here, as it fails the user's tsc).
+    """
+
+    KIND: ClassVar[str] = "spec_module"
+    spec: str
+    module: Optional[str]
+    properties: tuple[Property, ...]
+    skipped: tuple[NotAProperty, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "spec": self.spec, "module": self.module,
+                "properties": [p.to_data() for p in self.properties],
+                "skipped": [s.to_data() for s in self.skipped],
+                "diagnostics": list(self.diagnostics)}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "SpecModule":
+        if d.get("kind") != cls.KIND:
+            raise ValueError(f"spec module kind: expected {cls.KIND!r}, got {d.get('kind')!r}")
+        return cls(spec=d["spec"], module=d.get("module"),
+                   properties=tuple(property_from_data(p) for p in d["properties"]),
+                   skipped=tuple(NotAProperty.from_data(s) for s in d.get("skipped", ())),
+                   diagnostics=tuple(d.get("diagnostics", ())))

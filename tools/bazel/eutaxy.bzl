@@ -1,0 +1,88 @@
+"""One macro per Eutaxy package: the layer-checked py_library and its pytest target."""
+
+def _layer_check_impl(ctx):
+    stamp = ctx.actions.declare_file("src/eutaxy/%s/_layer_checked.py" % ctx.attr.layer)
+    args = ctx.actions.args()
+    args.add("--layer", ctx.attr.layer)
+    args.add("--allowed", ",".join(ctx.attr.allowed))
+    args.add("--stamp", stamp)
+    args.add_all(ctx.files.srcs)
+    ctx.actions.run(
+        executable = ctx.executable._checker,
+        arguments = [args],
+        inputs = ctx.files.srcs,
+        outputs = [stamp],
+        mnemonic = "EutaxyLayerCheck",
+        progress_message = "Checking the layer rule for eutaxy.%s" % ctx.attr.layer,
+    )
+    return [DefaultInfo(files = depset([stamp]))]
+
+layer_check = rule(
+    implementation = _layer_check_impl,
+    attrs = {
+        "layer": attr.string(mandatory = True),
+        "allowed": attr.string_list(),
+        "srcs": attr.label_list(allow_files = [".py"]),
+        "_checker": attr.label(default = "//tools/bazel:import_check", executable = True, cfg = "exec"),
+    },
+)
+
+# Who may depend on a library besides the layers above it: the corpus gates,
+# benchmarks and the repository's own tools.
+_NON_LAYER_USERS = ["//corpus:__subpackages__", "//bench:__subpackages__", "//tools:__subpackages__"]
+
+def _layer_of(label):
+    # "//packages/core" or "//packages/core:core" -> "core"
+    return label.split(":")[0].rsplit("/", 1)[-1]
+
+def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], test_data = [], test_deps = [], test_size = "medium", test_tags = []):
+    """A py_library for eutaxy.<layer> whose every build checks the layer rule.
+
+    deps: the eutaxy layers this one may import (labels //packages/<layer>);
+    users: the layers allowed to import this one (its visibility);
+    third_party: other py deps (e.g. the z3 wheel repository).
+    """
+    srcs = native.glob(["src/**/*.py"], exclude = ["src/**/_layer_checked.py"])
+    layer_check(
+        name = layer + "_layer_check",
+        layer = layer,
+        allowed = [_layer_of(d) for d in deps],
+        srcs = srcs,
+    )
+    native.py_library(
+        name = layer,
+        srcs = srcs + [":" + layer + "_layer_check"],
+        imports = ["src"],
+        deps = deps + third_party,
+        data = data + native.glob(["src/**"], exclude = ["src/**/*.py", "src/**/__pycache__/**", "src/**/* *"]),
+        visibility = ["//packages/%s:__pkg__" % u for u in users] + _NON_LAYER_USERS,
+    )
+    native.exports_files(["BUILD.bazel", "pyproject.toml"], visibility = ["//tools:__subpackages__"])
+    native.filegroup(name = "srcs_for_layer_check", srcs = srcs + native.glob(["tests/**"]), visibility = ["//tools:__subpackages__"])
+    tests = native.glob(["tests/**/*.py"])
+    if tests:
+        native.py_test(
+            name = "test",
+            srcs = tests + ["//tools/bazel:pytest_main.py"],
+            main = "//tools/bazel:pytest_main.py",
+            args = [native.package_name() + "/tests"],
+            deps = [":" + layer] + test_deps,
+            data = native.glob(["tests/**"], exclude = ["tests/**/*.py", "tests/**/__pycache__/**"]) + test_data,
+            size = test_size,
+            tags = test_tags,
+            legacy_create_init = False,
+        )
+
+def corpus_case(name, srcs, deps, data = [], size = "large", tags = []):
+    """A corpus gate: pytest over one case's test file, with the case's files as data."""
+    native.py_test(
+        name = name,
+        srcs = srcs + ["//tools/bazel:pytest_main.py"],
+        main = "//tools/bazel:pytest_main.py",
+        args = ["%s/%s" % (native.package_name(), s) for s in srcs],
+        deps = deps,
+        data = data,
+        size = size,
+        tags = tags,
+        legacy_create_init = False,
+    )

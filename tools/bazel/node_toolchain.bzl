@@ -1,0 +1,31 @@
+"""The pinned Node toolchain as a Bazel repository.
+
+It runs Eutaxy's one installer (packages/cloudflare/src/eutaxy/cloudflare/toolchain.py),
+which fetches every package of the committed package-lock.json with `npm pack`,
+checks each tarball's SHA-256 against node/sha256.json and only then unpacks it.
+No host is named: npm's own configuration picks the registry.
+"""
+
+def _impl(rctx):
+    installer = rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/toolchain.py"))
+
+    # Re-fetch when the pins change.
+    rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"))
+    rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"))
+    result = rctx.execute(["python3", installer, "--dest", "."], timeout = 900, quiet = False)
+    if result.return_code != 0:
+        fail("installing the pinned Node toolchain failed:\n" + result.stderr)
+    rctx.file("WORKSPACE", "")
+
+    # Tests find the toolchain through this one small file (its absolute path in
+    # the output base) rather than through tens of thousands of runfiles links.
+    rctx.file("location.txt", str(rctx.path("node_modules")) + "\n")
+    rctx.file("BUILD", """
+filegroup(
+    name = "location",
+    srcs = ["location.txt"],
+    visibility = ["//visibility:public"],
+)
+""")
+
+node_toolchain = repository_rule(implementation = _impl)

@@ -1,0 +1,35 @@
+"""Runs pytest over one package's tests inside a Bazel test.
+
+Arguments are paths relative to the workspace root. pytest runs from the test's
+own temporary directory (so Hypothesis and pytest write nothing into runfiles) and
+reports to Bazel's JUnit XML file.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+import pytest  # noqa: E402
+
+
+def main() -> int:
+    root = Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"]
+    location = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_node" / "location.txt"
+    if location.exists() and "EUTAXY_NODE_MODULES" not in os.environ:
+        os.environ["EUTAXY_NODE_MODULES"] = location.read_text().strip()
+    tmp = os.environ.get("TEST_TMPDIR")
+    if tmp:
+        os.chdir(tmp)
+        os.environ.setdefault("EUTAXY_CACHE_DIR", os.path.join(tmp, "eutaxy-cache"))
+    args = [str(root / a) if not a.startswith("-") else a for a in sys.argv[1:]]
+    args += ["-q", "-p", "no:cacheprovider", f"--rootdir={root}"]
+    xml = os.environ.get("XML_OUTPUT_FILE")
+    if xml:
+        args.append(f"--junitxml={xml}")
+    return pytest.main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

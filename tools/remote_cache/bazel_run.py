@@ -1,0 +1,184 @@
+"""Bazel in a throwaway output base, and what its own output says about the cache.
+
+The check must not disturb the workspace's real output base (its server, its
+action cache, its outputs), so every command here passes
+`--output_base=<temp>` and `shutdown` ends with that server gone and the
+directory expunged. What happened to each action is read from two things Bazel
+writes itself: the process summary line (`INFO: 3 processes: 2 remote cache
+hit, 1 internal.`) and the execution log (one JSON record per spawn, with
+`remoteCacheHit`). Nothing is inferred from timing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Mapping, Sequence
+
+#: Generous for a two-action build; only a wedged server takes this long.
+COMMAND_SECONDS = 300
+#: If the check dies before `shutdown`, the throwaway server exits by itself.
+SERVER_IDLE_SECONDS = 120
+
+#: Summary kinds that are not an action running on this machine.
+NOT_LOCAL = frozenset({"remote cache hit", "disk cache hit", "internal", "remote"})
+
+_SUMMARY = re.compile(r"^INFO: (\d+) process(?:es)?(?:: (.*?))?\.\s*$")
+
+
+class BazelError(RuntimeError):
+    """A Bazel command could not run at all (as opposed to a cache miss)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Spawn:
+    """One action's record in the execution log."""
+
+    mnemonic: str
+    #: e.g. "Executing genrule //tools/remote_cache:probe"
+    progress: str
+    #: e.g. "remote cache hit", "linux-sandbox"
+    runner: str
+    remote_cache_hit: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Build:
+    """One `bazel build` as Bazel reported it."""
+
+    returncode: int
+    #: Bazel's stderr (its INFO/WARNING/ERROR lines), shown when a check fails.
+    log: str
+    #: The process summary, kind -> count; empty if Bazel printed none.
+    processes: Mapping[str, int]
+    spawns: tuple[Spawn, ...]
+
+    @property
+    def remote_cache_hits(self) -> int:
+        return self.processes.get("remote cache hit", 0)
+
+    @property
+    def ran_here(self) -> int:
+        """Actions this machine executed itself (sandboxed, local, worker...)."""
+        return sum(n for kind, n in self.processes.items() if kind not in NOT_LOCAL)
+
+    def summary_line(self) -> str:
+        return next((l for l in self.log.splitlines() if _SUMMARY.match(l)), "(no process summary)")
+
+
+def parse_summary(log: str) -> dict[str, int]:
+    """Bazel's `INFO: N processes: a kind, b kind.` line as {kind: count}; the last one wins."""
+    counts: dict[str, int] = {}
+    for line in log.splitlines():
+        match = _SUMMARY.match(line)
+        if not match:
+            continue
+        counts = {}
+        for part in (match.group(2) or "").split(", "):
+            if part:
+                number, _, kind = part.partition(" ")
+                counts[kind] = counts.get(kind, 0) + int(number)
+    return counts
+
+
+def parse_execution_log(text: str) -> tuple[Spawn, ...]:
+    """The JSON execution log is concatenated objects, not one document: decode them in turn."""
+    decoder = json.JSONDecoder()
+    spawns = []
+    index = 0
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return tuple(spawns)
+        record, index = decoder.raw_decode(text, index)
+        spawns.append(
+            Spawn(
+                mnemonic=record.get("mnemonic", ""),
+                progress=record.get("progressMessage", ""),
+                runner=record.get("runner", ""),
+                remote_cache_hit=bool(record.get("remoteCacheHit", False)),
+            )
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ThrowawayBazel:
+    """`bazel --output_base=<temp> ...` in the workspace; `shutdown` leaves nothing behind."""
+
+    bazel: str
+    workspace: Path
+    output_base: Path
+
+    def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess:
+        command = [
+            self.bazel,
+            f"--output_base={self.output_base}",
+            f"--max_idle_secs={SERVER_IDLE_SECONDS}",
+            *args,
+        ]
+        try:
+            return subprocess.run(
+                command,
+                cwd=self.workspace,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=COMMAND_SECONDS,
+            )
+        except FileNotFoundError as error:
+            raise BazelError(f"cannot run {self.bazel!r} (set BAZEL=/path/to/bazel): {error}") from error
+        except subprocess.TimeoutExpired as error:
+            raise BazelError(f"{' '.join(args[:1])} did not finish in {COMMAND_SECONDS} s") from error
+
+    def build(self, target: str, cache_url: str, execution_log: Path) -> Build:
+        """Build target with cache_url as the only cache, every override the check relies on explicit.
+
+        The flags undo anything an rc file might add that would blur the
+        result: a disk cache (would answer instead of the server), remote
+        execution, downloads skipped. --remote_timeout keeps a dead server from
+        stalling the check for a minute per request.
+        """
+        done = self._run(
+            [
+                "build",
+                "--color=no",
+                "--curses=no",
+                "--noshow_progress",
+                "--disk_cache=",
+                "--remote_executor=",
+                f"--remote_cache={cache_url}",
+                "--remote_accept_cached",
+                "--remote_upload_local_results",
+                "--remote_download_outputs=all",
+                "--remote_timeout=10",
+                f"--execution_log_json_file={execution_log}",
+                "--",
+                target,
+            ]
+        )
+        spawns = parse_execution_log(execution_log.read_text()) if execution_log.exists() else ()
+        return Build(
+            returncode=done.returncode,
+            log=done.stderr,
+            processes=parse_summary(done.stderr),
+            spawns=spawns,
+        )
+
+    def clean(self) -> None:
+        """Drop the output tree and the local action cache, so only the server can answer."""
+        done = self._run(["clean", "--color=no", "--curses=no"])
+        if done.returncode != 0:
+            raise BazelError(f"bazel clean failed:\n{done.stderr}")
+
+    def shutdown(self) -> None:
+        """Expunge the output base (which stops its server), then make sure no server is left."""
+        if not self.output_base.exists():
+            return
+        expunged = self._run(["clean", "--expunge", "--color=no", "--curses=no"])
+        stopped = self._run(["shutdown"])
+        if expunged.returncode != 0 or stopped.returncode != 0:
+            raise BazelError(f"could not stop the throwaway Bazel server:\n{expunged.stderr}{stopped.stderr}")

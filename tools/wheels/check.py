@@ -1,0 +1,58 @@
+"""Builds every distribution's wheel and installs `eutaxy` from them into a fresh venv.
+
+This is the documented pip install (README "Install"), checked: the ten wheels
+are built from the checkout, a new venv installs `eutaxy` with the wheels first
+and the third-party pins of requirements.lock as constraints, and `eutaxy
+--version` and `eutaxy --help` must work. Run by tools/test, outside Bazel,
+because pip needs the package index for third-party wheels.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*cmd: str | Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], check=True, text=True, capture_output=True, **kw)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="eutaxy-wheels-") as tmp:
+        dist, env = Path(tmp) / "dist", Path(tmp) / "venv"
+        packages = sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").exists())
+        for pkg in packages:
+            with tempfile.TemporaryDirectory(prefix="eutaxy-build-") as build:
+                # Build from a copy so no build/ or egg-info lands in the checkout.
+                run("cp", "-r", pkg, build)
+                run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", dist, Path(build) / pkg.name)
+        wheels = sorted(dist.glob("*.whl"))
+        assert len(wheels) == len(packages), f"built {len(wheels)} wheels for {len(packages)} packages"
+        venv.create(env, with_pip=True)
+        py = env / "bin" / "python3"
+        run(py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+            "--find-links", dist, "-c", ROOT / "requirements.lock", "eutaxy==0.1.0")
+        version = run(env / "bin" / "eutaxy", "--version").stdout.strip()
+        assert version == "eutaxy 0.1.0", version
+        help_text = run(env / "bin" / "eutaxy", "--help").stdout
+        assert "check" in help_text, help_text
+        installed = run(py, "-m", "pip", "list", "--format=freeze").stdout
+        missing = [p.name for p in packages if f"{_dist_name(p)}==0.1.0" not in installed]
+        assert not missing, f"not installed from the wheels: {missing}"
+    print(f"ok: {len(wheels)} wheels built; `eutaxy` installed in a fresh venv; --version says {version!r}")
+    return 0
+
+
+def _dist_name(pkg: Path) -> str:
+    import tomllib
+    return tomllib.loads((pkg / "pyproject.toml").read_text())["project"]["name"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
