@@ -12,7 +12,8 @@ def _impl(rctx):
     # Re-fetch when the pins change.
     rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"))
     rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"))
-    result = rctx.execute(["python3", installer, "--dest", "."], timeout = 900, quiet = False)
+    # -P: the installer sits beside platform.py, which must not shadow the standard library.
+    result = rctx.execute(["python3", "-P", installer, "--dest", "."], timeout = 900, quiet = False)
     if result.return_code != 0:
         fail("installing the pinned Node toolchain failed:\n" + result.stderr)
     rctx.file("WORKSPACE", "")

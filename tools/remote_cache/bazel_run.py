@@ -1,9 +1,9 @@
 """Bazel in a throwaway output base, and what its own output says about the cache.
 
 The check must not disturb the workspace's real output base (its server, its
-action cache, its outputs), so every command here passes
-`--output_base=<temp>` and `shutdown` ends with that server gone and the
-directory expunged. What happened to each action is read from two things Bazel
+action cache, its outputs, the bazel-* links to them), so every command here
+passes `--output_base=<temp>` and `--symlink_prefix=/`, and `shutdown` ends
+with that server gone and the directory expunged. What happened to each action is read from two things Bazel
 writes itself: the process summary line (`INFO: 3 processes: 2 remote cache
 hit, 1 internal.`) and the execution log (one JSON record per spawn, with
 `remoteCacheHit`). Nothing is inferred from timing.
@@ -22,6 +22,11 @@ from typing import Mapping, Sequence
 COMMAND_SECONDS = 300
 #: If the check dies before `shutdown`, the throwaway server exits by itself.
 SERVER_IDLE_SECONDS = 120
+
+#: On every command. --symlink_prefix=/ makes Bazel create (and, on clean,
+#: delete) no bazel-* convenience symlinks: the workspace's own point at its
+#: real output base and must survive the check untouched.
+QUIET = ("--color=no", "--curses=no", "--symlink_prefix=/")
 
 #: Summary kinds that are not an action running on this machine.
 NOT_LOCAL = frozenset({"remote cache hit", "disk cache hit", "internal", "remote"})
@@ -145,8 +150,7 @@ class ThrowawayBazel:
         done = self._run(
             [
                 "build",
-                "--color=no",
-                "--curses=no",
+                *QUIET,
                 "--noshow_progress",
                 "--disk_cache=",
                 "--remote_executor=",
@@ -170,7 +174,7 @@ class ThrowawayBazel:
 
     def clean(self) -> None:
         """Drop the output tree and the local action cache, so only the server can answer."""
-        done = self._run(["clean", "--color=no", "--curses=no"])
+        done = self._run(["clean", *QUIET])
         if done.returncode != 0:
             raise BazelError(f"bazel clean failed:\n{done.stderr}")
 
@@ -178,7 +182,7 @@ class ThrowawayBazel:
         """Expunge the output base (which stops its server), then make sure no server is left."""
         if not self.output_base.exists():
             return
-        expunged = self._run(["clean", "--expunge", "--color=no", "--curses=no"])
+        expunged = self._run(["clean", "--expunge", *QUIET])
         stopped = self._run(["shutdown"])
         if expunged.returncode != 0 or stopped.returncode != 0:
             raise BazelError(f"could not stop the throwaway Bazel server:\n{expunged.stderr}{stopped.stderr}")

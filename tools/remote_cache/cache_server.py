@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -82,10 +83,27 @@ def _render(port: int, root: Path, state: Path) -> str:
 
 
 def _die_with_parent() -> None:
-    """Runs in the child before exec: if the check is killed outright, nginx goes too."""
+    """Runs in the child before exec: if the check is killed outright, nginx goes too (Linux)."""
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_pdeathsig = 1
     libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+
+
+def _version(nginx: str) -> tuple[int, ...]:
+    """nginx's version from `nginx -v` ("nginx version: nginx/1.22.1"), () if unreadable."""
+    done = subprocess.run([nginx, "-v"], capture_output=True, text=True)
+    match = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", done.stderr + done.stdout)
+    return tuple(int(part) for part in match.groups()) if match else ()
+
+
+def _command(nginx: str, conf: Path, state: Path, error_log: Path) -> list[str]:
+    # -p: relative paths stay inside the temp dir. -e (nginx 1.19.5 and later):
+    # nginx opens its built-in error log before it reads the config; point that
+    # one at the temp dir too. Older nginx only warns that it cannot open it.
+    command = [nginx, "-p", str(state), "-c", str(conf)]
+    if _version(nginx) >= (1, 19, 5):
+        command[1:1] = ["-e", str(error_log)]
+    return command
 
 
 def _request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
@@ -138,17 +156,16 @@ def running_cache(workdir: Path) -> Iterator[CacheServer]:
     state.mkdir()
     conf = state / "nginx.conf"
     error_log = state / "error.log"
-    for attempt in range(1, START_ATTEMPTS + 1):
+    command = _command(nginx, conf, state, error_log)
+    for _ in range(START_ATTEMPTS):
         port = _free_port()
         conf.write_text(_render(port, root, state))
         process = subprocess.Popen(
-            # -e: nginx opens its built-in error log before reading the config;
-            # point that at the temp dir too. -p: relative paths stay inside.
-            [nginx, "-p", str(state), "-e", str(error_log), "-c", str(conf)],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
         try:
             ready = _wait_ready(process, port)

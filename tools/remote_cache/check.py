@@ -138,8 +138,20 @@ def run_check(workspace: Path, bazel: str, workdir: Path, force_miss: bool) -> N
                     raise CheckFailed("a build against an empty cache passed the hit test: the check is blind")
                 say("the hit test rejects a build that missed the cache")
             say(f"bazel time {time.monotonic() - started:.1f} s")
-        finally:
-            runner.shutdown()
+        except BaseException:
+            _shutdown(runner, quiet=True)
+            raise
+        _shutdown(runner, quiet=False)
+
+
+def _shutdown(runner: bazel_run.ThrowawayBazel, quiet: bool) -> None:
+    """Stop the throwaway server; a failure to stop is an error unless another one is already on its way."""
+    try:
+        runner.shutdown()
+    except bazel_run.BazelError as error:
+        if not quiet:
+            raise
+        say(f"ERROR: also, {error}")
 
 
 def self_test(script: Path, workspace: Path, bazel: str) -> int:

@@ -148,3 +148,26 @@ def test_the_runtime_is_found_in_the_source_tree():
     except HostError:
         pytest.skip("the runtime's host.mjs is not written yet")
     assert (runtime / "host.mjs").is_file()
+
+
+def test_the_runtime_override_is_used(monkeypatch, echo_runtime):
+    """EUTAXY_CLOUDFLARE_RUNTIME names the directory holding host.mjs, ahead of the others."""
+    monkeypatch.setenv("EUTAXY_CLOUDFLARE_RUNTIME", str(echo_runtime))
+    assert echo_runtime == find_runtime()
+
+
+def test_a_runtime_override_without_host_mjs_falls_back(monkeypatch, tmp_path):
+    """An override that holds no host.mjs is skipped, and the error lists every place looked."""
+    monkeypatch.setenv("EUTAXY_CLOUDFLARE_RUNTIME", str(tmp_path))
+    try:
+        found = find_runtime()
+    except HostError as error:
+        assert str(tmp_path) in str(error)
+    else:
+        assert tmp_path != found
+
+
+def test_a_node_that_cannot_start_is_a_host_error(tmp_path, echo_runtime):
+    """A missing Node binary is reported as the host failing to start, naming the binary."""
+    with pytest.raises(HostError, match="could not be started"):
+        Host(node=tmp_path / "no-node", node_modules=tmp_path, runtime=echo_runtime)

@@ -1,5 +1,6 @@
 """Scenario helpers build the contract's plain data and refuse bad shapes."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ def test_define_scenario_gives_the_contract_shape():
         ],
         bounds={"maxFaultsPerRun": 1, "max_redeliveries": 2, "budget_ms": 2000},
     )
-    here = Path(__file__).resolve()
+    here = Path(os.path.abspath(__file__))
     assert "cloudflare" == scenario["platform"]
     assert str(here.parent) == scenario["root"]
     assert str(here) == scenario["source"]
@@ -106,5 +107,5 @@ def test_define_scenario_refuses_unknown_worker_fields():
 def test_explicit_root_overrides_the_caller(tmp_path):
     """root= and source= let a scenario be built outside a scenario file."""
     scenario = define_scenario(name="s", drive=payments(), root=tmp_path, source=tmp_path / "s.sim.py")
-    assert str(tmp_path.resolve()) == scenario["root"]
-    assert str((tmp_path / "s.sim.py").resolve()) == scenario["source"]
+    assert str(tmp_path) == scenario["root"]
+    assert str(tmp_path / "s.sim.py") == scenario["source"]

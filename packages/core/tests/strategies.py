@@ -64,15 +64,21 @@ def queue_effect(draw, invocation: str, ordinal: int, time: int) -> Effect:
 
 
 @st.composite
-def effect_logs(draw, max_effects: int = 10) -> list[Effect]:
+def effect_logs(draw, max_effects: int = 10, repeat_one_in: int = 4) -> list[Effect]:
     """A log: effects of three invocations in drawn order, then drawn snapshots."""
     count = draw(st.integers(0, max_effects))
     ordinals = {invocation: 0 for invocation in INVOCATIONS}
     log: list[Effect] = []
     for time in range(count):
         invocation = draw(st.sampled_from(INVOCATIONS))
-        maker = draw(st.sampled_from((d1_effect, d1_effect, d1_effect, decision_effect, queue_effect)))
-        effect = draw(maker(invocation, ordinals[invocation], time))
+        if log and draw(st.integers(1, repeat_one_in)) == 1:
+            # A retry repeats earlier work under another invocation: the duplicate that
+            # at-most-once invariants exist for, and the write that makes a read stale.
+            earlier = draw(st.sampled_from(log))
+            effect = Effect(earlier.target, earlier.op, earlier.kind, earlier.payload, invocation, ordinals[invocation], time)
+        else:
+            maker = draw(st.sampled_from((d1_effect, d1_effect, d1_effect, decision_effect, queue_effect)))
+            effect = draw(maker(invocation, ordinals[invocation], time))
         if effect.kind != "decision":
             ordinals[invocation] += 1
         log.append(effect)
@@ -187,3 +193,46 @@ def event_lists(draw) -> list[dict]:
             body["orderId"] = draw(st.sampled_from(KEYS))
         events.append({"id": f"msg-{position + 1}", "body": body})
     return events
+
+
+@st.composite
+def refines_logs(draw) -> list[Effect]:
+    """Invocations that each read a key, decide and write, interleaved: the lost-update shape.
+
+    Each invocation's script is drawn from read / decide / write / noise steps; the scripts
+    are then merged in a drawn order, so another invocation's write often lands between a
+    read and the write that rested on it.
+    """
+    scripts = []
+    for invocation in INVOCATIONS[: draw(st.integers(1, 3))]:
+        steps = draw(
+            st.lists(st.sampled_from(("read", "decide", "write", "noise")), min_size=1, max_size=5)
+        )
+        scripts.append((invocation, steps))
+    positions = {invocation: 0 for invocation, _ in scripts}
+    ordinals = {invocation: 0 for invocation, _ in scripts}
+    pending = [list(steps) for _, steps in scripts]
+    log: list[Effect] = []
+    while any(pending):
+        choice = draw(st.sampled_from([i for i, steps in enumerate(pending) if steps]))
+        invocation = scripts[choice][0]
+        step = pending[choice].pop(0)
+        time = len(log)
+        key = draw(st.sampled_from(("o-1", "o-1", "o-2")))
+        amount = draw(st.sampled_from((1, 2)))
+        ordinal = ordinals[invocation]
+        if step == "read":
+            log.append(Effect("D1:DB", "first", "result", {"args": {"params": [key]}, "result": {"rows": []}}, invocation, ordinal, time))
+        elif step == "decide":
+            log.append(Effect("Core:decide", "decide", "decision", {"args": [key], "result": {"refunded": amount}}, invocation, ordinal, time))
+        elif step == "write":
+            changes = draw(st.sampled_from((1, 1, 0)))
+            log.append(
+                Effect("D1:DB", "run", "result", {"args": {"params": [key, amount]}, "result": {"changes": changes}}, invocation, ordinal, time)
+            )
+        else:
+            log.append(draw(d1_effect(invocation, ordinal, time)))
+        if step != "decide":
+            ordinals[invocation] += 1
+        positions[invocation] += 1
+    return log

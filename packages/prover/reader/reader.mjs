@@ -46,7 +46,7 @@ function baseOptions(specFile) {
   const defaults = {
     strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true,
-    skipLibCheck: true, noEmit: true, types: [],
+    skipLibCheck: true, noEmit: true, types: [], lib: ["lib.es2022.d.ts"],
   };
   const configPath = ts.findConfigFile(path.dirname(specFile), ts.sys.fileExists, "tsconfig.json");
   if (!configPath) return defaults;
@@ -57,8 +57,29 @@ function baseOptions(specFile) {
   return { ...parsed.options, noEmit: true, skipLibCheck: true };
 }
 
+// The in-memory layer over the host's files: one parse per file per process,
+// so the standard library is parsed once however many spec files are read.
+// A file is parsed again when its text changed.
+const parsed = new Map();
+
 function makeHost(options) {
   const host = ts.createCompilerHost(options, true);
+  const readFile = host.readFile.bind(host);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError) => {
+    const text = readFile(fileName);
+    if (text === undefined) {
+      onError?.(`cannot read ${fileName}`);
+      return undefined;
+    }
+    const version = typeof languageVersionOrOptions === "object"
+      ? languageVersionOrOptions.languageVersion : languageVersionOrOptions;
+    const cacheKey = `${fileName}\0${version}\0${languageVersionOrOptions?.impliedNodeFormat ?? ""}`;
+    const hit = parsed.get(cacheKey);
+    if (hit && hit.text === text) return hit.sourceFile;
+    const sourceFile = ts.createSourceFile(fileName, text, languageVersionOrOptions, true);
+    parsed.set(cacheKey, { text, sourceFile });
+    return sourceFile;
+  };
   host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts) =>
     literals.map((literal) => {
       if (literal.text === "eutaxy/spec") {
@@ -272,6 +293,9 @@ class Reader {
         if (op === "-" && operand.kind === "literal" && typeof operand.value === "number") {
           return { kind: "literal", value: encodeNumber(-operand.value) };
         }
+        if (op === "-" && operand.kind === "literal" && operand.value?.$ === "bigint") {
+          return { kind: "literal", value: { $: "bigint", v: (-BigInt(operand.value.v)).toString() } };
+        }
         return { kind: "unary", op, operand };
       }
       case ts.SyntaxKind.BinaryExpression: {
@@ -389,7 +413,7 @@ class Reader {
     if (!which) return { skipped: { name: exportName, line, reason: "not built by forall or total from eutaxy/spec" } };
     const fnArg = init.arguments[0];
     const binders = fnArg ? this.binders(fnArg) : null;
-    if (!binders) return { skipped: { name: exportName, line, reason: "first argument is not a function" } };
+    if (!binders) return { skipped: { name: exportName, line, combinator: which, reason: "its first argument is not a function the compiler resolved" } };
     const fnName = ts.isIdentifier(fnArg) ? (this.moduleFunction(fnArg) ?? fnArg.text) : textOf(fnArg);
     const fnSymbol = ts.isIdentifier(fnArg) ? resolveAlias(this.checker, this.checker.getSymbolAtLocation(fnArg)) : null;
     const moduleFile = fnSymbol?.valueDeclaration?.getSourceFile().fileName ?? null;
@@ -398,7 +422,7 @@ class Reader {
     }
     const options = init.arguments[1];
     if (!options || !ts.isObjectLiteralExpression(options)) {
-      return { skipped: { name: exportName, line, reason: "forall's options are not an object literal" } };
+      return { skipped: { name: exportName, line, combinator: which, reason: "forall's options are not an object literal" } };
     }
     const get = (key) => {
       const p = options.properties.find((q) => q.name && ts.isIdentifier(q.name) && q.name.text === key);
@@ -406,7 +430,7 @@ class Reader {
       return ts.isPropertyAssignment(p) ? p.initializer : p;
     };
     const ensuresNode = get("ensures");
-    if (!ensuresNode) return { skipped: { name: exportName, line, reason: "forall without ensures" } };
+    if (!ensuresNode) return { skipped: { name: exportName, line, combinator: which, reason: "forall without ensures" } };
     const whenNode = get("when");
     return {
       property: {

@@ -1,4 +1,4 @@
-"""Make the hand-made verdicts importable as ``verdicts`` from the tests."""
+"""Make the hand-made verdicts importable as ``report_verdicts`` from the tests."""
 
 import sys
 from pathlib import Path

@@ -1,1 +1,62 @@
-"""eutaxy.aws."""
+"""eutaxy.aws: check Python Lambda handlers on SQS with DynamoDB.
+
+Scenario helpers build plain data (``define_scenario``, ``handler``, ``sqs``,
+``dynamodb_table``); selectors and state queries (``dynamodb_write``, ``dynamodb_rows``, …)
+feed core's invariants, re-exported here; ``create_platform`` gives the engine its
+Platform and ``expect_holds`` replays a schedule in a regression test.
+"""
+
+from eutaxy.core.invariants import (
+    at_least_once as at_least_once,
+    at_least_once_per_message as at_least_once_per_message,
+    at_most_once_per_key as at_most_once_per_key,
+    every_row as every_row,
+    implies as implies,
+    references as references,
+    refines as refines,
+    unique as unique,
+)
+
+from eutaxy.aws.platform import AwsPlatform as AwsPlatform, create_platform as create_platform
+from eutaxy.aws.regression import expect_holds as expect_holds, load_scenario as load_scenario
+from eutaxy.aws.scenario import (
+    define_scenario as define_scenario,
+    dynamodb_table as dynamodb_table,
+    handler as handler,
+    sqs as sqs,
+)
+from eutaxy.aws.selectors import (
+    dynamodb_attribute as dynamodb_attribute,
+    dynamodb_key as dynamodb_key,
+    dynamodb_read as dynamodb_read,
+    dynamodb_rows as dynamodb_rows,
+    dynamodb_write as dynamodb_write,
+    sqs_dead_letter as sqs_dead_letter,
+    sqs_delete as sqs_delete,
+)
+
+__all__ = [
+    "AwsPlatform",
+    "at_least_once",
+    "at_least_once_per_message",
+    "at_most_once_per_key",
+    "create_platform",
+    "define_scenario",
+    "dynamodb_attribute",
+    "dynamodb_key",
+    "dynamodb_read",
+    "dynamodb_rows",
+    "dynamodb_table",
+    "dynamodb_write",
+    "every_row",
+    "expect_holds",
+    "handler",
+    "implies",
+    "load_scenario",
+    "references",
+    "refines",
+    "sqs",
+    "sqs_dead_letter",
+    "sqs_delete",
+    "unique",
+]

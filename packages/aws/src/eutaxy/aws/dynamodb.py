@@ -186,13 +186,16 @@ def attribute_value(value: Any) -> dict[str, Any]:
 # --- reset and snapshot (the platform's local client, real globals) -----------------------
 
 
-def reset_tables(client: Any, tables: Iterable[Mapping[str, Any]]) -> None:
-    """Delete every table the local DynamoDB holds, then create and seed the scenario's.
+def reset_tables(client: Any, tables: Iterable[Mapping[str, Any]], existing: Iterable[str] | None = None) -> list[str]:
+    """Delete the local DynamoDB's tables, then create and seed the scenario's; their names.
 
-    Deleting every table, not only the scenario's, also removes one a handler created.
+    ``existing`` is what the last reset created (None: ask the service, and delete every
+    table it holds). A handler cannot have created others, since CreateTable ends a run
+    UNSUPPORTED.
     """
-    for name in _all_tables(client):
+    for name in _all_tables(client) if existing is None else existing:
         client.delete_table(TableName=name)
+    created = []
     for table in tables:
         client.create_table(
             TableName=table["name"],
@@ -203,8 +206,25 @@ def reset_tables(client: Any, tables: Iterable[Mapping[str, Any]]) -> None:
             ],
             BillingMode="PAY_PER_REQUEST",
         )
-        for item in table.get("items") or ():
-            client.put_item(TableName=table["name"], Item={key: attribute_value(value) for key, value in item.items()})
+        created.append(table["name"])
+        items = [{key: attribute_value(value) for key, value in item.items()} for item in table.get("items") or ()]
+        for start in range(0, len(items), _BATCH_WRITE_LIMIT):
+            _batch_put(client, table["name"], items[start : start + _BATCH_WRITE_LIMIT])
+    return created
+
+
+#: BatchWriteItem takes at most 25 requests.
+_BATCH_WRITE_LIMIT = 25
+
+
+def _batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
+    requests: dict[str, Any] = {table: [{"PutRequest": {"Item": item}} for item in items]}
+    for _ in range(100):  # a bound on retries of unprocessed items (local services rarely leave any)
+        answer = client.batch_write_item(RequestItems=requests)
+        requests = answer.get("UnprocessedItems") or {}
+        if not requests:
+            return
+    raise RuntimeError(f"the local DynamoDB kept leaving seed items of {table} unprocessed")
 
 
 def _all_tables(client: Any) -> list[str]:

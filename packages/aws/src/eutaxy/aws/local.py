@@ -69,8 +69,17 @@ class LocalDynamoDB:
             # faults Eutaxy injects never reach this client.
             config=Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=30),
         )
+        # One quick try, without the retries' backoff, tells a missing service at once.
+        probe = boto3.session.Session().client(
+            "dynamodb",
+            endpoint_url=endpoint,
+            region_name=LOCAL_REGION,
+            aws_access_key_id=_LOCAL_KEY,
+            aws_secret_access_key=_LOCAL_SECRET,
+            config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=2, read_timeout=10),
+        )
         try:
-            client.list_tables(Limit=1)
+            probe.list_tables(Limit=1)
         except Exception as error:
             if server is not None:
                 server.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED, EXIT_VIOLATED
-from eutaxy.cli.loader import import_scenario
+from eutaxy.cli.loader import failure_text, import_scenario, no_bytecode
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
@@ -55,7 +55,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     platform_name = scenario["platform"]
     module = import_platform(platform_name)
     if callable(getattr(module, "load_scenario", None)):
-        scenario = module.load_scenario(scenario_path)
+        scenario = _platform_load(module, scenario_path)
     create_platform = getattr(module, "create_platform", None)
     if not callable(create_platform):
         raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
@@ -84,20 +84,40 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         return EXIT_INTERNAL
 
     written = None
+    unwritten = "--no-regression"
     if kind == "violated" and not args.no_regression:
         default_module = f"eutaxy.{platform_name}"
         chosen = platform_module_name(platform_name)
-        written = write_regression_test(
-            verdict, scenario_path, platform_name, module=None if chosen == default_module else chosen
-        )
+        try:
+            written = write_regression_test(
+                verdict, scenario_path, platform_name, module=None if chosen == default_module else chosen
+            )
+        except OSError as error:
+            # The verdict stands whether or not the file could be written; say why not.
+            unwritten = f"could not write it: {error}"
+            out.note(f"eutaxy: warning: the regression test was not written: {error}")
     data = dict(verdict, regressionTest=str(written)) if written is not None else verdict
     text = render_text(verdict)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":
-        text += "\nRegression test not written (--no-regression).\n"
+        text += f"\nRegression test not written ({unwritten}).\n"
     out.report(data, text=text)
     return _EXIT_BY_KIND[kind]
+
+
+def _platform_load(module: Any, scenario_path: Path) -> dict:
+    """The platform's own load (which may validate more); its failures are the scenario's."""
+    try:
+        with no_bytecode():
+            scenario = module.load_scenario(scenario_path)
+    except UserError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the scenario file ran the first time; report where it broke now
+        raise UserError(failure_text(scenario_path.absolute(), error)) from None
+    if not isinstance(scenario, dict):
+        raise UserError(f"{module.__name__}.load_scenario returned {type(scenario).__name__}, not a scenario dict")
+    return scenario
 
 
 def _engine_check():

@@ -9,16 +9,32 @@ naming the file and line, which the CLI prints before exiting 2.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["import_scenario"]
+__all__ = ["failure_text", "import_scenario", "no_bytecode"]
+
+
+@contextlib.contextmanager
+def no_bytecode() -> Iterator[None]:
+    """Import without writing ``__pycache__`` beside the user's files.
+
+    Reading a scenario must not change the user's tree: a check that fails on bad input
+    writes nothing, and even a good one writes only the regression test.
+    """
+    previous = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = previous
 
 
 def import_scenario(path: str | Path) -> dict[str, Any]:
@@ -40,14 +56,15 @@ def import_scenario(path: str | Path) -> dict[str, Any]:
     sys.modules[module_name] = module
     sys.path.insert(0, directory)
     try:
-        spec.loader.exec_module(module)
+        with no_bytecode():
+            spec.loader.exec_module(module)
     except SyntaxError as error:
         where = f"{error.filename or path}:{error.lineno or 0}"
         raise UserError(f"{where}: the scenario does not parse: {error.msg}") from None
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - a scenario may raise anything, SystemExit too
-        raise UserError(_failure_text(scenario_path, error)) from None
+        raise UserError(failure_text(scenario_path, error)) from None
     finally:
         sys.modules.pop(module_name, None)
         if directory in sys.path:
@@ -65,7 +82,7 @@ def import_scenario(path: str | Path) -> dict[str, Any]:
     return scenario
 
 
-def _failure_text(scenario_path: Path, error: BaseException) -> str:
+def failure_text(scenario_path: Path, error: BaseException) -> str:
     """``file:line: Type: message`` at the scenario's own line, plus where it was raised."""
     frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not frame.filename.startswith("<")]
     own = [frame for frame in frames if Path(frame.filename).absolute() == scenario_path]

@@ -122,16 +122,21 @@ class Host:
         environment["TMPDIR"] = str(self._workdir)
         environment["EUTAXY_NODE_MODULES"] = str(node_modules)
         environment.setdefault("NODE_NO_WARNINGS", "1")
-        self._process = subprocess.Popen(
-            [str(node), str(runtime / "host.mjs")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            cwd=str(runtime),
-            env=environment,
-            start_new_session=True,
-            preexec_fn=_die_with_parent_from(os.getpid()) if _PRCTL is not None else None,
-        )
+        try:
+            self._process = subprocess.Popen(
+                [str(node), str(runtime / "host.mjs")],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                cwd=str(runtime),
+                env=environment,
+                start_new_session=True,
+                preexec_fn=_die_with_parent_from(os.getpid()) if _PRCTL is not None else None,
+            )
+        except OSError as error:
+            self._log.close()
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            raise HostError(f"the Node host could not be started with {node}: {error}") from None
         self._buffer = b""
         self._next_id = 0
         self._closed = False
@@ -155,29 +160,27 @@ class Host:
             raise HostError("the Node host was closed")
         self._next_id += 1
         message_id = self._next_id
-        line = json.dumps({**message, "id": message_id}, separators=(",", ":"), ensure_ascii=False)
+        line = json.dumps({**message, "id": message_id}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         try:
             assert self._process.stdin is not None
             self._process.stdin.write(line.encode("utf-8") + b"\n")
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._failure("the Node host stopped reading its input") from None
-        deadline = time.monotonic() + timeout_s
-        while True:
-            answer = self._read_line(deadline)
-            try:
-                data = json.loads(answer)
-            except json.JSONDecodeError:
-                raise self._failure(f"the Node host wrote a line that is not JSON: {answer[:200]!r}") from None
-            if not isinstance(data, dict):
-                raise self._failure(f"the Node host answered {type(data).__name__}, not an object")
-            if data.get("id") == message_id:
-                return data
-            if data.get("id") is None and data.get("ok") is False:
-                raise self._failure(f"the Node host failed: {data.get('error')}")
-            # An answer to an earlier, abandoned request cannot come: requests are
-            # strictly one at a time. Anything else is out of protocol.
-            raise self._failure(f"the Node host answered id {data.get('id')!r} while {message_id} was asked")
+        answer = self._read_line(time.monotonic() + timeout_s)
+        try:
+            data = json.loads(answer)
+        except json.JSONDecodeError:
+            raise self._failure(f"the Node host wrote a line that is not JSON: {answer[:200]!r}") from None
+        if not isinstance(data, dict):
+            raise self._failure(f"the Node host answered {type(data).__name__}, not an object")
+        if data.get("id") == message_id:
+            return data
+        if data.get("id") is None and data.get("ok") is False:
+            raise self._failure(f"the Node host failed: {data.get('error')}")
+        # Requests go strictly one at a time and a timed-out host is killed, so an
+        # answer to any other request cannot come: it is out of protocol.
+        raise self._failure(f"the Node host answered id {data.get('id')!r} while {message_id} was asked")
 
     def _read_line(self, deadline: float) -> bytes:
         stdout = self._process.stdout
@@ -273,14 +276,17 @@ _PRCTL = _resolve_prctl()
 
 def _die_with_parent_from(parent_pid: int) -> Any:
     def die_with_parent() -> None:
-        """In the child before exec: have the kernel send SIGKILL when the parent dies.
+        """In the child before exec: have the kernel send SIGTERM when the parent dies.
+
+        SIGTERM rather than SIGKILL, so the host can stop the workerd it started
+        (it disposes Miniflare on SIGTERM); a SIGKILL would orphan workerd.
 
         The kernel ties this to the thread that forked, so a host started from a
         short-lived thread would die with that thread; the CLI and tests start
         hosts from the thread that runs the check.
         """
         if _PRCTL is not None:
-            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         # The parent may have died between fork and prctl; then nobody would kill us.
         if os.getppid() != parent_pid:
             os._exit(1)

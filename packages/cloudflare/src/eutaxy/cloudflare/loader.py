@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -27,7 +28,8 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
     Raises:
         UserError: the file is missing, does not run, or binds no scenario dict.
     """
-    scenario_path = Path(path).resolve()
+    # Absolute but symlinks kept, so Bazel runfiles stay the scenario's directory.
+    scenario_path = Path(os.path.normpath(os.path.abspath(path)))
     if not scenario_path.is_file():
         raise UserError(f"{path}: no such scenario file")
     digest = hashlib.sha256(str(scenario_path).encode("utf-8")).hexdigest()[:16]
@@ -69,7 +71,7 @@ def load_scenario(path: str | Path) -> dict[str, Any]:
 def _describe_failure(scenario_path: Path, error: BaseException) -> str:
     """``file:line: Type: message``, at the scenario's own line that led to the error."""
     frames = traceback.extract_tb(error.__traceback__)
-    in_scenario = [frame for frame in frames if Path(frame.filename).resolve() == scenario_path]
+    in_scenario = [frame for frame in frames if os.path.normpath(os.path.abspath(frame.filename)) == str(scenario_path)]
     where = in_scenario[-1] if in_scenario else (frames[-1] if frames else None)
     location = f"{where.filename}:{where.lineno}" if where is not None else str(scenario_path)
     problem = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"

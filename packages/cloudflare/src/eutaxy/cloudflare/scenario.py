@@ -71,7 +71,7 @@ def define_scenario(
     """
     if source is None:
         source = _caller_file()
-    source_path = Path(source).resolve() if source is not None else None
+    source_path = _absolute(source) if source is not None else None
     if root is None:
         if source_path is None:
             raise UserError("define_scenario could not tell which file called it; pass root= (the scenario's directory)")
@@ -81,7 +81,7 @@ def define_scenario(
     scenario: dict[str, Any] = {
         "name": name,
         "platform": "cloudflare",
-        "root": str(Path(root).resolve()),
+        "root": str(_absolute(root)),
         "worker": _worker(worker),
         "setup": [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))],
         "drive": _drive(drive),
@@ -172,6 +172,12 @@ def _list(value: Any, field: str) -> list[Any]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise UserError(f"define_scenario: {field} must be a list, got {type(value).__name__}")
     return list(value)
+
+
+def _absolute(path: str | Path) -> Path:
+    """An absolute, normalised path that keeps symlinks: in Bazel's runfiles a
+    scenario's siblings are the declared data beside it, not the source tree."""
+    return Path(os.path.normpath(os.path.abspath(path)))
 
 
 def _caller_file() -> str | None:

@@ -17,7 +17,9 @@ on every machine (and the way the JavaScript runtime's summarizer writes it):
   no spaces. A key that is not a string is replaced by its own ``to_json`` text
   (``1`` becomes ``"1"``, ``(1, 2)`` becomes ``"[1,2]"``); entries whose keys collide that way
   are all kept, ordered by their values' text.
-- Lists and tuples as arrays; sets and frozensets as arrays sorted by the elements' text.
+- Lists and tuples as arrays; sets and frozensets as sorted arrays: numerically when every
+  element is a number, by UTF-16 code units when every element is a string, else by the
+  elements' canonical text.
 - ``datetime`` in ISO form: an aware one in UTC with ``Z`` and milliseconds
   (``2026-01-01T00:00:00.000Z``, as a JavaScript ``Date`` writes itself; microseconds are
   added when they are not whole milliseconds), a naive one without a zone; ``date`` and
@@ -167,9 +169,7 @@ def _write_container(value: Any, parts: list[str], path: set[int]) -> None:
         elif isinstance(value, (list, tuple)):
             _write_array([_text(item, path) for item in value], parts)
         elif isinstance(value, (set, frozenset)):
-            texts = [_text(item, path) for item in value]
-            texts.sort(key=string_order)
-            _write_array(texts, parts)
+            _write_array([text for _, text in sorted(_set_entries(value, path))], parts)
         elif attrs.has(type(value)):
             fields = attrs.fields(type(value))
             _write_object([(f.name, getattr(value, f.name)) for f in fields], parts, path)
@@ -185,6 +185,20 @@ def _text(value: Any, path: set[int]) -> str:
     parts: list[str] = []
     _write(value, parts, path)
     return "".join(parts)
+
+
+def _is_number(item: Any) -> bool:
+    return isinstance(item, (int, float)) and not isinstance(item, bool) and not math.isnan(item)
+
+
+def _set_entries(items: Any, path: set[int]) -> list[tuple[Any, str]]:
+    """Each element's text with the key it sorts by (ties broken by the text)."""
+    entries = [(item, _text(item, path)) for item in items]
+    if all(_is_number(item) for item, _ in entries):
+        return [((item, string_order(text)), text) for item, text in entries]
+    if all(isinstance(item, str) for item, _ in entries):
+        return [((string_order(item),), text) for item, text in entries]
+    return [((string_order(text),), text) for _, text in entries]
 
 
 def _write_array(texts: list[str], parts: list[str]) -> None:

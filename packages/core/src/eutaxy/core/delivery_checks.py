@@ -123,8 +123,8 @@ def check_at_least_once_per_message(
     if lost:
         noun = "event" if len(lost) == 1 else "events"
         parts.append(
-            f"{noun} {join_words(lost)} got no {describe_selector(invariant['selector'])} "
-            f"effect with that key at {invariant['key']}"
+            f"{noun} {join_words(lost)} got no effect matching "
+            f"{describe_selector(invariant['selector'])} with that value at {invariant['key']}"
         )
     if keyless:
         noun = "event" if len(keyless) == 1 else "events"

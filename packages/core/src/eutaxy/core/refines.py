@@ -73,7 +73,7 @@ def _problem(invariant: dict[str, Any], effects: Sequence[Effect], index: int) -
     state = invariant.get("state")
     state_value = get_path(effect.payload, state["key"]) if state else MISSING
     key = to_json(state_value) if state_value is not MISSING else to_json(effect.invocation)
-    what = f"{effect.target} {effect.op} effect {effect.describe()}"
+    what = f"{effect.target} {effect.op} ({effect.describe()})"
     decision_index = _latest_decision(effects, index, effect.invocation, decision_target(name))
     if decision_index is None:
         return key, [index], (

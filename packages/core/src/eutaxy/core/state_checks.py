@@ -151,7 +151,7 @@ def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
         why = f"has no value at {invariant['key']}"
     else:
         why = f"has key {to_json(first_value)} but no row of {_where(query)} has {column} {to_json(first_value)}"
-    message = f"{invariant['name']}: {first.target} {first.op} effect {first.describe()} {why}"
+    message = f"{invariant['name']}: {first.target} {first.op} ({first.describe()}) {why}"
     if len(unmatched) > 1:
         message += f" ({count_word(len(unmatched) - 1)} more: {describe_effects(effects, unmatched[1:])})"
     return Violation(

@@ -46,8 +46,21 @@ __all__ = ["Enumeration", "explore_exhaustive", "independent"]
 _GLOBAL_TURNS = frozenset({"start", "timer", "time"})
 
 
-def _option_key(option: Any) -> str:
-    return to_json(option)
+def _option_key(option: Any) -> Any:
+    """A hashable stand-in for an option's plain data, to hold turns in sleep sets.
+
+    Cheaper than canonical text, which the enumerator would otherwise compute for every
+    option of every decision of every run; options are flat dicts of strings, and nested
+    values fall back to a recursive form.
+    """
+    if isinstance(option, dict):
+        try:
+            return frozenset(option.items())
+        except TypeError:
+            return ("{", tuple(sorted((key, _option_key(value)) for key, value in option.items())))
+    if isinstance(option, list):
+        return ("[", tuple(_option_key(value) for value in option))
+    return option
 
 
 def independent(first: Any, second: Any) -> bool:
@@ -75,15 +88,13 @@ class _Frame:
 
     kind: str
     options: tuple[Any, ...]
-    #: Canonical text of the options, to compare a rerun's decision with this one.
-    signature: str
     chosen: int
     #: Option indices explored (or skipped as asleep) before the current one.
     done: set[int] = attrs.field(factory=set)
-    #: Sleeping turns at this decision: canonical option text -> option.
-    sleep: dict[str, Any] = attrs.field(factory=dict)
+    #: Sleeping turns at this decision: option key -> option.
+    sleep: dict[Any, Any] = attrs.field(factory=dict)
 
-    def child_sleep(self, reduction: bool) -> dict[str, Any]:
+    def child_sleep(self, reduction: bool) -> dict[Any, Any]:
         """The sleep set below the current option."""
         if not reduction:
             return {}
@@ -108,11 +119,10 @@ class _Frame:
         return None
 
 
-def _frame_of(decision: Decision, sleep: dict[str, Any]) -> _Frame:
+def _frame_of(decision: Decision, sleep: dict[Any, Any]) -> _Frame:
     return _Frame(
         kind=decision.kind,
         options=decision.options,
-        signature=to_json(list(decision.options)),
         chosen=decision.chosen,
         sleep=sleep,
     )
@@ -138,10 +148,10 @@ class Enumeration:
             return f"after the forced prefix {prefix} the run made only {len(decisions)} decisions"
         for index, frame in enumerate(self.stack[: len(prefix)]):
             decision = decisions[index]
-            if decision.kind != frame.kind or to_json(list(decision.options)) != frame.signature:
+            if decision.kind != frame.kind or decision.options != frame.options:
                 return (
                     f"decision {index} offered {to_json(list(decision.options))} where the same prefix "
-                    f"offered {frame.signature}"
+                    f"offered {to_json(list(frame.options))}"
                 )
             if decision.chosen != prefix[index]:
                 return f"decision {index} took option {decision.chosen} where the plan forced {prefix[index]}"

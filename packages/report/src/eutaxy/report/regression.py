@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["regression_test_path", "regression_test_source", "write_regression_test"]
+__all__ = ["regression_test_path", "regression_test_source", "scenario_stem", "write_regression_test"]
 
 _PLATFORM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

@@ -22,6 +22,9 @@ __all__ = ["render_text", "summarize_value"]
 #: The JSON report always holds the full value.
 VALUE_CHARS_MAX = 160
 
+#: A shrunk trace is short; one that is not is cut here rather than flood the terminal.
+TRACE_POINTS_MAX = 200
+
 #: What each injected fault did, in the reader's words.
 FAULT_MEANINGS = {
     "crash_before": "crashed before the effect; nothing committed",
@@ -72,7 +75,7 @@ def _headline(verdict: dict) -> list[str]:
     elif kind == "bounded":
         tail = "bounded, not verified"
     elif kind == "unsupported":
-        tail = "no verdict: the run left what Eutaxy controls"
+        tail = "no claim either way"
     else:
         tail = "unrecognised verdict kind"
     return [f"{word}  {where}: {tail}"]
@@ -104,19 +107,24 @@ def _trace_section(verdict: dict) -> list[str]:
         heading += "; events kept: " + (", ".join(str(event) for event in kept) or "none")
     heading += "):"
     lines = ["", heading]
-    live = [(index, effect) for index, effect in enumerate(trace) if effect.get("kind") != "snapshot"]
-    snapshots = [effect for effect in trace if effect.get("kind") == "snapshot"]
+    effects = [(index, effect) for index, effect in enumerate(trace) if isinstance(effect, dict)]
+    live = [(index, effect) for index, effect in effects if effect.get("kind") != "snapshot"]
+    snapshots = [effect for _, effect in effects if effect.get("kind") == "snapshot"]
     if not live:
         lines.append("  (no effects)")
+    width = _label_width(live)
+    groups = _group_effects(live)
     previous_invocation = None
-    for group in _group_effects(live):
+    for group in groups[:TRACE_POINTS_MAX]:
         invocation = group[0][1].get("invocation", "?")
         label = _invocation_label(invocation) if invocation != previous_invocation else ""
         previous_invocation = invocation
         marker = " *" if any(index in named for index, _ in group) else ""
         first, *rest = _group_lines(group)
-        lines.append(f"  {label:<{_label_width(live)}}  {first}{marker}")
-        lines += [f"  {'':<{_label_width(live)}}  {line}" for line in rest]
+        lines.append(f"  {label:<{width}}  {first}{marker}")
+        lines += [f"  {'':<{width}}  {line}" for line in rest]
+    if len(groups) > TRACE_POINTS_MAX:
+        lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
     if named:
         lines.append("  (* an effect the violation names)")
     if snapshots:

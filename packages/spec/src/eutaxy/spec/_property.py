@@ -93,18 +93,26 @@ def property_from_data(d: dict) -> Property:
 
 @attrs.frozen(kw_only=True)
 class NotAProperty:
-    """An export of a spec file that is not built by ``forall`` or ``total``; reported, never checked."""
+    """An export of a spec file the reader could not read as a property; reported, never checked.
+
+    ``combinator`` is ``"forall"`` or ``"total"`` when the export is built by one
+    but could not be read (its function did not resolve, its options are not
+    an object literal): that is a property without a verdict, which a report
+    lists as UNKNOWN. ``None`` means the export is not a property at all.
+    """
 
     name: str
     line: int
     reason: str
+    combinator: Optional[str] = None
 
     def to_data(self) -> dict:
-        return {"name": self.name, "line": self.line, "reason": self.reason}
+        return {"name": self.name, "line": self.line, "reason": self.reason, "combinator": self.combinator}
 
     @classmethod
     def from_data(cls, d: dict) -> "NotAProperty":
-        return cls(name=d["name"], line=d.get("line", 0), reason=d.get("reason", ""))
+        return cls(name=d["name"], line=d.get("line", 0), reason=d.get("reason", ""),
+                   combinator=d.get("combinator"))
 
 
 @attrs.frozen(kw_only=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import verdicts
+import report_verdicts as verdicts
 
 from eutaxy.core.canonical import to_json
 from eutaxy.report.json import SCHEMA_VERSION, error_report, render_json, report_object

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import verdicts
+import report_verdicts as verdicts
 
 from eutaxy.report.text import render_text, summarize_value
 
@@ -126,3 +126,13 @@ def test_long_values_are_cut_to_one_line():
     text = summarize_value({"sql": "SELECT " + "x, " * 200 + "y"})
     assert len(text) <= 160 and text.endswith("...")
     assert "\n" not in summarize_value("a\n  b")
+
+
+def test_a_very_long_trace_is_cut_with_a_pointer_to_the_json():
+    """More effect points than the cap are summarised in one closing line."""
+    verdict = verdicts.violated()
+    call = verdict["trace"][0]
+    verdict["trace"] = [dict(call, ordinal=index) for index in range(250)]
+    text = render_text(verdict)
+    assert "... 50 more effect points (the JSON report has them all)" in text
+    assert 200 == sum(1 for line in text.splitlines() if "D1:DB run" in line)

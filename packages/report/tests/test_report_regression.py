@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import verdicts
+import report_verdicts as verdicts
 
 from eutaxy.report.regression import regression_test_path, regression_test_source, write_regression_test
 
@@ -109,7 +109,9 @@ def test_written_test_fails_while_the_bug_exists_and_passes_once_fixed(tmp_path)
     assert [written.name] == [p.name for p in tmp_path.glob("*regression*")]  # no temp file left
 
     def run() -> int:
-        env = dict(os.environ, PYTHONPATH=str(tmp_path), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        # This process's sys.path carries pytest wherever it came from (a venv, Bazel's runfiles).
+        path = os.pathsep.join([str(tmp_path)] + [entry for entry in sys.path if entry])
+        env = dict(os.environ, PYTHONPATH=path, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         return subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
             cwd=tmp_path, env=env, capture_output=True, text=True,

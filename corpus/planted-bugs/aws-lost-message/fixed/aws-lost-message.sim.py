@@ -1,0 +1,20 @@
+"""The fixed twin: two order messages; every one must end up recorded, whatever DynamoDB answers."""
+
+from eutaxy.aws import at_least_once_per_message, define_scenario, dynamodb_table, dynamodb_write, handler, sqs
+
+orders = sqs(
+    "orders",
+    [{"orderId": "o-1", "amountCents": 1200}, {"orderId": "o-2", "amountCents": 500}],
+    max_receive_count=5,
+)
+
+scenario = define_scenario(
+    name="aws-lost-message",
+    handler=handler("./handler.py", "handler"),
+    drive=orders,
+    setup=[dynamodb_table("orders", {"order_id": "HASH"})],
+    invariants=[
+        at_least_once_per_message("every-order-recorded", orders, dynamodb_write("orders"), "args.Item.order_id", "orderId"),
+    ],
+    bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 2, "maxConcurrentInvocations": 1},
+)

@@ -1,0 +1,3 @@
+export function initials(name: string): string {
+  return name.slice(0, 1);
+}

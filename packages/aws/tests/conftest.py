@@ -1,0 +1,63 @@
+"""Shared pieces of the AWS platform tests: a probe scenario and plan builders."""
+
+import pytest
+
+from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+
+
+def probe_scenario(bodies, *, max_receive_count=5, bounds=None, path="./handlers/probe.py"):
+    return define_scenario(
+        name="probe",
+        handler=handler(path, "handler", timeout_ms=1000),
+        drive=sqs("jobs", bodies, max_receive_count=max_receive_count),
+        setup=[
+            dynamodb_table("items", {"id": "HASH"}, items=[{"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}}]),
+            dynamodb_table("audit", {"id": "HASH"}),
+        ],
+        bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 2, **(bounds or {})},
+    )
+
+
+def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=None):
+    """A plan as plain data: replay ``faults`` (invocation, ordinal, kind) unless ``policy``."""
+    return {
+        "protocol": 1,
+        "scenario": scenario,
+        "seed": seed,
+        "streams": {"globals": [7, 8, 9, 10], "turns": [1, 2, 3, 4]},
+        "prefix": list(prefix),
+        "policy": policy
+        or {"kind": "replay", "faults": [{"invocation": i, "ordinal": o, "fault": f} for i, o, f in faults], "turns": []},
+        "maxFaults": max_faults,
+    }
+
+
+@pytest.fixture(name="probe_scenario")
+def probe_scenario_fixture():
+    return probe_scenario
+
+
+@pytest.fixture(name="plan")
+def plan_fixture():
+    return plan
+
+
+@pytest.fixture(scope="session")
+def probe_platform():
+    platform = create_platform(probe_scenario([{"id": "a"}]))
+    yield platform
+    platform.close()
+
+
+@pytest.fixture
+def run_probe(probe_platform):
+    """Run the probe handler on ``bodies``; returns (result data, what the handler saw)."""
+    seen = probe_platform.handler.__globals__["SEEN"]
+
+    def run(bodies, **kwargs):
+        scenario_kwargs = {key: kwargs.pop(key) for key in ("max_receive_count", "bounds") if key in kwargs}
+        seen.clear()
+        result = probe_platform.run(plan(probe_scenario(bodies, **scenario_kwargs), **kwargs))
+        return result.to_data(), list(seen)
+
+    return run

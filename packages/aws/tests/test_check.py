@@ -1,0 +1,49 @@
+"""The AWS platform under the engine's check: the module-state check and regression replays."""
+
+import os
+
+import pytest
+
+from eutaxy.aws import (
+    at_most_once_per_key,
+    create_platform,
+    define_scenario,
+    dynamodb_table,
+    dynamodb_write,
+    expect_holds,
+    handler,
+    sqs,
+)
+from eutaxy.engine.check import check_scenario
+
+CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "corpus", "planted-bugs", "aws-sqs-duplicate-write")
+
+
+def test_a_handler_caching_state_at_module_level_is_unsupported_module_state_leak():
+    """The cache survives from run to run in the warm module, so replays in reverse differ."""
+    scenario = define_scenario(
+        name="caching",
+        handler=handler("./handlers/caching.py"),
+        drive=sqs("orders", [{"orderId": "o-1"}, {"orderId": "o-2"}]),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id")],
+        bounds={"maxFaultsPerRun": 0},
+    )
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(scenario, platform, seed="caching", max_runs=4, budget_ms=600_000)
+    finally:
+        platform.close()
+    assert "unsupported" == verdict["kind"]
+    assert "module_state_leak" == verdict["cause"]["kind"]
+
+
+def test_expect_holds_fails_on_the_buggy_handler_and_passes_on_the_fixed_twin():
+    """The regression test a violation writes: it replays the shrunk schedule on the kept events."""
+    schedule = {"faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "crash_after"}], "turns": []}
+    with pytest.raises(AssertionError, match="ledger"):
+        expect_holds(os.path.join(CORPUS, "aws-sqs-duplicate-write.sim.py"), schedule=schedule, events=["msg-1"], seed="aws-sqs-duplicate-write")
+    replayed = expect_holds(
+        os.path.join(CORPUS, "fixed", "aws-sqs-duplicate-write.sim.py"), schedule=schedule, events=["msg-1"], seed="aws-sqs-duplicate-write"
+    )
+    assert [] == replayed["violations"]

@@ -1,0 +1,39 @@
+"""DynamoDB plumbing: classification, table names and plain JSON of typed values."""
+
+import botocore.session
+
+from eutaxy.aws.dynamodb import attribute_value, classify, plain, plain_attribute_value, tables_of, target_of
+
+MODEL = botocore.session.get_session().get_service_model("dynamodb")
+
+
+def test_operations_are_writes_reads_or_not_modelled():
+    assert ["write", "read", "read", "other", "other"] == [
+        classify(op) for op in ("TransactWriteItems", "Query", "DescribeTable", "CreateTable", "ExecuteStatement")
+    ]
+
+
+def test_a_batch_or_transaction_names_every_table_sorted():
+    params = {"RequestItems": {"b": [], "a": []}}
+    assert ["a", "b"] == tables_of("BatchWriteItem", params)
+    transact = {"TransactItems": [{"Update": {"TableName": "z"}}, {"ConditionCheck": {"TableName": "m"}}, {"Put": {"TableName": "z"}}]}
+    assert "DynamoDB:m+z" == target_of(tables_of("TransactWriteItems", transact))
+
+
+def test_attribute_values_unwrap_to_plain_json():
+    typed = {"M": {"s": {"S": "x"}, "n": {"N": "12"}, "f": {"N": "1.25"}, "b": {"B": b"\x01"}, "ss": {"SS": ["b", "a"]},
+                   "ns": {"NS": ["3", "1"]}, "l": {"L": [{"NULL": True}, {"BOOL": False}]}}}
+    assert {"s": "x", "n": 12, "f": 1.25, "b": "AQ==", "ss": ["a", "b"], "ns": [1, 3], "l": [None, False]} == plain_attribute_value(typed)
+
+
+def test_plain_unwraps_only_where_the_model_has_an_attribute_value():
+    """A map key that happens to be "S" is left alone outside attribute values."""
+    params = {"TableName": "t", "Item": {"id": {"S": "a"}}, "ExpressionAttributeNames": {"#S": "S"}}
+    shape = MODEL.operation_model("PutItem").input_shape
+    assert {"TableName": "t", "Item": {"id": "a"}, "ExpressionAttributeNames": {"#S": "S"}} == plain(params, shape)
+    response = {"Items": [{"id": {"S": "a"}}], "Count": 1}
+    assert {"Items": [{"id": "a"}], "Count": 1} == plain(response, MODEL.operation_model("Scan").output_shape)
+
+
+def test_seed_values_become_typed_attribute_values():
+    assert {"M": {"a": {"N": "1"}, "b": {"L": [{"S": "x"}, {"NULL": True}, {"BOOL": True}]}}} == attribute_value({"a": 1, "b": ["x", None, True]})

@@ -1,0 +1,213 @@
+"""The AWS platform against moto's server: the boundary, the delivery model, reset and snapshots.
+
+Each test runs the probe handler (``handlers/probe.py``) on a few messages under a replayed
+schedule and reads the effect log, the snapshots and what the handler saw.
+"""
+
+import os
+import random
+
+import pytest
+
+from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS
+from eutaxy.core.errors import UserError
+
+
+def _effects(result, kind=None, op=None):
+    return [
+        (e["invocation"], e["ordinal"], e["target"], e["op"], e["kind"])
+        for e in result["effects"]
+        if (kind is None or e["kind"] == kind) and (op is None or e["op"] == op)
+    ]
+
+
+def _rows(result, table):
+    (snapshot,) = [e for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == f"DynamoDB:{table}"]
+    assert "items" == snapshot["op"]
+    return snapshot["payload"]["rows"]
+
+
+def test_a_resource_put_is_one_low_level_effect_with_plain_arguments(run_probe):
+    """Table.put_item is recorded as PutItem on DynamoDB:items, attribute values unwrapped."""
+    result, seen = run_probe([{"id": "a"}])
+    assert {"kind": "completed"} == result["end"]
+    assert [
+        ("msg-1#1", 0, "DynamoDB:items", "PutItem", "call"),
+        ("msg-1#1", 0, "DynamoDB:items", "PutItem", "result"),
+        ("msg-1#1", 1, "SQS:jobs", "delete", "call"),
+        ("msg-1#1", 1, "SQS:jobs", "delete", "result"),
+    ] == _effects(result)[:4]
+    put = result["effects"][1]["payload"]
+    item = put["args"]["Item"]
+    assert ("a", 2, "AAE=", ["a", "b"]) == (item["id"], item["n"], item["blob"], item["tags"])
+    assert {"ok": True} == put["result"]
+    delete = result["effects"][3]["payload"]["args"]
+    assert {"messageId": "msg-1", "body": {"id": "a"}, "implicit": True} == delete
+    assert 2 == result["eligible"]
+
+
+def test_reset_seeds_the_tables_and_the_snapshot_reads_them_as_plain_json(run_probe):
+    result, _ = run_probe([{"id": "a"}])
+    rows = _rows(result, "items")
+    assert [r["id"] for r in rows] == ["a", "seeded"]
+    assert {"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}} == rows[1]
+    assert ["a", "b"] == rows[0]["tags"]
+    assert [] == _rows(result, "audit")
+    # A second run starts from the seed again, not from the first run's writes.
+    again, _ = run_probe([{"action": "get", "id": "a"}])
+    assert ["seeded"] == [r["id"] for r in _rows(again, "items")]
+
+
+def test_the_event_and_context_follow_the_sqs_event_source(run_probe):
+    _, seen = run_probe([{"id": "a"}, {"action": "fail", "id": "b"}], bounds={"maxRedeliveries": 1})
+    first, second, second_again = seen
+    (record,) = first["event"]["Records"]
+    assert ("msg-1", '{"id":"a"}', "1", "aws:sqs") == (
+        record["messageId"], record["body"], record["attributes"]["ApproximateReceiveCount"], record["eventSource"]
+    )
+    assert record["eventSourceARN"].endswith(":jobs")
+    assert "2" == second_again["event"]["Records"][0]["attributes"]["ApproximateReceiveCount"]
+    assert len({first["request_id"], second["request_id"], second_again["request_id"]}) == 3
+    assert VIRTUAL_EPOCH_MS / 1000 == first["time"]
+    assert 1000 == first["remaining_ms"]
+    assert 999 == first["after_put_remaining_ms"]  # one completed effect, one virtual millisecond
+
+
+def test_crash_before_a_write_performs_nothing_and_the_message_is_received_again(run_probe):
+    result, seen = run_probe([{"id": "a"}], faults=[("msg-1#1", 0, "crash_before")])
+    assert [("msg-1#1", 0, "DynamoDB:items", "PutItem", "call"), ("msg-1#1", 0, "DynamoDB:items", "PutItem", "fault")] == _effects(result)[:2]
+    assert ["msg-1#2"] == sorted({i for i, *_ in _effects(result, op="delete", kind="result")})
+    assert 2 == len(seen)
+    assert ["a", "seeded"] == [r["id"] for r in _rows(result, "items")]
+
+
+def test_crash_after_a_write_commits_it_and_the_redelivery_writes_again(run_probe):
+    result, _ = run_probe([{"id": "a"}], faults=[("msg-1#1", 0, "crash_after")])
+    assert ["result", "fault"] == [k for i, o, t, op, k in _effects(result) if i == "msg-1#1" and o == 0][1:]
+    assert 2 == len(_effects(result, kind="result", op="PutItem"))
+
+
+def test_an_injected_error_is_a_client_error_the_handler_sees(run_probe):
+    result, seen = run_probe([{"id": "a"}], faults=[("msg-1#1", 0, "error")])
+    assert "InternalServerError" == seen[0]["error"]
+    assert "error" == result["effects"][1]["payload"]["fault"]
+    assert "msg-1#2" in {i for i, *_ in _effects(result, op="delete", kind="result")}
+
+
+def test_ambiguous_commits_and_the_handler_sees_a_timeout(run_probe):
+    result, seen = run_probe([{"id": "a"}], faults=[("msg-1#1", 0, "ambiguous")])
+    assert "ReadTimeoutError" == seen[0]["error"]
+    assert [("msg-1#1", 0, "DynamoDB:items", "PutItem", k) for k in ("call", "result", "fault")] == _effects(result)[:3]
+
+
+def test_a_read_takes_the_read_ladder(run_probe):
+    result, seen = run_probe([{"action": "get", "id": "seeded"}], max_faults=1, prefix=[0])
+    fault_options = [d["options"] for d in result["decisions"]]
+    assert ["none", "crash_before", "crash_after", "error"] == fault_options[0]
+    assert {"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}} == result["effects"][1]["payload"]["result"]["Item"]
+    assert "seeded" == seen[0]["item"]["id"]
+
+
+def test_a_failed_condition_is_a_result_that_is_not_ok(run_probe):
+    result, seen = run_probe([{"action": "conditional", "id": "seeded"}], bounds={"maxRedeliveries": 0})
+    put = result["effects"][1]["payload"]["result"]
+    assert {"ok": False, "error": {"code": "ConditionalCheckFailedException", "message": "The conditional request failed"}} == put
+    assert "ConditionalCheckFailedException" == seen[0]["error"]
+
+
+def test_crashes_on_the_implicit_delete_fall_between_handled_and_deleted(run_probe):
+    before, _ = run_probe([{"id": "a"}], faults=[("msg-1#1", 1, "crash_before")])
+    assert {"msg-1#1", "msg-1#2"} == {i for i, *_ in _effects(before, op="PutItem", kind="result")}
+    after, _ = run_probe([{"id": "a"}], faults=[("msg-1#1", 1, "crash_after")])
+    assert {"msg-1#1"} == {i for i, *_ in _effects(after, op="PutItem", kind="result")}
+    assert [("msg-1#1", 1, "SQS:jobs", "delete", k) for k in ("call", "result", "fault")] == _effects(after, op="delete")
+
+
+def test_errors_and_reported_failures_redeliver_then_dead_letter_at_max_receive_count(run_probe):
+    result, seen = run_probe([{"action": "fail"}], max_receive_count=2, bounds={"maxRedeliveries": 5})
+    assert 2 == len(seen)
+    assert [("msg-1#2", 0, "SQS:jobs", "dead_letter", "call"), ("msg-1#2", 0, "SQS:jobs", "dead_letter", "result")] == _effects(result, op="dead_letter")
+    assert {"messageId": "msg-1", "attempts": 2} == result["effects"][-4]["payload"]["args"]
+    reported, seen = run_probe([{"action": "report"}], max_receive_count=5, bounds={"maxRedeliveries": 1})
+    assert 2 == len(seen)
+    assert [] == _effects(reported, op="dead_letter")  # the scenario's bound stopped it first
+    assert [] == _effects(reported, op="delete")
+
+
+def test_a_transaction_names_every_table_it_joins(run_probe):
+    result, _ = run_probe([{"action": "transact", "id": "t"}])
+    assert ("DynamoDB:audit+items", "TransactWriteItems") == (result["effects"][0]["target"], result["effects"][0]["op"])
+    assert [{"id": "t"}] == _rows(result, "audit")
+
+
+def test_a_client_of_another_service_makes_the_run_unsupported(run_probe):
+    result, _ = run_probe([{"action": "sqs"}])
+    assert "unsupported" == result["end"]["kind"]
+    assert "client_not_supported" == result["end"]["cause"]
+    assert "SQS" in result["end"]["detail"] and "SendMessage" in result["end"]["detail"]
+
+
+def test_a_dynamodb_operation_outside_the_model_makes_the_run_unsupported(run_probe):
+    result, _ = run_probe([{"action": "create"}])
+    assert ("unsupported", "operation_not_supported") == (result["end"]["kind"], result["end"]["cause"])
+    assert "CreateTable" in result["end"]["detail"]
+
+
+def test_more_than_one_concurrent_invocation_is_unsupported(probe_platform, probe_scenario, plan):
+    scenario = probe_scenario([{"id": "a"}], bounds={"maxConcurrentInvocations": 2})
+    result = probe_platform.run(plan(scenario)).to_data()
+    assert ("unsupported", "concurrency_not_supported") == (result["end"]["kind"], result["end"]["cause"])
+    assert [] == result["effects"]
+
+
+def test_a_batch_size_above_one_is_unsupported(probe_platform, probe_scenario, plan):
+    scenario = probe_scenario([{"id": "a"}])
+    scenario["drive"]["batchSize"] = 10
+    result = probe_platform.run(plan(scenario)).to_data()
+    assert "batch_size_not_supported" == result["end"]["cause"]
+
+
+def test_the_same_plan_gives_byte_identical_results(run_probe):
+    """uuid4 in the handler, request ids and times all come from the plan."""
+    policy = {"kind": "seeded", "faults": {"1": 3}}
+    first, _ = run_probe([{"id": "a"}, {"id": "b"}], policy=policy)
+    second, _ = run_probe([{"id": "a"}, {"id": "b"}], policy=policy)
+    assert first == second
+    tokens = [e["payload"]["args"]["Item"]["token"] for e in first["effects"] if e["op"] == "PutItem" and e["kind"] == "call"]
+    assert len(set(tokens)) == len(tokens)
+
+
+def test_the_real_globals_are_back_after_a_run_even_one_that_failed(run_probe):
+    real_urandom = os.urandom
+    random.seed(5)
+    expected = random.random()
+    random.seed(5)
+    run_probe([{"action": "fail"}, {"action": "sqs"}])
+    assert os.urandom is real_urandom
+    assert expected == random.random()
+
+
+def test_a_module_calling_dynamodb_at_import_is_refused(probe_scenario):
+    scenario = probe_scenario([{"id": "a"}], path="./handlers/import_time_call.py")
+    with pytest.raises(UserError, match="while it was imported"):
+        create_platform(scenario)
+
+
+def test_describe_names_the_local_dynamodb(probe_platform):
+    described = probe_platform.describe()
+    assert "aws" == described["platform"]
+    assert "moto" in described["dynamodb"]
+    assert any("moto" in line for line in described["assumptions"])
+
+
+def test_an_unreachable_endpoint_is_a_user_error():
+    scenario = define_scenario(
+        name="nowhere",
+        handler=handler("./handlers/probe.py"),
+        drive=sqs("jobs", [{"id": "a"}]),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        dynamodb_endpoint="http://127.0.0.1:9",
+    )
+    with pytest.raises(UserError, match="does not answer"):
+        create_platform(scenario)

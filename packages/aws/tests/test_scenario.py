@@ -1,0 +1,74 @@
+"""Scenario helpers: the plain data they build and the mistakes they refuse."""
+
+import os
+
+import pytest
+
+from eutaxy.aws import (
+    at_least_once_per_message,
+    define_scenario,
+    dynamodb_rows,
+    dynamodb_table,
+    dynamodb_write,
+    handler,
+    sqs,
+    unique,
+)
+from eutaxy.core.errors import UserError
+
+
+def test_define_scenario_sets_the_platform_root_and_source_from_the_calling_file():
+    drive = sqs("payments", [{"orderId": "o-1"}, {"orderId": "o-2"}])
+    scenario = define_scenario(
+        name="s",
+        handler=handler("./handler.py", "handle"),
+        drive=drive,
+        setup=[dynamodb_table("ledger", {"order_id": "HASH"})],
+        invariants=[
+            at_least_once_per_message("all", drive, dynamodb_write("ledger"), "args.Item.order_id", "orderId"),
+            unique("one", dynamodb_rows("ledger"), "order_id"),
+        ],
+        bounds={"maxRedeliveries": 3},
+    )
+    assert "aws" == scenario["platform"]
+    assert os.path.abspath(__file__) == scenario["source"]
+    assert os.path.dirname(os.path.abspath(__file__)) == scenario["root"]
+    assert {"path": "./handler.py", "function": "handle", "timeoutMs": 3000, "environment": {}} == scenario["handler"]
+    assert 3 == scenario["bounds"]["maxRedeliveries"]
+    assert 1 == scenario["bounds"]["maxConcurrentInvocations"]
+
+
+def test_the_sqs_drive_numbers_its_messages_in_order():
+    drive = sqs("q", ["a", {"b": 1}], max_receive_count=3)
+    assert {
+        "kind": "sqs",
+        "name": "q",
+        "events": [{"id": "msg-1", "body": "a"}, {"id": "msg-2", "body": {"b": 1}}],
+        "maxReceiveCount": 3,
+        "batchSize": 1,
+    } == drive
+
+
+def test_dynamodb_table_takes_a_name_a_mapping_or_pairs_and_orders_hash_first():
+    assert [{"name": "pk", "type": "HASH"}] == dynamodb_table("t", "pk")["keySchema"]
+    table = dynamodb_table("t", [("sk", "RANGE"), ("pk", "HASH")], {"sk": "N"}, items=[{"pk": "a", "sk": 1}])
+    assert [{"name": "pk", "type": "HASH"}, {"name": "sk", "type": "RANGE"}] == table["keySchema"]
+    assert [{"name": "pk", "type": "S"}, {"name": "sk", "type": "N"}] == table["attributes"]
+    assert [{"pk": "a", "sk": 1}] == table["items"]
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: dynamodb_table("t", {"a": "RANGE"}), "exactly one HASH"),
+        (lambda: dynamodb_table("t", {"a": "HASH"}, {"a": "X"}), "use S, N or B"),
+        (lambda: dynamodb_table("t", {"a": "HASH"}, {"b": "S"}), "not keys"),
+        (lambda: dynamodb_table("t", {"a": "HASH"}, items=[{"b": 1}]), "lacks key"),
+        (lambda: handler("handler.js"), ".py file"),
+        (lambda: sqs("q", [], max_receive_count=0), "at least 1"),
+        (lambda: define_scenario(name="s", handler=handler("./h.py"), drive={"kind": "queue"}), "sqs"),
+    ],
+)
+def test_mistakes_are_user_errors_that_say_what_to_do(build, message):
+    with pytest.raises(UserError, match=message):
+        build()

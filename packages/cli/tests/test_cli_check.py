@@ -1,0 +1,220 @@
+"""``eutaxy check``: verdict, report, exit code and the regression test, end to end.
+
+These tests run the real engine over a stand-in platform that speaks the run protocol
+(``fake_platform/eutaxy_testplatform``), so every exit code comes from a real verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from eutaxy.cli.loader import import_scenario
+
+
+def _args(path, *extra):
+    return ("check", str(path), "--max-runs", "40", "--budget-ms", "60000", *extra)
+
+
+def test_violation_exits_1_prints_the_story_and_writes_the_regression_test(testplatform, write_scenario, run_cli):
+    """A plain insert redelivered after crash_after breaks at_most_once_per_key."""
+    path = write_scenario("buggy")
+    result = run_cli(*_args(path))
+    assert 1 == result.code, result.stderr
+    assert result.stdout.startswith("VIOLATED")
+    assert "one-payment-per-order" in result.stdout
+    assert "!! crash_after" in result.stdout or "!! ambiguous" in result.stdout
+    test_file = path.with_name("pay_once_regression_test.py")
+    assert f"Regression test written: {test_file}" in result.stdout
+    source = test_file.read_text()
+    ast.parse(source)
+    assert "from eutaxy_testplatform import expect_holds" in source
+    assert [] == [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_written_regression_test_replays_through_expect_holds(testplatform, write_scenario, run_cli):
+    """The emitted test calls expect_holds with the scenario, schedule, kept events and seed."""
+    path = write_scenario("buggy")
+    assert 1 == run_cli(*_args(path, "--json")).code
+    verdict = json.loads(run_cli(*_args(path, "--json", "--no-regression")).stdout)
+    namespace: dict = {"__file__": str(path.with_name("pay_once_regression_test.py"))}
+    exec(compile(path.with_name("pay_once_regression_test.py").read_text(), "regression", "exec"), namespace)
+    try:
+        namespace["test_pay_once_regression"]()
+        raise AssertionError("the regression test passed while the bug exists")
+    except AssertionError as error:
+        assert "still breaks" in str(error)
+    call = testplatform.HOLDS[-1]
+    assert str(path) == call["path"]
+    assert verdict["schedule"] == call["schedule"]
+    assert verdict["keptEvents"] == call["events"]
+    assert "pay-once" == call["seed"]
+
+
+def test_bounded_exits_0_and_says_not_verified(testplatform, write_scenario, run_cli):
+    """An idempotent insert holds within the bounds: BOUNDED, exit 0, nothing written."""
+    path = write_scenario("idempotent")
+    result = run_cli(*_args(path))
+    assert 0 == result.code, result.stderr
+    assert result.stdout.startswith("BOUNDED")
+    assert "bounded, not verified" in result.stdout
+    assert not list(path.parent.glob("*_regression_test.py"))
+
+
+def test_unsupported_exits_2_with_the_cause(testplatform, write_scenario, run_cli):
+    """A run touching an uncontrolled binding is UNSUPPORTED with its cause, exit 2."""
+    path = write_scenario("kv")
+    result = run_cli(*_args(path))
+    assert 2 == result.code, result.stderr
+    assert result.stdout.startswith("UNSUPPORTED")
+    assert "binding_not_allowed" in result.stdout
+    assert not list(path.parent.glob("*_regression_test.py"))
+
+
+def test_json_is_one_canonical_object_and_equal_seeds_give_equal_bytes(testplatform, write_scenario, run_cli):
+    """--json prints one canonical object with schemaVersion and kind; reruns are byte-identical."""
+    path = write_scenario("buggy")
+    first = run_cli(*_args(path, "--json", "--seed", "s1"))
+    second = run_cli(*_args(path, "--seed", "s1", "--json"))
+    assert 1 == first.code == second.code
+    assert first.stdout == second.stdout
+    assert first.stdout.endswith("\n") and first.stdout.count("\n") == 1
+    data = json.loads(first.stdout)
+    assert 1 == data["schemaVersion"]
+    assert "violated" == data["kind"]
+    assert "s1" == data["provenance"]["seed"]
+    assert data["regressionTest"].endswith("pay_once_regression_test.py")
+    assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == first.stdout
+
+
+def test_no_regression_writes_nothing(testplatform, write_scenario, run_cli):
+    """--no-regression reports the violation but leaves the directory as it was."""
+    path = write_scenario("buggy")
+    before = sorted(p.name for p in path.parent.iterdir())
+    result = run_cli(*_args(path, "--no-regression"))
+    assert 1 == result.code
+    assert "not written (--no-regression)" in result.stdout
+    assert before == sorted(p.name for p in path.parent.iterdir())
+
+
+def test_progress_goes_to_a_terminal_and_is_erased(testplatform, write_scenario, run_cli, terminal):
+    """On a terminal stderr shows one progress line updated in place; never under --json."""
+    path = write_scenario("idempotent")
+    assert 0 == run_cli(*_args(path), stderr=terminal).code
+    shown = terminal.getvalue()
+    # The engine reports the first run at once and then at intervals; either way one line.
+    assert "\n" not in shown
+    assert shown.startswith("\r\x1b[Keutaxy: runs ") and shown.endswith("\r\x1b[K")
+    assert "faults " in shown and "s budget" in shown
+    quiet = type(terminal)()
+    assert 0 == run_cli(*_args(path, "--json"), stderr=quiet).code
+    assert "" == quiet.getvalue()
+
+
+def test_bad_scenario_exits_2_with_file_and_line_and_writes_nothing(testplatform, write_scenario, run_cli):
+    """An error raised while the scenario file runs is reported at its line."""
+    path = write_scenario("buggy", text="x = 1\n\nscenario = undefined_name\n")
+    before = sorted(p.name for p in path.parent.iterdir())
+    result = run_cli("check", str(path))
+    assert 2 == result.code
+    assert f"{path}:3:" in result.stderr
+    assert "NameError" in result.stderr
+    assert "" == result.stdout
+    assert before == sorted(p.name for p in path.parent.iterdir())
+
+
+def test_syntax_error_is_reported_at_its_line(write_scenario, run_cli):
+    """A scenario that does not parse names its line; --json prints an error object."""
+    path = write_scenario("buggy", text="scenario = {\n  'platform': 'x',\n  oops\n")
+    result = run_cli("check", str(path), "--json")
+    assert 2 == result.code
+    assert f"{path}:" in result.stderr
+    data = json.loads(result.stdout)
+    assert "error" == data["kind"] and 1 == data["schemaVersion"]
+    assert str(path) in data["message"]
+
+
+def test_import_error_in_the_scenario_names_the_import_line(write_scenario, run_cli):
+    """A missing module is reported at the scenario's import statement."""
+    path = write_scenario("x", text="import os\nimport eutaxy_no_such_module\nscenario = {}\n")
+    result = run_cli("check", str(path))
+    assert 2 == result.code
+    assert f"{path}:2:" in result.stderr
+    assert "ModuleNotFoundError" in result.stderr
+
+
+def test_scenario_without_a_platform_or_unknown_platform_exits_2(write_scenario, run_cli, monkeypatch):
+    """No `scenario`, no platform, or a platform package that is not installed: exit 2."""
+    none = write_scenario("x", file_name="none.sim.py", text="value = 1\n")
+    assert 2 == run_cli("check", str(none)).code
+    bare = write_scenario("x", file_name="bare.sim.py", text="scenario = {'name': 'n'}\n")
+    result = run_cli("check", str(bare))
+    assert 2 == result.code and "has no platform" in result.stderr
+    missing = write_scenario("x", file_name="gone.sim.py", text="scenario = {'platform': 'nowhere'}\n")
+    result = run_cli("check", str(missing))
+    assert 2 == result.code
+    assert "eutaxy.nowhere is not installed" in result.stderr
+
+
+def test_platform_can_be_mapped_through_the_environment(testplatform, write_scenario, run_cli, monkeypatch):
+    """EUTAXY_PLATFORM_MODULES maps a platform name to a module across processes."""
+    from eutaxy.cli.platforms import platform_module_name, unregister_platform
+
+    unregister_platform("testplatform")
+    monkeypatch.setenv("EUTAXY_PLATFORM_MODULES", "testplatform=eutaxy_testplatform, other=pkg.mod")
+    assert "eutaxy_testplatform" == platform_module_name("testplatform")
+    assert "pkg.mod" == platform_module_name("other")
+    assert "eutaxy.cloudflare" == platform_module_name("cloudflare")
+    path = write_scenario("idempotent")
+    assert 0 == run_cli(*_args(path)).code
+    monkeypatch.setenv("EUTAXY_PLATFORM_MODULES", "broken")
+    assert 2 == run_cli(*_args(path)).code
+
+
+def test_bad_flags_exit_2(write_scenario, run_cli):
+    """A non-positive budget or run cap is a usage error, exit 2."""
+    path = write_scenario("buggy")
+    assert 2 == run_cli("check", str(path), "--max-runs", "0").code
+    result = run_cli("check", str(path), "--budget-ms", "soon", "--json")
+    assert 2 == result.code
+    assert "error" == json.loads(result.stdout)["kind"]
+
+
+def test_a_platform_loader_that_raises_is_an_input_error(testplatform, write_scenario, run_cli, monkeypatch):
+    """A platform's load_scenario failing with a plain exception still exits 2 at file:line."""
+    path = write_scenario("buggy")
+
+    def load(scenario_path):
+        exec(compile("\n\nraise ValueError('bad bounds')", str(scenario_path), "exec"), {})
+
+    monkeypatch.setattr(testplatform, "load_scenario", load)
+    result = run_cli("check", str(path))
+    assert 2 == result.code
+    assert f"{path}:3:" in result.stderr and "ValueError: bad bounds" in result.stderr
+
+
+def test_loader_returns_the_scenario_dict(testplatform, write_scenario):
+    """The generic loader reads `scenario` and leaves no module behind."""
+    import sys
+
+    path = write_scenario("buggy")
+    before = set(sys.modules)
+    scenario = import_scenario(path)
+    assert "testplatform" == scenario["platform"]
+    assert "pay-once" == scenario["name"]
+    assert not [name for name in set(sys.modules) - before if name.startswith("_eutaxy_cli_scenario_")]
+
+
+def test_unwritable_directory_keeps_the_verdict(testplatform, write_scenario, run_cli, monkeypatch):
+    """When the test cannot be written the violation is still reported, exit 1, with why."""
+    import eutaxy.report.regression as regression
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(regression, "write_regression_test", refuse)
+    path = write_scenario("buggy")
+    result = run_cli(*_args(path))
+    assert 1 == result.code
+    assert "not written (could not write it: read-only file system)" in result.stdout
+    assert "warning" in result.stderr

@@ -1,0 +1,63 @@
+// @ts-check
+/**
+ * The control entrypoint the host calls, one request per run, over a direct socket
+ * Miniflare opens to this named export (so no route of the user's Worker is shadowed).
+ *
+ * POST /run with a RunPlan answers the RunResult (200), a user error (400, `{error}`) or an
+ * internal failure (500, `{error}`). GET /probe answers whether every global is the isolate's
+ * own again (the host's `probe` op; tests use it to see globals restored after a run).
+ */
+
+import { originals } from "./patch.mjs";
+import { CONFIG_BINDING, UserFacingError, runPlan } from "./run.mjs";
+
+/** @param {unknown} body @param {number} status */
+function json(body, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+/** Which globals are not the isolate's own right now (empty outside a run). */
+export function patchedGlobals() {
+  const g = /** @type {any} */ (globalThis);
+  /** @type {[string, unknown, unknown][]} */
+  const checks = [
+    ["Date", g.Date, originals.Date],
+    ["Math.random", Math.random, originals.mathRandom],
+    ["crypto.randomUUID", g.crypto?.randomUUID, originals.randomUUID],
+    ["crypto.getRandomValues", g.crypto?.getRandomValues, originals.getRandomValues],
+    ["performance.now", g.performance?.now, originals.performanceNow],
+    ["setTimeout", g.setTimeout, originals.setTimeout],
+    ["clearTimeout", g.clearTimeout, originals.clearTimeout],
+    ["setInterval", g.setInterval, originals.setInterval],
+    ["clearInterval", g.clearInterval, originals.clearInterval],
+    ["fetch", g.fetch, originals.fetch],
+    ["caches", g.caches, originals.caches],
+    ["WeakRef", g.WeakRef, originals.WeakRef],
+    ["FinalizationRegistry", g.FinalizationRegistry, originals.FinalizationRegistry],
+  ];
+  return checks.filter(([, now, original]) => now !== original).map(([name]) => name);
+}
+
+/** @param {any} userModule the user's Worker module namespace */
+export function createControl(userModule) {
+  return {
+    /** @param {Request} request @param {Record<string, any>} env */
+    async fetch(request, env) {
+      const path = new URL(request.url).pathname;
+      if (path === "/probe") {
+        return json({ patched: patchedGlobals(), now: originals.dateNow.call(originals.Date) > 0 });
+      }
+      if (path !== "/run" || request.method !== "POST") return json({ error: `no control route ${request.method} ${path}` }, 404);
+      try {
+        const plan = await request.json();
+        const result = await runPlan(plan, env[CONFIG_BINDING] ?? {}, env, userModule);
+        return json(result);
+      } catch (error) {
+        const user = error instanceof UserFacingError;
+        const message = error instanceof Error ? (user ? error.message : `${error.name}: ${error.message}\n${error.stack ?? ""}`) : String(error);
+        if (!user) console.error("eutaxy: run failed inside the isolate:", message);
+        return json({ error: message, user }, user ? 400 : 500);
+      }
+    },
+  };
+}

@@ -1,0 +1,349 @@
+// @ts-check
+/**
+ * The Node host: one process per checked Worker, owning one Miniflare instance that is
+ * kept for every run of a check. It speaks JSON lines: one request per stdin line, one
+ * answer per stdout line, everything else (its own log, Miniflare's, the Worker's console)
+ * on stderr.
+ *
+ * Requests, answered in order, each answer carrying the request's id:
+ *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true}
+ *   {"id", "op": "run", "plan": RunPlan}                  ->  {"id", "ok": true, "result": RunResult}
+ *   {"id", "op": "probe"}                                 ->  {"id", "ok": true, "result": {"patched": [...]}}
+ *   {"op": "close"}                                       ->  {"id", "ok": true} when an id was given; then exit
+ * A failure answers {"id", "ok": false, "error": "...", "user": bool} (`user` when the
+ * Worker or scenario is at fault rather than Eutaxy).
+ *
+ * A run is one HTTP request over a direct socket to the bundle's control entrypoint, which
+ * performs the whole run inside the isolate and answers the RunResult JSON, passed through
+ * to stdout unparsed: one round trip per run.
+ *
+ * The host dies with its parent: stdin closing, the parent pid changing (polled) and
+ * SIGTERM/SIGINT/SIGHUP all dispose Miniflare (which stops its workerd) and exit. The
+ * toolchain's node_modules comes from EUTAXY_NODE_MODULES or `--node-modules DIR`.
+ */
+
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import http from "node:http";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+
+import { splitSchema } from "./d1.mjs";
+
+const RUNTIME_DIR = path.dirname(fileURLToPath(import.meta.url));
+const CONTROL_EXPORT = "__EutaxyControl";
+const CONFIG_BINDING = "__EUTAXY_CONFIG";
+
+/** How long Miniflare gets to stop its workerd before the host exits anyway. */
+const DISPOSE_TIMEOUT_MS = 5000;
+/** How often the host checks that its parent is still there. */
+const PARENT_POLL_MS = 500;
+/** The compatibility date used when the Worker's config names none. */
+const DEFAULT_COMPATIBILITY_DATE = "2025-09-01";
+
+/** Binding kinds of the wrangler reader that the runtime replaces by traps. */
+const TRAP_SECTIONS = /** @type {Record<string, string>} */ ({
+  kvNamespaces: "kv", r2Buckets: "r2", hyperdrives: "hyperdrive", durableObjects: "durable_object",
+  services: "service", queueProducers: "queue_producer", workflows: "workflow",
+});
+
+/** @param {string} message */
+function log(message) {
+  process.stderr.write(`eutaxy-host: ${message}\n`);
+}
+
+function nodeModulesDir() {
+  const at = process.argv.indexOf("--node-modules");
+  const dir = at >= 0 ? process.argv[at + 1] : process.env.EUTAXY_NODE_MODULES;
+  if (!dir) throw new Error("the toolchain's node_modules is not given: set EUTAXY_NODE_MODULES or pass --node-modules DIR");
+  return path.resolve(dir);
+}
+
+const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
+const { Miniflare, Log, LogLevel } = requireTool("miniflare");
+const esbuild = requireTool("esbuild");
+
+/** Miniflare's log, kept off stdout (which carries only answers). */
+class StderrLog extends Log {
+  /** @param {string} message */
+  log(message) {
+    process.stderr.write(message + "\n");
+  }
+}
+
+/**
+ * Where Miniflare's storage goes. It keeps non-persisted D1 data under $TMPDIR, and every
+ * write there is synced: on a disk a run costs 60-90 ms, on a memory file system 6-8 ms
+ * (measured here). So the host's own directory goes on /dev/shm when that is a writable
+ * directory, else under the TMPDIR it was given; either way it is this host's alone and
+ * removed on exit. A host killed outright cannot remove it, so each start also removes the
+ * directories of hosts whose pid (in the name) is gone.
+ */
+function makeWorkDir() {
+  const shm = "/dev/shm";
+  let base = os.tmpdir();
+  try {
+    accessSync(shm, constants.W_OK);
+    if (statSync(shm).isDirectory()) base = shm;
+  } catch {
+    // No memory file system: stay under TMPDIR.
+  }
+  for (const name of readdirSync(base)) {
+    const match = /^eutaxy-host-(\d+)-/.exec(name);
+    if (!match || Number(match[1]) === process.pid || pidAlive(Number(match[1]))) continue;
+    rmSync(path.join(base, name), { recursive: true, force: true });
+  }
+  return mkdtempSync(path.join(base, `eutaxy-host-${process.pid}-`));
+}
+
+/** @param {number} pid */
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
+  }
+}
+
+const workDir = makeWorkDir();
+process.env.TMPDIR = workDir;
+
+/** @type {any} */
+let mf = null;
+/** @type {URL | null} */
+let controlUrl = null;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+class UserError extends Error {}
+
+/**
+ * Bundle the user's entry with the runtime: the patch module first, so it captures the real
+ * globals before the Worker's module evaluates; `cloudflare:sockets` in user code resolves to
+ * the runtime's trap.
+ * @param {string} entry @param {string} outFile
+ */
+async function bundle(entry, outFile) {
+  const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
+  const contents = [
+    `import ${runtime("patch.mjs")};`,
+    `import * as userModule from ${JSON.stringify(entry)};`,
+    `import { createControl } from ${runtime("entry.mjs")};`,
+    `export default userModule.default;`,
+    `export const ${CONTROL_EXPORT} = createControl(userModule);`,
+  ].join("\n");
+  /** @type {import("esbuild").Plugin} */
+  const sockets = {
+    name: "eutaxy-sockets",
+    setup(build) {
+      build.onResolve({ filter: /^cloudflare:sockets$/ }, () => ({ path: path.join(RUNTIME_DIR, "sockets.mjs") }));
+    },
+  };
+  try {
+    await esbuild.build({
+      stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
+      bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
+      conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
+      external: ["cloudflare:*", "node:*"], plugins: [sockets], logLevel: "silent", legalComments: "none",
+    });
+  } catch (error) {
+    const errors = /** @type {any} */ (error).errors ?? [];
+    const lines = errors.map((/** @type {any} */ e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ""}${e.text}`);
+    throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
+  }
+}
+
+/** @param {any} worker @param {any[]} setup */
+function runtimeConfig(worker, setup) {
+  /** @type {Record<string, {schema: string[]}>} */
+  const d1 = {};
+  for (const binding of Object.keys(worker.d1Databases ?? {})) d1[binding] = { schema: [] };
+  for (const step of setup ?? []) {
+    if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
+    if (!d1[step.binding]) throw new UserError(`setup d1_schema names binding ${step.binding}, which the Worker's config does not declare as a D1 database`);
+    if (!path.isAbsolute(step.path)) throw new UserError(`setup d1_schema path must be absolute, got ${step.path}`);
+    let text;
+    try {
+      text = readFileSync(step.path, "utf8");
+    } catch (error) {
+      throw new UserError(`setup d1_schema: cannot read ${step.path}: ${/** @type {Error} */ (error).message}`);
+    }
+    d1[step.binding].schema.push(...splitSchema(text));
+  }
+  /** @type {Record<string, string>} */
+  const traps = {};
+  for (const [section, kind] of Object.entries(TRAP_SECTIONS)) {
+    for (const name of Object.keys(worker[section] ?? {})) traps[name] = kind;
+  }
+  for (const binding of worker.bindings ?? []) traps[binding.name] = binding.kind;
+  /** @type {Record<string, {maxRetries?: number}>} */
+  const queueConsumers = {};
+  for (const [queue, consumer] of Object.entries(worker.queueConsumers ?? {})) {
+    queueConsumers[queue] = Number.isInteger(consumer?.maxRetries) ? { maxRetries: consumer.maxRetries } : {};
+  }
+  return { d1, traps, queueConsumers };
+}
+
+/** @param {any} message */
+async function load(message) {
+  const worker = message.worker ?? {};
+  if (typeof worker.entry !== "string" || !path.isAbsolute(worker.entry)) throw new UserError(`worker.entry must be an absolute path, got ${JSON.stringify(worker.entry)}`);
+  const started = performance.now();
+  const config = runtimeConfig(worker, message.setup);
+  const outFile = path.join(workDir, "worker.bundle.mjs");
+  await bundle(worker.entry, outFile);
+  const bundled = performance.now();
+  if (mf) {
+    await mf.dispose();
+    mf = null;
+    controlUrl = null;
+  }
+  mf = new Miniflare({
+    modules: true,
+    modulesRoot: workDir,
+    scriptPath: outFile,
+    // Miniflare would fetch Request.cf data from the network; a fixed placeholder keeps a
+    // check offline and the same on every machine.
+    cf: {},
+    compatibilityDate: worker.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
+    compatibilityFlags: worker.compatibilityFlags ?? [],
+    d1Databases: worker.d1Databases ?? {},
+    bindings: { ...(worker.vars ?? {}), [CONFIG_BINDING]: config },
+    unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
+    log: new StderrLog(LogLevel.WARN),
+    handleRuntimeStdio(/** @type {import("node:stream").Readable} */ stdout, /** @type {import("node:stream").Readable} */ stderr) {
+      stdout.pipe(process.stderr);
+      stderr.pipe(process.stderr);
+    },
+  });
+  try {
+    controlUrl = await mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT);
+  } catch (error) {
+    const failed = mf;
+    mf = null;
+    await failed.dispose().catch(() => {});
+    throw new UserError(`the Worker did not start in workerd: ${/** @type {Error} */ (error).message}`);
+  }
+  log(`loaded ${worker.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
+}
+
+/** @param {string} method @param {string} route @param {string} [body] @returns {Promise<{status: number, text: string}>} */
+function control(method, route, body) {
+  if (!controlUrl) return Promise.reject(new UserError("no Worker is loaded: send a load request first"));
+  const url = controlUrl;
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: route, method, agent,
+        headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        /** @type {Buffer[]} */
+        const chunks = [];
+        response.on("data", (chunk) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** @param {{status: number, text: string}} answer */
+function resultText(answer) {
+  if (answer.status === 200) return answer.text;
+  let error = answer.text;
+  let user = false;
+  try {
+    const data = JSON.parse(answer.text);
+    error = data.error ?? error;
+    user = Boolean(data.user);
+  } catch {
+    // Not JSON: workerd's own error page; pass its text on.
+  }
+  if (user) throw new UserError(error);
+  throw new Error(`the run failed inside the isolate (status ${answer.status}): ${error}`);
+}
+
+/** @param {unknown} id @param {string} [resultJson] */
+function answerOk(id, resultJson) {
+  const head = `{"id":${JSON.stringify(id ?? null)},"ok":true`;
+  process.stdout.write(resultJson === undefined ? `${head}}\n` : `${head},"result":${resultJson}}\n`);
+}
+
+/** @param {unknown} id @param {unknown} error */
+function answerError(id, error) {
+  const user = error instanceof UserError;
+  const text = error instanceof Error ? error.message : String(error);
+  if (!user) log(`internal error: ${error instanceof Error ? error.stack : text}`);
+  process.stdout.write(JSON.stringify({ id: id ?? null, ok: false, error: text, user }) + "\n");
+}
+
+let closing = false;
+
+/** Dispose Miniflare (stopping workerd), remove the work directory and exit. @param {string} why @param {number} [code] */
+async function shutdown(why, code = 0) {
+  if (closing) return;
+  closing = true;
+  log(`closing: ${why}`);
+  const stopping = mf ? mf.dispose().catch((/** @type {Error} */ error) => log(`dispose failed: ${error.message}`)) : Promise.resolve();
+  await Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS))]);
+  agent.destroy();
+  rmSync(workDir, { recursive: true, force: true });
+  process.exit(code);
+}
+
+/** @param {string} line */
+async function handle(line) {
+  if (!line.trim()) return;
+  /** @type {any} */
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    answerError(null, new Error(`a request line is not JSON: ${line.slice(0, 200)}`));
+    return;
+  }
+  const id = message?.id;
+  try {
+    switch (message?.op) {
+      case "load":
+        await load(message);
+        answerOk(id);
+        return;
+      case "run":
+        answerOk(id, resultText(await control("POST", "/run", JSON.stringify(message.plan))));
+        return;
+      case "probe":
+        answerOk(id, resultText(await control("GET", "/probe")));
+        return;
+      case "close":
+        if (id !== undefined) answerOk(id);
+        await shutdown("asked to close");
+        return;
+      default:
+        throw new Error(`unknown op ${JSON.stringify(message?.op)}; expected load, run, probe or close`);
+    }
+  } catch (error) {
+    answerError(id, error);
+  }
+}
+
+// Requests are handled strictly one after another: runs share one isolate and one database.
+let queue = Promise.resolve();
+const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+lines.on("line", (line) => {
+  queue = queue.then(() => handle(line));
+});
+lines.on("close", () => {
+  queue = queue.then(() => shutdown("stdin closed"));
+});
+for (const signal of /** @type {const} */ (["SIGTERM", "SIGINT", "SIGHUP"])) {
+  process.on(signal, () => void shutdown(`got ${signal}`, 1));
+}
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) void shutdown("the parent process exited", 1);
+}, PARENT_POLL_MS).unref();
+log(`ready (node ${process.version}, pid ${process.pid})`);

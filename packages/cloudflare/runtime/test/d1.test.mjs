@@ -1,0 +1,110 @@
+// @ts-check
+/**
+ * The D1 proxy on a real Miniflare database: every method is one effect with the payload
+ * the conventions give, the Worker gets back what D1 returns (timings zeroed), batches are
+ * all-or-nothing, and the reset drops whatever the last run left.
+ */
+
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, test } from "node:test";
+
+import { isRead, splitSchema } from "../d1.mjs";
+import { FIXTURES, HostProcess, paymentsPlan } from "./helpers.mjs";
+
+const FIXTURE = path.join(FIXTURES, "d1-api");
+
+/** @type {HostProcess} */
+let host;
+
+before(async () => {
+  host = new HostProcess();
+  await host.ok({
+    op: "load",
+    worker: { entry: path.join(FIXTURE, "worker.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: [], d1Databases: { DB: "api-db" }, queueConsumers: {} },
+    setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
+  });
+});
+
+after(async () => {
+  await host.close();
+});
+
+/** @param {string} step @param {object} [options] */
+function plan(step, options = {}) {
+  const base = paymentsPlan({ events: [{ id: "msg-1", body: { step } }], ...options });
+  base.scenario.drive.name = "jobs";
+  return base;
+}
+
+/** @param {any[]} effects @param {string} table */
+function rows(effects, table) {
+  return effects.find((e) => e.kind === "snapshot" && e.op === table)?.payload.rows;
+}
+
+test("statements are classified as reads or writes", () => {
+  assert.equal(isRead("SELECT 1"), true);
+  assert.equal(isRead("  -- a comment\n  select * from t"), true);
+  assert.equal(isRead("/* c */ WITH x AS (SELECT 1) SELECT * FROM x"), true);
+  assert.equal(isRead("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x"), false);
+  assert.equal(isRead("INSERT INTO t VALUES (1)"), false);
+  assert.equal(isRead("PRAGMA table_info(t)"), false);
+});
+
+test("a schema file splits on semicolons at line ends only", () => {
+  assert.deepEqual(splitSchema("-- head\nCREATE TABLE a (x TEXT DEFAULT ';');\n\nINSERT INTO a VALUES ('x;y');  \n-- tail\n"), [
+    "-- head\nCREATE TABLE a (x TEXT DEFAULT ';')", "INSERT INTO a VALUES ('x;y')",
+  ]);
+});
+
+test("every D1 method is one effect with its payload, and the Worker gets D1's answers", async () => {
+  const result = await host.run(plan("every-method"));
+  assert.deepEqual(result.end, { kind: "completed" });
+  const results = result.effects.filter((/** @type {any} */ e) => e.kind === "result" && e.target === "D1:DB");
+  assert.deepEqual(results.map((/** @type {any} */ e) => e.op), ["batch", "first", "all", "raw", "exec", "first", "run"]);
+  const [batch, first, all, raw, exec, returning] = results;
+  assert.deepEqual(batch.payload.args.statements.map((/** @type {any} */ s) => s.params), [["o-1", "c-1", 150], ["o-2", "c-1", 50]]);
+  assert.deepEqual(batch.payload.result, { changes: 2, lastRowId: 2, results: [{ changes: 1, lastRowId: 1 }, { changes: 1, lastRowId: 2 }] });
+  assert.deepEqual(first.payload, { args: { sql: "SELECT name FROM customers WHERE id = ?", params: ["c-1"] }, result: { rows: [{ name: "Ada" }] } });
+  assert.deepEqual(all.payload.result, { rows: [{ id: "o-1" }] });
+  assert.deepEqual(raw.payload.result, { rows: [["o-1", 150], ["o-2", 50]] });
+  assert.deepEqual(exec.payload, { args: { sql: "UPDATE customers SET name = 'Ada L' WHERE id = 'c-1'", params: [] }, result: { count: 1 } });
+  assert.deepEqual(returning.payload.result, { changes: 1, lastRowId: 3, rows: [{ id: "o-3" }] });
+  // Ladders: writes (batch, exec, the insert) take four faults, reads three.
+  assert.deepEqual(result.decisions.map((/** @type {any} */ d) => d.options.length - 1), [4, 3, 3, 3, 4, 4, 4]);
+  const seen = JSON.parse(rows(result.effects, "seen")[0].what);
+  assert.deepEqual(seen, {
+    batchChanges: [1, 1], name: "Ada", big: [{ id: "o-1" }], raw: [["o-1", 150], ["o-2", 50]],
+    execCount: 1, execDuration: 0, duration: 0, returning: { id: "o-3" },
+  });
+  assert.deepEqual(rows(result.effects, "customers"), [{ id: "c-1", name: "Ada L" }]);
+  assert.equal(rows(result.effects, "big_orders"), undefined, "views are not snapshotted");
+});
+
+test("a batch commits all or nothing; D1's own error is recorded as the result", async () => {
+  const result = await host.run(plan("bad-batch"));
+  const batch = result.effects.find((/** @type {any} */ e) => e.op === "batch" && e.kind === "result");
+  assert.match(batch.payload.result.error.message, /FOREIGN KEY/);
+  assert.deepEqual(JSON.parse(rows(result.effects, "seen")[0].what), { threw: true, orders: 0 });
+  assert.deepEqual(rows(result.effects, "orders"), []);
+});
+
+test("a crash after a batch keeps all of it", async () => {
+  const result = await host.run(plan("every-method", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [] }, bounds: { maxRedeliveries: 0 } }));
+  assert.deepEqual(rows(result.effects, "orders").map((/** @type {any} */ r) => r.id), ["o-1", "o-2"]);
+  assert.ok(result.effects.some((/** @type {any} */ e) => e.op === "dead_letter"));
+});
+
+test("the reset drops tables the last run created and restores the schema's rows", async () => {
+  const created = await host.run(plan("create-table"));
+  assert.deepEqual(rows(created.effects, "extra"), []);
+  const next = await host.run(plan("bad-batch"));
+  assert.equal(rows(next.effects, "extra"), undefined);
+  assert.deepEqual(rows(next.effects, "customers"), [{ id: "c-1", name: "Ada" }]);
+});
+
+test("opening a raw socket makes the run UNSUPPORTED", async () => {
+  const result = await host.run(plan("socket"));
+  assert.equal(result.end.cause, "binding_not_allowed");
+  assert.match(result.end.detail, /raw socket.*db\.internal:5432/);
+});

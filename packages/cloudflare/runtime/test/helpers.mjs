@@ -1,0 +1,116 @@
+// @ts-check
+/** Test helpers: start a real host process, speak its JSON lines, build run plans. */
+
+import { spawn } from "node:child_process";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const RUNTIME_DIR = path.dirname(TEST_DIR);
+export const REPO = path.resolve(RUNTIME_DIR, "../../..");
+export const NODE_MODULES = process.env.EUTAXY_NODE_MODULES ?? path.join(REPO, "toolchain/node/node_modules");
+export const FIXTURES = path.join(RUNTIME_DIR, "fixtures");
+export const FIXTURE = path.join(FIXTURES, "payments");
+
+/** The load message for the payments fixture. */
+export function paymentsLoad(extra = {}) {
+  return {
+    op: "load",
+    worker: {
+      entry: path.join(FIXTURE, "worker.ts"),
+      compatibilityDate: "2025-09-01",
+      compatibilityFlags: [],
+      d1Databases: { DB: "payments-db" },
+      queueConsumers: { payments: { maxRetries: 3 } },
+      kvNamespaces: { CACHE: "cache-id" },
+      ...extra,
+    },
+    setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
+  };
+}
+
+/**
+ * A run plan over the payments queue.
+ * @param {{events?: {id: string, body: unknown}[], policy?: object, prefix?: number[], maxFaults?: number,
+ *   globals?: number[], bounds?: object}} [options]
+ */
+export function paymentsPlan(options = {}) {
+  return {
+    protocol: 1,
+    seed: "test",
+    scenario: {
+      name: "payments",
+      platform: "cloudflare",
+      drive: {
+        kind: "queue",
+        name: "payments",
+        events: options.events ?? [
+          { id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } },
+          { id: "msg-2", body: { orderId: "o-2", amountCents: 500 } },
+        ],
+      },
+      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 5000, ...(options.bounds ?? {}) },
+    },
+    streams: { globals: options.globals ?? [1, 2, 3, 4], turns: [5, 6, 7, 8] },
+    prefix: options.prefix ?? [],
+    policy: options.policy ?? { kind: "first" },
+    maxFaults: options.maxFaults ?? 1,
+  };
+}
+
+export class HostProcess {
+  constructor() {
+    this.child = spawn(process.execPath, [path.join(RUNTIME_DIR, "host.mjs")], {
+      env: { ...process.env, EUTAXY_NODE_MODULES: NODE_MODULES },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    /** @type {string[]} */
+    this.stderr = [];
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (chunk) => {
+      this.stderr.push(chunk);
+      if (process.env.EUTAXY_TEST_VERBOSE) process.stderr.write(chunk);
+    });
+    /** @type {string[]} */
+    this.rawLines = [];
+    /** @type {Map<unknown, (answer: any) => void>} */
+    this.waiting = new Map();
+    this.nextId = 0;
+    readline.createInterface({ input: this.child.stdout }).on("line", (line) => {
+      this.rawLines.push(line);
+      const answer = JSON.parse(line);
+      const wake = this.waiting.get(answer.id);
+      this.waiting.delete(answer.id);
+      if (wake) wake(answer);
+    });
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+  }
+
+  /** @param {object} message @returns {Promise<any>} */
+  request(message) {
+    const id = ++this.nextId;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ ...message, id }) + "\n");
+    });
+  }
+
+  /** @param {object} message */
+  async ok(message) {
+    const answer = await this.request(message);
+    if (!answer.ok) throw new Error(`host answered an error: ${answer.error}\n${this.stderr.join("")}`);
+    return answer;
+  }
+
+  /** @param {object} plan */
+  async run(plan) {
+    return (await this.ok({ op: "run", plan })).result;
+  }
+
+  async close() {
+    this.child.stdin.write(JSON.stringify({ op: "close" }) + "\n");
+    this.child.stdin.end();
+    return this.exited;
+  }
+}

@@ -1,0 +1,213 @@
+// @ts-check
+/**
+ * The host and the in-isolate runtime together, on a real Miniflare: a small TypeScript
+ * queue consumer with D1 (the planted duplicate-payment bug's shape) loaded through the
+ * host's JSON lines, run under plans as Python would send them.
+ */
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { HostProcess, paymentsLoad, paymentsPlan } from "./helpers.mjs";
+
+const EPOCH = 1767225600000;
+const INSERT_PAYMENT = "INSERT INTO payments (order_id, amount_cents) VALUES (?, ?)";
+const SEED = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x12345678];
+
+/** @type {HostProcess} */
+let host;
+
+before(async () => {
+  host = new HostProcess();
+  await host.ok(paymentsLoad());
+});
+
+after(async () => {
+  await host.close();
+});
+
+/** @param {any[]} effects @param {string} table */
+function snapshot(effects, table) {
+  const found = effects.find((e) => e.kind === "snapshot" && e.op === table);
+  assert.ok(found, `a snapshot of ${table}`);
+  return found.payload.rows;
+}
+
+/** @param {any[]} effects */
+function brief(effects) {
+  return effects.filter((e) => e.kind !== "snapshot").map((e) => `${e.invocation}/${e.ordinal} ${e.target} ${e.op} ${e.kind}${e.kind === "fault" ? ":" + e.payload.fault : ""}`);
+}
+
+test("a fault-free run records every effect point and snapshots every table", async () => {
+  const result = await host.run(paymentsPlan({ globals: SEED }));
+  assert.equal(result.protocol, 1);
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(brief(result.effects), [
+    "msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result",
+    "msg-1#1/1 D1:DB run call", "msg-1#1/1 D1:DB run result",
+    "msg-1#1/2 Queue:payments ack call", "msg-1#1/2 Queue:payments ack result",
+    "msg-2#1/0 D1:DB run call", "msg-2#1/0 D1:DB run result",
+    "msg-2#1/1 D1:DB run call", "msg-2#1/1 D1:DB run result",
+    "msg-2#1/2 Queue:payments ack call", "msg-2#1/2 Queue:payments ack result",
+  ]);
+  const [call, committed] = result.effects;
+  assert.deepEqual(call, { target: "D1:DB", op: "run", kind: "call", payload: { args: { sql: INSERT_PAYMENT, params: ["o-1", 1200] } }, invocation: "msg-1#1", ordinal: 0, time: EPOCH });
+  assert.deepEqual(committed.payload.result, { changes: 1, lastRowId: 1 });
+  const ack = result.effects[5];
+  assert.deepEqual(ack.payload, { args: { messageId: "msg-1", body: { orderId: "o-1", amountCents: 1200 }, implicit: true }, result: { effective: true } });
+  // One millisecond per completed effect point: msg-2's insert is the fourth point.
+  assert.equal(result.effects[6].time, EPOCH + 3);
+  // Four eligible points: the four writes (an implicit ack takes no fault).
+  assert.equal(result.eligible, 4);
+  assert.deepEqual(result.decisions.map((/** @type {any} */ d) => d.chosen), [0, 0, 0, 0]);
+  assert.deepEqual(snapshot(result.effects, "payments"), [
+    { amount_cents: 1200, id: 1, order_id: "o-1" },
+    { amount_cents: 500, id: 2, order_id: "o-2" },
+  ]);
+  const audit = snapshot(result.effects, "audit");
+  assert.equal(audit.length, 2);
+  // The audit row of msg-1 was written at its second point, at virtual time EPOCH + 1.
+  assert.deepEqual(audit.map((/** @type {any} */ r) => r.at).sort(), [EPOCH + 1, EPOCH + 4]);
+  const snapshots = result.effects.filter((/** @type {any} */ e) => e.kind === "snapshot");
+  assert.deepEqual(snapshots.map((/** @type {any} */ e) => [e.target, e.op, e.invocation, e.ordinal]), [["D1:DB", "audit", "snapshot", 0], ["D1:DB", "payments", "snapshot", 0]]);
+});
+
+test("two runs with one seed give byte-identical results, another seed other random values", async () => {
+  const plan = paymentsPlan({ globals: SEED, policy: { kind: "seeded", faults: { "2": 1 } } });
+  const first = await host.request({ op: "run", plan });
+  const second = await host.request({ op: "run", plan });
+  const text = (/** @type {any} */ answer) => JSON.stringify(answer.result);
+  assert.equal(text(first), text(second));
+  const lines = host.rawLines.slice(-2).map((line) => line.replace(/^\{"id":\d+,/, "{"));
+  assert.equal(lines[0], lines[1], "the answer lines themselves are identical");
+  const other = await host.run(paymentsPlan({ globals: [7, 7, 7, 7], policy: { kind: "seeded", faults: { "2": 1 } } }));
+  assert.notDeepEqual(snapshot(other.effects, "audit").map((/** @type {any} */ r) => r.id), snapshot(first.result.effects, "audit").map((/** @type {any} */ r) => r.id));
+});
+
+test("crash_after at the insert redelivers the message and the payment is recorded twice", async () => {
+  const result = await host.run(paymentsPlan({ policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [] } }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(brief(result.effects).slice(0, 3), ["msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result", "msg-1#1/0 D1:DB run fault:crash_after"]);
+  // The crashed invocation's continuation never ran: no audit insert, no ack for msg-1#1.
+  assert.equal(result.effects.filter((/** @type {any} */ e) => e.invocation === "msg-1#1").length, 3);
+  // msg-1 goes behind msg-2 and is delivered again as msg-1#2.
+  assert.deepEqual([...new Set(result.effects.map((/** @type {any} */ e) => e.invocation))], ["msg-1#1", "msg-2#1", "msg-1#2", "snapshot"]);
+  const payments = snapshot(result.effects, "payments").filter((/** @type {any} */ r) => r.order_id === "o-1");
+  assert.equal(payments.length, 2);
+  const fault = result.decisions.find((/** @type {any} */ d) => d.chosen > 0);
+  assert.deepEqual(fault, { kind: "fault", invocation: "msg-1#1", ordinal: 0, target: "D1:DB", options: ["none", "crash_before", "crash_after", "ambiguous", "error"], chosen: 2 });
+});
+
+test("crash_before, error and ambiguous at the insert take their documented outcomes", async () => {
+  const one = [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } }];
+  const at = (/** @type {string} */ fault) => paymentsPlan({ events: one, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault }], turns: [] } });
+  const before = await host.run(at("crash_before"));
+  assert.deepEqual(brief(before.effects).slice(0, 2), ["msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run fault:crash_before"]);
+  assert.equal(snapshot(before.effects, "payments").length, 1, "nothing committed at the crash; the redelivery paid once");
+  const error = await host.run(at("error"));
+  assert.equal(snapshot(error.effects, "payments").length, 1, "the error committed nothing; the handler threw and the redelivery paid");
+  assert.ok(error.effects.some((/** @type {any} */ e) => e.invocation === "msg-1#2"));
+  const ambiguous = await host.run(at("ambiguous"));
+  assert.deepEqual(brief(ambiguous.effects).slice(0, 3), ["msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result", "msg-1#1/0 D1:DB run fault:ambiguous"]);
+  assert.equal(snapshot(ambiguous.effects, "payments").length, 2, "it committed, the caller saw an error, the redelivery paid again");
+});
+
+/** A one-message plan whose handler makes the explicit decision `decide`. @param {string} decide @param {object} [options] */
+function deciding(decide, options = {}) {
+  return paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 7, decide } }], ...options });
+}
+
+test("the first decision per message wins; a later one is recorded as not effective", async () => {
+  const result = await host.run(deciding("ack-twice"));
+  const acks = result.effects.filter((/** @type {any} */ e) => e.op === "ack" && e.kind === "result");
+  assert.deepEqual(acks.map((/** @type {any} */ e) => [e.ordinal, e.payload]), [
+    [2, { args: { messageId: "msg-1", body: { orderId: "o-1", amountCents: 7, decide: "ack-twice" } }, result: { effective: true } }],
+    [3, { args: { messageId: "msg-1", body: { orderId: "o-1", amountCents: 7, decide: "ack-twice" } }, result: { effective: false } }],
+  ]);
+  // Explicit acks are decision points (crash_before, crash_after); no implicit ack follows.
+  assert.deepEqual(result.decisions.slice(2).map((/** @type {any} */ d) => d.options), [["none", "crash_before", "crash_after"], ["none", "crash_before", "crash_after"]]);
+  assert.equal(result.effects.filter((/** @type {any} */ e) => e.op === "ack").length, 4);
+});
+
+test("ackAll is one decision point per message", async () => {
+  const result = await host.run(deciding("ack-all"));
+  const acks = result.effects.filter((/** @type {any} */ e) => e.op === "ack" && e.kind === "result");
+  assert.deepEqual(acks.map((/** @type {any} */ e) => e.payload.result.effective), [true]);
+  assert.equal(acks[0].payload.args.implicit, undefined);
+});
+
+test("retry() redelivers even though the handler returned", async () => {
+  const result = await host.run(deciding("retry", { bounds: { maxRedeliveries: 1 } }));
+  const invocations = [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation))];
+  assert.deepEqual(invocations, ["msg-1#1", "msg-1#2", "snapshot"]);
+  assert.deepEqual(result.effects.filter((/** @type {any} */ e) => e.op === "dead_letter" && e.kind === "result").map((/** @type {any} */ e) => e.payload.args), [{ messageId: "msg-1", attempts: 2 }]);
+});
+
+test("crash_after at an explicit ack keeps the ack; crash_before loses it and the message comes back", async () => {
+  const fault = (/** @type {string} */ kind) => ({ kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: kind }], turns: [] });
+  const kept = await host.run(deciding("ack-twice", { policy: fault("crash_after") }));
+  assert.deepEqual(brief(kept.effects), [
+    "msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result", "msg-1#1/1 D1:DB run call", "msg-1#1/1 D1:DB run result",
+    "msg-1#1/2 Queue:payments ack call", "msg-1#1/2 Queue:payments ack result", "msg-1#1/2 Queue:payments ack fault:crash_after",
+  ]);
+  const lost = await host.run(deciding("ack-twice", { policy: fault("crash_before") }));
+  assert.ok(brief(lost.effects).includes("msg-1#1/2 Queue:payments ack fault:crash_before"));
+  assert.ok(lost.effects.some((/** @type {any} */ e) => e.invocation === "msg-1#2"), "the unacknowledged message is redelivered");
+});
+
+test("code that catches the crash and carries on gets nowhere", async () => {
+  const result = await host.run(deciding("ack-swallow-crash", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "crash_before" }], turns: [] } }));
+  assert.equal(result.effects.filter((/** @type {any} */ e) => e.invocation === "msg-1#1").length, 6, "nothing after the crash is recorded");
+  assert.equal(snapshot(result.effects, "payments").some((/** @type {any} */ r) => r.order_id === "after-crash"), false, "nor performed");
+});
+
+test("a handler that always throws is redelivered within maxRedeliveries, then dead-lettered, and the globals are restored", async () => {
+  const result = await host.run(paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-9", amountCents: 1, fail: true } }], bounds: { maxRedeliveries: 2 } }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  const invocations = [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation))];
+  assert.deepEqual(invocations, ["msg-1#1", "msg-1#2", "msg-1#3", "snapshot"]);
+  const dead = result.effects.filter((/** @type {any} */ e) => e.op === "dead_letter" && e.kind === "result");
+  assert.deepEqual(dead.map((/** @type {any} */ e) => [e.invocation, e.payload.args]), [["msg-1#3", { messageId: "msg-1", attempts: 3 }]]);
+  assert.equal(result.effects.some((/** @type {any} */ e) => e.op === "ack"), false);
+  const probe = await host.ok({ op: "probe" });
+  assert.deepEqual(probe.result.patched, []);
+});
+
+test("a virtual timer fires when the invocation waits on it, moving the clock", async () => {
+  const result = await host.run(paymentsPlan({ globals: SEED, events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5, sleepMs: 60000 } }] }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.equal(result.effects[0].time, EPOCH + 60000);
+  assert.deepEqual(snapshot(result.effects, "audit").map((/** @type {any} */ r) => r.at), [EPOCH + 60001]);
+});
+
+for (const [touch, cause, detail] of [
+  ["kv", "binding_not_allowed", /KV binding CACHE was touched/],
+  ["fetch", "undeclared_external", /outbound fetch POST https:\/\/payments.invalid\/charge/],
+  ["weakref", "weakref", /WeakRef/],
+  ["caches", "binding_not_allowed", /Cache API/],
+]) {
+  test(`touching ${touch} makes the run UNSUPPORTED, naming it`, async () => {
+    const result = await host.run(paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5, touch } }, { id: "msg-2", body: { orderId: "o-2", amountCents: 5 } }] }));
+    assert.equal(result.end.kind, "unsupported");
+    assert.equal(result.end.cause, cause);
+    assert.match(result.end.detail, /** @type {RegExp} */ (detail));
+    assert.equal(result.effects.some((/** @type {any} */ e) => e.invocation === "msg-2#1"), false, "the drive stops at the touch");
+    assert.deepEqual((await host.ok({ op: "probe" })).result.patched, []);
+  });
+}
+
+test("concurrent invocations are refused as not modelled, not quietly run one at a time", async () => {
+  const result = await host.run(paymentsPlan({ bounds: { maxConcurrentInvocations: 2 } }));
+  assert.equal(result.end.cause, "concurrency_not_modelled");
+});
+
+test("a bad request answers an error and the host carries on", async () => {
+  const unknown = await host.request({ op: "fly" });
+  assert.equal(unknown.ok, false);
+  assert.match(unknown.error, /unknown op/);
+  const badPlan = await host.request({ op: "run", plan: { protocol: 2 } });
+  assert.equal(badPlan.ok, false);
+  assert.match(badPlan.error, /protocol version/);
+  const result = await host.run(paymentsPlan());
+  assert.equal(result.end.kind, "completed");
+});

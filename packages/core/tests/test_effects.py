@@ -1,0 +1,32 @@
+"""The effect record and snapshots."""
+
+from __future__ import annotations
+
+import pytest
+
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS, Effect, find_snapshot, invocation_id, parse_invocation, snapshot
+
+
+def test_round_trip():
+    """to_data and from_data are inverse."""
+    effect = Effect("D1:DB", "run", "result", {"args": {"params": ["o-1"]}, "result": {"changes": 1}}, "msg-1#1", 0, VIRTUAL_EPOCH_MS)
+    assert effect == Effect.from_data(effect.to_data())
+    assert "msg-1#1 effect #0" == effect.describe()
+
+
+def test_snapshot_sorts_rows_and_is_found():
+    """Snapshot rows are sorted by canonical JSON; the last snapshot of a table is found."""
+    shot = snapshot("D1:DB", "payments", [{"id": 2}, {"id": 10}, {"id": 1}], time=5)
+    assert [{"id": 10}, {"id": 1}, {"id": 2}] == shot.payload["rows"]
+    assert ("snapshot", 0, "payments") == (shot.invocation, shot.ordinal, shot.op)
+    log = [shot, snapshot("D1:DB", "payments", [], 6)]
+    assert 1 == find_snapshot(log, "D1:DB", "payments")
+    assert find_snapshot(log, "D1:DB", "accounts") is None
+
+
+def test_invocation_ids():
+    """Invocations are <event id>#<attempt>, attempts from 1."""
+    assert "msg-1#2" == invocation_id("msg-1", 2)
+    assert ("a#b", 3) == parse_invocation("a#b#3")
+    with pytest.raises(ValueError):
+        parse_invocation("msg-1")

@@ -1,0 +1,222 @@
+"""The self-check can fail: bugs planted in a copy of core are each caught by the properties.
+
+Method: copy core's source tree to a temporary directory, apply one textual replacement
+(a planted bug) per mutant, and run only the property tests that bear on the mutated code
+in a subprocess whose PYTHONPATH puts the mutant first. A mutant is caught when that run
+fails its tests (exit status 1). The unmutated copy must pass under the same harness, and
+must be the code the subprocess imports, or a "caught" count would mean nothing.
+
+Run alone with ``-m mutation`` (or ``python3 packages/core/tests/test_mutation.py``);
+deselect with ``-m 'not mutation'``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import attrs
+import pytest
+
+TESTS = pathlib.Path(__file__).resolve().parent
+SOURCE = TESTS.parent / "src"
+PROPERTIES = TESTS / "test_properties.py"
+
+#: Two cores: the subprocesses run two at a time.
+WORKERS = 2
+#: One mutant's run is a few seconds; a hang is a harness failure, not a catch.
+MUTANT_TIMEOUT_S = 120
+
+
+@attrs.frozen
+class Mutant:
+    name: str
+    module: str  # file under eutaxy/core/
+    old: str
+    new: str
+    tests: str  # a pytest -k expression over test_properties.py
+
+
+MUTANTS = (
+    # --- at_most_once_per_key ---
+    Mutant("once: a key shared by two is fine", "delivery_checks.py",
+           "if len(indices) > 1]", "if len(indices) > 2]", "at_most_once"),
+    Mutant("once: keys compared by str, not canonical JSON", "delivery_checks.py",
+           "return None if value is MISSING else to_json(value)", "return None if value is MISSING else str(value)", "at_most_once or at_least_once"),
+    Mutant("once: only the first shared key reported", "delivery_checks.py",
+           "keys=[text for text, _ in shared],", "keys=[text for text, _ in shared[:1]],", "at_most_once"),
+    # --- at_least_once ---
+    Mutant("at_least_once: only the first expectation checked", "delivery_checks.py",
+           'for value in invariant["expected"]:', 'for value in invariant["expected"][:1]:', "at_least_once and not per_message"),
+    # --- at_least_once_per_message ---
+    Mutant("per_message: an event without a body key passes quietly", "delivery_checks.py",
+           "            keyless.append(event_id)\n", "", "per_message"),
+    Mutant("per_message: the first event is not expected", "delivery_checks.py",
+           "    for event in events:\n", "    for event in events[1:]:\n", "per_message"),
+    # --- every_row ---
+    Mutant("every_row: one condition holding is enough", "state_checks.py",
+           "failing = [row for row in selected if not all(row_matches(row, c) for c in conditions)]",
+           "failing = [row for row in selected if not any(row_matches(row, c) for c in conditions)]", "every_row"),
+    Mutant("every_row: a missing snapshot passes", "state_checks.py",
+           "        return _no_snapshot(invariant, query)\n    conditions = invariant",
+           "        return None\n    conditions = invariant", "every_row"),
+    Mutant("queries: the where conditions are ignored", "state_checks.py",
+           "return index, [row for row in all_rows if all(row_matches(row, c) for c in conditions)]",
+           "return index, list(all_rows)", "every_row or unique or implies or references"),
+    # --- unique ---
+    Mutant("unique: a value shared by two is fine", "state_checks.py",
+           "if len(group) > 1]", "if len(group) > 2]", "unique"),
+    Mutant("unique: nulls count as shared values", "state_checks.py",
+           "if value is MISSING or value is None:", "if value is MISSING:", "unique or references"),
+    # --- implies ---
+    Mutant("implies: an effect without a key passes", "state_checks.py",
+           "if text is None or text not in present:", "if text is not None and text not in present:", "implies"),
+    Mutant("implies: only the first unmatched effect counts", "state_checks.py",
+           "        if text is None or text not in present:\n            unmatched.append(effect_index)",
+           "        if (text is None or text not in present) and not unmatched:\n            unmatched.append(effect_index)", "implies"),
+    # --- references ---
+    Mutant("references: a named row is the orphan", "state_checks.py",
+           "if text is not None and text not in named:", "if text is not None and text in named:", "references"),
+    Mutant("references: a missing target snapshot passes", "state_checks.py",
+           "        return _no_snapshot(invariant, target)\n", "        return None\n", "references"),
+    # --- refines ---
+    Mutant("refines: an effect with no decision passes", "refines.py",
+           "    if decision_index is None:\n        return key,", "    if decision_index is None:\n        return None\n        return key,", "refines"),
+    Mutant("refines: the earliest decision counts, not the latest", "refines.py",
+           "    for index in range(before - 1, -1, -1):\n        effect = effects[index]\n        if effect.kind == DECISION",
+           "    for index in range(0, before):\n        effect = effects[index]\n        if effect.kind == DECISION", "refines"),
+    Mutant("refines: another invocation's decision counts", "refines.py",
+           "if effect.kind == DECISION and effect.target == target and effect.invocation == invocation:",
+           "if effect.kind == DECISION and effect.target == target:", "refines"),
+    Mutant("refines: a follows path missing on one side agrees", "refines.py",
+           "if effect_value is MISSING or decision_value is MISSING or to_json(effect_value) != to_json(decision_value):",
+           "if effect_value is not MISSING and decision_value is not MISSING and to_json(effect_value) != to_json(decision_value):", "refines"),
+    Mutant("refines: the invocation's own write makes its read stale", "refines.py",
+           'if effect.invocation != invocation and matches(state["write"], effect)',
+           'if matches(state["write"], effect)', "refines"),
+    Mutant("refines: a read after the decision counts", "refines.py",
+           "read_index = _latest_read(effects, decision_index,", "read_index = _latest_read(effects, index,", "refines"),
+    Mutant("refines: the write just before the effect is not seen", "refines.py",
+           "for index in range(after + 1, before):", "for index in range(after + 1, before - 1):", "refines"),
+    # --- selectors ---
+    Mutant("selectors: a * target matches only exactly", "selectors.py",
+           "return target.startswith(pattern[:-1])", "return target == pattern[:-1]", "selector"),
+    Mutant("selectors: an op list matches its first op only", "selectors.py",
+           "    return op in pattern\n", "    return op == pattern[0]\n", "selector"),
+    Mutant("selectors: a missing value is not neq", "selectors.py",
+           "return actual is MISSING or to_json(actual) != to_json(expected)",
+           "return actual is not MISSING and to_json(actual) != to_json(expected)", "selector"),
+    Mutant("selectors: booleans order as numbers", "selectors.py",
+           "    if isinstance(left, bool) or isinstance(right, bool):\n        return False\n", "", "selector"),
+    Mutant("selectors: kind is ignored", "selectors.py",
+           "if kind is not None and effect.kind != kind:", "if False:", "selector"),
+    Mutant("selectors: gte is gt", "selectors.py",
+           "            return actual >= expected", "            return actual > expected", "selector or every_row"),
+    # --- to_json ---
+    Mutant("to_json: object keys unsorted", "canonical.py",
+           "    entries.sort(key=lambda entry: (string_order(entry[0]), string_order(entry[1])))\n", "", "to_json"),
+    Mutant("to_json: true written as 1", "canonical.py",
+           '    elif value is True:\n        parts.append("true")', '    elif value is True:\n        parts.append("1")', "to_json"),
+    Mutant("to_json: integral floats keep .0", "canonical.py",
+           'return sign + digits + "0" * (point - count)', 'return sign + digits + "0" * (point - count) + ".0"', "to_json"),
+    Mutant("to_json: -0.0 written as -0", "canonical.py",
+           '    if number == 0:\n        return "0"', '    if number == 0:\n        return "-0" if math.copysign(1, number) < 0 else "0"', "to_json"),
+    Mutant("to_json: sets in iteration order", "canonical.py",
+           "_write_array([text for _, text in sorted(_set_entries(value, path))], parts)",
+           "_write_array([text for _, text in _set_entries(value, path)], parts)", "to_json"),
+    # --- may_redeliver ---
+    Mutant("may_redeliver: maxRedeliveries off by one", "faults.py",
+           "redeliveries < max_redeliveries", "redeliveries <= max_redeliveries", "redeliver"),
+    Mutant("may_redeliver: the first delivery counted as a redelivery", "faults.py",
+           "redeliveries = attempts - 1", "redeliveries = attempts", "redeliver"),
+)
+
+
+def _environment(source_root: pathlib.Path) -> dict[str, str]:
+    env = dict(os.environ)
+    rest = env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(source_root) + (os.pathsep + rest if rest else "")
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _plant(workdir: pathlib.Path, mutant: Mutant | None) -> pathlib.Path:
+    """A fresh copy of core's source with the mutant applied; returns its source root."""
+    root = workdir / "src"
+    shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    if mutant is not None:
+        path = root / "eutaxy" / "core" / mutant.module
+        text = path.read_text(encoding="utf-8")
+        count = text.count(mutant.old)
+        assert 1 == count, f"mutant {mutant.name!r}: its text occurs {count} times in {mutant.module}"
+        path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+    return root
+
+
+def _run_properties(source_root: pathlib.Path, tests: str) -> subprocess.CompletedProcess:
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+        "--rootdir", str(TESTS), str(PROPERTIES), "-k", tests,
+    ]
+    return subprocess.run(
+        command, env=_environment(source_root), cwd=str(TESTS), capture_output=True, text=True, timeout=MUTANT_TIMEOUT_S
+    )
+
+
+def _imported_from(source_root: pathlib.Path) -> str:
+    probe = [sys.executable, "-c", "import eutaxy.core.invariants as m; print(m.__file__)"]
+    return subprocess.run(probe, env=_environment(source_root), capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _try(mutant: Mutant) -> tuple[Mutant, subprocess.CompletedProcess]:
+    with tempfile.TemporaryDirectory(prefix="eutaxy-mutant-") as workdir:
+        root = _plant(pathlib.Path(workdir), mutant)
+        return mutant, _run_properties(root, mutant.tests)
+
+
+def run_mutation() -> tuple[int, list[str]]:
+    """Plant every mutant; return the count caught and a line for each one missed."""
+    with tempfile.TemporaryDirectory(prefix="eutaxy-baseline-") as workdir:
+        root = _plant(pathlib.Path(workdir), None)
+        assert _imported_from(root).startswith(str(root)), "the subprocess does not import the copy"
+        tests = " or ".join(sorted({mutant.tests for mutant in MUTANTS}, key=str))
+        baseline = _run_properties(root, tests)
+        assert 0 == baseline.returncode, "the unmutated copy fails:\n" + baseline.stdout[-3000:]
+    missed = []
+    caught = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for mutant, result in pool.map(_try, MUTANTS):
+            if result.returncode == 1:
+                caught += 1
+            else:
+                missed.append(f"{mutant.name} (exit {result.returncode}): {result.stdout[-400:]}")
+    return caught, missed
+
+
+@pytest.mark.mutation
+def test_every_planted_bug_is_caught():
+    """Each planted bug makes the relevant property tests fail."""
+    caught, missed = run_mutation()
+    print(f"mutation: caught {caught}/{len(MUTANTS)} planted bugs")
+    assert not missed, f"caught {caught}/{len(MUTANTS)}; missed:\n" + "\n".join(missed)
+
+
+def test_every_checker_has_a_mutant():
+    """At least one planted bug per checker, and in to_json, selectors and may_redeliver."""
+    names = " ".join(mutant.name for mutant in MUTANTS)
+    for part in ("once:", "at_least_once:", "per_message:", "every_row:", "unique:", "implies:", "references:", "refines:", "selectors:", "to_json:", "may_redeliver:"):
+        assert part in names
+
+
+if __name__ == "__main__":
+    count, misses = run_mutation()
+    print(f"mutation: caught {count}/{len(MUTANTS)} planted bugs")
+    for line in misses:
+        print("MISSED", line)
+    sys.exit(1 if misses else 0)

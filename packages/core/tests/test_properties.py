@@ -1,0 +1,268 @@
+"""Self-verification: each checker reports what its naive reference reports.
+
+Logs are drawn from small domains (strategies.py) so keys collide; selectors are anchored
+on a drawn effect so they select something. Each property asserts the same verdict
+(violated or not), the same keys and the same effects as reference.py. test_mutation.py
+plants bugs in a copy of core and requires these properties to catch every one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reference
+import strategies as s
+from eutaxy.core.canonical import to_json
+from eutaxy.core.faults import may_redeliver
+from eutaxy.core.invariants import check_invariants
+from eutaxy.core.selectors import select
+
+PROPERTY_SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+
+def assert_agrees(invariant, log, events):
+    """The checker and the reference agree on violated-or-not, keys and effects."""
+    expected = reference.REFERENCES[invariant["kind"]](invariant, log, events)
+    violations = check_invariants([invariant], log, events)
+    if expected is None:
+        assert [] == violations, violations[0].message
+        return
+    assert 1 == len(violations), f"reference found {expected}, checker found nothing"
+    violation = violations[0]
+    keys, effects = expected
+    assert keys == set(violation.keys), violation.message
+    assert len(violation.keys) == len(set(violation.keys))
+    assert effects == set(violation.effects), violation.message
+    assert violation.invariant == invariant["name"]
+    assert violation.message.startswith(invariant["name"] + ": ")
+
+
+@st.composite
+def log_and_selector(draw, repeat_one_in=4, max_effects=10):
+    log = draw(s.effect_logs(max_effects=max_effects, repeat_one_in=repeat_one_in))
+    return log, draw(s.anchored_selectors(log))
+
+
+# --- selectors -------------------------------------------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(log_and_selector())
+def test_property_selector(case):
+    """select() picks exactly the effects the naive matcher picks."""
+    log, selector = case
+    assert reference.selected(selector, log) == select(selector, log)
+
+
+# --- delivery invariants ---------------------------------------------------------------
+
+
+BROAD_SELECTORS = (
+    {"target": "D1:*", "kind": "result"},
+    {"target": "D1:DB", "op": ["run", "batch"], "kind": "result", "where": {"result.changes": {"gt": 0}}},
+    {"target": None, "op": None, "kind": None},
+)
+
+
+@PROPERTY_SETTINGS
+@given(
+    log_and_selector(repeat_one_in=2, max_effects=14),
+    st.sampled_from(("args.params.0", "args.params.0", "args.params.1", "args.body.orderId")),
+    st.sampled_from((None,) + BROAD_SELECTORS),
+)
+def test_property_at_most_once_per_key(case, key, broad):
+    log, selector = case
+    selector = broad or selector
+    assert_agrees({"kind": "at_most_once_per_key", "name": "once", "selector": selector, "key": key}, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(log_and_selector(), s.key_paths(), st.lists(st.sampled_from(s.KEYS), max_size=3))
+def test_property_at_least_once(case, key, expected):
+    log, selector = case
+    invariant = {"kind": "at_least_once", "name": "some", "selector": selector, "key": key, "expected": expected}
+    assert_agrees(invariant, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(log_and_selector(), s.key_paths(), s.event_lists())
+def test_property_at_least_once_per_message(case, key, events):
+    log, selector = case
+    invariant = {
+        "kind": "at_least_once_per_message",
+        "name": "each",
+        "drive": "payments",
+        "selector": selector,
+        "key": key,
+        "bodyKey": "orderId",
+    }
+    assert_agrees(invariant, log, events)
+
+
+# --- state invariants ------------------------------------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(s.effect_logs(), s.queries(), s.conditions())
+def test_property_every_row(log, query, conditions):
+    assert_agrees({"kind": "every_row", "name": "rows", "query": query, "conditions": conditions}, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(s.effect_logs(), s.queries(), st.sampled_from(("order_id", "ref", "balance")))
+def test_property_unique(log, query, column):
+    assert_agrees({"kind": "unique", "name": "uniq", "query": query, "column": column}, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(log_and_selector(), s.key_paths(), s.queries(), st.sampled_from(("order_id", "ref")))
+def test_property_implies(case, key, query, column):
+    log, selector = case
+    invariant = {"kind": "implies", "name": "imp", "selector": selector, "key": key, "query": query, "column": column}
+    assert_agrees(invariant, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(s.effect_logs(), s.queries(), s.queries(), st.sampled_from(("order_id", "ref")), st.sampled_from(("order_id", "ref")))
+def test_property_references(log, query, target, column, target_column):
+    invariant = {
+        "kind": "references",
+        "name": "refs",
+        "query": query,
+        "column": column,
+        "target": target,
+        "targetColumn": target_column,
+    }
+    assert_agrees(invariant, log, [])
+
+
+# --- refines ---------------------------------------------------------------------------
+
+READ = {"target": "D1:DB", "op": ["first", "all"], "kind": "result"}
+WRITE = {"target": "D1:DB", "op": ["run", "batch"], "kind": "result", "where": {"result.changes": {"gt": 0}}}
+
+
+@st.composite
+def refines_invariants(draw, log):
+    follows = draw(
+        st.sampled_from(
+            (
+                [],
+                [{"effect": "args.params.1", "decision": "result.refunded"}],
+                [{"effect": "args.params.0", "decision": "args.0"}],
+            )
+        )
+    )
+    invariant = {
+        "kind": "refines",
+        "name": "ref",
+        "decision": draw(st.sampled_from(("decide", "Core:decide"))),
+        "selector": draw(st.sampled_from((WRITE, draw(s.anchored_selectors(log))))),
+        "follows": follows,
+    }
+    if draw(st.booleans()):
+        invariant["state"] = {"read": READ, "write": WRITE, "key": draw(st.sampled_from(("args.params.0", "args.params.1")))}
+    return invariant
+
+
+@st.composite
+def refines_cases(draw):
+    log = draw(st.one_of(s.refines_logs(), s.effect_logs(max_effects=12)))
+    return log, draw(refines_invariants(log))
+
+
+@PROPERTY_SETTINGS
+@given(refines_cases())
+def test_property_refines(case):
+    log, invariant = case
+    assert_agrees(invariant, log, [])
+
+
+# --- canonical JSON --------------------------------------------------------------------
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.text(alphabet=st.characters(max_codepoint=0xD7FF, exclude_categories=("Cs",)), max_size=6),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(alphabet="abcAB_é1", max_size=3), children, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+
+@PROPERTY_SETTINGS
+@given(json_values)
+def test_property_to_json_exact_on_json_data(value):
+    """On JSON data to_json is json.dumps with sorted keys and no spaces, and round-trips."""
+    text = to_json(value)
+    assert json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == text
+    assert value == json.loads(text)
+
+
+@PROPERTY_SETTINGS
+@given(st.dictionaries(st.text(alphabet="abc", max_size=2), st.integers(0, 3), max_size=5))
+def test_property_to_json_ignores_insertion_order(mapping):
+    """Equal dicts built in different orders have one text."""
+    reversed_mapping = dict(reversed(list(mapping.items())))
+    assert to_json(mapping) == to_json(reversed_mapping)
+
+
+@PROPERTY_SETTINGS
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_property_to_json_floats_round_trip(number):
+    """A finite float's text reads back as the same number, integral floats as the int."""
+    text = to_json(number)
+    assert number == float(text)
+    assert " " not in text
+    if number == int(number) and abs(number) <= 2**53:
+        assert str(int(number)) == text
+    if number > 0:
+        assert "-" + text == to_json(-number)
+
+
+@PROPERTY_SETTINGS
+@given(st.sets(st.integers(-3, 3)), st.binary(max_size=6))
+def test_property_to_json_sets_and_bytes(values, blob):
+    """Sets of numbers become numerically sorted arrays; bytes their base64 text."""
+    assert sorted(values) == json.loads(to_json(values))
+    assert sorted(str(v) for v in values) == json.loads(to_json({str(v) for v in values}))
+    assert blob == base64.b64decode(json.loads(to_json(blob)))
+
+
+# --- the redelivery rule ---------------------------------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(st.integers(1, 8), st.integers(0, 8), st.integers(0, 8))
+def test_property_may_redeliver(attempts, platform_limit, max_redeliveries):
+    """Redelivered while both limits leave room; the count of deliveries is 1 + the smaller limit."""
+    expected = attempts - 1 < platform_limit and attempts - 1 < max_redeliveries
+    assert expected == may_redeliver(attempts, platform_limit, max_redeliveries)
+    deliveries = 1
+    while may_redeliver(deliveries, platform_limit, max_redeliveries):
+        deliveries += 1
+        assert deliveries <= 9
+    assert 1 + min(platform_limit, max_redeliveries) == deliveries
+
+
+def test_floats_are_finite_in_the_domain():
+    """The special floats are strings, so every canonical text is valid strict JSON."""
+    for special in (math.nan, math.inf, -math.inf):
+        assert isinstance(json.loads(to_json(special)), str)

@@ -1,0 +1,71 @@
+"""Verdict data: the fields each kind carries, and nothing that could differ between runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from eutaxy.core import verdicts as v
+from eutaxy.core.canonical import to_json
+from eutaxy.core.effects import Effect
+from eutaxy.core.errors import UserError
+from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.violations import Violation
+
+
+def _provenance():
+    return v.Provenance(seed="s", runs=3, faults_injected=1, bounds={"maxFaultsPerRun": 1}, assumptions=["a"])
+
+
+def test_provenance_round_trip():
+    """Provenance data is camelCase and reads back."""
+    data = _provenance().to_data()
+    assert {"seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints", "replayed", "notReplayed", "assumptions"} == set(data)
+    assert _provenance() == v.Provenance.from_data(data)
+
+
+def test_violated_carries_trace_and_schedule():
+    """A VIOLATED verdict has violation, trace, schedule and keptEvents; canonical JSON is stable."""
+    effect = Effect("D1:DB", "run", "result", {}, "msg-1#1", 0, 1)
+    verdict = v.simulation_verdict(
+        v.VIOLATED,
+        scenario="q",
+        platform="cloudflare",
+        provenance=_provenance(),
+        violation=Violation("inv", "at_most_once_per_key", ['"o-1"'], [0], [], "m"),
+        trace=[effect],
+        schedule=Schedule(faults=[FaultAt("msg-1#1", 0, "crash_after")]),
+        kept_events=["msg-1"],
+    )
+    assert 1 == verdict["schemaVersion"]
+    assert ["msg-1"] == verdict["keptEvents"]
+    assert "cause" not in verdict
+    assert to_json(verdict) == to_json(dict(reversed(list(verdict.items()))))
+    assert 1 == v.exit_code(v.VIOLATED)
+
+
+def test_unsupported_needs_a_cause():
+    """UNSUPPORTED names its cause; BOUNDED carries neither a violation nor a cause."""
+    verdict = v.simulation_verdict(
+        v.UNSUPPORTED, scenario="q", platform="aws", provenance=_provenance(), cause=v.Cause(v.MODULE_STATE_LEAK, "logs differ")
+    )
+    assert {"kind": "module_state_leak", "detail": "logs differ"} == verdict["cause"]
+    with pytest.raises(AssertionError):
+        v.simulation_verdict(v.UNSUPPORTED, scenario="q", platform="aws", provenance=_provenance())
+    bounded = v.simulation_verdict(v.BOUNDED, scenario="q", platform="aws", provenance=_provenance())
+    assert "violation" not in bounded and "cause" not in bounded
+    assert 0 == v.exit_code(v.BOUNDED) and 2 == v.exit_code(v.UNSUPPORTED)
+
+
+def test_spec_verdicts():
+    """Spec verdicts name rung, counts, engine and reasons; UNKNOWN needs a reason."""
+    tested = v.SpecVerdict(kind=v.TESTED, property="withinCaptured", rung=v.TESTED, counts={"checked": 3, "tested": 100}, seed="s")
+    assert tested == v.SpecVerdict.from_data(tested.to_data())
+    unknown = v.SpecVerdict(kind=v.UNKNOWN, property="p", reasons=[v.GAVE_UP, v.UNAVAILABLE])
+    assert ["gave_up", "unavailable"] == unknown.to_data()["reasons"]
+    with pytest.raises(AssertionError):
+        v.SpecVerdict(kind=v.UNKNOWN, property="p")
+    with pytest.raises(UserError):
+        v.SpecVerdict(kind="verified", property="p")
+    proven = v.SpecVerdict(kind=v.PROVEN, property="p", rung=v.PROVEN, engine={"name": "z3", "version": "4.13"})
+    assert {"name": "z3", "version": "4.13"} == proven.to_data()["engine"]
+    assert "module_state_leak" in v.UNSUPPORTED_CAUSES and "invisible_wait" in v.UNSUPPORTED_CAUSES

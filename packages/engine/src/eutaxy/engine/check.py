@@ -1,0 +1,175 @@
+"""The check API: explore a scenario on a platform and return its verdict as plain data.
+
+``check_scenario`` runs seeded (or exhaustive) exploration, replays what it finds,
+shrinks it, runs the module-state check before BOUNDED, and builds the verdict. The
+verdict holds no wall-clock value (elapsed time goes to ``on_progress`` only), so the
+same scenario, seed and bounds give byte-identical JSON; the budget decides only when
+exploration stops, and a test that asserts a verdict sets ``max_runs``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+from eutaxy.core.effects import as_effects
+from eutaxy.core.errors import UserError
+from eutaxy.core.invariants import check_invariants
+from eutaxy.core.protocol import Platform
+from eutaxy.core.schedule import Schedule
+from eutaxy.core.verdicts import Cause, Provenance, simulation_verdict
+
+from eutaxy.engine.bounds import Bounds, resolve_bounds
+from eutaxy.engine.exhaustive import explore_exhaustive
+from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
+from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
+from eutaxy.engine.plans import events_of, replay_plan, restrict_events
+from eutaxy.engine.seeded import explore_seeded
+from eutaxy.engine.session import Session
+from eutaxy.engine.shrink import shrink
+
+__all__ = ["check_scenario", "default_seed", "replay_scenario"]
+
+#: Stated on every verdict whose enumeration kept the partial-order reduction on.
+REDUCTION_ASSUMPTION = (
+    "partial-order reduction: code between an invocation's effects shares no state with other "
+    "invocations except through effects and the virtual globals"
+)
+
+_SCENARIO_SUFFIXES = (".sim.py", ".sim.ts", ".sim.js", ".py")
+
+
+def default_seed(scenario: Mapping[str, Any]) -> str:
+    """The scenario file's name without its suffix (``queue-duplicate-write``), else its name."""
+    source = scenario.get("source")
+    if isinstance(source, str) and source:
+        base = posixpath.basename(source.replace("\\", "/"))
+        for suffix in _SCENARIO_SUFFIXES:
+            if base.endswith(suffix):
+                return base[: -len(suffix)]
+        return base
+    name = scenario.get("name")
+    if not isinstance(name, str) or not name:
+        raise UserError("the scenario has neither a source file nor a name; pass seed= to check it")
+    return name
+
+
+def _monotonic_ms() -> float:
+    return time.monotonic() * 1000.0
+
+
+def check_scenario(
+    scenario: dict,
+    platform: Platform,
+    *,
+    seed: str | None = None,
+    max_runs: int | None = None,
+    budget_ms: int | None = None,
+    exhaustive: bool = False,
+    module_state_runs: int = DEFAULT_MODULE_STATE_RUNS,
+    on_progress: Callable[[dict], None] | None = None,
+    clock_ms: Callable[[], float] | None = None,
+) -> dict:
+    """Check ``scenario`` on ``platform``; the verdict as plain data (see docs/contract.md).
+
+    ``clock_ms`` is the wall clock in milliseconds that decides when the budget is spent
+    (``time.monotonic`` unless a test passes its own).
+    """
+    if module_state_runs < 0:
+        raise UserError(f"module_state_runs must be 0 or more, got {module_state_runs}")
+    seed = default_seed(scenario) if seed is None else seed
+    bounds = resolve_bounds(scenario, max_runs=max_runs, budget_ms=budget_ms)
+    session = Session(
+        platform=platform,
+        scenario=scenario,
+        seed=seed,
+        bounds=bounds,
+        clock_ms=clock_ms or _monotonic_ms,
+        on_progress=on_progress,
+        keep_first=module_state_runs,
+    )
+    outcome: Outcome = explore_exhaustive(session) if exhaustive else explore_seeded(session)
+    session.finish()
+    if isinstance(outcome, Exhausted) and module_state_runs > 0:
+        leak = check_module_state(session, module_state_runs)
+        if leak is not None:
+            outcome = Stopped(cause=leak.cause, detail=leak.detail, exhaustive=outcome.exhaustive)
+    return _verdict(scenario, platform, session, outcome)
+
+
+def _provenance(session: Session, platform: Platform, bounds_reached: Sequence[str], assumptions: list[str]) -> Provenance:
+    described = platform.describe() or {}
+    return Provenance(
+        seed=session.seed,
+        runs=session.runs,
+        faults_injected=session.faults,
+        bounds=session.bounds.to_data(),
+        bounds_reached=tuple(bounds_reached),
+        schedule_points=session.most_eligible,
+        replayed=session.replayed,
+        not_replayed=session.not_replayed,
+        assumptions=tuple(described.get("assumptions") or ()) + tuple(assumptions),
+    )
+
+
+def _platform_name(scenario: Mapping[str, Any], platform: Platform) -> str:
+    return str(scenario.get("platform") or (platform.describe() or {}).get("platform") or "")
+
+
+def _verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
+    exhaustive = outcome.exhaustive
+    assumptions = [REDUCTION_ASSUMPTION] if exhaustive is not None and exhaustive["reduction"] else []
+    common = {
+        "scenario": str(scenario.get("name") or session.seed),
+        "platform": _platform_name(scenario, platform),
+        "exhaustive": exhaustive,
+    }
+    if isinstance(outcome, Found):
+        shrunk = shrink(session, outcome.record, outcome.violation)
+        return simulation_verdict(
+            "violated",
+            provenance=_provenance(session, platform, (), assumptions),
+            violation=shrunk.violation,
+            trace=list(shrunk.record.result.effects),
+            schedule=shrunk.schedule,
+            kept_events=list(shrunk.kept_events),
+            **common,
+        )
+    if isinstance(outcome, Stopped):
+        return simulation_verdict(
+            "unsupported",
+            provenance=_provenance(session, platform, (), assumptions),
+            cause=Cause(kind=outcome.cause, detail=outcome.detail),
+            **common,
+        )
+    return simulation_verdict(
+        "bounded",
+        provenance=_provenance(session, platform, outcome.bounds_reached, assumptions),
+        **common,
+    )
+
+
+def replay_scenario(
+    scenario: dict,
+    platform: Platform,
+    schedule: Schedule | Mapping[str, Any],
+    *,
+    seed: str,
+    events: Sequence[str] | None = None,
+) -> dict:
+    """Replay one schedule (on the events kept, if given): ``{"result", "violations"}``.
+
+    The invariants are checked against the events replayed, as the shrinker checked them.
+    """
+    if not isinstance(schedule, Schedule):
+        schedule = Schedule.from_data(dict(schedule))
+    restricted = scenario if events is None else restrict_events(scenario, events)
+    bounds = resolve_bounds(scenario)
+    result = platform.run(replay_plan(restricted, seed, schedule, bounds.max_faults_per_run))
+    violations = []
+    if result.end.kind == "completed":
+        violations = check_invariants(
+            restricted.get("invariants") or [], as_effects(result.effects), events_of(restricted)
+        )
+    return {"result": result.to_data(), "violations": [v.to_data() for v in violations]}

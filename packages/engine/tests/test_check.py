@@ -1,0 +1,93 @@
+"""The check API: verdicts as plain data, canonical, deterministic, free of wall-clock values."""
+
+import json
+
+import pytest
+
+from eutaxy.core.canonical import to_json
+from eutaxy.core.errors import UserError
+from eutaxy.engine.check import check_scenario, default_seed
+
+from toyplatform import ToyPlatform, orders_scenario
+
+
+def test_the_same_seed_gives_byte_identical_verdicts_whatever_the_clock():
+    """Two checks with one seed and different wall clocks give the same JSON text."""
+    slow = iter(range(0, 10**9, 7))
+    one = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
+    two = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300, clock_ms=lambda: next(slow))
+    assert to_json(one) == to_json(two)
+    assert json.loads(to_json(one)) == one
+
+
+def test_a_violated_verdict_has_the_contracts_fields():
+    """VIOLATED carries violation, trace, schedule, keptEvents and provenance; no cause, no exhaustive."""
+    verdict = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
+    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance"} == set(verdict)
+    assert 1 == verdict["schemaVersion"]
+    assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
+    assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
+    assert {"faults", "turns"} == set(verdict["schedule"])
+    provenance = verdict["provenance"]
+    assert {
+        "seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints",
+        "replayed", "notReplayed", "assumptions",
+    } == set(provenance)
+    assert "toy-orders" == provenance["seed"]  # the scenario file's name
+    assert provenance["schedulePoints"] >= 6
+    assert ["the toy runs in one Python process"] == provenance["assumptions"]
+    assert 300 == provenance["bounds"]["maxRuns"]
+
+
+def test_a_bounded_verdict_names_the_bound_that_stopped_it():
+    verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=25)
+    assert "bounded" == verdict["kind"]
+    assert {"schemaVersion", "kind", "scenario", "platform", "provenance"} == set(verdict)
+    assert ["maxRuns"] == verdict["provenance"]["boundsReached"]
+    assert 25 == verdict["provenance"]["runs"]
+    assert verdict["provenance"]["faultsInjected"] > 0
+
+
+def test_an_unsupported_run_is_unsupported_with_its_cause():
+    """A run the platform cannot control ends the check: UNSUPPORTED with the runtime's cause."""
+
+    class Refusing(ToyPlatform):
+        def run(self, plan):
+            result = super().run(plan)
+            if self.runs == 3:
+                data = result.to_data()
+                data["end"] = {"kind": "unsupported", "cause": "binding_not_allowed", "detail": "KV binding CACHE was touched"}
+                return type(result).from_data(data)
+            return result
+
+    verdict = check_scenario(orders_scenario(fixed=True), Refusing(), max_runs=25)
+    assert "unsupported" == verdict["kind"]
+    assert {"kind": "binding_not_allowed", "detail": "KV binding CACHE was touched"} == verdict["cause"]
+    assert 3 == verdict["provenance"]["runs"]
+
+
+def test_progress_reports_runs_faults_and_time_but_the_verdict_does_not():
+    """on_progress sees elapsed wall time; the verdict never does."""
+    seen = []
+    ticks = iter(range(0, 10**9, 150))
+    verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=10, on_progress=seen.append, clock_ms=lambda: next(ticks))
+    assert seen
+    assert {"runs", "faults", "elapsedMs", "budgetMs"} == set(seen[-1])
+    assert 10 == seen[-1]["runs"]
+    assert "elapsedMs" not in to_json(verdict)
+
+
+def test_the_default_seed_is_the_scenario_files_name():
+    assert "queue-duplicate-write" == default_seed({"source": "/x/queue-duplicate-write.sim.py", "name": "other"})
+    assert "named" == default_seed({"name": "named"})
+    with pytest.raises(UserError):
+        default_seed({})
+
+
+def test_bad_bounds_are_the_users_to_fix():
+    scenario = orders_scenario()
+    scenario["bounds"]["faultProbability"] = 2
+    with pytest.raises(UserError):
+        check_scenario(scenario, ToyPlatform())
+    with pytest.raises(UserError):
+        check_scenario(orders_scenario(), ToyPlatform(), max_runs=0)

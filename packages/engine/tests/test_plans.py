@@ -1,0 +1,48 @@
+"""Plans, streams, event restriction and the schedule a run took."""
+
+from eutaxy.core.prng import seed_words
+from eutaxy.core.protocol import Decision, RunResult
+from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.plans import event_ids, replay_plan, restrict_events, run_streams, schedule_of
+
+
+def test_restricting_events_keeps_their_ids():
+    """Removing msg-1 leaves msg-2 named msg-2, so its invocations keep their ids."""
+    scenario = {"drive": {"kind": "queue", "events": [{"body": 1}, {"body": 2}, {"id": "own", "body": 3}]}}
+    assert ["msg-1", "msg-2", "own"] == event_ids(scenario)
+    restricted = restrict_events(scenario, ["own", "msg-2"])
+    assert [{"id": "msg-2", "body": 2}, {"id": "own", "body": 3}] == restricted["drive"]["events"]
+    assert 3 == len(scenario["drive"]["events"])  # the original is untouched
+    assert ["req-1"] == event_ids({"drive": {"kind": "http", "events": [{"body": None}]}})
+
+
+def test_streams_share_the_globals_and_vary_the_turns():
+    assert run_streams("s", 0)["globals"] == run_streams("s", 5)["globals"] == seed_words("s", "globals")
+    assert seed_words("s", "turns") == run_streams("s", 0)["turns"]
+    assert seed_words("s", "turns/5") == run_streams("s", 5)["turns"]
+
+
+def test_a_runs_schedule_is_its_injected_faults_and_every_turn_pick():
+    fault = lambda chosen, ordinal: Decision(
+        kind="fault", options=("none", "crash_after"), chosen=chosen, invocation="msg-1#1", ordinal=ordinal, target="T"
+    )
+    turn = lambda chosen: Decision(kind="turn", options=({"kind": "timer"}, {"kind": "time"}), chosen=chosen)
+    result = RunResult(eligible=2, decisions=(turn(1), fault(0, 0), turn(0), fault(1, 1)))
+    assert Schedule(faults=(FaultAt("msg-1#1", 1, "crash_after"),), turns=(1, 0)) == schedule_of(result)
+
+
+def test_a_replay_plan_never_hides_a_fault_behind_the_bound():
+    schedule = Schedule(faults=(FaultAt("msg-1#1", 0, "error"), FaultAt("msg-2#1", 0, "error")))
+    plan = replay_plan({"drive": {"kind": "queue", "events": []}}, "s", schedule, max_faults=1)
+    assert 2 == plan.max_faults
+    assert "replay" == plan.to_data()["policy"]["kind"]
+
+
+def test_bounds_have_defaults_and_the_callers_overrides():
+    bounds = resolve_bounds({"bounds": {"maxFaultsPerRun": 3, "maxRuns": 9}}, budget_ms=50)
+    assert {
+        "maxFaultsPerRun": 3, "maxRedeliveries": 2, "maxConcurrentInvocations": 1,
+        "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9,
+    } == bounds.to_data()
+    assert 4 == resolve_bounds({"bounds": {"maxRuns": 9}}, max_runs=4).max_runs

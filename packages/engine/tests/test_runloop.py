@@ -1,0 +1,242 @@
+"""The in-process run loop: plan following, effect points, invocations and the end state.
+
+Each test drives ``RunLoop`` with a small body standing in for a platform's delivery, so
+the loop's own rules are checked without any real service.
+"""
+
+import pytest
+
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS
+from eutaxy.core.faults import DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS
+from eutaxy.engine.runloop import InvocationCrash, PlanFollower, RunLoop, plan_data, unsupported_result
+
+
+def _plan(policy=None, prefix=(), max_faults=1):
+    return {
+        "protocol": 1,
+        "scenario": {},
+        "seed": "test",
+        "streams": {"globals": [1, 2, 3, 4], "turns": [5, 6, 7, 8]},
+        "prefix": list(prefix),
+        "policy": policy or {"kind": "first"},
+        "maxFaults": max_faults,
+    }
+
+
+def _data(result):
+    return result if isinstance(result, dict) else result.to_data()
+
+
+def _two_writes(loop, performed=None):
+    """One invocation with two write points; returns how the handler call ended."""
+    performed = performed if performed is not None else []
+
+    def handler():
+        for index in range(2):
+            loop.effect_point("DB:t", "put", {"i": index}, WRITE_FAULTS, lambda index=index: (performed.append(index) or {"ok": True}, index))
+        return "done"
+
+    with loop.invocation("msg-1#1"):
+        return loop.call(handler)
+
+
+def _run(plan, body):
+    loop = RunLoop.from_plan(plan)
+    outcomes = []
+    loop.run(lambda running: outcomes.append(body(running)))
+    return loop, outcomes
+
+
+def _kinds(loop):
+    return [(effect.ordinal, effect.kind) for effect in loop.effects]
+
+
+def test_a_point_without_a_fault_records_call_then_result_and_advances_time():
+    """No fault: call and result at the point's virtual time, then one millisecond passes."""
+    loop, outcomes = _run(_plan(), _two_writes)
+    assert "returned" == outcomes[0].kind
+    assert [(0, "call"), (0, "result"), (1, "call"), (1, "result")] == _kinds(loop)
+    assert [VIRTUAL_EPOCH_MS, VIRTUAL_EPOCH_MS, VIRTUAL_EPOCH_MS + 1, VIRTUAL_EPOCH_MS + 1] == [e.time for e in loop.effects]
+    assert VIRTUAL_EPOCH_MS + 2 == loop.now_ms
+    assert 2 == loop.follower.eligible
+
+
+@pytest.mark.parametrize(
+    ("fault", "kinds", "performed", "outcome"),
+    [
+        ("crash_before", [(0, "call"), (0, "fault")], [], "crashed"),
+        ("crash_after", [(0, "call"), (0, "result"), (0, "fault")], [0], "crashed"),
+    ],
+)
+def test_crashes_record_their_fault_on_the_right_side_of_the_work(fault, kinds, performed, outcome):
+    """crash_before performs nothing; crash_after performs, records the result, then dies."""
+    done = []
+    loop, outcomes = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": fault}]}), lambda l: _two_writes(l, done))
+    assert kinds == _kinds(loop)
+    assert performed == done
+    assert outcome == outcomes[0].kind
+
+
+def test_error_and_ambiguous_return_to_the_platform_which_decides_what_the_caller_sees():
+    """error faults before the work, ambiguous after; neither kills the invocation."""
+    seen = []
+
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            def handler():
+                seen.append(loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({"ok": True}, "value")))
+                seen.append(loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({"ok": True}, "value")))
+            return loop.call(handler)
+
+    replay = {"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "error"}]}
+    loop, _ = _run(_plan(replay), body)
+    assert [("error", None), (None, "value")] == seen
+    assert [(0, "call"), (0, "fault"), (1, "call"), (1, "result")] == _kinds(loop)
+
+    seen.clear()
+    replay["faults"][0]["fault"] = "ambiguous"
+    loop, _ = _run(_plan(replay), body)
+    assert [("ambiguous", "value"), (None, "value")] == seen
+    assert [(0, "call"), (0, "result"), (0, "fault"), (1, "call"), (1, "result")] == _kinds(loop)
+
+
+def test_a_handler_that_swallows_the_crash_is_still_crashed_and_its_later_points_unrecorded():
+    """``except BaseException`` around a crashed point cannot bring the invocation back."""
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            def handler():
+                try:
+                    loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({"ok": True}, None))
+                except BaseException:  # noqa: BLE001 (the point of the test)
+                    pass
+                try:
+                    loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({"ok": True}, None))
+                except BaseException:  # noqa: BLE001
+                    pass
+                return "pretend success"
+            return loop.call(handler)
+
+    loop, outcomes = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "crash_before"}]}), body)
+    assert "crashed" == outcomes[0].kind
+    assert [(0, "call"), (0, "fault")] == _kinds(loop)
+
+
+def test_the_forced_prefix_comes_first_then_the_policy():
+    """Decision i takes prefix[i]; past the prefix the policy (here first: option 0) decides."""
+    loop, _ = _run(_plan({"kind": "first"}, prefix=[0, 3]), _two_writes)
+    assert [0, 3] == [decision["chosen"] for decision in loop.follower.decisions]
+    assert ["none", "crash_before", "crash_after", "ambiguous", "error"] == loop.follower.decisions[0]["options"]
+    assert "ambiguous" == loop.effects[-1].payload["fault"]
+
+
+def test_a_prefix_index_out_of_range_takes_option_zero_and_counts_a_misalignment():
+    loop, _ = _run(_plan(prefix=[9]), _two_writes)
+    assert 0 == loop.follower.decisions[0]["chosen"]
+    assert 1 == loop.follower.misaligned
+
+
+def test_seeded_faults_are_keyed_by_eligible_ordinal_and_a_draw_picks_an_allowed_kind():
+    """core.protocol's seeded policy sends 32-bit draws: allowed[draw % len(allowed)]."""
+    loop, _ = _run(_plan({"kind": "seeded", "faults": {"1": 5}}), _two_writes)
+    # Eligible ordinal 1 is the second write; 5 % 4 == 1 picks crash_after.
+    assert [0, 2] == [decision["chosen"] for decision in loop.follower.decisions]
+    assert "crash_after" == loop.effects[-1].payload["fault"]
+
+
+def test_seeded_faults_may_also_name_the_kind_and_a_kind_the_point_refuses_is_none():
+    follower = PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": "ambiguous", "1": "crash_after"}}))
+    assert follower.fault("msg-1#1", 0, "DB:t", READ_FAULTS) is None  # reads take no ambiguous outcome
+    assert "crash_after" == follower.fault("msg-1#1", 1, "DB:t", READ_FAULTS)
+
+
+def test_no_decision_once_max_faults_were_injected_nor_at_a_point_without_faults():
+    follower = PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": "error", "1": "error"}}))
+    assert "error" == follower.fault("msg-1#1", 0, "DB:t", WRITE_FAULTS)
+    assert follower.fault("msg-1#1", 1, "DB:t", WRITE_FAULTS) is None
+    assert follower.fault("msg-1#1", 2, "DB:t", ()) is None
+    assert (1, 1) == (follower.eligible, len(follower.decisions))
+
+
+def test_replay_faults_are_keyed_by_invocation_and_ordinal():
+    follower = PlanFollower.from_plan(_plan({"kind": "replay", "faults": [{"invocation": "msg-2#1", "ordinal": 1, "fault": "crash_before"}]}))
+    assert follower.fault("msg-1#1", 1, "SQS:q", DECISION_FAULTS) is None
+    assert "crash_before" == follower.fault("msg-2#1", 1, "SQS:q", DECISION_FAULTS)
+
+
+def test_a_raised_error_is_the_handlers_failure_not_the_runs():
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            return loop.call(lambda: 1 / 0)
+
+    loop, outcomes = _run(_plan(), body)
+    assert "raised" == outcomes[0].kind
+    assert isinstance(outcomes[0].error, ZeroDivisionError)
+    assert {"kind": "completed"} == loop.end
+
+
+def test_unsupported_ends_the_run_with_its_cause_even_when_the_handler_swallows_it():
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            def handler():
+                try:
+                    raise loop.unsupported("client_not_supported", "the handler called S3 PutObject")
+                except BaseException:  # noqa: BLE001
+                    return "hidden"
+            loop.call(handler)
+        raise AssertionError("the run went on after an unsupported call")
+
+    loop, _ = _run(_plan(), body)
+    assert {"kind": "unsupported", "cause": "client_not_supported", "detail": "the handler called S3 PutObject"} == loop.end
+
+
+def test_platform_effects_take_the_next_ordinal_even_after_a_crash():
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            loop.call(lambda: loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({}, None)))
+            loop.platform_effect("SQS:q", "dead_letter", {"messageId": "msg-1", "attempts": 1}, {"deadLettered": True})
+
+    loop, _ = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "crash_before"}]}), body)
+    assert [(0, "call"), (0, "fault"), (1, "call"), (1, "result")] == _kinds(loop)
+
+
+def test_the_result_is_protocol_data_with_decisions_eligible_and_end():
+    loop, _ = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 1, "fault": "crash_after"}]}), _two_writes)
+    loop.record_snapshot("DB:t", "items", [{"k": "b"}, {"k": "a"}])
+    data = _data(loop.result())
+    assert 1 == data["protocol"]
+    assert 2 == data["eligible"]
+    assert [0, 2] == [decision["chosen"] for decision in data["decisions"]]
+    assert {"kind": "completed"} == data["end"]
+    last = data["effects"][-1]
+    assert ("snapshot", "snapshot", 0) == (last["kind"], last["invocation"], last["ordinal"])
+    assert [{"k": "a"}, {"k": "b"}] == last["payload"]["rows"]
+
+
+def test_an_unsupported_result_before_any_event():
+    data = _data(unsupported_result("concurrency_not_supported", "maxConcurrentInvocations is 2"))
+    assert ([], 0, []) == (data["effects"], data["eligible"], data["decisions"])
+    assert "concurrency_not_supported" == data["end"]["cause"]
+
+
+def test_the_same_plan_gives_the_same_log():
+    """Runs are deterministic: one plan twice, byte-identical results."""
+    import uuid
+
+    def body(loop):
+        with loop.invocation("msg-1#1"):
+            loop.call(lambda: loop.effect_point("DB:t", "put", {"id": str(uuid.uuid4())}, WRITE_FAULTS, lambda: ({}, None)))
+
+    plan = _plan({"kind": "seeded", "faults": {"0": 7}})
+    first, _ = _run(plan, body)
+    second, _ = _run(plan, body)
+    assert _data(first.result()) == _data(second.result())
+
+
+def test_plan_data_accepts_a_dict_or_an_object_with_to_data():
+    class Plan:
+        def to_data(self):
+            return {"x": 1}
+
+    assert {"x": 1} == plan_data(Plan())
+    with pytest.raises(TypeError):
+        plan_data(object())

@@ -1,0 +1,124 @@
+"""The shrinker: smallest change first, only candidates that break the same invariant for the same keys."""
+
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.check import check_scenario, replay_scenario
+from eutaxy.engine.replay import replay
+from eutaxy.engine.session import Session
+from eutaxy.engine.shrink import shrink
+
+from toyplatform import ToyPlatform, orders_scenario
+
+
+def _session(scenario, platform=None):
+    return Session(
+        platform=platform or ToyPlatform(),
+        scenario=scenario,
+        seed="shrink",
+        bounds=resolve_bounds(scenario),
+        clock_ms=lambda: 0,
+        keep_first=0,
+    )
+
+
+def test_seeded_exploration_finds_replays_and_shrinks_the_duplicate_write_to_one_fault():
+    """Three messages, up to two faults: the verdict keeps one message and one fault on its insert."""
+    verdict = check_scenario(orders_scenario(events=3, max_faults=2), ToyPlatform(), max_runs=500)
+    assert "violated" == verdict["kind"]
+    assert 1 == verdict["provenance"]["replayed"]
+    [kept] = verdict["keptEvents"]
+    [fault] = verdict["schedule"]["faults"]
+    assert f"{kept}#1" == fault["invocation"]
+    assert 1 == fault["ordinal"]
+    assert fault["fault"] in ("crash_after", "ambiguous")
+    assert "at_most_once_per_key" == verdict["violation"]["kind"]
+    # The trace is the replayed shrunk run: both inserts of the kept message are in it.
+    inserts = [e for e in verdict["trace"] if e["op"] == "insert" and e["kind"] == "result"]
+    assert [f"{kept}#1", f"{kept}#2"] == [e["invocation"] for e in inserts]
+    assert {e["invocation"].split("#")[0] for e in verdict["trace"] if e["kind"] != "snapshot"} == {kept}
+
+
+def test_the_shrunk_schedule_replays_the_reported_trace():
+    """replay_scenario on the kept events and the schedule gives the trace and the violation back."""
+    scenario = orders_scenario(events=3, max_faults=2)
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=500)
+    again = replay_scenario(
+        scenario, ToyPlatform(), verdict["schedule"], seed=verdict["provenance"]["seed"], events=verdict["keptEvents"]
+    )
+    assert verdict["trace"] == again["result"]["effects"]
+    assert [verdict["violation"]] == again["violations"]
+
+
+def test_removing_one_fault_comes_before_removing_an_event():
+    """A crash on the read of msg-1 does nothing: the shrinker drops it and keeps the insert's."""
+    scenario = orders_scenario(events=2, max_faults=2)
+    session = _session(scenario)
+    start = Schedule(
+        faults=(
+            FaultAt(invocation="msg-1#1", ordinal=0, fault="error"),
+            FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),
+        )
+    )
+    record = replay(session, start)
+    assert record.violations
+    shrunk = shrink(session, record, record.violations[0])
+    assert (FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),) == shrunk.schedule.faults
+    assert ("msg-2",) == shrunk.kept_events
+    assert record.violations[0].keys == shrunk.violation.keys
+
+
+def test_a_candidate_that_breaks_another_key_is_not_kept():
+    """Two duplicates (o-1 and o-2): the target is both keys, so neither fault can go."""
+    scenario = orders_scenario(events=2, max_faults=2)
+    session = _session(scenario)
+    start = Schedule(
+        faults=(
+            FaultAt(invocation="msg-1#1", ordinal=1, fault="crash_after"),
+            FaultAt(invocation="msg-2#1", ordinal=1, fault="ambiguous"),
+        )
+    )
+    record = replay(session, start)
+    violation = record.violations[0]
+    assert ['"o-1"', '"o-2"'] == violation.keys
+    shrunk = shrink(session, record, violation)
+    assert start.faults == shrunk.schedule.faults
+    assert ("msg-1", "msg-2") == shrunk.kept_events
+
+
+FAULTS = st.sampled_from(["crash_before", "crash_after", "ambiguous", "error"])
+
+
+@st.composite
+def violating_schedules(draw):
+    events = draw(st.integers(min_value=1, max_value=3))
+    faults = {}
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        event = draw(st.integers(min_value=1, max_value=events))
+        attempt = draw(st.integers(min_value=1, max_value=2))
+        ordinal = draw(st.integers(min_value=0, max_value=1))
+        fault = draw(FAULTS)
+        if ordinal == 0 and fault == "ambiguous":
+            fault = "error"  # reads allow no ambiguous outcome
+        faults[(f"msg-{event}#{attempt}", ordinal)] = fault
+    return events, Schedule(faults=tuple(FaultAt(invocation=i, ordinal=o, fault=f) for (i, o), f in sorted(faults.items())))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(violating_schedules())
+def test_shrinking_keeps_the_violation_and_never_grows(case):
+    """Whatever violating schedule it starts from, the output still violates and is no longer."""
+    events, schedule = case
+    scenario = orders_scenario(events=events, max_faults=4)
+    session = _session(scenario)
+    record = replay(session, schedule)
+    assume(record.violations)
+    injected = record.schedule
+    shrunk = shrink(session, record, record.violations[0])
+    again = replay(session, shrunk.schedule, shrunk.kept_events)
+    assert [(v.invariant, v.keys) for v in again.violations][:1] == [(shrunk.violation.invariant, shrunk.violation.keys)]
+    assert shrunk.violation.keys == record.violations[0].keys
+    assert len(shrunk.schedule.faults) <= len(injected.faults)
+    assert len(shrunk.kept_events) <= events
+    assert again.result.effects == shrunk.record.result.effects

@@ -1,0 +1,575 @@
+"""Edges, biased draws and shrink candidates for each binder type.
+
+Three questions per SpecType kind, answered by pure functions over Python
+values (``values.py``):
+
+- ``edges(t, guide)``: the values every seed tries first (the range's ends,
+  zero and one, NaN, the infinities and -0, the empty string, both booleans,
+  every member of a union, records built from their fields' edges, arrays
+  empty, of one edge, and of one element twice), distinct, and at most
+  :data:`MAX_EDGES` for composite types so nesting does not multiply them.
+  A union of literals keeps every member, however many.
+- ``draw(t, ctx, guide)``: one random value, biased the way bugs are.
+- ``shrink(t, value, guide)``: simpler candidates, simplest first.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterator, Optional
+
+import attrs
+
+from eutaxy.spec import (ArrayType, BigIntType, BooleanType, LiteralType, LiteralUnionType,
+                         NullableType, NumberType, RecordType, SpecType, StringType,
+                         TaggedUnionType, UnionType, UnsupportedType)
+
+from .randomness import Draws
+from .steering import NO_GUIDE, Guide
+from .values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, key, number, utf16_length
+
+#: Composite types keep at most this many edges, so nesting does not multiply them.
+MAX_EDGES = 64
+#: Arrays are mostly short: claims keyed on order or repeats break at a few elements.
+MAX_ARRAY_LENGTH = 16
+#: Strings are short texts; long ones find little a short one misses.
+MAX_STRING_LENGTH = 8
+MAX_DOUBLE = 1.7976931348623157e308
+MIN_DOUBLE = 5e-324
+#: How often an array element repeats an earlier one (claims keyed on distinct elements break on a repeat).
+REPEAT_CHANCE = 0.25
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+DIGITS = "0123456789"
+PUNCTUATION = " -_.,:;!?/@#'\""
+#: Characters of more than one UTF-16 unit, or composed of several code points.
+MULTI_UNIT = ("é", "ß", "€", "😀", "𝒳", "👍🏽", "e\u0301", "中")
+
+
+class Undrawable(Exception):
+    """A binder type no rung draws (the reader marked it unsupported)."""
+
+
+@attrs.frozen(kw_only=True)
+class DrawContext:
+    draws: Draws
+    max_array_length: int = MAX_ARRAY_LENGTH
+    max_string_length: int = MAX_STRING_LENGTH
+    #: Strings the real RegExp accepted, per pattern, handed out in turn.
+    string_pool: Optional[Callable[[Guide], Optional[str]]] = None
+
+
+def _distinct(values: list, limit: Optional[int]) -> list:
+    seen: set[str] = set()
+    out = []
+    for v in values:
+        k = key(encode(v))
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(v)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def _literal(value: Any) -> Any:
+    return decode(value)
+
+
+# --- edges ------------------------------------------------------------------------
+
+
+def _number_edges(guide: Guide) -> list:
+    values: list = []
+    for bound, strict, step in ((guide.lo, guide.lo_strict, 1), (guide.hi, guide.hi_strict, -1)):
+        if bound is not None and math.isfinite(bound):
+            values.append(number(bound + step) if strict and float(bound).is_integer() else number(bound))
+            if not strict:
+                values.append(number(bound + step) if abs(bound) < MAX_SAFE_INTEGER else bound)
+    values += [0, 1, -1, -0.0, math.nan, math.inf, -math.inf]
+    values += [v for v in guide.equals if is_number(v)]
+    if not guide.integer:
+        values += [0.5, -0.5]
+    values += [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, MIN_DOUBLE, MAX_DOUBLE, -MAX_DOUBLE]
+    return values
+
+
+def _bigint_edges(guide: Guide) -> list:
+    ints = []
+    for bound, strict, step in ((guide.lo, guide.lo_strict, 1), (guide.hi, guide.hi_strict, -1)):
+        if bound is not None and isinstance(bound, int):
+            ints.append(bound + step if strict else bound)
+    ints += [0, 1, -1, 2**53, -(2**53), 2**64, -(2**64)]
+    return [BigInt(v) for v in ints]
+
+
+def _string_edges(guide: Guide) -> list:
+    from .regex_walk import plainest
+
+    values = [v for v in guide.equals if isinstance(v, str)]
+    for pattern, flags in guide.patterns:
+        walked = plainest(pattern, flags)
+        if walked is not None:
+            values.append(walked)
+    return values + ["", "a", "A", "0", " ", "é", "😀"]
+
+
+def edges(t: SpecType, guide: Guide = NO_GUIDE) -> list:
+    """The edge values of ``t``, distinct, in the order they are walked."""
+    if isinstance(t, NumberType):
+        return _distinct(_number_edges(guide), None)
+    if isinstance(t, BigIntType):
+        return _distinct(_bigint_edges(guide), None)
+    if isinstance(t, BooleanType):
+        return [False, True]
+    if isinstance(t, StringType):
+        return _distinct(_string_edges(guide), None)
+    if isinstance(t, LiteralType):
+        return [_literal(t.value)]
+    if isinstance(t, LiteralUnionType):
+        return _distinct([_literal(v) for v in t.values], None)
+    if isinstance(t, NullableType):
+        nulls = ([None] if t.null else []) + ([UNDEFINED] if t.undefined else [])
+        return _distinct(nulls + edges(t.inner, guide), MAX_EDGES)
+    if isinstance(t, RecordType):
+        return _record_edges(t)
+    if isinstance(t, TaggedUnionType):
+        return _interleave([_record_edges(v.record) for v in t.variants])
+    if isinstance(t, UnionType):
+        return _interleave([edges(m) for m in t.members])
+    if isinstance(t, ArrayType):
+        element = edges(t.element)
+        arrays = [()] + [(e,) for e in element] + ([(element[0], element[0])] if element else [])
+        return _distinct(arrays, MAX_EDGES)
+    raise Undrawable(getattr(t, "reason", "") or f"type {t.name!r} is not drawn")
+
+
+def _record_edges(t: RecordType) -> list:
+    """Records built from their fields' edges, walked in step (field ``i`` takes its ``k``-th edge)."""
+    field_edges = [edges(f.type) for f in t.fields]
+    if not t.fields:
+        return [{}]
+    count = min(max(len(e) for e in field_edges), MAX_EDGES)
+    records = [{f.name: e[k % len(e)] for f, e in zip(t.fields, field_edges)} for k in range(count)]
+    if any(f.optional for f in t.fields):
+        records.insert(1, {f.name: e[0] for f, e in zip(t.fields, field_edges) if not f.optional})
+    return _distinct(records, MAX_EDGES)
+
+
+def _interleave(lists: list[list]) -> list:
+    out = []
+    for k in range(max((len(x) for x in lists), default=0)):
+        out.extend(x[k] for x in lists if k < len(x))
+    return _distinct(out, MAX_EDGES)
+
+
+# --- cardinality ------------------------------------------------------------------
+
+#: Above this a domain counts as unbounded for the early stop.
+MAX_COUNTED_DOMAIN = 10**6
+
+
+def cardinality(t: SpecType) -> Optional[int]:
+    """The number of values of ``t`` when small and finite, else ``None``."""
+    if isinstance(t, BooleanType):
+        return 2
+    if isinstance(t, LiteralType):
+        return 1
+    if isinstance(t, LiteralUnionType):
+        return len(t.values)
+    if isinstance(t, NullableType):
+        inner = cardinality(t.inner)
+        return None if inner is None else inner + int(t.null) + int(t.undefined)
+    if isinstance(t, RecordType):
+        total = 1
+        for f in t.fields:
+            c = cardinality(f.type)
+            if c is None:
+                return None
+            total *= c + (1 if f.optional else 0)
+            if total > MAX_COUNTED_DOMAIN:
+                return None
+        return total
+    if isinstance(t, (TaggedUnionType, UnionType)):
+        parts = [cardinality(v.record) for v in t.variants] if isinstance(t, TaggedUnionType) else [cardinality(m) for m in t.members]
+        if any(p is None for p in parts):
+            return None
+        return sum(parts)
+    return None
+
+
+# --- random draws -----------------------------------------------------------------
+
+
+def _small_int(d: Draws) -> int:
+    return d.between(-16, 16)
+
+
+def _draw_in_range(guide: Guide, d: Draws) -> float | int:
+    lo, hi = guide.lo, guide.hi
+    lo_i = None if lo is None or not math.isfinite(lo) else math.ceil(lo) + (1 if guide.lo_strict and float(lo).is_integer() else 0)
+    hi_i = None if hi is None or not math.isfinite(hi) else math.floor(hi) - (1 if guide.hi_strict and float(hi).is_integer() else 0)
+    if not guide.integer and d.chance(0.25):
+        base_lo = lo if lo is not None and math.isfinite(lo) else (hi - 1000 if hi is not None else -1000)
+        base_hi = hi if hi is not None and math.isfinite(hi) else base_lo + 1000
+        return number(base_lo + (base_hi - base_lo) * d.random())
+    r = d.random()
+    if lo_i is not None and hi_i is not None and lo_i <= hi_i:
+        if r < 0.3:
+            return number(min(hi_i, lo_i + d.below(4)))
+        if r < 0.5:
+            return number(max(lo_i, hi_i - d.below(4)))
+        return number(d.between(int(lo_i), int(hi_i)))
+    if lo_i is not None:
+        return number(lo_i + (d.below(17) if r < 0.7 else d.below(1001) if r < 0.95 else d.below(MAX_SAFE_INTEGER - min(abs(lo_i), MAX_SAFE_INTEGER - 1))))
+    if hi_i is not None:
+        return number(hi_i - (d.below(17) if r < 0.7 else d.below(1001) if r < 0.95 else d.below(MAX_SAFE_INTEGER - min(abs(hi_i), MAX_SAFE_INTEGER - 1))))
+    return _small_int(d)
+
+
+def _draw_number(guide: Guide, d: Draws) -> float | int:
+    if guide.bounded and d.chance(0.85):
+        return _draw_in_range(guide, d)
+    if guide.equals and d.chance(0.2):
+        values = [v for v in guide.equals if is_number(v)]
+        if values:
+            return d.choice(values)
+    r = d.random()
+    if r < 0.45:
+        return _small_int(d)
+    if r < 0.60:
+        return d.between(-1000, 1000)
+    if r < 0.68:
+        return number(d.between(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER))
+    if r < 0.72:
+        return d.choice((MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, MAX_DOUBLE, -MAX_DOUBLE))
+    if guide.integer and r < 0.97:
+        return _small_int(d)
+    if r < 0.85:
+        # Fractions: a small integer plus a binary or decimal fraction.
+        whole = _small_int(d)
+        fraction = d.below(1 << 10) / (1 << 10) if d.chance(0.5) else round(d.random(), d.between(1, 3))
+        return number(whole + fraction if whole >= 0 else whole - fraction)
+    if r < 0.92:
+        # Magnitudes: the very small and the very large.
+        exponent = d.between(-320, 308)
+        mantissa = 1 + d.random()
+        value = mantissa * 10.0 ** exponent if exponent > -300 else MIN_DOUBLE * d.between(1, 1000)
+        return number(-value if d.chance(0.5) else value)
+    return d.choice((math.nan, math.inf, -math.inf, -0.0))
+
+
+def _draw_bigint(guide: Guide, d: Draws) -> BigInt:
+    lo = guide.lo if isinstance(guide.lo, int) else None
+    hi = guide.hi if isinstance(guide.hi, int) else None
+    if (lo is not None or hi is not None) and d.chance(0.85):
+        lo_v = None if lo is None else lo + int(guide.lo_strict)
+        hi_v = None if hi is None else hi - int(guide.hi_strict)
+        if lo_v is not None and hi_v is not None and lo_v <= hi_v:
+            return BigInt(d.between(lo_v, hi_v))
+        if lo_v is not None:
+            return BigInt(lo_v + d.below(17 if d.chance(0.7) else 2**70))
+        if hi_v is not None:
+            return BigInt(hi_v - d.below(17 if d.chance(0.7) else 2**70))
+    r = d.random()
+    if r < 0.5:
+        return BigInt(_small_int(d))
+    if r < 0.7:
+        return BigInt(d.between(-1000, 1000))
+    if r < 0.9:
+        magnitude = 2**53 + d.below(2**70)
+        return BigInt(-magnitude if d.chance(0.5) else magnitude)
+    return BigInt(d.choice((2**63 - 1, -(2**63), 2**64, -(2**64))))
+
+
+def _draw_char(d: Draws) -> str:
+    r = d.random()
+    if r < 0.5:
+        return d.choice(LETTERS)
+    if r < 0.7:
+        return d.choice(DIGITS)
+    if r < 0.85:
+        return d.choice(PUNCTUATION)
+    return d.choice(MULTI_UNIT)
+
+
+def _draw_string(guide: Guide, ctx: DrawContext) -> str:
+    d = ctx.draws
+    if guide.patterns and ctx.string_pool is not None and d.chance(0.75):
+        walked = ctx.string_pool(guide)
+        if walked is not None:
+            return walked
+    if guide.equals and d.chance(0.2):
+        strings = [v for v in guide.equals if isinstance(v, str)]
+        if strings:
+            return d.choice(strings)
+    r = d.random()
+    limit = ctx.max_string_length
+    length = d.between(0, min(4, limit)) if r < 0.6 else d.between(0, limit)
+    out = ""
+    while utf16_length(out) < length:
+        ch = _draw_char(d)
+        if utf16_length(out + ch) > limit:
+            break
+        out += ch
+    return out
+
+
+def _draw_length(ctx: DrawContext) -> int:
+    d, limit = ctx.draws, ctx.max_array_length
+    r = d.random()
+    if r < 0.1 or limit == 0:
+        return 0
+    if r < 0.7:
+        return d.between(1, min(4, limit))
+    return d.between(min(5, limit), limit)
+
+
+def draw(t: SpecType, ctx: DrawContext, guide: Guide = NO_GUIDE) -> Any:
+    """One random value of ``t``."""
+    d = ctx.draws
+    if isinstance(t, NumberType):
+        return _draw_number(guide, d)
+    if isinstance(t, BigIntType):
+        return _draw_bigint(guide, d)
+    if isinstance(t, BooleanType):
+        return d.chance(0.5)
+    if isinstance(t, StringType):
+        return _draw_string(guide, ctx)
+    if isinstance(t, LiteralType):
+        return _literal(t.value)
+    if isinstance(t, LiteralUnionType):
+        if guide.equals and d.chance(0.3):
+            return d.choice(guide.equals)
+        return _literal(d.choice(t.values))
+    if isinstance(t, NullableType):
+        if d.chance(0.15):
+            nulls = ([None] if t.null else []) + ([UNDEFINED] if t.undefined else [])
+            return d.choice(nulls)
+        return draw(t.inner, ctx, guide)
+    if isinstance(t, RecordType):
+        return _draw_record(t, ctx)
+    if isinstance(t, TaggedUnionType):
+        return _draw_record(d.choice(t.variants).record, ctx)
+    if isinstance(t, UnionType):
+        return draw(d.choice(t.members), ctx)
+    if isinstance(t, ArrayType):
+        items: list = []
+        for i in range(_draw_length(ctx)):
+            if i > 0 and d.chance(REPEAT_CHANCE):
+                items.append(d.choice(items))
+            else:
+                items.append(draw(t.element, ctx))
+        return tuple(items)
+    raise Undrawable(getattr(t, "reason", "") or f"type {t.name!r} is not drawn")
+
+
+def _draw_record(t: RecordType, ctx: DrawContext) -> dict:
+    out = {}
+    for f in t.fields:
+        if f.optional and ctx.draws.chance(0.25):
+            continue
+        out[f.name] = draw(f.type, ctx)
+    return out
+
+
+# --- shrinking --------------------------------------------------------------------
+
+
+def _toward(value: int, target: int) -> Iterator[int]:
+    """Integers from ``target`` toward ``value``: target, then halving the distance left, then one step."""
+    distance = value - target
+    yield target
+    k = 1
+    while True:
+        step = int(distance / 2**k)
+        if step == 0:
+            break
+        yield value - step
+        k += 1
+
+
+def _number_target(guide: Guide) -> float | int:
+    if guide.admits(0):
+        return 0
+    ends = [b for b in (guide.lo, guide.hi) if b is not None and math.isfinite(b)]
+    if not ends:
+        return 0
+    end = min(ends, key=abs)
+    if end == guide.lo and guide.lo_strict:
+        return number(math.floor(end) + 1)
+    if end == guide.hi and guide.hi_strict:
+        return number(math.ceil(end) - 1)
+    return number(end)
+
+
+def _shrink_number(value: float | int, guide: Guide) -> Iterator:
+    target = _number_target(guide)
+    yield target
+    if isinstance(value, float) and not math.isfinite(value):
+        yield from (1, MAX_SAFE_INTEGER)
+        return
+    if isinstance(value, float) and value == 0:
+        return
+    if value < 0 and guide.admits(-value):
+        yield number(-value)
+    if isinstance(value, float):
+        truncated = number(math.trunc(value))
+        yield truncated
+        for digits in (0, 1, 2, 3):
+            yield number(round(value, digits))
+        if abs(value) > MAX_SAFE_INTEGER:
+            yield number(math.copysign(MAX_SAFE_INTEGER, value))
+        return
+    for v in _toward(value, int(target)):
+        if v != target:
+            yield number(v)
+
+
+def _shrink_string(value: str) -> Iterator[str]:
+    yield ""
+    n = len(value)
+    if n > 1:
+        yield value[: n // 2]
+        yield value[n // 2:]
+    for i in range(min(n, 16)):
+        yield value[:i] + value[i + 1:]
+    plain = "".join(c if c in LETTERS or c in DIGITS else "a" for c in value)
+    if plain != value:
+        yield plain
+    for i in range(min(n, 16)):
+        if value[i] != "a":
+            yield value[:i] + "a" + value[i + 1:]
+    lower = value.lower()
+    if lower != value:
+        yield lower
+
+
+def shrink(t: SpecType, value: Any, guide: Guide = NO_GUIDE) -> Iterator[Any]:
+    """Simpler candidates for ``value``, simplest first (the caller skips any already seen)."""
+    if isinstance(t, NumberType) and is_number(value):
+        yield from _shrink_number(value, guide)
+    elif isinstance(t, BigIntType) and isinstance(value, BigInt):
+        target = 0
+        if guide.lo is not None and isinstance(guide.lo, int) and guide.lo > 0:
+            target = guide.lo + int(guide.lo_strict)
+        elif guide.hi is not None and isinstance(guide.hi, int) and guide.hi < 0:
+            target = guide.hi - int(guide.hi_strict)
+        for v in _toward(value.value, target):
+            yield BigInt(v)
+    elif isinstance(t, BooleanType) and value is True:
+        yield False
+    elif isinstance(t, StringType) and isinstance(value, str):
+        yield from _shrink_string(value)
+    elif isinstance(t, LiteralUnionType):
+        keyed = [key(v) for v in t.values]
+        current = key(encode(value))
+        for v, k in zip(t.values, keyed):
+            if k == current:
+                break
+            yield _literal(v)
+    elif isinstance(t, NullableType):
+        if value is not None and value is not UNDEFINED:
+            if t.null:
+                yield None
+            if t.undefined:
+                yield UNDEFINED
+            yield from shrink(t.inner, value, guide)
+        elif value is UNDEFINED and t.null:
+            yield None
+    elif isinstance(t, RecordType) and isinstance(value, dict):
+        yield from _shrink_record(t, value)
+    elif isinstance(t, TaggedUnionType) and isinstance(value, dict):
+        tag = value.get(t.tag)
+        for variant in t.variants:
+            if key(encode(variant.tag)) == key(encode(tag)):
+                yield from _shrink_record(variant.record, value)
+                break
+            yield edges(variant.record)[0]
+    elif isinstance(t, UnionType):
+        for member in t.members:
+            if fits(member, value):
+                yield from shrink(member, value)
+                break
+            yield edges(member)[0]
+    elif isinstance(t, ArrayType) and isinstance(value, tuple):
+        yield from _shrink_array(t, value)
+
+
+def _shrink_record(t: RecordType, value: dict) -> Iterator[dict]:
+    for f in t.fields:
+        if f.name not in value:
+            continue
+        if f.optional:
+            yield {k: v for k, v in value.items() if k != f.name}
+        for candidate in shrink(f.type, value[f.name]):
+            yield {**value, f.name: candidate}
+
+
+def _shrink_array(t: ArrayType, value: tuple) -> Iterator[tuple]:
+    """Drop elements before shrinking them; shrink every copy of a value at once."""
+    n = len(value)
+    if n == 0:
+        return
+    yield ()
+    if n > 1:
+        yield value[: n // 2]
+        yield value[n // 2:]
+    for i in range(min(n, 32)):
+        yield value[:i] + value[i + 1:]
+    distinct: dict[str, Any] = {}
+    for v in value:
+        distinct.setdefault(key(encode(v)), v)
+    for k, v in distinct.items():
+        for candidate in shrink(t.element, v):
+            yield tuple(candidate if key(encode(x)) == k else x for x in value)
+
+
+def fits(t: SpecType, value: Any) -> bool:
+    """Whether ``value`` is a value of ``t`` (used to tell a plain union's member)."""
+    if isinstance(t, NumberType):
+        return is_number(value)
+    if isinstance(t, BigIntType):
+        return isinstance(value, BigInt)
+    if isinstance(t, BooleanType):
+        return isinstance(value, bool)
+    if isinstance(t, StringType):
+        return isinstance(value, str)
+    if isinstance(t, LiteralType):
+        return key(encode(value)) == key(t.value)
+    if isinstance(t, LiteralUnionType):
+        return key(encode(value)) in {key(v) for v in t.values}
+    if isinstance(t, NullableType):
+        return value is None or value is UNDEFINED or fits(t.inner, value)
+    if isinstance(t, RecordType):
+        return isinstance(value, dict) and all(f.name in value or f.optional for f in t.fields)
+    if isinstance(t, TaggedUnionType):
+        return isinstance(value, dict) and any(fits(v.record, value) for v in t.variants)
+    if isinstance(t, UnionType):
+        return any(fits(m, value) for m in t.members)
+    if isinstance(t, ArrayType):
+        return isinstance(value, tuple)
+    return False
+
+
+def is_drawable(t: SpecType) -> Optional[str]:
+    """``None`` when every part of ``t`` is drawn, else why not."""
+    if isinstance(t, UnsupportedType):
+        return f"{t.name or 'a type'}: {t.reason}"
+    children: list = []
+    if isinstance(t, NullableType):
+        children = [t.inner]
+    elif isinstance(t, RecordType):
+        children = [f.type for f in t.fields]
+    elif isinstance(t, TaggedUnionType):
+        children = [v.record for v in t.variants]
+    elif isinstance(t, UnionType):
+        children = list(t.members)
+    elif isinstance(t, ArrayType):
+        children = [t.element]
+    for child in children:
+        why = is_drawable(child)
+        if why:
+            return why
+    return None

@@ -1,0 +1,165 @@
+"""``eutaxy report``'s engine: the spec ladder on every spec file under a directory.
+
+``run_report`` finds every ``*.props.ts`` under the directory (``node_modules``
+and hidden folders skipped), reads them all in one reader process, runs the
+TESTED rung on each property in one evaluator process per spec file, and
+returns the verdicts by module as plain data (``schemaVersion`` 1, ``kind``
+``"spec_report"``). No wall-clock value appears in it, so the same files and
+seed give the same data. ``render_text`` prints it for a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.verdicts import SCHEMA_VERSION, SPEC_KINDS, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
+from eutaxy.spec import SpecModule
+
+from .evaluator import Evaluator, LoadError
+from .ladder import aggregate
+from .node import NodeToolchain, find_toolchain
+from .reader import ReadError, read_specs
+from .tested import DEFAULT_MAX_INSIDE, run_tested
+from .values import decode, show
+
+SPEC_SUFFIX = ".props.ts"
+#: Folders never searched for spec files.
+SKIPPED_DIRS = ("node_modules",)
+
+
+def find_spec_files(directory: Path) -> list[Path]:
+    """Every ``*.props.ts`` under ``directory``, sorted by path."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        found.extend(Path(root) / f for f in files if f.endswith(SPEC_SUFFIX))
+    return sorted(found)
+
+
+def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
+               toolchain: Optional[NodeToolchain] = None) -> dict:
+    """Run TESTED on every property of every spec file under ``directory``.
+
+    Raises:
+        UserError: when ``directory`` is not a folder, or Node cannot be found.
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise UserError(f"eutaxy report: {directory} is not a directory")
+    toolchain = toolchain or find_toolchain()
+    specs = find_spec_files(root)
+    modules = []
+    for spec_path, read in zip(specs, read_specs(specs, toolchain)):
+        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain))
+    summary = {kind: 0 for kind in SPEC_KINDS}
+    for module in modules:
+        for prop in module["properties"]:
+            summary[prop["kind"]] = summary.get(prop["kind"], 0) + 1
+    return {"schemaVersion": SCHEMA_VERSION, "kind": "spec_report", "directory": str(directory),
+            "seed": seed, "maxInside": max_inside, "modules": modules,
+            "summary": {k: v for k, v in summary.items() if v}}
+
+
+def _relative(root: Path, path: Optional[str | Path]) -> Optional[str]:
+    if path is None:
+        return None
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int,
+                   toolchain: NodeToolchain) -> dict:
+    entry: dict[str, Any] = {"spec": _relative(root, spec_path), "module": None, "properties": [],
+                             "skipped": [], "diagnostics": []}
+    if isinstance(read, ReadError):
+        entry["error"] = f"the reader could not read the spec file: {read.message}"
+        return entry
+    assert isinstance(read, SpecModule)
+    entry["module"] = _relative(root, read.module)
+    entry["skipped"] = [s.to_data() for s in read.skipped if s.combinator is None]
+    entry["diagnostics"] = list(read.diagnostics)
+    # Built by forall or total but not readable: a property with no verdict is UNKNOWN, never dropped.
+    unreadable = [SpecVerdict(kind=UNKNOWN, property=s.name, reasons=(UNSUPPORTED_REASON,), seed=seed,
+                              detail=f"the reader could not read the property: {s.reason}").to_data()
+                  | {"function": None, "line": s.line, "binders": []}
+                  for s in read.skipped if s.combinator is not None]
+    if not read.properties:
+        entry["properties"] = unreadable
+        return entry
+    try:
+        with Evaluator(spec_path, toolchain) as evaluator:
+            for prop in read.properties:
+                tested = run_tested(prop, evaluator, seed, max_inside=max_inside)
+                verdict = aggregate(prop.name, None, tested)
+                entry["properties"].append(_property_entry(prop, verdict, tested))
+    except LoadError as error:
+        entry["error"] = f"the spec file did not import: {error}"
+        for prop in read.properties:
+            verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, reasons=(UNSUPPORTED_REASON,), seed=seed,
+                                  detail=f"the spec file did not import: {str(error).splitlines()[0][:300]}")
+            entry["properties"].append(_property_entry(prop, verdict, None))
+    entry["properties"].extend(unreadable)
+    entry["properties"].sort(key=lambda p: p["line"])
+    return entry
+
+
+def _property_entry(prop, verdict: SpecVerdict, tested) -> dict:
+    data = verdict.to_data()
+    data["function"] = prop.function
+    data["line"] = prop.line
+    data["binders"] = [{"name": b.name, "type": b.type.name} for b in prop.binders]
+    if tested is not None:
+        data["tested"] = {"evaluated": tested.evaluated, "draws": tested.draws, "edges": tested.edges}
+    return data
+
+
+# --- text ---------------------------------------------------------------------------
+
+
+def render_text(result: dict) -> str:
+    """The report as a terminal prints it: one block per module, one line per property."""
+    modules = result.get("modules", [])
+    count = sum(len(m["properties"]) for m in modules)
+    summary = ", ".join(f"{n} {kind}" for kind, n in result.get("summary", {}).items())
+    lines = [f"eutaxy report {result.get('directory')} (seed {result.get('seed')!r}): "
+             f"{count} properties in {len(modules)} spec files" + (f": {summary}" if summary else "")]
+    for module in modules:
+        lines.append("")
+        lines.append(f"{module.get('module') or '?'}  (spec {module['spec']})")
+        if module.get("error"):
+            lines.append(f"  error: {module['error'].splitlines()[0]}")
+        for diagnostic in module.get("diagnostics", []):
+            lines.append(f"  compiler: {diagnostic.splitlines()[0]}")
+        for skipped in module.get("skipped", []):
+            lines.append(f"  skipped {skipped['name']} (line {skipped['line']}): {skipped['reason']}")
+        width = max((len(p["property"]) for p in module["properties"]), default=0)
+        for prop in module["properties"]:
+            lines.append(f"  {prop['kind'].upper():<8} {prop['property']:<{width}}  {_why(prop)}")
+    return "\n".join(lines) + "\n"
+
+
+def _why(prop: dict) -> str:
+    kind = prop["kind"]
+    counts = prop.get("counts", {})
+    tested = prop.get("tested", {})
+    if kind == "tested":
+        text = f"held on {counts.get('tested', 0)} distinct inputs ({tested.get('draws', 0)} draws, {tested.get('edges', 0)} edges)"
+        return text + (f"; {prop['detail']}" if prop.get("detail") else "")
+    if kind == "checked":
+        return prop.get("detail", "")
+    if kind in ("refuted", "conflict"):
+        cx = prop.get("counterexample") or {}
+        args = ", ".join(show(decode(a)) for a in cx.get("args", []))
+        outcome = cx.get("outcome", {})
+        what = "claim false" if outcome.get("kind") == "false" else (
+            f"{outcome.get('phase', 'ensures')} threw {outcome.get('name', '')}: {outcome.get('message', '')}"
+            if outcome.get("kind") == "threw" else outcome.get("kind", ""))
+        return f"at {(prop.get('rung') or '?').upper()}: {prop['function']}({args}): {what}"
+    if kind == "unknown":
+        return f"{', '.join(prop.get('reasons', []))}: {prop.get('detail', '')}"
+    return prop.get("detail", "")

@@ -1,0 +1,328 @@
+"""The TESTED rung: a property evaluated on assignments drawn from its binders' types.
+
+The order is fixed so a seed fixes the verdict on every machine:
+
+1. Edges, before any random draw: each binder's edges walked side by side once
+   in step (binder ``j`` takes its ``k``-th edge, so equal edges meet) and once
+   rotated (binder ``j`` starts ``j`` places in, so binders of one type differ).
+   Every edge of every binder is tried, however many there are.
+2. Random draws from the property's own stream (``seed`` + ``"tested/" +
+   name``), biased as ``domains`` says, steered by ``when``'s constant guards,
+   and relating later integer binders to earlier ones.
+3. Stop at ``max_inside`` distinct assignments inside the claim with at least
+   half of them from random draws, or after twenty times ``max_inside`` random
+   draws (UNKNOWN gave_up when none was inside), or once a small finite domain
+   is exhausted.
+4. The first failing assignment is shrunk binder by binder and reported as
+   REFUTED with the shrunk assignment.
+
+Counting is by distinct assignment, as CHECKED counts: an assignment drawn
+twice is evaluated once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
+from eutaxy.spec import BigIntType, ForallProperty, NumberType, Property, TotalProperty
+
+from . import domains
+from .evaluator import MALFORMED, THREW, Evaluator, Outcome
+from .randomness import Draws
+from .regex_walk import sample_strings
+from .rung import RungResult
+from .steering import Guide, guides
+from .values import BigInt, encode, is_number, key, number
+
+#: Distinct assignments inside the claim the rung stops at, unless configured.
+DEFAULT_MAX_INSIDE = 100
+#: Random draws allowed per assignment asked for inside the claim.
+DRAWS_PER_INSIDE = 20
+#: Draws per round trip to the evaluator.
+ROUND = 128
+#: Evaluations a shrink may spend; past it the assignment found so far is reported.
+MAX_SHRINK_EVALUATIONS = 2000
+#: Walked strings asked of the real RegExp at a time.
+POOL_SIZE = 128
+#: How often a later integer binder is tied to earlier ones (equal, sum or difference).
+RELATE_CHANCE = 0.2
+
+ASSUMPTIONS = ("the function is pure (it is called outside the simulator)",
+               "number is the IEEE double")
+
+
+def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
+               max_inside: int = DEFAULT_MAX_INSIDE) -> RungResult:
+    """Run the TESTED rung on one property whose spec file ``evaluator`` has loaded."""
+    assert max_inside > 0, max_inside
+    if isinstance(prop, TotalProperty):
+        return _unknown(prop, seed, UNSUPPORTED_REASON,
+                        "total claims termination, which no sampled input shows")
+    assert isinstance(prop, ForallProperty), prop
+    for binder in prop.binders:
+        why = domains.is_drawable(binder.type)
+        if why:
+            return _unknown(prop, seed, UNSUPPORTED_REASON, f"binder {binder.name} is not drawn: {why}")
+    return _Run(prop, evaluator, seed, max_inside).run()
+
+
+def _unknown(prop: Property, seed: str, reason: str, detail: str, *, malformed: bool = False,
+             evaluated: int = 0, draws: int = 0, edges: int = 0, counts: Optional[dict] = None) -> RungResult:
+    verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, rung=TESTED, reasons=(reason,), seed=seed,
+                          detail=detail, counts=counts or {TESTED: 0}, assumptions=ASSUMPTIONS)
+    return RungResult(verdict=verdict, malformed=malformed, evaluated=evaluated, draws=draws, edges=edges)
+
+
+def sample_assumption(sample: Optional[dict]) -> tuple[str, ...]:
+    if not sample:
+        return ()
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(sample.items()))
+    return (f"draws limited by sample ({parts}); the claim is not",)
+
+
+class _Run:
+    """The state of one TESTED run: what was evaluated, what held, what failed."""
+
+    def __init__(self, prop: ForallProperty, evaluator: Evaluator, seed: str, max_inside: int) -> None:
+        self.prop = prop
+        self.evaluator = evaluator
+        self.seed = seed
+        self.max_inside = max_inside
+        self.types = [b.type for b in prop.binders]
+        self.guides = guides(prop.when, len(self.types))
+        self.draws = Draws.for_property(seed, prop.name)
+        sample = prop.sample or {}
+        self.ctx = domains.DrawContext(
+            draws=self.draws,
+            max_array_length=int(sample.get("maxArrayLength", domains.MAX_ARRAY_LENGTH)),
+            max_string_length=int(sample.get("maxStringLength", domains.MAX_STRING_LENGTH)),
+            string_pool=self._pooled_string)
+        self.pools: dict[tuple, list[str]] = {}
+        self.seen: set[str] = set()
+        self.inside = 0
+        self.random_inside = 0
+        self.evaluable = 0
+        self.draw_count = 0
+        self.last_ordinal = 0
+        self.edge_count = 0
+        self.failure: Optional[tuple[tuple, Outcome]] = None
+        self.malformed: Optional[Outcome] = None
+        self.domain_size = self._domain_size()
+
+    # -- phases ---------------------------------------------------------------------
+
+    def run(self) -> RungResult:
+        edge_assignments = self._edge_assignments()
+        self.edge_count = len(edge_assignments)
+        for start in range(0, len(edge_assignments), ROUND):
+            self._evaluate(edge_assignments[start:start + ROUND], from_edges=True)
+            if self.failure or self.malformed:
+                return self._finish()
+        draw_limit = DRAWS_PER_INSIDE * self.max_inside
+        random_draws = 0
+        while not self._enough() and random_draws < draw_limit:
+            batch: list[tuple] = []
+            ordinals: list[int] = []
+            batch_keys: set[str] = set()
+            while len(batch) < ROUND and random_draws < draw_limit:
+                assignment = self._draw_assignment()
+                random_draws += 1
+                k = _assignment_key(assignment)
+                if k in self.seen or k in batch_keys:
+                    continue
+                batch_keys.add(k)
+                batch.append(assignment)
+                ordinals.append(random_draws)
+            self._evaluate(batch, from_edges=False, ordinals=ordinals)
+            if self.failure or self.malformed:
+                break
+            if self._exhausted():
+                break
+        # Draws past the stopping point were made but never looked at.
+        used = self.last_ordinal if (self._enough() or self.failure or self.malformed) else random_draws
+        self.draw_count = self.edge_count + used
+        return self._finish()
+
+    def _enough(self) -> bool:
+        return self.inside >= self.max_inside and self.random_inside >= self.max_inside // 2
+
+    def _exhausted(self) -> bool:
+        return self.domain_size is not None and len(self.seen) >= self.domain_size
+
+    def _domain_size(self) -> Optional[int]:
+        total = 1
+        for t in self.types:
+            c = domains.cardinality(t)
+            if c is None:
+                return None
+            total *= c
+        return total
+
+    def _evaluate(self, batch: Sequence[tuple], *, from_edges: bool,
+                  ordinals: Sequence[int] = ()) -> None:
+        """Evaluate a batch, then take its outcomes in order, stopping exactly where the rung stops.
+
+        Outcomes past the stopping point are dropped, so the verdict does not
+        depend on how many assignments travel per round trip.
+        """
+        picked = [(a, o) for a, o in zip(batch, ordinals or [0] * len(batch))
+                  if _assignment_key(a) not in self.seen]
+        if not picked:
+            return
+        outcomes = self.evaluator.evaluate(self.prop.name, [a for a, _ in picked])
+        for (assignment, ordinal), outcome in zip(picked, outcomes):
+            if not from_edges and self._enough():
+                return
+            self.seen.add(_assignment_key(assignment))
+            self.last_ordinal = ordinal
+            if outcome.kind == MALFORMED:
+                self.malformed = outcome
+                return
+            if outcome.kind == THREW and outcome.phase == "when":
+                continue
+            self.evaluable += 1
+            if not outcome.inside:
+                continue
+            if outcome.fails:
+                self.failure = (assignment, outcome)
+                return
+            self.inside += 1
+            if not from_edges:
+                self.random_inside += 1
+
+    # -- edges ----------------------------------------------------------------------
+
+    def _edge_assignments(self) -> list[tuple]:
+        per_binder = [domains.edges(t, g) for t, g in zip(self.types, self.guides)]
+        if not per_binder:
+            return [()]
+        count = max(len(e) for e in per_binder)
+        in_step = [tuple(e[k % len(e)] for e in per_binder) for k in range(count)]
+        rotated = [tuple(e[(k + j) % len(e)] for j, e in enumerate(per_binder)) for k in range(count)]
+        out, keys = [], set()
+        for assignment in in_step + rotated:
+            k = _assignment_key(assignment)
+            if k not in keys:
+                keys.add(k)
+                out.append(assignment)
+        return out
+
+    # -- random draws ---------------------------------------------------------------
+
+    def _draw_assignment(self) -> tuple:
+        values: list[Any] = []
+        for j, (t, g) in enumerate(zip(self.types, self.guides)):
+            value = domains.draw(t, self.ctx, g)
+            if j > 0 and isinstance(t, (NumberType, BigIntType)) and self.draws.chance(RELATE_CHANCE):
+                related = self._related(t, values)
+                if related is not None:
+                    value = related
+            values.append(value)
+        return tuple(values)
+
+    def _related(self, t, earlier: list) -> Any:
+        """Equal to an earlier binder of the same kind, or the sum or difference of two."""
+        same = [v for v, u in zip(earlier, self.types) if type(u) is type(t)]
+        if isinstance(t, NumberType):
+            same = [v for v in same if is_number(v) and math.isfinite(v)]
+        if not same:
+            return None
+        a = self.draws.choice(same)
+        if self.draws.chance(0.5):
+            return a
+        b = self.draws.choice(same)
+        if isinstance(t, BigIntType):
+            return BigInt(a.value + b.value if self.draws.chance(0.5) else a.value - b.value)
+        return number(a + b if self.draws.chance(0.5) else a - b)
+
+    def _pooled_string(self, guide: Guide) -> Optional[str]:
+        pattern, flags = guide.patterns[self.draws.below(len(guide.patterns))]
+        pool = self.pools.setdefault((pattern, flags), [])
+        if not pool:
+            candidates = sample_strings(pattern, flags, self.draws, POOL_SIZE, self.ctx.max_string_length)
+            matches = self.evaluator.regex_matches(pattern, flags, candidates)
+            pool.extend(reversed([c for c, ok in zip(candidates, matches) if ok]))
+            if not pool:
+                return None
+        return pool.pop()
+
+    # -- verdict --------------------------------------------------------------------
+
+    def _finish(self) -> RungResult:
+        prop, seed = self.prop, self.seed
+        common = dict(evaluated=len(self.seen), draws=self.draw_count or self.edge_count, edges=self.edge_count)
+        assumptions = ASSUMPTIONS + sample_assumption(prop.sample)
+        if self.malformed is not None:
+            got = self.malformed.message or "a non-boolean"
+            return _unknown(prop, seed, UNSUPPORTED_REASON,
+                            f"malformed property: {self.malformed.phase} returned {got}, not a boolean",
+                            malformed=True, **common)
+        if self.failure is not None:
+            drawn, outcome = self.failure
+            shrunk, shrunk_outcome, steps = self._shrink(drawn, outcome)
+            counterexample = {
+                "assignment": {b.name: encode(v) for b, v in zip(prop.binders, shrunk)},
+                "args": [encode(v) for v in shrunk],
+                "outcome": shrunk_outcome.to_data(),
+                "drawn": [encode(v) for v in drawn],
+                "shrinkSteps": steps,
+            }
+            verdict = SpecVerdict(kind=REFUTED, property=prop.name, rung=TESTED, seed=seed,
+                                  counts={TESTED: self.inside}, counterexample=counterexample,
+                                  assumptions=assumptions)
+            return RungResult(verdict=verdict, **common)
+        if self.evaluable == 0:
+            return _unknown(prop, seed, UNSUPPORTED_REASON,
+                            "the property could not be evaluated on any input (when threw on every one)",
+                            malformed=True, **common)
+        if self.inside == 0:
+            return _unknown(prop, seed, GAVE_UP,
+                            f"no input inside the claim after {common['draws']} draws", **common)
+        detail = "" if self._enough() else (
+            f"the domain has only {self.domain_size} inputs" if self._exhausted()
+            else f"only {self.inside} inputs inside the claim after {common['draws']} draws")
+        verdict = SpecVerdict(kind=TESTED, property=prop.name, rung=TESTED, seed=seed,
+                              counts={TESTED: self.inside}, assumptions=assumptions, detail=detail)
+        return RungResult(verdict=verdict, **common)
+
+    # -- shrinking ------------------------------------------------------------------
+
+    def _shrink(self, assignment: tuple, outcome: Outcome) -> tuple[tuple, Outcome, int]:
+        """Binder by binder, to a fixed point: accept the first candidate that still fails."""
+        tried = {_assignment_key(assignment)}
+        budget = MAX_SHRINK_EVALUATIONS
+        steps = 0
+        improved = True
+        while improved and budget > 0:
+            improved = False
+            for j, (t, g) in enumerate(zip(self.types, self.guides)):
+                while budget > 0:
+                    candidates = []
+                    for value in domains.shrink(t, assignment[j], g):
+                        candidate = assignment[:j] + (value,) + assignment[j + 1:]
+                        k = _assignment_key(candidate)
+                        if k in tried:
+                            continue
+                        tried.add(k)
+                        candidates.append(candidate)
+                        if len(candidates) >= min(budget, 64):
+                            break
+                    if not candidates:
+                        break
+                    budget -= len(candidates)
+                    results = self.evaluator.evaluate(self.prop.name, candidates)
+                    hit = next(((c, r) for c, r in zip(candidates, results) if r.fails), None)
+                    if hit is None:
+                        if len(candidates) < 64:
+                            break
+                        continue
+                    assignment, outcome = hit
+                    steps += 1
+                    improved = True
+        return assignment, outcome, steps
+
+
+def _assignment_key(assignment: Sequence[Any]) -> str:
+    return key([encode(v) for v in assignment])

@@ -1,0 +1,100 @@
+"""The check's reading of Bazel's output, on output Bazel 4.2.3 really wrote.
+
+check.py itself needs a Bazel server and nginx, so it runs outside `bazel test`
+(tools/test calls it); these tests pin the part that decides pass or fail:
+the process summary and execution log parsers and the hit/miss verdicts, fed
+with a summary line and execution logs recorded from a hit and a miss of
+//tools/remote_cache:probe (testdata/, PATH values removed).
+"""
+
+from pathlib import Path
+
+import bazel_run
+import cache_server
+import check
+
+DATA = Path(__file__).with_name("testdata")
+
+HIT_LOG = """INFO: Invocation ID: 0
+INFO: Analyzed target //tools/remote_cache:probe (5 packages loaded, 9 targets configured).
+INFO: Found 1 target...
+INFO: Elapsed time: 0.691s, Critical Path: 0.12s
+INFO: 3 processes: 2 remote cache hit, 1 internal.
+INFO: Build completed successfully, 3 total actions
+"""
+#: nginx directives naming a file or directory besides the *_temp_path ones.
+PATH_DIRECTIVES = ("pid", "error_log", "access_log", "root")
+
+MISS_LOG = HIT_LOG.replace("2 remote cache hit, 1 internal.", "1 internal, 2 linux-sandbox.")
+
+
+def build(log: str, execlog: str, returncode: int = 0) -> bazel_run.Build:
+    return bazel_run.Build(
+        returncode=returncode,
+        log=log,
+        processes=bazel_run.parse_summary(log),
+        spawns=bazel_run.parse_execution_log((DATA / execlog).read_text()),
+    )
+
+
+def test_summary_counts_each_kind():
+    """The summary line becomes {kind: count}, singular and empty forms included."""
+    assert {"remote cache hit": 2, "internal": 1} == bazel_run.parse_summary(HIT_LOG)
+    assert {"internal": 1} == bazel_run.parse_summary("INFO: 1 process: 1 internal.\n")
+    assert {} == bazel_run.parse_summary("INFO: 0 processes.\n")
+    assert {} == bazel_run.parse_summary("INFO: Build completed successfully, 3 total actions\n")
+
+
+def test_execution_log_is_read_record_by_record():
+    """Bazel's JSON execution log is concatenated objects; each spawn keeps its cache flag."""
+    hit = bazel_run.parse_execution_log((DATA / "hit.execlog.json").read_text())
+    miss = bazel_run.parse_execution_log((DATA / "miss.execlog.json").read_text())
+    assert ["Genrule", "Genrule"] == [s.mnemonic for s in hit]
+    assert [True, True] == [s.remote_cache_hit for s in hit]
+    assert [False, False] == [s.remote_cache_hit for s in miss]
+    assert "Executing genrule //tools/remote_cache:probe" == hit[-1].progress
+
+
+def test_a_rebuild_from_the_cache_passes():
+    """Every action a remote cache hit, none run here: no problems."""
+    assert [] == check.warm_problems(build(HIT_LOG, "hit.execlog.json"), actions=2)
+
+
+def test_a_rebuild_that_missed_fails_on_both_sources():
+    """A miss is caught by the summary and, independently, by the execution log."""
+    problems = check.warm_problems(build(MISS_LOG, "miss.execlog.json"), actions=2)
+    assert any(p.startswith("0 of 2 actions were remote cache hits") for p in problems)
+    assert any("ran here" in p for p in problems)
+    assert any("execution log shows misses" in p and "//tools/remote_cache:probe" in p for p in problems)
+    only_log = check.warm_problems(build(HIT_LOG, "miss.execlog.json"), actions=2)
+    assert ["the execution log shows misses"] == [p.split(":")[0] for p in only_log]
+
+
+def test_a_failed_or_partial_rebuild_fails():
+    """A failing build, or fewer hits than the first build had actions, is not a pass."""
+    assert ["the rebuild failed (exit 1)"] == check.warm_problems(build(HIT_LOG, "hit.execlog.json", 1), actions=2)
+    assert check.warm_problems(build(HIT_LOG, "hit.execlog.json"), actions=3)
+
+
+def test_the_first_build_must_run_everything_and_fill_the_cache(tmp_path):
+    """A cold build that hit, or left ac/ or cas/ empty, is reported."""
+    (tmp_path / "ac").mkdir()
+    (tmp_path / "cas").mkdir()
+    assert any("no ac/" in p for p in check.cold_problems(build(MISS_LOG, "miss.execlog.json"), tmp_path))
+    (tmp_path / "ac" / "k").write_text("")
+    (tmp_path / "cas" / "k").write_text("")
+    assert [] == check.cold_problems(build(MISS_LOG, "miss.execlog.json"), tmp_path)
+    assert any("should have been empty" in p for p in check.cold_problems(build(HIT_LOG, "hit.execlog.json"), tmp_path))
+
+
+def test_nginx_config_has_every_field_filled(tmp_path):
+    """The template's fields are all replaced and every server path lands in the temp dir."""
+    text = cache_server._render(8080, tmp_path / "root", tmp_path / "state")
+    live = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    assert not any("@" in line for line in live)
+    assert "listen 127.0.0.1:8080;" in text
+    directives = [line.split() for line in live if line.strip()]
+    placed = [words[1].rstrip(";") for words in directives if words[0] in PATH_DIRECTIVES or words[0].endswith("_temp_path")]
+    assert 9 == len(placed)
+    assert all(path.startswith(str(tmp_path)) for path in placed)
+    assert "dav_methods PUT;" in text and "create_full_put_path on;" in text and "client_max_body_size 0;" in text
