@@ -57,7 +57,7 @@ def test_case_verdicts(case, seed):
         if "args" in want:
             assert want["args"] == got["counterexample"]["args"]
         if want.get("found") == "edges":
-            assert got["tested"]["draws"] == got["tested"]["edges"], "found before any random draw"
+            assert got["tested"]["draws"] <= got["tested"]["edges"], "found before any random draw"
             assert want["args"] == got["counterexample"]["drawn"]
         if want.get("found") == "random":
             assert got["tested"]["draws"] > got["tested"]["edges"]

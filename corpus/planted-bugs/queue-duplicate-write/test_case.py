@@ -24,11 +24,12 @@ MAX_RUNS = 100
 BUDGET_MS = 300_000
 
 
-def _node_or_skip() -> None:
+def _require_node() -> None:
     try:
         find_node(install=False)
     except HostError as error:
-        pytest.skip(f"the pinned Node toolchain is not installed: {error}")
+        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
+        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
 
 
 def _check(path: Path) -> dict:
@@ -44,7 +45,7 @@ def _check(path: Path) -> dict:
 
 def test_buggy_consumer_is_violated_with_one_fault():
     """The duplicate insert after redelivery is found, replayed and shrunk to one fault."""
-    _node_or_skip()
+    _require_node()
     verdict = _check(HERE / "queue-duplicate-write.sim.py")
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "payment-recorded-once" == verdict["violation"]["invariant"]
@@ -55,6 +56,6 @@ def test_buggy_consumer_is_violated_with_one_fault():
 
 def test_fixed_twin_is_bounded():
     """The idempotent insert survives every explored schedule."""
-    _node_or_skip()
+    _require_node()
     verdict = _check(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py")
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")

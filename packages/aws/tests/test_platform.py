@@ -119,6 +119,8 @@ def test_a_failed_condition_is_a_result_that_is_not_ok(run_probe):
 def test_crashes_on_the_implicit_delete_fall_between_handled_and_deleted(run_probe):
     before, _ = run_probe([{"id": "a"}], faults=[("msg-1#1", 1, "crash_before")])
     assert {"msg-1#1", "msg-1#2"} == {i for i, *_ in _effects(before, op="PutItem", kind="result")}
+    (retry,) = [e for e in before["effects"] if e["op"] == "retry" and e["kind"] == "result"]
+    assert ("msg-1#1", 2, "not_deleted") == (retry["invocation"], retry["ordinal"], retry["payload"]["args"]["reason"])
     after, _ = run_probe([{"id": "a"}], faults=[("msg-1#1", 1, "crash_after")])
     assert {"msg-1#1"} == {i for i, *_ in _effects(after, op="PutItem", kind="result")}
     assert [("msg-1#1", 1, "SQS:jobs", "delete", k) for k in ("call", "result", "fault")] == _effects(after, op="delete")
@@ -127,10 +129,13 @@ def test_crashes_on_the_implicit_delete_fall_between_handled_and_deleted(run_pro
 def test_errors_and_reported_failures_redeliver_then_dead_letter_at_max_receive_count(run_probe):
     result, seen = run_probe([{"action": "fail"}], max_receive_count=2, bounds={"maxRedeliveries": 5})
     assert 2 == len(seen)
-    assert [("msg-1#2", 0, "SQS:jobs", "dead_letter", "call"), ("msg-1#2", 0, "SQS:jobs", "dead_letter", "result")] == _effects(result, op="dead_letter")
+    assert [("msg-1#1", 0, "SQS:jobs", "retry", "result"), ("msg-1#2", 0, "SQS:jobs", "retry", "result")] == _effects(result, op="retry", kind="result")
+    assert {"messageId": "msg-1", "body": {"action": "fail"}, "implicit": True, "reason": "error", "error": "RuntimeError"} == result["effects"][1]["payload"]["args"]
+    assert [("msg-1#2", 1, "SQS:jobs", "dead_letter", "call"), ("msg-1#2", 1, "SQS:jobs", "dead_letter", "result")] == _effects(result, op="dead_letter")
     assert {"messageId": "msg-1", "attempts": 2} == result["effects"][-4]["payload"]["args"]
     reported, seen = run_probe([{"action": "report"}], max_receive_count=5, bounds={"maxRedeliveries": 1})
     assert 2 == len(seen)
+    assert ["batch_item_failure"] * 2 == [e["payload"]["args"]["reason"] for e in reported["effects"] if e["op"] == "retry" and e["kind"] == "result"]
     assert [] == _effects(reported, op="dead_letter")  # the scenario's bound stopped it first
     assert [] == _effects(reported, op="delete")
 

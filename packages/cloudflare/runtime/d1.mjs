@@ -206,26 +206,56 @@ function quote(name) {
 }
 
 /**
+ * What the last snapshot of each binding listed, so the next reset and snapshot can skip a
+ * round trip: the reset drops what the snapshot saw (nothing touches the database between
+ * runs), and the snapshot reads the tables it expects in the same batch that lists them,
+ * reading again only when the list differs. A reset forgets the entry, so a run that ends
+ * without a snapshot (UNSUPPORTED, or a failure) makes the next reset list the tables itself.
+ * @type {Map<string, {type: string, name: string}[]>}
+ */
+const lastListed = new Map();
+
+/**
  * Drop every user table and view, then apply the schema statements, in one batch (outside
  * the effect log). Deferred foreign keys let tables that reference each other go in any order.
- * @param {any} real @param {string[]} schema
+ * @param {string} binding @param {any} real @param {string[]} schema
  */
-export async function resetD1(real, schema) {
-  const { results } = await real.prepare(LIST_SQL).all();
-  const drops = results.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
+export async function resetD1(binding, real, schema) {
+  const listed = lastListed.get(binding) ?? (await real.prepare(LIST_SQL).all()).results;
+  lastListed.delete(binding);
+  const drops = listed.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
   const sql = [...(drops.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...schema];
   if (sql.length) await real.batch(sql.map((text) => real.prepare(text)));
 }
 
+/** @type {Map<string, string[]>} the tables each binding's last snapshot read */
+const lastTables = new Map();
+
 /**
  * Every user table's rows, tables in name order, rows sorted by canonical JSON.
- * @param {any} real @returns {Promise<{table: string, rows: unknown[]}[]>}
+ * @param {string} binding @param {any} real @returns {Promise<{table: string, rows: unknown[]}[]>}
  */
-export async function snapshotD1(real) {
-  const { results } = await real.prepare(LIST_SQL).all();
-  const tables = results.filter((/** @type {{type: string}} */ r) => r.type === "table").map((/** @type {{name: string}} */ r) => r.name);
-  if (!tables.length) return [];
-  const answers = await real.batch(tables.map((name) => real.prepare(`SELECT * FROM ${quote(name)}`)));
+export async function snapshotD1(binding, real) {
+  const guess = lastTables.get(binding) ?? [];
+  const select = (/** @type {string} */ name) => real.prepare(`SELECT * FROM ${quote(name)}`);
+  /** @type {any[]} */
+  let answers = [];
+  /** @type {{type: string, name: string}[]} */
+  let listed;
+  try {
+    const [listing, ...guessed] = await real.batch([real.prepare(LIST_SQL), ...guess.map(select)]);
+    listed = listing.results;
+    answers = guessed;
+  } catch {
+    // A table the guess names is gone (the run dropped it): list alone, then read.
+    listed = (await real.prepare(LIST_SQL).all()).results;
+  }
+  const tables = listed.filter((r) => r.type === "table").map((r) => r.name);
+  if (answers.length !== tables.length || tables.some((name, i) => name !== guess[i])) {
+    answers = tables.length ? await real.batch(tables.map(select)) : [];
+  }
+  lastTables.set(binding, tables);
+  lastListed.set(binding, listed);
   return tables.map((table, i) => {
     const rows = plainRows(answers[i].results);
     const keyed = rows.map((row) => [toJson(row), row]);

@@ -32,6 +32,8 @@ export function patchedGlobals() {
     ["clearInterval", g.clearInterval, originals.clearInterval],
     ["fetch", g.fetch, originals.fetch],
     ["caches", g.caches, originals.caches],
+    ["crypto.subtle.digest", g.crypto?.subtle?.digest, originals.subtleDigest],
+    ["scheduler.wait", g.scheduler?.wait, originals.schedulerWait],
     ["WeakRef", g.WeakRef, originals.WeakRef],
     ["FinalizationRegistry", g.FinalizationRegistry, originals.FinalizationRegistry],
   ];

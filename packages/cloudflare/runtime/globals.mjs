@@ -10,14 +10,17 @@
  *   little-endian into the view's bytes in order; the last word's surplus bytes are dropped.
  * - `crypto.randomUUID()`: four words as 16 bytes (as above), then the version (4) and
  *   variant (10xx) bits are set, formatted 8-4-4-4-12 in lower-case hex.
- * - `Date`, `Date.now()`, `performance.now()` and the timers draw nothing.
+ * - `Date`, `Date.now()`, `performance.now()`, the timers and `crypto.subtle` draw nothing.
  * Time: `Date.now()` is the virtual now (epoch 2026-01-01T00:00:00Z, +1 ms per completed
  * effect point, jumping to a timer's due time when it fires); `new Date()` is that instant,
  * `Date()` its string; `performance.now()` is the virtual milliseconds since the run began.
  * Timers: `setTimeout`/`setInterval` register virtual timers owned by the invocation that set
  * them; the drive fires them in due order (equal due times in the order set) only while the
  * invocation waits on nothing else, moving the clock to the due time. A finished invocation's
- * pending timers are dropped, as the runtime drops a finished request's.
+ * pending timers are dropped, as the runtime drops a finished request's. workerd's
+ * `scheduler.wait(ms)` is a virtual timer too.
+ * `crypto.subtle` stays real; the drive waits for its promises as for an effect's I/O
+ * (unrecorded, never faulted), so no timer fires while one is running.
  * `WeakRef` and `FinalizationRegistry` keep working but make the run UNSUPPORTED (cause
  * `weakref`): collection is not virtualised. Outbound `fetch` and the Cache API (`caches`)
  * make it UNSUPPORTED too (see unsupported.mjs).
@@ -31,6 +34,9 @@ export const EPOCH_MS = 1767225600000;
 
 /** A run fires at most this many timer callbacks, so a self-rearming interval cannot spin forever. */
 export const MAX_TIMER_FIRES = 10000;
+
+/** The SubtleCrypto methods whose promises the drive waits for. */
+const SUBTLE_METHODS = ["encrypt", "decrypt", "sign", "verify", "digest", "generateKey", "deriveKey", "deriveBits", "importKey", "exportKey", "wrapKey", "unwrapKey"];
 
 export class VirtualClock {
   constructor() {
@@ -51,7 +57,8 @@ export class VirtualGlobals {
   /**
    * @param {number[]} words the "globals" stream's state
    * @param {VirtualClock} clock
-   * @param {{current: () => unknown, unsupported: (cause: string, detail: string) => void}} hooks
+   * @param {{current: () => unknown, unsupported: (cause: string, detail: string) => void,
+   *   work: (promise: Promise<unknown>) => Promise<unknown>}} hooks
    */
   constructor(words, clock, hooks) {
     this.stream = new Xoshiro128(words);
@@ -120,6 +127,20 @@ export class VirtualGlobals {
     this.set(globalThis, "clearTimeout", clear);
     this.set(globalThis, "clearInterval", clear);
     const hooks = this.hooks;
+    // workerd's scheduler.wait(ms) is a timer too.
+    const scheduler = /** @type {any} */ (globalThis).scheduler;
+    if (scheduler && typeof scheduler.wait === "function") {
+      this.set(scheduler, "wait", (/** @type {number} */ ms) => new Promise((resolve) => { self.addTimer(resolve, ms, [], false); }));
+    }
+    // Web Crypto is real work the drive waits for (like an effect's I/O), never recorded or faulted.
+    const subtle = crypto?.subtle;
+    if (subtle) {
+      for (const name of SUBTLE_METHODS) {
+        const real = subtle[name];
+        if (typeof real !== "function") continue;
+        this.set(subtle, name, (/** @type {unknown[]} */ ...args) => hooks.work(real.apply(subtle, args)));
+      }
+    }
     for (const name of /** @type {const} */ (["WeakRef", "FinalizationRegistry"])) {
       const Real = originals[name];
       if (!Real) continue;

@@ -22,7 +22,7 @@
  * toolchain's node_modules comes from EUTAXY_NODE_MODULES or `--node-modules DIR`.
  */
 
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -31,15 +31,20 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 
 import { splitSchema } from "./d1.mjs";
+import { CONFIG_BINDING } from "./run.mjs";
 
 const RUNTIME_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** The bundle's named export the host opens a direct socket to. */
 const CONTROL_EXPORT = "__EutaxyControl";
-const CONFIG_BINDING = "__EUTAXY_CONFIG";
 
 /** How long Miniflare gets to stop its workerd before the host exits anyway. */
 const DISPOSE_TIMEOUT_MS = 5000;
 /** How often the host checks that its parent is still there. */
 const PARENT_POLL_MS = 500;
+/** How often a live host marks its work directory as in use. */
+const HEARTBEAT_MS = 60_000;
+/** A host work directory untouched this long belongs to a host that was killed outright. */
+const STALE_MS = 30 * 60_000;
 /** The compatibility date used when the Worker's config names none. */
 const DEFAULT_COMPATIBILITY_DATE = "2025-09-01";
 
@@ -61,9 +66,22 @@ function nodeModulesDir() {
   return path.resolve(dir);
 }
 
-const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
-const { Miniflare, Log, LogLevel } = requireTool("miniflare");
-const esbuild = requireTool("esbuild");
+/** Load miniflare and esbuild from the toolchain, or say on stdout why not and exit. */
+function loadToolchain() {
+  try {
+    const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
+    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild") };
+  } catch (error) {
+    const text = `the host cannot start: ${/** @type {Error} */ (error).message}`;
+    process.stdout.write(JSON.stringify({ id: null, ok: false, error: text }) + "\n");
+    log(text);
+    process.exit(2);
+  }
+}
+
+const toolchain = loadToolchain();
+const { Miniflare, Log, LogLevel } = toolchain.miniflare;
+const esbuild = toolchain.esbuild;
 
 /** Miniflare's log, kept off stdout (which carries only answers). */
 class StderrLog extends Log {
@@ -78,8 +96,10 @@ class StderrLog extends Log {
  * write there is synced: on a disk a run costs 60-90 ms, on a memory file system 6-8 ms
  * (measured here). So the host's own directory goes on /dev/shm when that is a writable
  * directory, else under the TMPDIR it was given; either way it is this host's alone and
- * removed on exit. A host killed outright cannot remove it, so each start also removes the
- * directories of hosts whose pid (in the name) is gone.
+ * removed on exit. A host killed outright cannot remove it, and /dev/shm is memory, so a
+ * live host touches its directory every HEARTBEAT_MS and each start removes host
+ * directories untouched for STALE_MS. (Not by pid: hosts in other pid namespaces share
+ * /dev/shm, and their pids mean nothing here.)
  */
 function makeWorkDir() {
   const shm = "/dev/shm";
@@ -90,26 +110,29 @@ function makeWorkDir() {
   } catch {
     // No memory file system: stay under TMPDIR.
   }
+  const now = Date.now();
   for (const name of readdirSync(base)) {
-    const match = /^eutaxy-host-(\d+)-/.exec(name);
-    if (!match || Number(match[1]) === process.pid || pidAlive(Number(match[1]))) continue;
-    rmSync(path.join(base, name), { recursive: true, force: true });
+    if (!name.startsWith("eutaxy-host-")) continue;
+    const dir = path.join(base, name);
+    try {
+      if (now - statSync(dir).mtimeMs > STALE_MS) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Gone already, or not ours to remove.
+    }
   }
   return mkdtempSync(path.join(base, `eutaxy-host-${process.pid}-`));
 }
 
-/** @param {number} pid */
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
-  }
-}
-
 const workDir = makeWorkDir();
 process.env.TMPDIR = workDir;
+setInterval(() => {
+  const now = new Date();
+  try {
+    utimesSync(workDir, now, now);
+  } catch {
+    // Removed under us: the next load reports what is missing.
+  }
+}, HEARTBEAT_MS).unref();
 
 /** @type {any} */
 let mf = null;
@@ -150,7 +173,9 @@ async function bundle(entry, outFile) {
     });
   } catch (error) {
     const errors = /** @type {any} */ (error).errors ?? [];
-    const lines = errors.map((/** @type {any} */ e) => `${e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : ""}${e.text}`);
+    // A location in the generated entry is the import of the user's entry: say only what failed.
+    const where = (/** @type {any} */ at) => (at && !at.file.endsWith("eutaxy-entry.mjs") ? `${at.file}:${at.line}:${at.column}: ` : "");
+    const lines = errors.map((/** @type {any} */ e) => `${where(e.location)}${e.text}`);
     throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
   }
 }

@@ -22,6 +22,8 @@ export const originals = Object.freeze({
   crypto: g.crypto,
   randomUUID: g.crypto?.randomUUID,
   getRandomValues: g.crypto?.getRandomValues,
+  subtleDigest: g.crypto?.subtle?.digest,
+  schedulerWait: g.scheduler?.wait,
   performance: g.performance,
   performanceNow: g.performance?.now,
   setTimeout: g.setTimeout,

@@ -43,7 +43,7 @@ export async function driveQueue(run, drive, handler) {
   const name = drive.name;
   const target = `Queue:${name}`;
   const consumer = run.config.queueConsumers?.[name] ?? {};
-  const maxRetries = Number.isInteger(consumer.maxRetries) ? consumer.maxRetries : DEFAULT_MAX_RETRIES;
+  const maxRetries = Number.isInteger(consumer.maxRetries) ? /** @type {number} */ (consumer.maxRetries) : DEFAULT_MAX_RETRIES;
   const bound = run.scenario.bounds?.maxRedeliveries;
   const maxRedeliveries = Number.isInteger(bound) ? bound : maxRetries;
   const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? /** @type {number} */ (drive.batchSize) : 1);

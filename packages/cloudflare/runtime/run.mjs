@@ -55,6 +55,7 @@ export class Run {
     this.globals = new VirtualGlobals(plan.streams?.globals ?? [1, 0, 0, 0], this.clock, {
       current: () => this.current,
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
+      work: (promise) => this.work(promise),
     });
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
@@ -85,6 +86,24 @@ export class Run {
     const next = this.chain.then(perform);
     this.chain = next.then(() => {}, () => {});
     return next;
+  }
+
+  /**
+   * Real work that is not an effect (Web Crypto): the current invocation counts as busy
+   * until it settles, so the drive waits for it instead of calling the invocation idle.
+   * @param {Promise<unknown>} promise
+   */
+  work(promise) {
+    const inv = this.current;
+    if (!inv || !(promise instanceof Promise)) return promise;
+    inv.inflight++;
+    inv.bump();
+    const done = () => {
+      inv.inflight--;
+      inv.bump();
+    };
+    promise.then(done, done);
+    return promise;
   }
 
   /** @param {string} id */
@@ -154,7 +173,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   const run = new Run(plan, config, realEnv);
   const drive = run.scenario.drive ?? {};
   const handler = drive.kind === "queue" ? handlerFor(userModule, "queue") : null;
-  for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(realEnv[name], schema);
+  for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
   const concurrency = run.scenario.bounds?.maxConcurrentInvocations ?? 1;
   if (concurrency > 1) {
     run.markUnsupported("concurrency_not_modelled", `maxConcurrentInvocations ${concurrency}: concurrent invocations are not modelled by the Cloudflare runtime yet`);
@@ -174,7 +193,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   }
   if (!run.stopped) {
     for (const name of Object.keys(config.d1 ?? {}).sort()) {
-      for (const { table, rows } of await snapshotD1(realEnv[name])) {
+      for (const { table, rows } of await snapshotD1(name, realEnv[name])) {
         run.record(`D1:${name}`, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
       }
     }

@@ -48,7 +48,7 @@ export async function settle(run, inv, promise) {
       await inv.changed();
       cancel();
       if (hung && inv.inflight > 0) {
-        run.markUnsupported("effect_hung", `an effect of ${inv.id} did not finish within the budget of ${run.budgetMs} ms`);
+        run.markUnsupported("effect_hung", `an effect (or Web Crypto call) of ${inv.id} did not finish within the budget of ${run.budgetMs} ms`);
         return { kind: "unsupported" };
       }
       idle = 0;

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import attrs
 import pytest
@@ -31,6 +32,8 @@ PROPERTIES = TESTS / "test_properties.py"
 WORKERS = 2
 #: One mutant's run is a few seconds; a hang is a harness failure, not a catch.
 MUTANT_TIMEOUT_S = 120
+#: Print each mutant's outcome and time (the script form sets it).
+VERBOSE = False
 
 
 @attrs.frozen
@@ -143,6 +146,7 @@ def _environment(source_root: pathlib.Path) -> dict[str, str]:
     env["PYTHONPATH"] = str(source_root) + (os.pathsep + rest if rest else "")
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["EUTAXY_PROPERTIES_DETECT_ONLY"] = "1"
     return env
 
 
@@ -174,10 +178,16 @@ def _imported_from(source_root: pathlib.Path) -> str:
     return subprocess.run(probe, env=_environment(source_root), capture_output=True, text=True, check=True).stdout.strip()
 
 
-def _try(mutant: Mutant) -> tuple[Mutant, subprocess.CompletedProcess]:
+def _try(mutant: Mutant) -> tuple[Mutant, int, str, float]:
+    """Run one mutant: (mutant, exit status, output tail, seconds); a timeout is status -1."""
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="eutaxy-mutant-") as workdir:
         root = _plant(pathlib.Path(workdir), mutant)
-        return mutant, _run_properties(root, mutant.tests)
+        try:
+            result = _run_properties(root, mutant.tests)
+        except subprocess.TimeoutExpired:
+            return mutant, -1, "timed out", time.monotonic() - started
+        return mutant, result.returncode, result.stdout[-400:], time.monotonic() - started
 
 
 def run_mutation() -> tuple[int, list[str]]:
@@ -191,11 +201,13 @@ def run_mutation() -> tuple[int, list[str]]:
     missed = []
     caught = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        for mutant, result in pool.map(_try, MUTANTS):
-            if result.returncode == 1:
+        for mutant, status, output, seconds in pool.map(_try, MUTANTS):
+            if VERBOSE:
+                print(f"  {'caught' if status == 1 else 'MISSED'} in {seconds:.1f}s: {mutant.name}")
+            if status == 1:
                 caught += 1
             else:
-                missed.append(f"{mutant.name} (exit {result.returncode}): {result.stdout[-400:]}")
+                missed.append(f"{mutant.name} (exit {status}): {output}")
     return caught, missed
 
 
@@ -215,6 +227,7 @@ def test_every_checker_has_a_mutant():
 
 
 if __name__ == "__main__":
+    VERBOSE = True
     count, misses = run_mutation()
     print(f"mutation: caught {count}/{len(MUTANTS)} planted bugs")
     for line in misses:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import reference
@@ -22,12 +23,18 @@ from eutaxy.core.faults import may_redeliver
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.selectors import select
 
+#: test_mutation.py only needs to know that a property fails, not its minimal example, so
+#: it sets this variable and the properties skip Hypothesis's shrink phase.
+DETECT_ONLY = os.environ.get("EUTAXY_PROPERTIES_DETECT_ONLY") == "1"
+
 PROPERTY_SETTINGS = settings(
     max_examples=150,
     deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate] if DETECT_ONLY else list(Phase),
+    print_blob=False,
 )
 
 

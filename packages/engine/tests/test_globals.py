@@ -116,3 +116,16 @@ def test_installing_twice_is_refused():
     with virtual:
         with pytest.raises(AssertionError):
             virtual.install()
+
+
+def test_sleep_on_the_run_thread_moves_the_virtual_clock_instead_of_waiting():
+    real_sleep = time.sleep
+    with VirtualGlobals(WORDS) as virtual:
+        time.sleep(30)
+        time.sleep(0.0004)
+        assert VIRTUAL_EPOCH_MS + 30_001 == virtual.now_ms
+        assert (VIRTUAL_EPOCH_MS + 30_001) / 1000 == time.time()
+        with virtual.real_randomness():
+            time.sleep(0)  # real I/O sleeps for real and leaves the clock alone
+        assert VIRTUAL_EPOCH_MS + 30_001 == virtual.now_ms
+    assert time.sleep is real_sleep

@@ -8,7 +8,7 @@ import pytest
 
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.faults import DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS
-from eutaxy.engine.runloop import InvocationCrash, PlanFollower, RunLoop, plan_data, unsupported_result
+from eutaxy.engine.runloop import PlanFollower, RunLoop, plan_data, unsupported_result
 
 
 def _plan(policy=None, prefix=(), max_faults=1):
@@ -24,7 +24,7 @@ def _plan(policy=None, prefix=(), max_faults=1):
 
 
 def _data(result):
-    return result if isinstance(result, dict) else result.to_data()
+    return result.to_data()
 
 
 def _two_writes(loop, performed=None):

@@ -48,6 +48,12 @@ registerHooks({
   },
 });
 
+// The protocol owns stdout. Whatever the code under test prints (console.log,
+// process.stdout.write) goes to stderr, which Python keeps for diagnostics.
+const writeAnswer = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+for (const method of ["log", "info", "debug", "dir", "table"]) console[method] = console.error.bind(console);
+
 const { isProperty } = await import(specUrl);
 
 /** @type {Map<string, any>} */
@@ -126,5 +132,5 @@ for await (const line of lines) {
   } catch (error) {
     answer = { ok: false, error: String(error?.stack ?? error) };
   }
-  process.stdout.write(JSON.stringify(answer) + "\n");
+  writeAnswer(JSON.stringify(answer) + "\n");
 }

@@ -54,7 +54,7 @@ function baseOptions(specFile) {
     ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {},
   });
   if (!parsed) return defaults;
-  return { ...parsed.options, noEmit: true, skipLibCheck: true };
+  return { ...parsed.options, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true };
 }
 
 // The in-memory layer over the host's files: one parse per file per process,

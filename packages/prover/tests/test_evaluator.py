@@ -12,7 +12,8 @@ from eutaxy.prover.values import UNDEFINED, BigInt
 def test_lists_the_properties(evaluator):
     """Loading a spec file lists its property exports and their kinds, nothing else."""
     assert {"describes": "forall", "sortsOwnCopy": "forall", "throws": "forall", "whenThrows": "forall",
-            "notBoolean": "forall", "whenNotBoolean": "forall", "terminates": "total"} == evaluator.properties
+            "notBoolean": "forall", "whenNotBoolean": "forall", "printsALot": "forall",
+            "terminates": "total"} == evaluator.properties
 
 
 def test_values_cross_as_javascript_values(evaluator):
@@ -54,6 +55,7 @@ def test_batches_larger_than_one_line(evaluator):
 def test_real_regexp(evaluator):
     """The real RegExp decides matches, JavaScript semantics included (no lookbehind guesswork)."""
     assert [True, False, True] == evaluator.regex_matches("^(?<=)a\\d$", "", ["a1", "ab", "a9"])
+    assert [True, True, False] == evaluator.regex_matches("^.$", "u", ["\ud83d", "😀", "ab"])  # a lone surrogate crosses intact
 
 
 def test_total_has_no_claim(evaluator):
@@ -68,3 +70,8 @@ def test_spec_that_does_not_import(toolchain, tmp_path):
     with pytest.raises(LoadError, match="gone"):
         with Evaluator(tmp_path / "x.props.ts", toolchain):
             pass
+
+
+def test_code_that_prints_does_not_break_the_protocol(evaluator):
+    """What the code under test prints goes to stderr (kept in a file), never into the answers, and never stalls."""
+    assert [Outcome(kind="true")] * 3 == evaluator.evaluate("printsALot", [(1,), (2,), (3,)])

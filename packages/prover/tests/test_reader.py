@@ -7,13 +7,13 @@ nullable and tagged unions, and all four array spellings.
 
 import pytest
 
-from eutaxy.prover.reader import ReadError, read_specs
+from eutaxy.prover.reader import ReadError
 from eutaxy.spec import (ArrayType, BigIntType, Binary, BinderRef, BooleanType, Call, Field, ForallProperty,
                          LiteralType, LiteralUnionType, NullableType, NumberType, Outside, RecordType,
                          RegexTest, StringType, TaggedUnionType, TotalProperty, UnionType, Variant,
                          outside_nodes)
 
-from conftest import FIXTURES, prop
+from conftest import prop
 
 MONEY = RecordType(name="Money", fields=(Field(name="cents", type=NumberType()),
                                          Field(name="currency", type=LiteralUnionType(values=("EUR", "USD"), name='"EUR" | "USD"'))))
@@ -25,14 +25,9 @@ SHAPE = TaggedUnionType(name="Shape", tag="kind", variants=(
 
 
 @pytest.fixture(scope="module")
-def reads(toolchain, tmp_path_factory):
-    """One reader process for every file here: the fixture, a missing file and a mismatched spec."""
-    tmp = tmp_path_factory.mktemp("reader")
-    (tmp / "d.ts").write_text("export function f(a: number): number { return a; }\n")
-    (tmp / "d.props.ts").write_text(
-        'import { forall } from "eutaxy/spec";\nimport { f } from "./d.ts";\n'
-        "export const p = forall(f, { ensures: (a, b) => f(a) === b });\n")
-    return read_specs([FIXTURES / "reader" / "domain.props.ts", tmp / "none.props.ts", tmp / "d.props.ts"], toolchain)
+def reads(fixture_reads):
+    """The fixture, the tested fixture, a missing file and a mismatched spec, read in one process (conftest)."""
+    return [fixture_reads[0], fixture_reads[2], fixture_reads[3], fixture_reads[4]]
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +140,14 @@ def test_mismatched_spec_carries_the_compilers_diagnostic(reads):
     read = reads[2]
     assert 1 == len(read.diagnostics) and "TS2322" in read.diagnostics[0]
     assert ["p"] == [p.name for p in read.properties]
+
+
+def test_the_users_tsconfig_is_honoured(reads):
+    """A type reached through the project's tsconfig paths alias resolves as the user's compiler resolves it."""
+    read = reads[3]
+    assert () == read.diagnostics
+    assert RecordType(name="Cents", fields=(Field(name="amount", type=NumberType()),
+                                            Field(name="currency", type=LiteralType(value="EUR", name='"EUR"')))) == read.properties[0].binders[0].type
 
 
 def _lit(value):

@@ -18,7 +18,8 @@ def report(toolchain):
 
 def test_finds_spec_files_skipping_node_modules():
     """Every *.props.ts under the folder, sorted, none from node_modules."""
-    assert ["broken/broken.props.ts", "broken/throws.props.ts", "money.props.ts", "nested/names.props.ts"] == [
+    assert ["broken/broken.props.ts", "broken/exits.props.ts", "broken/throws.props.ts", "money.props.ts",
+            "nested/names.props.ts"] == [
         p.relative_to(ROOT).as_posix() for p in find_spec_files(ROOT)]
 
 
@@ -33,7 +34,7 @@ def test_shape_and_verdicts_by_module(report):
     assert [-0.5] == refuted["counterexample"]["args"]
     assert ("round", [{"name": "cents", "type": "number"}]) == (refuted["function"], refuted["binders"])
     assert "nested/names.ts" == by_spec["nested/names.props.ts"]["module"]
-    assert {"tested": 2, "refuted": 1, "unknown": 2} == report["summary"]
+    assert {"tested": 3, "refuted": 1, "unknown": 4} == report["summary"]
 
 
 def test_unreadable_property_is_unknown_with_the_compilers_error(report):
@@ -52,15 +53,24 @@ def test_spec_that_does_not_import_is_unknown(report):
     assert [("identity", "unknown", ["unsupported"])] == [(p["property"], p["kind"], p["reasons"]) for p in throws["properties"]]
 
 
+def test_evaluator_that_dies_leaves_the_rest_unknown(report):
+    """Code under test that exits Node gives its property, and the ones after it, UNKNOWN (unsupported); earlier verdicts stand."""
+    exits = next(m for m in report["modules"] if m["spec"] == "broken/exits.props.ts")
+    assert [("fineHolds", "tested"), ("bails", "unknown"), ("after", "unknown")] == [
+        (p["property"], p["kind"]) for p in exits["properties"]]
+    assert "the evaluator stopped while checking bails" in exits["error"]
+
+
 def test_deterministic_and_canonical(report, toolchain):
     """The same files and seed give the same canonical JSON (no wall-clock value in it)."""
-    assert to_json(report) == to_json(run_report(ROOT, "report-seed", toolchain=toolchain))
+    again = run_report(ROOT, "report-seed", toolchain=toolchain)
+    assert to_json(report) == to_json(again)
 
 
 def test_render_text(report):
     """The text report names each module and gives one line per property with its reason."""
     text = render_text(report)
-    assert "5 properties in 4 spec files: 2 tested, 1 refuted, 2 unknown" in text
+    assert "8 properties in 5 spec files: 3 tested, 1 refuted, 4 unknown" in text
     assert "  REFUTED  roundKeepsSign  at TESTED: round(-0.5): claim false" in text
     assert "  TESTED   roundIsInteger  held on 100 distinct inputs" in text
     assert "  UNKNOWN  never  unsupported: the reader could not read the property" in text

@@ -1,11 +1,6 @@
 """The TESTED rung on the fixture spec file (fixtures/tested): order, counting, stopping, shrinking, verdicts."""
 
-import math
-
-import pytest
-
 from eutaxy.prover.domains import edges
-from eutaxy.prover.evaluator import Evaluator
 from eutaxy.prover.tested import DEFAULT_MAX_INSIDE, DRAWS_PER_INSIDE, _Run, run_tested
 from eutaxy.prover.values import decode, encode, key
 from eutaxy.spec import Binder, BooleanType, ForallProperty, Literal, NumberType

@@ -103,8 +103,34 @@ test("the reset drops tables the last run created and restores the schema's rows
   assert.deepEqual(rows(next.effects, "customers"), [{ id: "c-1", name: "Ada" }]);
 });
 
+test("a table the run dropped is missing from its snapshot and back after the reset", async () => {
+  await host.run(plan("bad-batch"));
+  const dropped = await host.run(plan("drop-table"));
+  assert.deepEqual(dropped.end, { kind: "completed" });
+  assert.equal(rows(dropped.effects, "seen"), undefined);
+  const next = await host.run(plan("bad-batch"));
+  assert.equal(rows(next.effects, "seen").length, 1);
+});
+
 test("opening a raw socket makes the run UNSUPPORTED", async () => {
   const result = await host.run(plan("socket"));
   assert.equal(result.end.cause, "binding_not_allowed");
   assert.match(result.end.detail, /raw socket.*db\.internal:5432/);
+});
+
+test("a Worker that is the user's to fix answers user errors; a failed bundle keeps the last Worker", async () => {
+  const load = (/** @type {string} */ entry) => host.request({ op: "load", worker: { entry, compatibilityDate: "2025-09-01", d1Databases: { DB: "api-db" } }, setup: [] });
+  const missing = await load(path.join(FIXTURES, "broken/missing.ts"));
+  assert.deepEqual([missing.ok, missing.user], [false, true]);
+  assert.match(missing.error, /does not bundle: Could not resolve/);
+  assert.equal((await host.run(plan("bad-batch"))).end.kind, "completed", "the loaded Worker still runs");
+  const noHandler = await load(path.join(FIXTURES, "broken/no-queue-handler.ts"));
+  assert.equal(noHandler.ok, true);
+  const run = await host.request({ op: "run", plan: plan("bad-batch") });
+  assert.deepEqual([run.ok, run.user, run.error], [false, true, "the Worker's default export has no queue() handler"]);
+  const throws = await load(path.join(FIXTURES, "broken/throws-at-load.ts"));
+  assert.deepEqual([throws.ok, throws.user], [false, true]);
+  assert.match(throws.error, /configuration missing at load/);
+  const relative = await load("fixtures/broken/no-queue-handler.ts");
+  assert.match(relative.error, /absolute path/);
 });

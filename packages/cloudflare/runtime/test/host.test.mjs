@@ -180,6 +180,13 @@ test("a virtual timer fires when the invocation waits on it, moving the clock", 
   assert.deepEqual(snapshot(result.effects, "audit").map((/** @type {any} */ r) => r.at), [EPOCH + 60001]);
 });
 
+test("Web Crypto is waited for, unrecorded, and scheduler.wait is a virtual timer", async () => {
+  const result = await host.run(paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5, digest: true, waitMs: 250 } }] }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.equal(result.effects[0].time, EPOCH + 250);
+  assert.deepEqual((await host.ok({ op: "probe" })).result.patched, []);
+});
+
 for (const [touch, cause, detail] of [
   ["kv", "binding_not_allowed", /KV binding CACHE was touched/],
   ["fetch", "undeclared_external", /outbound fetch POST https:\/\/payments.invalid\/charge/],

@@ -100,7 +100,17 @@ class Boundary:
         ladder = WRITE_FAULTS if access == WRITE else READ_FAULTS
 
         def perform() -> tuple[Any, Any]:
-            http, parsed = self.local.forward(operation_model, request_dict)
+            try:
+                http, parsed = self.local.forward(operation_model, request_dict)
+            except ReadTimeoutError as error:
+                raise loop.unsupported(
+                    "effect_hung", f"DynamoDB {op} on {target} got no answer from {self.local.endpoint_url}: {error}"
+                ) from error
+            except Exception as error:  # the local service, not the handler, failed
+                raise loop.unsupported(
+                    "dynamodb_unavailable",
+                    f"DynamoDB {op} on {target} failed at {self.local.endpoint_url}: {type(error).__name__}: {error}",
+                ) from error
             return _result_of(http, parsed, operation_model), (http, parsed)
 
         fault, answer = loop.effect_point(target, op, args, ladder, perform)

@@ -25,12 +25,15 @@ from botocore.config import Config
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["ENDPOINT_ENV", "LOCAL_REGION", "LocalDynamoDB"]
+__all__ = ["ENDPOINT_ENV", "HUNG_FLOOR_MS", "LOCAL_REGION", "LocalDynamoDB"]
 
 #: Names another local DynamoDB; a scenario's ``dynamodb.endpointUrl`` wins over it.
 ENDPOINT_ENV = "EUTAXY_DYNAMODB_ENDPOINT"
 #: The region the local client (and the handler's environment) uses.
 LOCAL_REGION = "us-east-1"
+#: The least time a local DynamoDB call may take before it counts as hung: a loaded machine
+#: can stall a small scenario's budget, and a hung verdict must not be a slow machine's.
+HUNG_FLOOR_MS = 10_000
 #: Credentials for the local service; DynamoDB Local partitions its data by access key.
 _LOCAL_KEY = "eutaxy"
 _LOCAL_SECRET = "eutaxy-local"
@@ -65,9 +68,14 @@ class LocalDynamoDB:
             region_name=LOCAL_REGION,
             aws_access_key_id=_LOCAL_KEY,
             aws_secret_access_key=_LOCAL_SECRET,
-            # Standard retries back off on the local service's own throttling only; the
-            # faults Eutaxy injects never reach this client.
-            config=Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=30),
+            # No retries: a retried write could commit twice behind the handler's back, so a
+            # failure of the local service ends the run instead. An answer slower than the
+            # scenario's budget (at least HUNG_FLOOR_MS) counts as a hung effect.
+            config=Config(
+                retries={"max_attempts": 1, "mode": "standard"},
+                connect_timeout=5,
+                read_timeout=max(HUNG_FLOOR_MS, int((scenario.get("bounds") or {}).get("budgetMs") or 0)) / 1000,
+            ),
         )
         # One quick try, without the retries' backoff, tells a missing service at once.
         probe = boto3.session.Session().client(

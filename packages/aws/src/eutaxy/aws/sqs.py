@@ -11,7 +11,8 @@ Messages are delivered one at a time, in the drive's order, one record per invoc
   crash lands between "handled" and "deleted" (crash_before: not deleted, delivered again;
   crash_after: deleted, the invocation dies);
 - a raised error, a crash or a reported batch item failure leaves the message to be
-  received again while ``may_redeliver`` allows (``maxReceiveCount`` less the first
+  received again (recorded as ``SQS:<queue>`` op ``retry``, implicit, with the reason and
+  the error's type; it takes no fault) while ``may_redeliver`` allows (``maxReceiveCount`` less the first
   delivery, and the scenario's ``maxRedeliveries``); after ``maxReceiveCount`` receives it
   is moved to the dead-letter queue, recorded as ``SQS:<queue>`` op ``dead_letter``.
 
@@ -30,7 +31,7 @@ import attrs
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS, invocation_id
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
-from eutaxy.engine.runloop import Invocation, InvocationCrash, RunLoop
+from eutaxy.engine.runloop import Invocation, InvocationCrash, Outcome, RunLoop
 
 from eutaxy.aws.local import LOCAL_REGION
 
@@ -158,6 +159,7 @@ def deliver_queue(
                     handled = _delete(loop, target, message_id, event.get("body"))
                 if handled:
                     break
+                loop.platform_effect(target, "retry", _retry_args(message_id, outcome, event.get("body")), {"released": True})
                 if may_redeliver(attempt, max_receive_count - 1, max_redeliveries):
                     continue
                 if attempt >= max_receive_count:
@@ -168,6 +170,26 @@ def deliver_queue(
                         {"deadLettered": True},
                     )
                 break
+
+
+def _retry_args(message_id: str, outcome: Outcome, body: Any) -> dict[str, Any]:
+    """Why the message stays in the queue: the handler's error, a reported failure, a crash.
+
+    Only the error's type is kept: its text may hold an address or a time, which would
+    make two runs of one plan differ.
+    """
+    if outcome.kind == "crashed":
+        reason, error = "crashed", None
+    elif outcome.kind == "raised":
+        reason, error = "error", type(outcome.error).__name__
+    elif outcome.kind == "returned" and _reports_failure(outcome.value, message_id):
+        reason, error = "batch_item_failure", None
+    else:
+        reason, error = "not_deleted", None  # handled, but a crash hit the delete first
+    args: dict[str, Any] = {"messageId": message_id, "body": body, "implicit": True, "reason": reason}
+    if error is not None:
+        args["error"] = error
+    return args
 
 
 def _delete(loop: RunLoop, target: str, message_id: str, body: Any) -> bool:

@@ -10,7 +10,10 @@ of them must come from the run's plan, so while a run is in progress:
   run's ``globals`` stream (its own state is saved and put back afterwards);
 - ``os.urandom`` and ``random._urandom`` (which ``SystemRandom`` and so ``secrets`` read)
   draw bytes from the same stream; ``uuid.uuid4`` reads ``os.urandom`` at each call, so it
-  follows.
+  follows;
+- ``time.sleep`` on the run's thread does not wait: it moves the virtual clock by the
+  time asked (rounded up to a millisecond), as a timer firing would, so a handler's own
+  backoff is deterministic and costs nothing.
 
 ``real_randomness()`` hands the real sources back for the length of a block: the run loop
 uses it while an effect performs its real I/O, so the SDK's own request ids and a local
@@ -28,7 +31,10 @@ import contextlib
 import datetime as _dt
 import os
 import random
+import math
 import struct
+import threading
+import time
 from typing import Any, Callable, Iterator
 
 import attrs
@@ -63,6 +69,8 @@ class VirtualGlobals:
     _parked_state: Any = attrs.field(default=None, init=False)
     #: Nesting depth of ``real_randomness`` blocks (0: the virtual sources are in place).
     _lent: int = attrs.field(default=0, init=False)
+    #: The thread the run is on; other threads (a local server's) sleep for real.
+    _thread: int | None = attrs.field(default=None, init=False)
 
     @property
     def installed(self) -> bool:
@@ -77,6 +85,7 @@ class VirtualGlobals:
             "random_state": random.getstate(),
             "os.urandom": os.urandom,
             "random._urandom": random._urandom,  # type: ignore[attr-defined]
+            "time.sleep": time.sleep,
         }
         traveller = time_machine.travel(_datetime_of(self.now_ms), tick=False)
         coordinates = traveller.start()
@@ -92,6 +101,8 @@ class VirtualGlobals:
         random.seed(seed, version=2)
         os.urandom = self._urandom
         random._urandom = self._urandom  # type: ignore[attr-defined]
+        self._thread = threading.get_ident()
+        time.sleep = self._sleep
         return self
 
     def restore(self) -> None:
@@ -108,6 +119,7 @@ class VirtualGlobals:
             self._coordinates = None
             os.urandom = saved["os.urandom"]
             random._urandom = saved["random._urandom"]  # type: ignore[attr-defined]
+            time.sleep = saved["time.sleep"]
             random.setstate(saved["random_state"])
             self._parked_state = None
             self._lent = 0
@@ -126,6 +138,17 @@ class VirtualGlobals:
         self.now_ms += ms
         if self._coordinates is not None:
             self._coordinates.move_to(_datetime_of(self.now_ms))
+
+    def _sleep(self, seconds: float) -> None:
+        if self._lent or threading.get_ident() != self._thread or self._saved is None:
+            # Real I/O (the SDK's own backoff) and other threads wait for real.
+            real = self._saved["time.sleep"] if self._saved is not None else None
+            if real is not None:
+                real(seconds)
+            return
+        if seconds < 0:
+            raise ValueError("sleep length must be non-negative")
+        self.advance(math.ceil(seconds * 1000))
 
     # --- randomness ------------------------------------------------------------------
 

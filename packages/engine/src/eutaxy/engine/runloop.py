@@ -30,6 +30,7 @@ import attrs
 
 from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
+from eutaxy.core.protocol import RunResult
 from eutaxy.engine.globals import VirtualGlobals
 
 __all__ = [
@@ -77,16 +78,12 @@ def plan_data(plan: Any) -> dict[str, Any]:
     return to_data()
 
 
-def _as_run_result(data: dict[str, Any]) -> Any:
-    """The result as the protocol's ``RunResult`` when core defines it, else its plain data."""
-    try:
-        from eutaxy.core.protocol import RunResult  # noqa: PLC0415 (optional until core has it)
-    except ImportError:
-        return data
+def _as_run_result(data: dict[str, Any]) -> RunResult:
+    """The answer as the protocol's ``RunResult``, checked by its ``from_data``."""
     return RunResult.from_data(data)
 
 
-def unsupported_result(cause: str, detail: str) -> Any:
+def unsupported_result(cause: str, detail: str) -> RunResult:
     """A run that ended before any event: UNSUPPORTED with ``cause``."""
     return _as_run_result(
         {
@@ -122,7 +119,6 @@ class PlanFollower:
     @classmethod
     def from_plan(cls, plan: dict[str, Any]) -> "PlanFollower":
         policy = plan.get("policy") or {"kind": "first"}
-        # A plan arriving as data straight from a RunPlan carries this shape already.
         if policy.get("kind") not in ("seeded", "replay", "first"):
             raise ValueError(f"unknown plan policy {policy.get('kind')!r}")
         return cls(prefix=tuple(plan.get("prefix") or ()), policy=policy, max_faults=int(plan.get("maxFaults", 0)))
@@ -378,6 +374,6 @@ class RunLoop:
             "end": dict(self.end),
         }
 
-    def result(self) -> Any:
-        """The RunResult (the protocol's class when core defines it)."""
+    def result(self) -> RunResult:
+        """The RunResult the platform answers with."""
         return _as_run_result(self.result_data())

@@ -6,7 +6,7 @@ invocations). A candidate is kept only when its replay breaks the same invariant
 same keys; the invariants are checked against the remaining events, so expectations
 derived from the input (per-message at-least-once) are re-derived and cannot break merely
 because they went stale. A kept candidate's schedule is the one its replay took (the
-faults injected, every turn pick), so the final schedule replays the final trace.
+faults injected, every turn pick); a last replay shows it gives the final trace again.
 
 Candidates are accepted only when strictly smaller under ``schedule_sort_key`` (fewer
 events, then fewer choices), which bounds the passes; ``MAX_SHRINK_RUNS`` bounds the
@@ -82,6 +82,7 @@ def shrink(session: Session, record: RunRecord, violation: Violation) -> Shrunk:
     schedule = record.schedule
     kept = tuple(event_ids(record.plan.scenario))
     best = (record, violation)
+    replayed_schedule = schedule
     replays = 0
     improved = True
     while improved and replays < MAX_SHRINK_RUNS:
@@ -98,9 +99,20 @@ def shrink(session: Session, record: RunRecord, violation: Violation) -> Shrunk:
                 taken = again.schedule
                 # Only strictly smaller candidates: fewer events, or as many and fewer faults.
                 assert _size(candidate.kept_events, taken) < _size(kept, schedule), (candidate, schedule)
+                replayed_schedule = candidate.schedule
                 schedule, kept, best = taken, candidate.kept_events, (again, found)
                 improved = True
                 break
             if improved:
                 break
+    if best[0] is not record:
+        # Report the schedule the last replay took, once it is shown to replay the trace;
+        # otherwise the schedule that was replayed.
+        final = replay(session, schedule, kept)
+        replays += 1
+        found = None if final.unsupported else same_violation(final.violations, target)
+        if found is not None and final.result.effects == best[0].result.effects:
+            best = (final, found)
+        else:
+            schedule = replayed_schedule
     return Shrunk(record=best[0], violation=best[1], schedule=schedule, kept_events=kept, replays=replays)

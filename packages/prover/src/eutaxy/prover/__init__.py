@@ -1,1 +1,25 @@
-"""eutaxy.prover."""
+"""eutaxy.prover: the spec ladder's sampling rungs and its aggregation.
+
+The reader (``reader/reader.mjs``, on the pinned typescript compiler's API)
+reads spec files into SpecIR; the evaluator (``reader/evaluator.mjs``)
+evaluates properties on the assignments Python sends. Everything else is
+Python: the CHECKED rung over recorded calls, the TESTED rung over drawn
+inputs (edges, biased draws, steering, shrinking), the ladder's fold, and
+``eutaxy report``'s engine. Node is found through ``EUTAXY_NODE`` /
+``EUTAXY_NODE_MODULES`` or a parameter (see :mod:`eutaxy.prover.node`).
+"""
+
+from .checked import recorded_calls, run_checked
+from .evaluator import Evaluator, LoadError, Outcome
+from .ladder import aggregate, fold_engines, fold_sampling
+from .node import NodeError, NodeToolchain, find_toolchain
+from .reader import ReadError, read_spec, read_specs
+from .report import find_spec_files, render_text, run_report
+from .rung import RungResult
+from .tested import DEFAULT_MAX_INSIDE, run_tested
+
+__all__ = [
+    "DEFAULT_MAX_INSIDE", "Evaluator", "LoadError", "NodeError", "NodeToolchain", "Outcome", "ReadError",
+    "RungResult", "aggregate", "find_spec_files", "find_toolchain", "fold_engines", "fold_sampling",
+    "read_spec", "read_specs", "recorded_calls", "render_text", "run_checked", "run_report", "run_tested",
+]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -97,10 +98,14 @@ class JsonLinesProcess:
     env: dict[str, str]
     cwd: Optional[str] = None
     _proc: Optional[subprocess.Popen] = attrs.field(default=None, init=False)
+    _stderr_file: Any = attrs.field(default=None, init=False)
 
     def start(self) -> "JsonLinesProcess":
+        # stderr goes to a file, not a pipe: code under test may print without
+        # bound, and an unread pipe would stall the process when it fills.
+        self._stderr_file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self._proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, env=self.env, cwd=self.cwd,
+                                      stderr=self._stderr_file, env=self.env, cwd=self.cwd,
                                       text=True, encoding="utf-8", bufsize=1)
         return self
 
@@ -108,24 +113,29 @@ class JsonLinesProcess:
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None, "start() first"
         try:
-            proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+            # ASCII escapes keep lone surrogates (legal in JavaScript strings) intact across the pipe.
+            proc.stdin.write(json.dumps(message) + "\n")
             proc.stdin.flush()
         except BrokenPipeError as error:
             raise NodeError(f"node exited: {self._stderr()}") from error
         line = proc.stdout.readline()
         if not line:
-            raise NodeError(f"node exited without answering: {self._stderr()}")
+            stderr = self._stderr().strip()
+            raise NodeError(f"node exited (status {proc.poll()}) without answering" + (f": {stderr}" if stderr else ""))
         return json.loads(line)
 
     def _stderr(self) -> str:
-        proc = self._proc
-        if proc is None or proc.stderr is None:
+        """The last of what the process wrote to stderr (after it exited, or within a few seconds)."""
+        proc, log = self._proc, self._stderr_file
+        if proc is None or log is None:
             return ""
         try:
             proc.wait(timeout=5)
-            return proc.stderr.read()[-2000:]
         except subprocess.TimeoutExpired:
-            return "(still running)"
+            pass
+        log.flush()
+        log.seek(0)
+        return log.read()[-2000:]
 
     def close(self) -> None:
         proc = self._proc
@@ -133,15 +143,20 @@ class JsonLinesProcess:
             return
         self._proc = None
         if proc.stdin:
-            proc.stdin.close()
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # it already exited; wait() below collects it
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
+        if proc.stdout:
+            proc.stdout.close()
+        if self._stderr_file is not None:
+            self._stderr_file.close()
+            self._stderr_file = None
 
     def __enter__(self) -> "JsonLinesProcess":
         return self.start() if self._proc is None else self

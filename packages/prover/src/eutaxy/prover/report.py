@@ -20,7 +20,7 @@ from eutaxy.spec import SpecModule
 
 from .evaluator import Evaluator, LoadError
 from .ladder import aggregate
-from .node import NodeToolchain, find_toolchain
+from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_specs
 from .tested import DEFAULT_MAX_INSIDE, run_tested
 from .values import decode, show
@@ -91,18 +91,30 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
     if not read.properties:
         entry["properties"] = unreadable
         return entry
+    def unknown(prop, why: str) -> dict:
+        verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, reasons=(UNSUPPORTED_REASON,), seed=seed,
+                              detail=why)
+        return _property_entry(prop, verdict, None)
+
     try:
         with Evaluator(spec_path, toolchain) as evaluator:
-            for prop in read.properties:
-                tested = run_tested(prop, evaluator, seed, max_inside=max_inside)
+            for index, prop in enumerate(read.properties):
+                try:
+                    tested = run_tested(prop, evaluator, seed, max_inside=max_inside)
+                except NodeError as error:
+                    # The evaluator died (the code under test exited it, say): this
+                    # property and the ones after it have no verdict.
+                    entry["error"] = f"the evaluator stopped while checking {prop.name}: {error}"
+                    first = str(error).splitlines()[0][:300] if str(error) else "no message"
+                    entry["properties"].extend(unknown(p, f"the evaluator stopped: {first}")
+                                               for p in read.properties[index:])
+                    break
                 verdict = aggregate(prop.name, None, tested)
                 entry["properties"].append(_property_entry(prop, verdict, tested))
     except LoadError as error:
         entry["error"] = f"the spec file did not import: {error}"
-        for prop in read.properties:
-            verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, reasons=(UNSUPPORTED_REASON,), seed=seed,
-                                  detail=f"the spec file did not import: {str(error).splitlines()[0][:300]}")
-            entry["properties"].append(_property_entry(prop, verdict, None))
+        first = str(error).splitlines()[0][:300]
+        entry["properties"] = [unknown(p, f"the spec file did not import: {first}") for p in read.properties]
     entry["properties"].extend(unreadable)
     entry["properties"].sort(key=lambda p: p["line"])
     return entry

@@ -95,12 +95,13 @@ def guides(when: Optional[Expr], binder_count: int) -> list[Guide]:
 
 def _read_conjunct(expr: Expr, found: list[dict]) -> None:
     if isinstance(expr, Call) and expr.target == "builtin" and expr.callee in ("Number.isInteger", "Number.isSafeInteger"):
-        if len(expr.args) == 1 and isinstance(expr.args[0], BinderRef):
-            _slot(found, expr.args[0])["integer"] = True
+        slot = _slot(found, expr.args[0]) if len(expr.args) == 1 and isinstance(expr.args[0], BinderRef) else None
+        if slot is not None:
+            slot["integer"] = True
         return
     if isinstance(expr, RegexTest) and isinstance(expr.argument, BinderRef):
-        if is_whole_string(expr.pattern):
-            slot = _slot(found, expr.argument)
+        slot = _slot(found, expr.argument)
+        if slot is not None and is_whole_string(expr.pattern):
             slot["patterns"] = slot.get("patterns", ()) + ((expr.pattern, expr.flags),)
         return
     if not isinstance(expr, Binary) or expr.op not in _FLIP:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence
 
+import attrs
+
 from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import BigIntType, ForallProperty, NumberType, Property, TotalProperty
 
@@ -114,35 +116,36 @@ class _Run:
     # -- phases ---------------------------------------------------------------------
 
     def run(self) -> RungResult:
-        edge_assignments = self._edge_assignments()
+        edge_assignments = [_prepared(a) for a in self._edge_assignments()]
         self.edge_count = len(edge_assignments)
         for start in range(0, len(edge_assignments), ROUND):
-            self._evaluate(edge_assignments[start:start + ROUND], from_edges=True)
+            chunk = edge_assignments[start:start + ROUND]
+            self._evaluate(chunk, from_edges=True, ordinals=range(start + 1, start + 1 + len(chunk)))
             if self.failure or self.malformed:
+                self.draw_count = self.last_ordinal
                 return self._finish()
         draw_limit = DRAWS_PER_INSIDE * self.max_inside
         random_draws = 0
         while not self._enough() and random_draws < draw_limit:
-            batch: list[tuple] = []
+            batch: list[_Prepared] = []
             ordinals: list[int] = []
             batch_keys: set[str] = set()
             while len(batch) < ROUND and random_draws < draw_limit:
-                assignment = self._draw_assignment()
+                prepared = _prepared(self._draw_assignment())
                 random_draws += 1
-                k = _assignment_key(assignment)
-                if k in self.seen or k in batch_keys:
+                if prepared.key in self.seen or prepared.key in batch_keys:
                     continue
-                batch_keys.add(k)
-                batch.append(assignment)
-                ordinals.append(random_draws)
+                batch_keys.add(prepared.key)
+                batch.append(prepared)
+                ordinals.append(self.edge_count + random_draws)
             self._evaluate(batch, from_edges=False, ordinals=ordinals)
             if self.failure or self.malformed:
                 break
             if self._exhausted():
                 break
         # Draws past the stopping point were made but never looked at.
-        used = self.last_ordinal if (self._enough() or self.failure or self.malformed) else random_draws
-        self.draw_count = self.edge_count + used
+        stopped_early = self._enough() or self.failure or self.malformed
+        self.draw_count = self.last_ordinal if stopped_early else self.edge_count + random_draws
         return self._finish()
 
     def _enough(self) -> bool:
@@ -160,23 +163,23 @@ class _Run:
             total *= c
         return total
 
-    def _evaluate(self, batch: Sequence[tuple], *, from_edges: bool,
-                  ordinals: Sequence[int] = ()) -> None:
+    def _evaluate(self, batch: Sequence["_Prepared"], *, from_edges: bool,
+                  ordinals: Sequence[int]) -> None:
         """Evaluate a batch, then take its outcomes in order, stopping exactly where the rung stops.
 
         Outcomes past the stopping point are dropped, so the verdict does not
         depend on how many assignments travel per round trip.
         """
-        picked = [(a, o) for a, o in zip(batch, ordinals or [0] * len(batch))
-                  if _assignment_key(a) not in self.seen]
+        picked = [(p, o) for p, o in zip(batch, ordinals) if p.key not in self.seen]
         if not picked:
             return
-        outcomes = self.evaluator.evaluate(self.prop.name, [a for a, _ in picked])
-        for (assignment, ordinal), outcome in zip(picked, outcomes):
+        outcomes = self.evaluator.evaluate_encoded(self.prop.name, [p.encoded for p, _ in picked])
+        for (prepared, ordinal), outcome in zip(picked, outcomes):
             if not from_edges and self._enough():
                 return
-            self.seen.add(_assignment_key(assignment))
+            self.seen.add(prepared.key)
             self.last_ordinal = ordinal
+            assignment = prepared.assignment
             if outcome.kind == MALFORMED:
                 self.malformed = outcome
                 return
@@ -252,7 +255,7 @@ class _Run:
 
     def _finish(self) -> RungResult:
         prop, seed = self.prop, self.seed
-        common = dict(evaluated=len(self.seen), draws=self.draw_count or self.edge_count, edges=self.edge_count)
+        common = dict(evaluated=len(self.seen), draws=self.draw_count, edges=self.edge_count)
         assumptions = ASSUMPTIONS + sample_assumption(prop.sample)
         if self.malformed is not None:
             got = self.malformed.message or "a non-boolean"
@@ -326,3 +329,17 @@ class _Run:
 
 def _assignment_key(assignment: Sequence[Any]) -> str:
     return key([encode(v) for v in assignment])
+
+
+@attrs.frozen
+class _Prepared:
+    """An assignment with its encoding and distinctness key, computed once."""
+
+    assignment: tuple
+    encoded: list
+    key: str
+
+
+def _prepared(assignment: tuple) -> _Prepared:
+    encoded = [encode(v) for v in assignment]
+    return _Prepared(assignment, encoded, key(encoded))

@@ -16,7 +16,7 @@ from eutaxy.aws import (
 )
 from eutaxy.engine.check import check_scenario
 
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "corpus", "planted-bugs", "aws-sqs-duplicate-write")
+SCENARIOS = os.path.join(os.path.dirname(__file__), "scenarios")
 
 
 def test_a_handler_caching_state_at_module_level_is_unsupported_module_state_leak():
@@ -41,9 +41,23 @@ def test_a_handler_caching_state_at_module_level_is_unsupported_module_state_lea
 def test_expect_holds_fails_on_the_buggy_handler_and_passes_on_the_fixed_twin():
     """The regression test a violation writes: it replays the shrunk schedule on the kept events."""
     schedule = {"faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": "crash_after"}], "turns": []}
-    with pytest.raises(AssertionError, match="ledger"):
-        expect_holds(os.path.join(CORPUS, "aws-sqs-duplicate-write.sim.py"), schedule=schedule, events=["msg-1"], seed="aws-sqs-duplicate-write")
-    replayed = expect_holds(
-        os.path.join(CORPUS, "fixed", "aws-sqs-duplicate-write.sim.py"), schedule=schedule, events=["msg-1"], seed="aws-sqs-duplicate-write"
-    )
+    with pytest.raises(AssertionError, match="entry-once"):
+        expect_holds(os.path.join(SCENARIOS, "ledger.sim.py"), schedule=schedule, events=["msg-1"], seed="ledger")
+    replayed = expect_holds(os.path.join(SCENARIOS, "ledger_fixed.sim.py"), schedule=schedule, events=["msg-1"], seed="ledger")
     assert [] == replayed["violations"]
+
+
+def test_a_scenario_asking_for_concurrency_is_unsupported_under_check():
+    scenario = define_scenario(
+        name="concurrent",
+        handler=handler("./handlers/probe.py"),
+        drive=sqs("jobs", [{"id": "a"}, {"id": "b"}]),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        bounds={"maxConcurrentInvocations": 2},
+    )
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(scenario, platform, seed="concurrent", max_runs=5, budget_ms=600_000)
+    finally:
+        platform.close()
+    assert ("unsupported", "concurrency_not_supported") == (verdict["kind"], verdict["cause"]["kind"])
