@@ -58,7 +58,7 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
         visibility = ["//packages/%s:__pkg__" % u for u in users] + _NON_LAYER_USERS,
     )
     native.exports_files(["BUILD.bazel", "pyproject.toml"], visibility = ["//tools:__subpackages__"])
-    native.filegroup(name = "srcs_for_layer_check", srcs = srcs + native.glob(["tests/**"]), visibility = ["//tools:__subpackages__"])
+    native.filegroup(name = "srcs_for_layer_check", srcs = srcs + native.glob(["tests/**"], exclude = ["**/__pycache__/**", "**/.hypothesis/**"]), visibility = ["//tools:__subpackages__"])
     tests = native.glob(["tests/**/*.py"])
     if tests:
         native.py_test(
@@ -67,7 +67,7 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
             main = "//tools/bazel:pytest_main.py",
             args = [native.package_name() + "/tests"],
             deps = [":" + layer] + test_deps,
-            data = native.glob(["tests/**"], exclude = ["tests/**/*.py", "tests/**/__pycache__/**"]) + test_data,
+            data = native.glob(["tests/**"], exclude = ["tests/**/*.py", "**/__pycache__/**", "**/.hypothesis/**"]) + test_data,
             size = test_size,
             tags = test_tags,
             legacy_create_init = False,

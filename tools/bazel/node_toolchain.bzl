@@ -9,9 +9,10 @@ No host is named: npm's own configuration picks the registry.
 def _impl(rctx):
     installer = rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/toolchain.py"))
 
-    # Re-fetch when the pins change.
-    rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"))
-    rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"))
+    # Re-fetch when the pins change; the copies make them inputs of every test that
+    # uses the toolchain, so a new pin re-runs those tests instead of serving them cached.
+    rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"), "package-lock.json")
+    rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"), "sha256.json")
     # -P: the installer sits beside platform.py, which must not shadow the standard library.
     result = rctx.execute(["python3", "-P", installer, "--dest", "."], timeout = 900, quiet = False)
     if result.return_code != 0:
@@ -24,7 +25,7 @@ def _impl(rctx):
     rctx.file("BUILD", """
 filegroup(
     name = "location",
-    srcs = ["location.txt"],
+    srcs = ["location.txt", "package-lock.json", "sha256.json"],
     visibility = ["//visibility:public"],
 )
 """)

@@ -117,12 +117,18 @@ class ThrowawayBazel:
     bazel: str
     workspace: Path
     output_base: Path
+    #: The server's java.io.tmpdir: created on first use, inside the check's temp dir.
+    jvm_tmp: Path
 
     def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess:
+        self.jvm_tmp.mkdir(parents=True, exist_ok=True)
         command = [
             self.bazel,
             f"--output_base={self.output_base}",
             f"--max_idle_secs={SERVER_IDLE_SECONDS}",
+            # The server writes the raw execution log to a temp file it never
+            # deletes; keep such files inside the check's temp dir.
+            f"--host_jvm_args=-Djava.io.tmpdir={self.jvm_tmp}",
             *args,
         ]
         try:

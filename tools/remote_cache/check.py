@@ -100,7 +100,9 @@ def run_check(workspace: Path, bazel: str, workdir: Path, force_miss: bool) -> N
     with cache_server.running_cache(workdir) as cache:
         say(f"cache server: nginx at {cache.url}, serving {cache.root}")
         main_url, empty_url = f"{cache.url}/main", f"{cache.url}/empty"
-        runner = bazel_run.ThrowawayBazel(bazel=bazel, workspace=workspace, output_base=workdir / "output_base")
+        runner = bazel_run.ThrowawayBazel(
+            bazel=bazel, workspace=workspace, output_base=workdir / "output_base", jvm_tmp=workdir / "jvm_tmp"
+        )
         try:
             started = time.monotonic()
             cold = runner.build(TARGET, main_url, workdir / "cold.log.json")

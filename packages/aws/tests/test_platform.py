@@ -216,3 +216,27 @@ def test_an_unreachable_endpoint_is_a_user_error():
     )
     with pytest.raises(UserError, match="does not answer"):
         create_platform(scenario)
+
+
+def test_describe_table_is_a_read_recorded_without_the_services_clock_or_ids(run_probe, probe_platform, probe_scenario, plan):
+    """Tables are re-created with new timestamps and ids; the log must not show them."""
+    client = probe_platform.handler.__globals__["client"]
+    results = []
+    for _ in range(2):
+        scenario = probe_scenario([{"action": "get", "id": "seeded"}])
+        result = probe_platform.run(plan(scenario)).to_data()
+        results.append(result)
+    assert results[0] == results[1]
+    assert client is not None
+
+
+def test_reset_puts_the_tables_back_after_a_run_that_wrote_and_deleted(run_probe):
+    """The quick reset (from the last snapshot's keys) gives the seeded state again."""
+    run_probe([{"id": "x"}, {"id": "y"}])
+    again, _ = run_probe([{"action": "get", "id": "x"}])
+    assert ["seeded"] == [row["id"] for row in _rows(again, "items")]
+    unsupported, _ = run_probe([{"id": "z"}, {"action": "sqs"}])
+    assert "unsupported" == unsupported["end"]["kind"]
+    after, _ = run_probe([{"action": "get", "id": "z"}])
+    assert ["seeded"] == [row["id"] for row in _rows(after, "items")]
+    assert after["effects"][1]["payload"]["result"] == {"ok": True}

@@ -52,20 +52,29 @@ def test_the_shrunk_schedule_replays_the_reported_trace():
 
 
 def test_removing_one_fault_comes_before_removing_an_event():
-    """A crash on the read of msg-1 does nothing: the shrinker drops it and keeps the insert's."""
+    """Two crashes after o-1's inserts write it three times; one is enough, and msg-2 is not needed.
+
+    The first candidate tried keeps both events and drops one fault; the result keeps one
+    fault and one event.
+    """
     scenario = orders_scenario(events=2, max_faults=2)
-    session = _session(scenario)
+    platform = ToyPlatform()
+    session = _session(scenario, platform)
     start = Schedule(
         faults=(
-            FaultAt(invocation="msg-1#1", ordinal=0, fault="error"),
-            FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),
+            FaultAt(invocation="msg-1#1", ordinal=1, fault="crash_after"),
+            FaultAt(invocation="msg-1#2", ordinal=1, fault="crash_after"),
         )
     )
     record = replay(session, start)
-    assert record.violations
+    assert ['"o-1"'] == record.violations[0].keys
+    before = len(platform.plans)
     shrunk = shrink(session, record, record.violations[0])
-    assert (FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),) == shrunk.schedule.faults
-    assert ("msg-2",) == shrunk.kept_events
+    first_candidate = platform.plans[before]
+    assert 2 == len(first_candidate["scenario"]["drive"]["events"])
+    assert 1 == len(first_candidate["policy"]["faults"])
+    assert (FaultAt(invocation="msg-1#1", ordinal=1, fault="crash_after"),) == shrunk.schedule.faults
+    assert ("msg-1",) == shrunk.kept_events
     assert record.violations[0].keys == shrunk.violation.keys
 
 

@@ -4,15 +4,13 @@ Tests that need Node skip when no toolchain is found (``EUTAXY_NODE_MODULES``,
 else the workspace's ``toolchain/node/node_modules``).
 """
 
-from pathlib import Path
-
 import pytest
 
 from eutaxy.core.errors import UserError
 from eutaxy.prover.evaluator import Evaluator
 from eutaxy.prover.node import find_toolchain
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from prover_support import FIXTURES
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +66,3 @@ def tested_evaluator(toolchain):
 def evaluator(toolchain):
     with Evaluator(FIXTURES / "evaluator" / "domain.props.ts", toolchain) as evaluator:
         yield evaluator
-
-
-def prop(module, name):
-    return next(p for p in module.properties if p.name == name)

@@ -2,7 +2,7 @@
 
 from eutaxy.prover.checked import recorded_calls, run_checked
 
-from conftest import prop
+from prover_support import prop
 
 
 def _calls(*args_lists):

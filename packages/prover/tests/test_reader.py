@@ -13,7 +13,7 @@ from eutaxy.spec import (ArrayType, BigIntType, Binary, BinderRef, BooleanType, 
                          RegexTest, StringType, TaggedUnionType, TotalProperty, UnionType, Variant,
                          outside_nodes)
 
-from conftest import prop
+from prover_support import prop
 
 MONEY = RecordType(name="Money", fields=(Field(name="cents", type=NumberType()),
                                          Field(name="currency", type=LiteralUnionType(values=("EUR", "USD"), name='"EUR" | "USD"'))))

@@ -6,7 +6,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
 from eutaxy.prover.report import find_spec_files, render_text, run_report
 
-from conftest import FIXTURES
+from prover_support import FIXTURES
 
 ROOT = FIXTURES / "report"
 

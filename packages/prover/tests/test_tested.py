@@ -5,7 +5,7 @@ from eutaxy.prover.tested import DEFAULT_MAX_INSIDE, DRAWS_PER_INSIDE, _Run, run
 from eutaxy.prover.values import decode, encode, key
 from eutaxy.spec import Binder, BooleanType, ForallProperty, Literal, NumberType
 
-from conftest import prop
+from prover_support import prop
 
 
 def _run(tested_module, tested_evaluator, name, seed="seed-1", **kw):

@@ -19,6 +19,7 @@ model does not cover, ends the run UNSUPPORTED naming it.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import json
 from typing import Any, Iterator
 
@@ -126,9 +127,27 @@ def _result_of(http: Any, parsed: Any, operation_model: Any) -> dict[str, Any]:
     if http.status_code >= 300:
         error = parsed.get("Error") or {}
         return {"ok": False, "error": {"code": error.get("Code"), "message": error.get("Message")}}
-    body = {key: value for key, value in parsed.items() if key != "ResponseMetadata"}
+    body = _stable({key: value for key, value in parsed.items() if key != "ResponseMetadata"})
     result = plain(body, operation_model.output_shape)
     return {"ok": True, **result}
+
+
+#: Response fields the local service fills from its own clock or randomness (a table's
+#: id); recorded, they would make two runs of one plan differ. The handler still sees them.
+_UNSTABLE_FIELDS = frozenset({"TableId"})
+
+
+def _stable(value: Any) -> Any:
+    """``value`` without timestamps and the local service's own ids."""
+    if isinstance(value, dict):
+        return {
+            key: _stable(item)
+            for key, item in value.items()
+            if key not in _UNSTABLE_FIELDS and not isinstance(item, _dt.datetime)
+        }
+    if isinstance(value, list):
+        return [_stable(item) for item in value if not isinstance(item, _dt.datetime)]
+    return value
 
 
 def _internal_server_error(url: str, op: str) -> tuple[Any, dict[str, Any]]:

@@ -9,8 +9,8 @@ Three jobs, all pure or on the platform's own local client:
   values (``{"S": "o-1"}`` is ``"o-1"``, numbers are numbers, binary is base64, sets are
   sorted lists) wherever botocore's service model says an ``AttributeValue`` stands, so a
   key path reads ``args.Item.order_id`` whether the handler used a client or a ``Table``;
-- reset (delete, re-create, seed) the scenario's tables and read them back for the
-  end-of-run snapshot.
+- type plain seed values back into attribute values (``tables.py`` resets and reads
+  the tables themselves).
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ __all__ = [
     "classify",
     "plain",
     "plain_attribute_value",
-    "reset_tables",
-    "scan_rows",
     "tables_of",
     "target_of",
 ]
@@ -181,76 +179,3 @@ def attribute_value(value: Any) -> dict[str, Any]:
     if isinstance(value, (list, tuple)):
         return {"L": [attribute_value(item) for item in value]}
     raise TypeError(f"a DynamoDB seed item holds {type(value).__name__}, which plain JSON has no type for")
-
-
-# --- reset and snapshot (the platform's local client, real globals) -----------------------
-
-
-def reset_tables(client: Any, tables: Iterable[Mapping[str, Any]], existing: Iterable[str] | None = None) -> list[str]:
-    """Delete the local DynamoDB's tables, then create and seed the scenario's; their names.
-
-    ``existing`` is what the last reset created (None: ask the service, and delete every
-    table it holds). A handler cannot have created others, since CreateTable ends a run
-    UNSUPPORTED.
-    """
-    for name in _all_tables(client) if existing is None else existing:
-        client.delete_table(TableName=name)
-    created = []
-    for table in tables:
-        client.create_table(
-            TableName=table["name"],
-            KeySchema=[{"AttributeName": key["name"], "KeyType": key["type"]} for key in table["keySchema"]],
-            AttributeDefinitions=[
-                {"AttributeName": attribute["name"], "AttributeType": attribute["type"]}
-                for attribute in table["attributes"]
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
-        created.append(table["name"])
-        items = [{key: attribute_value(value) for key, value in item.items()} for item in table.get("items") or ()]
-        for start in range(0, len(items), _BATCH_WRITE_LIMIT):
-            _batch_put(client, table["name"], items[start : start + _BATCH_WRITE_LIMIT])
-    return created
-
-
-#: BatchWriteItem takes at most 25 requests.
-_BATCH_WRITE_LIMIT = 25
-
-
-def _batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
-    requests: dict[str, Any] = {table: [{"PutRequest": {"Item": item}} for item in items]}
-    for _ in range(100):  # a bound on retries of unprocessed items (local services rarely leave any)
-        answer = client.batch_write_item(RequestItems=requests)
-        requests = answer.get("UnprocessedItems") or {}
-        if not requests:
-            return
-    raise RuntimeError(f"the local DynamoDB kept leaving seed items of {table} unprocessed")
-
-
-def _all_tables(client: Any) -> list[str]:
-    names: list[str] = []
-    start: str | None = None
-    for _ in range(1000):  # a bound: 100 names a page, far beyond any scenario
-        kwargs = {"ExclusiveStartTableName": start} if start else {}
-        page = client.list_tables(**kwargs)
-        names.extend(page.get("TableNames", []))
-        start = page.get("LastEvaluatedTableName")
-        if not start:
-            return names
-    raise RuntimeError("the local DynamoDB kept paging ListTables")
-
-
-def scan_rows(client: Any, table: str) -> list[Any]:
-    """Every item of ``table`` as plain JSON (the snapshot's rows, unsorted)."""
-    rows: list[Any] = []
-    start: Mapping[str, Any] | None = None
-    for _ in range(100_000):  # a bound on pages; a scenario's table is small
-        kwargs: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
-        if start:
-            kwargs["ExclusiveStartKey"] = start
-        page = client.scan(**kwargs)
-        rows.extend({key: plain_attribute_value(value) for key, value in item.items()} for item in page.get("Items", []))
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return rows
-    raise RuntimeError(f"the local DynamoDB kept paging Scan of {table}")

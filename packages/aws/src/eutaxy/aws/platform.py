@@ -4,7 +4,8 @@
 imports the handler module once (Lambda keeps a module warm across invocations, which is
 why the engine's module-state check matters here), and for each run:
 
-1. resets the scenario's tables (deleted, re-created, seeded), with the real globals;
+1. resets the scenario's tables (``tables.Tables``: deleted, re-created and seeded, or
+   put back item by item from the last run's keys), with the real globals;
 2. installs the virtual globals and the botocore boundary and delivers the sqs drive's
    events through the engine's run loop;
 3. restores the globals and snapshots every table (``DynamoDB:<table>``, op ``items``),
@@ -29,10 +30,11 @@ from eutaxy.core.errors import UserError
 from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
 
 from eutaxy.aws.boundary import Boundary
-from eutaxy.aws.dynamodb import reset_tables, scan_rows, target_of
+from eutaxy.aws.dynamodb import target_of
 from eutaxy.aws.local import LOCAL_REGION, LocalDynamoDB
 from eutaxy.aws.selectors import SNAPSHOT_TABLE
 from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, deliver_queue
+from eutaxy.aws.tables import Tables
 
 __all__ = ["AwsPlatform", "create_platform"]
 
@@ -98,8 +100,7 @@ class AwsPlatform:
     environment: dict[str, str]
     _sys_path_entry: str | None = None
     _closed: bool = False
-    #: The tables the last reset created (None before the first: then every table goes).
-    _tables: list[str] | None = None
+    _tables: Tables | None = None
 
     @classmethod
     def start(cls, scenario: Mapping[str, Any]) -> "AwsPlatform":
@@ -162,8 +163,9 @@ class AwsPlatform:
             raise UserError("a plan's scenario names another handler than the platform was created for")
         tables = [step for step in scenario.get("setup") or () if step.get("kind") == "dynamodb_table"]
         loop = RunLoop.from_plan(data)
-        existing, self._tables = self._tables, None  # unknown again if the reset fails midway
-        self._tables = reset_tables(self.local.client, tables, existing)
+        if self._tables is None:
+            self._tables = Tables(client=self.local.client)
+        self._tables.reset(tables)
         max_redeliveries = int(bounds.get("maxRedeliveries", 0))
         timeout_ms = int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS)
 
@@ -180,11 +182,11 @@ class AwsPlatform:
 
         with _environment(self.environment), self.boundary.installed(loop):
             loop.run(deliver)
-        if loop.end.get("kind") == "completed":
-            for table in tables:
-                loop.record_snapshot(
-                    target_of([table["name"]]), SNAPSHOT_TABLE, scan_rows(self.local.client, table["name"])
-                )
+        if loop.end.get("kind") != "completed":
+            self._tables.forget()
+            return loop.result()
+        for name, rows in self._tables.snapshot(tables).items():
+            loop.record_snapshot(target_of([name]), SNAPSHOT_TABLE, rows)
         return loop.result()
 
     def describe(self) -> dict:

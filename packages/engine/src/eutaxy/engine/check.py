@@ -20,7 +20,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdicts import Cause, Provenance, simulation_verdict
 
-from eutaxy.engine.bounds import Bounds, resolve_bounds
+from eutaxy.engine.bounds import resolve_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped

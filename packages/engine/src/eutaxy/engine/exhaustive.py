@@ -203,6 +203,8 @@ class Enumeration:
             restart = self.reduction and any(_did_more(d) for d in decisions)
             if whole or restart:
                 self.schedules += 1
+            if restart:
+                self.reduction = False
             if record.violations:
                 confirmed = confirm(session, record)
                 if confirmed is not None:
@@ -210,7 +212,6 @@ class Enumeration:
                     return Found(record=replayed, violation=violation, exhaustive=self.report())
             if restart:
                 # The reduction's assumption failed: start again over every order.
-                self.reduction = False
                 self.stack = []
                 prefix = []
                 continue

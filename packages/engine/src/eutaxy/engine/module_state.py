@@ -42,8 +42,17 @@ def check_module_state(session: Session, runs: int) -> Stopped | None:
     return None
 
 
+#: Longest effect text quoted in a leak's detail; the trace is not part of the verdict.
+_QUOTE_CHARS = 240
+
+
+def _quote(effect) -> str:
+    text = to_json(effect)
+    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
+
+
 def _first_difference(before, after) -> str:
     for index, (old, new) in enumerate(zip(before, after)):
         if to_json(old) != to_json(new):
-            return f"first at effect {index}: {to_json(old)} then {to_json(new)}"
+            return f"first at effect {index}: {_quote(old)} then {_quote(new)}"
     return f"{len(before)} effects then {len(after)}"

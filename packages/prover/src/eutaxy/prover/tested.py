@@ -126,7 +126,7 @@ class _Run:
                 return self._finish()
         draw_limit = DRAWS_PER_INSIDE * self.max_inside
         random_draws = 0
-        while not self._enough() and random_draws < draw_limit:
+        while not self._enough() and not self._exhausted() and random_draws < draw_limit:
             batch: list[_Prepared] = []
             ordinals: list[int] = []
             batch_keys: set[str] = set()
@@ -284,7 +284,7 @@ class _Run:
             return _unknown(prop, seed, GAVE_UP,
                             f"no input inside the claim after {common['draws']} draws", **common)
         detail = "" if self._enough() else (
-            f"the domain has only {self.domain_size} inputs" if self._exhausted()
+            f"the domain has only {self.domain_size} input{'' if self.domain_size == 1 else 's'}" if self._exhausted()
             else f"only {self.inside} inputs inside the claim after {common['draws']} draws")
         verdict = SpecVerdict(kind=TESTED, property=prop.name, rung=TESTED, seed=seed,
                               counts={TESTED: self.inside}, assumptions=assumptions, detail=detail)
