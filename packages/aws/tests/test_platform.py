@@ -223,10 +223,15 @@ def test_describe_table_is_a_read_recorded_without_the_services_clock_or_ids(run
     client = probe_platform.handler.__globals__["client"]
     results = []
     for _ in range(2):
-        scenario = probe_scenario([{"action": "get", "id": "seeded"}])
-        result = probe_platform.run(plan(scenario)).to_data()
-        results.append(result)
+        scenario = probe_scenario([{"action": "describe"}])
+        results.append(probe_platform.run(plan(scenario)).to_data())
+        # A full reset re-creates the tables, with a new creation time and table id.
+        probe_platform.tables.forget()
     assert results[0] == results[1]
+    (described,) = [e for e in results[0]["effects"] if e["op"] == "DescribeTable" and e["kind"] == "result"]
+    table = described["payload"]["result"]["Table"]
+    assert ("items", "ACTIVE") == (table["TableName"], table["TableStatus"])
+    assert "CreationDateTime" not in table and "TableId" not in table
     assert client is not None
 
 
@@ -240,3 +245,12 @@ def test_reset_puts_the_tables_back_after_a_run_that_wrote_and_deleted(run_probe
     after, _ = run_probe([{"action": "get", "id": "z"}])
     assert ["seeded"] == [row["id"] for row in _rows(after, "items")]
     assert after["effects"][1]["payload"]["result"] == {"ok": True}
+
+
+def test_a_resource_batch_writer_is_one_batch_write_effect(run_probe):
+    result, _ = run_probe([{"action": "batch", "id": "b"}])
+    (batch,) = [e for e in result["effects"] if e["op"] == "BatchWriteItem" and e["kind"] == "result"]
+    assert "DynamoDB:items" == batch["target"]
+    puts = batch["payload"]["args"]["RequestItems"]["items"]
+    assert [{"PutRequest": {"Item": {"id": f"b-{i}"}}} for i in range(3)] == puts
+    assert ["b-0", "b-1", "b-2", "seeded"] == [row["id"] for row in _rows(result, "items")]

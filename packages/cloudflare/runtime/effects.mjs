@@ -67,6 +67,8 @@ export class Invocation {
     this.version = 0;
     /** @type {(() => void)[]} */
     this.waiters = [];
+    /** @type {(() => void) | null} the turn scheduler's listener (concurrent runs only) */
+    this.onChange = null;
   }
 
   bump() {
@@ -74,6 +76,7 @@ export class Invocation {
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
+    this.onChange?.();
   }
 
   /** Resolves at the next bump. @returns {Promise<void>} */
@@ -106,6 +109,11 @@ export class Invocation {
  */
 export async function asyncPoint(run, inv, spec) {
   if (inv.dead || run.stopped) return never();
+  if (run.turns) {
+    // A concurrent run: the effect is a turn; the invocation parks until a turn picks it.
+    await run.turns.park(inv, spec.target, spec.op);
+    if (inv.dead || run.stopped) return never();
+  }
   const ordinal = inv.nextOrdinal++;
   const time = run.clock.now;
   const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(spec.target, spec.op, kind, payload, inv.id, ordinal, time);
@@ -149,6 +157,8 @@ export async function asyncPoint(run, inv, spec) {
 export function syncPoint(run, inv, spec) {
   const where = `${spec.target} ${spec.op}`;
   if (inv.dead || run.stopped) throw new CrashSignal(inv.id, where);
+  // Not a turn: in a concurrent run it is part of the turn that reached it (which did more).
+  run.turns?.noteMore("sync_effect");
   const ordinal = inv.nextOrdinal++;
   const time = run.clock.now;
   const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(spec.target, spec.op, kind, payload, inv.id, ordinal, time);

@@ -6,10 +6,12 @@
  * POST /run with a RunPlan answers the RunResult (200), a user error (400, `{error}`) or an
  * internal failure (500, `{error}`). GET /probe answers whether every global is the isolate's
  * own again (the host's `probe` op; tests use it to see globals restored after a run).
+ * POST /raw performs the differential runner's raw run (raw.mjs; the host's `raw_run` op).
  */
 
 import { originals } from "./patch.mjs";
 import { CONFIG_BINDING, UserFacingError, runPlan } from "./run.mjs";
+import { rawControl } from "./raw.mjs";
 
 /** @param {unknown} body @param {number} status */
 function json(body, status = 200) {
@@ -49,6 +51,8 @@ export function createControl(userModule) {
       if (path === "/probe") {
         return json({ patched: patchedGlobals(), now: originals.dateNow.call(originals.Date) > 0 });
       }
+      // The differential runner's raw side (raw.mjs): the handler on the unproxied bindings.
+      if (path === "/raw") return rawControl(request, env, userModule);
       if (path !== "/run" || request.method !== "POST") return json({ error: `no control route ${request.method} ${path}` }, 404);
       try {
         const plan = await request.json();

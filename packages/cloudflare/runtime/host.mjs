@@ -9,6 +9,7 @@
  *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true}
  *   {"id", "op": "run", "plan": RunPlan}                  ->  {"id", "ok": true, "result": RunResult}
  *   {"id", "op": "probe"}                                 ->  {"id", "ok": true, "result": {"patched": [...]}}
+ *   {"id", "op": "raw_run", "request": RawRequest}        ->  {"id", "ok": true, "result": RawResult} (raw.mjs)
  *   {"op": "close"}                                       ->  {"id", "ok": true} when an id was given; then exit
  * A failure answers {"id", "ok": false, "error": "...", "user": bool} (`user` when the
  * Worker or scenario is at fault rather than Eutaxy).
@@ -22,7 +23,7 @@
  * toolchain's node_modules comes from EUTAXY_NODE_MODULES or `--node-modules DIR`.
  */
 
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync } from "node:fs";
 import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -143,12 +144,99 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 class UserError extends Error {}
 
 /**
+ * The names a spec module exports, read from esbuild's metafile of a throwaway build.
+ * @param {string} file @returns {Promise<string[]>}
+ */
+async function exportNames(file) {
+  try {
+    const built = await esbuild.build({
+      entryPoints: [file], bundle: true, write: false, metafile: true, format: "esm", platform: "neutral",
+      target: "es2022", outdir: workDir, external: ["cloudflare:*", "node:*"], logLevel: "silent",
+      conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
+    });
+    const outputs = Object.values(built.metafile?.outputs ?? {});
+    return outputs.flatMap((output) => output.exports ?? []);
+  } catch (error) {
+    const errors = /** @type {any} */ (error).errors ?? [];
+    const lines = errors.map((/** @type {any} */ e) => `${e.location ? `${e.location.file}:${e.location.line}: ` : ""}${e.text}`);
+    throw new UserError(`the spec module ${file} does not bundle: ${lines.join("; ") || String(error)}`);
+  }
+}
+
+/**
+ * The esbuild plugin that puts a recording wrapper (core.mjs) between each spec module and
+ * every importer outside it; the wrapper alone imports the real module (`eutaxy-real:`), so
+ * the module's calls between its own functions stay unrecorded.
+ * @param {string[]} specs absolute paths @returns {Promise<import("esbuild").Plugin>}
+ */
+async function corePlugin(specs) {
+  /** @type {Map<string, string[]>} */
+  const names = new Map();
+  for (const spec of specs) {
+    if (!path.isAbsolute(spec)) throw new UserError(`specs must be absolute paths, got ${spec}`);
+    /** @type {string} */
+    let real;
+    try {
+      // esbuild resolves imports to real paths, so the wrapper is keyed by the real path too.
+      real = realpathSync(spec);
+    } catch {
+      throw new UserError(`the spec module ${spec} does not exist`);
+    }
+    names.set(real, await exportNames(real));
+  }
+  // Decisions are recorded by name, so a name two spec modules export is refused at load
+  // (core.mjs checks again, for functions, when the wrappers evaluate).
+  /** @type {Map<string, string>} */
+  const owner = new Map();
+  for (const [spec, exported] of names) {
+    for (const name of exported) {
+      if (name === "default") continue;
+      const first = owner.get(name);
+      if (first !== undefined && first !== spec) {
+        throw new UserError(`the spec modules ${first} and ${spec} both export ${name}; decisions are recorded by name, so rename one`);
+      }
+      owner.set(name, spec);
+    }
+  }
+  const REAL = "eutaxy-real:";
+  /** @param {string} spec */
+  const wrapper = (spec) => {
+    const exported = /** @type {string[]} */ (names.get(spec));
+    const lines = [
+      `import * as real from ${JSON.stringify(REAL + spec)};`,
+      `import { coreExport } from ${JSON.stringify(path.join(RUNTIME_DIR, "core.mjs"))};`,
+    ];
+    exported.forEach((name, index) => {
+      lines.push(`const e${index} = coreExport(${JSON.stringify(spec)}, ${JSON.stringify(name)}, real[${JSON.stringify(name)}]);`);
+      lines.push(name === "default" ? `export { e${index} as default };` : `export { e${index} as ${JSON.stringify(name)} };`);
+    });
+    return lines.join("\n");
+  };
+  return {
+    name: "eutaxy-core",
+    setup(build) {
+      build.onResolve({ filter: /^eutaxy-real:/ }, (args) => ({ path: args.path.slice(REAL.length) }));
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData?.eutaxyCore || args.kind === "entry-point") return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: "file", pluginData: { eutaxyCore: true },
+        });
+        if (resolved.errors.length || resolved.external || !names.has(resolved.path)) return undefined;
+        return { path: resolved.path, namespace: "eutaxy-core" };
+      });
+      build.onLoad({ filter: /.*/, namespace: "eutaxy-core" }, (args) => ({ contents: wrapper(args.path), resolveDir: RUNTIME_DIR, loader: "js" }));
+    },
+  };
+}
+
+/**
  * Bundle the user's entry with the runtime: the patch module first, so it captures the real
  * globals before the Worker's module evaluates; `cloudflare:sockets` in user code resolves to
- * the runtime's trap.
- * @param {string} entry @param {string} outFile
+ * the runtime's trap; imports of a spec module from outside it go through its recording
+ * wrapper (corePlugin).
+ * @param {string} entry @param {string} outFile @param {string[]} [specs]
  */
-async function bundle(entry, outFile) {
+async function bundle(entry, outFile, specs = []) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
   const contents = [
     `import ${runtime("patch.mjs")};`,
@@ -164,12 +252,14 @@ async function bundle(entry, outFile) {
       build.onResolve({ filter: /^cloudflare:sockets$/ }, () => ({ path: path.join(RUNTIME_DIR, "sockets.mjs") }));
     },
   };
+  const plugins = specs.length ? [sockets, await corePlugin(specs)] : [sockets];
   try {
     await esbuild.build({
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
       bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
       conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
-      external: ["cloudflare:*", "node:*"], plugins: [sockets], logLevel: "silent", legalComments: "none",
+      external: ["cloudflare:*", "node:*"], plugins,
+      logLevel: "silent", legalComments: "none",
     });
   } catch (error) {
     const errors = /** @type {any} */ (error).errors ?? [];
@@ -211,6 +301,17 @@ function runtimeConfig(worker, setup) {
   return { d1, traps, queueConsumers };
 }
 
+/**
+ * The Worker's flags, plus `nodejs_als` when it has neither that nor `nodejs_compat`: the
+ * runtime's turn scheduler names the running invocation with AsyncLocalStorage
+ * (`node:async_hooks`), which workerd offers only under one of them.
+ * @param {string[]} flags
+ */
+function withAsyncContext(flags) {
+  if (flags.some((flag) => flag === "nodejs_compat" || flag === "nodejs_compat_v2" || flag === "nodejs_als")) return flags;
+  return [...flags, "nodejs_als"];
+}
+
 /** @param {any} message */
 async function load(message) {
   const worker = message.worker ?? {};
@@ -218,7 +319,7 @@ async function load(message) {
   const started = performance.now();
   const config = runtimeConfig(worker, message.setup);
   const outFile = path.join(workDir, "worker.bundle.mjs");
-  await bundle(worker.entry, outFile);
+  await bundle(worker.entry, outFile, Array.isArray(worker.specs) ? worker.specs : []);
   const bundled = performance.now();
   if (mf) {
     await mf.dispose();
@@ -233,7 +334,7 @@ async function load(message) {
     // check offline and the same on every machine.
     cf: {},
     compatibilityDate: worker.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
-    compatibilityFlags: worker.compatibilityFlags ?? [],
+    compatibilityFlags: withAsyncContext(worker.compatibilityFlags ?? []),
     d1Databases: worker.d1Databases ?? {},
     bindings: { ...(worker.vars ?? {}), [CONFIG_BINDING]: config },
     unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
@@ -343,12 +444,16 @@ async function handle(line) {
       case "probe":
         answerOk(id, resultText(await control("GET", "/probe")));
         return;
+      case "raw_run":
+        // The differential runner's raw side (raw.mjs): the handler on the unproxied bindings.
+        answerOk(id, resultText(await control("POST", "/raw", JSON.stringify(message.request))));
+        return;
       case "close":
         if (id !== undefined) answerOk(id);
         await shutdown("asked to close");
         return;
       default:
-        throw new Error(`unknown op ${JSON.stringify(message?.op)}; expected load, run, probe or close`);
+        throw new Error(`unknown op ${JSON.stringify(message?.op)}; expected load, run, raw_run, probe or close`);
     }
   } catch (error) {
     answerError(id, error);

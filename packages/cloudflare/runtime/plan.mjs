@@ -5,21 +5,30 @@
  * and is recorded with its options and the index taken, so Python can replay, extend
  * or shrink the choice sequence.
  *
- * Fault decisions only are made here (a sequential run has no turn decisions: with one
- * invocation in flight nothing else can move). A point is eligible when its ladder is
- * not empty and fewer than `maxFaults` faults were injected so far in the run; the
- * eligible ordinal is the 0-based count of eligible points reached in the run.
+ * Fault decisions are made at effect points; turn decisions (concurrent runs only, see
+ * turns.mjs) pick the next move among the options the scheduler offers. A sequential run
+ * makes no turn decision: with one invocation in flight nothing else can move. A point is
+ * eligible when its ladder is not empty and fewer than `maxFaults` faults were injected so
+ * far in the run; the eligible ordinal is the 0-based count of eligible points reached.
+ *
+ * Turn picks: the forced prefix first (as for faults), then the policy: `seeded` takes
+ * `turns.below(len(options))` from the plan's `streams.turns` words, `replay` the next
+ * recorded pick of `policy.turns` and the turn stream once they run out, `first` 0. The
+ * stream is drawn only when the policy is asked, so a forced prefix leaves it untouched.
  */
+
+import { Xoshiro128 } from "./prng.mjs";
 
 /**
  * @typedef {{kind: "seeded", faults?: Record<string, number | string>}
  *   | {kind: "replay", faults?: {invocation: string, ordinal: number, fault: string}[], turns?: number[]}
  *   | {kind: "first"}} Policy
  * @typedef {{kind: "fault", invocation: string, ordinal: number, target: string, options: string[], chosen: number}} FaultDecision
+ * @typedef {{kind: "turn", options: object[], chosen: number, more: boolean}} TurnDecision
  */
 
 export class PlanFollower {
-  /** @param {{prefix?: number[], policy?: Policy, maxFaults?: number}} plan */
+  /** @param {{prefix?: number[], policy?: Policy, maxFaults?: number, streams?: {turns?: number[]}}} plan */
   constructor(plan) {
     /** Forced choice indices, taken first, one per decision. */
     this.prefix = Array.isArray(plan.prefix) ? plan.prefix : [];
@@ -29,8 +38,14 @@ export class PlanFollower {
       throw new Error(`plan: unknown policy kind ${JSON.stringify(this.policy.kind)}`);
     }
     this.maxFaults = Number.isInteger(plan.maxFaults) ? /** @type {number} */ (plan.maxFaults) : 0;
-    /** @type {FaultDecision[]} every decision taken, in order */
+    /** @type {(FaultDecision | TurnDecision)[]} every decision taken, in order */
     this.decisions = [];
+    /** The turn stream's state words; the stream itself is made on the first draw. */
+    this.turnWords = plan.streams?.turns ?? [1, 0, 0, 0];
+    /** @type {Xoshiro128 | null} */
+    this.turnStream = null;
+    /** Turn decisions taken so far (indexes `policy.turns` under replay). */
+    this.turnsTaken = 0;
     /** Eligible points reached; every fault decision is made at one, so decisions <= eligible. */
     this.eligible = 0;
     this.faultsInjected = 0;
@@ -73,5 +88,34 @@ export class PlanFollower {
     if (!fault) return 0;
     const at = options.indexOf(fault.fault);
     return at > 0 ? at : 0;
+  }
+
+  /**
+   * Decide one turn: the index of the option taken. The decision is recorded with `more`
+   * false; the scheduler sets it once the turn has run.
+   * @param {object[]} options @returns {TurnDecision}
+   */
+  turnAt(options) {
+    if (options.length === 0) throw new Error("plan: a turn decision needs at least one option");
+    const index = this.decisions.length;
+    const nth = this.turnsTaken++;
+    let chosen = index < this.prefix.length ? this.prefix[index] : this.turnFromPolicy(nth, options.length);
+    if (!Number.isInteger(chosen) || chosen < 0 || chosen >= options.length) chosen = 0;
+    /** @type {TurnDecision} */
+    const decision = { kind: "turn", options, chosen, more: false };
+    this.decisions.push(decision);
+    return decision;
+  }
+
+  /** @param {number} nth @param {number} count */
+  turnFromPolicy(nth, count) {
+    const policy = this.policy;
+    if (policy.kind === "first") return 0;
+    if (policy.kind === "replay") {
+      const recorded = policy.turns ?? [];
+      if (nth < recorded.length) return recorded[nth];
+    }
+    if (!this.turnStream) this.turnStream = new Xoshiro128(this.turnWords);
+    return this.turnStream.below(count);
   }
 }

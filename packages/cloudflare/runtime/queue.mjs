@@ -14,13 +14,14 @@
  * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
  * max_retries, default 3, and the scenario's `bounds.maxRedeliveries`), else dead-lettered
  * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
- * Work handed to `ctx.waitUntil` runs after the handler, in the same invocation, and never
- * changes the acknowledgement (its cut-off fault is not modelled yet).
+ * Work handed to `ctx.waitUntil` runs on after the handler returned, in the same invocation,
+ * past the background point (background.mjs: the one point taking cut_off), and never
+ * changes the acknowledgement.
  */
 
+import { Background, makeContext, runBackground, settleAtReturn } from "./background.mjs";
 import { DECISION_FAULTS, platformEffect, syncPoint } from "./effects.mjs";
 import { originals } from "./patch.mjs";
-import { settle } from "./settle.mjs";
 
 /** Cloudflare's documented default for a consumer's max_retries (Miniflare's README says 2). */
 export const DEFAULT_MAX_RETRIES = 3;
@@ -52,21 +53,19 @@ export async function driveQueue(run, drive, handler) {
   // Every delivery attempt ends with each message acked, requeued or dead-lettered, so the
   // loop ends after at most events * (maxRedeliveries + 1) deliveries.
   const maxDeliveries = pending.length * (Math.min(maxRetries, maxRedeliveries) + 1);
-  for (let delivery = 0; delivery < maxDeliveries && pending.length && !run.stopped; delivery++) {
-    const items = pending.splice(0, batchSize);
+  /**
+   * One delivery attempt of `items`, to its end; true when the run stopped.
+   * @param {Pending[]} items
+   */
+  const deliver = async (items) => {
     for (const item of items) {
       item.attempts++;
       item.decision = null;
     }
     const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
     const batch = makeBatch(run, inv, target, name, items);
-    /** @type {Promise<unknown>[]} */
-    const background = [];
-    const ctx = {
-      waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
-      passThroughOnException: () => {},
-      props: {},
-    };
+    const background = new Background();
+    const ctx = makeContext(background);
     const env = run.envFor(inv);
     /** @type {Promise<unknown>} */
     let promise;
@@ -75,10 +74,10 @@ export async function driveQueue(run, drive, handler) {
     } catch (error) {
       promise = Promise.reject(error);
     }
-    const outcome = await settle(run, inv, promise);
+    const outcome = await settleAtReturn(run, inv, promise);
     if (outcome.kind === "unsupported") {
       run.endInvocation(inv);
-      break;
+      return true;
     }
     if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
     if (outcome.kind === "returned") {
@@ -87,15 +86,31 @@ export async function driveQueue(run, drive, handler) {
         item.decision = "ack";
         platformEffect(run, inv, { target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, result: { effective: true } });
       }
-      if (background.length) await settle(run, inv, Promise.allSettled(background));
+      await runBackground(run, inv, target, background);
     }
     run.endInvocation(inv);
-    if (run.stopped) break;
+    if (run.stopped) return true;
     for (const item of items) {
       if (item.decision === "ack") continue;
       if (mayRedeliver(item.attempts, maxRetries, maxRedeliveries)) pending.push(item);
       else platformEffect(run, inv, { target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, result: { deadLettered: true } });
     }
+    return false;
+  };
+  let deliveries = 0;
+  if (run.turns) {
+    // Concurrent: the turn scheduler starts deliveries while a slot is free (turns.mjs).
+    await run.turns.drive({
+      next: () => (deliveries < maxDeliveries && pending.length ? pending[0].id : null),
+      start: () => {
+        deliveries++;
+        return deliver(pending.splice(0, batchSize));
+      },
+    });
+    return;
+  }
+  for (; deliveries < maxDeliveries && pending.length && !run.stopped; deliveries++) {
+    if (await deliver(pending.splice(0, batchSize))) break;
   }
 }
 

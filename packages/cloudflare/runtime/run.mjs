@@ -4,9 +4,10 @@
  * invocations, restore the globals, snapshot, answer. The RunResult is the protocol's
  * (docs/contract.md): `{protocol, effects, eligible, decisions, end}`.
  *
- * Runs are sequential: one invocation in flight at a time, so a run makes fault decisions
- * only. A scenario asking for concurrent invocations is UNSUPPORTED here until turns are
- * modelled, rather than quietly explored with fewer interleavings than it asked for.
+ * With `maxConcurrentInvocations` 1 (the default) a run is sequential: one invocation in
+ * flight at a time, fault decisions only. Above 1, the turn scheduler (turns.mjs) interleaves
+ * invocations at their effects and makes a turn decision at every turn; the invocation
+ * running is then named by its async context rather than by `current`'s field.
  */
 
 import { active } from "./active.mjs";
@@ -14,8 +15,11 @@ import { makeD1, resetD1, snapshotD1 } from "./d1.mjs";
 import { Invocation } from "./effects.mjs";
 import { VirtualClock, VirtualGlobals } from "./globals.mjs";
 import { PlanFollower } from "./plan.mjs";
+import { Scheduler, watchReads } from "./turns.mjs";
 import { driveQueue } from "./queue.mjs";
-import { trapBinding, trappedCaches, trappedFetch } from "./unsupported.mjs";
+import { driveHttp } from "./http.mjs";
+import { makeFetch } from "./fetch.mjs";
+import { trapBinding, trappedCaches } from "./unsupported.mjs";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -48,8 +52,11 @@ export class Run {
     this.effects = [];
     /** @type {{cause: string, detail: string} | null} */
     this.unsupported = null;
-    /** @type {Invocation | null} */
-    this.current = null;
+    /** @type {Invocation | null} the invocation in flight (sequential runs) */
+    this._current = null;
+    const concurrency = this.scenario.bounds?.maxConcurrentInvocations ?? 1;
+    /** @type {Scheduler | null} the turn scheduler, in concurrent runs only */
+    this.turns = Number.isInteger(concurrency) && concurrency > 1 ? new Scheduler(this, concurrency) : null;
     const budget = this.scenario.bounds?.budgetMs;
     this.budgetMs = Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS;
     this.globals = new VirtualGlobals(plan.streams?.globals ?? [1, 0, 0, 0], this.clock, {
@@ -59,6 +66,15 @@ export class Run {
     });
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
+  }
+
+  /** The invocation whose code is running (concurrent runs: from its async context). */
+  get current() {
+    return this.turns ? this.turns.running() : this._current;
+  }
+
+  set current(inv) {
+    this._current = inv;
   }
 
   /** True once the run is UNSUPPORTED: nothing more is driven or performed. */
@@ -71,6 +87,7 @@ export class Run {
     if (this.unsupported) return;
     this.unsupported = { cause, detail };
     this.current?.bump();
+    this.turns?.changed();
   }
 
   /**
@@ -110,6 +127,7 @@ export class Run {
   startInvocation(id) {
     const inv = new Invocation(id);
     this.current = inv;
+    this.turns?.bind(inv);
     return inv;
   }
 
@@ -172,20 +190,19 @@ export async function runPlan(plan, config, realEnv, userModule) {
   if (active.run) throw new Error("a run is already in progress in this isolate");
   const run = new Run(plan, config, realEnv);
   const drive = run.scenario.drive ?? {};
-  const handler = drive.kind === "queue" ? handlerFor(userModule, "queue") : null;
+  const handler = drive.kind === "queue" ? handlerFor(userModule, "queue") : drive.kind === "http" ? handlerFor(userModule, "fetch") : null;
   for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
-  const concurrency = run.scenario.bounds?.maxConcurrentInvocations ?? 1;
-  if (concurrency > 1) {
-    run.markUnsupported("concurrency_not_modelled", `maxConcurrentInvocations ${concurrency}: concurrent invocations are not modelled by the Cloudflare runtime yet`);
-  } else if (!handler) {
+  if (!handler) {
     run.markUnsupported("drive_not_modelled", `the ${JSON.stringify(drive.kind)} drive is not modelled by the Cloudflare runtime yet`);
   }
   active.run = run;
   try {
     run.globals.install();
-    run.globals.set(globalThis, "fetch", trappedFetch);
+    const turns = run.turns;
+    if (turns) watchReads(run.globals, (what) => turns.noteMore(what));
+    run.globals.set(globalThis, "fetch", makeFetch(run));
     run.globals.set(globalThis, "caches", trappedCaches());
-    if (handler && !run.stopped) await driveQueue(run, drive, handler);
+    if (handler && !run.stopped) await (drive.kind === "http" ? driveHttp : driveQueue)(run, drive, /** @type {any} */ (handler));
   } finally {
     run.globals.restore();
     active.run = null;

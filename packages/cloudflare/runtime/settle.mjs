@@ -31,6 +31,8 @@ export const MAX_STEPS = 1_000_000;
  * @returns {Promise<Outcome>}
  */
 export async function settle(run, inv, promise) {
+  // A concurrent run: the turn scheduler decides what runs; this only waits for the outcome.
+  if (run.turns) return run.turns.settle(inv, promise);
   /** @type {Outcome | null} */
   let settled = null;
   promise.then(

@@ -4,8 +4,9 @@
  *
  * The seeds' allowlist leaves out KV, AI, Hyperdrive, the Cache API and raw sockets
  * (`binding_not_allowed`); bindings this runtime does not model yet (R2, Durable Objects,
- * services, queue producers, ...) are `binding_not_modelled`; every outbound `fetch` is
- * `undeclared_external` (externals are not modelled yet, so none is declared). A trap marks
+ * services, queue producers, ...) are `binding_not_modelled`; an outbound `fetch` no declared
+ * external answers is `outbound_request` (fetch.mjs; `trappedFetch` is its stand-in where no
+ * externals are read). A trap marks
  * the run, then stops the caller: a synchronous touch throws an UnsupportedSignal, an
  * asynchronous call never settles. The drive ends the run after the current invocation, and
  * the result names what was touched.
@@ -57,7 +58,7 @@ export function trapBinding(kind, name) {
   });
 }
 
-/** The run's `fetch`: every outbound request is unsupported in this version. */
+/** A `fetch` that answers nothing: every outbound request is unsupported (fetch.mjs answers the declared externals). */
 export function trappedFetch(/** @type {unknown} */ input, /** @type {unknown} */ init) {
   let url = "";
   try {
@@ -66,7 +67,7 @@ export function trappedFetch(/** @type {unknown} */ input, /** @type {unknown} *
     url = "<unprintable>";
   }
   const method = (/** @type {any} */ (init)?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-  refuse("undeclared_external", `outbound fetch ${method} ${url}: no external is declared for it (every outbound fetch is unsupported in this version)`);
+  refuse("outbound_request", `outbound fetch ${method} ${url}: no external is declared for it`);
   return never();
 }
 

@@ -104,57 +104,70 @@ def row_lists():
     return st.lists(rows_strategy(), max_size=5)
 
 
-def _value_at(effect: Effect, path: str):
-    value = get_path(effect.payload, path)
-    return None if value is MISSING else value
-
-
 WHERE_PATHS = ("args.params.0", "args.params.1", "result.changes", "result.effective", "args.body.orderId")
+
+
+OPS = ("run", "batch", "first", "all", "ack", "retry", "decide")
+OPERANDS = (0, 1, 2, -1, "o-1", "o-2", None, True, 1.0)
+
+
+@st.composite
+def _where_entry(draw, anchor: Effect):
+    """A where entry over a path of the anchor, usually one the anchor satisfies."""
+    present = [path for path in WHERE_PATHS if get_path(anchor.payload, path) is not MISSING]
+    if present and draw(st.integers(0, 4)):
+        path = draw(st.sampled_from(present))
+    else:
+        path = draw(st.sampled_from(WHERE_PATHS))
+    actual = get_path(anchor.payload, path)
+    form = draw(st.integers(0, 3))
+    if form == 0:
+        return path, (draw(st.sampled_from(OPERANDS)) if actual is MISSING else actual)
+    op = draw(st.sampled_from(("eq", "neq", "gt", "gte", "lt", "lte", "notNull", "in")))
+    if op == "in":
+        members = draw(st.lists(st.sampled_from(OPERANDS), max_size=2))
+        if actual is not MISSING and draw(st.booleans()):
+            members.append(actual)
+        return path, {op: members}
+    if op == "notNull":
+        return path, {op: True}
+    if actual is not MISSING and form in (1, 2):
+        return path, {op: actual}
+    return path, {op: draw(st.sampled_from(OPERANDS))}
 
 
 @st.composite
 def anchored_selectors(draw, log: list[Effect]) -> dict:
-    """A selector built from a drawn effect of the log, so it selects something."""
+    """A selector built from a drawn effect of the log, so it selects something.
+
+    Its fields are the anchor's (an exact target or a prefix of it, its op alone or in a
+    list at either end, its kind), and its where entries compare the anchor's own values
+    (equal to them, or against them with each comparison), so boundary cases such as
+    ``gte`` on an equal value and ``neq`` on an absent path are met often.
+    """
     candidates = [effect for effect in log if effect.kind != "snapshot"]
     if not candidates:
         return {"target": "D1:DB", "op": "run", "kind": "result"}
     anchor = draw(st.sampled_from(candidates))
+    other = draw(st.sampled_from(OPS))
     selector: dict = {}
-    target_form = draw(st.integers(0, 3))
+    target_form = draw(st.integers(0, 2))
     if target_form == 0:
         selector["target"] = anchor.target
     elif target_form == 1:
         cut = draw(st.integers(0, len(anchor.target)))
         selector["target"] = anchor.target[:cut] + "*"
-    elif target_form == 2:
+    else:
         selector["target"] = None
-    else:
-        selector["target"] = anchor.target
-    op_form = draw(st.integers(0, 3))
-    if op_form == 0:
-        selector["op"] = anchor.op
-    elif op_form == 1:
-        selector["op"] = [anchor.op, draw(st.sampled_from(("run", "first", "ack", "decide")))]
-    elif op_form == 2:
-        selector["op"] = None
-    else:
-        selector["op"] = [draw(st.sampled_from(("run", "first", "batch")))]
-    selector["kind"] = draw(st.sampled_from((anchor.kind, anchor.kind, None)))
-    where_form = draw(st.integers(0, 4))
-    if where_form == 1:
-        path = draw(st.sampled_from(WHERE_PATHS))
-        selector["where"] = {path: _value_at(anchor, path)}
-    elif where_form == 2:
-        path = draw(st.sampled_from(WHERE_PATHS))
-        op = draw(st.sampled_from(("eq", "neq", "gt", "gte", "lt", "lte", "notNull", "in")))
-        operand = [draw(st.sampled_from(KEYS)), _value_at(anchor, path)] if op == "in" else draw(st.sampled_from((0, 1, "o-1", None, True)))
-        selector["where"] = {path: {op: operand}}
-    elif where_form == 3:
-        selector["where"] = {"result.changes": {"gt": 0}}
+    selector["op"] = draw(st.sampled_from((anchor.op, [other, anchor.op], [anchor.op, other], None, [other])))
+    selector["kind"] = draw(st.sampled_from((anchor.kind, anchor.kind, None, "call")))
+    where = dict(draw(st.lists(_where_entry(anchor), max_size=2)))
+    if where:
+        selector["where"] = where
     return selector
 
 
-KEY_PATHS = ("args.params.0", "args.params.0", "args.params.1", "args.body.orderId", "result.changes")
+KEY_PATHS = ("args.params.0", "args.params.1", "args.body.orderId", "result.changes")
 
 
 def key_paths():
@@ -195,38 +208,53 @@ def event_lists(draw) -> list[dict]:
     return events
 
 
+SCRIPTS = (
+    ("read", "decide", "write"),
+    ("read", "decide", "write"),
+    ("read", "decide", "write", "write"),
+    ("decide", "read", "write"),
+    ("read", "decide", "read", "write"),
+    ("read", "write", "decide", "write"),
+    ("read", "decide", "decide", "write"),
+    ("decide", "write", "read", "decide", "write"),
+)
+
+
 @st.composite
 def refines_logs(draw) -> list[Effect]:
     """Invocations that each read a key, decide and write, interleaved: the lost-update shape.
 
-    Each invocation's script is drawn from read / decide / write / noise steps; the scripts
-    are then merged in a drawn order, so another invocation's write often lands between a
-    read and the write that rested on it.
+    Each invocation follows a script (mostly read, decide, write, in some order and with
+    repeats), keeps to one key and writes the amount it last decided, and the scripts are
+    merged in a drawn order, so another invocation's write often lands between a read and
+    the write that rested on it, while follows pairs mostly agree.
     """
     scripts = []
     for invocation in INVOCATIONS[: draw(st.integers(1, 3))]:
-        steps = draw(
-            st.lists(st.sampled_from(("read", "decide", "write", "noise")), min_size=1, max_size=5)
-        )
-        scripts.append((invocation, steps))
-    positions = {invocation: 0 for invocation, _ in scripts}
-    ordinals = {invocation: 0 for invocation, _ in scripts}
-    pending = [list(steps) for _, steps in scripts]
+        if draw(st.integers(0, 4)) == 0:
+            steps = draw(st.lists(st.sampled_from(("read", "decide", "write", "noise")), min_size=1, max_size=5))
+        else:
+            steps = list(draw(st.sampled_from(SCRIPTS)))
+        scripts.append((invocation, steps, draw(st.sampled_from(("o-1", "o-1", "o-2")))))
+    ordinals = {invocation: 0 for invocation, _, _ in scripts}
+    decided: dict[str, int] = {}
+    pending = [list(steps) for _, steps, _ in scripts]
     log: list[Effect] = []
     while any(pending):
         choice = draw(st.sampled_from([i for i, steps in enumerate(pending) if steps]))
-        invocation = scripts[choice][0]
+        invocation, _, key = scripts[choice]
         step = pending[choice].pop(0)
         time = len(log)
-        key = draw(st.sampled_from(("o-1", "o-1", "o-2")))
-        amount = draw(st.sampled_from((1, 2)))
         ordinal = ordinals[invocation]
         if step == "read":
             log.append(Effect("D1:DB", "first", "result", {"args": {"params": [key]}, "result": {"rows": []}}, invocation, ordinal, time))
         elif step == "decide":
+            amount = draw(st.sampled_from((1, 2)))
+            decided[invocation] = amount
             log.append(Effect("Core:decide", "decide", "decision", {"args": [key], "result": {"refunded": amount}}, invocation, ordinal, time))
         elif step == "write":
-            changes = draw(st.sampled_from((1, 1, 0)))
+            amount = decided.get(invocation, 1) if draw(st.integers(0, 4)) else draw(st.sampled_from((1, 2)))
+            changes = draw(st.sampled_from((1, 1, 1, 0)))
             log.append(
                 Effect("D1:DB", "run", "result", {"args": {"params": [key, amount]}, "result": {"changes": changes}}, invocation, ordinal, time)
             )
@@ -234,5 +262,4 @@ def refines_logs(draw) -> list[Effect]:
             log.append(draw(d1_effect(invocation, ordinal, time)))
         if step != "decide":
             ordinals[invocation] += 1
-        positions[invocation] += 1
     return log

@@ -452,8 +452,10 @@ class Reader {
     const exports = moduleSymbol ? this.checker.getExportsOfModule(moduleSymbol) : [];
     const entries = [];
     for (const symbol of exports) {
-      let decl = symbol.declarations?.[0];
-      if (symbol.flags & ts.SymbolFlags.Alias) decl = this.checker.getAliasedSymbol(symbol).declarations?.[0] ?? decl;
+      const target = resolveAlias(this.checker, symbol);
+      // Types and interfaces are not exports at run time, so they are not properties either.
+      if (!(target.flags & ts.SymbolFlags.Value)) continue;
+      const decl = target.declarations?.[0] ?? symbol.declarations?.[0];
       if (decl) entries.push({ name: symbol.name, decl });
     }
     entries.sort((a, b) => a.decl.pos - b.decl.pos);

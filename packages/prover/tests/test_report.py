@@ -4,7 +4,7 @@ import pytest
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
-from eutaxy.prover.report import find_spec_files, render_text, run_report
+from eutaxy.prover.report import find_spec_files, render_text, report_exit_code, run_report
 
 from prover_support import FIXTURES
 
@@ -81,3 +81,10 @@ def test_not_a_directory():
     """A path that is not a folder is the user's error, said plainly."""
     with pytest.raises(UserError, match="is not a directory"):
         run_report(ROOT / "money.ts", "s")
+
+
+def test_exit_code(report):
+    """A refutation fails the report (1); a report of TESTED and UNKNOWN alone passes (0)."""
+    assert 1 == report_exit_code(report)
+    passing = {"modules": [{"properties": [p for p in m["properties"] if p["kind"] != "refuted"]} for m in report["modules"]]}
+    assert 0 == report_exit_code(passing)

@@ -47,3 +47,55 @@ export declare function forall<F extends (...args: any[]) => any>(
 export declare function total<F extends (...args: any[]) => any>(f: F): TotalProperty<F>;
 
 export declare function isProperty(value: unknown): value is Property;
+
+// ---------------------------------------------------------------------------
+// SpecIR and verdicts as JSON, for tools that read `eutaxy report --json`.
+// A release may add a kind to any of these unions, so switch with a default.
+
+/** A value in the report's encoding: JSON plus tags for what JSON cannot say. */
+export type EncodedValue =
+  | null | boolean | number | string
+  | { readonly $: "bigint"; readonly v: string }
+  | { readonly $: "number"; readonly v: "NaN" | "Infinity" | "-Infinity" | "-0" }
+  | { readonly $: "undefined" }
+  | { readonly $: "object"; readonly v: { readonly [key: string]: EncodedValue } }
+  | readonly EncodedValue[]
+  | { readonly [key: string]: EncodedValue };
+
+export interface SpecField { readonly name: string; readonly type: SpecType; readonly optional: boolean }
+
+/** A binder's type as the reader resolved it; `name` is the declared name or the compiler's printing. */
+export type SpecType =
+  | { readonly kind: "number" | "bigint" | "boolean" | "string"; readonly name: string }
+  | { readonly kind: "literal"; readonly name: string; readonly value: EncodedValue }
+  | { readonly kind: "literal_union"; readonly name: string; readonly values: readonly EncodedValue[] }
+  | { readonly kind: "nullable"; readonly name: string; readonly inner: SpecType; readonly null: boolean; readonly undefined: boolean }
+  | { readonly kind: "record"; readonly name: string; readonly fields: readonly SpecField[] }
+  | { readonly kind: "tagged_union"; readonly name: string; readonly tag: string;
+      readonly variants: readonly { readonly tag: EncodedValue; readonly record: SpecType & { readonly kind: "record" } }[] }
+  | { readonly kind: "union"; readonly name: string; readonly members: readonly SpecType[] }
+  | { readonly kind: "array"; readonly name: string; readonly element: SpecType; readonly readonly: boolean }
+  | { readonly kind: "unsupported"; readonly name: string; readonly reason: string };
+
+export type SpecVerdictKind = "checked" | "tested" | "proven" | "refuted" | "unknown" | "conflict";
+export type SpecRung = "checked" | "tested" | "proven";
+export type UnknownReason = "gave_up" | "unsupported" | "unavailable";
+
+/** One property's verdict in a spec report. */
+export interface SpecVerdict {
+  readonly kind: SpecVerdictKind;
+  readonly property: string;
+  readonly rung: SpecRung | null;
+  readonly counts: { readonly checked?: number; readonly tested?: number };
+  readonly assumptions: readonly string[];
+  readonly reasons?: readonly UnknownReason[];
+  readonly engine?: { readonly name: string; readonly version: string };
+  readonly counterexample?: {
+    readonly args: readonly EncodedValue[];
+    readonly assignment?: { readonly [binder: string]: EncodedValue };
+    readonly call?: { readonly args: readonly EncodedValue[]; readonly result: EncodedValue };
+    readonly outcome?: { readonly kind: string };
+  };
+  readonly seed?: string;
+  readonly detail?: string;
+}

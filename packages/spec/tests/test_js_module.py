@@ -10,6 +10,7 @@ through tsconfig ``paths``; both are checked.
 import json
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -69,53 +70,80 @@ TSCONFIG_PATHS = {"compilerOptions": {
     "paths": {"eutaxy/spec": [str(js_module_dir() / "spec.d.ts")]}}}
 
 
-def _project(tmp_path: Path, spec_text: str, *, how: str) -> Path:
-    (tmp_path / "domain.ts").write_text(DOMAIN)
-    (tmp_path / "domain.props.ts").write_text(spec_text)
+BAD_SPECS = {"too_many": TOO_MANY_PARAMETERS, "wrong_type": WRONG_TYPE, "not_boolean": NOT_BOOLEAN}
+
+
+def _project(root: Path, specs: dict, *, how: str) -> Path:
+    """A user's project: the module, the given spec files, and eutaxy/spec resolved the way ``how`` says."""
+    root.mkdir(parents=True)
+    (root / "domain.ts").write_text(DOMAIN)
+    files = []
+    for name, text in specs.items():
+        (root / f"{name}.props.ts").write_text(text)
+        files.append(f"{name}.props.ts")
     if how == "file_dependency":
-        (tmp_path / "node_modules").mkdir()
-        (tmp_path / "node_modules" / "eutaxy").symlink_to(js_module_dir(), target_is_directory=True)
-        (tmp_path / "package.json").write_text(json.dumps(
+        (root / "node_modules").mkdir()
+        (root / "node_modules" / "eutaxy").symlink_to(js_module_dir(), target_is_directory=True)
+        (root / "package.json").write_text(json.dumps(
             {"type": "module", "dependencies": {"eutaxy": f"file:{js_module_dir()}"}}))
-        (tmp_path / "tsconfig.json").write_text(json.dumps({"compilerOptions": {
+        (root / "tsconfig.json").write_text(json.dumps({"compilerOptions": {
             "strict": True, "noEmit": True, "target": "es2022", "module": "nodenext",
             "moduleResolution": "nodenext", "allowImportingTsExtensions": True, "types": []},
-            "files": ["domain.props.ts"]}))
+            "files": files}))
     else:
-        (tmp_path / "tsconfig.json").write_text(json.dumps({**TSCONFIG_PATHS, "files": ["domain.props.ts"]}))
-    return tmp_path
+        (root / "tsconfig.json").write_text(json.dumps({**TSCONFIG_PATHS, "files": files}))
+    return root
 
 
 def _tsc(project: Path) -> subprocess.CompletedProcess:
     return subprocess.run([NODE, str(MODULES / "typescript" / "bin" / "tsc"), "-p", str(project)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def tsc_runs(tmp_path_factory):
+    """The pinned tsc over four projects (matching and mismatched specs, each way of resolving), run side by side."""
+    root = tmp_path_factory.mktemp("projects")
+    projects = {(how, kind): _project(root / f"{how}-{kind}", {"matching": MATCHING} if kind == "good" else BAD_SPECS, how=how)
+                for how in ("file_dependency", "tsconfig_paths") for kind in ("good", "bad")}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        done = dict(zip(projects, pool.map(_tsc, projects.values())))
+    return done
+
+
+def _errors_in(done: subprocess.CompletedProcess, spec: str) -> list[str]:
+    return [line for line in done.stdout.splitlines() if f"{spec}.props.ts(" in line]
 
 
 @pytest.mark.parametrize("how", ["file_dependency", "tsconfig_paths"])
-def test_matching_spec_compiles(tmp_path, how):
+def test_matching_spec_compiles(tsc_runs, how):
     """A spec whose arrows match the function's parameters passes the pinned tsc."""
-    done = _tsc(_project(tmp_path, MATCHING, how=how))
+    done = tsc_runs[(how, "good")]
     assert (0, "") == (done.returncode, done.stdout)
 
 
 @pytest.mark.parametrize("how", ["file_dependency", "tsconfig_paths"])
-def test_spec_with_too_many_parameters_fails(tmp_path, how):
+def test_spec_with_too_many_parameters_fails(tsc_runs, how):
     """ensures naming a fourth parameter the function lacks fails tsc, as the user's compiler would."""
-    done = _tsc(_project(tmp_path, TOO_MANY_PARAMETERS, how=how))
+    done = tsc_runs[(how, "bad")]
     assert done.returncode != 0
-    assert "TS2322" in done.stdout and "too few arguments" in done.stdout
+    errors = _errors_in(done, "too_many")
+    assert 1 == len(errors) and "TS2322" in errors[0]
+    assert "too few arguments" in done.stdout
 
 
-def test_spec_using_a_parameter_as_the_wrong_type_fails(tmp_path):
+@pytest.mark.parametrize("how", ["file_dependency", "tsconfig_paths"])
+def test_spec_using_a_parameter_as_the_wrong_type_fails(tsc_runs, how):
     """A number parameter used as a string fails tsc."""
-    done = _tsc(_project(tmp_path, WRONG_TYPE, how="tsconfig_paths"))
-    assert done.returncode != 0 and "TS2339" in done.stdout
+    errors = _errors_in(tsc_runs[(how, "bad")], "wrong_type")
+    assert 1 == len(errors) and "TS2339" in errors[0]
 
 
-def test_claim_that_is_not_boolean_fails(tmp_path):
+@pytest.mark.parametrize("how", ["file_dependency", "tsconfig_paths"])
+def test_claim_that_is_not_boolean_fails(tsc_runs, how):
     """ensures returning a number fails tsc."""
-    done = _tsc(_project(tmp_path, NOT_BOOLEAN, how="tsconfig_paths"))
-    assert done.returncode != 0 and "boolean" in done.stdout
+    errors = _errors_in(tsc_runs[(how, "bad")], "not_boolean")
+    assert 1 == len(errors) and "TS2322" in errors[0] and "boolean" in errors[0]
 
 
 RUNTIME = """\

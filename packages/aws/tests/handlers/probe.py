@@ -59,6 +59,12 @@ def handler(event, context):
                 Item={"id": {"S": body["id"]}},
                 ConditionExpression="attribute_not_exists(id)",
             )
+        elif action == "batch":
+            with table.batch_writer() as writer:
+                for index in range(3):
+                    writer.put_item(Item={"id": f"{body['id']}-{index}"})
+        elif action == "describe":
+            seen["status"] = client.describe_table(TableName="items")["Table"]["TableStatus"]
         elif action == "get":
             seen["item"] = table.get_item(Key={"id": body["id"]}).get("Item")
     except ClientError as error:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Mapping
 import attrs
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.protocol import RunResult
 from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
 
 from eutaxy.aws.boundary import Boundary
@@ -98,9 +99,9 @@ class AwsPlatform:
     boundary: Boundary
     handler: Callable[[Any, Any], Any]
     environment: dict[str, str]
+    tables: Tables
     _sys_path_entry: str | None = None
     _closed: bool = False
-    _tables: Tables | None = None
 
     @classmethod
     def start(cls, scenario: Mapping[str, Any]) -> "AwsPlatform":
@@ -135,12 +136,13 @@ class AwsPlatform:
             boundary=boundary,
             handler=handler,
             environment=environment,
+            tables=Tables(client=local.client),
             sys_path_entry=added,
         )
 
     # --- the Platform interface --------------------------------------------------------
 
-    def run(self, plan: Any) -> Any:
+    def run(self, plan: Any) -> RunResult:
         assert not self._closed, "run() after close()"
         data = plan_data(plan)
         scenario = data["scenario"]
@@ -163,9 +165,7 @@ class AwsPlatform:
             raise UserError("a plan's scenario names another handler than the platform was created for")
         tables = [step for step in scenario.get("setup") or () if step.get("kind") == "dynamodb_table"]
         loop = RunLoop.from_plan(data)
-        if self._tables is None:
-            self._tables = Tables(client=self.local.client)
-        self._tables.reset(tables)
+        self.tables.reset(tables)
         max_redeliveries = int(bounds.get("maxRedeliveries", 0))
         timeout_ms = int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS)
 
@@ -183,9 +183,9 @@ class AwsPlatform:
         with _environment(self.environment), self.boundary.installed(loop):
             loop.run(deliver)
         if loop.end.get("kind") != "completed":
-            self._tables.forget()
+            self.tables.forget()
             return loop.result()
-        for name, rows in self._tables.snapshot(tables).items():
+        for name, rows in self.tables.snapshot(tables).items():
             loop.record_snapshot(target_of([name]), SNAPSHOT_TABLE, rows)
         return loop.result()
 

@@ -31,7 +31,7 @@ import attrs
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS, invocation_id
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
-from eutaxy.engine.runloop import Invocation, InvocationCrash, Outcome, RunLoop
+from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
 
 from eutaxy.aws.local import LOCAL_REGION
 
@@ -172,7 +172,7 @@ def deliver_queue(
                 break
 
 
-def _retry_args(message_id: str, outcome: Outcome, body: Any) -> dict[str, Any]:
+def _retry_args(message_id: str, outcome: CallOutcome, body: Any) -> dict[str, Any]:
     """Why the message stays in the queue: the handler's error, a reported failure, a crash.
 
     Only the error's type is kept: its text may hold an address or a time, which would

@@ -87,7 +87,7 @@ def define_scenario(
         "drive": _drive(drive),
         "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
         "bounds": normalise_bounds(bounds or {}),
-        "specs": list(_list(specs, "specs")),
+        "specs": [_spec_path(root, item, index) for index, item in enumerate(_list(specs, "specs"))],
     }
     if source_path is not None:
         scenario["source"] = str(source_path)
@@ -166,6 +166,15 @@ def _invariant(item: Any, index: int) -> dict[str, Any]:
             f"define_scenario: invariants[{index}] must be an invariant such as at_most_once_per_key(...), got {item!r}"
         )
     return dict(item)
+
+
+def _spec_path(root: str | Path, item: Any, index: int) -> str:
+    """A core module of ``specs`` as an absolute path (relative ones against the scenario's root)."""
+    if isinstance(item, Path):
+        item = str(item)
+    if not isinstance(item, str) or not item:
+        raise UserError(f"define_scenario: specs[{index}] must be a path to a core module such as './domain.ts', got {item!r}")
+    return str(_absolute(Path(root) / item))
 
 
 def _list(value: Any, field: str) -> list[Any]:

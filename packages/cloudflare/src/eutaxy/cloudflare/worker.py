@@ -100,6 +100,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             binding.name: binding.kind for binding in config.bindings if binding.kind in NOT_ALLOWED_KINDS
         },
         "vars": dict(config.vars),
+        # Core modules whose exports the bundle wraps to record decisions (host.mjs, core.mjs).
+        "specs": _specs(scenario),
     }
     return WorkerSpec(
         config=config,
@@ -109,6 +111,17 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         unset_d1=unset_d1,
         assumptions=tuple(_assumptions(config, drive, unset_d1)),
     )
+
+
+def _specs(scenario: Mapping[str, Any]) -> list[str]:
+    root = Path(scenario.get("root") or ".")
+    specs = []
+    for index, item in enumerate(scenario.get("specs") or []):
+        path = _resolve(root, str(item))
+        if not path.is_file():
+            raise UserError(f"specs[{index}]: the core module {item!r} does not exist ({path})")
+        specs.append(str(path))
+    return specs
 
 
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[dict[str, Any]]:

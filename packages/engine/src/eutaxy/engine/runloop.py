@@ -30,22 +30,19 @@ import attrs
 
 from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
-from eutaxy.core.protocol import RunResult
+from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
 from eutaxy.engine.globals import VirtualGlobals
 
 __all__ = [
-    "PROTOCOL_VERSION",
-    "InvocationCrash",
+    "CallOutcome",
     "Invocation",
-    "Outcome",
+    "InvocationCrash",
     "PlanFollower",
     "RunLoop",
     "RunUnsupported",
     "plan_data",
     "unsupported_result",
 ]
-
-PROTOCOL_VERSION = 1
 
 #: Faults after which the invocation is dead.
 _CRASHES = (CRASH_BEFORE, CRASH_AFTER)
@@ -190,7 +187,7 @@ class Invocation:
 
 
 @attrs.frozen
-class Outcome:
+class CallOutcome:
     """How a handler call ended: ``returned`` (with its value), ``raised`` or ``crashed``."""
 
     kind: str
@@ -255,7 +252,7 @@ class RunLoop:
         finally:
             self.current = None
 
-    def call(self, function: Callable[..., Any], *args: Any) -> Outcome:
+    def call(self, function: Callable[..., Any], *args: Any) -> CallOutcome:
         """Call the handler inside the current invocation and say how it ended."""
         invocation = self.current
         assert invocation is not None, "call() outside an invocation"
@@ -264,7 +261,7 @@ class RunLoop:
         except InvocationCrash as crash:
             invocation.crashed = True
             self._raise_if_unsupported()
-            return Outcome(kind="crashed", error=crash)
+            return CallOutcome(kind="crashed", error=crash)
         except RunUnsupported as unsupported:
             self._unsupported = unsupported
             raise
@@ -273,13 +270,13 @@ class RunLoop:
         except BaseException as error:  # noqa: BLE001 (a handler's SystemExit is its failure too)
             self._raise_if_unsupported()
             if invocation.crashed:
-                return Outcome(kind="crashed", error=error)
-            return Outcome(kind="raised", error=error)
+                return CallOutcome(kind="crashed", error=error)
+            return CallOutcome(kind="raised", error=error)
         self._raise_if_unsupported()
         if invocation.crashed:
             # The handler caught the crash and returned anyway; the crash still happened.
-            return Outcome(kind="crashed", value=value)
-        return Outcome(kind="returned", value=value)
+            return CallOutcome(kind="crashed", value=value)
+        return CallOutcome(kind="returned", value=value)
 
     def unsupported(self, cause: str, detail: str) -> RunUnsupported:
         """Note the cause and return the exception to raise (``raise loop.unsupported(...)``)."""

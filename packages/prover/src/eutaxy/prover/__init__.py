@@ -14,12 +14,23 @@ from .evaluator import Evaluator, LoadError, Outcome
 from .ladder import aggregate, fold_engines, fold_sampling
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_spec, read_specs
-from .report import find_spec_files, render_text, run_report
 from .rung import RungResult
 from .tested import DEFAULT_MAX_INSIDE, run_tested
+
+#: Loaded on first use, so importing the package does not import ``report``
+#: (the CLI treats a missing ``eutaxy.prover.report`` as "no ladder installed").
+_REPORT_NAMES = frozenset({"find_spec_files", "render_text", "report_exit_code", "run_report"})
+
+
+def __getattr__(name: str):
+    if name in _REPORT_NAMES:
+        from . import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_MAX_INSIDE", "Evaluator", "LoadError", "NodeError", "NodeToolchain", "Outcome", "ReadError",
     "RungResult", "aggregate", "find_spec_files", "find_toolchain", "fold_engines", "fold_sampling",
-    "read_spec", "read_specs", "recorded_calls", "render_text", "run_checked", "run_report", "run_tested",
+    "read_spec", "read_specs", "recorded_calls", "render_text", "report_exit_code", "run_checked", "run_report", "run_tested",
 ]

@@ -24,8 +24,17 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.spec import js_module_dir
 
+def _scripts_dir() -> Path:
+    """reader.mjs, evaluator.mjs and values.mjs: inside the installed package, or beside ``src`` in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "reader", here.parents[2] / "reader"):
+        if (candidate / "evaluator.mjs").is_file():
+            return candidate
+    raise FileNotFoundError(f"the prover's Node scripts (reader/evaluator.mjs) are not beside {here}")
+
+
 #: The folder holding reader.mjs, evaluator.mjs and values.mjs.
-SCRIPTS_DIR = Path(__file__).resolve().parents[3] / "reader"
+SCRIPTS_DIR = _scripts_dir()
 
 
 @attrs.frozen(kw_only=True)

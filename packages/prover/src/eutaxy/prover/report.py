@@ -130,6 +130,16 @@ def _property_entry(prop, verdict: SpecVerdict, tested) -> dict:
     return data
 
 
+#: Verdicts that fail a report: a counterexample, or engines that disagree.
+FAILING_KINDS = ("refuted", "conflict")
+
+
+def report_exit_code(result: dict) -> int:
+    """1 when any property is REFUTED or CONFLICT, else 0 (UNKNOWN lowers a verdict, it does not fail one)."""
+    failing = any(p["kind"] in FAILING_KINDS for m in result.get("modules", []) for p in m["properties"])
+    return 1 if failing else 0
+
+
 # --- text ---------------------------------------------------------------------------
 
 

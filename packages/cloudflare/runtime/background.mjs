@@ -1,0 +1,123 @@
+// @ts-check
+/**
+ * Background work: what a handler hands to `ctx.waitUntil`, and the one point that can cut it.
+ *
+ * Promises given to `waitUntil` run as the JavaScript runs them (already started when the
+ * handler hands them over), inside the same invocation. After the handler returned and the
+ * drive recorded its own outcome (the implicit acks, the response), work still pending meets
+ * the background point: target `Queue:<name>` or `Http:<path>`, op `background`, payload
+ * `{args: {pending}}` (how many waitUntil promises had not settled), ladder `(cut_off,)`,
+ * the only point that takes cut_off. With no fault the drive waits for the work to finish
+ * (result `{cutOff: false}`). Under cut_off (`call`, then `fault`) the invocation ends there:
+ * an effect whose real I/O is in flight commits and records its result, but its continuation
+ * never runs, and work not yet started is lost (every later effect of the invocation is
+ * refused, as after a crash). No point is made when nothing is pending.
+ *
+ * Background work never changes the acknowledgement or the response: both are decided
+ * before this point, and nothing here feeds back into them.
+ */
+
+import { realTimer } from "./patch.mjs";
+import { settle } from "./settle.mjs";
+
+/** The background point's ladder (eutaxy.core.faults.BACKGROUND_FAULTS). */
+export const BACKGROUND_FAULTS = Object.freeze(["cut_off"]);
+
+/** What one invocation handed to ctx.waitUntil, and which of it is still running. */
+export class Background {
+  constructor() {
+    /** @type {Promise<unknown>[]} */
+    this.promises = [];
+    this.settled = 0;
+  }
+
+  /** How many waitUntil promises have not settled yet. */
+  get pending() {
+    return this.promises.length - this.settled;
+  }
+
+  /** @param {unknown} value what user code passed to waitUntil */
+  add(value) {
+    const promise = Promise.resolve(value);
+    const done = () => { this.settled++; };
+    promise.then(done, done);
+    this.promises.push(promise);
+  }
+}
+
+/**
+ * The ExecutionContext an invocation's handler gets.
+ * @param {Background} background
+ */
+export function makeContext(background) {
+  return {
+    waitUntil: (/** @type {unknown} */ promise) => { background.add(promise); },
+    passThroughOnException: () => {},
+    props: {},
+  };
+}
+
+/**
+ * The background point and what follows it. Call it with nothing awaited since the handler
+ * settled, so what is in flight at the point is what was in flight when the handler returned.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {string} target @param {Background} background
+ */
+export async function runBackground(run, inv, target, background) {
+  if (background.promises.length === 0 || inv.dead || run.stopped) return;
+  const pending = background.pending;
+  if (pending === 0) return;
+  const ordinal = inv.nextOrdinal++;
+  const time = run.clock.now;
+  const args = { pending };
+  run.record(target, "background", "call", { args }, inv.id, ordinal, time);
+  const fault = run.follower.faultAt(inv.id, ordinal, target, BACKGROUND_FAULTS);
+  if (fault === "cut_off") {
+    run.record(target, "background", "fault", { args, fault }, inv.id, ordinal, time);
+    run.clock.advance(1);
+    inv.crash();
+    await drain(run, inv);
+    return;
+  }
+  run.record(target, "background", "result", { args, result: { cutOff: false } }, inv.id, ordinal, time);
+  run.clock.advance(1);
+  await settle(run, inv, Promise.allSettled(background.promises));
+}
+
+/**
+ * `settle`, answering the moment the handler's promise settles, even in the middle of an
+ * idle event-loop turn: real I/O the handler left running (its waitUntil work) must not move
+ * between the handler returning and the drive's points after it. settle's own loop then ends
+ * at its next step (it sees the promise settled).
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {Promise<unknown>} promise
+ * @returns {Promise<import("./settle.mjs").Outcome>}
+ */
+export function settleAtReturn(run, inv, promise) {
+  // A concurrent run's turn scheduler (turns.mjs) already decides what moves when.
+  if (/** @type {any} */ (run).turns) return settle(run, inv, promise);
+  /** @type {Promise<import("./settle.mjs").Outcome>} */
+  const returned = promise.then(
+    (value) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "returned", value }),
+    (error) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "threw", error }),
+  );
+  return Promise.race([settle(run, inv, promise), returned]);
+}
+
+/**
+ * Wait until no effect of a dead invocation is in flight, so each one's result is recorded
+ * before the drive moves on (its continuation never runs: the invocation is dead).
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ */
+export async function drain(run, inv) {
+  while (inv.inflight > 0 && !run.stopped) {
+    let hung = false;
+    const cancel = realTimer(run.budgetMs, () => { hung = true; inv.bump(); });
+    await inv.changed();
+    cancel();
+    if (hung && inv.inflight > 0) {
+      run.markUnsupported("effect_hung", `an effect of ${inv.id} did not finish within the budget of ${run.budgetMs} ms`);
+      return;
+    }
+  }
+}

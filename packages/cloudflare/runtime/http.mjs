@@ -1,0 +1,258 @@
+// @ts-check
+/**
+ * The http drive: a scenario's requests sent to the Worker's `fetch(request, env, ctx)`
+ * by the caller the drive declares.
+ *
+ * One invocation per attempt, `<request id>#<attempt>`. The Worker's answer is the response
+ * point, target `Http:<path>` (the path without its query), op `response`, payload
+ * `{args: {requestId, method, path}, result: {status, ok, body}}`. Its ladder is
+ * `(crash_before,)`, the response the caller never received, plus `ambiguous` when the
+ * caller declares `deadlineMs`: the response was sent (its result is recorded) but the
+ * caller counted it failed, and the handler carries on. An uncaught exception, or a handler
+ * resolving to anything but a Response, is a 500, as the Workers runtime answers.
+ *
+ * Cloudflare never retries an inbound request, so the declared caller decides resends:
+ * an attempt failed when the caller got no response (the invocation crashed, or crash_before
+ * at the response), the ambiguous fault, an answer later than `deadlineMs` in virtual time
+ * after the request was sent, or a status its `retryOn` counts as failed (`non-2xx`, the
+ * default: anything but 2xx; `5xx`: 500 and above). A failed attempt is sent again while
+ * core's redelivery rule allows it, with the caller's `retries` as the platform limit
+ * (`mayRedeliver`, eutaxy.core.faults.may_redeliver); else the caller gives up, recorded as
+ * `Http:<path>` `gave_up` `{args: {requestId, attempts}}` under the last attempt's invocation.
+ * The caller decides at the response point, before any background work runs on. A resend is
+ * queued then, due `delaysMs[attempts - 1]` later in virtual time (the last delay repeats;
+ * none means 0), behind requests already waiting, as a queue redelivers; when nothing waiting
+ * is due the clock moves to the earliest resend.
+ *
+ * A sequential run lets every attempt finish before the next starts, so a handler still
+ * running at the caller's deadline is answered late rather than overlapped by the resend.
+ */
+
+import { makeContext, Background, drain, runBackground, settleAtReturn } from "./background.mjs";
+import { platformEffect } from "./effects.mjs";
+import { mayRedeliver } from "./queue.mjs";
+
+/** The origin requests are addressed to (a reserved name: nothing real answers it). */
+export const REQUEST_ORIGIN = "https://worker.eutaxy.invalid";
+
+/** The response point's ladders (eutaxy.core.faults.response_faults). */
+export const RESPONSE_FAULTS = Object.freeze(["crash_before"]);
+export const RESPONSE_FAULTS_WITH_DEADLINE = Object.freeze(["crash_before", "ambiguous"]);
+
+/**
+ * @typedef {{retries: number, retryOn: "non-2xx" | "5xx", delaysMs: number[], deadlineMs: number | null}} Caller
+ * @typedef {{id: string, method: string, path: string, headers: Record<string, string>, body: unknown,
+ *   attempts: number, due: number}} PendingRequest
+ */
+
+/** The drive's caller policy with its defaults filled in. @param {any} caller @returns {Caller} */
+export function callerPolicy(caller) {
+  const retries = Number.isInteger(caller?.retries) && caller.retries >= 0 ? caller.retries : 0;
+  const retryOn = caller?.retryOn === "5xx" ? "5xx" : "non-2xx";
+  const delaysMs = Array.isArray(caller?.delaysMs) ? caller.delaysMs.filter((/** @type {unknown} */ d) => Number.isInteger(d) && /** @type {number} */ (d) >= 0) : [];
+  const deadlineMs = Number.isInteger(caller?.deadlineMs) && caller.deadlineMs >= 0 ? caller.deadlineMs : null;
+  return { retries, retryOn, delaysMs, deadlineMs };
+}
+
+/** Whether the caller counts a status as failed. @param {Caller} caller @param {number} status */
+export function statusFailed(caller, status) {
+  return caller.retryOn === "5xx" ? status >= 500 : !(status >= 200 && status < 300);
+}
+
+/** The virtual delay before resend number `attempts` (1 before the second attempt). @param {Caller} caller @param {number} attempts */
+export function resendDelay(caller, attempts) {
+  const delays = caller.delaysMs;
+  if (delays.length === 0) return 0;
+  return delays[Math.min(attempts - 1, delays.length - 1)];
+}
+
+/** The path a target names: the request path without its query. @param {string} path */
+export function targetPath(path) {
+  const at = path.search(/[?#]/);
+  return at >= 0 ? path.slice(0, at) : path;
+}
+
+/**
+ * The Request the handler gets: a JSON body (anything but a string) is sent as JSON with
+ * `content-type: application/json` unless the request names one; a string as text.
+ * @param {PendingRequest} item
+ */
+export function buildRequest(item) {
+  const headers = new Headers(item.headers ?? {});
+  /** @type {string | null} */
+  let body = null;
+  if (item.body !== undefined && item.body !== null && item.method !== "GET" && item.method !== "HEAD") {
+    if (typeof item.body === "string") {
+      body = item.body;
+    } else {
+      body = JSON.stringify(item.body);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+  }
+  return new Request(REQUEST_ORIGIN + item.path, { method: item.method, headers, body });
+}
+
+/** The body as recorded: JSON parsed when the response says JSON and it parses, else text. @param {Response} response @param {string} text */
+function recordedBody(response, text) {
+  if (/json/i.test(response.headers.get("content-type") ?? "") && text !== "") {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** The body of the Worker's Response as recorded; null when it cannot be read. @param {Response} response */
+async function bodyOf(response) {
+  try {
+    return recordedBody(response, await response.text());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {import("./run.mjs").Run} run
+ * @param {{kind: "http", name?: string, events: any[], caller?: any}} drive
+ * @param {(request: Request, env: object, ctx: object) => unknown} handler
+ */
+export async function driveHttp(run, drive, handler) {
+  const caller = callerPolicy(drive.caller);
+  const bound = run.scenario.bounds?.maxRedeliveries;
+  const maxRedeliveries = Number.isInteger(bound) ? bound : caller.retries;
+  const ladder = caller.deadlineMs === null ? RESPONSE_FAULTS : RESPONSE_FAULTS_WITH_DEADLINE;
+  /** @type {PendingRequest[]} */
+  const pending = (drive.events ?? []).map((event, index) => ({
+    id: String(event.id ?? `req-${index + 1}`),
+    method: String(event.method ?? "GET").toUpperCase(),
+    path: String(event.path ?? "/"),
+    headers: event.headers ?? {},
+    body: event.body,
+    attempts: 0,
+    due: 0,
+  }));
+  // Each attempt either ends its request or queues one resend, so this bounds the loop.
+  const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries) + 1);
+  /**
+   * One attempt of `item`, to its end; true when the run stopped.
+   * @param {PendingRequest} item
+   */
+  const attempt = async (item) => {
+    item.attempts++;
+    const path = targetPath(item.path);
+    const target = `Http:${path}`;
+    const inv = run.startInvocation(`${item.id}#${item.attempts}`);
+    const sentAt = run.clock.now;
+    const background = new Background();
+    const ctx = makeContext(background);
+    const env = run.envFor(inv);
+    /** @type {Promise<unknown>} */
+    let promise;
+    try {
+      promise = Promise.resolve(handler(buildRequest(item), env, ctx));
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    const outcome = await settleAtReturn(run, inv, promise);
+    if (outcome.kind === "unsupported") {
+      run.endInvocation(inv);
+      return true;
+    }
+    // From the handler settling to the background point nothing is awaited, so the work it
+    // left running is where it was when it returned; the Response's body is read after.
+    /** @type {Response | null} */
+    let response = null;
+    let failed = true;
+    /** @type {((body: unknown) => void) | null} */
+    let fill = null;
+    if (outcome.kind !== "crashed") {
+      if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
+      if (outcome.kind === "returned" && outcome.value instanceof Response) response = outcome.value;
+      const status = response ? response.status : 500;
+      const late = caller.deadlineMs !== null && run.clock.now - sentAt > caller.deadlineMs;
+      const point = respond(run, inv, target, ladder, { requestId: item.id, method: item.method, path: item.path }, status);
+      fill = point.fill;
+      failed = point.fault !== "none" || late || statusFailed(caller, status);
+    }
+    // The caller decides now, before background work runs on.
+    if (failed) {
+      if (mayRedeliver(item.attempts, caller.retries, maxRedeliveries)) {
+        item.due = run.clock.now + resendDelay(caller, item.attempts);
+        pending.push(item);
+      } else {
+        platformEffect(run, inv, { target, op: "gave_up", args: { requestId: item.id, attempts: item.attempts }, result: { gaveUp: true } });
+      }
+    }
+    const rest = inv.crashed ? drain(run, inv) : runBackground(run, inv, target, background);
+    if (fill) fill(response ? await bodyOf(response) : "");
+    await rest;
+    run.endInvocation(inv);
+    return run.stopped;
+  };
+  let attempts = 0;
+  if (run.turns) {
+    // Concurrent: the turn scheduler starts attempts while a slot is free (turns.mjs). A
+    // caller with resend delays or a deadline needs caller timers the scheduler lacks.
+    if (caller.deadlineMs !== null || caller.delaysMs.some((delay) => delay > 0)) {
+      run.markUnsupported("concurrency_not_modelled", "the http drive's caller delays and deadline are not modelled with concurrent invocations yet");
+      return;
+    }
+    await run.turns.drive({
+      next: () => (attempts < maxAttempts && pending.length ? pending[0].id : null),
+      start: () => {
+        attempts++;
+        return attempt(/** @type {PendingRequest} */ (pending.shift()));
+      },
+    });
+    return;
+  }
+  for (; attempts < maxAttempts && pending.length && !run.stopped; attempts++) {
+    if (await attempt(takeNext(run, pending))) break;
+  }
+}
+
+/**
+ * The next request to send: the first waiting one that is due; with none due, the clock
+ * moves to the earliest due time (the first of those in line on a tie).
+ * @param {import("./run.mjs").Run} run @param {PendingRequest[]} pending
+ */
+function takeNext(run, pending) {
+  let at = pending.findIndex((item) => item.due <= run.clock.now);
+  if (at < 0) {
+    at = 0;
+    for (let i = 1; i < pending.length; i++) if (pending[i].due < pending[at].due) at = i;
+    run.clock.advance(pending[at].due - run.clock.now);
+  }
+  return pending.splice(at, 1)[0];
+}
+
+/**
+ * The response point, decided and recorded at once: nothing the handler left running moves
+ * between the handler settling and this point, nor between it and the background point.
+ * The Response's body is read afterwards, so the recorded result is filled in by `fill`
+ * (its place in the log, and so the log's order, is fixed here); crash_before records none.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {string} target @param {readonly string[]} ladder
+ * @param {{requestId: string, method: string, path: string}} args @param {number} status
+ * @returns {{fault: string, fill: ((body: unknown) => void) | null}}
+ */
+function respond(run, inv, target, ladder, args, status) {
+  const ordinal = inv.nextOrdinal++;
+  const time = run.clock.now;
+  const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(target, "response", kind, payload, inv.id, ordinal, time);
+  record("call", { args });
+  const fault = run.follower.faultAt(inv.id, ordinal, target, ladder);
+  if (fault === "crash_before") {
+    record("fault", { args, fault });
+    run.clock.advance(1);
+    inv.crash();
+    return { fault, fill: null };
+  }
+  const result = { status, ok: status >= 200 && status < 300, body: /** @type {unknown} */ (null) };
+  record("result", { args, result });
+  if (fault !== "none") record("fault", { args, fault });
+  run.clock.advance(1);
+  return { fault, fill: (body) => { result.body = body; } };
+}

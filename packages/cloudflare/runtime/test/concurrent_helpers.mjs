@@ -1,0 +1,56 @@
+// @ts-check
+/** Load messages and run plans for the concurrent fixture (turns and core tests). */
+
+import path from "node:path";
+
+import { FIXTURES } from "./helpers.mjs";
+
+export const FIXTURE = path.join(FIXTURES, "concurrent");
+
+/** @param {object} [extra] */
+export function concurrentLoad(extra = {}) {
+  return {
+    op: "load",
+    worker: {
+      entry: path.join(FIXTURE, "worker.ts"),
+      compatibilityDate: "2025-09-01",
+      compatibilityFlags: [],
+      d1Databases: { A: "a-db", B: "b-db" },
+      queueConsumers: { jobs: { maxRetries: 0 } },
+      specs: [path.join(FIXTURE, "domain.ts")],
+      ...extra,
+    },
+    setup: [
+      { kind: "d1_schema", binding: "A", path: path.join(FIXTURE, "schema.sql") },
+      { kind: "d1_schema", binding: "B", path: path.join(FIXTURE, "schema.sql") },
+    ],
+  };
+}
+
+/**
+ * @param {{events?: object[], policy?: object, prefix?: number[], concurrency?: number, maxFaults?: number, turns?: number[]}} [options]
+ */
+export function concurrentPlan(options = {}) {
+  return {
+    protocol: 1,
+    seed: "turns",
+    scenario: {
+      name: "concurrent",
+      platform: "cloudflare",
+      drive: {
+        kind: "queue",
+        name: "jobs",
+        events: options.events ?? [
+          { id: "msg-1", body: { key: "k", amount: 600 } },
+          { id: "msg-2", body: { key: "k", amount: 400 } },
+        ],
+      },
+      bounds: { maxFaultsPerRun: 0, maxRedeliveries: 0, maxConcurrentInvocations: options.concurrency ?? 2, budgetMs: 5000 },
+    },
+    streams: { globals: [1, 2, 3, 4], turns: options.turns ?? [5, 6, 7, 8] },
+    prefix: options.prefix ?? [],
+    policy: options.policy ?? { kind: "first" },
+    maxFaults: options.maxFaults ?? 0,
+  };
+}
+

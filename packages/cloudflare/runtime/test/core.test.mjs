@@ -1,0 +1,76 @@
+// @ts-check
+/**
+ * Core decisions: the spec module's exports are wrapped at bundle time, and every call
+ * from outside the module is a `Core:<function>` decision of the invocation that made it.
+ */
+
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, test } from "node:test";
+
+import { FIXTURES, HostProcess } from "./helpers.mjs";
+import { concurrentLoad, concurrentPlan } from "./concurrent_helpers.mjs";
+
+const FIXTURE = path.join(FIXTURES, "concurrent");
+
+/** @type {HostProcess} */
+let host;
+
+before(async () => {
+  host = new HostProcess();
+  await host.ok(concurrentLoad());
+});
+
+after(async () => {
+  await host.close();
+});
+
+/** @param {any[]} effects */
+function decisions(effects) {
+  return effects.filter((e) => e.kind === "decision");
+}
+
+test("a call from outside the module is a decision with its args and result; a call inside it is not", async () => {
+  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5 } }] }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  const found = decisions(result.effects);
+  // decideTotal calls add() inside domain.ts: only the Worker's two calls are recorded.
+  assert.deepEqual(found.map((e) => e.target), ["Core:decideTotal", "Core:describe"]);
+  assert.deepEqual(found[0], {
+    target: "Core:decideTotal", op: "decide", kind: "decision", payload: { args: [0, 5], result: { total: 5 } },
+    // The read was effect point 0; the decision carries the next point's ordinal.
+    invocation: "msg-1#1", ordinal: 1, time: 1767225600001,
+  });
+  assert.deepEqual(found[1].payload, { args: [5], result: "total 5" });
+});
+
+test("a call that threw is not a decision", async () => {
+  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: -1 } }] }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(decisions(result.effects), []);
+  assert.ok(result.effects.some((/** @type {any} */ e) => e.op === "dead_letter"));
+});
+
+test("a core function returning a promise makes the run UNSUPPORTED (async_core)", async () => {
+  const result = await host.run(concurrentPlan({ events: [{ id: "msg-1", body: { key: "k", amount: 1, later: true } }] }));
+  assert.equal(result.end.cause, "async_core");
+  assert.match(result.end.detail, /decideLater/);
+});
+
+test("decisions of concurrent invocations name the invocation that made them", async () => {
+  const result = await host.run(concurrentPlan({ prefix: [0, 1, 1, 0] }));
+  const found = decisions(result.effects).filter((e) => e.target === "Core:decideTotal");
+  assert.deepEqual(found.map((e) => [e.invocation, e.payload.args[1]]).sort(), [["msg-1#1", 600], ["msg-2#1", 400]]);
+});
+
+test("one function name exported by two spec modules is a user error at load", async () => {
+  const other = new HostProcess();
+  try {
+    const answer = await other.request(concurrentLoad({ specs: [path.join(FIXTURE, "domain.ts"), path.join(FIXTURE, "clash.ts")] }));
+    assert.equal(answer.ok, false);
+    assert.equal(answer.user, true);
+    assert.match(answer.error, /decideTotal/);
+  } finally {
+    await other.close();
+  }
+});

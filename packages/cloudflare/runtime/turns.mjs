@@ -1,0 +1,355 @@
+// @ts-check
+/**
+ * The turn scheduler: concurrent invocations (`bounds.maxConcurrentInvocations` above 1).
+ *
+ * Up to `limit` deliveries are in flight at once, as concurrent requests are in one
+ * isolate. Each asynchronous effect is a turn: the effect point parks its invocation
+ * (`park`) before it records or performs anything. Once every invocation in flight has
+ * parked, finished or gone idle (`quiesce`: no effect I/O or Web Crypto work running, and
+ * one real turn of the event loop changed nothing), the scheduler makes one turn decision
+ * among, in this order:
+ *
+ * - `{kind: "effect", invocation, target}` for each parked effect, in the order they parked:
+ *   the effect is performed (its fault decision, its I/O) and its invocation runs on to its
+ *   next park, its end, or an idle wait;
+ * - `{kind: "start", event}` while a slot is free and the drive has an event left: the next
+ *   delivery starts and runs to its first park;
+ * - `{kind: "timer"}` when a virtual timer is due (at or before the virtual now): the
+ *   earliest fires (timers keep their due order, so one option is enough).
+ *
+ * The pick is the plan follower's (`PlanFollower.turnAt`). With nothing on offer, a timer
+ * not yet due fires and virtual time passes to it (no decision: nothing else can move);
+ * with no timer either, an invocation still in flight waits on something Eutaxy cannot
+ * see and the run is UNSUPPORTED (`unseen_wait`). The scheduler never decides on real time.
+ *
+ * Each delivery runs in its own AsyncLocalStorage context holding its invocation, so
+ * `running()` names the invocation whose code executes even when a promise shared between
+ * invocations resumes one during another's turn (timers fire in their owner's context).
+ *
+ * `more`: an effect turn that did more than its effect (a synchronous effect, another
+ * invocation's code reaching an effect, reading the clock or randomness, setting a timer)
+ * marks its decision `more: true`, which turns the enumerator's partial-order reduction
+ * off. A start or a timer turn depends on everything and is never marked. Core decisions
+ * (pure calls) and the platform's own end-of-delivery effects (implicit acks, dead letters:
+ * one per message, so two deliveries' commute) are not "more".
+ *
+ * A drive hands the scheduler a source: `{next(): string | null, start(): Promise<void>}`:
+ * `next` names the event the next start would deliver (null when none is left), `start`
+ * performs one whole delivery (it calls `run.startInvocation` and waits with `settle`, as
+ * the sequential loop does).
+ */
+
+import { AsyncLocalStorage } from "node:async_hooks";
+
+import { realTimer, realTurn } from "./patch.mjs";
+
+/** A loop bound: no run makes more turn decisions than this. */
+export const MAX_TURNS = 100_000;
+
+/** A loop bound on event-loop turns while waiting for the invocations to settle down. */
+export const MAX_QUIESCE_STEPS = 100_000;
+
+/** Extra idle event-loop turns granted before an invocation waiting on nothing counts as stuck. */
+export const IDLE_TURNS = 3;
+
+/**
+ * @typedef {import("./effects.mjs").Invocation} Invocation
+ * @typedef {{inv: Invocation | null}} Holder
+ * @typedef {{inv: Invocation, target: string, op: string, seq: number, release: () => void}} Parked
+ * @typedef {{next: () => string | null, start: () => Promise<unknown>}} Source
+ */
+
+export class Scheduler {
+  /** @param {import("./run.mjs").Run} run @param {number} limit */
+  constructor(run, limit) {
+    this.run = run;
+    this.limit = limit;
+    /** @type {AsyncLocalStorage<Holder>} */
+    this.als = new AsyncLocalStorage();
+    /** @type {Parked[]} effects waiting for their turn, in park order */
+    this.parked = [];
+    this.parkSeq = 0;
+    /** @type {Set<Holder>} deliveries in flight (started, not yet finished) */
+    this.deliveries = new Set();
+    /** Bumped on every change the scheduler waits for (a park, an effect's I/O, a delivery's end). */
+    this.version = 0;
+    /** @type {(() => void)[]} */
+    this.waiters = [];
+    /** @type {{kind: string, invocation?: Invocation} | null} the turn running now */
+    this.turn = null;
+    /** @type {{more: boolean} | null} the decision of the turn running now */
+    this.decision = null;
+    /** @type {unknown} an internal failure of a delivery, rethrown by drive() */
+    this.failure = null;
+  }
+
+  /** The invocation whose code is running, from the async context. @returns {Invocation | null} */
+  running() {
+    return this.als.getStore()?.inv ?? null;
+  }
+
+  /** A delivery's invocation has started: its context now names it. @param {Invocation} inv */
+  bind(inv) {
+    const holder = this.als.getStore();
+    if (holder) holder.inv = inv;
+    inv.onChange = () => this.changed();
+  }
+
+  changed() {
+    this.version++;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** @returns {Promise<void>} */
+  nextChange() {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * The running effect turn did more than its effect.
+   * @param {string} _what what it did ("clock", "randomness", "timer", "sync_effect", "other_invocation")
+   */
+  noteMore(_what) {
+    if (this.decision && this.turn?.kind === "effect") this.decision.more = true;
+  }
+
+  /**
+   * An asynchronous effect point parks its invocation until a turn picks it.
+   * @param {Invocation} inv @param {string} target @param {string} op @returns {Promise<void>}
+   */
+  park(inv, target, op) {
+    if (this.turn?.kind === "effect" && this.turn.invocation !== inv) this.noteMore("other_invocation");
+    return new Promise((resolve) => {
+      this.parked.push({ inv, target, op, seq: this.parkSeq++, release: resolve });
+      this.changed();
+    });
+  }
+
+  /**
+   * Wait for a delivery's handler (the concurrent half of settle.mjs).
+   * @param {Invocation} inv @param {Promise<unknown>} promise
+   * @returns {Promise<import("./settle.mjs").Outcome>}
+   */
+  settle(inv, promise) {
+    const run = this.run;
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (/** @type {import("./settle.mjs").Outcome} */ outcome) => {
+        if (done) return;
+        done = true;
+        resolve(outcome);
+      };
+      promise.then(
+        (value) => finish({ kind: "returned", value }),
+        (error) => finish({ kind: "threw", error }),
+      );
+      const watch = () => {
+        if (done) return;
+        if (inv.crashed) finish({ kind: "crashed" });
+        else if (run.stopped) finish({ kind: "unsupported" });
+        else inv.changed().then(watch);
+      };
+      watch();
+    });
+  }
+
+  /** True while an effect's I/O or Web Crypto work of an invocation in flight is running. */
+  busy() {
+    for (const holder of this.deliveries) if (holder.inv && holder.inv.inflight > 0) return true;
+    return false;
+  }
+
+  /**
+   * Wait until every invocation in flight has parked, finished or gone idle. Returns false
+   * when the run stopped (UNSUPPORTED) meanwhile.
+   */
+  async quiesce() {
+    const run = this.run;
+    for (let step = 0; step < MAX_QUIESCE_STEPS; step++) {
+      if (run.stopped) return false;
+      if (this.failure) return false;
+      if (this.busy()) {
+        let hung = false;
+        const cancel = realTimer(run.budgetMs, () => { hung = true; this.changed(); });
+        await this.nextChange();
+        cancel();
+        if (hung && this.busy()) {
+          run.markUnsupported("effect_hung", `an effect (or Web Crypto call) did not finish within the budget of ${run.budgetMs} ms`);
+          return false;
+        }
+        continue;
+      }
+      const version = this.version;
+      await realTurn();
+      if (this.version === version) return true;
+    }
+    run.markUnsupported("step_limit", `the invocations did not settle down within ${MAX_QUIESCE_STEPS} event-loop turns`);
+    return false;
+  }
+
+  /** The holder of the delivery that owns `inv`, if it is in flight. @param {unknown} inv */
+  holderOf(inv) {
+    for (const holder of this.deliveries) if (holder.inv === inv) return holder;
+    return null;
+  }
+
+  /** The earliest timer of an invocation in flight (due order, then the order set). */
+  earliestTimer() {
+    /** @type {import("./globals.mjs").Timer | null} */
+    let best = null;
+    for (const timer of this.run.globals.timers) {
+      if (!this.holderOf(timer.owner)) continue;
+      if (!best || timer.due < best.due || (timer.due === best.due && timer.seq < best.seq)) best = timer;
+    }
+    return best;
+  }
+
+  /** Fire the earliest timer in its owner's context (the clock moves to its due time). */
+  fireTimer() {
+    const timer = this.earliestTimer();
+    if (!timer) return false;
+    const holder = /** @type {Holder} */ (this.holderOf(timer.owner));
+    return this.als.run(holder, () => this.run.globals.fireNext(timer.owner));
+  }
+
+  /**
+   * The moves on offer now, each with what taking it does.
+   * @param {Source} source
+   * @returns {{option: object, take: () => void}[]}
+   */
+  moves(source) {
+    /** @type {{option: object, take: () => void}[]} */
+    const moves = [];
+    this.parked = this.parked.filter((p) => !p.inv.dead);
+    for (const parked of this.parked) {
+      moves.push({
+        option: { kind: "effect", invocation: parked.inv.id, target: parked.target },
+        take: () => {
+          this.parked = this.parked.filter((p) => p !== parked);
+          this.turn = { kind: "effect", invocation: parked.inv };
+          parked.release();
+        },
+      });
+    }
+    const event = this.deliveries.size < this.limit ? source.next() : null;
+    if (event !== null) {
+      moves.push({ option: { kind: "start", event }, take: () => { this.turn = { kind: "start" }; this.start(source); } });
+    }
+    const timer = this.earliestTimer();
+    if (timer && timer.due <= this.run.clock.now) {
+      moves.push({ option: { kind: "timer" }, take: () => { this.turn = { kind: "timer" }; this.fireTimer(); } });
+    }
+    return moves;
+  }
+
+  /** Start the next delivery in a fresh async context. @param {Source} source */
+  start(source) {
+    /** @type {Holder} */
+    const holder = { inv: null };
+    this.deliveries.add(holder);
+    const finished = () => {
+      this.deliveries.delete(holder);
+      this.parked = this.parked.filter((p) => p.inv !== holder.inv);
+      this.changed();
+    };
+    /** @type {Promise<unknown>} */
+    let delivery;
+    try {
+      delivery = this.als.run(holder, () => source.start());
+    } catch (error) {
+      delivery = Promise.reject(error);
+    }
+    delivery.then(finished, (error) => {
+      this.failure ??= error;
+      finished();
+    });
+  }
+
+  /**
+   * Run a drive's deliveries concurrently to the end (or until the run is UNSUPPORTED).
+   * @param {Source} source
+   */
+  async drive(source) {
+    const run = this.run;
+    try {
+      let idle = 0;
+      for (let turns = 0; turns < MAX_TURNS; turns++) {
+        if (!(await this.quiesce())) return;
+        this.turn = null;
+        this.decision = null;
+        const moves = this.moves(source);
+        if (moves.length === 0) {
+          if (this.deliveries.size === 0) return;
+          // Nothing can move: a timer not yet due fires, virtual time passing to it.
+          if (this.fireTimer()) { idle = 0; continue; }
+          if (run.stopped) return;
+          if (++idle > IDLE_TURNS) {
+            const waiting = [...this.deliveries].map((h) => h.inv?.id ?? "a delivery").join(", ");
+            run.markUnsupported("unseen_wait", `invocation ${waiting} waits on something Eutaxy cannot see (no effect in flight, no timer set)`);
+            return;
+          }
+          continue;
+        }
+        idle = 0;
+        const decision = run.follower.turnAt(moves.map((m) => m.option));
+        this.decision = decision;
+        moves[decision.chosen].take();
+      }
+      run.markUnsupported("step_limit", `the run took more than ${MAX_TURNS} turns`);
+    } finally {
+      this.turn = null;
+      this.decision = null;
+      // Deliveries still in flight (the run stopped) are let go: their waits end as unsupported.
+      for (const holder of this.deliveries) holder.inv?.bump();
+      if (this.failure) {
+        const failure = this.failure;
+        this.failure = null;
+        throw failure;
+      }
+    }
+  }
+}
+
+/**
+ * Note reads of the clock and the random streams and new timers for the `more` flag, on
+ * top of the installed virtual globals (undone with them, in reverse order).
+ * @param {import("./globals.mjs").VirtualGlobals} globals @param {(what: string) => void} note
+ */
+export function watchReads(globals, note) {
+  const g = /** @type {any} */ (globalThis);
+  const VirtualDate = g.Date;
+  const watchedDate = new Proxy(VirtualDate, {
+    apply(target, self, args) {
+      note("clock");
+      return Reflect.apply(target, self, args);
+    },
+    construct(target, args, newTarget) {
+      if (args.length === 0) note("clock");
+      return Reflect.construct(target, args, newTarget === watchedDate ? target : newTarget);
+    },
+    get(target, key) {
+      if (key === "now") return () => { note("clock"); return target.now(); };
+      return Reflect.get(target, key, target);
+    },
+  });
+  globals.set(g, "Date", watchedDate);
+  /** @param {any} object @param {string} name @param {string} what */
+  const wrap = (object, name, what) => {
+    const inner = object?.[name];
+    if (typeof inner !== "function") return;
+    globals.set(object, name, function (/** @type {unknown[]} */ ...args) {
+      note(what);
+      // @ts-ignore: called as the global was
+      return inner.apply(this, args);
+    });
+  };
+  wrap(Math, "random", "randomness");
+  wrap(g.crypto, "getRandomValues", "randomness");
+  wrap(g.crypto, "randomUUID", "randomness");
+  wrap(g.performance, "now", "clock");
+  wrap(g, "setTimeout", "timer");
+  wrap(g, "setInterval", "timer");
+  wrap(g.scheduler, "wait", "timer");
+}

@@ -1,0 +1,123 @@
+"""The http drive: requests sent to the Worker's ``fetch()`` by a declared caller.
+
+Cloudflare never retries an inbound request, so the scenario says who is
+calling: a webhook provider resends until it gets a 2xx (``retry_on="non-2xx"``,
+the default) or only on failures and 5xx (``"5xx"``), up to ``retries`` times,
+after ``delays_ms`` of virtual time; a browser-like caller has ``retries=0``.
+With ``deadline_ms`` the caller also counts a late answer as failed, which adds
+the ambiguous outcome to the response point (sent, counted failed, the handler
+carries on).
+
+Events are numbered ``req-1``, ``req-2``, ... in the order given unless a
+request names its own ``id``; the shrinker removes events by id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["RETRY_ON", "http"]
+
+#: What a caller may count as failed: anything but 2xx, or 5xx only.
+RETRY_ON = ("non-2xx", "5xx")
+
+_REQUEST_FIELDS = frozenset({"id", "method", "path", "headers", "body"})
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_NO_BODY = frozenset({"GET", "HEAD"})
+
+
+def http(
+    requests: Sequence[Mapping[str, Any]],
+    *,
+    retries: int = 0,
+    retry_on: str = "non-2xx",
+    delays_ms: Sequence[int] = (),
+    deadline_ms: int | None = None,
+    name: str = "http",
+) -> dict[str, Any]:
+    """Drive the Worker's ``fetch()`` with ``requests`` from the caller described.
+
+    Each request is ``{"method": "POST", "path": "/refunds", "headers": {...},
+    "body": ...}``: ``method`` defaults to GET, ``path`` (required) starts with
+    ``/`` and may carry a query; ``body`` is any JSON value (sent as JSON) or a
+    string (sent as text), and GET and HEAD take none. A request may also carry
+    an ``id``.
+
+    Args:
+        retries: how many times the caller resends a failed request (0: never).
+        retry_on: ``"non-2xx"`` (every answer but a 2xx is a failure) or ``"5xx"``.
+        delays_ms: the virtual delay before each resend; the last repeats, none means 0.
+        deadline_ms: how long the caller waits for an answer, in virtual time; None: forever.
+        name: the drive's name, as ``at_least_once_per_message`` names it.
+
+    Returns:
+        The drive as the contract's plain dict (``kind: "http"``, ``events``, ``caller``).
+    """
+    if not isinstance(name, str) or not name:
+        raise UserError(f"http: name must be a non-empty string, got {name!r}")
+    if isinstance(requests, (str, bytes, Mapping)) or not isinstance(requests, Sequence):
+        raise UserError(f"http: requests must be a list of {{'method', 'path', ...}}, got {requests!r}")
+    events = [_request(request, index) for index, request in enumerate(requests)]
+    if not events:
+        raise UserError("http: give at least one request")
+    ids = [event["id"] for event in events]
+    if len(set(ids)) != len(ids):
+        raise UserError(f"http: request ids repeat: {ids}")
+    return {"kind": "http", "name": name, "events": events, "caller": _caller(retries, retry_on, delays_ms, deadline_ms)}
+
+
+def _request(request: Any, index: int) -> dict[str, Any]:
+    label = f"http: request {index}"
+    if not isinstance(request, Mapping):
+        raise UserError(f"{label} must be a dict with a method and a path, got {request!r}")
+    unknown = set(request) - _REQUEST_FIELDS
+    if unknown:
+        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a request has {', '.join(sorted(_REQUEST_FIELDS))}")
+    method = request.get("method", "GET")
+    if not isinstance(method, str) or method.upper() not in _METHODS:
+        raise UserError(f"{label}: method must be one of {', '.join(sorted(_METHODS))}, got {method!r}")
+    method = method.upper()
+    path = request.get("path")
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise UserError(f"{label}: path must be a string starting with '/', got {path!r}")
+    headers = request.get("headers", {})
+    if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise UserError(f"{label}: headers must be a dict of strings, got {headers!r}")
+    body = request.get("body")
+    if body is not None and method in _NO_BODY:
+        raise UserError(f"{label}: a {method} request takes no body")
+    _check_json(body, f"{label}: body")
+    event_id = request.get("id", f"req-{index + 1}")
+    if not isinstance(event_id, str) or not event_id or "#" in event_id:
+        raise UserError(f"{label}: id must be a non-empty string without '#', got {event_id!r}")
+    return {"id": event_id, "method": method, "path": path, "headers": dict(headers), "body": body}
+
+
+def _caller(retries: Any, retry_on: Any, delays_ms: Any, deadline_ms: Any) -> dict[str, Any]:
+    if not _natural(retries):
+        raise UserError(f"http: retries must be a non-negative integer, got {retries!r}")
+    if retry_on not in RETRY_ON:
+        raise UserError(f"http: retry_on must be one of {', '.join(RETRY_ON)}, got {retry_on!r}")
+    if isinstance(delays_ms, (str, bytes)) or not isinstance(delays_ms, Sequence) or not all(_natural(d) for d in delays_ms):
+        raise UserError(f"http: delays_ms must be a list of non-negative integers (milliseconds), got {delays_ms!r}")
+    if deadline_ms is not None and not _natural(deadline_ms):
+        raise UserError(f"http: deadline_ms must be a non-negative integer (milliseconds) or None, got {deadline_ms!r}")
+    return {"retries": retries, "retryOn": retry_on, "delaysMs": list(delays_ms), "deadlineMs": deadline_ms}
+
+
+def _natural(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_json(value: Any, label: str) -> None:
+    """A body must survive the trip to the runtime as JSON unchanged."""
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"{label} must be JSON data (dicts, lists, strings, numbers, booleans, None): {error}") from None
+    if json.loads(text) != value:
+        raise UserError(f"{label} does not survive JSON unchanged (tuples, non-string keys?): {value!r}")
+
