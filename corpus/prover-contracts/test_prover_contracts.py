@@ -28,7 +28,7 @@ def _report(seed: str) -> dict:
         try:
             toolchain = find_toolchain()
         except UserError as error:
-            pytest.skip(str(error))
+            pytest.fail(f"a corpus gate never skips: {error}")
         _REPORTS[seed] = run_report(HERE, seed, toolchain=toolchain)
     return _REPORTS[seed]
 

@@ -126,7 +126,10 @@ def test_report_json_and_refuted_exit_1(fake_ladder, run_cli, tmp_path):
 
 def test_report_without_the_ladder_exits_2(run_cli, tmp_path, monkeypatch):
     """When eutaxy.prover.report is missing the command says so and exits 2."""
+    import eutaxy.prover
+
     monkeypatch.setitem(sys.modules, "eutaxy.prover.report", None)
+    monkeypatch.delattr(eutaxy.prover, "report", raising=False)
     result = run_cli("report", str(tmp_path))
     assert 2 == result.code
     assert "spec ladder is not available" in result.stderr

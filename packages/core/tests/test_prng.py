@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
+import types
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_zero_state_is_replaced(monkeypatch):
         def digest(self):
             return bytes(32)
 
-    monkeypatch.setattr(prng.hashlib, "sha256", lambda data: ZeroDigest())
+    monkeypatch.setattr(prng, "hashlib", types.SimpleNamespace(sha256=lambda data: ZeroDigest()))
     assert (1, 0, 0, 0) == prng.seed_words("anything")
     with pytest.raises(ValueError):
         Xoshiro128((0, 0, 0, 0))

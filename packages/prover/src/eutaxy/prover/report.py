@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.verdicts import SCHEMA_VERSION, SPEC_KINDS, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import SpecModule
 
 from .evaluator import Evaluator, LoadError
-from .ladder import aggregate
+from .engine import Prover
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_specs
-from .tested import DEFAULT_MAX_INSIDE, run_tested
+from .spec_ladder import run_ladder
+from .tested import DEFAULT_MAX_INSIDE
 from .values import decode, show
 
 SPEC_SUFFIX = ".props.ts"
@@ -40,8 +41,8 @@ def find_spec_files(directory: Path) -> list[Path]:
 
 
 def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
-               toolchain: Optional[NodeToolchain] = None) -> dict:
-    """Run TESTED on every property of every spec file under ``directory``.
+               toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = ()) -> dict:
+    """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.
 
     Raises:
         UserError: when ``directory`` is not a folder, or Node cannot be found.
@@ -53,7 +54,7 @@ def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEF
     specs = find_spec_files(root)
     modules = []
     for spec_path, read in zip(specs, read_specs(specs, toolchain)):
-        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain))
+        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain, provers))
     summary = {kind: 0 for kind in SPEC_KINDS}
     for module in modules:
         for prop in module["properties"]:
@@ -73,7 +74,7 @@ def _relative(root: Path, path: Optional[str | Path]) -> Optional[str]:
 
 
 def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int,
-                   toolchain: NodeToolchain) -> dict:
+                   toolchain: NodeToolchain, provers: Sequence[Prover]) -> dict:
     entry: dict[str, Any] = {"spec": _relative(root, spec_path), "module": None, "properties": [],
                              "skipped": [], "diagnostics": []}
     if isinstance(read, ReadError):
@@ -100,7 +101,7 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
         with Evaluator(spec_path, toolchain) as evaluator:
             for index, prop in enumerate(read.properties):
                 try:
-                    tested = run_tested(prop, evaluator, seed, max_inside=max_inside)
+                    verdict, rungs = run_ladder(read, prop, evaluator, seed, provers=provers, max_inside=max_inside)
                 except NodeError as error:
                     # The evaluator died (the code under test exited it, say): this
                     # property and the ones after it have no verdict.
@@ -109,8 +110,7 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
                     entry["properties"].extend(unknown(p, f"the evaluator stopped: {first}")
                                                for p in read.properties[index:])
                     break
-                verdict = aggregate(prop.name, None, tested)
-                entry["properties"].append(_property_entry(prop, verdict, tested))
+                entry["properties"].append(_property_entry(prop, verdict, rungs["tested"]))
     except LoadError as error:
         entry["error"] = f"the spec file did not import: {error}"
         first = str(error).splitlines()[0][:300]

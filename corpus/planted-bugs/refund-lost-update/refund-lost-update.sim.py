@@ -1,0 +1,36 @@
+"""The lost update: two concurrent partial refunds of one order, no faults at all.
+
+Each request reads the refunded total, asks the core (``decideRefund`` in
+domain.ts) for the new total, and writes it. When both reads come before either
+write, every decision is right for the state it saw and the second write still
+erases the first refund. ``refines`` names it: the second write carries out a
+decision that rested on a read of o-1 that the first request's write made stale.
+"""
+
+from eutaxy.cloudflare import d1_param, d1_read, d1_schema, d1_write, define_scenario, refines
+from eutaxy.cloudflare.http import http
+
+scenario = define_scenario(
+    name="refund-lost-update",
+    worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
+    setup=[d1_schema("DB", "./schema.sql")],
+    drive=http(
+        [
+            {"method": "POST", "path": "/refunds", "body": {"orderId": "o-1", "amountCents": 600}},
+            {"method": "POST", "path": "/refunds", "body": {"orderId": "o-1", "amountCents": 400}},
+        ],
+        retries=0,
+    ),
+    specs=["./domain.ts"],
+    invariants=[
+        refines(
+            "refund-follows-decision",
+            "decideRefund",
+            d1_write("DB"),
+            follows=[{"effect": d1_param(1), "decision": "result.refunded"}],
+            state={"read": d1_read("DB"), "write": d1_write("DB"), "key": d1_param(0)},
+        ),
+    ],
+    # No faults: the interleaving alone loses the update.
+    bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 2, "budgetMs": 5000},
+)

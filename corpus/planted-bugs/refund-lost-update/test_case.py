@@ -1,0 +1,78 @@
+"""Corpus gate for the refund-lost-update planted bug (refines with state staleness).
+
+Two concurrent partial refunds of one order over the http drive, no faults,
+maxConcurrentInvocations 2. The buggy Worker must come out VIOLATED on
+refund-follows-decision, the report naming both requests, the stale read of o-1
+and the write that made it stale; the fixed twin (a conditional write, re-read
+and retried) must stay BOUNDED. Runs are capped and the budget generous, so the
+verdict never depends on the machine's speed. A corpus gate never skips.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import create_platform, load_scenario
+from eutaxy.cloudflare.host import HostError, find_node
+from eutaxy.engine.check import check_scenario
+
+HERE = Path(__file__).resolve().parent
+
+#: About one seeded run in four interleaves both reads before either write; a cap,
+#: so the verdict is the same on any machine.
+MAX_RUNS = 60
+
+#: Wall time only decides when to stop; this one never should before MAX_RUNS.
+BUDGET_MS = 300_000
+
+
+def _require_node() -> None:
+    try:
+        find_node(install=False)
+    except HostError as error:
+        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
+        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
+
+
+def _check(path: Path) -> dict:
+    scenario = load_scenario(path)
+    platform = create_platform(scenario)
+    try:
+        return check_scenario(
+            scenario, platform, seed=path.name.removesuffix(".sim.py"), max_runs=MAX_RUNS, budget_ms=BUDGET_MS
+        )
+    finally:
+        platform.close()
+
+
+def test_buggy_refunds_are_violated_naming_the_stale_read():
+    """The lost update is found with no fault, and the message names the stale read and the write."""
+    _require_node()
+    verdict = _check(HERE / "refund-lost-update.sim.py")
+    assert "violated" == verdict["kind"], verdict.get("cause")
+    violation = verdict["violation"]
+    assert "refund-follows-decision" == violation["invariant"]
+    assert ['"o-1"'] == violation["keys"]
+    assert [] == verdict["schedule"]["faults"]
+    assert verdict["schedule"]["turns"], "the interleaving is recorded as turn picks"
+    assert ["req-1", "req-2"] == verdict["keptEvents"]
+    message = violation["message"]
+    assert "a read of \"o-1\"" in message and "lost update" in message, message
+    assert "req-1#1" in message and "req-2#1" in message, message
+    # The effects named: the stale read, its decision, the write that made it stale, the stale write.
+    trace = verdict["trace"]
+    named = [trace[index] for index in violation["effects"]]
+    assert ["first", "decide", "run", "run"] == [effect["op"] for effect in named]
+    stale_read, decision, other_write, stale_write = named
+    assert stale_read["invocation"] == decision["invocation"] == stale_write["invocation"]
+    assert other_write["invocation"] != stale_write["invocation"]
+    assert "o-1" == stale_read["payload"]["args"]["params"][0] == other_write["payload"]["args"]["params"][0]
+
+
+def test_fixed_twin_is_bounded():
+    """The conditional write never commits on a stale read."""
+    _require_node()
+    verdict = _check(HERE / "fixed" / "refund-lost-update-fixed.sim.py")
+    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    # It stopped at the run cap, not the budget: every one of the MAX_RUNS runs was made.
+    assert ["maxRuns"] == verdict["provenance"]["boundsReached"]

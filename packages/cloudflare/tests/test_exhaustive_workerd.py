@@ -1,0 +1,125 @@
+"""``--exhaustive`` on workerd: the engine's enumerator over a concurrent run's turns.
+
+Two messages whose deliveries each read and write their own D1 database (targets
+D1:A and D1:B) interleave in (k(n+1))! / ((n+1)!^k k!) = 10 ways (k=2 events of n=2
+effects, each starting with a turn, in order). Their effect turns commute, so with
+the partial-order reduction on fewer schedules run; the reduction stays on because
+no turn does more than its effect. The counts are asserted both ways; the verdict's
+``exhaustive`` object is what the text and JSON reports print.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue, refines
+from eutaxy.cloudflare.host import HostError, find_node, find_runtime
+from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.check import check_scenario
+from eutaxy.engine.exhaustive import explore_exhaustive
+from eutaxy.engine.session import Session
+
+FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "concurrent"
+
+#: Every order of two 3-turn deliveries (start, read, write), msg-1 starting first.
+ALL_ORDERS = 10
+
+
+@pytest.fixture(scope="module", autouse=True)
+def toolchain():
+    try:
+        find_node(install=False)
+        find_runtime()
+    except HostError as error:
+        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
+
+
+def _scenario(bodies):
+    return define_scenario(
+        name="two-targets",
+        root=FIXTURE,
+        source=FIXTURE / "two-targets.sim.py",
+        worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
+        setup=[d1_schema("A", "./schema.sql"), d1_schema("B", "./schema.sql")],
+        drive=queue("jobs", [{"body": body} for body in bodies]),
+        specs=["./domain.ts"],
+        invariants=[
+            refines(
+                "total-follows-decision",
+                "decideTotal",
+                d1_write("A"),
+                follows=[{"effect": d1_param(1), "decision": "result.total"}],
+                state={"read": d1_read("A"), "write": d1_write("A"), "key": d1_param(0)},
+            )
+        ],
+        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 2, "budgetMs": 5000},
+    )
+
+
+DIFFERENT_TARGETS = [{"key": "k", "amount": 1, "db": "A"}, {"key": "k", "amount": 2, "db": "B"}]
+
+
+@pytest.fixture(scope="module")
+def two_targets():
+    scenario = _scenario(DIFFERENT_TARGETS)
+    platform = create_platform(scenario)
+    yield scenario, platform
+    platform.close()
+
+
+def _enumerate(scenario, platform, *, reduction):
+    session = Session(
+        platform=platform,
+        scenario=scenario,
+        seed="two-targets",
+        bounds=resolve_bounds(scenario, max_runs=200, budget_ms=300_000),
+        clock_ms=lambda: 0,
+        keep_first=0,
+    )
+    return explore_exhaustive(session, reduction=reduction).exhaustive
+
+
+def test_without_the_reduction_every_order_runs(two_targets):
+    """The enumerator's count on workerd matches the closed form."""
+    scenario, platform = two_targets
+    assert {"completed": True, "schedules": ALL_ORDERS, "reduction": False} == _enumerate(scenario, platform, reduction=False)
+
+
+def test_the_reduction_stays_on_and_runs_fewer_schedules(two_targets):
+    """Turns of different invocations on different targets commute: the orders of the
+    start of msg-2 against msg-1's turns are what is left (before msg-1's read, between
+    its read and write, after its write)."""
+    scenario, platform = two_targets
+    verdict = check_scenario(scenario, platform, seed="two-targets", exhaustive=True, max_runs=200, budget_ms=300_000)
+    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    assert {"completed": True, "schedules": 3, "reduction": True} == verdict["exhaustive"]
+    assert 3 < ALL_ORDERS
+
+
+def test_a_turn_that_reads_the_clock_turns_the_reduction_off():
+    """A turn doing more than its effect restarts the enumeration over every order."""
+    scenario = _scenario([{**DIFFERENT_TARGETS[0], "clock": True}, DIFFERENT_TARGETS[1]])
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(scenario, platform, seed="two-targets", exhaustive=True, max_runs=200, budget_ms=300_000)
+    finally:
+        platform.close()
+    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    exhaustive = verdict["exhaustive"]
+    assert exhaustive["completed"] and not exhaustive["reduction"]
+    # The first schedule (run with the reduction on) and then all ten orders.
+    assert 1 + ALL_ORDERS == exhaustive["schedules"]
+
+
+def test_one_target_finds_the_lost_update_exhaustively():
+    """Both deliveries on D1:A: their turns do not commute and the enumeration reaches the lost update."""
+    scenario = _scenario([{"key": "k", "amount": 1}, {"key": "k", "amount": 2}])
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(scenario, platform, seed="two-targets", exhaustive=True, max_runs=200, budget_ms=300_000)
+    finally:
+        platform.close()
+    assert "violated" == verdict["kind"], verdict.get("cause")
+    assert "total-follows-decision" == verdict["violation"]["invariant"]
+    assert verdict["exhaustive"]["reduction"] and not verdict["exhaustive"]["completed"]
+    assert verdict["schedule"]["turns"]
