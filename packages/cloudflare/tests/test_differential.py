@@ -190,11 +190,6 @@ export default {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this runner: with no bounds.maxRedeliveries the runtime's queue drive (queue.mjs) takes "
-    "max_retries (3) while the engine resolves the bound to 2, so the proxied side delivers once more",
-)
 def test_a_scenario_without_max_redeliveries_agrees(toolchain, tmp_path):
     from eutaxy.cloudflare import d1_schema, define_scenario, queue
 

@@ -34,7 +34,7 @@ import attrs
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
-from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.plans import first_plan
 
 from . import host as host_module
@@ -235,7 +235,7 @@ class DifferentialRunner:
 
     def proxied(self, *, seed: str) -> dict[str, Any]:
         """One fault-free run through the proxies: the engine's plan with ``maxFaults`` 0."""
-        plan = first_plan(self._scenario, seed, (), 0)
+        plan = first_plan(with_bounds(self._scenario, resolve_bounds(self._scenario)), seed, (), 0)
         return self.platform.run(plan).to_data()
 
     def raw(self) -> dict[str, Any]:

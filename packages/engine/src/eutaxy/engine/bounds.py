@@ -12,7 +12,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["Bounds", "resolve_bounds"]
+__all__ = ["Bounds", "resolve_bounds", "with_bounds"]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
 DEFAULT_MAX_FAULTS_PER_RUN = 1
@@ -72,3 +72,12 @@ def resolve_bounds(
         fault_probability=float(probability),
         max_runs=None if runs is None else _integer(runs, "maxRuns", 1),
     )
+
+
+def with_bounds(scenario: Mapping[str, Any], bounds: Bounds) -> dict:
+    """The scenario as plans carry it: its bounds resolved, defaults written out.
+
+    A runtime reads the bounds from the plan's scenario; giving it the resolved ones
+    means no runtime keeps defaults of its own that could drift from the engine's.
+    """
+    return {**scenario, "bounds": bounds.to_data()}

@@ -20,7 +20,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdicts import Cause, Provenance, simulation_verdict
 
-from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
@@ -80,6 +80,7 @@ def check_scenario(
         raise UserError(f"module_state_runs must be 0 or more, got {module_state_runs}")
     seed = default_seed(scenario) if seed is None else seed
     bounds = resolve_bounds(scenario, max_runs=max_runs, budget_ms=budget_ms)
+    scenario = with_bounds(scenario, bounds)
     session = Session(
         platform=platform,
         scenario=scenario,
@@ -164,8 +165,9 @@ def replay_scenario(
     """
     if not isinstance(schedule, Schedule):
         schedule = Schedule.from_data(dict(schedule))
-    restricted = scenario if events is None else restrict_events(scenario, events)
     bounds = resolve_bounds(scenario)
+    scenario = with_bounds(scenario, bounds)
+    restricted = scenario if events is None else restrict_events(scenario, events)
     result = platform.run(replay_plan(restricted, seed, schedule, bounds.max_faults_per_run))
     violations = []
     if result.end.kind == "completed":
