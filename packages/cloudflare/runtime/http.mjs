@@ -24,8 +24,15 @@
  * none means 0), behind requests already waiting, as a queue redelivers; when nothing waiting
  * is due the clock moves to the earliest resend.
  *
+ * Around the handler's return nothing is awaited: the response point (its result recorded in
+ * place, the body filled in once the Response is read), the caller's decision and the
+ * background point (background.mjs) follow at once, so waitUntil work is where it was when the
+ * handler returned. A crash_before at the response kills the invocation and its background work.
+ *
  * A sequential run lets every attempt finish before the next starts, so a handler still
- * running at the caller's deadline is answered late rather than overlapped by the resend.
+ * running at the caller's deadline is answered late rather than overlapped by the resend. A
+ * concurrent run (turns.mjs) starts attempts through the turn scheduler; a caller with delays
+ * or a deadline is UNSUPPORTED there until caller timers are modelled.
  */
 
 import { makeContext, Background, drain, runBackground, settleAtReturn } from "./background.mjs";

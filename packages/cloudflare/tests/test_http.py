@@ -135,3 +135,22 @@ def test_an_undeclared_host_is_unsupported(toolchain, tmp_path):
         end = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="elsewhere")["result"]["end"]
     assert ("unsupported", "outbound_request") == (end["kind"], end["cause"])
     assert "https://other.example/" in end["detail"]
+
+
+def test_the_runtime_mirrors_cores_redelivery_rule(toolchain):
+    """The runtime's caller resends by core's may_redeliver, the caller's retries as the platform limit."""
+    import json
+    import subprocess
+
+    from eutaxy.core.faults import may_redeliver
+
+    node, _ = find_node(install=False)
+    queue_module = (find_runtime() / "queue.mjs").as_uri()
+    grid = [(attempts, limit, most) for attempts in range(1, 6) for limit in range(0, 5) for most in range(0, 5)]
+    script = (
+        f"const {{ mayRedeliver }} = await import({json.dumps(queue_module)});"
+        f"const grid = {json.dumps(grid)};"
+        "console.log(JSON.stringify(grid.map(([a, l, m]) => mayRedeliver(a, l, m))));"
+    )
+    out = subprocess.run([str(node), "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    assert [may_redeliver(*point) for point in grid] == json.loads(out.stdout)

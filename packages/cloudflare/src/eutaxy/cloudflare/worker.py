@@ -110,8 +110,27 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         worker=worker_data,
         setup=setup,
         unset_d1=unset_d1,
-        assumptions=tuple(_assumptions(config, drive, unset_d1) + _io_assumptions(scenario)),
+        assumptions=tuple(_assumptions(config, drive, unset_d1) + _io_assumptions(scenario) + _concurrency_assumptions(scenario)),
     )
+
+
+def _concurrency_assumptions(scenario: Mapping[str, Any]) -> list[str]:
+    sentences = []
+    concurrency = (scenario.get("bounds") or {}).get("maxConcurrentInvocations") or 1
+    if concurrency > 1:
+        sentences.append(
+            f"Up to {concurrency} invocations are in flight at once, interleaving at their asynchronous effects "
+            "(each a turn; the pick comes from the run's turn stream); synchronous effects (acks, the response) "
+            "and the platform's implicit acks are part of the turn that reached them. Each invocation runs in its "
+            "own AsyncLocalStorage context (the nodejs_als flag is added when the Worker has neither it nor "
+            "nodejs_compat)."
+        )
+    if scenario.get("specs"):
+        sentences.append(
+            "Calls into the specs modules' exports from outside the module are recorded as Core decisions; "
+            "calls between a module's own functions are not, and the core is assumed pure and synchronous."
+        )
+    return sentences
 
 
 def _specs(scenario: Mapping[str, Any]) -> list[str]:
