@@ -37,6 +37,7 @@
 
 import { makeContext, Background, drain, runBackground, settleAtReturn } from "./background.mjs";
 import { platformEffect } from "./effects.mjs";
+import { realTimer } from "./patch.mjs";
 import { mayRedeliver } from "./queue.mjs";
 
 /** The origin requests are addressed to (a reserved name: nothing real answers it). */
@@ -111,12 +112,28 @@ function recordedBody(response, text) {
   return text;
 }
 
-/** The body of the Worker's Response as recorded; null when it cannot be read. @param {Response} response */
-async function bodyOf(response) {
+/**
+ * The body of the Worker's Response as recorded; null when it cannot be read. A body still
+ * streaming after the budget (waiting on work that was cut off, say) makes the run
+ * UNSUPPORTED rather than hanging it.
+ * @param {import("./run.mjs").Run} run @param {string} invocation @param {Response} response
+ */
+async function bodyOf(run, invocation, response) {
+  const HUNG = Symbol("hung");
+  /** @type {() => void} */
+  let cancel = () => {};
+  const hung = new Promise((resolve) => { cancel = realTimer(run.budgetMs, () => resolve(HUNG)); });
   try {
-    return recordedBody(response, await response.text());
+    const text = await Promise.race([response.text(), hung]);
+    if (text === HUNG) {
+      run.markUnsupported("unseen_wait", `the response body of ${invocation} did not finish within the budget of ${run.budgetMs} ms`);
+      return null;
+    }
+    return recordedBody(response, /** @type {string} */ (text));
   } catch {
     return null;
+  } finally {
+    cancel();
   }
 }
 
@@ -193,7 +210,7 @@ export async function driveHttp(run, drive, handler) {
       }
     }
     const rest = inv.crashed ? drain(run, inv) : runBackground(run, inv, target, background);
-    if (fill) fill(response ? await bodyOf(response) : "");
+    if (fill) fill(response ? await bodyOf(run, inv.id, response) : "");
     await rest;
     run.endInvocation(inv);
     return run.stopped;

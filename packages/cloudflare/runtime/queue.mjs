@@ -14,9 +14,9 @@
  * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
  * max_retries, default 3, and the scenario's `bounds.maxRedeliveries`), else dead-lettered
  * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
- * Work handed to `ctx.waitUntil` runs on after the handler returned, in the same invocation,
- * past the background point (background.mjs: the one point taking cut_off), and never
- * changes the acknowledgement.
+ * Work handed to `ctx.waitUntil` runs on after the handler returned or threw, in the same
+ * invocation, past the background point (background.mjs: the one point taking cut_off), and
+ * never changes the acknowledgement.
  */
 
 import { Background, makeContext, runBackground, settleAtReturn } from "./background.mjs";
@@ -86,8 +86,9 @@ export async function driveQueue(run, drive, handler) {
         item.decision = "ack";
         platformEffect(run, inv, { target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, result: { effective: true } });
       }
-      await runBackground(run, inv, target, background);
     }
+    // waitUntil work runs on after a handler that returned or threw (a crashed one took it along).
+    await runBackground(run, inv, target, background);
     run.endInvocation(inv);
     if (run.stopped) return true;
     for (const item of items) {

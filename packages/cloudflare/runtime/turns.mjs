@@ -30,13 +30,16 @@
  * invocation's code reaching an effect, reading the clock or randomness, setting a timer)
  * marks its decision `more: true`, which turns the enumerator's partial-order reduction
  * off. A start or a timer turn depends on everything and is never marked. Core decisions
- * (pure calls) and the platform's own end-of-delivery effects (implicit acks, dead letters:
- * one per message, so two deliveries' commute) are not "more".
+ * (pure calls) and the platform's own end-of-delivery points (implicit acks, dead letters,
+ * the http response point: one per event, so two deliveries' commute) are not "more"; only
+ * `syncPoint` (a decision the Worker's code makes, such as `message.ack()`) notes it.
  *
- * A drive hands the scheduler a source: `{next(): string | null, start(): Promise<void>}`:
- * `next` names the event the next start would deliver (null when none is left), `start`
- * performs one whole delivery (it calls `run.startInvocation` and waits with `settle`, as
- * the sequential loop does).
+ * A drive hands the scheduler a source: `{next(): string | null, start(): Promise<void>,
+ * wake?(): number | null}`: `next` names the event the next start would deliver (null when
+ * none is ready), `start` performs one whole delivery (it calls `run.startInvocation` and
+ * waits with `settle`, as the sequential loop does), and the optional `wake` gives the
+ * virtual time at which a delayed event (a caller's resend) becomes ready, so that when
+ * nothing else can move time passes to it or to the earliest timer, whichever is first.
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -56,7 +59,7 @@ export const IDLE_TURNS = 3;
  * @typedef {import("./effects.mjs").Invocation} Invocation
  * @typedef {{inv: Invocation | null}} Holder
  * @typedef {{inv: Invocation, target: string, op: string, seq: number, release: () => void}} Parked
- * @typedef {{next: () => string | null, start: () => Promise<unknown>}} Source
+ * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null}} Source
  */
 
 export class Scheduler {
@@ -281,8 +284,15 @@ export class Scheduler {
         this.decision = null;
         const moves = this.moves(source);
         if (moves.length === 0) {
+          // Nothing can move: time passes to the earliest timer or delayed event.
+          const wake = source.wake?.() ?? null;
+          const timer = this.earliestTimer();
+          if (wake !== null && wake > run.clock.now && (!timer || wake < timer.due)) {
+            run.clock.now = wake;
+            idle = 0;
+            continue;
+          }
           if (this.deliveries.size === 0) return;
-          // Nothing can move: a timer not yet due fires, virtual time passing to it.
           if (this.fireTimer()) { idle = 0; continue; }
           if (run.stopped) return;
           if (++idle > IDLE_TURNS) {
@@ -320,6 +330,7 @@ export class Scheduler {
 export function watchReads(globals, note) {
   const g = /** @type {any} */ (globalThis);
   const VirtualDate = g.Date;
+  /** @type {any} */
   const watchedDate = new Proxy(VirtualDate, {
     apply(target, self, args) {
       note("clock");

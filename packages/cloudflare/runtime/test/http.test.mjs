@@ -192,6 +192,16 @@ test("background work: the read in flight when the handler returned; cut_off com
   assert.deepEqual(cut.decisions.map((/** @type {any} */ d) => d.options.join(" ")), ["none crash_before crash_after error", "none crash_before", "none cut_off"]);
 });
 
+test("a body written by background work is read to its end; cut off, it never ends and the run is UNSUPPORTED", async () => {
+  const events = [req("req-1", "/stream", null, "GET")];
+  const clean = await host.run(plan({ events, maxFaults: 0 }));
+  assert.deepEqual(clean.end, { kind: "completed" });
+  assert.deepEqual(results(clean.effects, "response")[0].payload.result, { status: 200, ok: true, body: "none" });
+  const cut = await host.run(plan({ events, bounds: { budgetMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }] } }));
+  assert.equal(cut.end.cause, "unseen_wait");
+  assert.match(cut.end.detail, /response body of req-1#1/);
+});
+
 test("the queue drive's waitUntil work meets the same background point, after the implicit ack", async () => {
   const drive = { kind: "queue", name: "orders", events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5 } }] };
   const cut = await host.run(plan({ events: [], drive, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "cut_off" }] } }));

@@ -151,3 +151,14 @@ test("concurrency 1 stays sequential: no turn decisions", async () => {
   assert.deepEqual(turns(result), []);
   assert.deepEqual(totals(result.effects), ["k=1000"]);
 });
+
+test("a crash in one delivery leaves the other running; turn and fault decisions share the list", async () => {
+  // start msg-1, start msg-2, msg-1's read, then crash_before at that read.
+  const result = await host.run(concurrentPlan({ prefix: [0, 1, 0, 1], maxFaults: 1 }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(result.decisions.slice(0, 4).map((/** @type {any} */ d) => d.kind), ["turn", "turn", "turn", "fault"]);
+  assert.deepEqual(result.decisions[3].options, ["none", "crash_before", "crash_after", "error"]);
+  assert.ok(result.effects.some((/** @type {any} */ e) => e.invocation === "msg-1#1" && e.kind === "fault" && e.payload.fault === "crash_before"));
+  assert.ok(result.effects.some((/** @type {any} */ e) => e.op === "dead_letter" && e.payload.args.messageId === "msg-1"));
+  assert.deepEqual(totals(result.effects), ["k=400"]);
+});

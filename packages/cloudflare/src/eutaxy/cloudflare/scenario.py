@@ -58,7 +58,7 @@ def define_scenario(
             comes from the config's ``main``, the config from the file wrangler
             would find beside the scenario.
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
-        drive: the one drive, such as :func:`eutaxy.cloudflare.queue`.
+        drive: the one drive, such as :func:`eutaxy.cloudflare.queue` or :func:`eutaxy.cloudflare.http`.
         invariants: invariants from :mod:`eutaxy.core.invariants`.
         bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
             taken as given and snake_case ones (``max_faults_per_run``) converted.

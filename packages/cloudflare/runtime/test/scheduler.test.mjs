@@ -1,0 +1,83 @@
+// @ts-check
+/**
+ * The turn scheduler on its own, in Node: a real Run (virtual clock, plan follower) with
+ * deliveries that make no effects, to pin what the scheduler does when nothing can move.
+ */
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { Run } from "../run.mjs";
+import { settle } from "../settle.mjs";
+
+const EPOCH = 1767225600000;
+
+function concurrentRun() {
+  const plan = {
+    protocol: 1,
+    scenario: { bounds: { maxConcurrentInvocations: 2, budgetMs: 1000 } },
+    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
+    prefix: [],
+    policy: { kind: "first" },
+    maxFaults: 0,
+  };
+  return new Run(plan, {}, {});
+}
+
+test("when nothing can move, time passes to a delayed event and it starts then", async () => {
+  const run = concurrentRun();
+  const ready = [{ id: "e1", due: EPOCH }, { id: "e2", due: EPOCH + 50 }];
+  /** @type {[string, number][]} */
+  const started = [];
+  await /** @type {import("../turns.mjs").Scheduler} */ (run.turns).drive({
+    next: () => (ready.length && ready[0].due <= run.clock.now ? ready[0].id : null),
+    wake: () => (ready.length ? ready[0].due : null),
+    start: async () => {
+      const event = /** @type {{id: string}} */ (ready.shift());
+      const inv = run.startInvocation(`${event.id}#1`);
+      started.push([event.id, run.clock.now]);
+      await settle(run, inv, Promise.resolve());
+      run.endInvocation(inv);
+    },
+  });
+  assert.equal(run.unsupported, null);
+  assert.deepEqual(started, [["e1", EPOCH], ["e2", EPOCH + 50]]);
+  assert.deepEqual(run.follower.decisions.map((d) => d.options), [[{ kind: "start", event: "e1" }], [{ kind: "start", event: "e2" }]]);
+});
+
+test("a delivery waiting on nothing Eutaxy can see makes the run UNSUPPORTED", async () => {
+  const run = concurrentRun();
+  let left = 1;
+  await /** @type {import("../turns.mjs").Scheduler} */ (run.turns).drive({
+    next: () => (left > 0 ? "e1" : null),
+    start: async () => {
+      left--;
+      const inv = run.startInvocation("e1#1");
+      await settle(run, inv, new Promise(() => {}));
+      run.endInvocation(inv);
+    },
+  });
+  assert.equal(run.unsupported?.cause, "unseen_wait");
+  assert.match(run.unsupported?.detail ?? "", /e1#1/);
+});
+
+test("each delivery's async context names its invocation, across awaits", async () => {
+  const run = concurrentRun();
+  const ids = ["e1", "e2"];
+  /** @type {string[]} */
+  const seen = [];
+  await /** @type {import("../turns.mjs").Scheduler} */ (run.turns).drive({
+    next: () => ids[0] ?? null,
+    start: async () => {
+      const id = /** @type {string} */ (ids.shift());
+      const inv = run.startInvocation(`${id}#1`);
+      await settle(run, inv, (async () => {
+        await null;
+        seen.push(`${id}:${run.current?.id}`);
+      })());
+      run.endInvocation(inv);
+    },
+  });
+  assert.deepEqual(seen.sort(), ["e1:e1#1", "e2:e2#1"]);
+  assert.equal(run.current, null);
+});
