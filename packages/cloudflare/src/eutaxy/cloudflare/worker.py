@@ -232,12 +232,14 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
-        "Queue messages are delivered one at a time, one invocation per delivery attempt; the first ack or retry "
-        "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "
-        "then dead-lettered.",
         "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
     ]
     if drive.get("kind") == "queue":
+        sentences.append(
+            "Queue messages are delivered one at a time, one invocation per delivery attempt; the first ack or retry "
+            "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "
+            "then dead-lettered."
+        )
         consumer = config.consumer(drive.get("name"))
         if consumer is not None:
             if consumer.max_retries_source == "default":
