@@ -73,11 +73,14 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
             legacy_create_init = False,
         )
 
-def corpus_case(name, srcs, deps, data = [], size = "large", tags = []):
-    """A corpus gate: pytest over one case's test file, with the case's files as data."""
+def corpus_case(name, srcs, deps, data = [], support = [], size = "large", tags = []):
+    """A corpus gate: pytest over one case's test file, with the case's files as data.
+
+    support: shared modules the test imports (and a conftest.py), not run as tests.
+    """
     native.py_test(
         name = name,
-        srcs = srcs + ["//tools/bazel:pytest_main.py"],
+        srcs = srcs + support + ["//tools/bazel:pytest_main.py"],
         main = "//tools/bazel:pytest_main.py",
         args = ["%s/%s" % (native.package_name(), s) for s in srcs],
         deps = deps,

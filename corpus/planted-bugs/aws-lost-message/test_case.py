@@ -2,27 +2,16 @@
 
 import os
 
-from eutaxy.aws import create_platform, load_scenario
-from eutaxy.engine.check import check_scenario
+from planted import check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
 MAX_RUNS = 200
-BUDGET_MS = 600_000
-
-
-def _check(path):
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed="aws-lost-message", max_runs=MAX_RUNS, budget_ms=BUDGET_MS)
-    finally:
-        platform.close()
 
 
 def test_the_swallowed_error_loses_a_message():
     """An injected error on PutItem is swallowed: the message is deleted and never recorded."""
-    verdict = _check(os.path.join(HERE, "aws-lost-message.sim.py"))
+    verdict = check_case(os.path.join(HERE, "aws-lost-message.sim.py"), max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "every-order-recorded" == verdict["violation"]["invariant"]
     (fault,) = verdict["schedule"]["faults"]
@@ -34,5 +23,5 @@ def test_the_swallowed_error_loses_a_message():
 
 def test_the_fixed_twin_is_bounded():
     """Re-raising the error leaves the message for redelivery, which records it."""
-    verdict = _check(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"))
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"), max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")

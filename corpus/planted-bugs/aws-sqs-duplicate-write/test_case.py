@@ -2,27 +2,16 @@
 
 import os
 
-from eutaxy.aws import create_platform, load_scenario
-from eutaxy.engine.check import check_scenario
+from planted import check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
 MAX_RUNS = 200
-BUDGET_MS = 600_000
-
-
-def _check(path):
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed="aws-sqs-duplicate-write", max_runs=MAX_RUNS, budget_ms=BUDGET_MS)
-    finally:
-        platform.close()
 
 
 def test_a_redelivery_after_the_write_duplicates_the_ledger_entry():
     """A crash after a committed PutItem redelivers the message, which writes a second entry."""
-    verdict = _check(os.path.join(HERE, "aws-sqs-duplicate-write.sim.py"))
+    verdict = check_case(os.path.join(HERE, "aws-sqs-duplicate-write.sim.py"), max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert verdict["violation"]["invariant"] in ("ledger-entry-once-per-order", "one-ledger-row-per-order")
     assert ["msg-1"] == verdict["keptEvents"]
@@ -34,5 +23,5 @@ def test_a_redelivery_after_the_write_duplicates_the_ledger_entry():
 
 def test_the_fixed_twin_is_bounded():
     """A conditional put keyed by the order id makes the redelivery a no-op."""
-    verdict = _check(os.path.join(HERE, "fixed", "aws-sqs-duplicate-write.sim.py"))
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-sqs-duplicate-write.sim.py"), max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")

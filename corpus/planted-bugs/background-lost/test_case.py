@@ -10,11 +10,8 @@ bug the checker misses fails CI.
 
 from pathlib import Path
 
-import pytest
 
-from eutaxy.cloudflare import create_platform, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node
-from eutaxy.engine.check import check_scenario, replay_scenario
+from planted import check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "background-lost.sim.py"
@@ -23,38 +20,13 @@ FIXED = HERE / "fixed" / "background-lost-fixed.sim.py"
 #: A cap, so the verdict is the same on any machine (the bug is found in a few runs).
 MAX_RUNS = 100
 
-#: Wall time only decides when to stop; this one never should before MAX_RUNS.
-BUDGET_MS = 300_000
-
 #: req-1's first attempt: the background read is ordinal 0, the response 1, the background point 2.
 CUT_OFF = {"faults": [{"invocation": "req-1#1", "ordinal": 2, "fault": "cut_off"}], "turns": []}
 
 
-def _require_node() -> None:
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-
-
-def _seed(path: Path) -> str:
-    return path.name.removesuffix(".sim.py")
-
-
-def _check(path: Path) -> dict:
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed=_seed(path), max_runs=MAX_RUNS, budget_ms=BUDGET_MS)
-    finally:
-        platform.close()
-
-
 def test_buggy_intake_is_violated_with_one_fault():
     """An accepted order that is never recorded is found, replayed and shrunk to one fault."""
-    _require_node()
-    verdict = _check(BUGGY)
+    verdict = check_case(BUGGY, max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "every-order-recorded" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -63,13 +35,7 @@ def test_buggy_intake_is_violated_with_one_fault():
 
 def test_cut_off_loses_the_write_after_the_2xx():
     """cut_off at the background point: the read in flight commits, the write never starts."""
-    _require_node()
-    scenario = load_scenario(BUGGY)
-    platform = create_platform(scenario)
-    try:
-        outcome = replay_scenario(scenario, platform, CUT_OFF, seed=_seed(BUGGY))
-    finally:
-        platform.close()
+    outcome = replay_case(BUGGY, CUT_OFF)
     assert ["every-order-recorded"] == [v["invariant"] for v in outcome["violations"]]
     effects = [e for e in outcome["result"]["effects"] if e["invocation"] == "req-1#1"]
     brief = [(e["target"], e["op"], e["kind"]) for e in effects]
@@ -83,6 +49,5 @@ def test_cut_off_loses_the_write_after_the_2xx():
 
 def test_fixed_twin_is_bounded():
     """Writing before answering puts every failure in front of the caller, who resends."""
-    _require_node()
-    verdict = _check(FIXED)
+    verdict = check_case(FIXED, max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")

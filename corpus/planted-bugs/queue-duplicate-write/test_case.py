@@ -8,11 +8,8 @@ speed. A planted bug the checker misses fails CI.
 
 from pathlib import Path
 
-import pytest
 
-from eutaxy.cloudflare import create_platform, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node
-from eutaxy.engine.check import check_scenario
+from planted import check_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -20,33 +17,10 @@ HERE = Path(__file__).resolve().parent
 #: (about one run in five does); a cap, so the verdict is the same on any machine.
 MAX_RUNS = 100
 
-#: Wall time only decides when to stop; this one never should before MAX_RUNS.
-BUDGET_MS = 300_000
-
-
-def _require_node() -> None:
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-
-
-def _check(path: Path) -> dict:
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(
-            scenario, platform, seed=path.name.removesuffix(".sim.py"), max_runs=MAX_RUNS, budget_ms=BUDGET_MS
-        )
-    finally:
-        platform.close()
-
 
 def test_buggy_consumer_is_violated_with_one_fault():
     """The duplicate insert after redelivery is found, replayed and shrunk to one fault."""
-    _require_node()
-    verdict = _check(HERE / "queue-duplicate-write.sim.py")
+    verdict = check_case(HERE / "queue-duplicate-write.sim.py", max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "payment-recorded-once" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -56,6 +30,5 @@ def test_buggy_consumer_is_violated_with_one_fault():
 
 def test_fixed_twin_is_bounded():
     """The idempotent insert survives every explored schedule."""
-    _require_node()
-    verdict = _check(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py")
+    verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")

@@ -10,11 +10,8 @@ verdict never depends on the machine's speed. A corpus gate never skips.
 
 from pathlib import Path
 
-import pytest
 
-from eutaxy.cloudflare import create_platform, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node
-from eutaxy.engine.check import check_scenario
+from planted import check_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -22,33 +19,10 @@ HERE = Path(__file__).resolve().parent
 #: so the verdict is the same on any machine.
 MAX_RUNS = 60
 
-#: Wall time only decides when to stop; this one never should before MAX_RUNS.
-BUDGET_MS = 300_000
-
-
-def _require_node() -> None:
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-
-
-def _check(path: Path) -> dict:
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(
-            scenario, platform, seed=path.name.removesuffix(".sim.py"), max_runs=MAX_RUNS, budget_ms=BUDGET_MS
-        )
-    finally:
-        platform.close()
-
 
 def test_buggy_refunds_are_violated_naming_the_stale_read():
     """The lost update is found with no fault, and the message names the stale read and the write."""
-    _require_node()
-    verdict = _check(HERE / "refund-lost-update.sim.py")
+    verdict = check_case(HERE / "refund-lost-update.sim.py", max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     violation = verdict["violation"]
     assert "refund-follows-decision" == violation["invariant"]
@@ -71,8 +45,7 @@ def test_buggy_refunds_are_violated_naming_the_stale_read():
 
 def test_fixed_twin_is_bounded():
     """The conditional write never commits on a stale read."""
-    _require_node()
-    verdict = _check(HERE / "fixed" / "refund-lost-update-fixed.sim.py")
+    verdict = check_case(HERE / "fixed" / "refund-lost-update-fixed.sim.py", max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
     # It stopped at the run cap, not the budget: every one of the MAX_RUNS runs was made.
     assert ["maxRuns"] == verdict["provenance"]["boundsReached"]

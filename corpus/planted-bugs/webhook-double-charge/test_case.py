@@ -10,11 +10,8 @@ the shop's resend, is replayed on both. A planted bug the checker misses fails C
 
 from pathlib import Path
 
-import pytest
 
-from eutaxy.cloudflare import create_platform, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node
-from eutaxy.engine.check import check_scenario, replay_scenario
+from planted import check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "webhook-double-charge.sim.py"
@@ -23,47 +20,13 @@ FIXED = HERE / "fixed" / "webhook-double-charge-fixed.sim.py"
 #: A cap, so the verdict is the same on any machine (the bug is found in a few runs).
 MAX_RUNS = 100
 
-#: Wall time only decides when to stop; this one never should before MAX_RUNS.
-BUDGET_MS = 300_000
-
 #: The charge for o-1 committed, the Worker saw a lost connection and answered 500.
 AMBIGUOUS_CHARGE = {"faults": [{"invocation": "req-1#1", "ordinal": 0, "fault": "ambiguous"}], "turns": []}
 
 
-def _require_node() -> None:
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a planted bug the checker cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-
-
-def _seed(path: Path) -> str:
-    return path.name.removesuffix(".sim.py")
-
-
-def _check(path: Path) -> dict:
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed=_seed(path), max_runs=MAX_RUNS, budget_ms=BUDGET_MS)
-    finally:
-        platform.close()
-
-
-def _replay(path: Path, schedule: dict) -> dict:
-    scenario = load_scenario(path)
-    platform = create_platform(scenario)
-    try:
-        return replay_scenario(scenario, platform, schedule, seed=_seed(path))
-    finally:
-        platform.close()
-
-
 def test_buggy_webhook_is_violated_with_one_fault():
     """The second charge after a resend is found, replayed and shrunk to one fault."""
-    _require_node()
-    verdict = _check(BUGGY)
+    verdict = check_case(BUGGY, max_runs=MAX_RUNS)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "charged-once-per-order" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -72,8 +35,7 @@ def test_buggy_webhook_is_violated_with_one_fault():
 
 def test_ambiguous_charge_and_resend_charge_twice():
     """The ambiguous outcome, then the caller's resend: two effective charges for o-1."""
-    _require_node()
-    outcome = _replay(BUGGY, AMBIGUOUS_CHARGE)
+    outcome = replay_case(BUGGY, AMBIGUOUS_CHARGE)
     assert "completed" == outcome["result"]["end"]["kind"]
     assert ["charged-once-per-order"] == [v["invariant"] for v in outcome["violations"]]
     assert ['"o-1"'] == outcome["violations"][0]["keys"]
@@ -81,15 +43,13 @@ def test_ambiguous_charge_and_resend_charge_twice():
 
 def test_fixed_twin_is_bounded():
     """With the idempotency key every resend is answered from the first charge."""
-    _require_node()
-    verdict = _check(FIXED)
+    verdict = check_case(FIXED, max_runs=MAX_RUNS)
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
 
 
 def test_fixed_twin_resend_is_not_effective():
     """The same ambiguous charge and resend: the resend is recorded as not effective."""
-    _require_node()
-    outcome = _replay(FIXED, AMBIGUOUS_CHARGE)
+    outcome = replay_case(FIXED, AMBIGUOUS_CHARGE)
     assert [] == outcome["violations"]
     charges = [
         e for e in outcome["result"]["effects"] if e["target"] == "Fetch:payments-api" and e["kind"] == "result"

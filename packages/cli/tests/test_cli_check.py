@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import json
 
-from eutaxy.cli.loader import import_scenario
+from eutaxy.engine.scenario_file import import_scenario
 
 
 def _args(path, *extra):
@@ -178,19 +178,6 @@ def test_bad_flags_exit_2(write_scenario, run_cli):
     result = run_cli("check", str(path), "--budget-ms", "soon", "--json")
     assert 2 == result.code
     assert "error" == json.loads(result.stdout)["kind"]
-
-
-def test_a_platform_loader_that_raises_is_an_input_error(testplatform, write_scenario, run_cli, monkeypatch):
-    """A platform's load_scenario failing with a plain exception still exits 2 at file:line."""
-    path = write_scenario("buggy")
-
-    def load(scenario_path):
-        exec(compile("\n\nraise ValueError('bad bounds')", str(scenario_path), "exec"), {})
-
-    monkeypatch.setattr(testplatform, "load_scenario", load)
-    result = run_cli("check", str(path))
-    assert 2 == result.code
-    assert f"{path}:3:" in result.stderr and "ValueError: bad bounds" in result.stderr
 
 
 def test_loader_returns_the_scenario_dict(testplatform, write_scenario):

@@ -164,12 +164,14 @@ def _plant(workdir: pathlib.Path, mutant: Mutant | None) -> pathlib.Path:
 
 
 def _run_properties(source_root: pathlib.Path, tests: str) -> subprocess.CompletedProcess:
+    """Run the selected properties on the copy; the temporary directory is the working
+    directory, so Hypothesis's cache files land there and vanish with it."""
     command = [
         sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
         "--rootdir", str(TESTS), str(PROPERTIES), "-k", tests,
     ]
     return subprocess.run(
-        command, env=_environment(source_root), cwd=str(TESTS), capture_output=True, text=True, timeout=MUTANT_TIMEOUT_S
+        command, env=_environment(source_root), cwd=str(source_root.parent), capture_output=True, text=True, timeout=MUTANT_TIMEOUT_S
     )
 
 

@@ -6,11 +6,9 @@ the bug exists (the replay still violates) and passes once the handler is fixed.
 
 from __future__ import annotations
 
-import os
-import runpy
 from typing import Any, Mapping, Sequence
 
-from eutaxy.core.errors import UserError
+from eutaxy.engine.scenario_file import import_scenario
 
 from eutaxy.aws.platform import create_platform
 
@@ -18,15 +16,8 @@ __all__ = ["expect_holds", "load_scenario"]
 
 
 def load_scenario(scenario_path: str) -> dict[str, Any]:
-    """Run a ``*.sim.py`` file and return its module-level ``scenario``."""
-    path = os.path.abspath(scenario_path)
-    if not os.path.isfile(path):
-        raise UserError(f"no scenario file at {path}")
-    namespace = runpy.run_path(path, run_name="__eutaxy_scenario__")
-    scenario = namespace.get("scenario")
-    if not isinstance(scenario, dict):
-        raise UserError(f"{path} binds no module-level scenario = define_scenario(...)")
-    return scenario
+    """Run a ``*.sim.py`` file and return its module-level ``scenario`` (engine's one loader)."""
+    return import_scenario(scenario_path, platform="aws")
 
 
 def expect_holds(

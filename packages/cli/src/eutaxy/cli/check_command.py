@@ -3,8 +3,11 @@
 The steps, each at the edge where it can fail: import the file to learn its platform,
 let the platform package load and validate it, create the platform, run the engine's
 ``check_scenario``, print the text or JSON report, and on VIOLATED write the regression
-test beside the scenario. Exit codes: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED or bad input
-(nothing written), 3 a bug in Eutaxy.
+test beside the scenario. When the scenario lists specs, the spec ladder runs after the
+check on the calls it recorded (CHECKED, then TESTED with the check's seed) and its
+verdicts join the output as ``specs``; they never change the simulation verdict or the
+exit code. Exit codes: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED or bad input (nothing
+written), 3 a bug in Eutaxy.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED, EXIT_VIOLATED
-from eutaxy.cli.loader import failure_text, import_scenario, no_bytecode
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
@@ -47,15 +49,15 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace, out: Output) -> int:
+    from eutaxy.engine.scenario_file import import_scenario
     from eutaxy.report.regression import scenario_stem, write_regression_test
     from eutaxy.report.text import render_text
 
     scenario_path = Path(args.scenario)
+    # Every platform's load_scenario is this same loader, so the file runs once.
     scenario = import_scenario(scenario_path)
     platform_name = scenario["platform"]
     module = import_platform(platform_name)
-    if callable(getattr(module, "load_scenario", None)):
-        scenario = _platform_load(module, scenario_path)
     create_platform = getattr(module, "create_platform", None)
     if not callable(create_platform):
         raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
@@ -97,7 +99,10 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             unwritten = f"could not write it: {error}"
             out.note(f"eutaxy: warning: the regression test was not written: {error}")
     data = dict(verdict, regressionTest=str(written)) if written is not None else verdict
-    text = render_text(verdict)
+    if scenario.get("specs"):
+        # The spec ladder rests on the calls this check recorded; it never changes the verdict or the exit code.
+        data = dict(data, specs=_spec_verdicts(scenario, scenario_path, verdict))
+    text = render_text(data)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":
@@ -106,18 +111,25 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     return _EXIT_BY_KIND[kind]
 
 
-def _platform_load(module: Any, scenario_path: Path) -> dict:
-    """The platform's own load (which may validate more); its failures are the scenario's."""
+def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
+    """CHECKED on the verdict's ``coreCalls``, then TESTED with the check's seed, for each spec module.
+
+    A ladder that cannot run (the prover not installed, no Node) is said in the result's
+    ``error``; the simulation verdict stands either way.
+    """
+    from eutaxy.report.regression import scenario_stem
+
+    seed = str((verdict.get("provenance") or {}).get("seed") or scenario_stem(scenario_path))
+    root = Path(scenario.get("root") or scenario_path.parent)
+    modules = [Path(item) if Path(item).is_absolute() else root / item for item in scenario["specs"]]
     try:
-        with no_bytecode():
-            scenario = module.load_scenario(scenario_path)
-    except UserError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the scenario file ran the first time; report where it broke now
-        raise UserError(failure_text(scenario_path.absolute(), error)) from None
-    if not isinstance(scenario, dict):
-        raise UserError(f"{module.__name__}.load_scenario returned {type(scenario).__name__}, not a scenario dict")
-    return scenario
+        from eutaxy.prover.scenario_specs import run_scenario_specs
+    except ImportError as error:
+        return {"seed": seed, "modules": [], "error": f"the spec ladder (eutaxy.prover) is not available: {error}"}
+    try:
+        return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed)
+    except UserError as error:
+        return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
 
 
 def _engine_check():

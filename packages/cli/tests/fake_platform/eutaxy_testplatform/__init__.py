@@ -36,7 +36,7 @@ def create_platform(scenario: dict) -> "TestPlatform":
 
 
 def load_scenario(path) -> dict:
-    from eutaxy.cli.loader import import_scenario
+    from eutaxy.engine.scenario_file import import_scenario
 
     return import_scenario(path)
 

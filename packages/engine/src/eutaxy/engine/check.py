@@ -4,7 +4,9 @@
 shrinks it, runs the module-state check before BOUNDED, and builds the verdict. The
 verdict holds no wall-clock value (elapsed time goes to ``on_progress`` only), so the
 same scenario, seed and bounds give byte-identical JSON; the budget decides only when
-exploration stops, and a test that asserts a verdict sets ``max_runs``.
+exploration stops, and a test that asserts a verdict sets ``max_runs``. A scenario that
+lists specs also gets ``coreCalls``: the distinct Core decisions its exploration runs made
+(see ``core_calls``), the inputs the spec ladder's CHECKED rung evaluates.
 """
 
 from __future__ import annotations
@@ -119,6 +121,14 @@ def _platform_name(scenario: Mapping[str, Any], platform: Platform) -> str:
 
 
 def _verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
+    verdict = _simulation_verdict(scenario, platform, session, outcome)
+    if session.core_calls is not None:
+        # Only a scenario that lists specs carries them, so every other verdict is as before.
+        verdict["coreCalls"] = session.core_calls.to_data()
+    return verdict
+
+
+def _simulation_verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
     exhaustive = outcome.exhaustive
     assumptions = [REDUCTION_ASSUMPTION] if exhaustive is not None and exhaustive["reduction"] else []
     common = {

@@ -2,8 +2,9 @@
 
 The session owns the platform, the bounds and the wall clock (which only decides when
 exploration stops), counts runs and injected faults, keeps the first runs for the
-module-state check and checks invariants on every log. Explorers decide which plans
-to run; the session runs them; ``replay`` confirms what they find.
+module-state check, checks invariants on every log and, when the scenario lists specs,
+collects the exploration runs' distinct Core decisions for the spec ladder. Explorers
+decide which plans to run; the session runs them; ``replay`` confirms what they find.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from eutaxy.core.schedule import Schedule
 from eutaxy.core.violations import Violation
 
 from eutaxy.engine.bounds import Bounds
+from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of
 
 __all__ = ["RunRecord", "Session", "same_violation", "violation_key"]
@@ -75,11 +77,15 @@ class Session:
     replayed: int = attrs.field(init=False, default=0)
     not_replayed: int = attrs.field(init=False, default=0)
     first_records: list[RunRecord] = attrs.field(init=False, factory=list)
+    #: The distinct Core decisions of the exploration runs, kept only when the scenario lists specs.
+    core_calls: CoreCalls | None = attrs.field(init=False, default=None)
     _started_ms: float = attrs.field(init=False, default=0.0)
     _progress_ms: float = attrs.field(init=False, default=float("-inf"))
 
     def __attrs_post_init__(self) -> None:
         self._started_ms = self.clock_ms()
+        if lists_specs(self.scenario):
+            self.core_calls = CoreCalls()
 
     # -- running ------------------------------------------------------------------------
 
@@ -108,6 +114,8 @@ class Session:
     def explore(self, plan: RunPlan) -> RunRecord:
         """One exploration run: counted, kept if among the first, and reported as progress."""
         record = self.perform(plan)
+        if self.core_calls is not None:
+            self.core_calls.observe(self.runs, record.result.effects)
         self.runs += 1
         self.faults += faults_injected(record.result)
         self.most_eligible = max(self.most_eligible, record.result.eligible)

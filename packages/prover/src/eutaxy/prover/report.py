@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.verdicts import SCHEMA_VERSION, SPEC_KINDS, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
@@ -74,7 +74,9 @@ def _relative(root: Path, path: Optional[str | Path]) -> Optional[str]:
 
 
 def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int,
-                   toolchain: NodeToolchain, provers: Sequence[Prover]) -> dict:
+                   toolchain: NodeToolchain, provers: Sequence[Prover],
+                   calls: Optional[Mapping[str, Sequence[dict]]] = None) -> dict:
+    """One spec file's verdicts; with ``calls`` (recorded ``{args, result}`` by function) CHECKED runs first."""
     entry: dict[str, Any] = {"spec": _relative(root, spec_path), "module": None, "properties": [],
                              "skipped": [], "diagnostics": []}
     if isinstance(read, ReadError):
@@ -101,7 +103,9 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
         with Evaluator(spec_path, toolchain) as evaluator:
             for index, prop in enumerate(read.properties):
                 try:
-                    verdict, rungs = run_ladder(read, prop, evaluator, seed, provers=provers, max_inside=max_inside)
+                    recorded = None if calls is None else list(calls.get(prop.function, ()))
+                    verdict, rungs = run_ladder(read, prop, evaluator, seed, calls=recorded, provers=provers,
+                                                max_inside=max_inside)
                 except NodeError as error:
                     # The evaluator died (the code under test exited it, say): this
                     # property and the ones after it have no verdict.
@@ -110,7 +114,8 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
                     entry["properties"].extend(unknown(p, f"the evaluator stopped: {first}")
                                                for p in read.properties[index:])
                     break
-                entry["properties"].append(_property_entry(prop, verdict, rungs["tested"]))
+                entry["properties"].append(_property_entry(prop, verdict, rungs["tested"], rungs.get("checked"),
+                                                           None if recorded is None else len(recorded)))
     except LoadError as error:
         entry["error"] = f"the spec file did not import: {error}"
         first = str(error).splitlines()[0][:300]
@@ -120,11 +125,15 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
     return entry
 
 
-def _property_entry(prop, verdict: SpecVerdict, tested) -> dict:
+def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Optional[int] = None) -> dict:
     data = verdict.to_data()
     data["function"] = prop.function
     data["line"] = prop.line
     data["binders"] = [{"name": b.name, "type": b.type.name} for b in prop.binders]
+    if checked is not None:
+        # What the CHECKED rung saw, whatever the fold kept: the calls recorded and what it found.
+        data["checked"] = {"calls": calls or 0, "evaluated": checked.evaluated, "kind": checked.verdict.kind,
+                           "detail": checked.verdict.detail}
     if tested is not None:
         data["tested"] = {"evaluated": tested.evaluated, "draws": tested.draws, "edges": tested.edges}
     return data

@@ -58,6 +58,7 @@ def render_text(verdict: dict) -> str:
         lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
     lines += _exhaustive_section(verdict.get("exhaustive"))
     lines += _provenance_section(verdict.get("provenance") or {})
+    lines += _specs_section(verdict.get("specs"), verdict.get("coreCalls"))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -223,6 +224,109 @@ def _provenance_section(provenance: dict) -> list[str]:
     for field in sorted(set(provenance) - known):
         lines.append(f"  {field}: {_plain(provenance[field])}")
     return lines if len(lines) > 2 else []
+
+
+# ---------------------------------------------------------------------------- specs
+
+
+#: How each spec verdict kind reads as a word, padded to one column.
+_SPEC_WORDS = {"checked": "CHECKED", "tested": "TESTED", "proven": "PROVEN", "refuted": "REFUTED",
+               "unknown": "UNKNOWN", "conflict": "CONFLICT"}
+
+
+def _specs_section(specs: Any, core_calls: Any) -> list[str]:
+    """The spec verdicts, kept apart from the simulation verdict above them (they never change it)."""
+    if not isinstance(specs, dict):
+        return []
+    calls = core_calls if isinstance(core_calls, list) else []
+    seed = specs.get("seed")
+    counted = f"{len(calls)} distinct core call" + ("" if len(calls) == 1 else "s")
+    lines = ["", f"Specs (CHECKED on the {counted} this check recorded, then TESTED"
+                 + (f" with seed {seed}" if seed is not None else "") + "):"]
+    lines.append("  These are verdicts about pure functions; they do not change the verdict above.")
+    if specs.get("error"):
+        lines.append(f"  not checked: {str(specs['error']).splitlines()[0]}")
+    for module in specs.get("modules") or []:
+        if not isinstance(module, dict):
+            continue
+        spec = module.get("spec")
+        lines.append("")
+        lines.append(f"  {module.get('module') or '?'}" + (f"  (spec {spec})" if spec else ""))
+        if module.get("detail"):
+            lines.append(f"    {module['detail']}")
+        if module.get("error"):
+            lines.append(f"    error: {str(module['error']).splitlines()[0]}")
+        for diagnostic in module.get("diagnostics") or []:
+            lines.append(f"    compiler: {str(diagnostic).splitlines()[0]}")
+        for skipped in module.get("skipped") or []:
+            if isinstance(skipped, dict):
+                lines.append(f"    skipped {skipped.get('name', '?')}: {skipped.get('reason', '')}")
+        properties = [p for p in module.get("properties") or [] if isinstance(p, dict)]
+        width = max((len(str(p.get("property", "?"))) for p in properties), default=0)
+        for prop in properties:
+            word = _SPEC_WORDS.get(prop.get("kind"), str(prop.get("kind")).upper())
+            lines.append(f"    {word:<8} {str(prop.get('property', '?')):<{width}}  {_spec_why(prop)}")
+    return lines
+
+
+def _spec_why(prop: dict) -> str:
+    kind = prop.get("kind")
+    detail = prop.get("detail") or ""
+    if kind == "tested":
+        counts = prop.get("counts") or {}
+        tested = prop.get("tested") or {}
+        text = f"held on {counts.get('tested', 0)} distinct drawn inputs ({tested.get('draws', 0)} draws)"
+        checked = prop.get("checked") or {}
+        if checked.get("kind") == "checked":
+            text += f"; also held on {counts.get('checked', 0)} of the simulator's inputs"
+        elif checked:
+            text += f"; not CHECKED: {checked.get('detail') or 'no recorded call was inside the claim'}"
+        return text
+    if kind in ("refuted", "conflict"):
+        cx = prop.get("counterexample") or {}
+        rung = str(prop.get("rung") or "?").upper()
+        call = cx.get("call")
+        args = ", ".join(_spec_value(a) for a in cx.get("args") or [])
+        text = f"at {rung}: {prop.get('function') or '?'}({_cut(args)}): {_outcome_text(cx.get('outcome') or {})}"
+        if isinstance(call, dict):
+            text += " -- a call the simulator made"
+            seen = call.get("firstSeen")
+            if isinstance(seen, dict):
+                text += (f" (first in run {seen.get('run', '?')}, {seen.get('invocation', '?')}"
+                         f" before effect #{seen.get('ordinal', '?')}; it returned {_cut(_spec_value(call.get('result')))})")
+        return text + (f"; {detail}" if detail and kind == "conflict" else "")
+    if kind == "unknown":
+        reasons = ", ".join(str(r) for r in prop.get("reasons") or []) or "unknown"
+        return f"{reasons}: {detail}" if detail else reasons
+    return detail
+
+
+def _outcome_text(outcome: dict) -> str:
+    kind = outcome.get("kind")
+    if kind == "false":
+        return "claim false"
+    if kind == "threw":
+        return f"{outcome.get('phase', 'ensures')} threw {outcome.get('name', '')}: {outcome.get('message', '')}".rstrip(": ")
+    return str(kind or "failed")
+
+
+def _spec_value(value: Any) -> str:
+    """A value in the spec ladder's encoding, as TypeScript would print it (12n, NaN, undefined)."""
+    if isinstance(value, dict) and set(value) <= {"$", "v"} and "$" in value:
+        tag, inner = value.get("$"), value.get("v")
+        if tag == "bigint":
+            return f"{inner}n"
+        if tag == "number":
+            return str(inner)
+        if tag == "undefined":
+            return "undefined"
+        if tag == "object" and isinstance(inner, dict):
+            return "{" + ", ".join(f"{k}: {_spec_value(v)}" for k, v in inner.items()) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_spec_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_spec_value(v) for v in value) + "]"
+    return to_json(value)
 
 
 # ---------------------------------------------------------------------------- the trace

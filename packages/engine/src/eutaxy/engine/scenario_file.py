@@ -1,10 +1,12 @@
-"""Importing a ``*.sim.py`` file by path to read its ``scenario`` dict.
+"""Importing a ``*.sim.py`` file by path to read its ``scenario`` dict: the one loader.
 
-The CLI must learn a scenario's platform before it can import the platform package, so
-this loader knows no platform: it runs the file as a fresh module (its directory first on
-``sys.path`` while it runs, so helpers beside it import) and reads the module-level
-``scenario``. Whatever goes wrong is the user's to fix, so it becomes a ``UserError``
-naming the file and line, which the CLI prints before exiting 2.
+The CLI must learn a scenario's platform before it can import the platform package, and
+each platform's ``load_scenario`` and regression tests load the same files, so this
+loader knows no platform unless asked: it runs the file as a fresh module (its directory
+first on ``sys.path`` while it runs, so helpers beside it import; never cached in
+``sys.modules``; no bytecode written beside it) and reads the module-level ``scenario``.
+Whatever goes wrong is the user's to fix, so it becomes a ``UserError`` naming the file
+and line, which the CLI prints before exiting 2.
 """
 
 from __future__ import annotations
@@ -37,12 +39,16 @@ def no_bytecode() -> Iterator[None]:
         sys.dont_write_bytecode = previous
 
 
-def import_scenario(path: str | Path) -> dict[str, Any]:
+def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[str, Any]:
     """Run the scenario file at ``path`` and return its ``scenario`` dict.
+
+    ``platform``, when given, is the platform the caller checks (``"cloudflare"``,
+    ``"aws"``): a scenario built for another one is refused, naming the right package.
 
     Raises:
         UserError: the file is missing, does not parse or run (the message starts with
-            ``file:line``), or binds no ``scenario`` dict with a ``platform``.
+            ``file:line``), binds no ``scenario`` dict with a ``platform``, or is for
+            another platform than ``platform``.
     """
     scenario_path = Path(path).absolute()
     if not scenario_path.is_file():
@@ -78,6 +84,11 @@ def import_scenario(path: str | Path) -> dict[str, Any]:
         raise UserError(
             f"{path}: `scenario` has no platform; build it with a platform's define_scenario "
             "(eutaxy.cloudflare or eutaxy.aws)"
+        )
+    if platform is not None and scenario["platform"] != platform:
+        raise UserError(
+            f"{path}: this scenario is for the {scenario['platform']} platform, not {platform}: "
+            f"load it with eutaxy.{scenario['platform']} (or run `eutaxy check {path}`)"
         )
     return scenario
 
