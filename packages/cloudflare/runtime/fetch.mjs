@@ -2,7 +2,7 @@
 /**
  * Outbound fetch, answered from the scenario's declared externals; it never reaches the network.
  *
- * `plan.scenario.externals` is `[{name, host, responses, dedupeBy}]` (docs/contract-v2.md).
+ * `plan.scenario.externals` is `[{name, host, responses, dedupeBy}]` (docs/contract.md).
  * A request's host matches an external whose `host` is that name, or a `*.suffix` pattern
  * the host ends in (`*.pay.example` takes `api.pay.example`, not `pay.example`). Its reply
  * is the first scripted response with the request's method and URL path; an external with
