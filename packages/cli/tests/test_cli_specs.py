@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
 from eutaxy.cli.platforms import register_platform, unregister_platform
 from eutaxy.core.errors import UserError
 
-from conftest import FAKE_PLATFORM_DIR
+FAKE_PLATFORM_DIR = Path(__file__).parent / "fake_platform"
 
 DOMAIN = """\
 export type Order = { totalCents: number; refundedCents: number };
