@@ -30,9 +30,20 @@
  * handler returned. A crash_before at the response kills the invocation and its background work.
  *
  * A sequential run lets every attempt finish before the next starts, so a handler still
- * running at the caller's deadline is answered late rather than overlapped by the resend. A
- * concurrent run (turns.mjs) starts attempts through the turn scheduler; a caller with delays
- * or a deadline is UNSUPPORTED there until caller timers are modelled.
+ * running at the caller's deadline is answered late rather than overlapped by the resend.
+ *
+ * A concurrent run (turns.mjs) starts attempts through the turn scheduler, and the caller's
+ * deadline is a virtual timer set when the request is sent: an engine alarm (`Scheduler.alarm`),
+ * no timer of the Worker's, so it leaves no trace and reads no clock. The caller decides once
+ * per attempt, whichever comes first: at the response point, at a crash (no answer), or at the
+ * deadline if the handler has not answered by then. A decision at the deadline (the alarm, or
+ * an answer reached after it before the alarm fired) is taken at the deadline's instant, so a
+ * resend is due `delaysMs[attempts - 1]` after it and may start while the first attempt still
+ * runs; the handler carries on, and its late response is recorded without a second decision
+ * (its crash_before still kills it). As in a sequential run an answer at the deadline's
+ * instant is in time: the alarm fires once the clock has passed it, or at it once nothing else
+ * can move. A waiting resend starts only when it is due (`next`) and, when nothing else can
+ * move, time passes to it (`wake`), timers and the deadline due first firing first.
  */
 
 import { makeContext, Background, drain, runBackground, settleAtReturn } from "./background.mjs";
@@ -164,11 +175,36 @@ export async function driveHttp(run, drive, handler) {
    * @param {PendingRequest} item
    */
   const attempt = async (item) => {
-    item.attempts++;
+    // The attempt's own number: in a concurrent run a resend may start while this one runs.
+    const number = ++item.attempts;
     const path = targetPath(item.path);
     const target = `Http:${path}`;
-    const inv = run.startInvocation(`${item.id}#${item.attempts}`);
+    const inv = run.startInvocation(`${item.id}#${number}`);
     const sentAt = run.clock.now;
+    const deadline = caller.deadlineMs === null ? null : sentAt + caller.deadlineMs;
+    let decided = false;
+    let cancelDeadline = () => {};
+    /**
+     * The caller's one decision on this attempt: a failed one is resent (due its delay after
+     * the decision: in a concurrent run one on an attempt that ran past the deadline was taken
+     * at the deadline) or given up.
+     * @param {boolean} failed @param {boolean} pastDeadline
+     */
+    const decide = (failed, pastDeadline) => {
+      if (decided) return;
+      decided = true;
+      cancelDeadline();
+      if (!failed) return;
+      const at = run.turns && pastDeadline && deadline !== null ? deadline : run.clock.now;
+      if (mayRedeliver(number, caller.retries, maxRedeliveries)) {
+        item.due = at + resendDelay(caller, number);
+        pending.push(item);
+      } else {
+        platformEffect(run, inv, { target, op: "gave_up", args: { requestId: item.id, attempts: number }, result: { gaveUp: true } });
+      }
+    };
+    // Concurrent: the deadline is an engine alarm, where the caller stops waiting.
+    if (run.turns && deadline !== null) cancelDeadline = run.turns.alarm(deadline, () => decide(true, true));
     const background = new Background();
     const ctx = makeContext(background);
     const env = run.envFor(inv);
@@ -181,6 +217,7 @@ export async function driveHttp(run, drive, handler) {
     }
     const outcome = await settleAtReturn(run, inv, promise);
     if (outcome.kind === "unsupported") {
+      cancelDeadline();
       run.endInvocation(inv);
       return true;
     }
@@ -188,46 +225,41 @@ export async function driveHttp(run, drive, handler) {
     // left running is where it was when it returned; the Response's body is read after.
     /** @type {Response | null} */
     let response = null;
-    let failed = true;
     /** @type {((body: unknown) => void) | null} */
     let fill = null;
     if (outcome.kind !== "crashed") {
       if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
       if (outcome.kind === "returned" && outcome.value instanceof Response) response = outcome.value;
       const status = response ? response.status : 500;
-      const late = caller.deadlineMs !== null && run.clock.now - sentAt > caller.deadlineMs;
+      const late = deadline !== null && run.clock.now > deadline;
       const point = respond(run, inv, target, ladder, { requestId: item.id, method: item.method, path: item.path }, status);
       fill = point.fill;
-      failed = point.fault !== "none" || late || statusFailed(caller, status);
+      decide(point.fault !== "none" || late || statusFailed(caller, status), late);
+    } else {
+      decide(true, deadline !== null && run.clock.now > deadline);
     }
-    // The caller decides now, before background work runs on.
-    if (failed) {
-      if (mayRedeliver(item.attempts, caller.retries, maxRedeliveries)) {
-        item.due = run.clock.now + resendDelay(caller, item.attempts);
-        pending.push(item);
-      } else {
-        platformEffect(run, inv, { target, op: "gave_up", args: { requestId: item.id, attempts: item.attempts }, result: { gaveUp: true } });
-      }
-    }
+    // The caller has decided (now, or at its deadline), before background work runs on.
     const rest = inv.crashed ? drain(run, inv) : runBackground(run, inv, target, background);
     if (fill) fill(response ? await bodyOf(run, inv.id, response) : "");
     await rest;
+    cancelDeadline();
     run.endInvocation(inv);
     return run.stopped;
   };
   let attempts = 0;
   if (run.turns) {
-    // Concurrent: the turn scheduler starts attempts while a slot is free (turns.mjs). A
-    // caller with resend delays or a deadline needs caller timers the scheduler lacks.
-    if (caller.deadlineMs !== null || caller.delaysMs.some((delay) => delay > 0)) {
-      run.markUnsupported("concurrency_not_modelled", "the http drive's caller delays and deadline are not modelled with concurrent invocations yet");
-      return;
-    }
+    // Concurrent: the turn scheduler starts the first waiting request that is due while a
+    // slot is free (turns.mjs); with none due, time passes to the earliest resend.
+    const ready = () => pending.findIndex((item) => item.due <= run.clock.now);
     await run.turns.drive({
-      next: () => (attempts < maxAttempts && pending.length ? pending[0].id : null),
+      next: () => {
+        const at = attempts < maxAttempts ? ready() : -1;
+        return at < 0 ? null : pending[at].id;
+      },
+      wake: () => (attempts < maxAttempts && pending.length ? Math.min(...pending.map((item) => item.due)) : null),
       start: () => {
         attempts++;
-        return attempt(/** @type {PendingRequest} */ (pending.shift()));
+        return attempt(pending.splice(ready(), 1)[0]);
       },
     });
     return;

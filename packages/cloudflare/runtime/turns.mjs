@@ -40,6 +40,13 @@
  * waits with `settle`, as the sequential loop does), and the optional `wake` gives the
  * virtual time at which a delayed event (a caller's resend) becomes ready, so that when
  * nothing else can move time passes to it or to the earliest timer, whichever is first.
+ *
+ * Alarms are the engine's own virtual timers (`alarm(due, fire)`; the http caller's deadline
+ * is one): they belong to no invocation, leave no trace, are never a turn option and do not
+ * count as a read of the clock. Everything that happens at an alarm's instant comes before
+ * it, so an alarm fires once the clock has passed its due time (checked before every turn
+ * decision, since effects move the clock), or, at its due time, once nothing else can move
+ * and no timer or delayed event is due at or before it (time passing to it if need be).
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -60,6 +67,7 @@ export const IDLE_TURNS = 3;
  * @typedef {{inv: Invocation | null}} Holder
  * @typedef {{inv: Invocation, target: string, op: string, seq: number, release: () => void}} Parked
  * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null}} Source
+ * @typedef {{due: number, seq: number, fire: () => void}} Alarm
  */
 
 export class Scheduler {
@@ -84,6 +92,48 @@ export class Scheduler {
     this.decision = null;
     /** @type {unknown} an internal failure of a delivery, rethrown by drive() */
     this.failure = null;
+    /** @type {Alarm[]} the engine's own virtual timers, not yet fired or cancelled */
+    this.alarms = [];
+    this.alarmSeq = 0;
+  }
+
+  /**
+   * Set an engine alarm: `fire` runs once, when the clock has passed `due` or when nothing
+   * else can move (see the header). It runs outside every invocation's context and must not
+   * run user code. Returns the cancel function (harmless once fired).
+   * @param {number} due @param {() => void} fire @returns {() => void}
+   */
+  alarm(due, fire) {
+    /** @type {Alarm} */
+    const alarm = { due, seq: this.alarmSeq++, fire };
+    this.alarms.push(alarm);
+    return () => { this.alarms = this.alarms.filter((a) => a !== alarm); };
+  }
+
+  /** The earliest alarm (due order, then the order set). @returns {Alarm | null} */
+  earliestAlarm() {
+    /** @type {Alarm | null} */
+    let best = null;
+    for (const alarm of this.alarms) if (!best || alarm.due < best.due || (alarm.due === best.due && alarm.seq < best.seq)) best = alarm;
+    return best;
+  }
+
+  /**
+   * Fire, in due order, every alarm due before the virtual now (`through: "passed"`) or at
+   * or before it (`"now"`); the clock may move as they fire (a recorded effect), so each is
+   * checked against the clock as it is then. Returns whether any fired.
+   * @param {"passed" | "now"} through
+   */
+  ringAlarms(through) {
+    let fired = false;
+    for (;;) {
+      if (this.run.stopped) return fired;
+      const alarm = this.earliestAlarm();
+      if (!alarm || alarm.due > this.run.clock.now || (through === "passed" && alarm.due === this.run.clock.now)) return fired;
+      this.alarms = this.alarms.filter((a) => a !== alarm);
+      fired = true;
+      alarm.fire();
+    }
   }
 
   /** The invocation whose code is running, from the async context. @returns {Invocation | null} */
@@ -282,11 +332,23 @@ export class Scheduler {
         if (!(await this.quiesce())) return;
         this.turn = null;
         this.decision = null;
+        // Alarms the clock has passed (the last turn's effects moved it) fire before the turn.
+        this.ringAlarms("passed");
+        if (run.stopped) return;
         const moves = this.moves(source);
         if (moves.length === 0) {
-          // Nothing can move: time passes to the earliest timer or delayed event.
+          // Nothing can move: time passes to the earliest alarm, timer or delayed event;
+          // timers and delayed events due at an alarm's instant come before the alarm.
           const wake = source.wake?.() ?? null;
           const timer = this.earliestTimer();
+          const alarm = this.earliestAlarm();
+          const waking = wake !== null && wake > run.clock.now ? wake : null;
+          if (alarm && (!timer || alarm.due < timer.due) && (waking === null || alarm.due < waking)) {
+            if (alarm.due > run.clock.now) run.clock.now = alarm.due;
+            this.ringAlarms("now");
+            idle = 0;
+            continue;
+          }
           if (wake !== null && wake > run.clock.now && (!timer || wake < timer.due)) {
             run.clock.now = wake;
             idle = 0;
@@ -311,6 +373,7 @@ export class Scheduler {
     } finally {
       this.turn = null;
       this.decision = null;
+      this.alarms = [];
       // Deliveries still in flight (the run stopped) are let go: their waits end as unsupported.
       for (const holder of this.deliveries) holder.inv?.bump();
       if (this.failure) {

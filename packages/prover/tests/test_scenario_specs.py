@@ -88,6 +88,15 @@ def test_calls_by_function_keeps_the_verdicts_order_and_drops_where_seen():
     assert {"args": ["x"], "result": "x"} == calls["initials"][0]
 
 
+def test_a_call_whose_arguments_are_not_a_list_is_no_assignment(project, toolchain):
+    """A runtime that could not record the arguments (JSON has no bigint) gives no input, and says so."""
+    calls = REFUNDS + [_call("decideRefund", "1,2", None)]
+    assert 3 == len(calls_by_function(calls)["decideRefund"])
+    result = run_scenario_specs(project, [project / "domain.ts"], calls, "seed-1", toolchain=toolchain)
+    assert {"decideRefund": 1} == result["unusableCalls"]
+    assert "tested" == _by_property(result)["withinTotal"]["kind"]
+
+
 def test_a_true_claim_is_tested_saying_on_how_many_recorded_calls_it_also_held(project, toolchain):
     result = run_scenario_specs(project, [project / "domain.ts"], REFUNDS, "seed-1", toolchain=toolchain)
     within = _by_property(result)["withinTotal"]

@@ -89,3 +89,9 @@ def test_a_ladder_that_could_not_run_says_so():
                                                           "error": "the spec ladder could not run: no Node"}))
     assert "not checked: the spec ladder could not run: no Node" in [line.strip() for line in section]
     assert "0 distinct core calls" in section[0]
+
+
+def test_calls_the_ladder_could_not_use_are_counted():
+    specs = dict(SPECS, unusableCalls={"decideRefund": 2})
+    section = [line.strip() for line in _specs_text(dict(verdicts.bounded(), coreCalls=CALLS, specs=specs))]
+    assert "recorded calls without plain-data arguments, not checked: decideRefund 2" in section

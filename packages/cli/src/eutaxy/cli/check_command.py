@@ -126,7 +126,11 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
         from eutaxy.prover.scenario_specs import run_scenario_specs
     except ImportError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder (eutaxy.prover) is not available: {error}"}
+    from eutaxy.cli.report_command import _use_pinned_node
+
     try:
+        # The same Node as ``eutaxy report``: the pinned toolchain in Eutaxy's cache unless the environment names one.
+        _use_pinned_node()
         return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}

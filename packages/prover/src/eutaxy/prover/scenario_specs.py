@@ -26,7 +26,7 @@ from .reader import read_specs
 from .report import SPEC_SUFFIX, _module_report, _relative
 from .tested import DEFAULT_MAX_INSIDE
 
-__all__ = ["calls_by_function", "run_scenario_specs", "spec_file_for"]
+__all__ = ["calls_by_function", "run_scenario_specs", "spec_file_for", "unusable_calls"]
 
 
 def spec_file_for(module: str | Path) -> Path:
@@ -36,10 +36,24 @@ def spec_file_for(module: str | Path) -> Path:
 
 
 def calls_by_function(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, list[dict]]:
-    """A verdict's ``coreCalls`` as CHECKED takes them: ``{args, result}`` by function, in the verdict's order."""
+    """A verdict's ``coreCalls`` as CHECKED takes them: ``{args, result}`` by function, in the verdict's order.
+
+    A call whose ``args`` is not a list (a runtime that could not record the arguments as
+    plain data) is no assignment and is left out; ``unusable_calls`` counts them.
+    """
     out: dict[str, list[dict]] = {}
     for call in core_calls:
-        out.setdefault(str(call["function"]), []).append({"args": call["args"], "result": call.get("result")})
+        if isinstance(call.get("args"), list):
+            out.setdefault(str(call["function"]), []).append({"args": call["args"], "result": call.get("result")})
+    return out
+
+
+def unusable_calls(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Recorded calls whose arguments are not a list, by function."""
+    out: dict[str, int] = {}
+    for call in core_calls:
+        if not isinstance(call.get("args"), list):
+            out[str(call.get("function"))] = out.get(str(call.get("function")), 0) + 1
     return out
 
 
@@ -90,9 +104,13 @@ def run_scenario_specs(root: str | Path, modules: Sequence[str | Path], core_cal
     for entry in entries:
         for prop in entry["properties"]:
             summary[prop["kind"]] = summary.get(prop["kind"], 0) + 1
-    return {"seed": seed, "maxInside": max_inside, "modules": entries,
-            "calls": {function: len(items) for function, items in sorted(calls.items())},
-            "summary": {k: v for k, v in summary.items() if v}}
+    result = {"seed": seed, "maxInside": max_inside, "modules": entries,
+              "calls": {function: len(items) for function, items in sorted(calls.items())},
+              "summary": {k: v for k, v in summary.items() if v}}
+    unusable = unusable_calls(core_calls)
+    if unusable:
+        result["unusableCalls"] = dict(sorted(unusable.items()))
+    return result
 
 
 def _name_the_call(prop: dict, core_calls: Sequence[Mapping[str, Any]]) -> None:

@@ -4,6 +4,9 @@ The verdict word comes first, because it is what the reader came for; then why (
 invariant and its message, or the cause), then the evidence (the shrunk trace, grouped so
 each line is one effect point of one invocation, with injected faults marked ``!!``), then
 how to reproduce it (schedule and seed) and what was explored (runs, bounds, assumptions).
+When the check ran the spec ladder (``specs`` beside the verdict), a Specs section comes
+last: verdicts about pure functions, kept apart from the simulation verdict they never
+change.
 
 The renderer reads plain verdict data (``eutaxy.engine.check.check_scenario``'s result) and
 never fails on a field it does not know or one that is missing: verdicts may grow optional
@@ -246,6 +249,10 @@ def _specs_section(specs: Any, core_calls: Any) -> list[str]:
     lines.append("  These are verdicts about pure functions; they do not change the verdict above.")
     if specs.get("error"):
         lines.append(f"  not checked: {str(specs['error']).splitlines()[0]}")
+    unusable = specs.get("unusableCalls")
+    if isinstance(unusable, dict) and unusable:
+        lines.append("  recorded calls without plain-data arguments, not checked: "
+                     + ", ".join(f"{name} {count}" for name, count in sorted(unusable.items())))
     for module in specs.get("modules") or []:
         if not isinstance(module, dict):
             continue
