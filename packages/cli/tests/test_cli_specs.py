@@ -120,11 +120,11 @@ def _properties(data):
     return {p["property"]: p for m in data["specs"]["modules"] for p in m["properties"]}
 
 
-def test_bounded_check_carries_the_ladder_and_keeps_its_exit_code(deciding, node, tmp_path, run_cli):
-    """A refuted spec is reported beside BOUNDED; the verdict and exit 0 stand."""
+def test_bounded_check_carries_the_ladder_and_a_refuted_spec_fails_it(deciding, node, tmp_path, run_cli):
+    """A refuted spec is reported beside BOUNDED; the verdict stands, the exit is 1 (an error at any rung)."""
     path = _write(tmp_path)
     result = _check(run_cli, path, "--json")
-    assert 0 == result.code, result.stderr
+    assert 1 == result.code, result.stderr
     data = json.loads(result.stdout)
     assert "bounded" == data["kind"]
     calls = data["coreCalls"]
@@ -154,7 +154,7 @@ def test_bounded_check_carries_the_ladder_and_keeps_its_exit_code(deciding, node
 def test_text_report_has_a_specs_section_after_the_verdict(deciding, node, tmp_path, run_cli):
     path = _write(tmp_path)
     result = _check(run_cli, path)
-    assert 0 == result.code, result.stderr
+    assert 1 == result.code, result.stderr  # a spec is refuted
     text = result.stdout
     assert text.startswith("BOUNDED")
     section = text[text.index("\nSpecs ("):]

@@ -276,3 +276,105 @@ test("a Worker without fetch() is a user error for the http drive", async () => 
     await other.close();
   }
 });
+
+/** Turn decisions as `start <event>` / `effect <invocation>` lines. @param {any} result */
+function picks(result) {
+  return result.decisions.filter((/** @type {any} */ d) => d.kind === "turn").map((/** @type {any} */ d) => {
+    const option = d.options[d.chosen];
+    return option.kind === "start" ? `start ${option.event}` : `${option.kind} ${option.invocation ?? ""}`.trim();
+  });
+}
+
+/** Effects that are not calls, with their virtual time since the epoch. @param {any[]} effects */
+function timed(effects) {
+  return effects.filter((e) => e.kind !== "snapshot" && e.kind !== "call").map((e) => `${e.invocation}/${e.ordinal} ${e.target} ${e.op} ${e.kind}${e.kind === "fault" ? ":" + e.payload.fault : ""} +${e.time - EPOCH}`);
+}
+
+const CONCURRENT = { maxConcurrentInvocations: 2 };
+
+test("concurrent: the deadline is a virtual timer; the resend starts while the first attempt runs, whose late answer decides nothing", async () => {
+  const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [250], deadlineMs: 1000 };
+  const result = await host.run(plan({ events: [req("req-1", "/slow", null, "GET")], caller, bounds: CONCURRENT, maxFaults: 0 }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  // /slow answers after a 5000 ms timer. req-1#1's deadline passes at +1000; its resend is due
+  // 250 ms later and starts then, while req-1#1 still sleeps; req-1#2's deadline passes at
+  // +2250 with the retries spent. Both answers come late and are recorded, deciding nothing.
+  assert.deepEqual(timed(result.effects), [
+    "req-1#2/0 Http:/slow gave_up result +2250",
+    "req-1#1/0 Http:/slow response result +5000",
+    "req-1#2/1 Http:/slow response result +6250",
+  ]);
+  assert.deepEqual(picks(result), ["start req-1", "start req-1"]);
+  assert.equal(results(result.effects, "gave_up").length, 1);
+});
+
+test("concurrent: an answer at the deadline's instant is in time (timers due then fire first)", async () => {
+  const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 5000 };
+  const result = await host.run(plan({ events: [req("req-1", "/slow", null, "GET")], caller, bounds: CONCURRENT, maxFaults: 0 }));
+  assert.deepEqual(timed(result.effects), ["req-1#1/0 Http:/slow response result +5000"]);
+  const sequential = await host.run(plan({ events: [req("req-1", "/slow", null, "GET")], caller, maxFaults: 0 }));
+  assert.deepEqual(timed(sequential.effects), timed(result.effects));
+});
+
+test("concurrent: a resend waits its delay, behind requests already waiting; time passes to it", async () => {
+  const caller = { retries: 2, retryOn: "non-2xx", delaysMs: [1000, 3000], deadlineMs: null };
+  const events = [req("req-1", "/status?code=503", null, "GET"), req("req-2", "/status", null, "GET")];
+  const result = await host.run(plan({ events, caller, bounds: CONCURRENT, maxFaults: 0 }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(timed(result.effects), [
+    "req-1#1/0 Http:/status response result +0",
+    "req-2#1/0 Http:/status response result +1",
+    "req-1#2/0 Http:/status response result +1001",
+    "req-1#3/0 Http:/status response result +4002",
+    "req-1#3/1 Http:/status gave_up result +4003",
+  ]);
+  // The resend is not on offer before it is due: each start is the only option.
+  assert.ok(result.decisions.every((/** @type {any} */ d) => d.options.length === 1));
+  assert.deepEqual(picks(result), ["start req-1", "start req-2", "start req-1", "start req-1"]);
+});
+
+test("concurrent: an answer past the deadline, reached before the alarm, is the caller's one decision", async () => {
+  // deadlineMs 0: the write at +0 is in time, the answer at +1 is late; the resend is due at
+  // the deadline (+0), so it starts at once.
+  const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 0 };
+  const result = await host.run(plan({ events: [req("req-1", "/orders", { orderId: "o-1", amountCents: 5 })], caller, bounds: CONCURRENT, maxFaults: 0 }));
+  assert.deepEqual(timed(result.effects), [
+    "req-1#1/0 D1:DB run result +0",
+    "req-1#1/1 Http:/orders response result +1",
+    "req-1#2/0 D1:DB run result +2",
+    "req-1#2/1 Http:/orders response result +3",
+    "req-1#2/2 Http:/orders gave_up result +4",
+  ]);
+  assert.equal(orders(result.effects).length, 2);
+});
+
+test("concurrent: ambiguous at the response is offered with a deadline; the resend overlaps the background work", async () => {
+  const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 30000 };
+  // The background read parks before it takes an ordinal, so the response is ordinal 0 here.
+  const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [] };
+  const result = await host.run(plan({ events: [req("req-1", "/later", { orderId: "o-1", amountCents: 5 })], caller, policy: ambiguous, bounds: CONCURRENT }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.deepEqual(result.decisions.find((/** @type {any} */ d) => d.kind === "fault" && d.target === "Http:/later").options, ["none", "crash_before", "ambiguous"]);
+  // The caller decided at the response; the resend is on offer beside req-1#1's background read.
+  const offered = result.decisions.filter((/** @type {any} */ d) => d.kind === "turn").map((/** @type {any} */ d) => d.options);
+  assert.ok(offered.some((options) => options.some((/** @type {any} */ o) => o.kind === "start" && o.event === "req-1") && options.some((/** @type {any} */ o) => o.kind === "effect" && o.invocation === "req-1#1")), JSON.stringify(offered));
+  assert.ok(result.effects.some((/** @type {any} */ e) => e.invocation === "req-1#2" && e.op === "response" && e.kind === "result"));
+});
+
+test("concurrent: a seeded run with a deadline and delays is the same run twice", async () => {
+  const caller = { retries: 2, retryOn: "non-2xx", delaysMs: [100, 700], deadlineMs: 1500 };
+  const events = [req("req-1", "/slow", null, "GET"), req("req-2", "/orders", { orderId: "o-2", amountCents: 5 }), req("req-3", "/status?code=503", null, "GET")];
+  const seeded = plan({ events, caller, bounds: { maxConcurrentInvocations: 3 }, policy: { kind: "seeded", faults: { 0: 7, 2: 1 } } });
+  seeded.streams.turns = [0x9e3779b9, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f];
+  const first = await host.run(seeded);
+  const second = await host.run(seeded);
+  assert.deepEqual(first.end, { kind: "completed" });
+  assert.equal(JSON.stringify(first), JSON.stringify(second));
+  const replayed = await host.run({ ...seeded, policy: { kind: "replay", faults: first.effects.filter((/** @type {any} */ e) => e.kind === "fault").map((/** @type {any} */ e) => ({ invocation: e.invocation, ordinal: e.ordinal, fault: e.payload.fault })), turns: picksIndexes(first) } });
+  assert.equal(JSON.stringify(replayed.effects), JSON.stringify(first.effects));
+});
+
+/** @param {any} result */
+function picksIndexes(result) {
+  return result.decisions.filter((/** @type {any} */ d) => d.kind === "turn").map((/** @type {any} */ d) => d.chosen);
+}

@@ -5,9 +5,10 @@ let the platform package load and validate it, create the platform, run the engi
 ``check_scenario``, print the text or JSON report, and on VIOLATED write the regression
 test beside the scenario. When the scenario lists specs, the spec ladder runs after the
 check on the calls it recorded (CHECKED, then TESTED with the check's seed) and its
-verdicts join the output as ``specs``; they never change the simulation verdict or the
-exit code. Exit codes: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED or bad input (nothing
-written), 3 a bug in Eutaxy.
+verdicts join the output as ``specs``; they never change the simulation verdict, but a
+REFUTED or CONFLICT spec fails a BOUNDED check (exit 1), as the seeds say a counterexample
+at any rung is always an error. Exit codes: 0 BOUNDED, 1 VIOLATED (or a refuted spec),
+2 UNSUPPORTED or bad input (nothing written), 3 a bug in Eutaxy.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED,
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
+from eutaxy.cli.report_command import spec_fails, use_pinned_node
 from eutaxy.core.errors import UserError
 
 __all__ = ["add_check_parser", "run_check"]
@@ -99,16 +101,21 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             unwritten = f"could not write it: {error}"
             out.note(f"eutaxy: warning: the regression test was not written: {error}")
     data = dict(verdict, regressionTest=str(written)) if written is not None else verdict
+    code = _EXIT_BY_KIND[kind]
     if scenario.get("specs"):
-        # The spec ladder rests on the calls this check recorded; it never changes the verdict or the exit code.
-        data = dict(data, specs=_spec_verdicts(scenario, scenario_path, verdict))
+        # The spec ladder rests on the calls this check recorded; it never changes the verdict,
+        # but a counterexample at any rung is an error.
+        specs = _spec_verdicts(scenario, scenario_path, verdict)
+        data = dict(data, specs=specs)
+        if code == EXIT_BOUNDED and spec_fails(specs):
+            code = EXIT_VIOLATED
     text = render_text(data)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":
         text += f"\nRegression test not written ({unwritten}).\n"
     out.report(data, text=text)
-    return _EXIT_BY_KIND[kind]
+    return code
 
 
 def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
@@ -126,11 +133,9 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
         from eutaxy.prover.scenario_specs import run_scenario_specs
     except ImportError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder (eutaxy.prover) is not available: {error}"}
-    from eutaxy.cli.report_command import _use_pinned_node
-
     try:
         # The same Node as ``eutaxy report``: the pinned toolchain in Eutaxy's cache unless the environment names one.
-        _use_pinned_node()
+        use_pinned_node()
         return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}

@@ -47,16 +47,16 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     if not directory.is_dir():
         raise UserError(f"{args.directory}: no such directory")
     run_report, render_text = _ladder()
-    _use_pinned_node()
+    use_pinned_node()
     result = run_report(directory, args.seed)
     if not isinstance(result, dict):
         raise TypeError(f"eutaxy.prover.report.run_report returned {type(result).__name__}, not a dict")
     text = render_text(result) if render_text is not None else json.dumps(result, indent=2, sort_keys=True)
     out.report(result, kind="spec_report", text=text)
-    return EXIT_FAILED if _fails(result) else EXIT_OK
+    return EXIT_FAILED if spec_fails(result) else EXIT_OK
 
 
-def _fails(result: dict) -> bool:
+def spec_fails(result: dict) -> bool:
     """A refuted or conflicting spec fails the command, as a refutation fails a check."""
     summary = result.get("summary")
     if isinstance(summary, dict) and any(summary.get(kind) for kind in FAILING_KINDS):
@@ -64,7 +64,7 @@ def _fails(result: dict) -> bool:
     return _has_failing_verdict(result, 0)
 
 
-def _use_pinned_node() -> None:
+def use_pinned_node() -> None:
     """Point the ladder at Eutaxy's pinned Node toolchain (installed once into the cache).
 
     The prover may not import the Cloudflare package that owns the toolchain, so the
