@@ -81,3 +81,59 @@ test("each delivery's async context names its invocation, across awaits", async 
   assert.deepEqual(seen.sort(), ["e1:e1#1", "e2:e2#1"]);
   assert.equal(run.current, null);
 });
+
+test("alarms: time passes to the earliest; a delayed event or a timer due at an alarm's instant comes first", async () => {
+  const run = concurrentRun();
+  const turns = /** @type {import("../turns.mjs").Scheduler} */ (run.turns);
+  /** @type {[string, number][]} */
+  const log = [];
+  const at = (/** @type {string} */ what) => log.push([what, run.clock.now - EPOCH]);
+  turns.alarm(EPOCH + 10, () => at("alarm 10"));
+  turns.alarm(EPOCH + 5, () => at("alarm 5"));
+  const cancelled = turns.alarm(EPOCH + 7, () => at("alarm 7"));
+  cancelled();
+  const ready = [{ id: "e1", due: EPOCH }, { id: "e2", due: EPOCH + 5 }];
+  await turns.drive({
+    next: () => (ready.length && ready[0].due <= run.clock.now ? ready[0].id : null),
+    wake: () => (ready.length ? ready[0].due : null),
+    start: async () => {
+      const event = /** @type {{id: string}} */ (ready.shift());
+      const inv = run.startInvocation(`${event.id}#1`);
+      at(`start ${event.id}`);
+      // e1 waits on a virtual timer due with the last alarm.
+      const wait = event.id === "e1" ? new Promise((resolve) => run.globals.addTimer(() => { at("timer 10"); resolve(null); }, 10, [], false)) : Promise.resolve();
+      await settle(run, inv, wait);
+      run.endInvocation(inv);
+    },
+  });
+  assert.equal(run.unsupported, null);
+  assert.deepEqual(log, [["start e1", 0], ["start e2", 5], ["alarm 5", 5], ["timer 10", 10], ["alarm 10", 10]]);
+  // Alarms are never turn options.
+  assert.deepEqual(run.follower.decisions.map((d) => d.options), [[{ kind: "start", event: "e1" }], [{ kind: "start", event: "e2" }]]);
+});
+
+test("alarms the clock has passed fire before the next turn decision", async () => {
+  const run = concurrentRun();
+  const turns = /** @type {import("../turns.mjs").Scheduler} */ (run.turns);
+  /** @type {[string, number][]} */
+  const log = [];
+  const at = (/** @type {string} */ what) => log.push([what, run.clock.now - EPOCH]);
+  turns.alarm(EPOCH + 2, () => at("alarm 2"));
+  turns.alarm(EPOCH + 3, () => at("alarm 3"));
+  const ids = ["e1", "e2"];
+  await turns.drive({
+    next: () => ids[0] ?? null,
+    start: async () => {
+      const id = /** @type {string} */ (ids.shift());
+      const inv = run.startInvocation(`${id}#1`);
+      at(`start ${id}`);
+      // As three effects would: the clock passes the first alarm and reaches the second.
+      if (id === "e1") run.clock.advance(3);
+      await settle(run, inv, Promise.resolve());
+      run.endInvocation(inv);
+    },
+  });
+  // alarm 2 was passed, so it fired before e2's start; alarm 3 is due at the now of e2's
+  // start, which comes first, and fires once nothing else can move.
+  assert.deepEqual(log, [["start e1", 0], ["alarm 2", 3], ["start e2", 3], ["alarm 3", 3]]);
+});
