@@ -101,7 +101,7 @@ def node():
     try:
         return find_toolchain()
     except UserError as error:
-        pytest.skip(str(error))
+        pytest.fail(f"the pinned Node toolchain is needed (eutaxy toolchain install, or EUTAXY_NODE_MODULES): {error}")
 
 
 def _write(tmp_path, mode="idempotent", specs=("./domain.ts",)):

@@ -12,20 +12,13 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue, refines
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario, replay_scenario
 
 FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "concurrent"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
+pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def _scenario(concurrency: int, specs=("./domain.ts",)) -> dict:

@@ -19,7 +19,6 @@ from eutaxy.cloudflare.differential import (
     redelivery_table,
     run_differential,
 )
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
 
@@ -138,15 +137,6 @@ def test_only_queue_drives_have_a_raw_side():
 
 # ---------------------------------------------------------------------------
 # Both sides, end to end.
-
-
-@pytest.fixture(scope="module")
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
 
 
 @pytest.mark.parametrize("path", [BUGGY, FIXED], ids=["buggy", "fixed"])

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, define_scenario, external, fetch_call, http, http_response
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
+from eutaxy.cloudflare.host import find_node, find_runtime
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import matches
 from eutaxy.core.effects import Effect
@@ -86,15 +86,6 @@ export default {
   },
 };
 """
-
-
-@pytest.fixture(scope="module")
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
 
 
 def _project(tmp_path: Path) -> Path:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import at_most_once_per_key, create_platform, define_scenario, external, fetch_call, http
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
 from eutaxy.core.canonical import to_json
 from eutaxy.engine.check import check_scenario
 
@@ -31,15 +30,6 @@ export default {
   },
 };
 """
-
-
-@pytest.fixture(scope="module")
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
 
 
 def _scenario(root: Path, name: str, bodies: list[dict]) -> dict:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, expect_holds, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import replay_scenario
 
@@ -22,13 +21,7 @@ CRASH_AFTER_FIRST_INSERT = {"faults": [{"invocation": "msg-1#1", "ordinal": 0, "
 NO_FAULTS = {"faults": [], "turns": []}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
+pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 @pytest.fixture(scope="module")

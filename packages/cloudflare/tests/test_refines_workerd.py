@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, expect_holds, load_scenario
-from eutaxy.cloudflare.host import HostError, find_node, find_runtime
 from eutaxy.engine.check import replay_scenario
 
 CASE = Path(__file__).resolve().parents[3] / "corpus" / "planted-bugs" / "refund-lost-update"
@@ -23,13 +22,7 @@ FIXED = CASE / "fixed" / "refund-lost-update-fixed.sim.py"
 BOTH_READS_FIRST = {"faults": [], "turns": [0, 1, 0, 0]}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def toolchain():
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.skip(f"the Node toolchain or the runtime is not available: {error}")
+pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def test_both_reads_first_loses_the_first_refund():

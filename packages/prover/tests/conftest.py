@@ -18,7 +18,7 @@ def toolchain():
     try:
         return find_toolchain()
     except UserError as error:
-        pytest.skip(str(error))
+        pytest.fail(f"the pinned Node toolchain is needed (eutaxy toolchain install, or EUTAXY_NODE_MODULES): {error}")
 
 
 @pytest.fixture(scope="session")

