@@ -1,6 +1,6 @@
 """refines end to end on workerd: the planted lost update's interleaving, replayed.
 
-The corpus gate (corpus/planted-bugs/refund-lost-update/test_case.py) checks the
+The corpus gate (corpus/planted-bugs/refund-lost-update/test_refund_lost_update.py) checks the
 verdicts; this replays one interleaving on both twins: both reads before either
 write. The buggy Worker breaks refund-follows-decision, naming the stale read of
 o-1 and the other request's write; the fixed twin's conditional write fails,
