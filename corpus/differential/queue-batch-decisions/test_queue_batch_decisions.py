@@ -12,7 +12,6 @@ import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw, redelivery_table
-from eutaxy.cloudflare.host import HostError, find_node
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "queue-batch-decisions.sim.py"
@@ -21,11 +20,7 @@ SEED = "queue-batch-decisions"
 
 @pytest.fixture(scope="module")
 def scenario():
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a case the runner cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
+    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
     return load_scenario(SCENARIO)
 
 

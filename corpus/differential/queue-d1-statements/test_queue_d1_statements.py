@@ -16,7 +16,6 @@ import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
-from eutaxy.cloudflare.host import HostError, find_node
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "queue-d1-statements.sim.py"
@@ -25,11 +24,7 @@ SEED = "queue-d1-statements"
 
 @pytest.fixture(scope="module")
 def scenario():
-    try:
-        find_node(install=False)
-    except HostError as error:
-        # A corpus gate never skips: a case the runner cannot run is a miss.
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
+    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
     return load_scenario(SCENARIO)
 
 
