@@ -72,7 +72,10 @@ function encode(value, where, path) {
     }
     /** @type {Record<string, unknown>} */
     const out = {};
-    for (const key of Object.keys(object)) out[key] = encode(/** @type {any} */ (object)[key], `${where}.${key}`, path);
+    for (const key of Object.keys(object)) {
+      // defineProperty, so a "__proto__" key is a field like any other.
+      Object.defineProperty(out, key, { value: encode(/** @type {any} */ (object)[key], `${where}.${key}`, path), enumerable: true, writable: true, configurable: true });
+    }
     return Object.hasOwn(out, "$") ? { $: "object", v: out } : out;
   } finally {
     path.delete(object);

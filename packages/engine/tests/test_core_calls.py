@@ -92,3 +92,23 @@ def test_the_order_is_by_function_then_first_sighting():
         (c["function"], c["args"], c["firstSeen"]["run"]) for c in data]
     assert {"run": 1, "invocation": "req-1#1", "ordinal": 4} == data[1]["firstSeen"]
     assert 4 == len(calls)
+
+
+def test_exact_readings_are_kept_and_tell_calls_apart():
+    calls = CoreCalls()
+    decision = {"op": "decide", "kind": "decision", "invocation": "req-1#1", "ordinal": 0, "target": "Core:f"}
+    minus_zero = [{"$": "number", "v": "-0"}]
+    calls.observe(0, [dict(decision, payload={"args": [0], "result": 0}),
+                      # f(-0): the same canonical reading as f(0), another call.
+                      dict(decision, payload={"args": [0], "result": 0, "argsExact": minus_zero, "resultExact": minus_zero[0]}),
+                      dict(decision, payload={"args": [0], "result": 0, "argsExact": minus_zero, "resultExact": minus_zero[0]}),
+                      # A Date argument: no exact reading, said why, and not the call f("1970-...") is.
+                      dict(decision, payload={"args": ["1970-01-01T00:00:00.000Z"], "result": 1}),
+                      dict(decision, payload={"args": ["1970-01-01T00:00:00.000Z"], "result": 1,
+                                              "argsInexact": "args[0] is a Date, which the value encoding cannot carry"})])
+    data = calls.to_data()
+    assert 4 == len(data)
+    assert {"function": "f", "args": [0], "result": 0} == {k: data[0][k] for k in data[0] if k != "firstSeen"}
+    assert minus_zero == data[1]["argsExact"] and minus_zero[0] == data[1]["resultExact"]
+    assert "argsExact" not in data[2] and "argsInexact" not in data[2]
+    assert data[3]["argsInexact"].startswith("args[0] is a Date")

@@ -44,6 +44,20 @@ test("a call from outside the module is a decision with its args and result; a c
   assert.deepEqual(found[1].payload, { args: [5], result: "total 5" });
 });
 
+test("arguments and results JSON cannot carry are recorded exactly beside their canonical reading", async () => {
+  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5, exact: true } }] }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  const [found] = decisions(result.effects).filter((e) => e.target === "Core:decideExactly");
+  assert.deepEqual(found.payload, {
+    // The log's canonical reading, as before: a bigint argument makes the list a string.
+    args: "0,12345678901234567890,", result: "[object Object]",
+    argsExact: [{ $: "number", v: "-0" }, { $: "bigint", v: "12345678901234567890" }, { $: "undefined" }],
+    resultExact: { big: { $: "bigint", v: "12345678901234567891" }, sign: { $: "number", v: "-0" }, gone: { $: "undefined" } },
+  });
+  // The plain calls of the same delivery carry no exact reading: nothing was lost.
+  assert.deepEqual(decisions(result.effects).find((e) => e.target === "Core:decideTotal").payload, { args: [0, 5], result: { total: 5 } });
+});
+
 test("a call that threw is not a decision", async () => {
   const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: -1 } }] }));
   assert.deepEqual(result.end, { kind: "completed" });

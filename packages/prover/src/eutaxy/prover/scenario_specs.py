@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional, Sequence
 from eutaxy.core.canonical import to_json
 from eutaxy.core.verdicts import CHECKED, SPEC_KINDS
 
+from .checked import exact_reading
 from .engine import Prover
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import read_specs
@@ -38,21 +39,25 @@ def spec_file_for(module: str | Path) -> Path:
 def calls_by_function(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, list[dict]]:
     """A verdict's ``coreCalls`` as CHECKED takes them: ``{args, result}`` by function, in the verdict's order.
 
-    A call whose ``args`` is not a list (a runtime that could not record the arguments as
-    plain data) is no assignment and is left out; ``unusable_calls`` counts them.
+    Each is the call's exact reading (``argsExact``/``resultExact`` where the runtime recorded
+    them beside the canonical ``args``/``result``; see ``checked.exact_reading``), so -0, NaN,
+    the infinities, undefined and bigints reach CHECKED as themselves. A call with no exact
+    list of arguments (``argsInexact``, or ``args`` not a list from a runtime that records no
+    exact reading) is no assignment and is left out; ``unusable_calls`` counts them.
     """
     out: dict[str, list[dict]] = {}
     for call in core_calls:
-        if isinstance(call.get("args"), list):
-            out.setdefault(str(call["function"]), []).append({"args": call["args"], "result": call.get("result")})
+        reading = exact_reading(call)
+        if reading is not None:
+            out.setdefault(str(call["function"]), []).append(reading)
     return out
 
 
 def unusable_calls(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """Recorded calls whose arguments are not a list, by function."""
+    """Recorded calls that give no assignment (no exact list of arguments), by function."""
     out: dict[str, int] = {}
     for call in core_calls:
-        if not isinstance(call.get("args"), list):
+        if exact_reading(call) is None:
             out[str(call.get("function"))] = out.get(str(call.get("function")), 0) + 1
     return out
 
@@ -120,7 +125,10 @@ def _name_the_call(prop: dict, core_calls: Sequence[Mapping[str, Any]]) -> None:
         return
     wanted = (prop.get("function"), to_json(call.get("args")), to_json(call.get("result")))
     for recorded in core_calls:
-        if (recorded.get("function"), to_json(recorded.get("args")), to_json(recorded.get("result"))) == wanted:
+        reading = exact_reading(recorded)
+        if reading is None:
+            continue
+        if (recorded.get("function"), to_json(reading["args"]), to_json(reading["result"])) == wanted:
             if recorded.get("firstSeen") is not None:
                 call["firstSeen"] = dict(recorded["firstSeen"])
             return
