@@ -72,3 +72,37 @@ def test_the_text_report_tells_the_specs_after_the_verdict(scenario_path, run_cl
     assert "REFUTED  shortReferences  at CHECKED: reference(" in section
     assert "a call the simulator made (first in run 0, req-2#1 before effect #1" in section
     assert [] == [p.name for p in scenario_path.parent.iterdir() if p.name.endswith("_regression_test.py")]
+
+
+MINUS_ZERO = {"$": "number", "v": "-0"}
+
+ZERO_SIGN = """
+
+// False only when the recorded order's refunded total is -0, which JSON writes as 0.
+export const refundedIsNotMinusZero = forall(decideRefund, {
+  ensures: (order, amount) => 1 / order.refundedCents !== -Infinity,
+});
+"""
+
+
+def test_a_call_json_cannot_carry_reaches_checked_exactly(scenario_path, run_cli):
+    """The Worker passes -0 into its core: the log's canonical args say 0, and CHECKED sees -0 (argsExact)."""
+    folder = scenario_path.parent
+    worker = folder / "worker.ts"
+    worker.write_text(worker.read_text().replace("refundedCents: order.refunded_cents }", "refundedCents: -order.refunded_cents }"))
+    props = folder / "domain.props.ts"
+    props.write_text(props.read_text() + ZERO_SIGN)
+    result = run_cli("check", str(scenario_path), "--max-runs", "3", "--budget-ms", "120000", "--json")
+    assert 1 == result.code, result.stderr  # BOUNDED, but refundedIsNotMinusZero is refuted at CHECKED
+    data = json.loads(result.stdout)
+    assert "bounded" == data["kind"]
+    first = next(c for c in data["coreCalls"] if c["function"] == "decideRefund")
+    assert [{"totalCents": 1500, "refundedCents": 0}, 600] == first["args"]
+    assert [{"totalCents": 1500, "refundedCents": MINUS_ZERO}, 600] == first["argsExact"]
+    assert "unusableCalls" not in data["specs"]
+    found = {p["property"]: p for m in data["specs"]["modules"] for p in m["properties"]}
+    zero = found["refundedIsNotMinusZero"]
+    # JSON's reading (0) would have held at CHECKED and left the refutation to TESTED's -0 edge.
+    assert ("refuted", "checked") == (zero["kind"], zero["rung"])
+    assert [{"totalCents": 1500, "refundedCents": MINUS_ZERO}, 600] == zero["counterexample"]["call"]["args"]
+    assert first["firstSeen"] == zero["counterexample"]["call"]["firstSeen"]

@@ -15,7 +15,7 @@
  * order (a field holding undefined is kept, tagged). Anything else (a Date, Map, Set,
  * RegExp, typed array, class instance, function, symbol, or a cycle) the encoding cannot
  * carry: `exact` then returns `{ok: false, why}` naming where it is, and the decision records
- * only its canonical (JSON) reading.
+ * only its canonical (JSON) reading. It never throws: a getter that throws is a failed reading.
  */
 
 /** @typedef {{ ok: true, value: unknown } | { ok: false, why: string }} Exact */
@@ -31,7 +31,8 @@ export function exact(value, where = "value") {
     return { ok: true, value: encode(value, where, new Set()) };
   } catch (error) {
     if (error instanceof Inexact) return { ok: false, why: error.message };
-    throw error;
+    // A getter that throws (or a proxy that refuses): the reading fails, never the user's call.
+    return { ok: false, why: `${where} could not be read: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

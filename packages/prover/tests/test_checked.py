@@ -64,3 +64,25 @@ def test_recorded_calls_from_an_effect_log():
         {"target": "Core:fee", "kind": "decision", "payload": {"args": [3], "result": 3}},
     ]
     assert [{"args": [1], "result": 1}, {"args": [3], "result": 3}] == recorded_calls(effects, "fee")
+
+
+def test_exact_readings_replace_the_canonical_ones(tested_module, tested_evaluator):
+    """A payload's argsExact/resultExact are what CHECKED evaluates: f(-0) is not f(0), and the counterexample says -0."""
+    minus_zero = {"$": "number", "v": "-0"}
+    calls = [{"args": [0, 0], "result": True, "argsExact": [0, minus_zero], "resultExact": False}]
+    v = run_checked(prop(tested_module, "pairsDiffer"), tested_evaluator, calls).verdict
+    assert "refuted" == v.kind
+    assert {"args": [0, minus_zero], "result": False} == v.counterexample["call"]
+
+
+def test_recorded_calls_take_the_exact_reading_and_leave_out_what_is_not_exact():
+    effects = [
+        {"target": "Core:fee", "kind": "decision", "payload": {"args": "1,2", "result": "3",
+                                                                "argsExact": [{"$": "bigint", "v": "1"}, 2],
+                                                                "resultExact": {"$": "bigint", "v": "3"}}},
+        {"target": "Core:fee", "kind": "decision", "payload": {"args": ["1970-01-01T00:00:00.000Z"], "result": 1,
+                                                                "argsInexact": "args[0] is a Date"}},
+        {"target": "Core:fee", "kind": "decision", "payload": {"args": [1], "result": None, "resultExact": {"$": "undefined"}}},
+    ]
+    assert [{"args": [{"$": "bigint", "v": "1"}, 2], "result": {"$": "bigint", "v": "3"}},
+            {"args": [1], "result": {"$": "undefined"}}] == recorded_calls(effects, "fee")

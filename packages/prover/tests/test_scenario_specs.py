@@ -154,3 +154,61 @@ def test_the_same_calls_and_seed_give_the_same_verdicts(project, toolchain):
     two = run_scenario_specs(project, [project / "domain.ts"], REFUNDS, "seed-2", toolchain=toolchain)
     assert to_json(one) == to_json(two)
     assert "domain.ts" == one["modules"][0]["module"] and "domain.props.ts" == one["modules"][0]["spec"]
+
+
+EXACT_DOMAIN = """\
+export function half(x: number): number {
+  return x / 2;
+}
+
+export function next(n: bigint): bigint {
+  return n + 1n;
+}
+"""
+
+EXACT_PROPS = """\
+import { forall } from "eutaxy/spec";
+import { half, next } from "./exact.ts";
+
+// False only at -0 (1 / -0 is -Infinity).
+export const halfOfNonNegative = forall(half, {
+  when: (x) => x >= 0,
+  ensures: (x) => 1 / half(x) > 0,
+});
+
+export const nextGrows = forall(next, {
+  ensures: (n) => next(n) > n,
+});
+"""
+
+MINUS_ZERO = {"$": "number", "v": "-0"}
+
+
+def _exact_call(function, args, result, args_exact, result_exact, **where):
+    return dict(_call(function, args, result, **where), argsExact=args_exact, resultExact=result_exact)
+
+
+def test_exact_readings_reach_checked_as_themselves(tmp_path, toolchain):
+    """The runtime's argsExact/resultExact: -0 refutes at CHECKED, a bigint call is an assignment, not unusable."""
+    (tmp_path / "exact.ts").write_text(EXACT_DOMAIN)
+    (tmp_path / "exact.props.ts").write_text(EXACT_PROPS)
+    calls = [
+        _call("half", [4], 2),
+        # JSON's reading of half(-0) is half(0) = 0; the exact one is -0.
+        _exact_call("half", [0], 0, [MINUS_ZERO], MINUS_ZERO, run=2, invocation="msg-3#1", ordinal=1),
+        # JSON's reading of next(5n) is the string "5".
+        _exact_call("next", "5", "6", [{"$": "bigint", "v": "5"}], {"$": "bigint", "v": "6"}),
+        # A call whose arguments the encoding cannot carry: counted, not guessed.
+        dict(_call("next", ["1970-01-01T00:00:00.000Z"], 1), argsInexact="args[0] is a Date"),
+    ]
+    assert [[4], [MINUS_ZERO]] == [c["args"] for c in calls_by_function(calls)["half"]]
+    result = run_scenario_specs(tmp_path, [tmp_path / "exact.ts"], calls, "seed-1", toolchain=toolchain)
+    assert {"half": 2, "next": 1} == result["calls"]
+    assert {"next": 1} == result["unusableCalls"]
+    props = _by_property(result)
+    half = props["halfOfNonNegative"]
+    assert ("refuted", "checked") == (half["kind"], half["rung"])
+    assert {"args": [MINUS_ZERO], "result": MINUS_ZERO,
+            "firstSeen": {"run": 2, "invocation": "msg-3#1", "ordinal": 1}} == half["counterexample"]["call"]
+    grows = props["nextGrows"]
+    assert "tested" == grows["kind"] and 1 == grows["counts"]["checked"]

@@ -94,4 +94,4 @@ def test_a_ladder_that_could_not_run_says_so():
 def test_calls_the_ladder_could_not_use_are_counted():
     specs = dict(SPECS, unusableCalls={"decideRefund": 2})
     section = [line.strip() for line in _specs_text(dict(verdicts.bounded(), coreCalls=CALLS, specs=specs))]
-    assert "recorded calls without plain-data arguments, not checked: decideRefund 2" in section
+    assert "recorded calls whose arguments could not be recorded exactly, not checked: decideRefund 2" in section

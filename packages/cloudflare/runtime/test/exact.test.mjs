@@ -68,6 +68,9 @@ test("values the encoding cannot carry are named, not guessed", () => {
     assert.equal(out.ok, false);
     assert.match(/** @type {any} */ (out).why, why);
   }
+  // A getter that throws fails the reading, never the caller.
+  const out = exact([{ get boom() { throw new Error("no"); } }], "args");
+  assert.deepEqual(out, { ok: false, why: "args could not be read: no" });
   // The same object twice side by side is not a cycle.
   const shared = { n: -0 };
   assert.deepEqual(encoded([shared, shared]), [{ n: { $: "number", v: "-0" } }, { n: { $: "number", v: "-0" } }]);

@@ -251,7 +251,7 @@ def _specs_section(specs: Any, core_calls: Any) -> list[str]:
         lines.append(f"  not checked: {str(specs['error']).splitlines()[0]}")
     unusable = specs.get("unusableCalls")
     if isinstance(unusable, dict) and unusable:
-        lines.append("  recorded calls without plain-data arguments, not checked: "
+        lines.append("  recorded calls whose arguments could not be recorded exactly, not checked: "
                      + ", ".join(f"{name} {count}" for name, count in sorted(unusable.items())))
     for module in specs.get("modules") or []:
         if not isinstance(module, dict):
