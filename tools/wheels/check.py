@@ -17,6 +17,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+#: Files beside the Python code that an installed Eutaxy needs (paths under site-packages/eutaxy).
+PACKAGE_DATA = [
+    "cloudflare/runtime/host.mjs",
+    "cloudflare/runtime/entry.mjs",
+    "cloudflare/node/package-lock.json",
+    "cloudflare/node/sha256.json",
+    "core/prng_vectors.json",
+    "prover/reader/reader.mjs",
+    "prover/reader/evaluator.mjs",
+    "spec/js/spec.js",
+    "spec/js/spec.d.ts",
+    "spec/js/package.json",
+]
+
 
 def run(*cmd: str | Path, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(c) for c in cmd], check=True, text=True, capture_output=True, **kw)
@@ -42,6 +56,10 @@ def main() -> int:
         assert version == "eutaxy 0.1.0", version
         help_text = run(env / "bin" / "eutaxy", "--help").stdout
         assert "check" in help_text, help_text
+        site = Path(run(py, "-c", "import eutaxy.cli, os; print(os.path.dirname(os.path.dirname(eutaxy.cli.__file__)))").stdout.strip())
+        shipped = [site / rel for rel in PACKAGE_DATA]
+        absent = [str(path) for path in shipped if not path.is_file()]
+        assert not absent, f"package data missing from the wheels: {absent}"
         installed = run(py, "-m", "pip", "list", "--format=freeze").stdout
         missing = [p.name for p in packages if f"{_dist_name(p)}==0.1.0" not in installed]
         assert not missing, f"not installed from the wheels: {missing}"
