@@ -3,7 +3,7 @@
 
 import path from "node:path";
 
-import { FIXTURES } from "./helpers.mjs";
+import { FIXTURES, queuePlan } from "./helpers.mjs";
 
 export const FIXTURE = path.join(FIXTURES, "concurrent");
 
@@ -31,26 +31,19 @@ export function concurrentLoad(extra = {}) {
  * @param {{events?: object[], policy?: object, prefix?: number[], concurrency?: number, maxFaults?: number, turns?: number[]}} [options]
  */
 export function concurrentPlan(options = {}) {
-  return {
-    protocol: 1,
+  return queuePlan({
     seed: "turns",
-    scenario: {
-      name: "concurrent",
-      platform: "cloudflare",
-      drive: {
-        kind: "queue",
-        name: "jobs",
-        events: options.events ?? [
-          { id: "msg-1", body: { key: "k", amount: 600 } },
-          { id: "msg-2", body: { key: "k", amount: 400 } },
-        ],
-      },
-      bounds: { maxFaultsPerRun: 0, maxRedeliveries: 0, maxConcurrentInvocations: options.concurrency ?? 2, budgetMs: 5000 },
-    },
-    streams: { globals: [1, 2, 3, 4], turns: options.turns ?? [5, 6, 7, 8] },
-    prefix: options.prefix ?? [],
-    policy: options.policy ?? { kind: "first" },
+    name: "concurrent",
+    queue: "jobs",
+    events: options.events ?? [
+      { id: "msg-1", body: { key: "k", amount: 600 } },
+      { id: "msg-2", body: { key: "k", amount: 400 } },
+    ],
+    bounds: { maxFaultsPerRun: 0, maxRedeliveries: 0, maxConcurrentInvocations: options.concurrency ?? 2, budgetMs: 5000 },
+    policy: options.policy,
+    prefix: options.prefix,
+    turns: options.turns,
     maxFaults: options.maxFaults ?? 0,
-  };
+  });
 }
 

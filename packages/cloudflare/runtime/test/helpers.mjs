@@ -31,32 +31,47 @@ export function paymentsLoad(extra = {}) {
 }
 
 /**
+ * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
+ * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number,
+ *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
+ */
+export function queuePlan(plan) {
+  return {
+    protocol: 1,
+    seed: plan.seed,
+    scenario: {
+      name: plan.name,
+      platform: "cloudflare",
+      drive: { kind: "queue", name: plan.queue, events: plan.events },
+      bounds: plan.bounds,
+    },
+    streams: { globals: plan.globals ?? [1, 2, 3, 4], turns: plan.turns ?? [5, 6, 7, 8] },
+    prefix: plan.prefix ?? [],
+    policy: plan.policy ?? { kind: "first" },
+    maxFaults: plan.maxFaults,
+  };
+}
+
+/**
  * A run plan over the payments queue.
  * @param {{events?: {id: string, body: unknown}[], policy?: object, prefix?: number[], maxFaults?: number,
  *   globals?: number[], bounds?: object}} [options]
  */
 export function paymentsPlan(options = {}) {
-  return {
-    protocol: 1,
+  return queuePlan({
     seed: "test",
-    scenario: {
-      name: "payments",
-      platform: "cloudflare",
-      drive: {
-        kind: "queue",
-        name: "payments",
-        events: options.events ?? [
-          { id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } },
-          { id: "msg-2", body: { orderId: "o-2", amountCents: 500 } },
-        ],
-      },
-      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 5000, ...(options.bounds ?? {}) },
-    },
-    streams: { globals: options.globals ?? [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: options.prefix ?? [],
-    policy: options.policy ?? { kind: "first" },
+    name: "payments",
+    queue: "payments",
+    events: options.events ?? [
+      { id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } },
+      { id: "msg-2", body: { orderId: "o-2", amountCents: 500 } },
+    ],
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 5000, ...(options.bounds ?? {}) },
+    policy: options.policy,
+    prefix: options.prefix,
+    globals: options.globals,
     maxFaults: options.maxFaults ?? 1,
-  };
+  });
 }
 
 export class HostProcess {

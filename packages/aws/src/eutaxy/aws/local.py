@@ -62,30 +62,13 @@ class LocalDynamoDB:
             server, endpoint, description = _start_moto()
         else:
             description = f"the local DynamoDB at {endpoint}"
-        client = boto3.session.Session().client(
-            "dynamodb",
-            endpoint_url=endpoint,
-            region_name=LOCAL_REGION,
-            aws_access_key_id=_LOCAL_KEY,
-            aws_secret_access_key=_LOCAL_SECRET,
-            # No retries: a retried write could commit twice behind the handler's back, so a
-            # failure of the local service ends the run instead. An answer slower than the
-            # scenario's budget (at least HUNG_FLOOR_MS) counts as a hung effect.
-            config=Config(
-                retries={"max_attempts": 1, "mode": "standard"},
-                connect_timeout=5,
-                read_timeout=max(HUNG_FLOOR_MS, int((scenario.get("bounds") or {}).get("budgetMs") or 0)) / 1000,
-            ),
-        )
+        # No retries: a retried write could commit twice behind the handler's back, so a
+        # failure of the local service ends the run instead. An answer slower than the
+        # scenario's budget (at least HUNG_FLOOR_MS) counts as a hung effect.
+        read_timeout_s = max(HUNG_FLOOR_MS, int((scenario.get("bounds") or {}).get("budgetMs") or 0)) / 1000
+        client = _local_client(endpoint, connect_timeout=5, read_timeout=read_timeout_s)
         # One quick try, without the retries' backoff, tells a missing service at once.
-        probe = boto3.session.Session().client(
-            "dynamodb",
-            endpoint_url=endpoint,
-            region_name=LOCAL_REGION,
-            aws_access_key_id=_LOCAL_KEY,
-            aws_secret_access_key=_LOCAL_SECRET,
-            config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=2, read_timeout=10),
-        )
+        probe = _local_client(endpoint, connect_timeout=2, read_timeout=10)
         try:
             probe.list_tables(Limit=1)
         except Exception as error:
@@ -135,3 +118,15 @@ def _start_moto() -> tuple[Any, str, str]:
     server.start()
     host, port = server.get_host_and_port()
     return server, f"http://{host}:{port}", f"moto {moto.__version__} (its server, in this process)"
+
+
+def _local_client(endpoint: str, *, connect_timeout: float, read_timeout: float) -> Any:
+    """A DynamoDB client of the local service: its endpoint, the local credentials, no retries."""
+    return boto3.session.Session().client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name=LOCAL_REGION,
+        aws_access_key_id=_LOCAL_KEY,
+        aws_secret_access_key=_LOCAL_SECRET,
+        config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=connect_timeout, read_timeout=read_timeout),
+    )
