@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DATA = [
     "cloudflare/runtime/host.mjs",
     "cloudflare/runtime/entry.mjs",
+    "cloudflare/runtime/host/bundler.mjs",
     "cloudflare/node/package-lock.json",
     "cloudflare/node/sha256.json",
     "core/prng_vectors.json",

@@ -1,0 +1,38 @@
+// @ts-check
+/**
+ * The host's toolchain: miniflare and esbuild, loaded from the pinned node_modules that
+ * EUTAXY_NODE_MODULES or `--node-modules DIR` names. When they cannot be loaded the host
+ * says why on stdout (the one line Python reads before any request) and exits 2.
+ */
+
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/** @param {string} message */
+export function log(message) {
+  process.stderr.write(`eutaxy-host: ${message}\n`);
+}
+
+/** A failure that is the user's to fix (the Worker does not bundle, a setup step names an unknown binding). */
+export class UserError extends Error {}
+
+function nodeModulesDir() {
+  const at = process.argv.indexOf("--node-modules");
+  const dir = at >= 0 ? process.argv[at + 1] : process.env.EUTAXY_NODE_MODULES;
+  if (!dir) throw new Error("the toolchain's node_modules is not given: set EUTAXY_NODE_MODULES or pass --node-modules DIR");
+  return path.resolve(dir);
+}
+
+function loadToolchain() {
+  try {
+    const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
+    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild") };
+  } catch (error) {
+    const text = `the host cannot start: ${/** @type {Error} */ (error).message}`;
+    process.stdout.write(JSON.stringify({ id: null, ok: false, error: text }) + "\n");
+    log(text);
+    process.exit(2);
+  }
+}
+
+export const toolchain = loadToolchain();
