@@ -59,3 +59,13 @@ def test_the_boundary_is_removed_after_the_run():
     original = BaseClient._make_request
     _run_put(EndpointConnectionError(endpoint_url="x"))
     assert original is BaseClient._make_request
+
+
+def test_an_injected_fault_names_no_real_endpoint():
+    from botocore.exceptions import ReadTimeoutError
+
+    from eutaxy.aws.boundary import SIMULATED_ENDPOINT, _internal_server_error
+
+    http, parsed = _internal_server_error("PutItem")
+    assert http.url.endswith(".invalid/") and 500 == parsed["ResponseMetadata"]["HTTPStatusCode"]
+    assert "amazonaws" not in str(ReadTimeoutError(endpoint_url=SIMULATED_ENDPOINT))

@@ -37,3 +37,18 @@ def test_plain_unwraps_only_where_the_model_has_an_attribute_value():
 
 def test_seed_values_become_typed_attribute_values():
     assert {"M": {"a": {"N": "1"}, "b": {"L": [{"S": "x"}, {"NULL": True}, {"BOOL": True}]}}} == attribute_value({"a": 1, "b": ["x", None, True]})
+
+
+def test_numbers_keep_every_digit():
+    """An integer stays an exact int; anything else is a Decimal written as its exact text."""
+    import decimal
+
+    from eutaxy.core.canonical import to_json
+    from eutaxy.core.selectors import compare
+
+    assert decimal.Decimal("10000.00") == plain_attribute_value({"N": "0010000.00"})
+    assert '"10000.00"' == to_json(plain_attribute_value({"N": "0010000.00"}))
+    long = "123456789012345678901234567890.123456"
+    assert long == str(plain_attribute_value({"N": long}))
+    assert 10**37 + 1 == plain_attribute_value({"N": str(10**37 + 1)})
+    assert compare("gte", plain_attribute_value({"N": "0.50"}), 0)

@@ -166,13 +166,6 @@ def test_more_than_one_concurrent_invocation_is_unsupported(probe_platform, prob
     assert [] == result["effects"]
 
 
-def test_a_batch_size_above_one_is_unsupported(probe_platform, probe_scenario, plan):
-    scenario = probe_scenario([{"id": "a"}])
-    scenario["drive"]["batchSize"] = 10
-    result = probe_platform.run(plan(scenario)).to_data()
-    assert "batch_size_not_supported" == result["end"]["cause"]
-
-
 def test_the_same_plan_gives_byte_identical_results(run_probe):
     """uuid4 in the handler, request ids and times all come from the plan."""
     policy = {"kind": "seeded", "faults": {"1": 3}}

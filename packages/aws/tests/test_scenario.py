@@ -33,7 +33,9 @@ def test_define_scenario_sets_the_platform_root_and_source_from_the_calling_file
     assert "aws" == scenario["platform"]
     assert os.path.abspath(__file__) == scenario["source"]
     assert os.path.dirname(os.path.abspath(__file__)) == scenario["root"]
-    assert {"path": "./handler.py", "function": "handle", "timeoutMs": 3000, "environment": {}} == scenario["handler"]
+    assert {"path": "./handler.py", "function": "handle", "timeoutMs": 3000, "environment": {}, "pythonPath": []} == scenario[
+        "handler"
+    ]
     assert 3 == scenario["bounds"]["maxRedeliveries"]
     assert 1 == scenario["bounds"]["maxConcurrentInvocations"]
 
@@ -46,7 +48,24 @@ def test_the_sqs_drive_numbers_its_messages_in_order():
         "events": [{"id": "msg-1", "body": "a"}, {"id": "msg-2", "body": {"b": 1}}],
         "maxReceiveCount": 3,
         "batchSize": 1,
+        "visibilityTimeoutSeconds": 30,
+        "delaySeconds": 0,
+        "maximumBatchingWindowSeconds": 0,
+        "reportBatchItemFailures": True,
+        "fifo": False,
+        "contentBasedDeduplication": False,
     } == drive
+
+
+def test_an_invariant_naming_a_table_the_setup_lacks_is_refused():
+    with pytest.raises(UserError, match="'ledgr', which the setup does not create"):
+        define_scenario(
+            name="s",
+            handler=handler("./handler.py"),
+            drive=sqs("q", ["a"]),
+            setup=[dynamodb_table("ledger", "id")],
+            invariants=[unique("one", dynamodb_rows("ledgr"), "id")],
+        )
 
 
 def test_dynamodb_table_takes_a_name_a_mapping_or_pairs_and_orders_hash_first():

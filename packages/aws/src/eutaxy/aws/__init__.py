@@ -23,6 +23,7 @@ from eutaxy.aws.scenario import (
     define_scenario as define_scenario,
     dynamodb_table as dynamodb_table,
     handler as handler,
+    message as message,
     sqs as sqs,
 )
 from eutaxy.aws.selectors import (
@@ -53,6 +54,7 @@ __all__ = [
     "handler",
     "implies",
     "load_scenario",
+    "message",
     "references",
     "refines",
     "sqs",

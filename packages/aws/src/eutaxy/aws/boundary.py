@@ -38,6 +38,9 @@ from eutaxy.aws.local import LocalDynamoDB
 __all__ = ["Boundary"]
 
 _ORIGINAL_MAKE_REQUEST = BaseClient._make_request
+#: The endpoint an injected fault names: never a real one (``.invalid`` is reserved), and the
+#: same in every run, unlike the local service's port.
+SIMULATED_ENDPOINT = "https://dynamodb.simulated.invalid/"
 
 #: The boundary in force (one run at a time in a process), or None: botocore as shipped.
 _active: "Boundary | None" = None
@@ -116,9 +119,9 @@ class Boundary:
 
         fault, answer = loop.effect_point(target, op, args, ladder, perform)
         if fault == ERROR:
-            return _internal_server_error(request_dict.get("url", ""), op)
+            return _internal_server_error(op)
         if fault == AMBIGUOUS:
-            raise ReadTimeoutError(endpoint_url=request_dict.get("url", ""))
+            raise ReadTimeoutError(endpoint_url=SIMULATED_ENDPOINT)
         return answer
 
 
@@ -150,9 +153,9 @@ def _stable(value: Any) -> Any:
     return value
 
 
-def _internal_server_error(url: str, op: str) -> tuple[Any, dict[str, Any]]:
+def _internal_server_error(op: str) -> tuple[Any, dict[str, Any]]:
     """What the caller's client sees for an injected error: a clean 500 from DynamoDB."""
-    http = AWSResponse(url, 500, {}, None)
+    http = AWSResponse(SIMULATED_ENDPOINT, 500, {}, None)
     parsed = {
         "Error": {"Code": "InternalServerError", "Message": f"Eutaxy injected an error into {op}"},
         "ResponseMetadata": {"HTTPStatusCode": 500, "HTTPHeaders": {}, "RetryAttempts": 0},

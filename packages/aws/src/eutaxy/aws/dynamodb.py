@@ -6,7 +6,7 @@ Three jobs, all pure or on the platform's own local client:
   else is not modelled) and name the tables a request touches (``DynamoDB:a+b`` for a
   batch or a transaction over two tables);
 - turn a request or response into plain JSON, unwrapping DynamoDB's typed attribute
-  values (``{"S": "o-1"}`` is ``"o-1"``, numbers are numbers, binary is base64, sets are
+  values (``{"S": "o-1"}`` is ``"o-1"``, integers are ints and other numbers Decimals with their exact digits, binary is base64, sets are
   sorted lists) wherever botocore's service model says an ``AttributeValue`` stands, so a
   key path reads ``args.Item.order_id`` whether the handler used a client or a ``Table``;
 - type plain seed values back into attribute values (``tables.py`` resets and reads
@@ -83,11 +83,14 @@ def target_of(tables: Iterable[str]) -> str:
 # --- plain JSON ---------------------------------------------------------------------------
 
 
-def _number(text: str) -> int | float:
-    value = decimal.Decimal(text)
-    if value == value.to_integral_value() and abs(value.as_tuple().exponent) < 40:  # type: ignore[arg-type]
-        return int(value)
-    return float(value)
+def _number(text: str) -> int | decimal.Decimal:
+    """A DynamoDB number with every digit it has: an integer as an int (exact at any size),
+    anything else as a Decimal, which canonical JSON writes as its exact text."""
+    stripped = text.strip()
+    body = stripped[1:] if stripped[:1] in "+-" else stripped
+    if body.isdigit():
+        return int(stripped)
+    return decimal.Decimal(stripped)
 
 
 def _binary(value: Any) -> str:
@@ -133,7 +136,7 @@ def plain(value: Any, shape: Any) -> Any:
     """``value`` as plain JSON, unwrapping attribute values where ``shape`` puts them.
 
     ``shape`` is botocore's model of the value (None when unknown: then no unwrapping, only
-    bytes to base64, datetimes to ISO text, Decimals to numbers).
+    bytes to base64, datetimes to ISO text, Decimals as DynamoDB numbers).
     """
     if shape is not None and getattr(shape, "name", None) == "AttributeValue" and isinstance(value, Mapping):
         return plain_attribute_value(value)

@@ -11,17 +11,17 @@ why the engine's module-state check matters here), and for each run:
 3. restores the globals and snapshots every table (``DynamoDB:<table>``, op ``items``),
    again with the real globals.
 
-``maxConcurrentInvocations`` above 1 and ``batchSize`` above 1 are not modelled yet: such a
-run ends UNSUPPORTED before any event, naming the bound.
+``maxConcurrentInvocations`` above 1 is not modelled yet: such a run ends UNSUPPORTED before
+any event, naming the bound. The handler's output is captured per invocation (``output.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import os
 import sys
+import traceback
 from typing import Any, Callable, Iterator, Mapping
 
 import attrs
@@ -33,8 +33,9 @@ from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
 from eutaxy.aws.boundary import Boundary
 from eutaxy.aws.dynamodb import target_of
 from eutaxy.aws.local import LOCAL_REGION, LocalDynamoDB
+from eutaxy.aws.output import Output
 from eutaxy.aws.selectors import SNAPSHOT_TABLE
-from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, deliver_queue
+from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, deliver_queue, queue_of, validate_drive
 from eutaxy.aws.tables import Tables
 
 __all__ = ["AwsPlatform", "create_platform"]
@@ -57,9 +58,11 @@ _LAMBDA_ENVIRONMENT = {
 ASSUMPTIONS = (
     "The handler runs in the checker's Python process; module state persists across invocations as in a warm "
     "Lambda container, and the module-state check compares replays to catch it.",
-    "SQS event source semantics as AWS documents them: one record per invocation (batchSize 1), delete on success, "
-    "redelivery on an error or a reported batchItemFailures entry (ReportBatchItemFailures enabled), "
-    "dead-lettering after maxReceiveCount receives.",
+    "SQS event source semantics as AWS documents them: batches of up to batchSize visible messages, delete on "
+    "success, redelivery after the visibility timeout on an error, a crash or a reported batchItemFailures entry, "
+    "dead-lettering after maxReceiveCount receives; FIFO groups in order; a standard queue delivers in send order "
+    "(one of the orders AWS allows).",
+    "The handler is never stopped at its function timeout; it runs to its end.",
     "Every botocore call passes BaseClient._make_request; a call made another way (raw HTTP) is not seen.",
     "Time (time, datetime) is virtual through time-machine; time.monotonic and time.perf_counter stay real.",
     "Randomness is virtual for random's module functions, os.urandom, uuid.uuid4 and secrets; "
@@ -69,11 +72,6 @@ ASSUMPTIONS = (
 
 def _function_name(scenario: Mapping[str, Any]) -> str:
     return str(scenario.get("name") or "handler")
-
-
-def _module_name(path: str) -> str:
-    digest = hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
-    return f"eutaxy_aws_handler_{digest}"
 
 
 @contextlib.contextmanager
@@ -100,34 +98,37 @@ class AwsPlatform:
     handler: Callable[[Any, Any], Any]
     environment: dict[str, str]
     tables: Tables
-    _sys_path_entry: str | None = None
+    output: Output
+    _sys_path_entries: list[str] = attrs.Factory(list)
     _closed: bool = False
 
     @classmethod
     def start(cls, scenario: Mapping[str, Any]) -> "AwsPlatform":
         _validate(scenario)
-        local = LocalDynamoDB.start(scenario)
-        boundary = Boundary(local=local)
         spec = scenario["handler"]
         environment = {
             **_LAMBDA_ENVIRONMENT,
             "AWS_LAMBDA_FUNCTION_NAME": _function_name(scenario),
+            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(-(-int(spec.get("timeoutMs") or DEFAULT_TIMEOUT_MS) // 1000)),
             **dict(spec.get("environment") or {}),
         }
         root = str(scenario.get("root") or os.getcwd())
         path = os.path.normpath(os.path.join(root, spec["path"]))
-        directory = os.path.dirname(path)
-        added = None
-        if directory not in sys.path:
-            # Lambda puts the task root on sys.path, so a handler imports its siblings.
-            sys.path.insert(0, directory)
-            added = directory
+        # Lambda puts the task root first on sys.path, then the layers' folders.
+        entries = [os.path.dirname(path), *(os.path.normpath(os.path.join(root, p)) for p in spec.get("pythonPath") or ())]
+        for entry in entries:
+            if not os.path.isdir(entry):
+                raise UserError(f"handler python_path folder {entry} does not exist (paths are relative to the scenario)")
+        added = [entry for entry in entries if entry not in sys.path]
+        sys.path[:0] = added
+        output = Output()
+        local = LocalDynamoDB.start(scenario)
+        boundary = Boundary(local=local)
         try:
-            with _environment(environment), boundary.installed(None):
-                handler = _load_handler(path, spec.get("function") or "handler")
+            with _environment(environment), output.installed(), boundary.installed(None):
+                handler = _load_handler(path, spec.get("function") or "handler", entries)
         except BaseException:
-            if added is not None:
-                sys.path.remove(added)
+            _remove_entries(added)
             local.close()
             raise
         return cls(
@@ -137,7 +138,8 @@ class AwsPlatform:
             handler=handler,
             environment=environment,
             tables=Tables(client=local.client),
-            sys_path_entry=added,
+            output=output,
+            sys_path_entries=added,
         )
 
     # --- the Platform interface --------------------------------------------------------
@@ -155,12 +157,6 @@ class AwsPlatform:
                 f"maxConcurrentInvocations is {concurrency}; the AWS platform runs one invocation at a time "
                 f"(set it to 1)",
             )
-        batch_size = int(drive.get("batchSize", 1))
-        if batch_size != 1:
-            return unsupported_result(
-                "batch_size_not_supported",
-                f"the sqs drive's batchSize is {batch_size}; the AWS platform delivers one record per invocation",
-            )
         if scenario["handler"].get("path") != self.scenario["handler"].get("path"):
             raise UserError("a plan's scenario names another handler than the platform was created for")
         tables = [step for step in scenario.get("setup") or () if step.get("kind") == "dynamodb_table"]
@@ -172,15 +168,16 @@ class AwsPlatform:
         def deliver(running: RunLoop) -> None:
             deliver_queue(
                 running,
-                drive,
+                queue_of(drive, running.now_ms, f"scenario {scenario.get('name')}"),
                 max_redeliveries=max_redeliveries,
                 handler=self.handler,
                 seed=str(data.get("seed", "")),
                 function_name=_function_name(scenario),
                 timeout_ms=timeout_ms,
+                call=self.output.call,
             )
 
-        with _environment(self.environment), self.boundary.installed(loop):
+        with _environment(self.environment), self.output.installed(), self.boundary.installed(loop):
             loop.run(deliver)
         if loop.end.get("kind") != "completed":
             self.tables.forget()
@@ -200,8 +197,7 @@ class AwsPlatform:
         if self._closed:
             return
         self._closed = True
-        if self._sys_path_entry is not None and self._sys_path_entry in sys.path:
-            sys.path.remove(self._sys_path_entry)
+        _remove_entries(self._sys_path_entries)
         self.local.close()
 
     def __enter__(self) -> "AwsPlatform":
@@ -220,27 +216,88 @@ def _validate(scenario: Mapping[str, Any]) -> None:
     drive = scenario.get("drive") or {}
     if drive.get("kind") != "sqs":
         raise UserError(f"the AWS platform drives an sqs queue; the scenario's drive is {drive.get('kind')!r}")
+    validate_drive(drive, int(spec.get("timeoutMs") or DEFAULT_TIMEOUT_MS), f"scenario {scenario.get('name')}")
 
 
-def _load_handler(path: str, function: str) -> Callable[[Any, Any], Any]:
+def _remove_entries(entries: list[str]) -> None:
+    for entry in entries:
+        if entry in sys.path:
+            sys.path.remove(entry)
+
+
+def _load_handler(path: str, function: str, folders: list[str]) -> Callable[[Any, Any], Any]:
+    """Import the handler module as Lambda does: under its file's stem, fresh.
+
+    A fresh module per platform, as a fresh Lambda container would import it: the handler
+    modules and their siblings (modules from a handler's own folder) that an earlier
+    platform imported are forgotten first, so two checks share no module state, and two
+    handlers' siblings of one name never mix.
+    A module that fails to import is the user's error: its own error, file and line.
+    """
     if not os.path.isfile(path):
         raise UserError(f"the handler module {path} does not exist; handler() paths are relative to the scenario")
-    # A fresh module per platform, as a fresh Lambda container would import it: two checks
-    # of one handler never share its module state.
-    name = _module_name(path)
+    name = os.path.basename(path)[: -len(".py")]
+    folder = os.path.dirname(path)
+    _forget_handler_modules()
+    if name in sys.modules:
+        raise UserError(
+            f"the handler module {path} is imported as {name!r}, as Lambda imports it, but that name is "
+            f"{getattr(sys.modules[name], '__file__', None) or 'a built-in module'} here; rename the handler file"
+        )
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
+    before = set(sys.modules)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except BaseException:
+    except (UserError, KeyboardInterrupt):
         sys.modules.pop(name, None)
         raise
+    except BaseException as error:  # noqa: BLE001 (whatever the module raised is the user's)
+        sys.modules.pop(name, None)
+        raise UserError(_import_failure(path, error, folders)) from error
+    finally:
+        _HANDLER_MODULES.update(key for key in set(sys.modules) - before if _is_under(sys.modules[key], folder))
     target = getattr(module, function, None)
     if not callable(target):
         raise UserError(f"{path} has no function {function!r} to use as the handler")
     return target
+
+
+#: Names of modules imported from a handler's folder (the handler and its siblings) by any
+#: platform in this process; the next platform imports them afresh.
+_HANDLER_MODULES: set[str] = set()
+
+
+def _is_under(module: Any, folder: str) -> bool:
+    source = getattr(module, "__file__", None)
+    return isinstance(source, str) and os.path.abspath(source).startswith(os.path.join(folder, ""))
+
+
+def _forget_handler_modules() -> None:
+    for key in _HANDLER_MODULES:
+        sys.modules.pop(key, None)
+    _HANDLER_MODULES.clear()
+
+
+def _import_failure(path: str, error: BaseException, folders: list[str]) -> str:
+    """``<file>:<line>: <Error>: <message>`` where the user's code raised it, and what to do."""
+    where = f"{path}"
+    if isinstance(error, SyntaxError) and error.filename:
+        where = f"{error.filename}:{error.lineno}"
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        inside = [f for f in frames if any(os.path.abspath(f.filename).startswith(os.path.join(d, "")) for d in folders)]
+        frame = (inside or frames or [None])[-1]
+        if frame is not None:
+            where = f"{frame.filename}:{frame.lineno}"
+    text = f"the handler module {path} failed to import: {where}: {type(error).__name__}: {error}"
+    if isinstance(error, ImportError):
+        text += "; give the handler its dependencies with handler(..., python_path=['./vendor']) (a folder of packages)"
+    elif isinstance(error, KeyError):
+        text += "; set the variables the module reads with handler(..., environment={...})"
+    return text
 
 
 def create_platform(scenario: Mapping[str, Any]) -> AwsPlatform:

@@ -12,12 +12,25 @@ import os
 import sys
 from typing import Any, Iterable, Mapping, Sequence
 
+import attrs
+
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariants import validate_invariants
 
-from eutaxy.aws.sqs import DEFAULT_MAX_RECEIVE_COUNT, DEFAULT_TIMEOUT_MS
+from eutaxy.aws.sqs import (
+    DEFAULT_MAX_RECEIVE_COUNT,
+    DEFAULT_TIMEOUT_MS,
+    DEFAULT_VISIBILITY_TIMEOUT_S,
+    MAX_BATCHING_WINDOW_S,
+    MAX_DELAY_S,
+    MAX_VISIBILITY_TIMEOUT_S,
+    QueueSettings,
+    events_of,
+    message_attribute,
+    validate_drive,
+)
 
-__all__ = ["DEFAULT_BOUNDS", "define_scenario", "dynamodb_table", "handler", "sqs"]
+__all__ = ["DEFAULT_BOUNDS", "Message", "define_scenario", "dynamodb_table", "handler", "message", "sqs"]
 
 #: Bounds a scenario gets for what it does not say (the contract's example values).
 DEFAULT_BOUNDS = {
@@ -38,21 +51,90 @@ def handler(
     *,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     environment: Mapping[str, str] | None = None,
+    python_path: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The Lambda handler: a Python file relative to the scenario and a function in it.
 
+    The module is imported as Lambda imports it: under its file's stem, with its folder
+    first on ``sys.path`` and then ``python_path`` (folders relative to the scenario: a
+    deployment package's vendored dependencies, a layer's ``python/`` folder).
     ``environment`` is set for the handler (at import and during every run), as the
-    function's configuration would; ``timeout_ms`` is what the context's
+    function's configuration would; ``timeout_ms`` is the function timeout the context's
     ``get_remaining_time_in_millis`` counts down from, in virtual time.
     """
     if not isinstance(path, str) or not path.endswith(".py"):
         raise UserError(f"handler path must be a .py file relative to the scenario, got {path!r}")
+    stem = os.path.basename(path)[: -len(".py")]
+    if not stem.isidentifier():
+        raise UserError(f"handler path {path!r}: the file's stem must be a Python module name, as Lambda imports it")
     if not isinstance(function, str) or not function.isidentifier():
         raise UserError(f"handler function must be a Python name such as 'handler', got {function!r}")
-    if not isinstance(timeout_ms, int) or timeout_ms <= 0:
+    if not isinstance(timeout_ms, int) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
         raise UserError(f"handler timeout_ms must be a positive integer, got {timeout_ms!r}")
+    if isinstance(python_path, str):
+        raise UserError(f"handler python_path is a list of folders, got the text {python_path!r}")
+    folders = [str(folder) for folder in python_path]
     env = {str(key): str(value) for key, value in (environment or {}).items()}
-    return {"path": path, "function": function, "timeoutMs": timeout_ms, "environment": env}
+    return {"path": path, "function": function, "timeoutMs": timeout_ms, "environment": env, "pythonPath": folders}
+
+
+@attrs.frozen
+class Message:
+    """One message for ``sqs(...)`` with more than a body: attributes, a FIFO group, a delay."""
+
+    body: Any
+    attributes: Mapping[str, Any] = attrs.field(factory=dict)
+    system_attributes: Mapping[str, str] = attrs.field(factory=dict)
+    group_id: str | None = None
+    deduplication_id: str | None = None
+    delay_s: int | None = None
+
+    def event(self, event_id: str) -> dict[str, Any]:
+        event: dict[str, Any] = {"id": event_id, "body": self.body}
+        if self.attributes:
+            event["messageAttributes"] = {str(k): message_attribute(v) for k, v in self.attributes.items()}
+        if self.system_attributes:
+            event["attributes"] = {str(k): str(v) for k, v in self.system_attributes.items()}
+        if self.group_id is not None:
+            event["groupId"] = self.group_id
+        if self.deduplication_id is not None:
+            event["deduplicationId"] = self.deduplication_id
+        if self.delay_s is not None:
+            event["delaySeconds"] = self.delay_s
+        return event
+
+
+def message(
+    body: Any,
+    *,
+    attributes: Mapping[str, Any] | None = None,
+    system_attributes: Mapping[str, str] | None = None,
+    group_id: str | None = None,
+    deduplication_id: str | None = None,
+    delay_s: int | None = None,
+) -> Message:
+    """A message with message attributes (text, numbers, bytes or typed mappings), system
+    attributes (``AWSTraceHeader``, ...), a FIFO ``group_id`` and ``deduplication_id``, or its own delay."""
+    if group_id is not None and (not isinstance(group_id, str) or not group_id):
+        raise UserError(f"message group_id must be a non-empty string, got {group_id!r}")
+    if deduplication_id is not None and (not isinstance(deduplication_id, str) or not deduplication_id):
+        raise UserError(f"message deduplication_id must be a non-empty string, got {deduplication_id!r}")
+    _check_seconds("message delay_s", delay_s, 0, MAX_DELAY_S, optional=True)
+    return Message(
+        body=body,
+        attributes=dict(attributes or {}),
+        system_attributes=dict(system_attributes or {}),
+        group_id=group_id,
+        deduplication_id=deduplication_id,
+        delay_s=delay_s,
+    )
+
+
+def _check_seconds(what: str, value: Any, low: int, high: int, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise UserError(f"{what} must be a whole number of seconds from {low} to {high}, got {value!r}")
 
 
 def sqs(
@@ -61,26 +143,47 @@ def sqs(
     *,
     max_receive_count: int = DEFAULT_MAX_RECEIVE_COUNT,
     batch_size: int = 1,
+    visibility_timeout_s: int = DEFAULT_VISIBILITY_TIMEOUT_S,
+    delay_s: int = 0,
+    batching_window_s: int = 0,
+    report_batch_item_failures: bool = True,
+    content_based_deduplication: bool = False,
 ) -> dict[str, Any]:
-    """The sqs drive: one event per message body, with ids ``msg-1``, ``msg-2``, … in order.
+    """The sqs drive: one event per message, with ids ``msg-1``, ``msg-2``, … in order.
 
-    ``max_receive_count`` is the queue's redrive policy (receives before the message is
-    dead-lettered); ``batch_size`` is the event source mapping's, and only 1 is modelled.
+    A message is its body, or ``message(body, ...)`` for attributes, FIFO ids or a delay.
+    The queue's settings are AWS's: ``max_receive_count`` (its redrive policy),
+    ``visibility_timeout_s`` (at least the function timeout), ``delay_s``; a name ending in
+    ``.fifo`` makes a FIFO queue (every message needs a group id, and a deduplication id
+    unless ``content_based_deduplication``). The event source mapping's are ``batch_size``,
+    ``batching_window_s`` and ``report_batch_item_failures``.
     """
     if not isinstance(name, str) or not name:
         raise UserError(f"sqs queue name must be a non-empty string, got {name!r}")
     if not isinstance(max_receive_count, int) or max_receive_count < 1:
         raise UserError(f"sqs max_receive_count must be an integer of at least 1, got {max_receive_count!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise UserError(f"sqs batch_size must be a positive integer, got {batch_size!r}")
-    events = [{"id": f"msg-{index}", "body": body} for index, body in enumerate(messages, start=1)]
-    return {
+    _check_seconds("sqs visibility_timeout_s", visibility_timeout_s, 0, MAX_VISIBILITY_TIMEOUT_S)
+    _check_seconds("sqs delay_s", delay_s, 0, MAX_DELAY_S)
+    _check_seconds("sqs batching_window_s", batching_window_s, 0, MAX_BATCHING_WINDOW_S)
+    drive: dict[str, Any] = {
         "kind": "sqs",
         "name": name,
-        "events": events,
         "maxReceiveCount": max_receive_count,
         "batchSize": batch_size,
+        "visibilityTimeoutSeconds": visibility_timeout_s,
+        "delaySeconds": delay_s,
+        "maximumBatchingWindowSeconds": batching_window_s,
+        "reportBatchItemFailures": bool(report_batch_item_failures),
+        "fifo": name.endswith(".fifo"),
+        "contentBasedDeduplication": bool(content_based_deduplication),
     }
+    events, dropped = events_of(messages, QueueSettings.of(drive), f"sqs({name!r})")
+    drive["events"] = events
+    if dropped:
+        drive["deduplicated"] = dropped
+    return drive
 
 
 def _pairs(value: Any, what: str) -> list[tuple[str, str]]:
@@ -195,4 +298,22 @@ def define_scenario(
     if dynamodb_endpoint is not None:
         scenario["dynamodb"] = {"endpointUrl": dynamodb_endpoint}
     validate_invariants(scenario["invariants"], scenario)
+    validate_drive(scenario["drive"], int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS), f"scenario {name}")
+    _check_targets(scenario)
     return scenario
+
+
+def _check_targets(scenario: Mapping[str, Any]) -> None:
+    """Every table an invariant names is one the setup creates: a typo would select nothing."""
+    tables = {step["name"] for step in scenario["setup"] if step.get("kind") == "dynamodb_table"}
+    for invariant in scenario["invariants"]:
+        for part in ("selector", "query", "target"):
+            target = (invariant.get(part) or {}).get("target") if isinstance(invariant.get(part), Mapping) else None
+            if not isinstance(target, str) or not target.startswith("DynamoDB:") or target.endswith("*"):
+                continue
+            missing = sorted(set(target[len("DynamoDB:"):].split("+")) - tables)
+            if missing:
+                raise UserError(
+                    f"invariant {invariant.get('name')!r} names table {missing[0]!r}, which the setup does not create "
+                    f"(tables: {sorted(tables)})"
+                )

@@ -1,49 +1,83 @@
-"""The SQS event source's delivery model, as AWS documents it for Lambda.
+"""The SQS event source's delivery model, as AWS documents it for Lambda, in virtual time.
 
-Messages are delivered one at a time, in the drive's order, one record per invocation
-(``batchSize`` 1), each attempt its own invocation ``msg-1#<attempt>``:
+A queue holds messages, each visible from a virtual time on: the run's start plus its
+delivery delay. The event source polls: it takes up to ``batchSize`` visible messages
+(waiting up to the batching window for a fuller batch) and invokes the handler once per
+batch, the invocation ``<first message>#<its receive count>`` (``msg-1#2``). Then:
 
-- the handler gets the SQS event shape (``Records`` with ``messageId``, ``receiptHandle``,
-  ``body`` as the JSON text of the event's body, ``attributes.ApproximateReceiveCount``, …)
-  and a Lambda context whose request id and clock are virtual;
-- a return without a ``batchItemFailures`` entry for the message deletes it: the implicit
-  delete is an effect point ``SQS:<queue>`` op ``delete`` taking the decision faults, so a
-  crash lands between "handled" and "deleted" (crash_before: not deleted, delivered again;
-  crash_after: deleted, the invocation dies);
-- a raised error, a crash or a reported batch item failure leaves the message to be
-  received again (recorded as ``SQS:<queue>`` op ``retry``, implicit, with the reason and
-  the error's type; it takes no fault) while ``may_redeliver`` allows (``maxReceiveCount`` less the first
-  delivery, and the scenario's ``maxRedeliveries``); after ``maxReceiveCount`` receives it
-  is moved to the dead-letter queue, recorded as ``SQS:<queue>`` op ``dead_letter``.
+- a return deletes every message of the batch, except, when ReportBatchItemFailures is on,
+  those its answer lists in ``batchItemFailures`` (an answer naming no message of the batch,
+  or an entry without ``itemIdentifier``, fails the whole batch, as Lambda treats it). Each
+  delete is an implicit effect point ``SQS:<queue>`` op ``delete`` taking the decision
+  faults, so a crash lands between "handled" and "deleted";
+- a raised error or a crash returns the whole batch. A message that is not deleted is
+  recorded as ``SQS:<queue>`` op ``retry`` (implicit, with the reason; it takes no fault)
+  and becomes visible again when its visibility timeout, counted from the receive, ends,
+  so virtual time passes between redeliveries as it does on AWS. It is received again while
+  ``may_redeliver`` allows (``maxReceiveCount`` less the first delivery, and the scenario's
+  ``maxRedeliveries``); after ``maxReceiveCount`` receives it is moved to the dead-letter
+  queue, recorded as ``SQS:<queue>`` op ``dead_letter``. When ``maxRedeliveries`` stops it
+  first, nothing more is recorded: the message would still be in the queue, beyond the bound.
 
-When the scenario's ``maxRedeliveries`` stops delivery before ``maxReceiveCount`` does,
-nothing more is recorded: the message would still be in the queue, beyond the bound.
+A FIFO queue (its name ends in ``.fifo``) delivers each message group in order: a group
+whose oldest message is in flight or waiting out its visibility timeout is blocked, so a
+failed message holds back the rest of its group until it succeeds or is dead-lettered.
+A message sent with the deduplication id of one sent within the last five minutes is
+accepted and never delivered (content-based deduplication takes the body's SHA-256).
+
+The queue is also where the handler's own ``SendMessage`` to a driven queue lands
+(``SqsQueue.send``): the message is delivered later in the run like any other.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import struct
 import uuid
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import attrs
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.effects import VIRTUAL_EPOCH_MS, invocation_id
+from eutaxy.core.effects import invocation_id
+from eutaxy.core.errors import UserError
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
 
 from eutaxy.aws.local import LOCAL_REGION
 
-__all__ = ["DEFAULT_MAX_RECEIVE_COUNT", "DEFAULT_TIMEOUT_MS", "LambdaContext", "deliver_queue", "sqs_event"]
+__all__ = [
+    "ACCOUNT_ID",
+    "DEFAULT_MAX_RECEIVE_COUNT",
+    "DEFAULT_TIMEOUT_MS",
+    "DEFAULT_VISIBILITY_TIMEOUT_S",
+    "LambdaContext",
+    "QueueSettings",
+    "SqsQueue",
+    "deduplication_id",
+    "deliver_queue",
+    "message_attribute",
+    "queue_url",
+]
 
 #: AWS asks for a redrive policy's maxReceiveCount of at least 5 on a Lambda event source
 #: queue, so a message survives a few throttled or failed batches before it is moved.
 DEFAULT_MAX_RECEIVE_COUNT = 5
 #: Lambda's default function timeout.
 DEFAULT_TIMEOUT_MS = 3000
+#: SQS's default visibility timeout.
+DEFAULT_VISIBILITY_TIMEOUT_S = 30
+#: How long SQS remembers a FIFO deduplication id.
+DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000
 #: The account every simulated ARN names.
 ACCOUNT_ID = "000000000000"
+#: Batch sizes the event source mapping accepts.
+MAX_BATCH_SIZE_FIFO = 10
+MAX_BATCH_SIZE_STANDARD = 10_000
+MAX_BATCHING_WINDOW_S = 300
+MAX_DELAY_S = 900
+MAX_VISIBILITY_TIMEOUT_S = 43_200
 
 
 def body_text(body: Any) -> str:
@@ -51,31 +85,261 @@ def body_text(body: Any) -> str:
     return body if isinstance(body, str) else to_json(body)
 
 
-def sqs_event(queue: str, event: Mapping[str, Any], attempt: int, first_receive_ms: int) -> dict[str, Any]:
-    """The event Lambda passes for one received message (one record)."""
-    text = body_text(event.get("body"))
-    message_id = str(event["id"])
-    receipt = hashlib.sha256(f"{queue}/{message_id}/{attempt}".encode()).hexdigest()
-    return {
-        "Records": [
-            {
-                "messageId": message_id,
-                "receiptHandle": receipt,
-                "body": text,
-                "attributes": {
-                    "ApproximateReceiveCount": str(attempt),
-                    "SentTimestamp": str(VIRTUAL_EPOCH_MS),
-                    "SenderId": "AIDAEUTAXYSIMULATOR",
-                    "ApproximateFirstReceiveTimestamp": str(first_receive_ms),
-                },
-                "messageAttributes": dict(event.get("messageAttributes") or {}),
-                "md5OfBody": hashlib.md5(text.encode("utf-8")).hexdigest(),  # noqa: S324 (SQS's own digest)
-                "eventSource": "aws:sqs",
-                "eventSourceARN": f"arn:aws:sqs:{LOCAL_REGION}:{ACCOUNT_ID}:{queue}",
-                "awsRegion": LOCAL_REGION,
-            }
-        ]
-    }
+def queue_url(queue: str) -> str:
+    return f"https://sqs.{LOCAL_REGION}.amazonaws.com/{ACCOUNT_ID}/{queue}"
+
+
+def queue_arn(queue: str) -> str:
+    return f"arn:aws:sqs:{LOCAL_REGION}:{ACCOUNT_ID}:{queue}"
+
+
+# --- settings ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class QueueSettings:
+    """A driven queue's configuration and its event source mapping's, in milliseconds."""
+
+    name: str
+    fifo: bool
+    visibility_ms: int
+    delay_ms: int
+    max_receive_count: int
+    batch_size: int
+    window_ms: int
+    report_failures: bool
+    content_deduplication: bool
+
+    @classmethod
+    def of(cls, drive: Mapping[str, Any]) -> "QueueSettings":
+        name = str(drive["name"])
+        return cls(
+            name=name,
+            fifo=bool(drive.get("fifo", name.endswith(".fifo"))),
+            visibility_ms=int(drive.get("visibilityTimeoutSeconds", DEFAULT_VISIBILITY_TIMEOUT_S)) * 1000,
+            delay_ms=int(drive.get("delaySeconds", 0)) * 1000,
+            max_receive_count=int(drive.get("maxReceiveCount") or DEFAULT_MAX_RECEIVE_COUNT),
+            batch_size=int(drive.get("batchSize", 1)),
+            window_ms=int(drive.get("maximumBatchingWindowSeconds", 0)) * 1000,
+            report_failures=bool(drive.get("reportBatchItemFailures", True)),
+            content_deduplication=bool(drive.get("contentBasedDeduplication", False)),
+        )
+
+
+def validate_drive(drive: Mapping[str, Any], timeout_ms: int, where: str) -> None:
+    """Refuse a queue configuration AWS refuses; ``where`` names the scenario in the message."""
+    settings = QueueSettings.of(drive)
+    if settings.fifo != settings.name.endswith(".fifo"):
+        raise UserError(f"{where}: a FIFO queue's name must end in .fifo, and only a FIFO queue's may; got {settings.name!r}")
+    if settings.visibility_ms < timeout_ms:
+        raise UserError(
+            f"{where}: queue {settings.name}'s visibility timeout ({settings.visibility_ms // 1000} s) is below the "
+            f"function timeout ({timeout_ms} ms); AWS refuses such an event source mapping (set "
+            f"visibility_timeout_s to at least the function timeout; AWS recommends six times it)"
+        )
+    if settings.fifo:
+        if settings.batch_size > MAX_BATCH_SIZE_FIFO:
+            raise UserError(f"{where}: a FIFO queue's batch_size is at most {MAX_BATCH_SIZE_FIFO}, got {settings.batch_size}")
+        if settings.window_ms:
+            raise UserError(f"{where}: a FIFO queue's event source takes no batching window")
+    elif settings.batch_size > MAX_BATCH_SIZE_STANDARD:
+        raise UserError(f"{where}: batch_size is at most {MAX_BATCH_SIZE_STANDARD}, got {settings.batch_size}")
+    elif settings.batch_size > 10 and settings.window_ms < 1000:
+        raise UserError(f"{where}: a batch_size above 10 needs a batching window of at least 1 s (AWS requires it)")
+    for event in drive.get("events") or ():
+        if settings.fifo and not event.get("groupId"):
+            raise UserError(f"{where}: message {event.get('id')} on FIFO queue {settings.name} has no group id")
+        if settings.fifo and "delaySeconds" in event:
+            raise UserError(f"{where}: message {event.get('id')}: FIFO queues take no per-message delay")
+
+
+def deduplication_id(settings: QueueSettings, body: str, given: str | None, where: str) -> str | None:
+    """A FIFO message's deduplication id: the one given, else the body's SHA-256 if content-based."""
+    if not settings.fifo:
+        return None
+    if given:
+        return str(given)
+    if settings.content_deduplication:
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+    raise UserError(
+        f"{where}: FIFO queue {settings.name} needs a deduplication id for every message, or "
+        f"content_based_deduplication=True"
+    )
+
+
+# --- message attributes -----------------------------------------------------------------
+
+
+def message_attribute(value: Any) -> dict[str, Any]:
+    """A message attribute as the Lambda event carries it: text for String and Number, base64 for Binary.
+
+    ``value`` is a str (String), an int or float (Number), bytes (Binary), or a mapping with
+    ``dataType`` and ``stringValue`` or ``binaryValue`` (for custom types such as ``Number.int``).
+    """
+    if isinstance(value, Mapping):
+        data_type = str(value.get("dataType") or value.get("DataType") or "")
+        if not data_type.split(".")[0] in ("String", "Number", "Binary"):
+            raise UserError(f"a message attribute's dataType must be String, Number or Binary (.suffix), got {value!r}")
+        entry = {"dataType": data_type, "stringListValues": [], "binaryListValues": []}
+        if data_type.startswith("Binary"):
+            entry["binaryValue"] = str(value.get("binaryValue") or value.get("BinaryValue") or "")
+        else:
+            entry["stringValue"] = str(value.get("stringValue") or value.get("StringValue") or "")
+        return entry
+    if isinstance(value, bool):
+        raise UserError("a message attribute cannot be a boolean; use the text 'true' or 'false'")
+    if isinstance(value, str):
+        return message_attribute({"dataType": "String", "stringValue": value})
+    if isinstance(value, (int, float)):
+        return message_attribute({"dataType": "Number", "stringValue": str(value)})
+    if isinstance(value, (bytes, bytearray)):
+        return message_attribute({"dataType": "Binary", "binaryValue": base64.b64encode(bytes(value)).decode("ascii")})
+    raise UserError(f"a message attribute is text, a number, bytes or a typed mapping, got {type(value).__name__}")
+
+
+def attributes_md5(attributes: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """SQS's MD5 of message attributes (names sorted; each part length-prefixed)."""
+    if not attributes:
+        return None
+    digest = hashlib.md5()  # noqa: S324 (SQS's own digest)
+
+    def part(data: bytes) -> None:
+        digest.update(struct.pack(">I", len(data)) + data)
+
+    for name in sorted(attributes):
+        entry = attributes[name]
+        part(name.encode("utf-8"))
+        part(str(entry["dataType"]).encode("utf-8"))
+        if "binaryValue" in entry:
+            digest.update(b"\x02")
+            part(base64.b64decode(entry["binaryValue"]))
+        else:
+            digest.update(b"\x01")
+            part(str(entry.get("stringValue", "")).encode("utf-8"))
+    return digest.hexdigest()
+
+
+# --- the queue --------------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class _Message:
+    event: dict[str, Any]
+    sequence: int
+    sent_ms: int
+    visible_ms: int
+    deduplication: str | None
+    receives: int = 0
+    first_receive_ms: int | None = None
+
+    @property
+    def id(self) -> str:
+        return str(self.event["id"])
+
+    @property
+    def group(self) -> str | None:
+        group = self.event.get("groupId")
+        return None if group is None else str(group)
+
+
+@attrs.define(eq=False)
+class SqsQueue:
+    """One driven queue in one run: its messages, their visibility, the blocked FIFO groups."""
+
+    settings: QueueSettings
+    pending: list[_Message] = attrs.Factory(list)
+    #: Groups held back for good: their oldest message went beyond maxRedeliveries.
+    stalled: set[str] = attrs.Factory(set)
+    #: Deduplication id -> when it was last accepted.
+    _seen: dict[str, int] = attrs.Factory(dict)
+    _sequence: int = 0
+    _sent: int = 0
+
+    def send(self, event: Mapping[str, Any], now_ms: int, *, where: str) -> tuple[_Message | None, str | None]:
+        """Accept a message; returns it (None when deduplicated) and its deduplication id."""
+        body = body_text(event.get("body"))
+        dedup = deduplication_id(self.settings, body, event.get("deduplicationId"), where)
+        self._sent += 1
+        if dedup is not None:
+            accepted = self._seen.get(dedup)
+            if accepted is not None and now_ms - accepted < DEDUPLICATION_INTERVAL_MS:
+                return None, dedup
+            self._seen[dedup] = now_ms
+        self._sequence += 1
+        delay_ms = int(event["delaySeconds"]) * 1000 if "delaySeconds" in event else self.settings.delay_ms
+        message = _Message(
+            event=dict(event), sequence=self._sequence, sent_ms=now_ms, visible_ms=now_ms + delay_ms, deduplication=dedup
+        )
+        self.pending.append(message)
+        return message, dedup
+
+    def _eligible(self, at_ms: int) -> list[_Message]:
+        """The batch a poll at ``at_ms`` would take: visible messages in order, FIFO groups in order."""
+        blocked = set(self.stalled)
+        chosen: list[_Message] = []
+        for message in self.pending:
+            if len(chosen) == self.settings.batch_size:
+                break
+            group = message.group if self.settings.fifo else None
+            if group is not None and group in blocked:
+                continue
+            if message.visible_ms <= at_ms:
+                chosen.append(message)
+            elif group is not None:
+                blocked.add(group)
+        return chosen
+
+    def next_batch(self, now_ms: int) -> tuple[list[_Message], int] | None:
+        """The next batch and the virtual time it is invoked at, or None when nothing is left."""
+        times = sorted({now_ms, *(m.visible_ms for m in self.pending if m.visible_ms > now_ms)})
+        start = next((at for at in times if self._eligible(at)), None)
+        if start is None:
+            return None
+        batch = self._eligible(start)
+        if len(batch) < self.settings.batch_size and self.settings.window_ms:
+            # The event source waits up to the batching window for a fuller batch.
+            deadline = start + self.settings.window_ms
+            for at in [t for t in times if start < t <= deadline] + [deadline]:
+                batch, start = self._eligible(at), at
+                if len(batch) == self.settings.batch_size:
+                    break
+        return batch, start
+
+    def remove(self, message: _Message) -> None:
+        self.pending.remove(message)
+
+    def record(self, message: _Message) -> dict[str, Any]:
+        """The event record Lambda passes for one received message."""
+        event = message.event
+        text = body_text(event.get("body"))
+        attributes = {
+            "ApproximateReceiveCount": str(message.receives),
+            "SentTimestamp": str(message.sent_ms),
+            "SenderId": "AIDAEUTAXYSIMULATOR",
+            "ApproximateFirstReceiveTimestamp": str(message.first_receive_ms),
+        }
+        if self.settings.fifo:
+            attributes["SequenceNumber"] = str(10**19 + message.sequence)
+            attributes["MessageGroupId"] = str(event["groupId"])
+            attributes["MessageDeduplicationId"] = str(message.deduplication)
+        attributes.update({str(k): str(v) for k, v in (event.get("attributes") or {}).items()})
+        message_attributes = {str(k): dict(v) for k, v in (event.get("messageAttributes") or {}).items()}
+        name = self.settings.name
+        return {
+            "messageId": message.id,
+            "receiptHandle": hashlib.sha256(f"{name}/{message.id}/{message.receives}".encode()).hexdigest(),
+            "body": text,
+            "attributes": attributes,
+            "messageAttributes": message_attributes,
+            "md5OfMessageAttributes": attributes_md5(message_attributes),
+            "md5OfBody": hashlib.md5(text.encode("utf-8")).hexdigest(),  # noqa: S324 (SQS's own digest)
+            "eventSource": "aws:sqs",
+            "eventSourceARN": queue_arn(name),
+            "awsRegion": LOCAL_REGION,
+        }
+
+
+# --- the Lambda context -----------------------------------------------------------------
 
 
 @attrs.define(eq=False)
@@ -84,6 +348,7 @@ class LambdaContext:
 
     function_name: str
     aws_request_id: str
+    #: The function's timeout; the deadline is the invocation's start plus it.
     timeout_ms: int
     _loop: RunLoop
     _invocation: Invocation
@@ -115,85 +380,122 @@ def request_id(seed: str, invocation: str) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
-def _reports_failure(value: Any, message_id: str) -> bool:
-    """Whether the handler's answer lists the message in ``batchItemFailures``."""
-    if not isinstance(value, Mapping):
-        return False
-    failures = value.get("batchItemFailures")
+# --- delivery ---------------------------------------------------------------------------
+
+#: Every message of the batch failed (an error, a crash, an invalid partial-batch answer).
+_ALL = None
+
+
+def _failed_ids(settings: QueueSettings, outcome: CallOutcome, ids: Sequence[str]) -> set[str] | None:
+    """Which messages of the batch stay in the queue (``_ALL``: the whole batch)."""
+    if outcome.kind != "returned":
+        return _ALL
+    if not settings.report_failures or not isinstance(outcome.value, Mapping):
+        return set()
+    failures = outcome.value.get("batchItemFailures")
+    if failures is None:
+        return set()
     if not isinstance(failures, (list, tuple)):
-        return False
-    return any(isinstance(entry, Mapping) and str(entry.get("itemIdentifier")) == message_id for entry in failures)
+        return _ALL
+    failed: set[str] = set()
+    for entry in failures:
+        identifier = entry.get("itemIdentifier") if isinstance(entry, Mapping) else None
+        if not isinstance(identifier, str) or identifier not in ids:
+            return _ALL  # Lambda treats an invalid answer as a failure of the whole batch
+        failed.add(identifier)
+    return failed
 
 
-def deliver_queue(
-    loop: RunLoop,
-    drive: Mapping[str, Any],
-    *,
-    max_redeliveries: int,
-    handler: Callable[[Any, Any], Any],
-    seed: str,
-    function_name: str,
-    timeout_ms: int,
-) -> None:
-    """Deliver every event of the sqs drive, with redeliveries, under ``loop``."""
-    queue = drive["name"]
-    target = f"SQS:{queue}"
-    max_receive_count = int(drive.get("maxReceiveCount") or DEFAULT_MAX_RECEIVE_COUNT)
-    for event in drive.get("events") or ():
-        message_id = str(event["id"])
-        first_receive_ms = loop.now_ms
-        # A bound: may_redeliver stops at maxReceiveCount receives at the latest.
-        for attempt in range(1, max_receive_count + 1):
-            invocation = invocation_id(message_id, attempt)
-            with loop.invocation(invocation) as current:
-                context = LambdaContext(
-                    function_name=function_name,
-                    aws_request_id=request_id(seed, invocation),
-                    timeout_ms=timeout_ms,
-                    loop=loop,
-                    invocation=current,
-                )
-                outcome = loop.call(handler, sqs_event(queue, event, attempt, first_receive_ms), context)
-                handled = outcome.kind == "returned" and not _reports_failure(outcome.value, message_id)
-                if handled:
-                    handled = _delete(loop, target, message_id, event.get("body"))
-                if handled:
-                    break
-                loop.platform_effect(target, "retry", _retry_args(message_id, outcome, event.get("body")), {"released": True})
-                if may_redeliver(attempt, max_receive_count - 1, max_redeliveries):
-                    continue
-                if attempt >= max_receive_count:
-                    loop.platform_effect(
-                        target,
-                        "dead_letter",
-                        {"messageId": message_id, "attempts": attempt},
-                        {"deadLettered": True},
-                    )
-                break
-
-
-def _retry_args(message_id: str, outcome: CallOutcome, body: Any) -> dict[str, Any]:
-    """Why the message stays in the queue: the handler's error, a reported failure, a crash.
+def _retry_reason(outcome: CallOutcome, failed: set[str] | None, message_id: str) -> tuple[str, str | None]:
+    """Why the message stays: the handler's error, a reported failure, a crash, a missed delete.
 
     Only the error's type is kept: its text may hold an address or a time, which would
     make two runs of one plan differ.
     """
     if outcome.kind == "crashed":
-        reason, error = "crashed", None
-    elif outcome.kind == "raised":
-        reason, error = "error", type(outcome.error).__name__
-    elif outcome.kind == "returned" and _reports_failure(outcome.value, message_id):
-        reason, error = "batch_item_failure", None
-    else:
-        reason, error = "not_deleted", None  # handled, but a crash hit the delete first
-    args: dict[str, Any] = {"messageId": message_id, "body": body, "implicit": True, "reason": reason}
-    if error is not None:
-        args["error"] = error
-    return args
+        return "crashed", None
+    if outcome.kind == "raised":
+        return "error", type(outcome.error).__name__
+    if failed is _ALL:
+        return "invalid_batch_response", None
+    if message_id in failed:
+        return "batch_item_failure", None
+    return "not_deleted", None  # handled, but a crash hit the delete first
 
 
-def _delete(loop: RunLoop, target: str, message_id: str, body: Any) -> bool:
-    """The implicit delete after a successful invocation; whether the message was deleted."""
+Handler = Callable[[Any, Any], Any]
+#: Runs the handler call under output capture; returns the outcome and the captured text.
+Caller = Callable[[RunLoop, Handler, Any, Any], tuple[CallOutcome, str]]
+
+
+def _plain_call(loop: RunLoop, handler: Handler, event: Any, context: Any) -> tuple[CallOutcome, str]:
+    return loop.call(handler, event, context), ""
+
+
+def deliver_queue(
+    loop: RunLoop,
+    queue: SqsQueue,
+    *,
+    max_redeliveries: int,
+    handler: Handler,
+    seed: str,
+    function_name: str,
+    timeout_ms: int,
+    call: Caller = _plain_call,
+) -> None:
+    """Deliver the queue's messages, with redeliveries, until none is left, under ``loop``."""
+    settings = queue.settings
+    target = f"SQS:{settings.name}"
+    while True:
+        polled = queue.next_batch(loop.now_ms)
+        if polled is None:
+            return
+        batch, start_ms = polled
+        if start_ms > loop.now_ms:
+            loop.globals.advance(start_ms - loop.now_ms)
+        for message in batch:
+            message.receives += 1
+            if message.first_receive_ms is None:
+                message.first_receive_ms = loop.now_ms
+            # Invisible until the visibility timeout ends, unless deleted before.
+            message.visible_ms = loop.now_ms + settings.visibility_ms
+        first = batch[0]
+        invocation = invocation_id(first.id, first.receives)
+        with loop.invocation(invocation) as current:
+            context = LambdaContext(
+                function_name=function_name,
+                aws_request_id=request_id(seed, invocation),
+                timeout_ms=timeout_ms,
+                loop=loop,
+                invocation=current,
+            )
+            event = {"Records": [queue.record(message) for message in batch]}
+            outcome, output = call(loop, handler, event, context)
+            if output:
+                loop.platform_effect(f"Lambda:{function_name}", "output", {"text": output}, {"captured": True})
+            failed = _failed_ids(settings, outcome, [m.id for m in batch])
+            for message in batch:
+                if failed is not _ALL and message.id not in failed and _delete(loop, target, message):
+                    queue.remove(message)
+                    continue
+                reason, error = _retry_reason(outcome, failed, message.id)
+                args: dict[str, Any] = {"messageId": message.id, "body": message.event.get("body"), "implicit": True, "reason": reason}
+                if error is not None:
+                    args["error"] = error
+                loop.platform_effect(target, "retry", args, {"released": True, "visibleAt": message.visible_ms})
+                if may_redeliver(message.receives, settings.max_receive_count - 1, max_redeliveries):
+                    continue
+                queue.remove(message)
+                if message.receives >= settings.max_receive_count:
+                    loop.platform_effect(
+                        target, "dead_letter", {"messageId": message.id, "attempts": message.receives}, {"deadLettered": True}
+                    )
+                elif message.group is not None and settings.fifo:
+                    queue.stalled.add(message.group)  # beyond the bound, it still holds its group back
+
+
+def _delete(loop: RunLoop, target: str, message: _Message) -> bool:
+    """The implicit delete of a handled message; whether it was deleted."""
     deleted = False
 
     def perform() -> tuple[Any, Any]:
@@ -201,7 +503,7 @@ def _delete(loop: RunLoop, target: str, message_id: str, body: Any) -> bool:
         deleted = True
         return {"deleted": True}, None
 
-    args = {"messageId": message_id, "body": body, "implicit": True}
+    args = {"messageId": message.id, "body": message.event.get("body"), "implicit": True}
     try:
         loop.effect_point(target, "delete", args, DECISION_FAULTS, perform)
     except InvocationCrash:
@@ -209,3 +511,31 @@ def _delete(loop: RunLoop, target: str, message_id: str, body: Any) -> bool:
         # invocation's death changes nothing more.
         pass
     return deleted
+
+
+def queue_of(drive: Mapping[str, Any], now_ms: int, where: str) -> SqsQueue:
+    """The queue a run starts with: the drive's messages sent at ``now_ms``."""
+    queue = SqsQueue(settings=QueueSettings.of(drive))
+    for event in drive.get("events") or ():
+        queue.send(event, now_ms, where=where)
+    return queue
+
+
+def events_of(
+    messages: Iterable[Any], settings: QueueSettings, where: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The drive's events (``msg-1``, …) and the messages FIFO deduplication drops at send time."""
+    events: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    seen: dict[str, str] = {}
+    for index, message in enumerate(messages, start=1):
+        event = message.event(f"msg-{index}") if hasattr(message, "event") else {"id": f"msg-{index}", "body": message}
+        dedup = deduplication_id(settings, body_text(event.get("body")), event.get("deduplicationId"), where)
+        if dedup is not None and dedup in seen:
+            dropped.append({"id": event["id"], "duplicateOf": seen[dedup], "deduplicationId": dedup})
+            continue
+        if dedup is not None:
+            seen[dedup] = event["id"]
+        events.append(event)
+    return events, dropped
+

@@ -13,6 +13,7 @@ except a put that stored nothing.
 
 from __future__ import annotations
 
+import decimal
 from typing import Any, Iterable, Sequence
 
 from eutaxy.core.canonical import to_json
@@ -103,7 +104,7 @@ def row_value(row: Any, column: str) -> Any:
 
 
 def _orderable(left: Any, right: Any) -> bool:
-    numbers = (int, float)
+    numbers = (int, float, decimal.Decimal)  # a Decimal: a DynamoDB number with its exact digits
     if isinstance(left, bool) or isinstance(right, bool):
         return False
     if isinstance(left, numbers) and isinstance(right, numbers):
