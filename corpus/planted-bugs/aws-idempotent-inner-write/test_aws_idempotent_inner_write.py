@@ -1,0 +1,30 @@
+"""Planted bug aws-idempotent-inner-write, found (and its twin passed) with default settings.
+
+The twin is the case that needs visibility timeouts: its redeliveries must come after the
+idempotency lock expires, as on AWS, or the lock would hold them off and the order would
+look lost (a false VIOLATED on every-order-recorded).
+"""
+
+import os
+
+from planted import check_case
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX_RUNS = 200
+
+
+def test_a_lost_answer_inside_the_idempotent_function_writes_a_second_entry():
+    verdict = check_case(os.path.join(HERE, "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS)
+    assert "violated" == verdict["kind"], verdict.get("cause")
+    assert verdict["violation"]["invariant"] in ("one-entry-per-order", "one-ledger-row-per-order")
+    (fault,) = verdict["schedule"]["faults"]
+    assert fault["fault"] in ("ambiguous", "crash_after")
+    puts = [e for e in verdict["trace"] if e["target"] == "DynamoDB:ledger" and e["op"] == "PutItem" and e["kind"] == "result"]
+    assert 2 == len(puts)
+    # The second entry came after the visibility timeout, past the first attempt's lock.
+    assert puts[1]["time"] - puts[0]["time"] >= 30_000
+
+
+def test_the_fixed_twin_is_bounded_with_default_settings():
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS)
+    assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")
