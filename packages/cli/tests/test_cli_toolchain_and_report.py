@@ -83,18 +83,29 @@ def test_toolchain_install_failure_exits_2(fake_toolchain, run_cli):
 
 @pytest.fixture
 def fake_ladder(monkeypatch):
+    """The real report module with run_report replaced: the command's wiring, without Node."""
     import eutaxy.prover
+    from eutaxy.prover import report as real
 
     module = types.ModuleType("eutaxy.prover.report")
     calls = []
 
-    def run_report(directory, seed):
-        calls.append((directory, seed))
-        kind = "refuted" if Path(directory).name == "bad" else "tested"
-        return {"kind": "spec_report", "modules": [{"module": "core.ts", "verdicts": [{"kind": kind, "property": "p"}]}]}
+    def run_report(directory, seed, *, min_inside=None):
+        calls.append((directory, seed, min_inside))
+        name = Path(directory).name
+        kind = "refuted" if name == "bad" else "tested"
+        modules = [] if name == "empty" else [
+            {"spec": "core.props.ts", "module": "core.ts", "diagnostics": [], "skipped": [],
+             "properties": [{"kind": kind, "property": "p", "function": "f", "propertyKind": "forall",
+                             "counts": {"tested": 5}, "tested": {"target": 100}, "args": [], "rung": "tested",
+                             **({"belowMinInside": True} if min_inside else {})}]}]
+        return {"schemaVersion": 1, "kind": "spec_report", "directory": str(directory), "seed": seed,
+                "modules": modules, "summary": {}}
 
     module.run_report = run_report
-    module.render_text = lambda result: "core.ts\n  p: " + result["modules"][0]["verdicts"][0]["kind"].upper()
+    module.render_text = real.render_text
+    module.report_exit_code = real.report_exit_code
+    module.input_problems = real.input_problems
     monkeypatch.setitem(sys.modules, "eutaxy.prover.report", module)
     monkeypatch.setattr(eutaxy.prover, "report", module, raising=False)
     return calls
@@ -104,14 +115,14 @@ def test_report_runs_the_ladder_and_prints_its_text(fake_ladder, run_cli, tmp_pa
     """report DIR calls run_report(DIR, seed) and prints render_text; exit 0 when nothing refuted."""
     result = run_cli("report", str(tmp_path), "--seed", "s")
     assert 0 == result.code, result.stderr
-    assert "p: TESTED" in result.stdout
-    assert [(tmp_path, "s")] == fake_ladder
+    assert "TESTED (5 of 100) p" in result.stdout
+    assert [(tmp_path, "s", None)] == fake_ladder
 
 
 def test_report_seed_defaults_to_a_constant(fake_ladder, run_cli, tmp_path):
     """Without --seed the ladder gets the same seed on every machine."""
     assert 0 == run_cli("report", str(tmp_path)).code
-    assert [(tmp_path, "eutaxy-report")] == fake_ladder
+    assert [(tmp_path, "eutaxy-report", None)] == fake_ladder
 
 
 def test_report_json_and_refuted_exit_1(fake_ladder, run_cli, tmp_path):
@@ -122,6 +133,24 @@ def test_report_json_and_refuted_exit_1(fake_ladder, run_cli, tmp_path):
     assert 1 == result.code
     data = json.loads(result.stdout)
     assert 1 == data["schemaVersion"] and "spec_report" == data["kind"]
+
+
+def test_report_nothing_checked_exits_2(fake_ladder, run_cli, tmp_path):
+    """No spec file is exit 2, in text and under --json (the problem on stderr beside the object)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    text = run_cli("report", str(empty))
+    assert 2 == text.code and "no spec file" in text.stdout
+    as_json = run_cli("report", str(empty), "--json")
+    assert 2 == as_json.code and "no spec file" in as_json.stderr
+    assert "spec_report" == json.loads(as_json.stdout)["kind"]
+
+
+def test_report_min_inside(fake_ladder, run_cli, tmp_path):
+    """--min-inside N reaches the ladder and a property short of it fails the command; N must be positive."""
+    assert 1 == run_cli("report", str(tmp_path), "--min-inside", "50").code
+    assert (tmp_path, "eutaxy-report", 50) == fake_ladder[-1]
+    assert 2 == run_cli("report", str(tmp_path), "--min-inside", "0").code
 
 
 def test_report_without_the_ladder_exits_2(run_cli, tmp_path, monkeypatch):

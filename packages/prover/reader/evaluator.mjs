@@ -1,124 +1,239 @@
-// The evaluator: imports a spec file (and through it the module under test)
-// and evaluates its properties' `when` and `ensures` on the assignments
-// Python sends. It decides nothing: every draw, count and verdict is Python's.
+// The evaluator: bundles a spec file (and through it the module under test)
+// with the pinned esbuild, imports it in a worker thread, and evaluates its
+// properties' `when` and `ensures` on the assignments Python sends. It decides
+// nothing: every draw, count and verdict is Python's.
 //
 // Protocol: one JSON request per stdin line, one JSON answer per stdout line.
-//   {"op": "load", "spec": "/abs/domain.props.ts"}
-//     -> {"ok": true, "properties": {"name": "forall" | "total", ...}}
-//   {"op": "eval", "property": "name", "assignments": [[arg, ...], ...]}
+//   {"op": "load", "spec": "/abs/domain.props.ts", "limitMs": 5000}
+//     -> {"ok": true, "properties": {"name": "forall" | "total", ...}, "imports": ["/abs/domain.ts", ...]}
+//   {"op": "eval", "property": "name", "assignments": [[arg, ...], ...], "limitMs": 3000}
 //     -> {"ok": true, "results": [{"kind": "true" | "false" | "skipped"}
 //                                 | {"kind": "threw", "phase": "when" | "ensures", "name", "message"}
-//                                 | {"kind": "malformed", "phase", "got"}]}
-//   {"op": "regex", "pattern", "flags", "strings": [...]} -> {"ok": true, "results": [true, ...]}
+//                                 | {"kind": "malformed", "phase", "got"}
+//                                 | {"kind": "timeout", "phase", "ms"}
+//                                 | {"kind": "died", "phase", "message"}]}
+//   {"op": "regex", "pattern", "flags", "strings": [...], "limitMs"} -> {"ok": true, "results": [true, ...]}
 // Any failure of the request itself answers {"ok": false, "error": "..."}.
 //
-// Environment: EUTAXY_SPEC_JS is eutaxy/spec's spec.js; `import "eutaxy/spec"`
-// in a spec file resolves to it whatever the user's node_modules hold, so the
-// evaluator and the reader see the same combinators. Relative imports written
-// the TypeScript way (`./decide.js` for decide.ts, or no extension) resolve to
-// the .ts file. Node strips the types itself (erasable syntax only).
+// Every evaluation is bounded. The worker stores the index of the assignment
+// it is on in a shared word; this thread watches it, and one that has not
+// moved for `limitMs` of real time is a runaway call: the worker is ended,
+// the answer carries the results before it (evaluated again on a fresh
+// worker) and a `timeout` result for it, and nothing after it. A worker that
+// dies on an input (process.exit, out of memory) answers `died` the same way.
+// Either way the next request finds a fresh worker with the spec loaded.
+//
+// Loading is one esbuild build of the spec file, bundled with every relative
+// and aliased import as the user's esbuild or tsc build resolves them: enums,
+// namespaces and parameter properties, directory imports (`../types` for
+// `../types/index.ts`), `.js` for `.ts`, and tsconfig `paths`. `eutaxy/spec`
+// is mapped to EUTAXY_SPEC_JS whatever the user's node_modules hold, so the
+// reader and the evaluator see the same combinators. Packages from
+// node_modules are bundled too, as a Worker's build bundles them; Node's
+// built-ins stay imports.
+//
+// Environment: EUTAXY_SPEC_JS (eutaxy/spec's spec.js), EUTAXY_ESBUILD (the
+// pinned esbuild package folder).
 
-import { registerHooks } from "node:module";
-import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { decode } from "./values.mjs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const specJs = process.env.EUTAXY_SPEC_JS;
-if (!specJs) {
-  process.stderr.write("evaluator: EUTAXY_SPEC_JS must name eutaxy/spec's spec.js\n");
+const esbuildDir = process.env.EUTAXY_ESBUILD;
+if (!specJs || !esbuildDir) {
+  process.stderr.write("evaluator: EUTAXY_SPEC_JS and EUTAXY_ESBUILD must name spec.js and the esbuild package\n");
   process.exit(2);
 }
-const specUrl = pathToFileURL(specJs).href;
+const esbuild = createRequire(path.join(esbuildDir, "package.json"))(esbuildDir);
+const WORKER = new URL("./eval_worker.mjs", import.meta.url);
+const DEFAULT_LIMIT_MS = 5000;
+const LOAD_LIMIT_MS = 30000;
 
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    if (specifier === "eutaxy/spec") return { url: specUrl, shortCircuit: true };
-    try {
-      return nextResolve(specifier, context);
-    } catch (error) {
-      if (!(specifier.startsWith("./") || specifier.startsWith("../")) || error?.code !== "ERR_MODULE_NOT_FOUND") throw error;
-      const candidates = specifier.endsWith(".js")
-        ? [specifier.slice(0, -3) + ".ts"]
-        : [specifier + ".ts", specifier + "/index.ts"];
-      for (const candidate of candidates) {
-        try { return nextResolve(candidate, context); } catch { /* try the next spelling */ }
-      }
-      throw error;
-    }
+const scratch = mkdtempSync(path.join(tmpdir(), "eutaxy-eval-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+
+// ---- loading --------------------------------------------------------------
+
+/** Resolve `eutaxy/spec` to the shipped module. */
+const specPlugin = {
+  name: "eutaxy-spec",
+  setup(build) {
+    build.onResolve({ filter: /^eutaxy\/spec$/ }, () => ({ path: path.resolve(specJs) }));
   },
-});
+};
 
-// The protocol owns stdout. Whatever the code under test prints (console.log,
-// process.stdout.write) goes to stderr, which Python keeps for diagnostics.
-const writeAnswer = process.stdout.write.bind(process.stdout);
-process.stdout.write = process.stderr.write.bind(process.stderr);
-for (const method of ["log", "info", "debug", "dir", "table"]) console[method] = console.error.bind(console);
-
-const { isProperty } = await import(specUrl);
-
-/** @type {Map<string, any>} */
-let properties = new Map();
-
-async function load(spec) {
-  const namespace = await import(pathToFileURL(spec).href);
-  properties = new Map();
-  const kinds = {};
-  for (const [name, value] of Object.entries(namespace)) {
-    if (isProperty(value)) {
-      properties.set(name, value);
-      kinds[name] = value.kind;
-    }
-  }
-  return { ok: true, properties: kinds };
-}
-
-function describe(error) {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  let message;
-  try { message = String(error); } catch { message = "unprintable thrown value"; }
-  return { name: typeof error, message };
-}
-
-function evaluateOne(property, encodedArgs) {
-  if (property.when !== undefined) {
-    let held;
-    try {
-      held = property.when(...encodedArgs.map(decode));
-    } catch (error) {
-      return { kind: "threw", phase: "when", ...describe(error) };
-    }
-    if (typeof held !== "boolean") return { kind: "malformed", phase: "when", got: typeof held };
-    if (!held) return { kind: "skipped" };
-  }
+/** One esbuild build of the spec file: the bundle's path and the user files it holds. */
+async function bundle(spec) {
+  const outfile = path.join(scratch, `bundle-${Date.now()}-${Math.random().toString(36).slice(2)}.mjs`);
   let result;
   try {
-    // A fresh copy for the claim: a function that mutates its input changes
-    // neither what `when` saw nor what Python holds.
-    result = property.ensures(...encodedArgs.map(decode));
+    result = await esbuild.build({
+      entryPoints: [spec], bundle: true, format: "esm", platform: "node", target: "es2022",
+      outfile, write: true, metafile: true, sourcemap: "inline", sourcesContent: false,
+      plugins: [specPlugin], logLevel: "silent", absWorkingDir: path.dirname(spec),
+      // Bundled CommonJS packages may require Node's built-ins.
+      banner: { js: 'import { createRequire as __eutaxyRequire } from "node:module"; const require = __eutaxyRequire(import.meta.url);' },
+    });
   } catch (error) {
-    return { kind: "threw", phase: "ensures", ...describe(error) };
+    const errors = error?.errors ?? [];
+    const lines = errors.map((e) => {
+      const at = e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ` : "";
+      const notes = (e.notes ?? []).map((n) => `\n  ${n.text}`).join("");
+      return `${at}${e.text}${notes}`;
+    });
+    throw new LoadFailure(lines.length ? lines.join("\n") : String(error?.message ?? error));
   }
-  if (typeof result !== "boolean") return { kind: "malformed", phase: "ensures", got: typeof result };
-  return { kind: result ? "true" : "false" };
+  const base = path.dirname(spec);
+  const imports = Object.keys(result.metafile.inputs)
+    .map((p) => path.resolve(base, p.replace(/^[a-z-]+:/, "")))
+    .filter((p) => p !== path.resolve(specJs) && p !== path.resolve(spec) && !p.split(path.sep).includes("node_modules"))
+    .sort();
+  return { outfile, imports };
 }
 
-function evaluate(name, assignments) {
-  const property = properties.get(name);
-  if (!property) return { ok: false, error: `no property named ${name} in the loaded spec file` };
-  if (property.kind !== "forall") return { ok: false, error: `${name} is a ${property.kind} property and has no claim to evaluate` };
-  return { ok: true, results: assignments.map((args) => evaluateOne(property, args)) };
+class LoadFailure extends Error {}
+
+// ---- the worker and its watchdog -----------------------------------------
+
+let loaded = null; // { outfile, imports, properties }
+let worker = null; // { thread, progress, pending, ready }
+
+/** Start a worker on the bundle; resolves with its property list, or rejects with why it did not import. */
+function startWorker(outfile) {
+  const progress = new Int32Array(new SharedArrayBuffer(8));
+  const thread = new Worker(WORKER, {
+    workerData: { bundle: pathToFileURL(outfile).href, specJs: pathToFileURL(specJs).href, progress },
+    stdout: true, stderr: false, execArgv: ["--enable-source-maps"],
+  });
+  // What the code under test prints goes to stderr, never into the answers.
+  thread.stdout.pipe(process.stderr);
+  const current = { thread, progress, pending: null, dead: null };
+  thread.on("message", (message) => {
+    const pending = current.pending;
+    current.pending = null;
+    pending?.resolve(message);
+  });
+  const die = (why) => {
+    if (current.dead) return;
+    current.dead = why;
+    const pending = current.pending;
+    current.pending = null;
+    pending?.reject(new WorkerDied(why));
+  };
+  thread.on("error", (error) => die(describeError(error)));
+  thread.on("exit", (code) => die(`the code under test ended the evaluator (exit code ${code})`));
+  return current;
 }
 
-function regex(pattern, flags, strings) {
-  const re = new RegExp(pattern, flags.replace(/[gy]/g, ""));
-  return { ok: true, results: strings.map((s) => re.test(s)) };
+class WorkerDied extends Error {}
+class Timeout extends Error {}
+
+/** Send one message to the worker and wait for its answer, ending it when an evaluation outruns the limit. */
+function ask(current, message, limitMs) {
+  return new Promise((resolve, reject) => {
+    if (current.dead) { reject(new WorkerDied(current.dead)); return; }
+    Atomics.store(current.progress, 0, -1);
+    let seen = -2;
+    let since = performance.now();
+    const tick = Math.max(5, Math.min(100, Math.floor(limitMs / 10)));
+    const timer = setInterval(() => {
+      const index = Atomics.load(current.progress, 0);
+      const now = performance.now();
+      if (index !== seen) { seen = index; since = now; return; }
+      // Before the worker takes the request up (index -1) nothing of the user's runs
+      // but an import, so only a stuck worker waits past the load limit there.
+      if (now - since >= (index < 0 ? Math.max(limitMs, LOAD_LIMIT_MS) : limitMs)) {
+        clearInterval(timer);
+        current.pending = null;
+        current.dead = "ended after a runaway evaluation";
+        current.thread.terminate();
+        reject(new Timeout(String(index), { cause: Atomics.load(current.progress, 1) }));
+      }
+    }, tick);
+    current.pending = {
+      resolve: (value) => { clearInterval(timer); resolve(value); },
+      reject: (error) => { clearInterval(timer); error.index = Atomics.load(current.progress, 0); error.phase = Atomics.load(current.progress, 1); reject(error); },
+    };
+    current.thread.postMessage(message);
+  });
+}
+
+/** The live worker, started on the loaded bundle when the last one was ended. */
+async function freshWorker(limitMs) {
+  if (worker && !worker.dead) return worker;
+  const current = startWorker(loaded.outfile);
+  let answer;
+  try {
+    answer = await ask(current, { op: "load" }, limitMs);
+  } catch (error) {
+    if (error instanceof Timeout) throw new LoadFailure(`the spec file did not finish importing within ${limitMs} ms`);
+    throw new LoadFailure(error.message);
+  }
+  if (!answer.ok) {
+    await current.thread.terminate();
+    throw new LoadFailure(answer.error);
+  }
+  worker = current;
+  loaded.properties = answer.properties;
+  return worker;
+}
+
+async function load(spec, limitMs) {
+  if (worker) await worker.thread.terminate();
+  worker = null;
+  loaded = null;
+  loaded = await bundle(spec);
+  await freshWorker(limitMs);
+  return { ok: true, properties: loaded.properties, imports: loaded.imports };
+}
+
+const PHASES = ["when", "ensures", "regex"];
+
+/**
+ * Evaluate a batch; on a runaway or a death at index i, answer the results before i
+ * (from a fresh worker) and one result for i, and start nothing after it.
+ */
+async function evaluate(request, limitMs) {
+  if (!loaded) return { ok: false, error: "no spec file is loaded" };
+  const current = await freshWorker(limitMs);
+  try {
+    return await ask(current, request, limitMs);
+  } catch (error) {
+    if (!(error instanceof Timeout || error instanceof WorkerDied)) throw error;
+    const index = error instanceof Timeout ? Number(error.message) : error.index;
+    const phase = PHASES[(error instanceof Timeout ? error.cause : error.phase)] ?? "ensures";
+    const stuck = error instanceof Timeout
+      ? { kind: "timeout", phase, ms: limitMs }
+      : { kind: "died", phase, message: error.message };
+    if (index < 0) return { ok: false, error: `the evaluator stopped before evaluating anything: ${error.message}` };
+    const items = request.op === "regex" ? request.strings : request.assignments;
+    let before = [];
+    if (index > 0) {
+      const again = await evaluate({ ...request, [request.op === "regex" ? "strings" : "assignments"]: items.slice(0, index) }, limitMs);
+      if (!again.ok) return again;
+      before = again.results;
+      if (before.length < index) return again; // the prefix did not finish the second time either
+    }
+    return { ok: true, results: [...before, request.op === "regex" ? false : stuck], stopped: stuck };
+  }
+}
+
+function describeError(error) {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try { return String(error); } catch { return "an unprintable error"; }
 }
 
 async function handle(request) {
+  const limitMs = Number.isFinite(request.limitMs) && request.limitMs > 0 ? request.limitMs : DEFAULT_LIMIT_MS;
   switch (request.op) {
-    case "load": return load(request.spec);
-    case "eval": return evaluate(request.property, request.assignments);
-    case "regex": return regex(request.pattern, request.flags, request.strings);
+    case "load": return load(path.resolve(request.spec), limitMs);
+    case "eval":
+    case "regex": return evaluate(request, limitMs);
     default: return { ok: false, error: `unknown op ${JSON.stringify(request.op)}` };
   }
 }
@@ -130,7 +245,8 @@ for await (const line of lines) {
   try {
     answer = await handle(JSON.parse(line));
   } catch (error) {
-    answer = { ok: false, error: String(error?.stack ?? error) };
+    answer = { ok: false, error: error instanceof LoadFailure ? error.message : String(error?.stack ?? error) };
   }
-  writeAnswer(JSON.stringify(answer) + "\n");
+  process.stdout.write(JSON.stringify(answer) + "\n");
 }
+if (worker) await worker.thread.terminate();

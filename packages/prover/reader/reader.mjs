@@ -432,12 +432,15 @@ class Reader {
     const ensuresNode = get("ensures");
     if (!ensuresNode) return { skipped: { name: exportName, line, combinator: which, reason: "forall without ensures" } };
     const whenNode = get("when");
+    const timeoutNode = get("timeoutMs");
+    const timeoutMs = timeoutNode && ts.isNumericLiteral(timeoutNode) ? Number(timeoutNode.text) : undefined;
     return {
       property: {
         kind: "forall", name: exportName, function: fnName, binders,
         when: whenNode ? this.claim(whenNode, binders) : null,
         ensures: this.claim(ensuresNode, binders),
         sample: this.sample(get("sample")), line,
+        ...(timeoutMs > 0 ? { timeoutMs } : {}),
       },
       moduleFile,
     };
@@ -467,7 +470,12 @@ class Reader {
         moduleFile = moduleFile ?? read.moduleFile;
       }
     }
-    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics };
+    const sources = this.program.getSourceFiles()
+      .filter((f) => !f.isDeclarationFile && !f.fileName.split(/[\\/]/).includes("node_modules"))
+      .map((f) => path.resolve(f.fileName))
+      .filter((f) => f !== path.resolve(this.specFile))
+      .sort();
+    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources };
   }
 }
 

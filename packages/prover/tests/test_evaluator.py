@@ -12,7 +12,7 @@ from eutaxy.prover.values import UNDEFINED, BigInt
 def test_lists_the_properties(evaluator):
     """Loading a spec file lists its property exports and their kinds, nothing else."""
     assert {"describes": "forall", "sortsOwnCopy": "forall", "throws": "forall", "whenThrows": "forall",
-            "notBoolean": "forall", "whenNotBoolean": "forall", "printsALot": "forall",
+            "notBoolean": "forall", "whenNotBoolean": "forall", "printsALot": "forall", "spins": "forall",
             "terminates": "total"} == evaluator.properties
 
 
@@ -75,3 +75,52 @@ def test_spec_that_does_not_import(toolchain, tmp_path):
 def test_code_that_prints_does_not_break_the_protocol(evaluator):
     """What the code under test prints goes to stderr (kept in a file), never into the answers, and never stalls."""
     assert [Outcome(kind="true")] * 3 == evaluator.evaluate("printsALot", [(1,), (2,), (3,)])
+
+
+def test_a_runaway_evaluation_ends_the_batch_and_the_evaluator_goes_on(evaluator):
+    """A call that never returns is a timeout outcome after the limit; the results before it stand,
+    nothing after it is evaluated, and the next request finds a fresh evaluator."""
+    outcomes = evaluator.evaluate("spins", [(1,), (2,), (3,), (5,)], limit_ms=200)
+    assert [Outcome(kind="true"), Outcome(kind="true"), Outcome(kind="timeout", phase="ensures", message="200")] == outcomes
+    assert {"kind": "timeout", "phase": "ensures", "ms": 200} == outcomes[-1].to_data()
+    assert [Outcome(kind="true")] == evaluator.evaluate("spins", [(5,)], limit_ms=200)
+
+
+def test_code_that_exits_ends_only_its_evaluation(evaluator):
+    """process.exit in the code under test is a died outcome naming the exit code; the evaluator goes on."""
+    outcomes = evaluator.evaluate("spins", [(1,), (4,), (5,)])
+    assert ["true", "died"] == [o.kind for o in outcomes]
+    assert "exit code 7" in outcomes[-1].message and "ensures" == outcomes[-1].phase
+    assert [Outcome(kind="true")] == evaluator.evaluate("throws", [(1,)])
+
+
+def test_a_module_that_never_finishes_importing(toolchain, tmp_path, monkeypatch):
+    """A spec whose import loops is a load error after the load limit, not a hang."""
+    import eutaxy.prover.evaluator as evaluator_module
+
+    monkeypatch.setattr(evaluator_module, "LOAD_LIMIT_MS", 300)
+    (tmp_path / "x.props.ts").write_text("while (true) {}\nexport const p = 1;\n")
+    with pytest.raises(LoadError, match="did not finish importing within 300 ms"):
+        with Evaluator(tmp_path / "x.props.ts", toolchain):
+            pass
+
+
+def test_a_node_process_that_stops_answering_is_killed(toolchain):
+    """Python's own deadline: a process that never answers is a NodeError after the timeout, and is stopped."""
+    from eutaxy.prover.node import JsonLinesProcess
+
+    deaf = JsonLinesProcess(args=[str(toolchain.node), "-e", "setInterval(() => {}, 1000)"], env={}).start()
+    with pytest.raises(NodeError, match="did not answer within"):
+        deaf.request({"op": "ping"}, timeout=0.5)
+    assert not deaf.running
+
+
+def test_an_evaluator_whose_process_died_starts_again(toolchain):
+    """When the Node process is gone, the next request starts a fresh one with the spec loaded."""
+    from prover_support import FIXTURES
+
+    with Evaluator(FIXTURES / "evaluator" / "domain.props.ts", toolchain) as evaluator:
+        evaluator._process._proc.kill()
+        evaluator._process._proc.wait()
+        assert [Outcome(kind="true")] == evaluator.evaluate("throws", [(1,)])
+        assert 1 == evaluator.restarts

@@ -18,8 +18,8 @@ def report(toolchain):
 
 def test_finds_spec_files_skipping_node_modules(tmp_path):
     """Every *.props.ts under the folder, sorted, none from node_modules or hidden folders."""
-    assert ["broken/broken.props.ts", "broken/exits.props.ts", "broken/throws.props.ts", "money.props.ts",
-            "nested/names.props.ts"] == [
+    assert ["broken/broken.props.ts", "broken/exits.props.ts", "broken/loops.props.ts", "broken/throws.props.ts",
+            "money.props.ts", "nested/names.props.ts"] == [
         p.relative_to(ROOT).as_posix() for p in find_spec_files(ROOT)]
     for folder in ("b", "a/deep", "node_modules/pkg", ".cache"):
         (tmp_path / folder).mkdir(parents=True)
@@ -39,7 +39,7 @@ def test_shape_and_verdicts_by_module(report):
     assert [-0.5] == refuted["counterexample"]["args"]
     assert ("round", [{"name": "cents", "type": "number"}]) == (refuted["function"], refuted["binders"])
     assert "nested/names.ts" == by_spec["nested/names.props.ts"]["module"]
-    assert {"tested": 3, "refuted": 1, "unknown": 4} == report["summary"]
+    assert {"tested": 6, "refuted": 1, "unknown": 4} == report["summary"]
 
 
 def test_unreadable_property_is_unknown_with_the_compilers_error(report):
@@ -51,19 +51,35 @@ def test_unreadable_property_is_unknown_with_the_compilers_error(report):
     assert any("TS2307" in d for d in broken["diagnostics"])
 
 
-def test_spec_that_does_not_import_is_unknown(report):
-    """A module that throws when imported makes each property UNKNOWN (unsupported), naming the import failure."""
+def test_spec_that_does_not_import_is_unknown_with_the_whole_message(report):
+    """A module that throws when imported makes each property UNKNOWN (unsupported); the module's error is the whole message."""
     throws = next(m for m in report["modules"] if m["spec"] == "broken/throws.props.ts")
-    assert "this module fails when imported" in throws["error"]
+    assert throws["error"].startswith("the spec file did not import: Error: this module fails when imported")
+    assert "throws.ts:5" in throws["error"], "the frame in the user's file, mapped back to its source"
     assert [("identity", "unknown", ["unsupported"])] == [(p["property"], p["kind"], p["reasons"]) for p in throws["properties"]]
 
 
-def test_evaluator_that_dies_leaves_the_rest_unknown(report):
-    """Code under test that exits Node gives its property, and the ones after it, UNKNOWN (unsupported); earlier verdicts stand."""
+def test_code_that_exits_the_evaluator_costs_only_its_property(report):
+    """Code under test that calls process.exit gives its property UNKNOWN (unsupported), naming the input; the rest go on."""
     exits = next(m for m in report["modules"] if m["spec"] == "broken/exits.props.ts")
-    assert [("fineHolds", "tested"), ("bails", "unknown"), ("after", "unknown")] == [
+    assert [("fineHolds", "tested"), ("bails", "unknown"), ("after", "tested")] == [
         (p["property"], p["kind"]) for p in exits["properties"]]
-    assert "the evaluator stopped while checking bails" in exits["error"]
+    bails = exits["properties"][1]
+    assert ["unsupported"] == bails["reasons"]
+    assert "on input bail(1): ensures ended the evaluator" in bails["detail"] and "exit code 3" in bails["detail"]
+    assert [1] == bails["tested"]["stopped"]["args"]
+
+
+def test_a_runaway_evaluation_is_gave_up_naming_the_input(report):
+    """An input the function loops on ends its property as UNKNOWN (gave_up) naming it; the properties before and after keep their verdicts."""
+    loops = next(m for m in report["modules"] if m["spec"] == "broken/loops.props.ts")
+    assert [("beforeLoop", "tested"), ("spins", "unknown"), ("afterLoop", "tested")] == [
+        (p["property"], p["kind"]) for p in loops["properties"]]
+    spins = loops["properties"][1]
+    assert ["gave_up"] == spins["reasons"]
+    assert "on input settle(3): ensures ran past the 1000 ms limit on one evaluation" in spins["detail"]
+    assert {"kind": "timeout", "phase": "ensures", "ms": 1000} == spins["tested"]["stopped"]["outcome"]
+    assert not loops.get("error")
 
 
 def test_deterministic_and_canonical(report, toolchain):
@@ -72,10 +88,21 @@ def test_deterministic_and_canonical(report, toolchain):
     assert to_json(report) == to_json(again)
 
 
+def test_tested_short_of_its_target_says_so(report):
+    """TESTED on fewer inputs than the target says how many in its word; a whole small domain does not."""
+    money = next(m for m in report["modules"] if m["spec"] == "money.props.ts")
+    text = render_text(report)
+    loops = next(m for m in report["modules"] if m["spec"] == "broken/loops.props.ts")
+    before = loops["properties"][0]
+    assert 1 == before["counts"]["tested"] and 100 == before["tested"]["target"]
+    assert "  TESTED (1 of 100) beforeLoop" in text
+    assert 100 == money["properties"][0]["counts"]["tested"]
+
+
 def test_render_text(report):
     """The text report names each module and gives one line per property with its reason."""
     text = render_text(report)
-    assert "8 properties in 5 spec files: 3 tested, 1 refuted, 4 unknown" in text
+    assert "11 properties in 6 spec files: 6 tested, 1 refuted, 4 unknown" in text
     assert "  REFUTED  roundKeepsSign  at TESTED: round(-0.5): claim false" in text
     assert "  TESTED   roundIsInteger  held on 100 distinct inputs" in text
     assert "  UNKNOWN  never  unsupported: the reader could not read the property" in text
@@ -89,7 +116,34 @@ def test_not_a_directory():
 
 
 def test_exit_code(report):
-    """A refutation fails the report (1); a report of TESTED and UNKNOWN alone passes (0)."""
-    assert 1 == report_exit_code(report)
-    passing = {"modules": [{"properties": [p for p in m["properties"] if p["kind"] != "refuted"]} for m in report["modules"]]}
+    """A spec file that did not import or compile is exit 2; then a refutation fails (1); TESTED and UNKNOWN alone pass (0)."""
+    assert 2 == report_exit_code(report)
+    clean = [m for m in report["modules"] if not m.get("error") and not m["diagnostics"]]
+    assert 1 == report_exit_code({"modules": clean})
+    passing = {"modules": [{**m, "properties": [p for p in m["properties"] if p["kind"] != "refuted"]} for m in clean]}
     assert 0 == report_exit_code(passing)
+    unknown_only = {"modules": [{**m, "properties": [p for p in m["properties"] if p["kind"] == "unknown"]} for m in clean]}
+    assert 2 == report_exit_code(unknown_only), "no property reached a verdict"
+
+
+def test_whole_errors_in_text_mode(report):
+    """Text mode prints an import failure and a compiler message whole, and says why the report is not a pass."""
+    text = render_text(report)
+    assert "  error: the spec file did not import: Error: this module fails when imported\n" in text
+    assert "not a pass: the report checked less than it was given" in text
+    assert "TS2307" in text
+
+
+def test_empty_directory_is_not_a_pass(toolchain, tmp_path):
+    """A folder with no spec file is exit 2, said plainly: nothing checked is never a pass."""
+    empty = run_report(tmp_path, "s", toolchain=toolchain)
+    assert 2 == report_exit_code(empty)
+    assert f"no spec file (*.props.ts) under {tmp_path}" in render_text(empty)
+
+
+def test_min_inside_fails_a_property_short_of_it(report, toolchain):
+    """--min-inside N marks a forall property decided on fewer than N inputs inside its claim, which fails the report."""
+    strict = run_report(ROOT / "nested", "report-seed", toolchain=toolchain, min_inside=1000)
+    assert all(p.get("belowMinInside") for m in strict["modules"] for p in m["properties"])
+    assert 1 == report_exit_code(strict)
+    assert 0 == report_exit_code(run_report(ROOT / "nested", "report-seed", toolchain=toolchain, min_inside=10))

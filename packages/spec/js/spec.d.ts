@@ -17,6 +17,9 @@ export interface ForallOptions<F extends (...args: any[]) => any> {
   /** The claim, evaluated only where `when` holds. */
   readonly ensures: (...args: Parameters<F>) => boolean;
   readonly sample?: Sample;
+  /** Real time one evaluation may take, in milliseconds (the default is five seconds); a call
+   * that runs longer ends the TESTED rung as UNKNOWN (gave_up), naming the input. */
+  readonly timeoutMs?: number;
 }
 
 export interface ForallProperty<F extends (...args: any[]) => any> {

@@ -16,7 +16,8 @@ export const PROPERTY = Symbol.for("eutaxy.spec.property");
  * @param {F} f the function under test, by value
  * @param {{ when?: (...args: Parameters<F>) => boolean,
  *           ensures: (...args: Parameters<F>) => boolean,
- *           sample?: { maxArrayLength?: number, maxStringLength?: number } }} options
+ *           sample?: { maxArrayLength?: number, maxStringLength?: number },
+ *           timeoutMs?: number }} options
  */
 export function forall(f, options) {
   if (typeof f !== "function") {
@@ -24,6 +25,9 @@ export function forall(f, options) {
   }
   if (options === null || typeof options !== "object" || typeof options.ensures !== "function") {
     throw new TypeError("forall: the second argument must be { ensures, when?, sample? } with ensures an arrow function");
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new TypeError("forall: timeoutMs, when given, must be a positive number of milliseconds");
   }
   if (options.when !== undefined && typeof options.when !== "function") {
     throw new TypeError("forall: when, when given, must be an arrow function over the same parameters as ensures");
@@ -35,6 +39,7 @@ export function forall(f, options) {
     when: options.when,
     ensures: options.ensures,
     sample: options.sample === undefined ? undefined : Object.freeze({ ...options.sample }),
+    timeoutMs: options.timeoutMs,
   });
 }
 

@@ -1,19 +1,20 @@
 """``eutaxy report [dir]``: run the spec ladder on every spec file under a directory.
 
-The ladder lives in ``eutaxy.prover.report`` (``run_report(directory, seed) -> dict`` and
-``render_text(result) -> str``); this command only finds it, runs it and prints. Spec
-verdicts stay apart from scenario verdicts: a refuted or conflicting spec exits 1.
+The ladder lives in ``eutaxy.prover.report`` (``run_report``, ``render_text``,
+``report_exit_code``, ``input_problems``); this command only finds it, runs it and
+prints. Spec verdicts stay apart from scenario verdicts: a refuted or conflicting spec
+(or one short of ``--min-inside``) exits 1, and a report that checked less than it was
+given (a spec file that does not import or compile, no spec file, no verdict) exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from eutaxy.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from eutaxy.cli.exit_codes import EXIT_INPUT
 from eutaxy.cli.output import Output
 from eutaxy.core.errors import UserError
 
@@ -39,21 +40,34 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR", help="where to look (default: .)")
     parser.add_argument("--seed", default=DEFAULT_SEED, help=f"the seed for generated inputs (default: {DEFAULT_SEED})")
+    parser.add_argument("--min-inside", type=_positive, default=None, metavar="N",
+                        help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
     parser.set_defaults(handler=run_spec_report)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
 
 
 def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     directory = Path(args.directory)
     if not directory.is_dir():
         raise UserError(f"{args.directory}: no such directory")
-    run_report, render_text = _ladder()
+    report = _ladder()
     use_pinned_node()
-    result = run_report(directory, args.seed)
-    if not isinstance(result, dict):
-        raise TypeError(f"eutaxy.prover.report.run_report returned {type(result).__name__}, not a dict")
-    text = render_text(result) if render_text is not None else json.dumps(result, indent=2, sort_keys=True)
-    out.report(result, kind="spec_report", text=text)
-    return EXIT_FAILED if spec_fails(result) else EXIT_OK
+    result = report.run_report(directory, args.seed, min_inside=args.min_inside)
+    out.report(result, kind="spec_report", text=report.render_text(result))
+    code = report.report_exit_code(result)
+    if code == EXIT_INPUT and out.json:
+        for problem in report.input_problems(result):
+            out.note(f"eutaxy report: {problem}")
+    return code
 
 
 def spec_fails(result: dict) -> bool:
@@ -89,11 +103,7 @@ def _ladder():
         from eutaxy.prover import report
     except ImportError as error:
         raise UserError(f"the spec ladder is not available (eutaxy.prover.report: {error})") from None
-    run_report = getattr(report, "run_report", None)
-    if not callable(run_report):
-        raise UserError("the spec ladder is not available (eutaxy.prover.report has no run_report)")
-    render_text = getattr(report, "render_text", None)
-    return run_report, render_text if callable(render_text) else None
+    return report
 
 
 def _has_failing_verdict(value: Any, depth: int) -> bool:

@@ -21,9 +21,9 @@ from typing import Any, Mapping, Optional, Sequence
 from eutaxy.core.verdicts import CHECKED, GAVE_UP, REFUTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import ForallProperty, Property, TotalProperty
 
-from .evaluator import MALFORMED, THREW, Evaluator
+from .evaluator import DIED, MALFORMED, THREW, Evaluator, limit_ms
 from .rung import RungResult
-from .values import key
+from .values import decode, key, show
 
 ASSUMPTIONS = ("the inputs are the calls the simulator made",)
 
@@ -57,10 +57,14 @@ def run_checked(prop: Property, evaluator: Evaluator, calls: Sequence[dict]) -> 
     ordered = list(distinct.values())
     if not ordered:
         return _unknown(prop, GAVE_UP, "the simulator made no call to the function")
-    outcomes = evaluator.evaluate_encoded(prop.name, [c["args"] for c in ordered])
+    outcomes = evaluator.evaluate_encoded(prop.name, [c["args"] for c in ordered], limit_ms=limit_ms(prop))
     inside = 0
     evaluable = 0
     for call, outcome in zip(ordered, outcomes):
+        if outcome.stopped:
+            reason = UNSUPPORTED_REASON if outcome.kind == DIED else GAVE_UP
+            return _unknown(prop, reason, f"on the recorded call {prop.function}({', '.join(show(decode(a)) for a in call['args'])}): "
+                            f"{outcome.describe()}; the evaluator was restarted", evaluated=len(ordered))
         if outcome.kind == MALFORMED:
             return _unknown(prop, UNSUPPORTED_REASON,
                             f"malformed property: {outcome.phase} returned {outcome.message or 'a non-boolean'}, not a boolean",

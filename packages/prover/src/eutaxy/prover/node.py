@@ -4,8 +4,8 @@ The prover does not import the Cloudflare package (which installs and names
 the toolchain), so it finds Node through the environment or a parameter:
 
 - ``EUTAXY_NODE``: the node binary (Node 22 or later; it strips TypeScript types itself).
-- ``EUTAXY_NODE_MODULES``: a ``node_modules`` folder holding ``typescript``
-  (and ``.bin/node`` when ``EUTAXY_NODE`` is not set).
+- ``EUTAXY_NODE_MODULES``: a ``node_modules`` folder holding ``typescript`` and
+  ``esbuild`` (and ``.bin/node`` when ``EUTAXY_NODE`` is not set).
 - otherwise the workspace's pinned toolchain, ``toolchain/node/node_modules``,
   looked up from this file's folder upwards (a source checkout).
 """
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -52,6 +54,10 @@ class NodeToolchain:
     def tsc(self) -> Path:
         return self.typescript / "bin" / "tsc"
 
+    @property
+    def esbuild(self) -> Path:
+        return self.node_modules / "esbuild"
+
 
 def _workspace_node_modules() -> Optional[Path]:
     for parent in Path(__file__).resolve().parents:
@@ -83,8 +89,9 @@ def find_toolchain(node: str | os.PathLike | None = None,
     binary = Path(binary)
     if not binary.exists():
         raise UserError(f"node binary {binary} not found: set EUTAXY_NODE to a Node 22+ binary")
-    if not (modules / "typescript").is_dir():
-        raise UserError(f"{modules} holds no typescript package: set EUTAXY_NODE_MODULES to the pinned toolchain's node_modules")
+    for package in ("typescript", "esbuild"):
+        if not (modules / package).is_dir():
+            raise UserError(f"{modules} holds no {package} package: set EUTAXY_NODE_MODULES to the pinned toolchain's node_modules")
     return NodeToolchain(node=binary, node_modules=modules)
 
 
@@ -96,6 +103,7 @@ def script_env(toolchain: NodeToolchain) -> dict[str, str]:
         "EUTAXY_TYPESCRIPT": str(toolchain.typescript),
         "EUTAXY_SPEC_DTS": str(spec_dir / "spec.d.ts"),
         "EUTAXY_SPEC_JS": str(spec_dir / "spec.js"),
+        "EUTAXY_ESBUILD": str(toolchain.esbuild),
         "NODE_NO_WARNINGS": "1",
     })
     return env
@@ -107,37 +115,73 @@ class NodeError(RuntimeError):
 
 @attrs.define(eq=False)
 class JsonLinesProcess:
-    """One long-lived Node process answering one JSON line per request line."""
+    """One long-lived Node process answering one JSON line per request line.
+
+    Answers are read from the pipe's file descriptor with a deadline, so a
+    process that stops answering is a :class:`NodeError` after ``timeout``
+    seconds rather than a hang; the process is killed then.
+    """
 
     args: list[str]
     env: dict[str, str]
     cwd: Optional[str] = None
     _proc: Optional[subprocess.Popen] = attrs.field(default=None, init=False)
     _stderr_file: Any = attrs.field(default=None, init=False)
+    _pending: bytes = attrs.field(default=b"", init=False)
 
     def start(self) -> "JsonLinesProcess":
         # stderr goes to a file, not a pipe: code under test may print without
         # bound, and an unread pipe would stall the process when it fills.
         self._stderr_file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self._proc = subprocess.Popen(self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=self._stderr_file, env=self.env, cwd=self.cwd,
-                                      text=True, encoding="utf-8", bufsize=1)
+                                      stderr=self._stderr_file, env=self.env, cwd=self.cwd, bufsize=0)
+        self._pending = b""
         return self
 
-    def request(self, message: dict) -> dict:
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def request(self, message: dict, *, timeout: Optional[float] = None) -> dict:
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None, "start() first"
         try:
             # ASCII escapes keep lone surrogates (legal in JavaScript strings) intact across the pipe.
-            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.write((json.dumps(message) + "\n").encode("ascii"))
             proc.stdin.flush()
-        except BrokenPipeError as error:
+        except (BrokenPipeError, OSError) as error:
             raise NodeError(f"node exited: {self._stderr()}") from error
-        line = proc.stdout.readline()
+        line = self._read_line(proc, timeout)
+        if line is None:
+            self.kill()
+            raise NodeError(f"node did not answer within {timeout:.0f} s and was stopped")
         if not line:
             stderr = self._stderr().strip()
             raise NodeError(f"node exited (status {proc.poll()}) without answering" + (f": {stderr}" if stderr else ""))
         return json.loads(line)
+
+    def _read_line(self, proc: subprocess.Popen, timeout: Optional[float]) -> Optional[bytes]:
+        """One line from stdout; ``b""`` at end of file, ``None`` past the deadline."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        chunks = [self._pending]
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in chunks[-1]:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return None
+                if not selector.select(left):
+                    return None
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    self._pending = b""
+                    return b""
+                chunks.append(chunk)
+        data = b"".join(chunks)
+        line, _, self._pending = data.partition(b"\n")
+        return line
 
     def _stderr(self) -> str:
         """The last of what the process wrote to stderr (after it exited, or within a few seconds)."""
@@ -152,6 +196,12 @@ class JsonLinesProcess:
         log.seek(0)
         return log.read()[-2000:]
 
+    def kill(self) -> None:
+        """End the process now (it stopped answering)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+        self.close()
+
     def close(self) -> None:
         proc = self._proc
         if proc is None:
@@ -160,7 +210,7 @@ class JsonLinesProcess:
         if proc.stdin:
             try:
                 proc.stdin.close()
-            except BrokenPipeError:
+            except (BrokenPipeError, OSError):
                 pass  # it already exited; wait() below collects it
         try:
             proc.wait(timeout=10)

@@ -41,8 +41,12 @@ def find_spec_files(directory: Path) -> list[Path]:
 
 
 def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
-               toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = ()) -> dict:
+               toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = (),
+               min_inside: Optional[int] = None) -> dict:
     """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.
+
+    ``min_inside``, when given, marks every ``forall`` property decided on fewer
+    distinct inputs inside its claim (short of its whole domain) as failing.
 
     Raises:
         UserError: when ``directory`` is not a folder, or Node cannot be found.
@@ -55,13 +59,31 @@ def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEF
     modules = []
     for spec_path, read in zip(specs, read_specs(specs, toolchain)):
         modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain, provers))
+    if min_inside is not None:
+        for module in modules:
+            for prop in module["properties"]:
+                if _below(prop, min_inside):
+                    prop["belowMinInside"] = True
     summary = {kind: 0 for kind in SPEC_KINDS}
     for module in modules:
         for prop in module["properties"]:
             summary[prop["kind"]] = summary.get(prop["kind"], 0) + 1
-    return {"schemaVersion": SCHEMA_VERSION, "kind": "spec_report", "directory": str(directory),
-            "seed": seed, "maxInside": max_inside, "modules": modules,
-            "summary": {k: v for k, v in summary.items() if v}}
+    result = {"schemaVersion": SCHEMA_VERSION, "kind": "spec_report", "directory": str(directory),
+              "seed": seed, "maxInside": max_inside, "modules": modules,
+              "summary": {k: v for k, v in summary.items() if v}}
+    if min_inside is not None:
+        result["minInside"] = min_inside
+    return result
+
+
+def _below(prop: dict, min_inside: int) -> bool:
+    """A forall property decided on fewer than ``min_inside`` inputs inside its claim (not its whole domain)."""
+    if prop.get("propertyKind") != "forall" or prop["kind"] in FAILING_KINDS:
+        return False
+    tested = prop.get("tested") or {}
+    if tested.get("wholeDomain"):
+        return False
+    return prop.get("counts", {}).get("tested", 0) < min_inside
 
 
 def _relative(root: Path, path: Optional[str | Path]) -> Optional[str]:
@@ -101,28 +123,44 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
 
     try:
         with Evaluator(spec_path, toolchain) as evaluator:
-            for index, prop in enumerate(read.properties):
+            stops = disagreements(read, evaluator.imports)
+            for prop in read.properties:
                 try:
                     recorded = None if calls is None else list(calls.get(prop.function, ()))
                     verdict, rungs = run_ladder(read, prop, evaluator, seed, calls=recorded, provers=provers,
                                                 max_inside=max_inside)
-                except NodeError as error:
-                    # The evaluator died (the code under test exited it, say): this
-                    # property and the ones after it have no verdict.
-                    entry["error"] = f"the evaluator stopped while checking {prop.name}: {error}"
-                    first = str(error).splitlines()[0][:300] if str(error) else "no message"
-                    entry["properties"].extend(unknown(p, f"the evaluator stopped: {first}")
-                                               for p in read.properties[index:])
-                    break
+                except (NodeError, LoadError) as error:
+                    # The Node process stopped answering (or could not load the spec again):
+                    # this property has no verdict; the next one gets a fresh process.
+                    stops.append(f"the evaluator stopped while checking {prop.name}: {error}")
+                    entry["properties"].append(unknown(prop, f"the evaluator stopped: {_first_line(error)}"))
+                    continue
                 entry["properties"].append(_property_entry(prop, verdict, rungs["tested"], rungs.get("checked"),
                                                            None if recorded is None else len(recorded)))
+            if stops:
+                entry["error"] = "\n".join(stops)
     except LoadError as error:
         entry["error"] = f"the spec file did not import: {error}"
-        first = str(error).splitlines()[0][:300]
-        entry["properties"] = [unknown(p, f"the spec file did not import: {first}") for p in read.properties]
+        entry["properties"] = [unknown(p, f"the spec file did not import: {_first_line(error)}") for p in read.properties]
     entry["properties"].extend(unreadable)
     entry["properties"].sort(key=lambda p: p["line"])
     return entry
+
+
+def disagreements(read: SpecModule, bundled: Sequence[str]) -> list[str]:
+    """Files the evaluator's bundle holds that the compiler resolved no import to (each a sentence).
+
+    The bundle holds only what runs, so it may hold less than the compiler
+    read (type-only imports), never a file the compiler did not see.
+    """
+    seen = {os.path.realpath(p) for p in read.sources} | {os.path.realpath(read.spec)}
+    return [f"the evaluator imported {path}, which the compiler resolved no import of the spec file to"
+            for path in bundled if os.path.realpath(path) not in seen]
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error)
+    return text.splitlines()[0][:300] if text else "no message"
 
 
 def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Optional[int] = None) -> dict:
@@ -130,12 +168,19 @@ def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Opt
     data["function"] = prop.function
     data["line"] = prop.line
     data["binders"] = [{"name": b.name, "type": b.type.name} for b in prop.binders]
+    data["propertyKind"] = prop.KIND
     if checked is not None:
         # What the CHECKED rung saw, whatever the fold kept: the calls recorded and what it found.
         data["checked"] = {"calls": calls or 0, "evaluated": checked.evaluated, "kind": checked.verdict.kind,
                            "detail": checked.verdict.detail}
     if tested is not None:
         data["tested"] = {"evaluated": tested.evaluated, "draws": tested.draws, "edges": tested.edges}
+        if tested.target:
+            data["tested"]["target"] = tested.target
+        if tested.whole_domain:
+            data["tested"]["wholeDomain"] = True
+        if tested.stopped is not None:
+            data["tested"]["stopped"] = tested.stopped
     return data
 
 
@@ -143,9 +188,38 @@ def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Opt
 FAILING_KINDS = ("refuted", "conflict")
 
 
+def input_problems(result: dict) -> list[str]:
+    """Why the report checked less than it was given: each a sentence; empty when nothing is wrong.
+
+    A spec file that did not import, read or compile, a directory with no spec
+    file, and a report where no property reached a verdict: nothing checked is
+    never a pass.
+    """
+    modules = result.get("modules", [])
+    problems = []
+    if not modules:
+        problems.append(f"no spec file (*{SPEC_SUFFIX}) under {result.get('directory')}")
+    for module in modules:
+        if module.get("error"):
+            problems.append(f"{module['spec']}: {module['error']}")
+        if module.get("diagnostics"):
+            problems.append(f"{module['spec']}: does not compile:\n" + "\n".join(module["diagnostics"]))
+    properties = [p for m in modules for p in m["properties"]]
+    if modules and not any(p["kind"] != UNKNOWN for p in properties):
+        problems.append(f"no property reached a verdict ({len(properties)} properties, all UNKNOWN)")
+    return problems
+
+
 def report_exit_code(result: dict) -> int:
-    """1 when any property is REFUTED or CONFLICT, else 0 (UNKNOWN lowers a verdict, it does not fail one)."""
-    failing = any(p["kind"] in FAILING_KINDS for m in result.get("modules", []) for p in m["properties"])
+    """2 when the report checked less than it was given (``input_problems``); else 1 when any
+    property is REFUTED or CONFLICT, or short of ``--min-inside``; else 0.
+
+    UNKNOWN lowers a verdict, it does not fail one, unless no property reached a verdict.
+    """
+    if input_problems(result):
+        return 2
+    properties = [p for m in result.get("modules", []) for p in m["properties"]]
+    failing = any(p["kind"] in FAILING_KINDS or p.get("belowMinInside") for p in properties)
     return 1 if failing else 0
 
 
@@ -153,7 +227,11 @@ def report_exit_code(result: dict) -> int:
 
 
 def render_text(result: dict) -> str:
-    """The report as a terminal prints it: one block per module, one line per property."""
+    """The report as a terminal prints it: one block per module, one line per property.
+
+    Errors are printed whole (every line of an import failure or a compiler
+    message), indented under their module.
+    """
     modules = result.get("modules", [])
     count = sum(len(m["properties"]) for m in modules)
     summary = ", ".join(f"{n} {kind}" for kind, n in result.get("summary", {}).items())
@@ -163,26 +241,53 @@ def render_text(result: dict) -> str:
         lines.append("")
         lines.append(f"{module.get('module') or '?'}  (spec {module['spec']})")
         if module.get("error"):
-            lines.append(f"  error: {module['error'].splitlines()[0]}")
+            lines.extend(_indented("error: ", module["error"]))
         for diagnostic in module.get("diagnostics", []):
-            lines.append(f"  compiler: {diagnostic.splitlines()[0]}")
+            lines.extend(_indented("compiler: ", diagnostic))
         for skipped in module.get("skipped", []):
             lines.append(f"  skipped {skipped['name']} (line {skipped['line']}): {skipped['reason']}")
+        words = [_word(p) for p in module["properties"]]
+        kind_width = max((len(w) for w in words), default=0)
         width = max((len(p["property"]) for p in module["properties"]), default=0)
-        for prop in module["properties"]:
-            lines.append(f"  {prop['kind'].upper():<8} {prop['property']:<{width}}  {_why(prop)}")
+        for word, prop in zip(words, module["properties"]):
+            lines.append(f"  {word:<{max(8, kind_width)}} {prop['property']:<{width}}  {_why(prop)}")
+    problems = input_problems(result)
+    if problems:
+        lines.append("")
+        lines.append("not a pass: the report checked less than it was given")
+        for problem in problems:
+            lines.extend(_indented("- ", problem))
     return "\n".join(lines) + "\n"
+
+
+def _indented(label: str, text: str) -> list[str]:
+    first, *rest = text.splitlines() or [""]
+    return [f"  {label}{first}"] + [f"  {' ' * len(label)}{line}" for line in rest]
+
+
+def _word(prop: dict) -> str:
+    """The verdict word: ``TESTED (21 of 100)`` when TESTED fell short of its target."""
+    word = prop["kind"].upper()
+    tested = prop.get("tested") or {}
+    inside = prop.get("counts", {}).get("tested", 0)
+    target = tested.get("target", 0)
+    if prop["kind"] == "tested" and target and inside < target and not tested.get("wholeDomain"):
+        word = f"{word} ({inside} of {target})"
+    return word
 
 
 def _why(prop: dict) -> str:
     kind = prop["kind"]
     counts = prop.get("counts", {})
     tested = prop.get("tested", {})
+    short = f"; fewer than --min-inside inputs inside" if prop.get("belowMinInside") else ""
     if kind == "tested":
-        text = f"held on {counts.get('tested', 0)} distinct inputs ({tested.get('draws', 0)} draws, {tested.get('edges', 0)} edges)"
-        return text + (f"; {prop['detail']}" if prop.get("detail") else "")
+        whole = " (the whole domain)" if tested.get("wholeDomain") else ""
+        text = (f"held on {counts.get('tested', 0)} distinct inputs{whole} "
+                f"({tested.get('draws', 0)} draws, {tested.get('edges', 0)} edges)")
+        return text + (f"; {prop['detail']}" if prop.get("detail") else "") + short
     if kind == "checked":
-        return prop.get("detail", "")
+        return prop.get("detail", "") + short
     if kind in ("refuted", "conflict"):
         cx = prop.get("counterexample") or {}
         args = ", ".join(show(decode(a)) for a in cx.get("args", []))
@@ -192,5 +297,5 @@ def _why(prop: dict) -> str:
             if outcome.get("kind") == "threw" else outcome.get("kind", ""))
         return f"at {(prop.get('rung') or '?').upper()}: {prop['function']}({args}): {what}"
     if kind == "unknown":
-        return f"{', '.join(prop.get('reasons', []))}: {prop.get('detail', '')}"
-    return prop.get("detail", "")
+        return f"{', '.join(prop.get('reasons', []))}: {prop.get('detail', '')}" + short
+    return prop.get("detail", "") + short

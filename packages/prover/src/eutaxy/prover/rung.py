@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import attrs
 
@@ -26,6 +26,12 @@ class RungResult:
     #: Draws made, duplicates included (edges count as draws).
     draws: int = 0
     edges: int = 0
+    #: Distinct inputs inside the claim the rung aimed at (TESTED's stop count; 0 when it has none).
+    target: int = 0
+    #: Every input of the domain was evaluated, so fewer than ``target`` inside is all there is.
+    whole_domain: bool = False
+    #: The input an evaluation gave no answer on (``{args, assignment, outcome}``), when one did not.
+    stopped: Optional[dict] = None
 
     def to_data(self) -> dict[str, Any]:
         data = self.verdict.to_data()
@@ -34,4 +40,6 @@ class RungResult:
         data["edges"] = self.edges
         if self.malformed:
             data["malformed"] = True
+        if self.stopped is not None:
+            data["stopped"] = self.stopped
         return data

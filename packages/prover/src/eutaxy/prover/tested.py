@@ -31,12 +31,12 @@ from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_
 from eutaxy.spec import BigIntType, ForallProperty, NumberType, Property, TotalProperty
 
 from . import domains
-from .evaluator import MALFORMED, THREW, Evaluator, Outcome
+from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
 from .randomness import Draws
 from .regex_walk import sample_strings
 from .rung import RungResult
 from .steering import Guide, guides
-from .values import BigInt, encode, is_number, key, number
+from .values import BigInt, encode, is_number, key, number, show
 
 #: Distinct assignments inside the claim the rung stops at, unless configured.
 DEFAULT_MAX_INSIDE = 100
@@ -71,10 +71,23 @@ def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
 
 
 def _unknown(prop: Property, seed: str, reason: str, detail: str, *, malformed: bool = False,
-             evaluated: int = 0, draws: int = 0, edges: int = 0, counts: Optional[dict] = None) -> RungResult:
+             evaluated: int = 0, draws: int = 0, edges: int = 0, counts: Optional[dict] = None,
+             stopped: Optional[dict] = None) -> RungResult:
     verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, rung=TESTED, reasons=(reason,), seed=seed,
                           detail=detail, counts=counts or {TESTED: 0}, assumptions=ASSUMPTIONS)
-    return RungResult(verdict=verdict, malformed=malformed, evaluated=evaluated, draws=draws, edges=edges)
+    return RungResult(verdict=verdict, malformed=malformed, evaluated=evaluated, draws=draws, edges=edges,
+                      stopped=stopped)
+
+
+def _show_call(prop: Property, assignment: Sequence[Any]) -> str:
+    return f"{prop.function}({', '.join(show(v) for v in assignment)})"
+
+
+def _stopped_data(prop: Property, assignment: Sequence[Any], outcome: Outcome) -> dict:
+    """The input an evaluation gave no answer on, as a report carries it."""
+    return {"args": [encode(v) for v in assignment],
+            "assignment": {b.name: encode(v) for b, v in zip(prop.binders, assignment)},
+            "outcome": outcome.to_data()}
 
 
 def sample_assumption(sample: Optional[dict]) -> tuple[str, ...]:
@@ -111,6 +124,9 @@ class _Run:
         self.edge_count = 0
         self.failure: Optional[tuple[tuple, Outcome]] = None
         self.malformed: Optional[Outcome] = None
+        #: An assignment whose evaluation gave no answer (it ran past the limit, or ended the evaluator).
+        self.stopped: Optional[tuple[tuple, Outcome]] = None
+        self.limit_ms = limit_ms(prop)
         self.domain_size = self._domain_size()
 
     # -- phases ---------------------------------------------------------------------
@@ -121,7 +137,7 @@ class _Run:
         for start in range(0, len(edge_assignments), ROUND):
             chunk = edge_assignments[start:start + ROUND]
             self._evaluate(chunk, from_edges=True, ordinals=range(start + 1, start + 1 + len(chunk)))
-            if self.failure or self.malformed:
+            if self._decided():
                 self.draw_count = self.last_ordinal
                 return self._finish()
         draw_limit = DRAWS_PER_INSIDE * self.max_inside
@@ -139,14 +155,18 @@ class _Run:
                 batch.append(prepared)
                 ordinals.append(self.edge_count + random_draws)
             self._evaluate(batch, from_edges=False, ordinals=ordinals)
-            if self.failure or self.malformed:
+            if self._decided():
                 break
             if self._exhausted():
                 break
         # Draws past the stopping point were made but never looked at.
-        stopped_early = self._enough() or self.failure or self.malformed
+        stopped_early = self._enough() or self._decided()
         self.draw_count = self.last_ordinal if stopped_early else self.edge_count + random_draws
         return self._finish()
+
+    def _decided(self) -> bool:
+        """A failure, a malformed property or an evaluation with no answer ends the rung."""
+        return bool(self.failure or self.malformed or self.stopped)
 
     def _enough(self) -> bool:
         return self.inside >= self.max_inside and self.random_inside >= self.max_inside // 2
@@ -173,13 +193,17 @@ class _Run:
         picked = [(p, o) for p, o in zip(batch, ordinals) if p.key not in self.seen]
         if not picked:
             return
-        outcomes = self.evaluator.evaluate_encoded(self.prop.name, [p.encoded for p, _ in picked])
+        outcomes = self.evaluator.evaluate_encoded(self.prop.name, [p.encoded for p, _ in picked],
+                                                   limit_ms=self.limit_ms)
         for (prepared, ordinal), outcome in zip(picked, outcomes):
             if not from_edges and self._enough():
                 return
             self.seen.add(prepared.key)
             self.last_ordinal = ordinal
             assignment = prepared.assignment
+            if outcome.stopped:
+                self.stopped = (assignment, outcome)
+                return
             if outcome.kind == MALFORMED:
                 self.malformed = outcome
                 return
@@ -262,6 +286,13 @@ class _Run:
             return _unknown(prop, seed, UNSUPPORTED_REASON,
                             f"malformed property: {self.malformed.phase} returned {got}, not a boolean",
                             malformed=True, **common)
+        if self.stopped is not None:
+            assignment, outcome = self.stopped
+            reason = UNSUPPORTED_REASON if outcome.kind == DIED else GAVE_UP
+            return _unknown(prop, seed, reason,
+                            f"on input {_show_call(prop, assignment)}: {outcome.describe()}; "
+                            f"the evaluator was restarted", counts={TESTED: self.inside},
+                            stopped=_stopped_data(prop, assignment, outcome), **common)
         if self.failure is not None:
             drawn, outcome = self.failure
             shrunk, shrunk_outcome, steps = self._shrink(drawn, outcome)
@@ -288,7 +319,7 @@ class _Run:
             else f"only {self.inside} inputs inside the claim after {common['draws']} draws")
         verdict = SpecVerdict(kind=TESTED, property=prop.name, rung=TESTED, seed=seed,
                               counts={TESTED: self.inside}, assumptions=assumptions, detail=detail)
-        return RungResult(verdict=verdict, **common)
+        return RungResult(verdict=verdict, target=self.max_inside, whole_domain=self._exhausted(), **common)
 
     # -- shrinking ------------------------------------------------------------------
 
@@ -315,7 +346,10 @@ class _Run:
                     if not candidates:
                         break
                     budget -= len(candidates)
-                    results = self.evaluator.evaluate(self.prop.name, candidates)
+                    results = self.evaluator.evaluate(self.prop.name, candidates, limit_ms=self.limit_ms)
+                    # A candidate with no answer is not a failure; the ones after it were not evaluated.
+                    for unevaluated in candidates[len(results):]:
+                        tried.discard(_assignment_key(unevaluated))
                     hit = next(((c, r) for c, r in zip(candidates, results) if r.fails), None)
                     if hit is None:
                         if len(candidates) < 64:

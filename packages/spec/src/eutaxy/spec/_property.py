@@ -43,12 +43,17 @@ class ForallProperty:
     #: What the TESTED rung may draw (``maxArrayLength``, ``maxStringLength``); ``None`` when not given.
     sample: Optional[dict] = None
     line: int = 0
+    #: Real time one evaluation may take (``timeoutMs``); ``None`` for the evaluator's default.
+    timeout_ms: Optional[int] = None
 
     def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "function": self.function,
+        data = {"kind": self.KIND, "name": self.name, "function": self.function,
                 "binders": [b.to_data() for b in self.binders],
                 "when": None if self.when is None else self.when.to_data(),
                 "ensures": self.ensures.to_data(), "sample": self.sample, "line": self.line}
+        if self.timeout_ms is not None:
+            data["timeoutMs"] = self.timeout_ms
+        return data
 
     @classmethod
     def from_data(cls, d: dict) -> "ForallProperty":
@@ -56,7 +61,7 @@ class ForallProperty:
                    binders=tuple(Binder.from_data(b) for b in d["binders"]),
                    ensures=expr_from_data(d["ensures"]),
                    when=None if d.get("when") is None else expr_from_data(d["when"]),
-                   sample=d.get("sample"), line=d.get("line", 0))
+                   sample=d.get("sample"), line=d.get("line", 0), timeout_ms=d.get("timeoutMs"))
 
 
 @attrs.frozen(kw_only=True)
@@ -129,12 +134,18 @@ class SpecModule:
     properties: tuple[Property, ...]
     skipped: tuple[NotAProperty, ...] = ()
     diagnostics: tuple[str, ...] = ()
+    #: The source files the compiler resolved the spec file's imports to (absolute,
+    #: sorted; declaration files and node_modules left out).
+    sources: tuple[str, ...] = ()
 
     def to_data(self) -> dict:
-        return {"kind": self.KIND, "spec": self.spec, "module": self.module,
+        data = {"kind": self.KIND, "spec": self.spec, "module": self.module,
                 "properties": [p.to_data() for p in self.properties],
                 "skipped": [s.to_data() for s in self.skipped],
                 "diagnostics": list(self.diagnostics)}
+        if self.sources:
+            data["sources"] = list(self.sources)
+        return data
 
     @classmethod
     def from_data(cls, d: dict) -> "SpecModule":
@@ -143,4 +154,4 @@ class SpecModule:
         return cls(spec=d["spec"], module=d.get("module"),
                    properties=tuple(property_from_data(p) for p in d["properties"]),
                    skipped=tuple(NotAProperty.from_data(s) for s in d.get("skipped", ())),
-                   diagnostics=tuple(d.get("diagnostics", ())))
+                   diagnostics=tuple(d.get("diagnostics", ())), sources=tuple(d.get("sources", ())))

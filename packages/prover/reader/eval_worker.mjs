@@ -1,0 +1,117 @@
+// The evaluator's worker thread: imports the bundled spec file and evaluates
+// its properties. It stores the index of the assignment it is on (and the
+// phase: 0 when, 1 ensures, 2 regex) in the shared `progress` words before
+// each evaluation, so the supervising thread (evaluator.mjs) can tell a
+// runaway call from a slow batch and end this thread.
+
+import { parentPort, workerData } from "node:worker_threads";
+import { decode } from "./values.mjs";
+
+const { bundle, specJs, progress } = workerData;
+
+// The protocol owns the supervisor's stdout; this thread's stdout goes to stderr.
+for (const method of ["log", "info", "debug", "dir", "table"]) console[method] = console.error.bind(console);
+
+/** @type {Map<string, any>} */
+const properties = new Map();
+
+function describe(error) {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  let message;
+  try { message = String(error); } catch { message = "unprintable thrown value"; }
+  return { name: typeof error, message };
+}
+
+/** The whole of an import failure: its name, every line of its message, and the frames in the user's files. */
+function importFailure(error) {
+  if (!(error instanceof Error)) return describe(error).message;
+  const frames = String(error.stack ?? "").split("\n").slice(1)
+    .filter((line) => /^\s+at /.test(line) && !line.includes("node:") && !line.includes("eval_worker.mjs"));
+  return [`${error.name}: ${error.message}`, ...frames].join("\n");
+}
+
+async function load() {
+  Atomics.store(progress, 0, 0); // the import is the one evaluation of a load
+  const { isProperty } = await import(specJs);
+  let namespace;
+  try {
+    namespace = await import(bundle);
+  } catch (error) {
+    return { ok: false, error: importFailure(error) };
+  }
+  const kinds = {};
+  for (const [name, value] of Object.entries(namespace)) {
+    if (isProperty(value)) {
+      properties.set(name, value);
+      kinds[name] = value.kind;
+    }
+  }
+  return { ok: true, properties: kinds };
+}
+
+function evaluateOne(property, encodedArgs) {
+  if (property.when !== undefined) {
+    let held;
+    Atomics.store(progress, 1, 0);
+    try {
+      held = property.when(...encodedArgs.map(decode));
+    } catch (error) {
+      return { kind: "threw", phase: "when", ...describe(error) };
+    }
+    if (typeof held !== "boolean") return { kind: "malformed", phase: "when", got: typeof held };
+    if (!held) return { kind: "skipped" };
+  }
+  let result;
+  Atomics.store(progress, 1, 1);
+  try {
+    // A fresh copy for the claim: a function that mutates its input changes
+    // neither what `when` saw nor what Python holds.
+    result = property.ensures(...encodedArgs.map(decode));
+  } catch (error) {
+    return { kind: "threw", phase: "ensures", ...describe(error) };
+  }
+  if (typeof result !== "boolean") return { kind: "malformed", phase: "ensures", got: typeof result };
+  return { kind: result ? "true" : "false" };
+}
+
+function evaluate(name, assignments) {
+  const property = properties.get(name);
+  if (!property) return { ok: false, error: `no property named ${name} in the loaded spec file` };
+  if (property.kind !== "forall") return { ok: false, error: `${name} is a ${property.kind} property and has no claim to evaluate` };
+  const results = new Array(assignments.length);
+  for (let i = 0; i < assignments.length; i++) {
+    Atomics.store(progress, 0, i);
+    results[i] = evaluateOne(property, assignments[i]);
+  }
+  return { ok: true, results };
+}
+
+function regex(pattern, flags, strings) {
+  const re = new RegExp(pattern, flags.replace(/[gy]/g, ""));
+  Atomics.store(progress, 1, 2);
+  const results = new Array(strings.length);
+  for (let i = 0; i < strings.length; i++) {
+    Atomics.store(progress, 0, i);
+    results[i] = re.test(strings[i]);
+  }
+  return { ok: true, results };
+}
+
+async function handle(request) {
+  switch (request.op) {
+    case "load": return load();
+    case "eval": return evaluate(request.property, request.assignments);
+    case "regex": return regex(request.pattern, request.flags, request.strings);
+    default: return { ok: false, error: `unknown op ${JSON.stringify(request.op)}` };
+  }
+}
+
+parentPort.on("message", async (request) => {
+  let answer;
+  try {
+    answer = await handle(request);
+  } catch (error) {
+    answer = { ok: false, error: String(error?.stack ?? error) };
+  }
+  parentPort.postMessage(answer);
+});
