@@ -14,6 +14,7 @@ no verdict depends on it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,13 +31,28 @@ from eutaxy.prover.tested import run_tested  # noqa: E402
 SPEC = ROOT / "corpus" / "prover-contracts" / "true_claim" / "domain.props.ts"
 
 
+def _toolchain():
+    """The prover's toolchain: EUTAXY_NODE_MODULES, else the pinned one the CLI installs into the cache."""
+    if "EUTAXY_NODE_MODULES" not in os.environ:
+        sys.path[:0] = [str(ROOT / "packages" / p / "src") for p in ("cloudflare", "engine")]
+        try:
+            from eutaxy.cloudflare.toolchain import find_node_toolchain
+
+            found = find_node_toolchain()
+            os.environ["EUTAXY_NODE_MODULES"] = str(found.node_modules)
+            os.environ.setdefault("EUTAXY_NODE", str(found.node))
+        except Exception as error:  # the prover's own lookup says what is missing
+            print(f"no pinned toolchain in the cache ({error})", file=sys.stderr)
+    return find_toolchain()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inside", type=int, default=20000, help="distinct assignments inside the claim to stop at")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    toolchain = find_toolchain()
+    toolchain = _toolchain()
     module = read_spec(SPEC, toolchain)
     prop = next(p for p in module.properties if p.name == "withinCaptured")
     rates = []

@@ -1,9 +1,9 @@
 import { forall } from "eutaxy/spec";
 import { initials } from "./domain.ts";
 
-// Strings are drawn short (eight code units unless a sample says otherwise),
-// so no draw is forty long: sampling cannot meet this precondition.
-export const longNames = forall(initials, {
-  when: (name) => name.length === 40,
+// A checksum on the first character: one code unit in 65,536 meets it, and no
+// guard steers toward it, so sampling cannot meet this precondition.
+export const checksummedNames = forall(initials, {
+  when: (name) => name.length > 0 && (name.charCodeAt(0) * 31) % 9973 === 4242,
   ensures: (name) => initials(name).length === 1,
 });

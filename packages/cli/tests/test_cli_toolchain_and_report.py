@@ -90,8 +90,8 @@ def fake_ladder(monkeypatch):
     module = types.ModuleType("eutaxy.prover.report")
     calls = []
 
-    def run_report(directory, seed, *, min_inside=None):
-        calls.append((directory, seed, min_inside))
+    def run_report(directory, seed, *, min_inside=None, show_inputs=0):
+        calls.append((directory, seed, min_inside) + ((show_inputs,) if show_inputs else ()))
         name = Path(directory).name
         kind = "refuted" if name == "bad" else "tested"
         modules = [] if name == "empty" else [
@@ -151,6 +151,12 @@ def test_report_min_inside(fake_ladder, run_cli, tmp_path):
     assert 1 == run_cli("report", str(tmp_path), "--min-inside", "50").code
     assert (tmp_path, "eutaxy-report", 50) == fake_ladder[-1]
     assert 2 == run_cli("report", str(tmp_path), "--min-inside", "0").code
+
+
+def test_report_show_inputs_reaches_the_ladder(fake_ladder, run_cli, tmp_path):
+    """--show-inputs N asks the ladder for each property's first N inputs."""
+    assert 0 == run_cli("report", str(tmp_path), "--show-inputs", "3").code
+    assert (tmp_path, "eutaxy-report", None, 3) == fake_ladder[-1]
 
 
 def test_report_without_the_ladder_exits_2(run_cli, tmp_path, monkeypatch):

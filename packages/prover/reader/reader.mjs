@@ -25,6 +25,8 @@ const specDts = path.resolve(process.env.EUTAXY_SPEC_DTS ?? "");
 /** Limits: nesting deeper than this is read as unsupported, never looped on. */
 const MAX_TYPE_DEPTH = 12;
 const MAX_TEXT = 120;
+/** Helper predicates inline into one another at most this deep (a recursive one is left a call). */
+const MAX_INLINE_DEPTH = 8;
 
 const BUILTIN_CALLS = new Set([
   "Number.isInteger", "Number.isFinite", "Number.isNaN", "Number.isSafeInteger",
@@ -149,7 +151,16 @@ class Reader {
     const inner = [...stack, type];
     if (f & ts.TypeFlags.Union) return this.convertUnion(type, name, depth, inner);
     if (f & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) return this.convertObject(type, name, depth, inner);
-    return { kind: "unsupported", name, reason: `type flags ${f}` };
+    if (f & ts.TypeFlags.TemplateLiteral) return this.convertTemplate(type, name, depth, inner);
+    return { kind: "unsupported", name, reason: `${describeFlags(f)} is not drawn` };
+  }
+
+  convertTemplate(type, name, depth, stack) {
+    const holes = type.types.map((t) => this.convert(t, depth + 1, stack));
+    const drawable = ["number", "bigint", "boolean", "string", "literal", "literal_union"];
+    const refused = holes.find((h) => !drawable.includes(h.kind));
+    if (refused) return { kind: "unsupported", name, reason: `a template literal type with a hole of type ${refused.name} is not drawn` };
+    return { kind: "template", name, texts: [...type.texts], holes };
   }
 
   convertUnion(type, name, depth, stack) {
@@ -268,13 +279,14 @@ class Reader {
     return Boolean(decl && decl.getSourceFile().isDeclarationFile);
   }
 
-  expr(node, params) {
+  expr(node, params, depth = 0) {
+    if (depth > MAX_INLINE_DEPTH * 4) return this.outside(node, "TooDeep");
     switch (node.kind) {
       case ts.SyntaxKind.ParenthesizedExpression:
       case ts.SyntaxKind.AsExpression:
       case ts.SyntaxKind.SatisfiesExpression:
       case ts.SyntaxKind.NonNullExpression:
-        return this.expr(node.expression, params);
+        return this.expr(node.expression, params, depth);
       case ts.SyntaxKind.NumericLiteral:
         return { kind: "literal", value: encodeNumber(Number(node.text)) };
       case ts.SyntaxKind.BigIntLiteral:
@@ -289,7 +301,7 @@ class Reader {
       case ts.SyntaxKind.PrefixUnaryExpression: {
         const op = { [ts.SyntaxKind.ExclamationToken]: "!", [ts.SyntaxKind.MinusToken]: "-", [ts.SyntaxKind.PlusToken]: "+" }[node.operator];
         if (!op) return this.outside(node);
-        const operand = this.expr(node.operand, params);
+        const operand = this.expr(node.operand, params, depth);
         if (op === "-" && operand.kind === "literal" && typeof operand.value === "number") {
           return { kind: "literal", value: encodeNumber(-operand.value) };
         }
@@ -301,24 +313,31 @@ class Reader {
       case ts.SyntaxKind.BinaryExpression: {
         const op = BINARY_OPS.get(node.operatorToken.kind);
         if (!op) return this.outside(node, `BinaryExpression:${ts.tokenToString(node.operatorToken.kind)}`);
-        return { kind: "binary", op, left: this.expr(node.left, params), right: this.expr(node.right, params) };
+        return { kind: "binary", op, left: this.expr(node.left, params, depth), right: this.expr(node.right, params, depth) };
       }
       case ts.SyntaxKind.ConditionalExpression:
-        return { kind: "conditional", test: this.expr(node.condition, params), then: this.expr(node.whenTrue, params), else: this.expr(node.whenFalse, params) };
+        return { kind: "conditional", test: this.expr(node.condition, params, depth), then: this.expr(node.whenTrue, params, depth), else: this.expr(node.whenFalse, params, depth) };
       case ts.SyntaxKind.PropertyAccessExpression:
         if (node.questionDotToken) return this.outside(node, "OptionalChain");
-        return { kind: "field", object: this.expr(node.expression, params), name: node.name.text };
+        return { kind: "field", object: this.expr(node.expression, params, depth), name: node.name.text };
       case ts.SyntaxKind.ElementAccessExpression:
         if (node.questionDotToken) return this.outside(node, "OptionalChain");
-        return { kind: "index", object: this.expr(node.expression, params), index: this.expr(node.argumentExpression, params) };
-      case ts.SyntaxKind.CallExpression: return this.call(node, params);
+        return { kind: "index", object: this.expr(node.expression, params, depth), index: this.expr(node.argumentExpression, params, depth) };
+      case ts.SyntaxKind.CallExpression: return this.call(node, params, depth);
       default:
         return this.outside(node);
     }
   }
 
   identifier(node, params) {
-    if (params.has(node.text)) return { kind: "binder", index: params.get(node.text).index, name: params.get(node.text).name };
+    if (params.has(node.text)) {
+      const entry = params.get(node.text);
+      if (entry.tree) return entry.tree;
+      if (entry.local) return { kind: "local", name: entry.local };
+      return { kind: "binder", index: entry.index, name: entry.name };
+    }
+    const constant = this.constantOf(node);
+    if (constant && constant.kind === "literal") return constant;
     if (node.text === "undefined") return { kind: "literal", value: { $: "undefined" } };
     if (node.text === "NaN" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "NaN" } };
     if (node.text === "Infinity" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "Infinity" } };
@@ -327,13 +346,87 @@ class Reader {
     return this.outside(node, "Identifier");
   }
 
-  call(node, params) {
+  /** The declaration a name resolves to, when it is a `const` (or function) in a source file the program holds. */
+  declarationOf(identifier) {
+    const symbol = resolveAlias(this.checker, this.checker.getSymbolAtLocation(identifier));
+    const decl = symbol?.valueDeclaration ?? symbol?.declarations?.[0];
+    if (!decl || decl.getSourceFile().isDeclarationFile) return null;
+    return decl;
+  }
+
+  /** A named constant: `const MAX = 100`, `const RE = /^a+$/` (a literal tree, or a regex marker). */
+  constantOf(identifier) {
+    const decl = this.declarationOf(identifier);
+    if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return null;
+    if (!(ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)) return null;
+    let init = decl.initializer;
+    while (ts.isParenthesizedExpression(init) || ts.isAsExpression(init) || ts.isSatisfiesExpression(init)) init = init.expression;
+    if (init.kind === ts.SyntaxKind.RegularExpressionLiteral) {
+      const slash = init.text.lastIndexOf("/");
+      return { kind: "regex", pattern: init.text.slice(1, slash), flags: init.text.slice(slash + 1) };
+    }
+    const literalKinds = [ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+      ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.BigIntLiteral];
+    const isNegated = ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && literalKinds.includes(init.operand.kind);
+    if (!literalKinds.includes(init.kind) && !isNegated) return null;
+    return this.expr(init, new Map());
+  }
+
+  /** A helper predicate in the spec file (`const isValid = (v) => ...`, or a one-return function), inlined. */
+  inlineHelper(node, params, depth) {
+    if (depth > MAX_INLINE_DEPTH || !ts.isIdentifier(node.expression)) return null;
+    const decl = this.declarationOf(node.expression);
+    if (!decl || decl.getSourceFile().fileName !== this.specFile) return null;
+    let fn = null;
+    if (ts.isFunctionDeclaration(decl)) fn = decl;
+    else if (ts.isVariableDeclaration(decl) && decl.initializer && (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)
+      && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) fn = decl.initializer;
+    if (!fn || !fn.body) return null;
+    const body = singleExpression(fn.body);
+    if (!body) return null;
+    const bound = new Map();
+    for (const [i, p] of fn.parameters.entries()) {
+      if (!ts.isIdentifier(p.name) || p.dotDotDotToken) return null;
+      const arg = node.arguments[i];
+      bound.set(p.name.text, { tree: arg ? this.expr(arg, params, depth + 1) : { kind: "literal", value: { $: "undefined" } } });
+    }
+    return this.expr(body, bound, depth + 1);
+  }
+
+  /** `xs.every((x) => ...)`: the body over a local standing for each element. */
+  every(node, params, depth) {
+    const callee = node.expression;
+    const fn = node.arguments[0];
+    if (node.arguments.length !== 1 || !(ts.isArrowFunction(fn) || ts.isFunctionExpression(fn))) return null;
+    if (fn.parameters.length !== 1 || !ts.isIdentifier(fn.parameters[0].name)) return null;
+    const body = singleExpression(fn.body);
+    if (!body) return null;
+    const name = fn.parameters[0].name.text;
+    const inner = new Map(params);
+    inner.set(name, { local: name });
+    return { kind: "every", array: this.expr(callee.expression, params, depth), param: name, body: this.expr(body, inner, depth + 1) };
+  }
+
+  call(node, params, depth = 0) {
     const callee = node.expression;
     if (node.questionDotToken) return this.outside(node, "OptionalChain");
-    const args = () => node.arguments.map((a) => this.expr(a, params));
+    const args = () => node.arguments.map((a) => this.expr(a, params, depth));
     if (ts.isIdentifier(callee) && !params.has(callee.text)) {
       const fn = this.moduleFunction(callee);
       if (fn) return { kind: "call", callee: fn, target: "module", args: args() };
+      const inlined = this.inlineHelper(node, params, depth);
+      if (inlined) return inlined;
+    }
+    if (ts.isPropertyAccessExpression(callee) && callee.name.text === "every" && !callee.questionDotToken) {
+      const every = this.every(node, params, depth);
+      if (every) return every;
+    }
+    if (ts.isPropertyAccessExpression(callee) && callee.name.text === "test" && node.arguments.length === 1
+        && ts.isIdentifier(callee.expression) && !params.has(callee.expression.text)) {
+      const constant = this.constantOf(callee.expression);
+      if (constant?.kind === "regex") {
+        return { kind: "regex_test", pattern: constant.pattern, flags: constant.flags, argument: this.expr(node.arguments[0], params, depth) };
+      }
     }
     if (ts.isPropertyAccessExpression(callee)) {
       const object = callee.expression;
@@ -360,13 +453,8 @@ class Reader {
       if (p.dotDotDotToken) return this.outside(p, "RestParameter");
       params.set(p.name.text, { index: i, name: binders[i]?.name ?? p.name.text });
     }
-    let body = fnNode.body;
-    if (ts.isBlock(body)) {
-      if (body.statements.length !== 1 || !ts.isReturnStatement(body.statements[0]) || !body.statements[0].expression) {
-        return this.outside(body, "Block");
-      }
-      body = body.statements[0].expression;
-    }
+    const body = singleExpression(fnNode.body);
+    if (!body) return this.outside(fnNode.body, "Block");
     return this.expr(body, params);
   }
 
@@ -380,11 +468,21 @@ class Reader {
     return symbol.name === "forall" || symbol.name === "total" ? symbol.name : null;
   }
 
+  /** The signature a claim quantifies over: the last overload, which `Parameters<F>` (and so tsc) takes. */
+  signatureOf(fnArg) {
+    const signatures = this.checker.getTypeAtLocation(fnArg).getCallSignatures();
+    if (signatures.length === 0) return null;
+    const signature = signatures[signatures.length - 1];
+    const overload = signatures.length > 1
+      ? { chosen: this.checker.signatureToString(signature, undefined, ts.TypeFormatFlags.NoTruncation), count: signatures.length }
+      : null;
+    return { signature, overload };
+  }
+
   binders(fnArg) {
-    const type = this.checker.getTypeAtLocation(fnArg);
-    const signature = type.getCallSignatures()[0];
-    if (!signature) return null;
-    return signature.getParameters().map((p) => {
+    const found = this.signatureOf(fnArg);
+    if (!found) return null;
+    return found.signature.getParameters().map((p) => {
       const decl = p.valueDeclaration;
       const optional = Boolean(decl && (decl.questionToken || decl.initializer));
       if (decl && decl.dotDotDotToken) {
@@ -414,11 +512,12 @@ class Reader {
     const fnArg = init.arguments[0];
     const binders = fnArg ? this.binders(fnArg) : null;
     if (!binders) return { skipped: { name: exportName, line, combinator: which, reason: "its first argument is not a function the compiler resolved" } };
+    const overload = this.signatureOf(fnArg).overload;
     const fnName = ts.isIdentifier(fnArg) ? (this.moduleFunction(fnArg) ?? fnArg.text) : textOf(fnArg);
     const fnSymbol = ts.isIdentifier(fnArg) ? resolveAlias(this.checker, this.checker.getSymbolAtLocation(fnArg)) : null;
     const moduleFile = fnSymbol?.valueDeclaration?.getSourceFile().fileName ?? null;
     if (which === "total") {
-      return { property: { kind: "total", name: exportName, function: fnName, binders, line }, moduleFile };
+      return { property: { kind: "total", name: exportName, function: fnName, binders, line, ...(overload ? { overload } : {}) }, moduleFile };
     }
     const options = init.arguments[1];
     if (!options || !ts.isObjectLiteralExpression(options)) {
@@ -441,6 +540,7 @@ class Reader {
         ensures: this.claim(ensuresNode, binders),
         sample: this.sample(get("sample")), line,
         ...(timeoutMs > 0 ? { timeoutMs } : {}),
+        ...(overload ? { overload } : {}),
       },
       moduleFile,
     };
@@ -477,6 +577,26 @@ class Reader {
       .sort();
     return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources };
   }
+}
+
+/** A type's flags in words ("symbol", "a template literal type"), never as a number. */
+function describeFlags(flags) {
+  const words = {
+    ESSymbol: "symbol", UniqueESSymbol: "a unique symbol", StringMapping: "a string mapping type (Uppercase<...> and the like)",
+    Conditional: "a conditional type", Substitution: "a substitution type", Index: "a keyof type",
+    IndexedAccess: "an indexed access type", NonPrimitive: "object (the non-primitive type)", Enum: "an enum type",
+  };
+  const names = Object.keys(ts.TypeFlags).filter((k) => Number.isNaN(Number(k)) && (flags & ts.TypeFlags[k]) === ts.TypeFlags[k]
+    && ts.TypeFlags[k] !== 0 && (ts.TypeFlags[k] & (ts.TypeFlags[k] - 1)) === 0);
+  const said = names.map((n) => words[n] ?? `the ${n} type`);
+  return said.length ? said.join(" and ") : "this type";
+}
+
+/** An arrow's or function's body as one expression (`=> e`, or `{ return e; }`), else null. */
+function singleExpression(body) {
+  if (!ts.isBlock(body)) return body;
+  if (body.statements.length !== 1 || !ts.isReturnStatement(body.statements[0]) || !body.statements[0].expression) return null;
+  return body.statements[0].expression;
 }
 
 function encodeNumber(n) {

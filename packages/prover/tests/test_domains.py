@@ -67,11 +67,17 @@ def test_draws_are_deterministic():
 
 
 def test_number_draws_are_biased_the_way_bugs_are():
-    """Most draws are small integers; fractions, -0, NaN and the infinities all appear."""
+    """Many draws are small integers; fractions, -0, NaN and the infinities all appear, and so do
+    the landmarks (powers of two and ten and their neighbours, 2^31, past 2^53, around 1e-6)."""
     ctx = _ctx("numbers")
     values = [domains.draw(NumberType(), ctx) for _ in range(2000)]
     small = sum(1 for v in values if isinstance(v, int) and abs(v) <= 16)
-    assert 0.4 < small / len(values) < 0.6
+    assert 0.3 < small / len(values) < 0.6
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    assert any(v in (2**31 - 1, 2**31, 2**31 + 1) for v in finite)
+    assert any(2**53 < v < 2**65 for v in finite), "integers past what a double holds exactly"
+    assert any(1e-7 <= v <= 1e-5 for v in finite)
+    assert any(v in (99, 100, 101, 999, 1000, 1001) for v in finite)
     assert any(isinstance(v, float) and math.isfinite(v) and not v.is_integer() for v in values)
     specials = {key(encode(v)) for v in values if isinstance(v, float) and (not math.isfinite(v) or v == 0)}
     assert _keys([-0.0, math.nan, math.inf, -math.inf]) == sorted(specials, key=_keys([-0.0, math.nan, math.inf, -math.inf]).index)
@@ -85,6 +91,29 @@ def test_steered_draws_land_in_range():
     inside = [v for v in values if isinstance(v, int) and 0 <= v <= 10000]
     assert len(inside) > 800
     assert any(3000 <= v < 7000 for v in inside)
+
+
+def test_fractional_ranges_are_probed_near_their_ends_at_every_magnitude():
+    """0 < x < 1 over doubles draws values below 1e-6 (and the edges start just past 0)."""
+    ctx = _ctx("fraction")
+    guide = Guide(lo=0, hi=1, lo_strict=True, hi_strict=True)
+    values = [domains.draw(NumberType(), ctx, guide) for _ in range(1000)]
+    assert sum(1 for v in values if 0 < v < 1e-6) > 10
+    assert 5e-324 in domains.edges(NumberType(), guide)
+
+
+def test_small_domains_are_enumerated():
+    """An integral range, a union of literals and records of them enumerate whole; larger or open ones do not."""
+    rng = Guide(lo=0, hi=200, integer=True)
+    values = domains.enumerate_values(NumberType(), rng)
+    assert 202 == len(values) and 0 == values[0] and -0.0 == values[1] and 200 == values[-1]
+    assert domains.enumerate_values(NumberType(), Guide(lo=0, hi=200)) is None, "doubles are not enumerated"
+    assert domains.enumerate_values(NumberType(), Guide(lo=0, hi=10**6, integer=True)) is None
+    record = RecordType(fields=(Field(name="major", type=NumberType()), Field(name="on", type=BooleanType())))
+    guide = Guide(fields=(("major", Guide(lo=0, hi=2, integer=True)),))
+    assert 8 == len(domains.enumerate_values(record, guide))
+    assert 16 == len(domains.enumerate_assignments([record, BooleanType()], [guide, Guide()]))
+    assert domains.enumerate_assignments([record, BooleanType()], [guide, Guide()], limit=10) is None
 
 
 def test_arrays_are_short_and_repeat_a_quarter_of_the_time():

@@ -147,3 +147,11 @@ def test_min_inside_fails_a_property_short_of_it(report, toolchain):
     assert all(p.get("belowMinInside") for m in strict["modules"] for p in m["properties"])
     assert 1 == report_exit_code(strict)
     assert 0 == report_exit_code(run_report(ROOT / "nested", "report-seed", toolchain=toolchain, min_inside=10))
+
+
+def test_show_inputs(toolchain):
+    """show_inputs keeps each property's first inputs, in the order evaluated, and the text prints them."""
+    shown = run_report(ROOT / "nested", "report-seed", toolchain=toolchain, show_inputs=3)
+    [prop] = shown["modules"][0]["properties"]
+    assert 3 == len(prop["tested"]["inputs"]) and [""] == prop["tested"]["inputs"][0]
+    assert '      input greet("")' in render_text(shown)

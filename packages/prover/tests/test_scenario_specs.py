@@ -37,16 +37,16 @@ export const shortNames = forall(initials, {
   ensures: (name) => name.length < 40,
 });
 
-// Sampling never meets this precondition: only a recorded call can.
+// Sampling never meets this precondition (a checksum no guard steers toward): only a recorded call can.
 export const longNames = forall(initials, {
-  when: (name) => name.length === 40,
+  when: (name) => name.length === 40 && (name.charCodeAt(0) * 31) % 9973 === 4242,
   ensures: (name) => initials(name).length === 1,
 });
 
 export const terminates = total(decideRefund);
 """
 
-LONG = "n" * 40
+LONG = "\u2277" + "n" * 39  # 31 * 0x2277 % 9973 == 4242
 LONGER = "m" * 45
 
 

@@ -2,8 +2,8 @@
 
 from hypothesis import strategies as st
 
-from eutaxy.spec import (ArrayType, BigIntType, Binary, Binder, BinderRef, BooleanType, Call, Conditional, Field,
-                         FieldRead, ForallProperty, FunctionRef, IndexRead, Literal, LiteralType, LiteralUnionType,
+from eutaxy.spec import (ArrayType, BigIntType, Binary, Binder, BinderRef, BooleanType, Call, Conditional, Every, Field,
+                         FieldRead, ForallProperty, FunctionRef, IndexRead, Literal, LiteralType, LiteralUnionType, Local,
                          NullableType, NumberType, Outside, RecordType, RegexTest, SpecModule, StringType,
                          TaggedUnionType, TotalProperty, Unary, UnionType, UnsupportedType, Variant)
 
@@ -47,6 +47,7 @@ spec_types = st.recursive(leaf_types, lambda children: st.one_of(
 
 binder_refs = st.builds(BinderRef, index=st.integers(0, 3), name=names)
 leaf_exprs = st.one_of(st.builds(Literal, value=encoded_literals), binder_refs, st.builds(FunctionRef, name=names),
+                       st.builds(Local, name=names),
                        st.builds(Outside, construct=names, line=st.integers(1, 99), text=st.text(max_size=8)))
 exprs = st.recursive(leaf_exprs, lambda children: st.one_of(
     st.builds(Unary, op=st.sampled_from(["!", "-", "+"]), operand=children),
@@ -56,7 +57,8 @@ exprs = st.recursive(leaf_exprs, lambda children: st.one_of(
     st.builds(IndexRead, object=children, index=children),
     st.builds(Call, callee=names, target=st.sampled_from(["module", "builtin"]),
               args=st.lists(children, max_size=3).map(tuple)),
-    st.builds(RegexTest, pattern=st.text(max_size=6), flags=st.sampled_from(["", "i", "u"]), argument=children)),
+    st.builds(RegexTest, pattern=st.text(max_size=6), flags=st.sampled_from(["", "i", "u"]), argument=children),
+    st.builds(Every, array=children, param=names, body=children)),
     max_leaves=10)
 
 binders = st.builds(Binder, name=names, type=spec_types, optional=st.booleans())

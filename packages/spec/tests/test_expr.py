@@ -2,8 +2,8 @@
 
 import json
 
-from eutaxy.spec import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, FieldRead, FunctionRef,
-                         IndexRead, Literal, Outside, RegexTest, Unary, expr_from_data, outside_nodes)
+from eutaxy.spec import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, FieldRead, FunctionRef,
+                         IndexRead, Literal, Local, Outside, RegexTest, Unary, expr_from_data, outside_nodes)
 
 X = BinderRef(index=0, name="x")
 TREE = Binary(op="&&", left=Binary(op="<=", left=Literal(value=0), right=X), right=Conditional(
@@ -19,12 +19,14 @@ def test_round_trip():
     assert TREE == expr_from_data(data)
     call = Call(callee="decide", target="module", args=(FunctionRef(name="decide"),))
     assert call == expr_from_data(call.to_data())
+    every = Every(array=X, param="v", body=Binary(op=">=", left=Local(name="v"), right=Literal(value=0)))
+    assert every == expr_from_data(json.loads(json.dumps(every.to_data())))
 
 
 def test_kinds_listed():
     """Every kind is registered (a new one needs a case above)."""
     assert {"literal", "binder", "function", "unary", "binary", "conditional", "field", "index", "call",
-            "regex_test", "outside"} == set(EXPR_KINDS)
+            "regex_test", "local", "every", "outside"} == set(EXPR_KINDS)
 
 
 def test_outside_nodes_found_with_line():

@@ -6,7 +6,7 @@ import pytest
 
 from eutaxy.spec import (TYPE_KINDS, ArrayType, BigIntType, BooleanType, Field, LiteralType,
                          LiteralUnionType, NullableType, NumberType, RecordType, StringType,
-                         TaggedUnionType, UnionType, UnsupportedType, Variant, type_from_data)
+                         TaggedUnionType, TemplateType, UnionType, UnsupportedType, Variant, type_from_data)
 
 CIRCLE = RecordType(name="Circle", fields=(Field(name="kind", type=LiteralType(value="circle")),
                                            Field(name="r", type=NumberType())))
@@ -26,6 +26,7 @@ EXAMPLES = [
                                           Variant(tag="square", record=SQUARE)), name="Shape"),
     UnionType(members=(NumberType(), StringType()), name="number | string"),
     ArrayType(element=NumberType(), readonly=True, name="readonly number[]"),
+    TemplateType(texts=("v", "px"), holes=(NumberType(),), name="`v${number}px`"),
     UnsupportedType(reason="functions are not drawn", name="() => void"),
 ]
 

@@ -42,6 +42,8 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", default=DEFAULT_SEED, help=f"the seed for generated inputs (default: {DEFAULT_SEED})")
     parser.add_argument("--min-inside", type=_positive, default=None, metavar="N",
                         help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
+    parser.add_argument("--show-inputs", type=_positive, default=0, metavar="N",
+                        help="print the first N inputs evaluated for each property")
     parser.set_defaults(handler=run_spec_report)
 
 
@@ -61,7 +63,7 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
         raise UserError(f"{args.directory}: no such directory")
     report = _ladder()
     use_pinned_node()
-    result = report.run_report(directory, args.seed, min_inside=args.min_inside)
+    result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs)
     out.report(result, kind="spec_report", text=report.render_text(result))
     code = report.report_exit_code(result)
     if code == EXIT_INPUT and out.json:

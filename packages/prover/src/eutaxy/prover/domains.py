@@ -22,11 +22,11 @@ import attrs
 
 from eutaxy.spec import (ArrayType, BigIntType, BooleanType, LiteralType, LiteralUnionType,
                          NullableType, NumberType, RecordType, SpecType, StringType,
-                         TaggedUnionType, UnionType, UnsupportedType)
+                         TaggedUnionType, TemplateType, UnionType, UnsupportedType)
 
 from .randomness import Draws
 from .steering import NO_GUIDE, Guide
-from .values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, key, number, utf16_length
+from .values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, js_string, key, number, utf16_length
 
 #: Composite types keep at most this many edges, so nesting does not multiply them.
 MAX_EDGES = 64
@@ -84,9 +84,14 @@ def _number_edges(guide: Guide) -> list:
     values: list = []
     for bound, strict, step in ((guide.lo, guide.lo_strict, 1), (guide.hi, guide.hi_strict, -1)):
         if bound is not None and math.isfinite(bound):
+            if strict and not guide.integer:
+                # The first double past a strict bound (5e-324 past 0): claims break at the bound's edge.
+                values.append(number(math.nextafter(float(bound), math.copysign(math.inf, step))))
             values.append(number(bound + step) if strict and float(bound).is_integer() else number(bound))
             if not strict:
                 values.append(number(bound + step) if abs(bound) < MAX_SAFE_INTEGER else bound)
+                if not guide.integer:
+                    values.append(number(math.nextafter(float(bound), math.copysign(math.inf, step))))
     values += [0, 1, -1, -0.0, math.nan, math.inf, -math.inf]
     values += [v for v in guide.equals if is_number(v)]
     if not guide.integer:
@@ -133,21 +138,25 @@ def edges(t: SpecType, guide: Guide = NO_GUIDE) -> list:
         nulls = ([None] if t.null else []) + ([UNDEFINED] if t.undefined else [])
         return _distinct(nulls + edges(t.inner, guide), MAX_EDGES)
     if isinstance(t, RecordType):
-        return _record_edges(t)
+        return _record_edges(t, guide)
     if isinstance(t, TaggedUnionType):
-        return _interleave([_record_edges(v.record) for v in t.variants])
+        return _interleave([_record_edges(v.record, guide) for v in t.variants])
     if isinstance(t, UnionType):
         return _interleave([edges(m) for m in t.members])
+    if isinstance(t, TemplateType):
+        hole_edges = [edges(h) for h in t.holes]
+        count = min(max((len(e) for e in hole_edges), default=1), MAX_EDGES)
+        return _distinct([_fill(t, [e[k % len(e)] for e in hole_edges]) for k in range(count)], MAX_EDGES)
     if isinstance(t, ArrayType):
-        element = edges(t.element)
+        element = edges(t.element, guide.elements)
         arrays = [()] + [(e,) for e in element] + ([(element[0], element[0])] if element else [])
         return _distinct(arrays, MAX_EDGES)
     raise Undrawable(getattr(t, "reason", "") or f"type {t.name!r} is not drawn")
 
 
-def _record_edges(t: RecordType) -> list:
+def _record_edges(t: RecordType, guide: Guide = NO_GUIDE) -> list:
     """Records built from their fields' edges, walked in step (field ``i`` takes its ``k``-th edge)."""
-    field_edges = [edges(f.type) for f in t.fields]
+    field_edges = [edges(f.type, guide.field(f.name)) for f in t.fields]
     if not t.fields:
         return [{}]
     count = min(max(len(e) for e in field_edges), MAX_EDGES)
@@ -155,6 +164,14 @@ def _record_edges(t: RecordType) -> list:
     if any(f.optional for f in t.fields):
         records.insert(1, {f.name: e[0] for f, e in zip(t.fields, field_edges) if not f.optional})
     return _distinct(records, MAX_EDGES)
+
+
+def _fill(t: TemplateType, values: list) -> str:
+    """The template's texts around each hole's value as ``String()`` writes it."""
+    out = t.texts[0]
+    for value, text in zip(values, t.texts[1:]):
+        out += js_string(value) + text
+    return out
 
 
 def _interleave(lists: list[list]) -> list:
@@ -199,11 +216,140 @@ def cardinality(t: SpecType) -> Optional[int]:
     return None
 
 
+# --- enumeration ------------------------------------------------------------------
+
+#: A domain of at most this many assignments is enumerated whole before any random
+#: draw, unless the property's ``sample.maxEnumerate`` says otherwise.
+MAX_ENUMERATE = 4096
+
+
+def _int_range(guide: Guide) -> Optional[tuple[int, int]]:
+    """The integers an integral, two-sided guide admits, as ``(lo, hi)``; ``None`` when open."""
+    lo, hi = guide.lo, guide.hi
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    lo_i = math.ceil(lo) + (1 if guide.lo_strict and float(lo).is_integer() else 0)
+    hi_i = math.floor(hi) - (1 if guide.hi_strict and float(hi).is_integer() else 0)
+    return int(lo_i), int(hi_i)
+
+
+def enumerate_values(t: SpecType, guide: Guide = NO_GUIDE, limit: int = MAX_ENUMERATE) -> Optional[list]:
+    """Every value of ``t`` the guide admits, when there are at most ``limit``; else ``None``.
+
+    Numbers count only when the guide makes them integral and bounds them on both
+    sides (``-0`` is one of them when the range holds zero); a record is the product
+    of its fields, a union the sum of its members.
+    """
+    if isinstance(t, BooleanType):
+        return [False, True]
+    if isinstance(t, LiteralType):
+        return [_literal(t.value)]
+    if isinstance(t, LiteralUnionType):
+        values = _distinct([_literal(v) for v in t.values], None)
+        return values if len(values) <= limit else None
+    if isinstance(t, NumberType) and guide.integer or isinstance(t, BigIntType):
+        bounds = _int_range(guide)
+        if bounds is None:
+            return None
+        lo, hi = bounds
+        if hi - lo + 1 > limit:
+            return None
+        if isinstance(t, BigIntType):
+            return [BigInt(v) for v in range(lo, hi + 1)]
+        values: list = [number(v) for v in range(lo, hi + 1)]
+        if lo <= 0 <= hi and len(values) < limit:
+            values.insert(values.index(0) + 1, -0.0)
+        return values
+    if isinstance(t, NullableType):
+        inner = enumerate_values(t.inner, guide, limit)
+        nulls = ([None] if t.null else []) + ([UNDEFINED] if t.undefined else [])
+        if inner is None or len(inner) + len(nulls) > limit:
+            return None
+        return nulls + inner
+    if isinstance(t, RecordType):
+        records: list[dict] = [{}]
+        for f in t.fields:
+            values = enumerate_values(f.type, guide.field(f.name), limit)
+            if values is None:
+                return None
+            options = values + ([_ABSENT] if f.optional else [])
+            if len(records) * len(options) > limit:
+                return None
+            records = [{**r, f.name: v} if v is not _ABSENT else r for r in records for v in options]
+        return records
+    if isinstance(t, TemplateType):
+        filled: list[list] = [[]]
+        for hole in t.holes:
+            values = enumerate_values(hole, NO_GUIDE, limit)
+            if values is None or len(filled) * len(values) > limit:
+                return None
+            filled = [f + [v] for f in filled for v in values]
+        return _distinct([_fill(t, f) for f in filled], None)
+    if isinstance(t, (TaggedUnionType, UnionType)):
+        members = [v.record for v in t.variants] if isinstance(t, TaggedUnionType) else list(t.members)
+        out: list = []
+        for member in members:
+            values = enumerate_values(member, guide if isinstance(t, TaggedUnionType) else NO_GUIDE, limit - len(out))
+            if values is None:
+                return None
+            out.extend(values)
+        return _distinct(out, None)
+    return None
+
+
+_ABSENT = object()
+
+
+def enumerate_assignments(types: list, guides: list, limit: int = MAX_ENUMERATE) -> Optional[list[tuple]]:
+    """Every assignment of the binders (the product of their enumerations), when at most ``limit``."""
+    assignments: list[tuple] = [()]
+    for t, g in zip(types, guides):
+        values = enumerate_values(t, g, limit)
+        if values is None or len(assignments) * len(values) > limit:
+            return None
+        assignments = [a + (v,) for a in assignments for v in values]
+    return assignments
+
+
 # --- random draws -----------------------------------------------------------------
 
 
 def _small_int(d: Draws) -> int:
     return d.between(-16, 16)
+
+
+def _landmarks() -> tuple[list[int], list[float]]:
+    """Numbers bugs cluster at: round numbers, halves, powers of two and ten with their
+    neighbours, and the magnitudes where representations change (2^31, 2^53, 1e-6,
+    the subnormals). Integers first, then the fractions, each with its negation."""
+    ints: set[int] = set()
+    for k in range(0, 65):
+        ints.update((2**k - 1, 2**k, 2**k + 1))
+    for k in range(0, 22):
+        ints.update((10**k - 1, 10**k, 10**k + 1, 5 * 10**k, 25 * 10**k))
+    ints.update((2**53 + 2, 2**53 + 4, 2**63 - 1, 2**64 - 1))
+    fractions: set[float] = {0.5, 0.25, 0.125, 0.75, 0.1, 0.2, 0.3, 1 / 3, 2 / 3, 0.01, 0.005, 0.015, 0.995, 1.005, 2.5, 1.5}
+    for k in range(1, 21):
+        fractions.update((10.0**-k, 5 * 10.0**-k, 10.0**-k * 0.999999, 10.0**-k * 1.000001))
+    fractions.update((1e-6, 9.999999e-7, 1.000001e-6, 5e-7, 2.0**-52, 2.0**-1074, 2.0**-1022, 2.0**-1023,
+                      2.2250738585072014e-308, 4.9e-324, 1e-300, 0.1 + 0.2, 1e15 + 0.5, 2.0**52 + 0.5))
+    ints_sorted = sorted(ints)
+    return ints_sorted + [-v for v in ints_sorted], sorted(fractions) + [-v for v in sorted(fractions)]
+
+
+LANDMARK_INTS, LANDMARK_FRACTIONS = _landmarks()
+
+
+def _landmark(guide: Guide, d: Draws) -> Optional[float | int]:
+    """A landmark the guide admits (integral when it asks so), or ``None`` after a few tries."""
+    for _ in range(4):
+        pool = LANDMARK_INTS if guide.integer or d.chance(0.6) else LANDMARK_FRACTIONS
+        value = d.choice(pool)
+        if isinstance(value, int) and not guide.integer and d.chance(0.2):
+            value = value + d.choice((0.5, -0.5))
+        if guide.admits(value):
+            return number(value)
+    return None
 
 
 def _draw_in_range(guide: Guide, d: Draws) -> float | int:
@@ -213,7 +359,18 @@ def _draw_in_range(guide: Guide, d: Draws) -> float | int:
     if not guide.integer and d.chance(0.25):
         base_lo = lo if lo is not None and math.isfinite(lo) else (hi - 1000 if hi is not None else -1000)
         base_hi = hi if hi is not None and math.isfinite(hi) else base_lo + 1000
+        if d.chance(0.4):
+            # Just inside an end, at any magnitude: 0 < x breaks at 1e-7 as often as at 0.5.
+            span = base_hi - base_lo
+            offset = 10.0 ** d.between(-320, max(-320, int(math.floor(math.log10(span))) if span > 0 else -320)) * (1 + d.random())
+            value = base_lo + offset if d.chance(0.5) else base_hi - offset
+            if guide.admits(value):
+                return number(value)
         return number(base_lo + (base_hi - base_lo) * d.random())
+    if d.chance(0.15):
+        landmark = _landmark(guide, d)
+        if landmark is not None:
+            return landmark
     r = d.random()
     if lo_i is not None and hi_i is not None and lo_i <= hi_i:
         if r < 0.3:
@@ -235,6 +392,10 @@ def _draw_number(guide: Guide, d: Draws) -> float | int:
         values = [v for v in guide.equals if is_number(v)]
         if values:
             return d.choice(values)
+    if d.chance(0.2):
+        landmark = _landmark(guide, d)
+        if landmark is not None:
+            return landmark
     r = d.random()
     if r < 0.45:
         return _small_int(d)
@@ -295,6 +456,20 @@ def _draw_char(d: Draws) -> str:
 
 
 def _draw_string(guide: Guide, ctx: DrawContext) -> str:
+    lengths = guide.lengths
+    if lengths.bounded and ctx.draws.chance(0.5):
+        low = max(0, int(lengths.lo + (1 if lengths.lo_strict else 0))) if lengths.lo is not None else 0
+        high = int(lengths.hi - (1 if lengths.hi_strict else 0)) if lengths.hi is not None else low + ctx.max_string_length
+        if low <= high:
+            d = ctx.draws
+            target = d.between(low, min(high, low + 64))
+            out = ""
+            while utf16_length(out) < target:
+                ch = _draw_char(d)
+                if utf16_length(out + ch) > target:
+                    ch = d.choice(LETTERS)
+                out += ch
+            return out
     d = ctx.draws
     if guide.patterns and ctx.string_pool is not None and d.chance(0.75):
         walked = ctx.string_pool(guide)
@@ -316,8 +491,13 @@ def _draw_string(guide: Guide, ctx: DrawContext) -> str:
     return out
 
 
-def _draw_length(ctx: DrawContext) -> int:
+def _draw_length(ctx: DrawContext, guide: Guide = NO_GUIDE) -> int:
     d, limit = ctx.draws, ctx.max_array_length
+    if guide.bounded and d.chance(0.85):
+        low = max(0, int(guide.lo + (1 if guide.lo_strict else 0))) if guide.lo is not None else 0
+        high = int(guide.hi - (1 if guide.hi_strict else 0)) if guide.hi is not None else max(low, limit)
+        if low <= high:
+            return d.between(low, min(high, max(low, limit)))
     r = d.random()
     if r < 0.1 or limit == 0:
         return 0
@@ -349,28 +529,31 @@ def draw(t: SpecType, ctx: DrawContext, guide: Guide = NO_GUIDE) -> Any:
             return d.choice(nulls)
         return draw(t.inner, ctx, guide)
     if isinstance(t, RecordType):
-        return _draw_record(t, ctx)
+        return _draw_record(t, ctx, guide)
     if isinstance(t, TaggedUnionType):
-        return _draw_record(d.choice(t.variants).record, ctx)
+        return _draw_record(d.choice(t.variants).record, ctx, guide)
     if isinstance(t, UnionType):
         return draw(d.choice(t.members), ctx)
+    if isinstance(t, TemplateType):
+        return _fill(t, [draw(h, ctx) for h in t.holes])
     if isinstance(t, ArrayType):
         items: list = []
-        for i in range(_draw_length(ctx)):
+        for i in range(_draw_length(ctx, guide.lengths)):
             if i > 0 and d.chance(REPEAT_CHANCE):
                 items.append(d.choice(items))
             else:
-                items.append(draw(t.element, ctx))
+                items.append(draw(t.element, ctx, guide.elements))
         return tuple(items)
     raise Undrawable(getattr(t, "reason", "") or f"type {t.name!r} is not drawn")
 
 
-def _draw_record(t: RecordType, ctx: DrawContext) -> dict:
+def _draw_record(t: RecordType, ctx: DrawContext, guide: Guide = NO_GUIDE) -> dict:
     out = {}
     for f in t.fields:
-        if f.optional and ctx.draws.chance(0.25):
+        field_guide = guide.field(f.name)
+        if f.optional and field_guide is NO_GUIDE and ctx.draws.chance(0.25):
             continue
-        out[f.name] = draw(f.type, ctx)
+        out[f.name] = draw(f.type, ctx, field_guide)
     return out
 
 
@@ -479,12 +662,12 @@ def shrink(t: SpecType, value: Any, guide: Guide = NO_GUIDE) -> Iterator[Any]:
         elif value is UNDEFINED and t.null:
             yield None
     elif isinstance(t, RecordType) and isinstance(value, dict):
-        yield from _shrink_record(t, value)
+        yield from _shrink_record(t, value, guide)
     elif isinstance(t, TaggedUnionType) and isinstance(value, dict):
         tag = value.get(t.tag)
         for variant in t.variants:
             if key(encode(variant.tag)) == key(encode(tag)):
-                yield from _shrink_record(variant.record, value)
+                yield from _shrink_record(variant.record, value, guide)
                 break
             yield edges(variant.record)[0]
     elif isinstance(t, UnionType):
@@ -494,20 +677,22 @@ def shrink(t: SpecType, value: Any, guide: Guide = NO_GUIDE) -> Iterator[Any]:
                 break
             yield edges(member)[0]
     elif isinstance(t, ArrayType) and isinstance(value, tuple):
-        yield from _shrink_array(t, value)
+        yield from _shrink_array(t, value, guide)
+    elif isinstance(t, TemplateType) and isinstance(value, str):
+        yield from edges(t)[:8]
 
 
-def _shrink_record(t: RecordType, value: dict) -> Iterator[dict]:
+def _shrink_record(t: RecordType, value: dict, guide: Guide = NO_GUIDE) -> Iterator[dict]:
     for f in t.fields:
         if f.name not in value:
             continue
         if f.optional:
             yield {k: v for k, v in value.items() if k != f.name}
-        for candidate in shrink(f.type, value[f.name]):
+        for candidate in shrink(f.type, value[f.name], guide.field(f.name)):
             yield {**value, f.name: candidate}
 
 
-def _shrink_array(t: ArrayType, value: tuple) -> Iterator[tuple]:
+def _shrink_array(t: ArrayType, value: tuple, guide: Guide = NO_GUIDE) -> Iterator[tuple]:
     """Drop elements before shrinking them; shrink every copy of a value at once."""
     n = len(value)
     if n == 0:
@@ -522,7 +707,7 @@ def _shrink_array(t: ArrayType, value: tuple) -> Iterator[tuple]:
     for v in value:
         distinct.setdefault(key(encode(v)), v)
     for k, v in distinct.items():
-        for candidate in shrink(t.element, v):
+        for candidate in shrink(t.element, v, guide.elements):
             yield tuple(candidate if key(encode(x)) == k else x for x in value)
 
 
@@ -550,6 +735,8 @@ def fits(t: SpecType, value: Any) -> bool:
         return any(fits(m, value) for m in t.members)
     if isinstance(t, ArrayType):
         return isinstance(value, tuple)
+    if isinstance(t, TemplateType):
+        return isinstance(value, str) and value.startswith(t.texts[0]) and value.endswith(t.texts[-1])
     return False
 
 
@@ -568,6 +755,8 @@ def is_drawable(t: SpecType) -> Optional[str]:
         children = list(t.members)
     elif isinstance(t, ArrayType):
         children = [t.element]
+    elif isinstance(t, TemplateType):
+        children = list(t.holes)
     for child in children:
         why = is_drawable(child)
         if why:

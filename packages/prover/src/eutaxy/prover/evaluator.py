@@ -27,7 +27,7 @@ from .values import encode
 
 #: Assignments per request line: large enough that the round trip is not the
 #: cost, small enough that one answer line stays a few hundred kilobytes.
-BATCH_SIZE = 256
+BATCH_SIZE = 2048
 
 TRUE, FALSE, SKIPPED, THREW, MALFORMED = "true", "false", "skipped", "threw", "malformed"
 #: The evaluation ran past its limit, or the code under test ended the evaluator: the batch stops there.

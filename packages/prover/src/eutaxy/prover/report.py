@@ -42,11 +42,12 @@ def find_spec_files(directory: Path) -> list[Path]:
 
 def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
                toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = (),
-               min_inside: Optional[int] = None) -> dict:
+               min_inside: Optional[int] = None, show_inputs: int = 0) -> dict:
     """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.
 
     ``min_inside``, when given, marks every ``forall`` property decided on fewer
     distinct inputs inside its claim (short of its whole domain) as failing.
+    ``show_inputs`` keeps each property's first that many inputs in ``tested.inputs``.
 
     Raises:
         UserError: when ``directory`` is not a folder, or Node cannot be found.
@@ -58,7 +59,8 @@ def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEF
     specs = find_spec_files(root)
     modules = []
     for spec_path, read in zip(specs, read_specs(specs, toolchain)):
-        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain, provers))
+        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain, provers,
+                                      show_inputs=show_inputs))
     if min_inside is not None:
         for module in modules:
             for prop in module["properties"]:
@@ -97,7 +99,7 @@ def _relative(root: Path, path: Optional[str | Path]) -> Optional[str]:
 
 def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int,
                    toolchain: NodeToolchain, provers: Sequence[Prover],
-                   calls: Optional[Mapping[str, Sequence[dict]]] = None) -> dict:
+                   calls: Optional[Mapping[str, Sequence[dict]]] = None, show_inputs: int = 0) -> dict:
     """One spec file's verdicts; with ``calls`` (recorded ``{args, result}`` by function) CHECKED runs first."""
     entry: dict[str, Any] = {"spec": _relative(root, spec_path), "module": None, "properties": [],
                              "skipped": [], "diagnostics": []}
@@ -128,7 +130,7 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
                 try:
                     recorded = None if calls is None else list(calls.get(prop.function, ()))
                     verdict, rungs = run_ladder(read, prop, evaluator, seed, calls=recorded, provers=provers,
-                                                max_inside=max_inside)
+                                                max_inside=max_inside, show_inputs=show_inputs)
                 except (NodeError, LoadError) as error:
                     # The Node process stopped answering (or could not load the spec again):
                     # this property has no verdict; the next one gets a fresh process.
@@ -181,6 +183,8 @@ def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Opt
             data["tested"]["wholeDomain"] = True
         if tested.stopped is not None:
             data["tested"]["stopped"] = tested.stopped
+        if tested.inputs:
+            data["tested"]["inputs"] = [list(i) for i in tested.inputs]
     return data
 
 
@@ -251,6 +255,8 @@ def render_text(result: dict) -> str:
         width = max((len(p["property"]) for p in module["properties"]), default=0)
         for word, prop in zip(words, module["properties"]):
             lines.append(f"  {word:<{max(8, kind_width)}} {prop['property']:<{width}}  {_why(prop)}")
+            for args in (prop.get("tested") or {}).get("inputs", []):
+                lines.append(f"      input {prop.get('function')}({', '.join(show(decode(a)) for a in args)})")
     problems = input_problems(result)
     if problems:
         lines.append("")

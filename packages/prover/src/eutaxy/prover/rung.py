@@ -30,6 +30,8 @@ class RungResult:
     target: int = 0
     #: Every input of the domain was evaluated, so fewer than ``target`` inside is all there is.
     whole_domain: bool = False
+    #: The first assignments evaluated (encoded, in order), when asked for (``--show-inputs``).
+    inputs: tuple = ()
     #: The input an evaluation gave no answer on (``{args, assignment, outcome}``), when one did not.
     stopped: Optional[dict] = None
 

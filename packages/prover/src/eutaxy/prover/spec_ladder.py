@@ -17,7 +17,7 @@ from .tested import DEFAULT_MAX_INSIDE, run_tested
 
 def run_ladder(module: SpecModule, prop: Property, evaluator: Evaluator, seed: str, *,
                calls: Optional[Sequence[dict]] = None, provers: Sequence[Prover] = (),
-               max_inside: int = DEFAULT_MAX_INSIDE) -> tuple[SpecVerdict, dict[str, RungResult]]:
+               max_inside: int = DEFAULT_MAX_INSIDE, show_inputs: int = 0) -> tuple[SpecVerdict, dict[str, RungResult]]:
     """The folded verdict for ``prop`` and the sampling rungs' results (``{"checked": ..., "tested": ...}``).
 
     CHECKED runs only when ``calls`` is given (a scenario's recorded
@@ -27,6 +27,6 @@ def run_ladder(module: SpecModule, prop: Property, evaluator: Evaluator, seed: s
     rungs: dict[str, RungResult] = {}
     if calls is not None:
         rungs["checked"] = run_checked(prop, evaluator, calls)
-    rungs["tested"] = run_tested(prop, evaluator, seed, max_inside=max_inside)
+    rungs["tested"] = run_tested(prop, evaluator, seed, max_inside=max_inside, show_inputs=show_inputs)
     answers = [checked_answer(p, p.prove(module, prop)) for p in provers]
     return aggregate(prop.name, rungs.get("checked"), rungs["tested"], answers), rungs

@@ -9,6 +9,9 @@ The order is fixed so a seed fixes the verdict on every machine:
 2. Random draws from the property's own stream (``seed`` + ``"tested/" +
    name``), biased as ``domains`` says, steered by ``when``'s constant guards,
    and relating later integer binders to earlier ones.
+   A domain small enough (an integral range of at most ``MAX_ENUMERATE``
+   values, a union of literals, booleans, records and products of those) is
+   instead enumerated whole after the edges, and no random draw follows.
 3. Stop at ``max_inside`` distinct assignments inside the claim with at least
    half of them from random draws, or after twenty times ``max_inside`` random
    draws (UNKNOWN gave_up when none was inside), or once a small finite domain
@@ -28,7 +31,7 @@ from typing import Any, Optional, Sequence
 import attrs
 
 from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
-from eutaxy.spec import BigIntType, ForallProperty, NumberType, Property, TotalProperty
+from eutaxy.spec import BigIntType, ForallProperty, NullableType, NumberType, Property, TotalProperty
 
 from . import domains
 from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
@@ -42,8 +45,9 @@ from .values import BigInt, encode, is_number, key, number, show
 DEFAULT_MAX_INSIDE = 100
 #: Random draws allowed per assignment asked for inside the claim.
 DRAWS_PER_INSIDE = 20
-#: Draws per round trip to the evaluator.
+#: Draws per round trip to the evaluator, at least, and at most.
 ROUND = 128
+MAX_ROUND = 2048
 #: Evaluations a shrink may spend; past it the assignment found so far is reported.
 MAX_SHRINK_EVALUATIONS = 2000
 #: Walked strings asked of the real RegExp at a time.
@@ -56,8 +60,12 @@ ASSUMPTIONS = ("the function is pure (it is called outside the simulator)",
 
 
 def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
-               max_inside: int = DEFAULT_MAX_INSIDE) -> RungResult:
-    """Run the TESTED rung on one property whose spec file ``evaluator`` has loaded."""
+               max_inside: int = DEFAULT_MAX_INSIDE, show_inputs: int = 0) -> RungResult:
+    """Run the TESTED rung on one property whose spec file ``evaluator`` has loaded.
+
+    ``show_inputs`` keeps the first that many assignments evaluated (encoded, in
+    order) in the result's ``inputs``.
+    """
     assert max_inside > 0, max_inside
     if isinstance(prop, TotalProperty):
         return _unknown(prop, seed, UNSUPPORTED_REASON,
@@ -67,16 +75,16 @@ def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
         why = domains.is_drawable(binder.type)
         if why:
             return _unknown(prop, seed, UNSUPPORTED_REASON, f"binder {binder.name} is not drawn: {why}")
-    return _Run(prop, evaluator, seed, max_inside).run()
+    return _Run(prop, evaluator, seed, max_inside, show_inputs).run()
 
 
 def _unknown(prop: Property, seed: str, reason: str, detail: str, *, malformed: bool = False,
              evaluated: int = 0, draws: int = 0, edges: int = 0, counts: Optional[dict] = None,
-             stopped: Optional[dict] = None) -> RungResult:
+             stopped: Optional[dict] = None, inputs: tuple = ()) -> RungResult:
     verdict = SpecVerdict(kind=UNKNOWN, property=prop.name, rung=TESTED, reasons=(reason,), seed=seed,
                           detail=detail, counts=counts or {TESTED: 0}, assumptions=ASSUMPTIONS)
     return RungResult(verdict=verdict, malformed=malformed, evaluated=evaluated, draws=draws, edges=edges,
-                      stopped=stopped)
+                      stopped=stopped, inputs=inputs)
 
 
 def _show_call(prop: Property, assignment: Sequence[Any]) -> str:
@@ -90,6 +98,25 @@ def _stopped_data(prop: Property, assignment: Sequence[Any], outcome: Outcome) -
             "outcome": outcome.to_data()}
 
 
+def overload_assumption(prop: Property) -> tuple[str, ...]:
+    """An overloaded function's claim is over one overload: the last, which ``Parameters<F>`` takes."""
+    overload = getattr(prop, "overload", None)
+    if not overload:
+        return ()
+    return (f"quantified over the last of {overload.get('count')} overloads of {prop.function}, "
+            f"{overload.get('chosen')}, the one the compiler checked the claim against",)
+
+
+def _absent_too(binder) -> Any:
+    """An optional parameter (``b?: T`` or ``b = 5``) is drawn absent too: its type with undefined."""
+    t = binder.type
+    if not binder.optional or isinstance(t, NullableType) and t.undefined:
+        return t
+    if isinstance(t, NullableType):
+        return NullableType(inner=t.inner, null=t.null, undefined=True, name=t.name)
+    return NullableType(inner=t, null=False, undefined=True, name=f"{t.name} | undefined" if t.name else "")
+
+
 def sample_assumption(sample: Optional[dict]) -> tuple[str, ...]:
     if not sample:
         return ()
@@ -100,13 +127,16 @@ def sample_assumption(sample: Optional[dict]) -> tuple[str, ...]:
 class _Run:
     """The state of one TESTED run: what was evaluated, what held, what failed."""
 
-    def __init__(self, prop: ForallProperty, evaluator: Evaluator, seed: str, max_inside: int) -> None:
+    def __init__(self, prop: ForallProperty, evaluator: Evaluator, seed: str, max_inside: int,
+                 show_inputs: int = 0) -> None:
+        self.show_inputs = show_inputs
+        self.inputs: list[list] = []
         self.prop = prop
         self.evaluator = evaluator
         self.seed = seed
         self.max_inside = max_inside
-        self.types = [b.type for b in prop.binders]
-        self.guides = guides(prop.when, len(self.types))
+        self.types = [_absent_too(b) for b in prop.binders]
+        self.guides = guides(prop.when, len(self.types), self.types)
         self.draws = Draws.for_property(seed, prop.name)
         sample = prop.sample or {}
         self.ctx = domains.DrawContext(
@@ -128,6 +158,10 @@ class _Run:
         self.stopped: Optional[tuple[tuple, Outcome]] = None
         self.limit_ms = limit_ms(prop)
         self.domain_size = self._domain_size()
+        limit = int(sample.get("maxEnumerate", domains.MAX_ENUMERATE))
+        #: Every assignment of a domain small enough to see whole (``None`` when it is not).
+        self.enumeration = domains.enumerate_assignments(self.types, self.guides, limit) if limit > 0 else None
+        self.enumerated = False
 
     # -- phases ---------------------------------------------------------------------
 
@@ -140,13 +174,17 @@ class _Run:
             if self._decided():
                 self.draw_count = self.last_ordinal
                 return self._finish()
+        if self.enumeration is not None:
+            return self._enumerate()
         draw_limit = DRAWS_PER_INSIDE * self.max_inside
         random_draws = 0
         while not self._enough() and not self._exhausted() and random_draws < draw_limit:
             batch: list[_Prepared] = []
             ordinals: list[int] = []
             batch_keys: set[str] = set()
-            while len(batch) < ROUND and random_draws < draw_limit:
+            # Rounds grow with what is still owed (the verdict does not depend on their size).
+            round_size = min(MAX_ROUND, max(ROUND, 2 * (self.max_inside - self.inside)))
+            while len(batch) < round_size and random_draws < draw_limit:
                 prepared = _prepared(self._draw_assignment())
                 random_draws += 1
                 if prepared.key in self.seen or prepared.key in batch_keys:
@@ -164,6 +202,20 @@ class _Run:
         self.draw_count = self.last_ordinal if stopped_early else self.edge_count + random_draws
         return self._finish()
 
+    def _enumerate(self) -> RungResult:
+        """A small domain, every assignment of it after the edges: no seed can miss an isolated failure."""
+        assert self.enumeration is not None
+        fresh = [p for p in (_prepared(a) for a in self.enumeration) if p.key not in self.seen]
+        for start in range(0, len(fresh), ROUND):
+            chunk = fresh[start:start + ROUND]
+            first = self.edge_count + start + 1
+            self._evaluate(chunk, from_edges=True, ordinals=range(first, first + len(chunk)))
+            if self._decided():
+                break
+        self.draw_count = self.last_ordinal
+        self.enumerated = not self._decided()
+        return self._finish()
+
     def _decided(self) -> bool:
         """A failure, a malformed property or an evaluation with no answer ends the rung."""
         return bool(self.failure or self.malformed or self.stopped)
@@ -172,7 +224,7 @@ class _Run:
         return self.inside >= self.max_inside and self.random_inside >= self.max_inside // 2
 
     def _exhausted(self) -> bool:
-        return self.domain_size is not None and len(self.seen) >= self.domain_size
+        return self.enumerated or self.domain_size is not None and len(self.seen) >= self.domain_size
 
     def _domain_size(self) -> Optional[int]:
         total = 1
@@ -200,6 +252,8 @@ class _Run:
                 return
             self.seen.add(prepared.key)
             self.last_ordinal = ordinal
+            if len(self.inputs) < self.show_inputs:
+                self.inputs.append(prepared.encoded)
             assignment = prepared.assignment
             if outcome.stopped:
                 self.stopped = (assignment, outcome)
@@ -279,8 +333,9 @@ class _Run:
 
     def _finish(self) -> RungResult:
         prop, seed = self.prop, self.seed
-        common = dict(evaluated=len(self.seen), draws=self.draw_count, edges=self.edge_count)
-        assumptions = ASSUMPTIONS + sample_assumption(prop.sample)
+        common = dict(evaluated=len(self.seen), draws=self.draw_count, edges=self.edge_count,
+                      inputs=tuple(self.inputs))
+        assumptions = ASSUMPTIONS + sample_assumption(prop.sample) + overload_assumption(prop)
         if self.malformed is not None:
             got = self.malformed.message or "a non-boolean"
             return _unknown(prop, seed, UNSUPPORTED_REASON,
@@ -314,9 +369,11 @@ class _Run:
         if self.inside == 0:
             return _unknown(prop, seed, GAVE_UP,
                             f"no input inside the claim after {common['draws']} draws", **common)
-        detail = "" if self._enough() else (
-            f"the domain has only {self.domain_size} input{'' if self.domain_size == 1 else 's'}" if self._exhausted()
-            else f"only {self.inside} inputs inside the claim after {common['draws']} draws")
+        if self._exhausted():
+            size = len(self.enumeration) if self.enumerated and self.enumeration is not None else self.domain_size
+            detail = f"the whole domain was evaluated ({size} input{'' if size == 1 else 's'})"
+        else:
+            detail = "" if self._enough() else f"only {self.inside} inputs inside the claim after {common['draws']} draws"
         verdict = SpecVerdict(kind=TESTED, property=prop.name, rung=TESTED, seed=seed,
                               counts={TESTED: self.inside}, assumptions=assumptions, detail=detail)
         return RungResult(verdict=verdict, target=self.max_inside, whole_domain=self._exhausted(), **common)

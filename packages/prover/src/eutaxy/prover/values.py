@@ -15,6 +15,7 @@ The encoding is JSON plus tags for what JSON cannot say, the same as
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 from typing import Any
@@ -137,7 +138,7 @@ def show(value: Any) -> str:
             return "Infinity" if value > 0 else "-Infinity"
         if value == 0 and math.copysign(1, value) < 0:
             return "-0"
-        return repr(value)
+        return js_string(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
@@ -147,3 +148,40 @@ def show(value: Any) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + " }" if value else "{}"
     return repr(value)
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` as JavaScript writes it, for a number, bigint, boolean, string, null or undefined."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Undefined):
+        return "undefined"
+    if isinstance(value, BigInt):
+        return str(value.value)
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_string(-x)
+    # Number::toString: the shortest round-trip digits (Python's repr has the same), laid out by n.
+    sign, digits_tuple, exponent = decimal.Decimal(repr(x)).normalize().as_tuple()
+    digits = "".join(map(str, digits_tuple))
+    k = len(digits)
+    n = k + exponent
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{mantissa}e{'+' if e > 0 else '-'}{abs(e)}"

@@ -214,8 +214,42 @@ class Outside:
         return cls(construct=d["construct"], line=d["line"], text=d.get("text", ""))
 
 
+@_kind
+@attrs.frozen(kw_only=True)
+class Local:
+    """A read of the parameter of an enclosing ``every`` arrow (``x`` in ``xs.every((x) => x >= 0)``)."""
+
+    KIND: ClassVar[str] = "local"
+    name: str
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "Local":
+        return cls(name=d["name"])
+
+
+@_kind
+@attrs.frozen(kw_only=True)
+class Every:
+    """``array.every((param) => body)``: ``body`` holds for each element, read as ``Local(param)``."""
+
+    KIND: ClassVar[str] = "every"
+    array: "Expr"
+    param: str
+    body: "Expr"
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "array": self.array.to_data(), "param": self.param, "body": self.body.to_data()}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "Every":
+        return cls(array=expr_from_data(d["array"]), param=d["param"], body=expr_from_data(d["body"]))
+
+
 Expr = Union[Literal, BinderRef, FunctionRef, Unary, Binary, Conditional, FieldRead, IndexRead,
-             Call, RegexTest, Outside]
+             Call, RegexTest, Local, Every, Outside]
 
 EXPR_KINDS = tuple(_KINDS)
 
@@ -258,4 +292,6 @@ def _children(e) -> tuple:
         return e.args
     if isinstance(e, RegexTest):
         return (e.argument,)
+    if isinstance(e, Every):
+        return (e.array, e.body)
     return ()

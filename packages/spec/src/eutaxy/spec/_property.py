@@ -45,6 +45,9 @@ class ForallProperty:
     line: int = 0
     #: Real time one evaluation may take (``timeoutMs``); ``None`` for the evaluator's default.
     timeout_ms: Optional[int] = None
+    #: For an overloaded function, the overload the binders are (``{chosen, count}``: the last,
+    #: which ``Parameters<F>`` and so the user's compiler take); ``None`` otherwise.
+    overload: Optional[dict] = None
 
     def to_data(self) -> dict:
         data = {"kind": self.KIND, "name": self.name, "function": self.function,
@@ -53,6 +56,8 @@ class ForallProperty:
                 "ensures": self.ensures.to_data(), "sample": self.sample, "line": self.line}
         if self.timeout_ms is not None:
             data["timeoutMs"] = self.timeout_ms
+        if self.overload is not None:
+            data["overload"] = self.overload
         return data
 
     @classmethod
@@ -61,7 +66,7 @@ class ForallProperty:
                    binders=tuple(Binder.from_data(b) for b in d["binders"]),
                    ensures=expr_from_data(d["ensures"]),
                    when=None if d.get("when") is None else expr_from_data(d["when"]),
-                   sample=d.get("sample"), line=d.get("line", 0), timeout_ms=d.get("timeoutMs"))
+                   sample=d.get("sample"), line=d.get("line", 0), timeout_ms=d.get("timeoutMs"), overload=d.get("overload"))
 
 
 @attrs.frozen(kw_only=True)

@@ -243,6 +243,32 @@ class ArrayType:
 
 @_kind
 @attrs.frozen(kw_only=True)
+class TemplateType:
+    """A template literal type (`` `${number}px` ``): ``texts[0]``, hole 0, ``texts[1]``, ... ``texts[-1]``.
+
+    A string binder whose values are the texts around each hole's value as
+    ``String()`` writes it; holes are numbers, bigints, booleans, strings or literals.
+    """
+
+    KIND: ClassVar[str] = "template"
+    texts: tuple[str, ...]
+    holes: tuple["SpecType", ...]
+    name: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        assert len(self.texts) == len(self.holes) + 1, (self.texts, self.holes)
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name, "texts": list(self.texts),
+                "holes": [h.to_data() for h in self.holes]}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "TemplateType":
+        return cls(texts=tuple(d["texts"]), holes=tuple(type_from_data(h) for h in d["holes"]), name=d.get("name", ""))
+
+
+@_kind
+@attrs.frozen(kw_only=True)
 class UnsupportedType:
     """A type outside what the rungs draw (a function, a class instance, a recursive type)."""
 
@@ -259,7 +285,7 @@ class UnsupportedType:
 
 
 SpecType = Union[NumberType, BigIntType, BooleanType, StringType, LiteralType, LiteralUnionType,
-                 NullableType, RecordType, TaggedUnionType, UnionType, ArrayType, UnsupportedType]
+                 NullableType, RecordType, TaggedUnionType, UnionType, ArrayType, TemplateType, UnsupportedType]
 
 TYPE_KINDS = tuple(_KINDS)
 
