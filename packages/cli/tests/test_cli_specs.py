@@ -46,9 +46,9 @@ export const withinTotal = forall(decideRefund, {
 // Drawn strings are short: only a name the simulator passed breaks this.
 export const shortNames = forall(initials, { ensures: (name) => name.length <= 40 });
 
-// No drawn string is forty long: only a recorded call is inside this claim.
+// A checksum no guard steers toward: only a recorded call is inside this claim.
 export const longNames = forall(initials, {
-  when: (name) => name.length === 40,
+  when: (name) => name.length === 40 && (name.charCodeAt(0) * 31) % 9973 === 4242,
   ensures: (name) => initials(name).length === 1,
 });
 
@@ -80,7 +80,7 @@ scenario = define_scenario(
 )
 '''
 
-LONG = "n" * 40
+LONG = "\u2277" + "n" * 39  # 31 * 0x2277 % 9973 == 4242
 LONGER = "m" * 45
 
 

@@ -42,7 +42,7 @@ def test_the_ladder_runs_on_the_calls_the_worker_made(scenario_path, run_cli):
     assert [
         ("decideRefund", [{"totalCents": 1500, "refundedCents": 0}, 600], "req-1#1"),
         ("decideRefund", [{"totalCents": 900, "refundedCents": 0}, 400], "req-2#1"),
-        ("reference", ["r" * 40], "req-1#1"),
+        ("reference", ["\u2277" + "r" * 39], "req-1#1"),
         ("reference", ["s" * 45], "req-2#1"),
     ] == [(c["function"], c["args"], c["firstSeen"]["invocation"]) for c in calls]
     # The read is effect #0 of each request; both decisions come before its write, #1.

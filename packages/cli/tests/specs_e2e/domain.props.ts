@@ -12,9 +12,10 @@ export const shortReferences = forall(reference, {
   ensures: (text) => reference(text).length <= 40,
 });
 
-// No drawn string is forty long, so only the first request's reference is inside the claim.
+// A checksum on the first character no guard steers toward, so only the first request's
+// reference is inside the claim.
 export const fortyStaysForty = forall(reference, {
-  when: (text) => text.length === 40 && text.trim() === text,
+  when: (text) => text.length === 40 && text.trim() === text && (text.charCodeAt(0) * 31) % 9973 === 4242,
   ensures: (text) => reference(text).length === 40,
 });
 
