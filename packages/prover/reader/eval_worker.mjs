@@ -40,21 +40,70 @@ async function load() {
     return { ok: false, error: importFailure(error) };
   }
   const kinds = {};
+  const generators = {};
   for (const [name, value] of Object.entries(namespace)) {
     if (isProperty(value)) {
       properties.set(name, value);
       kinds[name] = value.kind;
+      if (value.inputs) generators[name] = value.inputs.map((g) => (g === undefined ? null : describeGenerator(g)));
     }
   }
-  return { ok: true, properties: kinds };
+  return { ok: true, properties: kinds, generators };
+}
+
+/** A generator as plain data for Python: its functions are left out (this thread applies them). */
+function describeGenerator(g) {
+  const { gen, fn, pred, of, fields, ...rest } = g;
+  const out = { gen, ...rest };
+  if (of) out.of = describeGenerator(of);
+  if (fields) out.fields = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, describeGenerator(v)]));
+  return out;
+}
+
+const FILTERED = Symbol("filtered");
+
+/** The value `when` and `ensures` see: the drawn one with the generator's map and filter applied. */
+function shaped(g, value) {
+  switch (g?.gen) {
+    case "map": return g.fn(shaped(g.of, value));
+    case "filter": {
+      const v = shaped(g.of, value);
+      if (!g.pred(v)) throw FILTERED;
+      return v;
+    }
+    case "array": return Array.isArray(value) ? value.map((x) => shaped(g.of, x)) : value;
+    case "record": {
+      if (value === null || typeof value !== "object") return value;
+      const out = { ...value };
+      for (const [k, sub] of Object.entries(g.fields)) if (k in out) out[k] = shaped(sub, out[k]);
+      return out;
+    }
+    default: return value;
+  }
+}
+
+function argsOf(property, encodedArgs) {
+  const args = encodedArgs.map(decode);
+  if (!property.inputs) return args;
+  return args.map((v, i) => (property.inputs[i] ? shaped(property.inputs[i], v) : v));
 }
 
 function evaluateOne(property, encodedArgs) {
+  if (property.inputs) {
+    // A generator's filter is part of the precondition; its map is the caller's.
+    Atomics.store(progress, 1, 0);
+    try {
+      argsOf(property, encodedArgs);
+    } catch (error) {
+      if (error === FILTERED) return { kind: "skipped" };
+      return { kind: "threw", phase: "when", ...describe(error) };
+    }
+  }
   if (property.when !== undefined) {
     let held;
     Atomics.store(progress, 1, 0);
     try {
-      held = property.when(...encodedArgs.map(decode));
+      held = property.when(...argsOf(property, encodedArgs));
     } catch (error) {
       return { kind: "threw", phase: "when", ...describe(error) };
     }
@@ -66,7 +115,7 @@ function evaluateOne(property, encodedArgs) {
   try {
     // A fresh copy for the claim: a function that mutates its input changes
     // neither what `when` saw nor what Python holds.
-    result = property.ensures(...encodedArgs.map(decode));
+    result = property.ensures(...argsOf(property, encodedArgs));
   } catch (error) {
     return { kind: "threw", phase: "ensures", ...describe(error) };
   }

@@ -5,7 +5,8 @@
 //
 // Protocol: one JSON request per stdin line, one JSON answer per stdout line.
 //   {"op": "load", "spec": "/abs/domain.props.ts", "limitMs": 5000}
-//     -> {"ok": true, "properties": {"name": "forall" | "total", ...}, "imports": ["/abs/domain.ts", ...]}
+//     -> {"ok": true, "properties": {"name": "forall" | "total", ...}, "imports": ["/abs/domain.ts", ...],
+//         "generators": {"name": [generator data | null, ...]}}   (for properties with `inputs`)
 //   {"op": "eval", "property": "name", "assignments": [[arg, ...], ...], "limitMs": 3000}
 //     -> {"ok": true, "results": [{"kind": "true" | "false" | "skipped"}
 //                                 | {"kind": "threw", "phase": "when" | "ensures", "name", "message"}
@@ -180,6 +181,7 @@ async function freshWorker(limitMs) {
   }
   worker = current;
   loaded.properties = answer.properties;
+  loaded.generators = answer.generators;
   return worker;
 }
 
@@ -189,7 +191,7 @@ async function load(spec, limitMs) {
   loaded = null;
   loaded = await bundle(spec);
   await freshWorker(limitMs);
-  return { ok: true, properties: loaded.properties, imports: loaded.imports };
+  return { ok: true, properties: loaded.properties, generators: loaded.generators, imports: loaded.imports };
 }
 
 const PHASES = ["when", "ensures", "regex"];

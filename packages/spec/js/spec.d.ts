@@ -20,7 +20,32 @@ export interface ForallOptions<F extends (...args: any[]) => any> {
   /** Real time one evaluation may take, in milliseconds (the default is five seconds); a call
    * that runs longer ends the TESTED rung as UNKNOWN (gave_up), naming the input. */
   readonly timeoutMs?: number;
+  /** Custom generators, one per parameter (`undefined` keeps the type's own draws). */
+  readonly inputs?: Gens<Parameters<F>>;
 }
+
+/** One optional generator per parameter. */
+export type Gens<P extends readonly unknown[]> = { readonly [K in keyof P]?: Gen<P[K]> };
+
+/** Plain data the TESTED rung draws from; build one with `gen`. */
+export interface Gen<T> {
+  readonly gen: "integer" | "number" | "oneOf" | "string" | "array" | "record" | "map" | "filter";
+  /** Phantom: the type of the values drawn. */
+  readonly __values?: T;
+}
+
+export declare const gen: {
+  integer(lo: number, hi: number): Gen<number>;
+  number(lo: number, hi: number): Gen<number>;
+  oneOf<const V extends readonly (number | string | boolean | null)[]>(...values: V): Gen<V[number]>;
+  string(limits?: { minLength?: number; maxLength?: number }): Gen<string>;
+  array<T>(of: Gen<T>, limits?: { minLength?: number; maxLength?: number }): Gen<T[]>;
+  record<R extends Record<string, unknown>>(fields: { readonly [K in keyof R]: Gen<R[K]> }): Gen<R>;
+  map<T, U>(of: Gen<T>, fn: (value: T) => U): Gen<U>;
+  filter<T>(of: Gen<T>, pred: (value: T) => boolean): Gen<T>;
+};
+
+export declare function isGenerator(value: unknown): value is Gen<unknown>;
 
 export interface ForallProperty<F extends (...args: any[]) => any> {
   readonly kind: "forall";

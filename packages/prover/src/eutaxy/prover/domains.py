@@ -444,7 +444,7 @@ def _draw_bigint(guide: Guide, d: Draws) -> BigInt:
     return BigInt(d.choice((2**63 - 1, -(2**63), 2**64, -(2**64))))
 
 
-def _draw_char(d: Draws) -> str:
+def draw_char(d: Draws) -> str:
     r = d.random()
     if r < 0.5:
         return d.choice(LETTERS)
@@ -465,7 +465,7 @@ def _draw_string(guide: Guide, ctx: DrawContext) -> str:
             target = d.between(low, min(high, low + 64))
             out = ""
             while utf16_length(out) < target:
-                ch = _draw_char(d)
+                ch = draw_char(d)
                 if utf16_length(out + ch) > target:
                     ch = d.choice(LETTERS)
                 out += ch
@@ -484,7 +484,7 @@ def _draw_string(guide: Guide, ctx: DrawContext) -> str:
     length = d.between(0, min(4, limit)) if r < 0.6 else d.between(0, limit)
     out = ""
     while utf16_length(out) < length:
-        ch = _draw_char(d)
+        ch = draw_char(d)
         if utf16_length(out + ch) > limit:
             break
         out += ch

@@ -113,6 +113,8 @@ class Evaluator:
     spec: Path
     toolchain: NodeToolchain
     properties: dict[str, str] = attrs.field(factory=dict, init=False)
+    #: Per property with ``inputs``, one generator (plain data) or ``None`` per parameter.
+    generators: dict[str, list] = attrs.field(factory=dict, init=False)
     #: The user's files the bundle holds (the module and everything it imports), absolute.
     imports: list[str] = attrs.field(factory=list, init=False)
     evaluations: int = attrs.field(default=0, init=False)
@@ -139,6 +141,7 @@ class Evaluator:
             self.close()
             raise LoadError(answer.get("error", "the spec file did not load"))
         self.properties = dict(answer["properties"])
+        self.generators = dict(answer.get("generators", {}))
         self.imports = list(answer.get("imports", []))
 
     def __exit__(self, *exc: Any) -> None:

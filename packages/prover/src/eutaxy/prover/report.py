@@ -288,8 +288,7 @@ def _why(prop: dict) -> str:
     tested = prop.get("tested", {})
     short = f"; fewer than --min-inside inputs inside" if prop.get("belowMinInside") else ""
     if kind == "tested":
-        whole = " (the whole domain)" if tested.get("wholeDomain") else ""
-        text = (f"held on {counts.get('tested', 0)} distinct inputs{whole} "
+        text = (f"held on {counts.get('tested', 0)} distinct inputs "
                 f"({tested.get('draws', 0)} draws, {tested.get('edges', 0)} edges)")
         return text + (f"; {prop['detail']}" if prop.get("detail") else "") + short
     if kind == "checked":

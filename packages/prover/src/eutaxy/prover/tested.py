@@ -33,7 +33,7 @@ import attrs
 from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import BigIntType, ForallProperty, NullableType, NumberType, Property, TotalProperty
 
-from . import domains
+from . import domains, generators
 from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
 from .randomness import Draws
 from .regex_walk import sample_strings
@@ -71,7 +71,10 @@ def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
         return _unknown(prop, seed, UNSUPPORTED_REASON,
                         "total claims termination, which no sampled input shows")
     assert isinstance(prop, ForallProperty), prop
-    for binder in prop.binders:
+    given = evaluator.generators.get(prop.name) or []
+    for j, binder in enumerate(prop.binders):
+        if j < len(given) and given[j] is not None:
+            continue  # a custom generator draws it, whatever its type
         why = domains.is_drawable(binder.type)
         if why:
             return _unknown(prop, seed, UNSUPPORTED_REASON, f"binder {binder.name} is not drawn: {why}")
@@ -137,6 +140,12 @@ class _Run:
         self.max_inside = max_inside
         self.types = [_absent_too(b) for b in prop.binders]
         self.guides = guides(prop.when, len(self.types), self.types)
+        #: A custom generator per binder (``inputs``), or ``None`` where the type draws.
+        given = list(evaluator.generators.get(prop.name) or [])
+        self.gens: list[Optional[dict]] = [given[j] if j < len(given) else None for j in range(len(self.types))]
+        for j, g in enumerate(self.gens):
+            if g is not None:
+                self.types[j], self.guides[j] = generators.domain(g)
         self.draws = Draws.for_property(seed, prop.name)
         sample = prop.sample or {}
         self.ctx = domains.DrawContext(
@@ -161,6 +170,9 @@ class _Run:
         limit = int(sample.get("maxEnumerate", domains.MAX_ENUMERATE))
         #: Every assignment of a domain small enough to see whole (``None`` when it is not).
         self.enumeration = domains.enumerate_assignments(self.types, self.guides, limit) if limit > 0 else None
+        if self.enumeration is not None and any(g is not None for g in self.gens):
+            self.enumeration = [a for a in self.enumeration
+                                if all(g is None or generators.admits(g, v) for g, v in zip(self.gens, a))]
         self.enumerated = False
 
     # -- phases ---------------------------------------------------------------------
@@ -276,7 +288,8 @@ class _Run:
     # -- edges ----------------------------------------------------------------------
 
     def _edge_assignments(self) -> list[tuple]:
-        per_binder = [domains.edges(t, g) for t, g in zip(self.types, self.guides)]
+        per_binder = [domains.edges(t, g) if gen is None else (generators.edges(gen) or [generators.draw(gen, self.ctx)])
+                      for t, g, gen in zip(self.types, self.guides, self.gens)]
         if not per_binder:
             return [()]
         count = max(len(e) for e in per_binder)
@@ -295,6 +308,9 @@ class _Run:
     def _draw_assignment(self) -> tuple:
         values: list[Any] = []
         for j, (t, g) in enumerate(zip(self.types, self.guides)):
+            if self.gens[j] is not None:
+                values.append(generators.draw(self.gens[j], self.ctx))
+                continue
             value = domains.draw(t, self.ctx, g)
             if j > 0 and isinstance(t, (NumberType, BigIntType)) and self.draws.chance(RELATE_CHANCE):
                 related = self._related(t, values)
@@ -392,6 +408,8 @@ class _Run:
                 while budget > 0:
                     candidates = []
                     for value in domains.shrink(t, assignment[j], g):
+                        if self.gens[j] is not None and not generators.admits(self.gens[j], value):
+                            continue
                         candidate = assignment[:j] + (value,) + assignment[j + 1:]
                         k = _assignment_key(candidate)
                         if k in tried:
