@@ -41,3 +41,13 @@ def test_admits():
     """The guide's range admits what lies in it, never NaN when bounded."""
     g = Guide(lo=0, hi=5, hi_strict=True)
     assert (True, False, False, False) == (g.admits(0), g.admits(5), g.admits(-1), g.admits(float("nan")))
+
+
+def test_mentioned_strings_are_collected():
+    """String constants of the claim, including those inside constructs outside the subset, steer string draws."""
+    from eutaxy.prover.steering import mentioned_strings
+    from eutaxy.spec import Outside
+
+    when = Binary(op="&&", left=Outside(construct="CallExpression", line=1, text="s.includes(\"@\") && s.startsWith('v')"),
+                  right=Binary(op="===", left=Literal(value="x1"), right=Literal(value=3)))
+    assert ("@", "v", "x1") == mentioned_strings(when, None)

@@ -57,6 +57,9 @@ class DrawContext:
     max_string_length: int = MAX_STRING_LENGTH
     #: Strings the real RegExp accepted, per pattern, handed out in turn.
     string_pool: Optional[Callable[[Guide], Optional[str]]] = None
+    #: The string constants the claim mentions (``s.includes("@")``, ``s === "v1"``): strings are
+    #: drawn from them and their characters some of the time.
+    mentioned: tuple[str, ...] = ()
 
 
 def _distinct(values: list, limit: Optional[int]) -> list:
@@ -479,6 +482,14 @@ def _draw_string(guide: Guide, ctx: DrawContext) -> str:
         strings = [v for v in guide.equals if isinstance(v, str)]
         if strings:
             return d.choice(strings)
+    mentioned = ctx.mentioned
+    if mentioned and d.chance(0.25):
+        # Pieces of what the claim mentions, whole or a character at a time, between plain ones.
+        out = ""
+        for _ in range(d.between(1, 3)):
+            piece = d.choice(mentioned)
+            out += piece if d.chance(0.5) else (d.choice(piece) if piece else "") + draw_char(d) * d.below(2)
+        return out
     r = d.random()
     limit = ctx.max_string_length
     length = d.between(0, min(4, limit)) if r < 0.6 else d.between(0, limit)

@@ -17,12 +17,14 @@ array or a string (``s.length <= 3``). Each binder's :class:`Guide` is a tree:
 from __future__ import annotations
 
 import math
+import re
 from typing import Optional
 
 import attrs
 
 from eutaxy.spec import (ArrayType, Binary, BinderRef, Call, Every, Expr, FieldRead, Literal, Local,
-                         NullableType, RecordType, RegexTest, SpecType, StringType, TaggedUnionType, Unary)
+                         NullableType, Outside, RecordType, RegexTest, SpecType, StringType, TaggedUnionType,
+                         Unary, children)
 
 from .regex_walk import is_whole_string
 from .values import BigInt, decode, is_number
@@ -241,3 +243,28 @@ class _Reader:
         else:
             if slot.get("hi") is None or bound < slot["hi"] or (bound == slot["hi"] and op == "<"):
                 slot["hi"], slot["hi_strict"] = bound, op == "<"
+
+
+#: A short quoted string in source text, double or single quotes.
+_QUOTED = re.compile(r"\"([^\"\\]{1,32})\"|'([^'\\]{1,32})'")
+
+
+def mentioned_strings(*exprs: Optional[Expr]) -> tuple[str, ...]:
+    """Every non-empty string constant in the trees (an ``outside`` node's text is read for
+    quoted strings too, so ``s.includes("@")`` counts), distinct, in order."""
+    found: dict[str, None] = {}
+
+    def walk(e) -> None:
+        if isinstance(e, Literal) and isinstance(e.value, str) and e.value:
+            found.setdefault(e.value)
+        if isinstance(e, Outside):
+            for match in _QUOTED.finditer(e.text):
+                text = match.group(1) if match.group(1) is not None else match.group(2)
+                found.setdefault(text)
+        for child in children(e):
+            walk(child)
+
+    for expr in exprs:
+        if expr is not None:
+            walk(expr)
+    return tuple(found)[:32]

@@ -38,7 +38,7 @@ from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
 from .randomness import Draws
 from .regex_walk import sample_strings
 from .rung import RungResult
-from .steering import Guide, guides
+from .steering import Guide, guides, mentioned_strings
 from .values import BigInt, encode, is_number, key, number, show
 
 #: Distinct assignments inside the claim the rung stops at, unless configured.
@@ -152,7 +152,8 @@ class _Run:
             draws=self.draws,
             max_array_length=int(sample.get("maxArrayLength", domains.MAX_ARRAY_LENGTH)),
             max_string_length=int(sample.get("maxStringLength", domains.MAX_STRING_LENGTH)),
-            string_pool=self._pooled_string)
+            string_pool=self._pooled_string,
+            mentioned=mentioned_strings(prop.when, prop.ensures))
         self.pools: dict[tuple, list[str]] = {}
         self.seen: set[str] = set()
         self.inside = 0

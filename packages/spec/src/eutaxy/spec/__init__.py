@@ -8,7 +8,7 @@ them into the types here; nothing in this package runs Node.
 
 from pathlib import Path
 
-from ._expr import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, Expr, FieldRead, Local,
+from ._expr import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, Expr, FieldRead, Local, children,
                     FunctionRef, IndexRead, Literal, Outside, RegexTest, Unary, expr_from_data,
                     outside_nodes)
 from ._property import (Binder, ForallProperty, NotAProperty, Property, SpecModule,
@@ -37,6 +37,6 @@ __all__ = [
     "IndexRead", "Literal", "LiteralType", "Local", "LiteralUnionType", "NotAProperty", "NullableType",
     "NumberType", "Outside", "Property", "RecordType", "RegexTest", "SpecModule", "SpecType",
     "StringType", "TYPE_KINDS", "TaggedUnionType", "TemplateType", "TotalProperty", "Unary", "UnionType",
-    "UnsupportedType", "Variant", "expr_from_data", "js_module_dir", "outside_nodes",
+    "UnsupportedType", "Variant", "children", "expr_from_data", "js_module_dir", "outside_nodes",
     "property_from_data", "type_from_data",
 ]

@@ -277,6 +277,11 @@ def outside_nodes(expr: Expr) -> list[Outside]:
     return found
 
 
+def children(e) -> tuple:
+    """The direct subexpressions of ``e``, in source order."""
+    return _children(e)
+
+
 def _children(e) -> tuple:
     if isinstance(e, Unary):
         return (e.operand,)
