@@ -22,6 +22,9 @@ class _FailingLocal:
     def forward(self, operation_model, request_dict):
         raise self.error
 
+    def owns(self, client):
+        return client is self.client
+
 
 def _run_put(error):
     loop = RunLoop.from_plan({"streams": {"globals": [1, 2, 3, 4], "turns": [1, 2, 3, 4]}, "policy": {"kind": "first"}, "maxFaults": 0})

@@ -58,7 +58,7 @@ def test_the_sqs_drive_numbers_its_messages_in_order():
 
 
 def test_an_invariant_naming_a_table_the_setup_lacks_is_refused():
-    with pytest.raises(UserError, match="'ledgr', which the setup does not create"):
+    with pytest.raises(UserError, match="DynamoDB 'ledgr', which the scenario does not"):
         define_scenario(
             name="s",
             handler=handler("./handler.py"),

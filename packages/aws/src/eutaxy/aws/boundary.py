@@ -34,13 +34,14 @@ from eutaxy.engine.runloop import RunLoop
 
 from eutaxy.aws.dynamodb import OTHER, WRITE, classify, plain, tables_of, target_of
 from eutaxy.aws.local import LocalDynamoDB
+from eutaxy.aws.services import Services, simulated_endpoint
 
 __all__ = ["Boundary"]
 
 _ORIGINAL_MAKE_REQUEST = BaseClient._make_request
-#: The endpoint an injected fault names: never a real one (``.invalid`` is reserved), and the
-#: same in every run, unlike the local service's port.
-SIMULATED_ENDPOINT = "https://dynamodb.simulated.invalid/"
+_ORIGINAL_MAKE_API_CALL = BaseClient._make_api_call
+#: The endpoint an injected fault names (never a real one).
+SIMULATED_ENDPOINT = simulated_endpoint("dynamodb")
 
 #: The boundary in force (one run at a time in a process), or None: botocore as shipped.
 _active: "Boundary | None" = None
@@ -48,9 +49,17 @@ _active: "Boundary | None" = None
 
 def _patched_make_request(client: Any, operation_model: Any, request_dict: Any, request_context: Any) -> Any:
     boundary = _active
-    if boundary is None or client is boundary.local.client:
+    if boundary is None or boundary.local.owns(client):
         return _ORIGINAL_MAKE_REQUEST(client, operation_model, request_dict, request_context)
     return boundary.call(client, operation_model, request_dict)
+
+
+def _patched_make_api_call(client: Any, operation_name: str, api_params: Any) -> Any:
+    """Calls of services other than DynamoDB, caught with the handler's own parameters."""
+    boundary = _active
+    if boundary is None or boundary.local.owns(client) or client.meta.service_model.service_name == "dynamodb":
+        return _ORIGINAL_MAKE_API_CALL(client, operation_name, api_params)
+    return boundary.call_service(client, operation_name, api_params)
 
 
 @attrs.define(eq=False)
@@ -60,37 +69,40 @@ class Boundary:
     local: LocalDynamoDB
     #: The run in progress, or None while the handler module is being imported.
     loop: RunLoop | None = None
+    #: The run's other services (its queues, moto's S3, SNS and EventBridge).
+    services: Services | None = None
 
     @contextlib.contextmanager
-    def installed(self, loop: RunLoop | None) -> Iterator["Boundary"]:
+    def installed(self, loop: RunLoop | None, services: Services | None = None) -> Iterator["Boundary"]:
         """Patch botocore for the block; ``loop`` None refuses every call (import time)."""
         global _active
         assert _active is None, "a botocore boundary is already installed"
-        self.loop = loop
+        self.loop, self.services = loop, services
         _active = self
         BaseClient._make_request = _patched_make_request
+        BaseClient._make_api_call = _patched_make_api_call
         try:
             yield self
         finally:
             BaseClient._make_request = _ORIGINAL_MAKE_REQUEST
+            BaseClient._make_api_call = _ORIGINAL_MAKE_API_CALL
             _active = None
-            self.loop = None
+            self.loop, self.services = None, None
+
+    def call_service(self, client: Any, op: str, params: Any) -> Any:
+        loop = self.loop
+        if loop is None:
+            raise _at_import(client.meta.service_model.service_id, op)
+        assert self.services is not None, "a run's boundary has its services"
+        return self.services.call(loop, client, op, dict(params))
 
     def call(self, client: Any, operation_model: Any, request_dict: Any) -> Any:
         service = client.meta.service_model.service_name
         op = operation_model.name
         loop = self.loop
         if loop is None:
-            raise UserError(
-                f"the handler module called {service} {op} while it was imported; Eutaxy models "
-                f"calls made by the handler during an invocation, so move the call into the handler"
-            )
-        if service != "dynamodb":
-            raise loop.unsupported(
-                "client_not_supported",
-                f"the handler called {client.meta.service_model.service_id} {op}; the AWS platform models "
-                f"DynamoDB only (the SQS event source's deletes are the platform's own)",
-            )
+            raise _at_import(service, op)
+        assert service == "dynamodb", service  # other services stop at _make_api_call
         access = classify(op)
         if access == OTHER:
             raise loop.unsupported(
@@ -123,6 +135,13 @@ class Boundary:
         if fault == AMBIGUOUS:
             raise ReadTimeoutError(endpoint_url=SIMULATED_ENDPOINT)
         return answer
+
+
+def _at_import(service: str, op: str) -> UserError:
+    return UserError(
+        f"the handler module called {service} {op} while it was imported; Eutaxy models "
+        f"calls made by the handler during an invocation, so move the call into the handler"
+    )
 
 
 def _result_of(http: Any, parsed: Any, operation_model: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from botocore.config import Config
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["ENDPOINT_ENV", "HUNG_FLOOR_MS", "LOCAL_REGION", "LocalDynamoDB"]
+__all__ = ["ENDPOINT_ENV", "HUNG_FLOOR_MS", "LOCAL_REGION", "MOTO_ACCOUNT_ID", "LocalDynamoDB"]
 
 #: Names another local DynamoDB; a scenario's ``dynamodb.endpointUrl`` wins over it.
 ENDPOINT_ENV = "EUTAXY_DYNAMODB_ENDPOINT"
@@ -34,6 +34,8 @@ LOCAL_REGION = "us-east-1"
 #: The least time a local DynamoDB call may take before it counts as hung: a loaded machine
 #: can stall a small scenario's budget, and a hung verdict must not be a slow machine's.
 HUNG_FLOOR_MS = 10_000
+#: The account every simulated ARN names (moto keeps resources per account).
+MOTO_ACCOUNT_ID = "000000000000"
 #: Credentials for the local service; DynamoDB Local partitions its data by access key.
 _LOCAL_KEY = "eutaxy"
 _LOCAL_SECRET = "eutaxy-local"
@@ -53,6 +55,26 @@ class LocalDynamoDB:
     #: What the verdict's assumptions name (``moto 5.2.1 server`` or the endpoint).
     description: str
     _server: Any = None
+    _read_timeout_s: float = 10.0
+    _clients: dict[str, Any] = attrs.Factory(dict)
+
+    @property
+    def embedded(self) -> bool:
+        """Whether this is the embedded moto server, which serves every AWS service."""
+        return self._server is not None
+
+    def client_for(self, service: str) -> Any:
+        """The platform's own client of ``service`` (S3, SNS, EventBridge) on the embedded moto."""
+        if service == "dynamodb":
+            return self.client
+        if service not in self._clients:
+            self._clients[service] = _local_client(
+                self.endpoint_url, connect_timeout=5, read_timeout=self._read_timeout_s, service=service
+            )
+        return self._clients[service]
+
+    def owns(self, client: Any) -> bool:
+        return client is self.client or any(client is own for own in self._clients.values())
 
     @classmethod
     def start(cls, scenario: Mapping[str, Any]) -> "LocalDynamoDB":
@@ -78,7 +100,7 @@ class LocalDynamoDB:
                 f"the local DynamoDB at {endpoint} does not answer ({type(error).__name__}: {error}); "
                 f"start it, or unset {ENDPOINT_ENV} to use the embedded moto server"
             ) from error
-        return cls(endpoint_url=endpoint, client=client, description=description, server=server)
+        return cls(endpoint_url=endpoint, client=client, description=description, server=server, read_timeout_s=read_timeout_s)
 
     def forward(self, operation_model: Any, request_dict: Mapping[str, Any]) -> tuple[Any, Any]:
         """Send the handler's serialized request here; returns ``(http response, parsed)``."""
@@ -120,13 +142,25 @@ def _start_moto() -> tuple[Any, str, str]:
     return server, f"http://{host}:{port}", f"moto {moto.__version__} (its server, in this process)"
 
 
-def _local_client(endpoint: str, *, connect_timeout: float, read_timeout: float) -> Any:
-    """A DynamoDB client of the local service: its endpoint, the local credentials, no retries."""
-    return boto3.session.Session().client(
-        "dynamodb",
+def _local_client(endpoint: str, *, connect_timeout: float, read_timeout: float, service: str = "dynamodb") -> Any:
+    """A client of the local service: its endpoint, the local credentials, no retries."""
+    client = boto3.session.Session().client(
+        service,
         endpoint_url=endpoint,
         region_name=LOCAL_REGION,
         aws_access_key_id=_LOCAL_KEY,
         aws_secret_access_key=_LOCAL_SECRET,
-        config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=connect_timeout, read_timeout=read_timeout),
+        config=Config(
+            retries={"max_attempts": 1, "mode": "standard"},
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            s3={"addressing_style": "path"},
+        ),
     )
+    # moto keeps its resources per account; the simulated ARNs name this one.
+    client.meta.events.register("before-sign", _moto_account)
+    return client
+
+
+def _moto_account(request: Any, **_: Any) -> None:
+    request.headers["x-moto-account-id"] = MOTO_ACCOUNT_ID

@@ -34,8 +34,10 @@ from eutaxy.aws.boundary import Boundary
 from eutaxy.aws.dynamodb import target_of
 from eutaxy.aws.local import LOCAL_REGION, LocalDynamoDB
 from eutaxy.aws.output import Output
+from eutaxy.aws.resources import EVENTS, MESSAGES, OBJECTS, PUBLISHED, Resources, published_rows, queue_rows, steps_of
 from eutaxy.aws.selectors import SNAPSHOT_TABLE
-from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, deliver_queue, queue_of, validate_drive
+from eutaxy.aws.services import Services
+from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
 from eutaxy.aws.tables import Tables
 
 __all__ = ["AwsPlatform", "create_platform"]
@@ -98,6 +100,7 @@ class AwsPlatform:
     handler: Callable[[Any, Any], Any]
     environment: dict[str, str]
     tables: Tables
+    resources: Resources
     output: Output
     _sys_path_entries: list[str] = attrs.Factory(list)
     _closed: bool = False
@@ -138,6 +141,7 @@ class AwsPlatform:
             handler=handler,
             environment=environment,
             tables=Tables(client=local.client),
+            resources=Resources(local=local),
             output=output,
             sys_path_entries=added,
         )
@@ -159,16 +163,22 @@ class AwsPlatform:
             )
         if scenario["handler"].get("path") != self.scenario["handler"].get("path"):
             raise UserError("a plan's scenario names another handler than the platform was created for")
-        tables = [step for step in scenario.get("setup") or () if step.get("kind") == "dynamodb_table"]
+        setup = list(scenario.get("setup") or ())
+        tables = steps_of(setup, "dynamodb_table")
         loop = RunLoop.from_plan(data)
         self.tables.reset(tables)
+        self.resources.reset(setup)
         max_redeliveries = int(bounds.get("maxRedeliveries", 0))
         timeout_ms = int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS)
+        where = f"scenario {scenario.get('name')}"
+        driven = queue_of(drive, loop.now_ms, where)
+        declared = {step["name"]: SqsQueue(settings=QueueSettings.of(step)) for step in steps_of(setup, "sqs_queue")}
+        services = Services(self.local, {**declared, driven.settings.name: driven})
 
         def deliver(running: RunLoop) -> None:
             deliver_queue(
                 running,
-                queue_of(drive, running.now_ms, f"scenario {scenario.get('name')}"),
+                driven,
                 max_redeliveries=max_redeliveries,
                 handler=self.handler,
                 seed=str(data.get("seed", "")),
@@ -177,13 +187,23 @@ class AwsPlatform:
                 call=self.output.call,
             )
 
-        with _environment(self.environment), self.output.installed(), self.boundary.installed(loop):
+        with _environment(self.environment), self.output.installed(), self.boundary.installed(loop, services):
             loop.run(deliver)
         if loop.end.get("kind") != "completed":
             self.tables.forget()
             return loop.result()
         for name, rows in self.tables.snapshot(tables).items():
             loop.record_snapshot(target_of([name]), SNAPSHOT_TABLE, rows)
+        for name, queue in declared.items():
+            loop.record_snapshot(f"SQS:{name}", MESSAGES, queue_rows(queue))
+        for step in steps_of(setup, "s3_bucket"):
+            loop.record_snapshot(f"S3:{step['name']}", OBJECTS, self.resources.bucket_rows(step["name"]))
+        for step in steps_of(setup, "sns_topic"):
+            target = f"SNS:{step['name']}"
+            loop.record_snapshot(target, PUBLISHED, published_rows(loop.effects, target, "Publish"))
+        for step in steps_of(setup, "event_bus"):
+            target = f"EventBridge:{step['name']}"
+            loop.record_snapshot(target, EVENTS, published_rows(loop.effects, target, "PutEvents"))
         return loop.result()
 
     def describe(self) -> dict:

@@ -30,7 +30,19 @@ from eutaxy.aws.sqs import (
     validate_drive,
 )
 
-__all__ = ["DEFAULT_BOUNDS", "Message", "define_scenario", "dynamodb_table", "handler", "message", "sqs"]
+__all__ = [
+    "DEFAULT_BOUNDS",
+    "Message",
+    "define_scenario",
+    "dynamodb_table",
+    "event_bus",
+    "handler",
+    "message",
+    "s3_bucket",
+    "sns_topic",
+    "sqs",
+    "sqs_queue",
+]
 
 #: Bounds a scenario gets for what it does not say (the contract's example values).
 DEFAULT_BOUNDS = {
@@ -245,6 +257,50 @@ def dynamodb_table(
     }
 
 
+def sqs_queue(name: str, *, delay_s: int = 0, content_based_deduplication: bool = False) -> dict[str, Any]:
+    """A setup step: a queue the handler sends to and nothing drives; its messages are its snapshot."""
+    if not isinstance(name, str) or not name:
+        raise UserError(f"sqs_queue name must be a non-empty string, got {name!r}")
+    _check_seconds("sqs_queue delay_s", delay_s, 0, MAX_DELAY_S)
+    return {
+        "kind": "sqs_queue",
+        "name": name,
+        "fifo": name.endswith(".fifo"),
+        "delaySeconds": delay_s,
+        "contentBasedDeduplication": bool(content_based_deduplication),
+    }
+
+
+def s3_bucket(name: str, objects: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A setup step: a bucket on the embedded moto, emptied and seeded with ``objects`` (key -> text) before each run."""
+    if not isinstance(name, str) or not name:
+        raise UserError(f"s3_bucket name must be a non-empty string, got {name!r}")
+    seeded = {}
+    for key, body in (objects or {}).items():
+        if not isinstance(body, str):
+            raise UserError(f"s3_bucket {name}: seed object {key!r} must be text, got {type(body).__name__}")
+        seeded[str(key)] = body
+    return {"kind": "s3_bucket", "name": name, "objects": seeded}
+
+
+def sns_topic(name: str) -> dict[str, Any]:
+    """A setup step: an SNS topic on the embedded moto; what the run publishes is its snapshot."""
+    if not isinstance(name, str) or not name:
+        raise UserError(f"sns_topic name must be a non-empty string, got {name!r}")
+    return {"kind": "sns_topic", "name": name}
+
+
+def event_bus(name: str = "default") -> dict[str, Any]:
+    """A setup step: an EventBridge bus on the embedded moto; the events put on it are its snapshot."""
+    if not isinstance(name, str) or not name:
+        raise UserError(f"event_bus name must be a non-empty string, got {name!r}")
+    return {"kind": "event_bus", "name": name}
+
+
+#: The setup steps, each made by the helper of its name.
+_STEP_KINDS = ("dynamodb_table", "sqs_queue", "s3_bucket", "sns_topic", "event_bus")
+
+
 def _caller_file(depth: int) -> str | None:
     frame = sys._getframe(depth + 1)  # noqa: SLF001 (the documented way to find the caller)
     source = frame.f_globals.get("__file__")
@@ -275,11 +331,13 @@ def define_scenario(
         raise UserError(f"define_scenario drive must come from sqs(...); the AWS platform drives SQS only, got {drive!r}")
     steps = [dict(step) for step in setup]
     for step in steps:
-        if step.get("kind") != "dynamodb_table":
-            raise UserError(f"define_scenario setup steps must come from dynamodb_table(...), got {step!r}")
-    names = [step["name"] for step in steps]
+        if step.get("kind") not in _STEP_KINDS:
+            raise UserError(
+                f"define_scenario setup steps come from {', '.join(f'{helper}(...)' for helper in _STEP_KINDS)}; got {step!r}"
+            )
+    names = [(step["kind"], step["name"]) for step in steps] + [("sqs_queue", drive.get("name"))]
     if len(set(names)) != len(names):
-        raise UserError(f"define_scenario setup declares a table twice: {names}")
+        raise UserError(f"define_scenario setup declares a resource twice (the driven queue counts): {sorted(map(str, names))}")
     merged = dict(DEFAULT_BOUNDS)
     merged.update(dict(bounds or {}))
     source = _caller_file(1)
@@ -304,16 +362,22 @@ def define_scenario(
 
 
 def _check_targets(scenario: Mapping[str, Any]) -> None:
-    """Every table an invariant names is one the setup creates: a typo would select nothing."""
-    tables = {step["name"] for step in scenario["setup"] if step.get("kind") == "dynamodb_table"}
+    """Every resource an invariant names is one the scenario has: a typo would select nothing."""
+    kinds = {"DynamoDB": "dynamodb_table", "SQS": "sqs_queue", "S3": "s3_bucket", "SNS": "sns_topic", "EventBridge": "event_bus"}
+    declared = {(step["kind"], step["name"]) for step in scenario["setup"]} | {("sqs_queue", scenario["drive"]["name"])}
     for invariant in scenario["invariants"]:
         for part in ("selector", "query", "target"):
             target = (invariant.get(part) or {}).get("target") if isinstance(invariant.get(part), Mapping) else None
-            if not isinstance(target, str) or not target.startswith("DynamoDB:") or target.endswith("*"):
+            if not isinstance(target, str) or ":" not in target or target.endswith("*"):
                 continue
-            missing = sorted(set(target[len("DynamoDB:"):].split("+")) - tables)
+            prefix, _, names = target.partition(":")
+            kind = kinds.get(prefix)
+            if kind is None:
+                continue
+            missing = sorted(name for name in names.split("+") if (kind, name) not in declared)
             if missing:
+                have = sorted(name for step_kind, name in declared if step_kind == kind)
                 raise UserError(
-                    f"invariant {invariant.get('name')!r} names table {missing[0]!r}, which the setup does not create "
-                    f"(tables: {sorted(tables)})"
+                    f"invariant {invariant.get('name')!r} names {prefix} {missing[0]!r}, which the scenario does not "
+                    f"declare (declared: {have}; add {kind}({missing[0]!r}) to the setup)"
                 )

@@ -45,7 +45,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
 
-from eutaxy.aws.local import LOCAL_REGION
+from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
 
 __all__ = [
     "ACCOUNT_ID",
@@ -71,7 +71,7 @@ DEFAULT_VISIBILITY_TIMEOUT_S = 30
 #: How long SQS remembers a FIFO deduplication id.
 DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000
 #: The account every simulated ARN names.
-ACCOUNT_ID = "000000000000"
+ACCOUNT_ID = MOTO_ACCOUNT_ID
 #: Batch sizes the event source mapping accepts.
 MAX_BATCH_SIZE_FIFO = 10
 MAX_BATCH_SIZE_STANDARD = 10_000

@@ -1,0 +1,125 @@
+"""SQS sends, S3, SNS and EventBridge through the boundary: effects with ladders, on moto."""
+
+import pytest
+
+from eutaxy.aws import (
+    create_platform,
+    define_scenario,
+    dynamodb_table,
+    event_bus,
+    handler,
+    s3_bucket,
+    sns_topic,
+    sqs,
+    sqs_queue,
+)
+
+
+def _scenario(bodies, queue="jobs"):
+    return define_scenario(
+        name="services",
+        handler=handler("./handlers/services.py"),
+        drive=sqs(queue, bodies),
+        setup=[
+            dynamodb_table("items", "id"),
+            sqs_queue("outbox"),
+            sqs_queue("outbox.fifo"),
+            s3_bucket("docs", {"seed.txt": "seeded"}),
+            sns_topic("alerts"),
+            event_bus(),
+        ],
+        bounds={"maxRedeliveries": 1},
+    )
+
+
+@pytest.fixture(scope="module", name="platform")
+def platform_fixture():
+    platform = create_platform(_scenario([{"action": "list"}]))
+    yield platform
+    platform.close()
+
+
+@pytest.fixture(name="run")
+def run_fixture(platform, plan):
+    seen = platform.handler.__globals__["SEEN"]
+
+    def run(bodies, faults=(), queue="jobs"):
+        seen.clear()
+        result = platform.run(plan(_scenario(bodies, queue), faults=faults)).to_data()
+        return result, list(seen)
+
+    return run
+
+
+def _snapshot(result, target):
+    (snap,) = [e for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == target]
+    return snap["payload"]["rows"]
+
+
+def _results(result, op):
+    return [e for e in result["effects"] if e["op"] == op and e["kind"] == "result"]
+
+
+def test_a_message_sent_to_the_driven_queue_is_delivered_later_in_the_run(run):
+    result, seen = run([{"action": "forward", "queue": "jobs", "payload": {"action": "list"}}])
+    assert ["forward", "list"] == [s["action"] for s in seen]
+    assert "sent-1" == seen[1]["messageId"]
+    (send,) = _results(result, "SendMessage")
+    assert ("SQS:jobs", {"action": "list"}) == (send["target"], send["payload"]["args"]["body"])
+    assert {"ok": True, "messageId": "sent-1", "deduplicated": False} == send["payload"]["result"]
+
+
+def test_a_declared_queue_keeps_what_was_sent_and_a_fifo_queue_drops_a_duplicate(run):
+    bodies = [{"action": "forward", "queue": "outbox.fifo", "payload": {"n": 1}, "dedup": "d"}] * 2
+    result, _ = run(bodies)
+    assert [False, True] == [e["payload"]["result"]["deduplicated"] for e in _results(result, "SendMessage")]
+    assert [{"messageId": "sent-1", "body": {"n": 1}, "groupId": "g", "deduplicationId": "d"}] == _snapshot(result, "SQS:outbox.fifo")
+
+
+def test_a_fault_on_a_send_is_the_write_ladder(run):
+    result, seen = run([{"action": "forward", "queue": "outbox", "payload": {}}], faults=[("msg-1#1", 1, "error")])
+    assert "InternalError" == seen[0]["error"]
+    assert [] == _snapshot(result, "SQS:outbox")
+    result, _ = run([{"action": "forward", "queue": "outbox", "payload": {}}], faults=[("msg-1#1", 1, "crash_after")])
+    assert 2 == len(_snapshot(result, "SQS:outbox"))  # sent, crashed, redelivered, sent again
+
+
+def test_s3_objects_are_written_read_and_snapshotted_on_moto(run):
+    result, seen = run([
+        {"action": "put", "key": "a.txt", "text": "hello"},
+        {"action": "get", "key": "a.txt"},
+        {"action": "delete", "key": "seed.txt"},
+        {"action": "get", "key": "missing"},
+    ])
+    assert "hello" == seen[1]["text"]
+    assert "NoSuchKey" == seen[3]["error"]
+    assert [{"key": "a.txt", "body": "hello"}] == _snapshot(result, "S3:docs")
+    (put,) = _results(result, "PutObject")
+    assert ("S3:docs", "hello") == (put["target"], put["payload"]["args"]["body"])
+    # The next run starts from the seed again.
+    result, seen = run([{"action": "list"}])
+    assert ["seed.txt"] == seen[0]["keys"]
+
+
+def test_sns_and_eventbridge_calls_are_recorded_and_snapshotted(run):
+    result, _ = run([{"action": "publish", "payload": {"n": 1}}, {"action": "event", "payload": {"n": 2}}])
+    assert [{"body": {"n": 1}}] == _snapshot(result, "SNS:alerts")
+    (entry,) = _snapshot(result, "EventBridge:default")
+    assert ({"n": 2}, "shop") == (entry["detail"], entry["Source"])
+
+
+def test_the_same_plan_gives_byte_identical_results_across_services(run):
+    bodies = [{"action": "publish", "payload": {}}, {"action": "event", "payload": {}}, {"action": "put", "key": "k", "text": "t"}]
+    assert run(bodies)[0] == run(bodies)[0]
+
+
+def test_another_service_is_unsupported_naming_it_the_operation_and_the_invocation(run):
+    result, _ = run([{"action": "lambda"}])
+    assert "client_not_supported" == result["end"]["cause"]
+    assert "msg-1#1 called Lambda ListFunctions" in result["end"]["detail"]
+
+
+def test_a_send_to_an_undeclared_queue_is_unsupported(run):
+    result, _ = run([{"action": "forward", "queue": "elsewhere", "payload": {}}])
+    assert "client_not_supported" == result["end"]["cause"]
+    assert "sqs_queue('elsewhere')" in result["end"]["detail"]
