@@ -41,22 +41,29 @@ def child(root: Path, runs: int, seed: str) -> None:
     from eutaxy.engine.check import check_scenario  # noqa: PLC0415
 
     scenario = load_scenario(str(root / CASE))
-    platform = create_platform(scenario)
-    counted = {"runs": 0}
-    run = platform.run
-
-    def counting(plan):
-        counted["runs"] += 1
-        return run(plan)
-
-    platform.run = counting
+    platform = _Counting(create_platform(scenario))
     try:
         started = time.perf_counter()
         verdict = check_scenario(scenario, platform, seed=seed, max_runs=runs, budget_ms=BUDGET_MS)
         elapsed = time.perf_counter() - started
     finally:
         platform.close()
-    print(json.dumps({"verdict": verdict["kind"], "runs": counted["runs"], "seconds": elapsed}))
+    print(json.dumps({"verdict": verdict["kind"], "runs": platform.runs, "seconds": elapsed}))
+
+
+class _Counting:
+    """The platform, counting its runs (replays and module-state runs included)."""
+
+    def __init__(self, platform) -> None:
+        self._platform = platform
+        self.runs = 0
+
+    def run(self, plan):
+        self.runs += 1
+        return self._platform.run(plan)
+
+    def __getattr__(self, name):
+        return getattr(self._platform, name)
 
 
 def measure(root: Path, runs: int, seed: str) -> float:

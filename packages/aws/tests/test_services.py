@@ -64,6 +64,7 @@ def test_a_message_sent_to_the_driven_queue_is_delivered_later_in_the_run(run):
     result, seen = run([{"action": "forward", "queue": "jobs", "payload": {"action": "list"}}])
     assert ["forward", "list"] == [s["action"] for s in seen]
     assert "sent-1" == seen[1]["messageId"]
+    assert ("x", "AQ==") == (seen[1]["attributes"]["kind"]["stringValue"], seen[1]["attributes"]["raw"]["binaryValue"])
     (send,) = _results(result, "SendMessage")
     assert ("SQS:jobs", {"action": "list"}) == (send["target"], send["payload"]["args"]["body"])
     assert {"ok": True, "messageId": "sent-1", "deduplicated": False} == send["payload"]["result"]

@@ -19,13 +19,16 @@ def handler(event, context):
     for record in event["Records"]:
         body = json.loads(record["body"])
         action = body["action"]
-        seen = {"action": action, "messageId": record["messageId"]}
+        seen = {"action": action, "messageId": record["messageId"], "attributes": record["messageAttributes"]}
         SEEN.append(seen)
         try:
             if action == "forward":
                 url = sqs.get_queue_url(QueueName=body["queue"])["QueueUrl"]
                 extra = {"MessageGroupId": "g", "MessageDeduplicationId": body["dedup"]} if body["queue"].endswith(".fifo") else {}
-                seen["answer"] = sqs.send_message(QueueUrl=url, MessageBody=json.dumps(body["payload"]), **extra)
+                attributes = {"kind": {"DataType": "String", "StringValue": "x"}, "raw": {"DataType": "Binary", "BinaryValue": b"\x01"}}
+                seen["answer"] = sqs.send_message(
+                    QueueUrl=url, MessageBody=json.dumps(body["payload"]), MessageAttributes=attributes, **extra
+                )
             elif action == "put":
                 s3.put_object(Bucket="docs", Key=body["key"], Body=body["text"].encode())
             elif action == "get":

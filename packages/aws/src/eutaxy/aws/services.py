@@ -199,13 +199,7 @@ class Services:
         self._sent += 1
         event: dict[str, Any] = {"id": f"sent-{self._sent}", "body": text}
         if entry.get("MessageAttributes"):
-            event["messageAttributes"] = {
-                str(k): message_attribute({"dataType": v.get("DataType"), **{
-                    key[0].lower() + key[1:]: (base64.b64encode(val).decode("ascii") if isinstance(val, bytes) else val)
-                    for key, val in v.items() if key in ("StringValue", "BinaryValue")
-                }})
-                for k, v in entry["MessageAttributes"].items()
-            }
+            event["messageAttributes"] = {str(k): message_attribute(v) for k, v in entry["MessageAttributes"].items()}
         if entry.get("MessageGroupId"):
             event["groupId"] = str(entry["MessageGroupId"])
         if entry.get("MessageDeduplicationId"):

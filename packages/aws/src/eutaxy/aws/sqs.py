@@ -174,7 +174,8 @@ def message_attribute(value: Any) -> dict[str, Any]:
     """A message attribute as the Lambda event carries it: text for String and Number, base64 for Binary.
 
     ``value`` is a str (String), an int or float (Number), bytes (Binary), or a mapping with
-    ``dataType`` and ``stringValue`` or ``binaryValue`` (for custom types such as ``Number.int``).
+    ``dataType`` and ``stringValue`` or ``binaryValue`` (for custom types such as ``Number.int``;
+    the SDK's ``DataType``/``StringValue``/``BinaryValue`` spelling too).
     """
     if isinstance(value, Mapping):
         data_type = str(value.get("dataType") or value.get("DataType") or "")
@@ -182,7 +183,10 @@ def message_attribute(value: Any) -> dict[str, Any]:
             raise UserError(f"a message attribute's dataType must be String, Number or Binary (.suffix), got {value!r}")
         entry = {"dataType": data_type, "stringListValues": [], "binaryListValues": []}
         if data_type.startswith("Binary"):
-            entry["binaryValue"] = str(value.get("binaryValue") or value.get("BinaryValue") or "")
+            binary = value.get("binaryValue") or value.get("BinaryValue") or ""
+            if isinstance(binary, (bytes, bytearray)):  # as an SDK call passes it
+                binary = base64.b64encode(bytes(binary)).decode("ascii")
+            entry["binaryValue"] = str(binary)
         else:
             entry["stringValue"] = str(value.get("stringValue") or value.get("StringValue") or "")
         return entry
