@@ -122,11 +122,11 @@ class AwsPlatform:
         for entry in entries:
             if not os.path.isdir(entry):
                 raise UserError(f"handler python_path folder {entry} does not exist (paths are relative to the scenario)")
-        added = [entry for entry in entries if entry not in sys.path]
-        sys.path[:0] = added
         output = Output()
         local = LocalDynamoDB.start(scenario)
         boundary = Boundary(local=local)
+        added = [entry for entry in entries if entry not in sys.path]
+        sys.path[:0] = added
         try:
             with _environment(environment), output.installed(), boundary.installed(None):
                 handler = _load_handler(path, spec.get("function") or "handler", entries)
@@ -173,7 +173,7 @@ class AwsPlatform:
         where = f"scenario {scenario.get('name')}"
         driven = queue_of(drive, loop.now_ms, where)
         declared = {step["name"]: SqsQueue(settings=QueueSettings.of(step)) for step in steps_of(setup, "sqs_queue")}
-        services = Services(self.local, {**declared, driven.settings.name: driven})
+        services = Services(local=self.local, queues={**declared, driven.settings.name: driven})
 
         def deliver(running: RunLoop) -> None:
             deliver_queue(
@@ -290,9 +290,13 @@ def _load_handler(path: str, function: str, folders: list[str]) -> Callable[[Any
 _HANDLER_MODULES: set[str] = set()
 
 
+def _within(filename: str, folder: str) -> bool:
+    return os.path.abspath(filename).startswith(os.path.join(folder, ""))
+
+
 def _is_under(module: Any, folder: str) -> bool:
     source = getattr(module, "__file__", None)
-    return isinstance(source, str) and os.path.abspath(source).startswith(os.path.join(folder, ""))
+    return isinstance(source, str) and _within(source, folder)
 
 
 def _forget_handler_modules() -> None:
@@ -303,12 +307,12 @@ def _forget_handler_modules() -> None:
 
 def _import_failure(path: str, error: BaseException, folders: list[str]) -> str:
     """``<file>:<line>: <Error>: <message>`` where the user's code raised it, and what to do."""
-    where = f"{path}"
+    where = path
     if isinstance(error, SyntaxError) and error.filename:
         where = f"{error.filename}:{error.lineno}"
     else:
         frames = traceback.extract_tb(error.__traceback__)
-        inside = [f for f in frames if any(os.path.abspath(f.filename).startswith(os.path.join(d, "")) for d in folders)]
+        inside = [frame for frame in frames if any(_within(frame.filename, folder) for folder in folders)]
         frame = (inside or frames or [None])[-1]
         if frame is not None:
             where = f"{frame.filename}:{frame.lineno}"

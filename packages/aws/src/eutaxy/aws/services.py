@@ -23,6 +23,7 @@ import io
 import json
 from typing import Any, Callable, Mapping
 
+import attrs
 from botocore.exceptions import ClientError, ReadTimeoutError
 from botocore.response import StreamingBody
 
@@ -115,13 +116,14 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+@attrs.define(eq=False)
 class Services:
-    """The run's view of the other services: the queues it models and the moto clients."""
+    """One run's view of the other services: the queues it models and the moto clients."""
 
-    def __init__(self, local: Any, queues: Mapping[str, SqsQueue]) -> None:
-        self.local = local
-        self.queues = dict(queues)
-        self._sent = 0
+    local: Any
+    queues: dict[str, SqsQueue]
+    #: Messages the run's handler sent, for their ids (``sent-1``, ...).
+    _sent: int = 0
 
     def call(self, loop: RunLoop, client: Any, op: str, params: dict[str, Any]) -> Any:
         service = client.meta.service_model.service_name
