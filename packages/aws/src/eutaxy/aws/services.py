@@ -21,7 +21,7 @@ import base64
 import hashlib
 import io
 import json
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NoReturn
 
 import attrs
 from botocore.exceptions import ClientError, ReadTimeoutError
@@ -145,7 +145,7 @@ class Services:
                     f"{invocation} called {service} {op}; only the embedded moto server serves services beyond "
                     f"DynamoDB (the scenario names the DynamoDB at {self.local.endpoint_url})",
                 )
-            perform = self._moto(client, service, op, params)
+            perform = self._moto(loop, client, service, op, params)
         fault, answer = loop.effect_point(target, op, _args(service, op, params), _ladder(access), perform)
         if fault is not None:
             fault_answer(service, op, fault)
@@ -222,7 +222,7 @@ class Services:
 
     # --- S3, SNS, EventBridge: moto's implementations ----------------------------------
 
-    def _moto(self, client: Any, service: str, op: str, params: Mapping[str, Any]) -> Callable:
+    def _moto(self, loop: RunLoop, client: Any, service: str, op: str, params: Mapping[str, Any]) -> Callable:
         local = self.local.client_for(service)
         method = getattr(local, _method_name(client, op))
 
@@ -236,6 +236,12 @@ class Services:
                 code = error.response.get("Error", {}).get("Code")
                 raised = client.exceptions.from_code(code)(error.response, op)
                 return {"ok": False, "error": {"code": code, "message": error.response.get("Error", {}).get("Message")}}, raised
+            except Exception as error:  # the local service, not the handler, failed
+                raise loop.unsupported(
+                    "dynamodb_unavailable",
+                    f"{service} {op} failed at the embedded moto server (which serves DynamoDB too): "
+                    f"{type(error).__name__}: {error}",
+                ) from error
             result: dict[str, Any] = {"ok": True}
             if service == "s3" and op == "GetObject":
                 data = response["Body"].read()
@@ -286,7 +292,7 @@ def _ladder(access: str) -> tuple[str, ...]:
     return WRITE_FAULTS if access == WRITE else READ_FAULTS
 
 
-def fault_answer(service: str, op: str, fault: str) -> Any:
+def fault_answer(service: str, op: str, fault: str) -> NoReturn:
     """What the caller sees for an injected ``error`` (a 500) or ``ambiguous`` (a timeout)."""
     if fault == AMBIGUOUS:
         raise ReadTimeoutError(endpoint_url=simulated_endpoint(service))
