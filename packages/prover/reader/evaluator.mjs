@@ -101,8 +101,8 @@ class LoadFailure extends Error {}
 
 // ---- the worker and its watchdog -----------------------------------------
 
-let loaded = null; // { outfile, imports, properties }
-let worker = null; // { thread, progress, pending, ready }
+let loaded = null; // { outfile, imports, properties, generators }
+let worker = null; // { thread, progress, pending, dead }
 
 /** Start a worker on the bundle; resolves with its property list, or rejects with why it did not import. */
 function startWorker(outfile) {
@@ -164,7 +164,7 @@ function ask(current, message, limitMs) {
   });
 }
 
-/** The live worker, started on the loaded bundle when the last one was ended. */
+/** The live worker, started on the loaded bundle when the last one was ended (its import bounded by `limitMs`). */
 async function freshWorker(limitMs) {
   if (worker && !worker.dead) return worker;
   const current = startWorker(loaded.outfile);
@@ -202,7 +202,8 @@ const PHASES = ["when", "ensures", "regex"];
  */
 async function evaluate(request, limitMs) {
   if (!loaded) return { ok: false, error: "no spec file is loaded" };
-  const current = await freshWorker(limitMs);
+  // A restart imports the bundle again: that import has the load limit, not one evaluation's.
+  const current = await freshWorker(Math.max(limitMs, LOAD_LIMIT_MS));
   try {
     return await ask(current, request, limitMs);
   } catch (error) {

@@ -132,13 +132,8 @@ def show(value: Any) -> str:
     if isinstance(value, BigInt):
         return f"{value.value}n"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value == 0 and math.copysign(1, value) < 0:
-            return "-0"
-        return js_string(value)
+        # As a literal would be written: -0 shows its sign, which String() drops.
+        return "-0" if value == 0 and math.copysign(1, value) < 0 else js_string(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
