@@ -21,3 +21,10 @@ def test_below_beyond_32_bits_and_between():
     assert all(0 <= v < 2**70 for v in big) and max(big) > 2**64
     small = {d.between(-2, 2) for _ in range(200)}
     assert {-2, -1, 0, 1, 2} == small
+
+
+def test_random_and_chance_are_the_core_streams_reading():
+    """random() is next_u32() / 2**32 exactly, and chance(p) is random() < p, across refills."""
+    ours = Draws.for_property("seed-2", "p")
+    core = stream("seed-2", "tested/p")
+    assert [core.random() for _ in range(2500)] == [ours.random() for _ in range(2500)]

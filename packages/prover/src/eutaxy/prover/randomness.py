@@ -25,6 +25,7 @@ def property_stream_name(name: str) -> str:
 #: is several times faster in Python than one method call per word.
 _REFILL = 1024
 _MASK = 0xFFFFFFFF
+_TWO_TO_MINUS_32 = 2.0 ** -32
 
 
 @attrs.define(eq=False)
@@ -33,7 +34,7 @@ class Draws:
 
     source: Xoshiro128
     _buffer: list = attrs.field(factory=list, init=False)
-    _at: int = attrs.field(default=0, init=False)
+    _at: int = attrs.field(default=_REFILL, init=False)
 
     @classmethod
     def for_property(cls, seed: str, name: str) -> "Draws":
@@ -57,11 +58,12 @@ class Draws:
         self._at = 0
 
     def u32(self) -> int:
-        if self._at >= len(self._buffer):
+        at = self._at
+        if at >= _REFILL:
             self._refill()
-        value = self._buffer[self._at]
-        self._at += 1
-        return value
+            at = 0
+        self._at = at + 1
+        return self._buffer[at]
 
     def below(self, n: int) -> int:
         """Uniform in ``range(n)`` for any positive ``n`` (several words when ``n`` passes 2**32)."""
@@ -80,10 +82,16 @@ class Draws:
         return lo + self.below(hi - lo + 1)
 
     def random(self) -> float:
-        return self.u32() / 4294967296.0
+        # The word times 2**-32 (exact, a power of two): core's next_u32() / 2**32.
+        at = self._at
+        if at >= _REFILL:
+            self._refill()
+            at = 0
+        self._at = at + 1
+        return self._buffer[at] * _TWO_TO_MINUS_32
 
     def chance(self, p: float) -> bool:
-        return self.u32() / 4294967296.0 < p
+        return self.random() < p
 
     def choice(self, options: Sequence[T]) -> T:
         assert options, "choice from nothing"
