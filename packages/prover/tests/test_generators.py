@@ -22,6 +22,7 @@ def test_a_mapped_generator_draws_a_type_the_types_cannot(report):
     norm = _props(report)["normAtLeastEach"]
     assert "tested" == norm["kind"] and 100 == norm["counts"]["tested"]
     assert all(-50 <= r["x"] <= 50 and -50 <= r["y"] <= 50 for [r] in norm["tested"]["inputs"])
+    assert "p drawn from custom generators (inputs); the claim is over the parameter types" in norm["assumptions"]
 
 
 def test_one_of_is_enumerated_whole(report):

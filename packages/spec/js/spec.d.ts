@@ -103,6 +103,7 @@ export type SpecType =
       readonly variants: readonly { readonly tag: EncodedValue; readonly record: SpecType & { readonly kind: "record" } }[] }
   | { readonly kind: "union"; readonly name: string; readonly members: readonly SpecType[] }
   | { readonly kind: "array"; readonly name: string; readonly element: SpecType; readonly readonly: boolean }
+  | { readonly kind: "template"; readonly name: string; readonly texts: readonly string[]; readonly holes: readonly SpecType[] }
   | { readonly kind: "unsupported"; readonly name: string; readonly reason: string };
 
 export type SpecVerdictKind = "checked" | "tested" | "proven" | "refuted" | "unknown" | "conflict";

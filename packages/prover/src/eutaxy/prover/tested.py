@@ -353,6 +353,10 @@ class _Run:
         common = dict(evaluated=len(self.seen), draws=self.draw_count, edges=self.edge_count,
                       inputs=tuple(self.inputs))
         assumptions = ASSUMPTIONS + sample_assumption(prop.sample) + overload_assumption(prop)
+        drawn_by = [b.name for b, g in zip(prop.binders, self.gens) if g is not None]
+        if drawn_by:
+            assumptions += (f"{', '.join(drawn_by)} drawn from custom generators (inputs); the claim is over "
+                            f"the parameter types",)
         if self.malformed is not None:
             got = self.malformed.message or "a non-boolean"
             return _unknown(prop, seed, UNSUPPORTED_REASON,
