@@ -615,6 +615,9 @@ def _shrink_number(value: float | int, guide: Guide) -> Iterator:
             yield number(round(value, digits))
         if abs(value) > MAX_SAFE_INTEGER:
             yield number(math.copysign(MAX_SAFE_INTEGER, value))
+            # Past the safe integers, the powers of two up to it: a claim breaking at 2^53 shrinks there.
+            for k in range(53, min(1024, int(math.log2(abs(value))) + 1)):
+                yield math.copysign(2.0 ** k, value)
         return
     for v in _toward(value, int(target)):
         if v != target:
