@@ -12,6 +12,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import fs from "node:fs";
+import { readFunctions } from "./bodies.mjs";
 
 const require = createRequire(import.meta.url);
 const tsDir = process.env.EUTAXY_TYPESCRIPT;
@@ -30,7 +31,7 @@ const MAX_INLINE_DEPTH = 8;
 
 const BUILTIN_CALLS = new Set([
   "Number.isInteger", "Number.isFinite", "Number.isNaN", "Number.isSafeInteger",
-  "Math.abs", "Math.min", "Math.max", "Math.floor", "Math.ceil", "Math.trunc", "Math.sign",
+  "Math.abs", "Math.min", "Math.max", "Math.floor", "Math.ceil", "Math.trunc", "Math.sign", "Math.round",
 ]);
 
 const BINARY_OPS = new Map([
@@ -575,7 +576,9 @@ class Reader {
       .map((f) => path.resolve(f.fileName))
       .filter((f) => f !== path.resolve(this.specFile))
       .sort();
-    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources };
+    // The bodies the engines translate (bodies.mjs); TESTED never needs them.
+    const functions = readFunctions(this, properties);
+    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources, functions };
   }
 }
 

@@ -3,7 +3,8 @@
 from hypothesis import strategies as st
 
 from eutaxy.spec import (ArrayType, BigIntType, Binary, Binder, BinderRef, BooleanType, Call, Conditional, Every, Field,
-                         FieldRead, ForallProperty, FunctionRef, IndexRead, Literal, LiteralType, LiteralUnionType, Local,
+                         FieldRead, ForallProperty, FunctionDef, FunctionRef, IndexRead, Let, Literal, LiteralType,
+                         LiteralUnionType, Local, RecordLiteral,
                          NullableType, NumberType, Outside, RecordType, RegexTest, SpecModule, StringType,
                          TaggedUnionType, TotalProperty, Unary, UnionType, UnsupportedType, Variant)
 
@@ -69,6 +70,12 @@ properties = st.one_of(
               line=st.integers(1, 99)),
     st.builds(TotalProperty, name=names, function=names, binders=st.lists(binders, max_size=3).map(tuple),
               line=st.integers(1, 99)))
+function_defs = st.builds(FunctionDef, name=names, params=st.lists(binders, max_size=3).map(tuple),
+                          returns=spec_types, line=st.integers(1, 99), body=st.one_of(exprs, st.builds(
+                              Let, name=names, value=exprs, body=st.one_of(st.builds(Local, name=names), st.builds(
+                                  RecordLiteral, fields=st.lists(st.tuples(names, exprs), max_size=2).map(tuple),
+                                  type=spec_types)))))
 spec_modules = st.builds(SpecModule, spec=names, module=st.none() | names,
                          properties=st.lists(properties, max_size=3).map(tuple),
+                         functions=st.lists(function_defs, max_size=2).map(tuple),
                          diagnostics=st.lists(st.text(max_size=10), max_size=2).map(tuple))

@@ -3,7 +3,8 @@
 import json
 
 from eutaxy.spec import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, FieldRead, FunctionRef,
-                         IndexRead, Literal, Local, Outside, RegexTest, Unary, expr_from_data, outside_nodes)
+                         IndexRead, Let, Literal, Local, NumberType, Outside, RecordLiteral, RecordType, RegexTest,
+                         Unary, expr_from_data, outside_nodes)
 
 X = BinderRef(index=0, name="x")
 TREE = Binary(op="&&", left=Binary(op="<=", left=Literal(value=0), right=X), right=Conditional(
@@ -23,10 +24,21 @@ def test_round_trip():
     assert every == expr_from_data(json.loads(json.dumps(every.to_data())))
 
 
+def test_body_kinds_round_trip():
+    """A function body's kinds (let, local, record) survive plain data, and outside nodes inside them are found."""
+    loop = Outside(construct="ForStatement", line=4, text="for (;;) {}")
+    body = Let(name="half", value=Binary(op="/", left=X, right=Literal(value=2)),
+               body=RecordLiteral(fields=(("value", Local(name="half")), ("rest", loop)),
+                                  type=RecordType(fields=(), name="Split")))
+    assert body == expr_from_data(json.loads(json.dumps(body.to_data())))
+    assert [loop] == outside_nodes(body)
+    assert NumberType() != body.value
+
+
 def test_kinds_listed():
     """Every kind is registered (a new one needs a case above)."""
     assert {"literal", "binder", "function", "unary", "binary", "conditional", "field", "index", "call",
-            "regex_test", "local", "every", "outside"} == set(EXPR_KINDS)
+            "regex_test", "local", "every", "outside", "let", "record"} == set(EXPR_KINDS)
 
 
 def test_outside_nodes_found_with_line():

@@ -264,6 +264,9 @@ class SpecVerdict:
     counterexample: Any = None
     seed: str | None = None
     detail: str = ""
+    #: For UNKNOWN (unsupported) from an engine: the construct it refused and where
+    #: (``{construct, line, file: "module" | "spec", function, text}``).
+    unsupported: dict | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.kind not in SPEC_KINDS:
@@ -294,6 +297,8 @@ class SpecVerdict:
             data["seed"] = self.seed
         if self.detail:
             data["detail"] = self.detail
+        if self.unsupported is not None:
+            data["unsupported"] = dict(self.unsupported)
         return data
 
     @classmethod
@@ -309,4 +314,5 @@ class SpecVerdict:
             counterexample=data.get("counterexample"),
             seed=data.get("seed"),
             detail=data.get("detail", ""),
+            unsupported=data.get("unsupported"),
         )

@@ -8,10 +8,10 @@ them into the types here; nothing in this package runs Node.
 
 from pathlib import Path
 
-from ._expr import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, Expr, FieldRead, Local, children,
-                    FunctionRef, IndexRead, Literal, Outside, RegexTest, Unary, expr_from_data,
-                    outside_nodes)
-from ._property import (Binder, ForallProperty, NotAProperty, Property, SpecModule,
+from ._expr import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, Expr, FieldRead, FunctionRef,
+                    IndexRead, Let, Literal, Local, Outside, RecordLiteral, RegexTest, Unary, children,
+                    expr_from_data, outside_nodes)
+from ._property import (Binder, ForallProperty, FunctionDef, NotAProperty, Property, SpecModule,
                         TotalProperty, property_from_data)
 from ._types import (TYPE_KINDS, ArrayType, BigIntType, BooleanType, Field, LiteralType,
                      LiteralUnionType, NullableType, NumberType, RecordType, SpecType, StringType,
@@ -33,10 +33,10 @@ def js_module_dir() -> Path:
 
 __all__ = [
     "ArrayType", "BigIntType", "Binary", "Binder", "BinderRef", "BooleanType", "Call",
-    "Conditional", "EXPR_KINDS", "Every", "Expr", "Field", "FieldRead", "ForallProperty", "FunctionRef",
-    "IndexRead", "Literal", "LiteralType", "Local", "LiteralUnionType", "NotAProperty", "NullableType",
-    "NumberType", "Outside", "Property", "RecordType", "RegexTest", "SpecModule", "SpecType",
-    "StringType", "TYPE_KINDS", "TaggedUnionType", "TemplateType", "TotalProperty", "Unary", "UnionType",
-    "UnsupportedType", "Variant", "children", "expr_from_data", "js_module_dir", "outside_nodes",
+    "Conditional", "EXPR_KINDS", "Every", "Expr", "Field", "FieldRead", "ForallProperty", "FunctionDef",
+    "FunctionRef", "IndexRead", "Let", "Literal", "LiteralType", "Local", "LiteralUnionType", "NotAProperty",
+    "NullableType", "NumberType", "Outside", "Property", "RecordLiteral", "RecordType", "RegexTest", "SpecModule",
+    "SpecType", "StringType", "TYPE_KINDS", "TaggedUnionType", "TemplateType", "TotalProperty", "Unary",
+    "UnionType", "UnsupportedType", "Variant", "children", "expr_from_data", "js_module_dir", "outside_nodes",
     "property_from_data", "type_from_data",
 ]

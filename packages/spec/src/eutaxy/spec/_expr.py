@@ -217,7 +217,8 @@ class Outside:
 @_kind
 @attrs.frozen(kw_only=True)
 class Local:
-    """A read of the parameter of an enclosing ``every`` arrow (``x`` in ``xs.every((x) => x >= 0)``)."""
+    """A read of a locally bound name: the parameter of an enclosing ``every`` arrow (``x`` in
+    ``xs.every((x) => x >= 0)``), or in a function body a name a :class:`Let` bound (unique there)."""
 
     KIND: ClassVar[str] = "local"
     name: str
@@ -248,8 +249,47 @@ class Every:
         return cls(array=expr_from_data(d["array"]), param=d["param"], body=expr_from_data(d["body"]))
 
 
+@_kind
+@attrs.frozen(kw_only=True)
+class Let:
+    """``const name = value;`` followed by the rest of the body (function bodies only)."""
+
+    KIND: ClassVar[str] = "let"
+    name: str
+    value: "Expr"
+    body: "Expr"
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name, "value": self.value.to_data(), "body": self.body.to_data()}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "Let":
+        return cls(name=d["name"], value=expr_from_data(d["value"]), body=expr_from_data(d["body"]))
+
+
+@_kind
+@attrs.frozen(kw_only=True)
+class RecordLiteral:
+    """``{ a: x, b: y }``: ``type`` is the type the compiler gives it where it stands (its contextual type)."""
+
+    KIND: ClassVar[str] = "record"
+    fields: tuple[tuple[str, "Expr"], ...]
+    type: Any  # a SpecType (kept untyped here so _expr does not import _types)
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "fields": [{"name": n, "value": v.to_data()} for n, v in self.fields],
+                "type": self.type.to_data()}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "RecordLiteral":
+        from ._types import type_from_data
+
+        return cls(fields=tuple((f["name"], expr_from_data(f["value"])) for f in d["fields"]),
+                   type=type_from_data(d["type"]))
+
+
 Expr = Union[Literal, BinderRef, FunctionRef, Unary, Binary, Conditional, FieldRead, IndexRead,
-             Call, RegexTest, Local, Every, Outside]
+             Call, RegexTest, Local, Every, Outside, Let, RecordLiteral]
 
 EXPR_KINDS = tuple(_KINDS)
 
@@ -270,7 +310,7 @@ def outside_nodes(expr: Expr) -> list[Outside]:
         if isinstance(e, Outside):
             found.append(e)
             return
-        for child in _children(e):
+        for child in children(e):
             walk(child)
 
     walk(expr)
@@ -278,11 +318,7 @@ def outside_nodes(expr: Expr) -> list[Outside]:
 
 
 def children(e) -> tuple:
-    """The direct subexpressions of ``e``, in source order."""
-    return _children(e)
-
-
-def _children(e) -> tuple:
+    """The direct subtrees of ``e``, in source order."""
     if isinstance(e, Unary):
         return (e.operand,)
     if isinstance(e, Binary):
@@ -299,4 +335,8 @@ def _children(e) -> tuple:
         return (e.argument,)
     if isinstance(e, Every):
         return (e.array, e.body)
+    if isinstance(e, Let):
+        return (e.value, e.body)
+    if isinstance(e, RecordLiteral):
+        return tuple(v for _, v in e.fields)
     return ()

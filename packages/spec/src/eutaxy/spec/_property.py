@@ -126,6 +126,36 @@ class NotAProperty:
 
 
 @attrs.frozen(kw_only=True)
+class FunctionDef:
+    """A module function's body read into SpecIR, for the engines to translate.
+
+    ``params`` are typed as the compiler resolved them; inside ``body`` a
+    parameter is a ``binder`` read by position. Early returns are conditionals,
+    ``const`` bindings are ``let``. A construct outside the subset is an
+    ``outside`` node (construct and line) where it stands, so an engine refuses
+    exactly it; a problem with the whole function (a compiler error in it, a
+    generic signature) makes ``body`` one ``outside`` node.
+    """
+
+    KIND: ClassVar[str] = "function_def"
+    name: str
+    params: tuple[Binder, ...]
+    returns: SpecType
+    body: Expr
+    line: int = 0
+
+    def to_data(self) -> dict:
+        return {"kind": self.KIND, "name": self.name, "params": [p.to_data() for p in self.params],
+                "returns": self.returns.to_data(), "body": self.body.to_data(), "line": self.line}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "FunctionDef":
+        return cls(name=d["name"], params=tuple(Binder.from_data(p) for p in d["params"]),
+                   returns=type_from_data(d["returns"]), body=expr_from_data(d["body"]),
+                   line=d.get("line", 0))
+
+
+@attrs.frozen(kw_only=True)
 class SpecModule:
     """One spec file read: the module it checks, its properties, and the compiler's own errors.
 
@@ -142,6 +172,8 @@ class SpecModule:
     #: The source files the compiler resolved the spec file's imports to (absolute,
     #: sorted; declaration files and node_modules left out).
     sources: tuple[str, ...] = ()
+    #: The bodies of the functions the properties name and of the module functions they call.
+    functions: tuple[FunctionDef, ...] = ()
 
     def to_data(self) -> dict:
         data = {"kind": self.KIND, "spec": self.spec, "module": self.module,
@@ -150,7 +182,13 @@ class SpecModule:
                 "diagnostics": list(self.diagnostics)}
         if self.sources:
             data["sources"] = list(self.sources)
+        if self.functions:
+            data["functions"] = [f.to_data() for f in self.functions]
         return data
+
+    def function(self, name: str) -> Optional[FunctionDef]:
+        """The body of the module function ``name``, when the reader read it."""
+        return next((f for f in self.functions if f.name == name), None)
 
     @classmethod
     def from_data(cls, d: dict) -> "SpecModule":
@@ -159,4 +197,5 @@ class SpecModule:
         return cls(spec=d["spec"], module=d.get("module"),
                    properties=tuple(property_from_data(p) for p in d["properties"]),
                    skipped=tuple(NotAProperty.from_data(s) for s in d.get("skipped", ())),
-                   diagnostics=tuple(d.get("diagnostics", ())), sources=tuple(d.get("sources", ())))
+                   diagnostics=tuple(d.get("diagnostics", ())), sources=tuple(d.get("sources", ())),
+                   functions=tuple(FunctionDef.from_data(f) for f in d.get("functions", ())))
