@@ -90,7 +90,7 @@ def fake_ladder(monkeypatch):
     module = types.ModuleType("eutaxy.prover.report")
     calls = []
 
-    def run_report(directory, seed, *, min_inside=None, show_inputs=0):
+    def run_report(directory, seed, *, min_inside=None, show_inputs=0, provers=()):
         calls.append((directory, seed, min_inside) + ((show_inputs,) if show_inputs else ()))
         name = Path(directory).name
         kind = "refuted" if name == "bad" else "tested"

@@ -21,6 +21,7 @@ from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED,
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
+from eutaxy.cli.provers import add_prover_arguments, provers_from_args
 from eutaxy.cli.report_command import spec_fails, use_pinned_node
 from eutaxy.core.errors import UserError
 
@@ -47,6 +48,7 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-runs", type=_positive_int, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
+    add_prover_arguments(parser)
     parser.set_defaults(handler=run_check)
 
 
@@ -105,7 +107,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     if scenario.get("specs"):
         # The spec ladder rests on the calls this check recorded; it never changes the verdict,
         # but a counterexample at any rung is an error.
-        specs = _spec_verdicts(scenario, scenario_path, verdict)
+        specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(args))
         data = dict(data, specs=specs)
         if code == EXIT_BOUNDED and spec_fails(specs):
             code = EXIT_VIOLATED
@@ -118,8 +120,8 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     return code
 
 
-def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
-    """CHECKED on the verdict's ``coreCalls``, then TESTED with the check's seed, for each spec module.
+def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict, provers: list) -> dict:
+    """CHECKED on the verdict's ``coreCalls``, then TESTED with the check's seed, then any engines, for each spec module.
 
     A ladder that cannot run (the prover not installed, no Node) is said in the result's
     ``error``; the simulation verdict stands either way.
@@ -136,7 +138,7 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict) -> dict:
     try:
         # The same Node as ``eutaxy report``: the pinned toolchain in Eutaxy's cache unless the environment names one.
         use_pinned_node()
-        return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed)
+        return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed, provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from eutaxy.cli.exit_codes import EXIT_INPUT
 from eutaxy.cli.output import Output
+from eutaxy.cli.provers import add_prover_arguments, provers_from_args
 from eutaxy.core.errors import UserError
 
 __all__ = ["add_report_parser", "run_spec_report"]
@@ -36,7 +37,8 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "report",
         parents=[common],
         help="run the spec ladder on every spec file under a directory",
-        description="Run the spec ladder (CHECKED, TESTED, PROVEN) on every spec file under DIR.",
+        description=("Run the spec ladder on every spec file under DIR: TESTED on generated inputs, then PROVEN "
+                     "by the engines --prover names."),
     )
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR", help="where to look (default: .)")
     parser.add_argument("--seed", default=DEFAULT_SEED, help=f"the seed for generated inputs (default: {DEFAULT_SEED})")
@@ -44,6 +46,7 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
     parser.add_argument("--show-inputs", type=_positive, default=0, metavar="N",
                         help="print the first N inputs evaluated for each property")
+    add_prover_arguments(parser)
     parser.set_defaults(handler=run_spec_report)
 
 
@@ -63,7 +66,8 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
         raise UserError(f"{args.directory}: no such directory")
     report = _ladder()
     use_pinned_node()
-    result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs)
+    result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs,
+                               provers=provers_from_args(args))
     out.report(result, kind="spec_report", text=report.render_text(result))
     code = report.report_exit_code(result)
     if code == EXIT_INPUT and out.json:

@@ -10,7 +10,7 @@ inputs (edges, biased draws, steering, shrinking), the ladder's fold, and
 """
 
 from .checked import recorded_calls, run_checked
-from .engine import ENGINE_KINDS, Prover
+from .engine import ENGINE_KINDS, ModuleProofs, ProveInput, Prover, engine_answers
 from .evaluator import Evaluator, LoadError, Outcome
 from .ladder import aggregate, fold_engines, fold_sampling
 from .node import NodeError, NodeToolchain, find_toolchain
@@ -33,8 +33,9 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "DEFAULT_MAX_INSIDE", "ENGINE_KINDS", "Evaluator", "LoadError", "NodeError", "NodeToolchain", "Outcome",
-    "Prover", "ReadError", "RungResult", "aggregate", "find_spec_files", "find_toolchain", "fold_engines",
+    "DEFAULT_MAX_INSIDE", "ENGINE_KINDS", "Evaluator", "LoadError", "ModuleProofs", "NodeError", "NodeToolchain",
+    "Outcome", "ProveInput", "Prover", "ReadError", "RungResult", "aggregate", "engine_answers", "find_spec_files",
+    "find_toolchain", "fold_engines",
     "fold_sampling", "read_spec", "read_specs", "recorded_calls", "render_text", "report_exit_code",
     "run_checked", "run_ladder", "run_report", "run_tested",
 ]

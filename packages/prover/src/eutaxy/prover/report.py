@@ -138,7 +138,8 @@ def _module_report(root: Path, spec_path: Path, read, seed: str, max_inside: int
                     entry["properties"].append(unknown(prop, f"the evaluator stopped: {_first_line(error)}"))
                     continue
                 entry["properties"].append(_property_entry(prop, verdict, rungs["tested"], rungs.get("checked"),
-                                                           None if recorded is None else len(recorded)))
+                                                           None if recorded is None else len(recorded),
+                                                           rungs.get("engines", ())))
             if stops:
                 entry["error"] = "\n".join(stops)
     except LoadError as error:
@@ -165,7 +166,8 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0][:300] if text else "no message"
 
 
-def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Optional[int] = None) -> dict:
+def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Optional[int] = None,
+                    engines: Sequence[SpecVerdict] = ()) -> dict:
     data = verdict.to_data()
     data["function"] = prop.function
     data["line"] = prop.line
@@ -185,6 +187,8 @@ def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Opt
             data["tested"]["stopped"] = tested.stopped
         if tested.inputs:
             data["tested"]["inputs"] = [list(i) for i in tested.inputs]
+    if engines:
+        data["engines"] = [e.to_data() for e in engines]
     return data
 
 

@@ -8,7 +8,7 @@ from eutaxy.core.verdicts import SpecVerdict
 from eutaxy.spec import Property, SpecModule
 
 from .checked import run_checked
-from .engine import Prover, checked_answer
+from .engine import Prover, engine_answers
 from .evaluator import Evaluator
 from .ladder import aggregate
 from .rung import RungResult
@@ -28,5 +28,12 @@ def run_ladder(module: SpecModule, prop: Property, evaluator: Evaluator, seed: s
     if calls is not None:
         rungs["checked"] = run_checked(prop, evaluator, calls)
     rungs["tested"] = run_tested(prop, evaluator, seed, max_inside=max_inside, show_inputs=show_inputs)
-    answers = [checked_answer(p, p.prove(module, prop)) for p in provers]
-    return aggregate(prop.name, rungs.get("checked"), rungs["tested"], answers), rungs
+
+    def replay(name: str, args):
+        return evaluator.evaluate_encoded(name, [list(args)])[0]
+
+    answers = [engine_answers(p, module, [prop], replay)[prop.name] for p in provers]
+    verdict = aggregate(prop.name, rungs.get("checked"), rungs["tested"], answers)
+    if answers:
+        rungs["engines"] = answers  # each engine's own answer, shown beside the fold (a CONFLICT shows both)
+    return verdict, rungs

@@ -1,0 +1,54 @@
+"""``--prover`` and ``--no-cache``: which engines the PROVEN rung runs, for ``eutaxy report`` and ``eutaxy check``.
+
+``--prover smt`` runs the SMT engine (:mod:`eutaxy.prover_smt`), ``--prover
+lean`` the Lean engine, ``--prover all`` both; the flag may be repeated. An
+engine named but not installed answers UNKNOWN (unavailable) with the command
+that installs it, so listing one costs nothing but the proof.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+import attrs
+
+ENGINES = ("smt", "lean")
+CHOICES = ENGINES + ("all",)
+
+
+def add_prover_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prover", action="append", choices=CHOICES, metavar="ENGINE",
+                        help="run the PROVEN rung with ENGINE: smt, lean or all (repeatable; default: none)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="prove again instead of reusing the engines' cached answers")
+
+
+def provers_from_args(args: argparse.Namespace) -> list:
+    """The engines the flags name, in the order smt, lean, each once."""
+    named = set(getattr(args, "prover", None) or ())
+    if "all" in named:
+        named = set(ENGINES)
+    out: list[Any] = []
+    if "smt" in named:
+        from eutaxy.prover_smt import SmtProver
+
+        out.append(SmtProver(cache_results=not getattr(args, "no_cache", False)))
+    if "lean" in named:
+        out.append(_NotBuilt(name="lean", why="the Lean engine (eutaxy.prover_lean) is not built in this release; "
+                                              "no command installs it yet"))
+    return out
+
+
+@attrs.frozen
+class _NotBuilt:
+    """An engine the release does not ship yet: every property UNKNOWN (unavailable), saying so."""
+
+    name: str
+    why: str
+
+    def available(self) -> Mapping[str, str]:
+        return {"unavailable": self.why}
+
+    def prove(self, input):  # pragma: no cover - never called: available() says it cannot run
+        raise AssertionError(f"{self.name} is not available")

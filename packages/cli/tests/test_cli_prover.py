@@ -1,0 +1,50 @@
+"""``eutaxy report --prover``: the PROVEN rung from the command line, on real files, Node and Z3."""
+
+import json
+
+MODULE = """\
+// False on one double only, which no draw is likely to meet.
+export function score(x: number): number {
+  if (x === 123456.789) return -1;
+  return Math.abs(x) + 1;
+}
+"""
+
+SPEC = """\
+import { forall } from "eutaxy/spec";
+import { score } from "./domain.ts";
+
+export const positive = forall(score, {
+  when: (x) => !Number.isNaN(x),
+  ensures: (x) => score(x) > 0,
+});
+"""
+
+
+def _write(tmp_path):
+    (tmp_path / "domain.ts").write_text(MODULE)
+    (tmp_path / "domain.props.ts").write_text(SPEC)
+    return tmp_path
+
+
+def test_report_prover_smt_refutes_what_sampling_missed(run_cli, tmp_path, monkeypatch):
+    """--prover smt --json: the engine's replayed model refutes the claim TESTED held on; exit 1."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "case").mkdir()
+    result = run_cli("report", str(_write(tmp_path / "case")), "--prover", "smt", "--json", "--no-cache")
+    assert 1 == result.code, result.stderr
+    [prop] = json.loads(result.stdout)["modules"][0]["properties"]
+    assert ("refuted", "proven") == (prop["kind"], prop["rung"])
+    assert [123456.789] == prop["counterexample"]["args"]
+    assert ["smt"] == [e["engine"]["name"] for e in prop["engines"]]
+
+
+def test_report_prover_all_names_the_engine_that_is_not_there(run_cli, tmp_path, monkeypatch):
+    """--prover all runs smt and lean; lean, not built here, is UNKNOWN (unavailable) among the engines' answers."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "case").mkdir()
+    result = run_cli("report", str(_write(tmp_path / "case")), "--prover", "all", "--json")
+    [prop] = json.loads(result.stdout)["modules"][0]["properties"]
+    engines = {e["engine"]["name"]: e for e in prop["engines"]}
+    assert ["lean", "smt"] == sorted(engines)
+    assert ("unknown", ["unavailable"]) == (engines["lean"]["kind"], engines["lean"]["reasons"])

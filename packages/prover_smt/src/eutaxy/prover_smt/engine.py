@@ -1,0 +1,186 @@
+"""The SMT engine: each property's negation asked of Z3, its models replayed on the real function.
+
+For a ``forall`` property the query is "an input in the binders' domains where
+``when`` holds and ``ensures`` does not" (:mod:`.encode`). Z3 answers within a
+resource limit (``rlimit``, counted in Z3's own steps, never wall-clock, so the
+same query has the same answer on every machine):
+
+- unsat: PROVEN, with the engine's models listed as assumptions;
+- sat: a candidate. The model's input is run through the real property in the
+  evaluator; only if the claim fails there is it REFUTED (the replayed
+  counterexample). Otherwise the engine's model disagreed with the real
+  function: UNKNOWN (unsupported), with the model's input and what the real
+  function did;
+- unknown (the limit ran out, or Z3 gave up): UNKNOWN (gave_up).
+
+A property using a construct the engine does not take is UNKNOWN
+(unsupported) naming the construct and its line; ``total`` is Lean's, since a
+solver does not decide termination.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import attrs
+
+from eutaxy.core.verdicts import GAVE_UP, PROVEN, REFUTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
+from eutaxy.prover.engine import ModuleProofs, ProveInput
+from eutaxy.prover.values import encode, show
+from eutaxy.spec import Call, ForallProperty, Property, children, outside_nodes
+
+from . import cache
+from .encode import Encoder, Unsupported
+from .model import value_of
+from .toolchain import Z3_VERSION, load_z3
+
+NAME = "smt"
+#: Z3's resource limit per property. Enough for the linear double arithmetic, strings and
+#: datatypes of the contract corpus with room to spare; a product of two variables
+#: (bit-blasted multipliers) runs past it, which is gave_up.
+DEFAULT_RLIMIT = 4_000_000
+
+#: What every PROVEN rests on, as the engine models the language.
+ASSUMPTIONS = (
+    "number is the IEEE double (binary64, round to nearest even), NaN, the infinities and -0 included",
+    "string is a sequence of UTF-16 code units",
+    "records, tagged unions and nullable types are datatypes (=== on them is not modelled)",
+    "the built-ins (Math, Number) are the standard ones",
+    "the functions are pure and terminate",
+    f"decided by Z3 {Z3_VERSION}; the solver's proof is not checked by a kernel",
+)
+
+
+@attrs.define(eq=False)
+class SmtProver:
+    """The ``smt`` engine (``--prover smt``). ``cache_results`` keeps answers by file and engine digests."""
+
+    rlimit: int = DEFAULT_RLIMIT
+    cache_results: bool = True
+    name: str = NAME
+
+    def available(self) -> Mapping[str, str]:
+        z3 = load_z3()
+        if isinstance(z3, str):
+            return {"unavailable": z3}
+        return {"version": Z3_VERSION}
+
+    @property
+    def engine(self) -> dict:
+        return {"name": self.name, "version": Z3_VERSION}
+
+    def prove(self, input: ProveInput) -> ModuleProofs:
+        z3 = load_z3()
+        assert not isinstance(z3, str), "prove() is called only when available()"
+        verdicts = {}
+        for prop in input.properties:
+            key = cache.key(input.module, prop, self.rlimit) if self.cache_results else None
+            hit = cache.load(key) if key else None
+            if hit is not None:
+                verdicts[prop.name] = hit
+                continue
+            verdict = self._prove_one(z3, input, prop)
+            if key:
+                cache.store(key, verdict)
+            verdicts[prop.name] = verdict
+        return ModuleProofs(engine=self.engine, verdicts=verdicts)
+
+    def _prove_one(self, z3, input: ProveInput, prop: Property) -> SpecVerdict:
+        if not isinstance(prop, ForallProperty):
+            return self._unknown(prop, UNSUPPORTED_REASON, "total claims termination, which a solver does not decide")
+        module = input.module
+        fn = module.function(prop.function)
+        if fn is None:
+            return self._unknown(prop, UNSUPPORTED_REASON,
+                                 f"the reader did not read the body of {prop.function} (not a function of the module)")
+        refused = _outside_in_reach(module, prop)
+        if refused is not None:
+            return self._unknown(prop, UNSUPPORTED_REASON, f"outside the subset: {refused.describe()}",
+                                 unsupported=refused)
+        enc = Encoder(z3, module)
+        try:
+            binders, query = enc.claim(prop)
+        except Unsupported as refused:
+            if not refused.line:
+                refused.line = prop.line
+            return self._unknown(prop, UNSUPPORTED_REASON, f"not taken by the smt engine: {refused.describe()}",
+                                 unsupported=refused)
+        solver = z3.Solver(ctx=enc.ctx)
+        solver.set("rlimit", self.rlimit)
+        solver.add(query)
+        answer = solver.check()
+        if answer == z3.unsat:
+            return SpecVerdict(kind=PROVEN, property=prop.name, rung=PROVEN, engine=self.engine,
+                               assumptions=ASSUMPTIONS + _array_assumption(enc),
+                               detail=f"Z3 found no counterexample (rlimit {self.rlimit})")
+        if answer == z3.unknown:
+            why = solver.reason_unknown()
+            what = f"Z3's resource limit ran out (rlimit {self.rlimit})" if why == "canceled" or "limit" in why else f"Z3 gave up: {why}"
+            return self._unknown(prop, GAVE_UP, what)
+        model = solver.model()
+        args = [value_of(enc, model, b) for b in binders]
+        return self._replayed(input, prop, args)
+
+    def _replayed(self, input: ProveInput, prop: ForallProperty, args: list) -> SpecVerdict:
+        encoded = [encode(a) for a in args]
+        outcome = input.replay(prop.name, encoded)
+        shown = f"{prop.function}({', '.join(show(a) for a in args)})"
+        counterexample = {"assignment": {b.name: v for b, v in zip(prop.binders, encoded)}, "args": encoded,
+                          "outcome": outcome.to_data(), "source": "model"}
+        if outcome.fails:
+            return SpecVerdict(kind=REFUTED, property=prop.name, rung=PROVEN, engine=self.engine,
+                               counterexample=counterexample, assumptions=ASSUMPTIONS,
+                               detail=f"Z3's model, replayed on the real function, breaks the claim: {shown}")
+        return SpecVerdict(kind=UNKNOWN, property=prop.name, rung=PROVEN, engine=self.engine,
+                           reasons=(UNSUPPORTED_REASON,), counterexample=counterexample, assumptions=ASSUMPTIONS,
+                           detail=(f"the engine's model disagreed with the real function: Z3 says the claim fails "
+                                   f"at {shown}, the real function gave {outcome.kind}"))
+
+    def _unknown(self, prop: Property, reason: str, detail: str,
+                 unsupported: Optional[Unsupported] = None) -> SpecVerdict:
+        return SpecVerdict(kind=UNKNOWN, property=prop.name, rung=PROVEN, engine=self.engine, reasons=(reason,),
+                           detail=detail, unsupported=None if unsupported is None else unsupported.to_data())
+
+
+def _outside_in_reach(module, prop: ForallProperty) -> Optional[Unsupported]:
+    """The first construct outside the subset in the claim or in a body it reaches, in source order of reach."""
+    seen, order = set(), [prop.function]
+    for tree in (prop.when, prop.ensures):
+        if tree is not None:
+            found = outside_nodes(tree)
+            if found:
+                return Unsupported(found[0].construct, found[0].line, found[0].text)
+            order.extend(_callees(tree))
+    while order:
+        name = order.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        fn = module.function(name)
+        if fn is None:
+            continue
+        found = outside_nodes(fn.body)
+        if found:
+            return Unsupported(found[0].construct, found[0].line, found[0].text, where=fn.name)
+        order.extend(_callees(fn.body))
+    return None
+
+
+def _callees(tree) -> list[str]:
+    """The module functions ``tree`` calls, in source order."""
+    out: list[str] = []
+
+    def walk(e) -> None:
+        if isinstance(e, Call) and e.target == "module":
+            out.append(e.callee)
+        for child in children(e):
+            walk(child)
+
+    walk(tree)
+    return out
+
+
+def _array_assumption(enc: Encoder) -> tuple[str, ...]:
+    if not enc.uses_arrays:
+        return ()
+    return ("arrays are dense sequences; an array binder's elements range over the element's whole sort",)

@@ -1,0 +1,90 @@
+"""The SMT engine on small functions: proofs, replayed refutations, unsupported constructs, budgets, caching."""
+
+import attrs
+import pytest
+
+from eutaxy.prover.engine import engine_answers
+from eutaxy.prover.evaluator import Outcome
+from eutaxy.prover_smt import INSTALL_COMMAND, SmtProver, toolchain as smt_toolchain
+
+
+def _replay(evaluator):
+    return lambda name, args: evaluator.evaluate_encoded(name, [list(args)])[0]
+
+
+def _answers(module, evaluator, **options):
+    return engine_answers(SmtProver(cache_results=False, **options), module, module.properties, _replay(evaluator))
+
+
+@pytest.fixture(scope="module")
+def answers(basics, basics_evaluator):
+    return _answers(basics, basics_evaluator)
+
+
+def test_a_model_is_replayed_before_it_refutes(answers):
+    """halve(x) * 2 === x fails on NaN (and past the largest double): REFUTED, with the real function's outcome."""
+    v = answers["halveUndoes"]
+    assert ("refuted", "proven") == (v.kind, v.rung)
+    assert "false" == v.counterexample["outcome"]["kind"]
+    assert {"name": "smt", "version": "5.4.1"} == v.engine
+
+
+def test_doubles_strings_nullables_and_arrays_are_proved(answers):
+    """Math.min with -0, string concatenation over a nullable, a guarded array read: PROVEN with the models listed."""
+    for name in ("smallerIsBelow", "labelled", "firstOfNonNegative"):
+        assert "proven" == answers[name].kind, (name, answers[name].detail)
+    assert "number is the IEEE double (binary64, round to nearest even), NaN, the infinities and -0 included" in \
+        answers["labelled"].assumptions
+    assert any("arrays are dense" in a for a in answers["firstOfNonNegative"].assumptions)
+
+
+def test_a_read_past_the_end_is_never_proved(answers):
+    """xs[0] on an empty array is undefined: the engine cannot prove a claim that rests on it being a number."""
+    v = answers["unguardedIsANumber"]
+    assert v.kind in ("refuted", "unknown")
+    assert "proven" != v.kind
+
+
+def test_total_is_not_the_solvers(answers):
+    """A solver does not decide termination: total is UNKNOWN (unsupported)."""
+    assert ("unknown", ("unsupported",)) == (answers["halveTerminates"].kind, answers["halveTerminates"].reasons)
+
+
+def test_a_model_the_real_function_does_not_confirm_is_unknown(basics):
+    """A replay where the claim holds: the engine's model disagreed, UNKNOWN (unsupported) with the model's input."""
+    holds = lambda name, args: Outcome(kind="true")  # noqa: E731 - a stand-in for a real function that disagrees
+    prop = next(p for p in basics.properties if p.name == "halveUndoes")
+    v = engine_answers(SmtProver(cache_results=False), basics, [prop], holds)["halveUndoes"]
+    assert ("unknown", ("unsupported",)) == (v.kind, v.reasons)
+    assert "disagreed with the real function" in v.detail and v.counterexample["args"]
+
+
+def test_an_exhausted_resource_limit_is_gave_up(basics, basics_evaluator):
+    """Budgets are Z3's rlimit, never wall-clock: too small a limit is UNKNOWN (gave_up)."""
+    prop = next(p for p in basics.properties if p.name == "smallerIsBelow")
+    v = engine_answers(SmtProver(cache_results=False, rlimit=10), basics, [prop], _replay(basics_evaluator))[prop.name]
+    assert ("unknown", ("gave_up",)) == (v.kind, v.reasons)
+    assert "rlimit 10" in v.detail
+
+
+def test_answers_are_cached_by_files_and_engine(basics, basics_evaluator, tmp_path, monkeypatch):
+    """A second proof of the same files comes from the cache (no replay); another budget proves again."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
+    prop = next(p for p in basics.properties if p.name == "halveUndoes")
+    first = engine_answers(SmtProver(), basics, [prop], _replay(basics_evaluator))[prop.name]
+    assert list((tmp_path / "proofs" / "smt").glob("*.json"))
+
+    def no_replay(name, args):
+        raise AssertionError("a cached answer is not replayed again")
+
+    assert first == engine_answers(SmtProver(), basics, [prop], no_replay)[prop.name]
+    with pytest.raises(AssertionError, match="not replayed again"):
+        engine_answers(SmtProver(rlimit=3_999_999), basics, [prop], no_replay)
+
+
+def test_a_missing_z3_is_unavailable_with_the_install_command(basics, monkeypatch):
+    """No pinned Z3 here: every property UNKNOWN (unavailable), naming `eutaxy prover install smt`."""
+    monkeypatch.setattr(smt_toolchain, "_LOADED", f"Z3 5.4.1 is not installed; run `{INSTALL_COMMAND}`")
+    answers = engine_answers(SmtProver(), basics, basics.properties, replay=None)
+    assert {("unknown", ("unavailable",))} == {(a.kind, a.reasons) for a in answers.values()}
+    assert all(INSTALL_COMMAND in a.detail for a in answers.values())
