@@ -18,8 +18,12 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import attrs
 
-from eutaxy.core.verdicts import PROVEN, REFUTED, UNAVAILABLE, UNKNOWN, SpecVerdict
+# The vocabulary an engine answers in, re-exported here: engines may import prover and spec only.
+from eutaxy.core.verdicts import GAVE_UP, PROVEN, REFUTED, UNAVAILABLE, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import Property, SpecModule
+
+__all__ = ["ENGINE_KINDS", "GAVE_UP", "ModuleProofs", "PROVEN", "ProveInput", "Prover", "REFUTED", "Replay",
+           "SpecVerdict", "UNAVAILABLE", "UNKNOWN", "UNSUPPORTED_REASON", "checked_answer", "engine_answers"]
 
 #: What an engine may answer.
 ENGINE_KINDS = (PROVEN, REFUTED, UNKNOWN)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from eutaxy.core.verdicts import SpecVerdict
+from eutaxy.prover.engine import SpecVerdict
 from eutaxy.spec import Property, SpecModule
 
 from .toolchain import Z3_VERSION, cache_dir

@@ -24,8 +24,8 @@ from typing import Mapping, Optional
 
 import attrs
 
-from eutaxy.core.verdicts import GAVE_UP, PROVEN, REFUTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
-from eutaxy.prover.engine import ModuleProofs, ProveInput
+from eutaxy.prover.engine import (GAVE_UP, PROVEN, REFUTED, UNKNOWN, UNSUPPORTED_REASON, ModuleProofs, ProveInput,
+                                  SpecVerdict)
 from eutaxy.prover.values import encode, show
 from eutaxy.spec import Call, ForallProperty, Property, children, outside_nodes
 
