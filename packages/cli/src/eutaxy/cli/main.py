@@ -15,6 +15,7 @@ from typing import Sequence, TextIO
 from eutaxy.cli.check_command import add_check_parser
 from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
 from eutaxy.cli.output import Output
+from eutaxy.cli.prover_command import add_prover_parser
 from eutaxy.cli.report_command import add_report_parser
 from eutaxy.cli.toolchain_command import add_toolchain_parser
 from eutaxy.core.errors import UserError
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(subparsers, common)
     add_report_parser(subparsers, common)
     add_toolchain_parser(subparsers, common)
+    add_prover_parser(subparsers, common)
     return parser
 
 

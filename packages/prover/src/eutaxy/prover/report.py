@@ -304,7 +304,12 @@ def _why(prop: dict) -> str:
         what = "claim false" if outcome.get("kind") == "false" else (
             f"{outcome.get('phase', 'ensures')} threw {outcome.get('name', '')}: {outcome.get('message', '')}"
             if outcome.get("kind") == "threw" else outcome.get("kind", ""))
-        return f"at {(prop.get('rung') or '?').upper()}: {prop['function']}({args}): {what}"
+        text = f"at {(prop.get('rung') or '?').upper()}: {prop['function']}({args}): {what}"
+        return text + (f"; {prop['detail']}" if kind == "conflict" and prop.get("detail") else "")
+    if kind == "proven":
+        engine = prop.get("engine") or {}
+        held = f"; held on {counts['tested']} TESTED inputs" if counts.get("tested") else ""
+        return f"by {engine.get('name', '?')} {engine.get('version', '')}".rstrip() + held
     if kind == "unknown":
         return f"{', '.join(prop.get('reasons', []))}: {prop.get('detail', '')}" + short
     return prop.get("detail", "") + short

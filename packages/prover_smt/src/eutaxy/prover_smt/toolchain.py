@@ -69,3 +69,65 @@ def _find() -> Union[ModuleType, str]:
     # set before any context is made.
     z3.set_param("encoding", "bmp")
     return z3
+
+
+class InstallError(Exception):
+    """The pinned Z3 could not be installed (no digest for this platform, a failed download, a wrong checksum)."""
+
+
+def platform_tag() -> Optional[str]:
+    """The wheel's platform tag for this machine, when the pin knows one."""
+    import platform
+
+    if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64"):
+        return "manylinux_2_27_x86_64"
+    return None
+
+
+def install(source: Optional[str] = None) -> dict:
+    """Put the pinned z3-solver wheel, checked by SHA-256, under :func:`cached_site`.
+
+    ``source`` is a directory or index URL holding the same file name (a mirror or an
+    offline copy); by default pip's own configuration decides where it comes from. A
+    wrong checksum deletes the download and installs nothing. Returns what was done.
+    """
+    import hashlib
+    import shutil
+    import subprocess
+    import tempfile
+    import zipfile
+
+    site = cached_site()
+    if (site / "z3").is_dir():
+        return {"engine": "smt", "version": Z3_WHEEL_VERSION, "location": str(site), "already": True}
+    tag = platform_tag()
+    digest = Z3_WHEEL_SHA256.get(tag or "")
+    if digest is None:
+        raise InstallError(f"no pinned z3-solver {Z3_WHEEL_VERSION} wheel for this platform "
+                           f"({sys.platform}); the pin covers {', '.join(sorted(Z3_WHEEL_SHA256))}")
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", tmp,
+                   "--platform", tag, f"z3-solver=={Z3_WHEEL_VERSION}"]
+        if source:
+            command += ["--no-index", "--find-links", source] if Path(source).is_dir() else ["--index-url", source]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        wheels = list(Path(tmp).glob("*.whl"))
+        if done.returncode != 0 or len(wheels) != 1:
+            raise InstallError(f"pip download z3-solver=={Z3_WHEEL_VERSION} failed: {done.stderr.strip()[-800:]}")
+        actual = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
+        if actual != digest:
+            wheels[0].unlink()
+            raise InstallError(f"SHA-256 mismatch for {wheels[0].name}: expected {digest}, got {actual}; "
+                               "nothing was installed")
+        staging = site.with_name(site.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            for member in wheel.namelist():
+                if member.startswith("/") or ".." in Path(member).parts:
+                    raise InstallError(f"the wheel holds an entry outside its folder: {member}")
+            wheel.extractall(staging)
+        (staging / "eutaxy-smt.json").write_text(
+            f'{{"file": "{wheels[0].name}", "sha256": "{actual}"}}\n')
+        staging.rename(site)
+        return {"engine": "smt", "version": Z3_WHEEL_VERSION, "location": str(site), "already": False,
+                "file": wheels[0].name, "sha256": actual}
