@@ -751,6 +751,7 @@ class Encoder:
         if isinstance(t, NullableType):
             t = t.inner
         given = dict(e.fields)
+        union = None
         if isinstance(t, TaggedUnionType):
             tag = given.get(t.tag)
             if not isinstance(tag, Literal):
@@ -758,7 +759,7 @@ class Encoder:
             variant = next((v for v in t.variants if v.tag == tag.value), None)
             if variant is None:
                 raise Unsupported("a record literal with a tag its union lacks", 0, json.dumps(tag.value))
-            self.desc(t)
+            union = ("union", self._union(t, 0))
             t = variant.record
         if not isinstance(t, RecordType):
             raise Unsupported("a record literal of a type the engine does not take", 0, getattr(t, "name", ""))
@@ -771,7 +772,11 @@ class Encoder:
             v, ok = self.expr(given[name], env, record["fields"][name][0])
             values.append(v.e)
             oks.append(ok)
-        return Val(("rec", key), record["ctor"](*values)), z3.And(self.true, *oks)
+        value = Val(("rec", key), record["ctor"](*values))
+        if union is not None:
+            # Built where its union is expected: a value of the union, so branches building two members meet.
+            value, _ = self.coerce(value, union)
+        return value, z3.And(self.true, *oks)
 
 
 @attrs.frozen

@@ -1,0 +1,3 @@
+export function helper(n: number): number {
+  return n * 2;
+}
