@@ -27,6 +27,7 @@ PACKAGE_DATA = [
     "core/prng_vectors.json",
     "prover/reader/reader.mjs",
     "prover/reader/evaluator.mjs",
+    "prover/reader/bodies.mjs",
     "prover/reader/eval_worker.mjs",
     "spec/js/spec.js",
     "spec/js/spec.d.ts",

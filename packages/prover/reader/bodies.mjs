@@ -71,8 +71,8 @@ class BodyReader {
     // The claim reader recurses through `this.expr`, `this.call` and `this.identifier`:
     // seen through this view, its children are read as bodies are.
     this.view = Object.create(reader, {
-      expr: { value: (n, s) => this.expr(n, s) },
-      call: { value: (n, s) => this.call(n, s) },
+      expr: { value: (n, s, d) => this.expr(n, s, d) },
+      call: { value: (n, s, d) => this.call(n, s, d) },
       identifier: { value: (n, s) => this.identifier(n, s) },
     });
   }
@@ -231,7 +231,7 @@ class BodyReader {
   // The claim reader's expression reader, with what only bodies need: locals,
   // record literals, module constants, and calls checked to stay in the module.
 
-  expr(node, scope) {
+  expr(node, scope, depth = 0) {
     this.count();
     switch (node.kind) {
       case ts.SyntaxKind.ObjectLiteralExpression:
@@ -253,7 +253,7 @@ class BodyReader {
       default:
         break;
     }
-    return this.reader.expr.call(this.view, node, scope);
+    return this.reader.expr.call(this.view, node, scope, depth);
   }
 
   identifier(node, scope) {
@@ -296,7 +296,7 @@ class BodyReader {
     return { kind: "record", fields, type: this.reader.convert(type) };
   }
 
-  call(node, scope) {
+  call(node, scope, depth = 0) {
     const callee = node.expression;
     if (node.questionDotToken) return this.outside(node, "OptionalChain");
     if (ts.isIdentifier(callee) && !scope.has(callee.text)) {
@@ -308,7 +308,7 @@ class BodyReader {
       }
       return this.outside(node, "CallOutsideModule");
     }
-    return this.reader.call.call(this.view, node, scope);
+    return this.reader.call.call(this.view, node, scope, depth);
   }
 }
 

@@ -31,9 +31,9 @@ from typing import Any, Optional, Sequence
 
 import attrs
 
-from eutaxy.spec import (ArrayType, Binary, BinderRef, BooleanType, Call, Conditional, FieldRead,
+from eutaxy.spec import (ArrayType, Binary, Every, BinderRef, BooleanType, Call, Conditional, FieldRead,
                          ForallProperty, FunctionDef, FunctionRef, IndexRead, Let, Literal, LiteralType,
-                         LiteralUnionType, LocalRef, NullableType, NumberType, Outside, RecordLiteral,
+                         LiteralUnionType, Local, NullableType, NumberType, Outside, RecordLiteral,
                          RecordType, RegexTest, SpecModule, SpecType, StringType, TaggedUnionType, Unary)
 
 #: Module functions inlined into one query at most (a bound on the walk; recursion is refused anyway).
@@ -338,7 +338,7 @@ class Encoder:
             if e.index >= len(env.binders):
                 raise Unsupported(f"parameter {e.name} with no argument")
             return env.binders[e.index], self.true
-        if isinstance(e, LocalRef):
+        if isinstance(e, Local):
             return env.locals[e.name], self.true
         if isinstance(e, Unary):
             return self.unary(e, env)
@@ -358,6 +358,8 @@ class Encoder:
             raise Unsupported("a function used as a value", 0, e.name)
         if isinstance(e, RegexTest):
             raise Unsupported("a regular expression test", 0, f"/{e.pattern}/{e.flags}")
+        if isinstance(e, Every):
+            raise Unsupported("every", 0, "a claim over each element needs a quantifier the engine does not emit yet")
         raise Unsupported(f"expression {getattr(e, 'KIND', type(e).__name__)}")
 
     def conditional(self, e: Conditional, env: "_Env", expected: Optional[tuple]) -> tuple[Val, Any]:
@@ -428,6 +430,8 @@ class Encoder:
             if a is not None and b is not None and (left.t == right.t == INT or _small(left) or _small(right)):
                 # A length plus or minus a small integer stays exact (lengths are far below 2^53).
                 return Val(INT, a + b if op == "+" else a - b), ok
+        if op == "%" and left.t in (NUM, INT) and right.t in (NUM, INT):
+            return Val(NUM, self._fmod(self.to_num(left), self.to_num(right))), ok
         if op in ("+", "-", "*", "/") and left.t in (NUM, INT) and right.t in (NUM, INT):
             f = {"+": z3.fpAdd, "-": z3.fpSub, "*": z3.fpMul, "/": z3.fpDiv}[op]
             return Val(NUM, f(self.RNE, self.to_num(left), self.to_num(right), ctx=self.ctx)), ok
@@ -717,6 +721,19 @@ class Encoder:
                 value = self._min_max(name == "Math.min", value, x)
             return Val(NUM, value), ok
         raise Unsupported(f"builtin {name}", 0, f"with {len(xs)} arguments")
+
+    def _fmod(self, x, y):
+        """JavaScript's ``%`` (C's fmod, the sign of x) from IEEE's remainder (the nearest quotient).
+
+        The two differ by one ``|y|`` where the remainder's sign is not x's; the fmod
+        result is always representable, so that one addition is exact.
+        """
+        z3, ctx = self.z3, self.ctx
+        r = z3.fpRem(x, y, ctx=ctx)
+        toward = z3.If(z3.fpIsNegative(x, ctx=ctx), z3.fpNeg(z3.fpAbs(y, ctx=ctx), ctx=ctx), z3.fpAbs(y, ctx=ctx))
+        flipped = z3.And(z3.Not(z3.fpIsZero(r, ctx=ctx)), z3.Not(z3.fpIsNaN(r, ctx=ctx)),
+                         z3.fpIsNegative(r, ctx=ctx) != z3.fpIsNegative(x, ctx=ctx))
+        return z3.If(flipped, z3.fpAdd(self.RNE, r, toward, ctx=ctx), r)
 
     def _round(self, x):
         """JavaScript's Math.round: halves go up, and what rounds to zero keeps the sign of x.
