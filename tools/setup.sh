@@ -1,6 +1,8 @@
-# Sourced by tools/test and tools/check: installs what is missing, quietly when
-# nothing is. Debian's bazel-bootstrap and nginx-light (apt-get), and a venv at
-# .venv with requirements.lock (recreated when the lock changes).
+# Sourced by tools/test, tools/check and tools/lock: installs what is missing,
+# quietly when nothing is. Debian's bazel-bootstrap and nginx-light (apt-get),
+# and for tools/check a venv at .venv from requirements.lock, made the way
+# Bazel makes its own (tools/bazel/make_venv.py: hash-checked, re-made when the
+# lock or the interpreter changes).
 # shellcheck shell=bash
 eutaxy_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -20,17 +22,18 @@ eutaxy_apt() {
   fi
 }
 
+# The Python 3.11+ interpreter Bazel's toolchain uses too (tools/bazel/find_python.sh).
+eutaxy_python() {
+  local found
+  found=$(sh "$eutaxy_root/tools/bazel/find_python.sh") || return 1
+  printf '%s\n' "$found" | sed -n 's/^python=//p'
+}
+
 eutaxy_venv() {
-  local python=${EUTAXY_PYTHON:-python3} digest
-  digest=$(sha256sum "$eutaxy_root/requirements.lock" | cut -c1-16)
-  if [ ! -x "$eutaxy_root/.venv/bin/python3" ] || [ "$(cat "$eutaxy_root/.venv/.lock-digest" 2>/dev/null)" != "$digest" ]; then
-    eutaxy_log "creating .venv from requirements.lock"
-    rm -rf "$eutaxy_root/.venv"
-    "$python" -m venv "$eutaxy_root/.venv"
-    "$eutaxy_root/.venv/bin/pip" install -q --disable-pip-version-check -r "$eutaxy_root/requirements.lock"
-    echo "$digest" > "$eutaxy_root/.venv/.lock-digest"
-  fi
-  EUTAXY_LOCK_DIGEST=$digest
+  local python
+  python=$(eutaxy_python) || return 1
+  "$python" -P "$eutaxy_root/tools/bazel/make_venv.py" --reuse \
+    --lock "$eutaxy_root/requirements.lock" --dest "$eutaxy_root/.venv"
 }
 
 # The checkout's packages on the path, as an install would put them.

@@ -6,6 +6,8 @@ checks each tarball's SHA-256 against node/sha256.json and only then unpacks it.
 No host is named: npm's own configuration picks the registry.
 """
 
+load(":python_toolchain.bzl", "found_python")
+
 def _impl(rctx):
     installer = rctx.path(Label("@//packages/cloudflare:src/eutaxy/cloudflare/toolchain.py"))
 
@@ -14,7 +16,8 @@ def _impl(rctx):
     rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"), "package-lock.json")
     rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"), "sha256.json")
     # -P: the installer sits beside platform.py, which must not shadow the standard library.
-    result = rctx.execute(["python3", "-P", installer, "--dest", "."], timeout = 900, quiet = False)
+    python = found_python(rctx)["python"]
+    result = rctx.execute([python, "-P", installer, "--dest", "."], timeout = 900, quiet = False)
     if result.return_code != 0:
         fail("installing the pinned Node toolchain failed:\n" + result.stderr)
     rctx.file("WORKSPACE", "")

@@ -1,10 +1,12 @@
 """Builds every distribution's wheel and installs `eutaxy` from them into a fresh venv.
 
 This is the documented pip install (README "Install"), checked: the ten wheels
-are built from the checkout, a new venv installs `eutaxy` with the wheels first
-and the third-party pins of requirements.lock as constraints, and `eutaxy
---version` and `eutaxy --help` must work. Run by tools/test, outside Bazel,
-because pip needs the package index for third-party wheels.
+are built from the checkout; a new venv is made from requirements.lock the way
+every venv here is (tools/bazel/make_venv.py: each distribution hash-checked),
+the ten wheels go in beside it, `pip check` must find every dependency they
+declare satisfied by the lock's pins, and `eutaxy --version` and `eutaxy --help`
+must work. Run by tools/test, outside Bazel, because pip needs the package index
+for third-party wheels.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "bazel"))
+
+import make_venv  # noqa: E402
 
 #: Files beside the Python code that an installed Eutaxy needs (paths under site-packages/eutaxy).
 PACKAGE_DATA = [
@@ -51,10 +55,10 @@ def main() -> int:
                     "-w", dist, Path(build) / pkg.name)
         wheels = sorted(dist.glob("*.whl"))
         assert len(wheels) == len(packages), f"built {len(wheels)} wheels for {len(packages)} packages"
-        venv.create(env, with_pip=True)
+        make_venv.create(env, ROOT / "requirements.lock")
         py = env / "bin" / "python3"
-        run(py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-            "--find-links", dist, "-c", ROOT / "requirements.lock", "eutaxy==0.1.0")
+        run(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--no-index", *wheels)
+        run(py, "-m", "pip", "check")
         version = run(env / "bin" / "eutaxy", "--version").stdout.strip()
         assert version == "eutaxy 0.1.0", version
         help_text = run(env / "bin" / "eutaxy", "--help").stdout
