@@ -67,7 +67,7 @@ def test_a_crash_redelivers_after_the_timeout_and_the_context_counts_down_from_t
 
 def test_time_the_handler_sleeps_counts_against_its_deadline(run):
     _, seen = run(_scenario([{"action": "sleep", "seconds": 1}, {"id": "b"}], timeout_ms=3000))
-    # Slept a virtual second, then the output record and the delete: a millisecond each.
+    # Slept a virtual second, then the delete and the output record: a millisecond each.
     assert [VIRTUAL_EPOCH_MS, VIRTUAL_EPOCH_MS + 1002] == [s["time_ms"] for s in seen]
 
 

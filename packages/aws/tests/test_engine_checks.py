@@ -8,11 +8,13 @@ from eutaxy.aws import (
     at_most_once_per_key,
     create_platform,
     define_scenario,
+    dynamodb_rows,
     dynamodb_table,
     dynamodb_write,
     expect_holds,
     handler,
     sqs,
+    unique,
 )
 from eutaxy.engine.check import check_scenario
 
@@ -61,3 +63,23 @@ def test_a_scenario_asking_for_concurrency_is_unsupported_under_check():
     finally:
         platform.close()
     assert ("unsupported", "concurrency_not_supported") == (verdict["kind"], verdict["cause"]["kind"])
+
+
+def test_a_logged_cold_start_flag_is_not_module_state_and_replays_carry_the_output(plan):
+    """Output is recorded in replayed runs only, so the module-state check compares behaviour."""
+    scenario = define_scenario(
+        name="cold",
+        handler=handler("./handlers/cold_start.py"),
+        drive=sqs("jobs", [{"n": 1}, {"n": 2}]),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        invariants=[unique("one-row-per-message", dynamodb_rows("items"), "id")],
+    )
+    platform = create_platform(scenario)
+    try:
+        verdict = check_scenario(scenario, platform, seed="cold", max_runs=6, budget_ms=600_000)
+        replayed = platform.run(plan(scenario)).to_data()
+    finally:
+        platform.close()
+    assert "bounded" == verdict["kind"], verdict.get("cause")
+    outputs = [e["payload"]["args"]["text"] for e in replayed["effects"] if e["op"] == "output" and e["kind"] == "result"]
+    assert ["cold_start=False\n", "cold_start=False\n"] == outputs

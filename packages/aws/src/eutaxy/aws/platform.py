@@ -185,6 +185,10 @@ class AwsPlatform:
                 function_name=_function_name(scenario),
                 timeout_ms=timeout_ms,
                 call=self.output.call,
+                # Output goes into replayed runs (a violation's trace, a regression test), not
+                # into exploration runs: a line that differs from run to run without changing
+                # what the handler does (a cold-start flag, an address) is no module state.
+                record_output=(data.get("policy") or {}).get("kind") == "replay",
             )
 
         with _environment(self.environment), self.output.installed(), self.boundary.installed(loop, services):

@@ -446,8 +446,13 @@ def deliver_queue(
     function_name: str,
     timeout_ms: int,
     call: Caller = _plain_call,
+    record_output: bool = False,
 ) -> None:
-    """Deliver the queue's messages, with redeliveries, until none is left, under ``loop``."""
+    """Deliver the queue's messages, with redeliveries, until none is left, under ``loop``.
+
+    ``record_output`` records each invocation's captured output as its last point,
+    ``Lambda:<function>`` op ``output``.
+    """
     settings = queue.settings
     target = f"SQS:{settings.name}"
     while True:
@@ -475,8 +480,6 @@ def deliver_queue(
             )
             event = {"Records": [queue.record(message) for message in batch]}
             outcome, output = call(loop, handler, event, context)
-            if output:
-                loop.platform_effect(f"Lambda:{function_name}", "output", {"text": output}, {"captured": True})
             failed = _failed_ids(settings, outcome, [m.id for m in batch])
             for message in batch:
                 if failed is not _ALL and message.id not in failed and _delete(loop, target, message):
@@ -496,6 +499,9 @@ def deliver_queue(
                     )
                 elif message.group is not None and settings.fifo:
                     queue.stalled.add(message.group)  # beyond the bound, it still holds its group back
+            if output and record_output:
+                # Last in the invocation, so it shifts no ordinal a schedule names.
+                loop.platform_effect(f"Lambda:{function_name}", "output", {"text": output}, {"captured": True})
 
 
 def _delete(loop: RunLoop, target: str, message: _Message) -> bool:
