@@ -6,13 +6,14 @@ with their defaults written out, and reported as plain data.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import re
+from typing import Any, Mapping, Sequence
 
 import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["Bounds", "resolve_bounds", "with_bounds"]
+__all__ = ["BOUND_NAMES", "MAX_BUDGET_MS", "MAX_RUNS", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
 DEFAULT_MAX_FAULTS_PER_RUN = 1
@@ -22,6 +23,52 @@ DEFAULT_MAX_CONCURRENT_INVOCATIONS = 1
 DEFAULT_BUDGET_MS = 2000
 #: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
 DEFAULT_FAULT_PROBABILITY = 0.9
+#: The longest budget: runtimes arm real timers of budgetMs (an effect slower than that is
+#: hung), and a JavaScript timer longer than 2**31 - 1 ms (24.8 days) fires at once.
+MAX_BUDGET_MS = 2**31 - 1
+#: The most runs a check may be asked for: more than any budget leaves time for (24.8 days
+#: at a thousand runs a second is about 2**31).
+MAX_RUNS = 2**31 - 1
+
+
+#: The bounds the engine reads, by their JSON (camelCase) names. A platform may add its own.
+BOUND_NAMES = ("maxFaultsPerRun", "maxRedeliveries", "maxConcurrentInvocations", "budgetMs", "faultProbability", "maxRuns")
+
+#: The bounds with an upper limit.
+_MAXIMA = {"budgetMs": MAX_BUDGET_MS, "maxRuns": MAX_RUNS}
+
+_SNAKE_PART = re.compile(r"_([a-z0-9])")
+
+
+def normalise_bounds(bounds: Mapping[str, Any], *, names: Sequence[str] = BOUND_NAMES) -> dict[str, Any]:
+    """A scenario's bounds keyed by their camelCase names, each checked for its type and range.
+
+    What a platform's ``define_scenario`` calls, so a scenario's mistakes surface at its own
+    line: an unknown name is refused rather than ignored (a misspelt bound would quietly
+    check less); snake_case names (``max_faults_per_run``) are converted.
+    """
+    if not isinstance(bounds, Mapping):
+        raise UserError(f"define_scenario: bounds must be a dict, got {type(bounds).__name__}")
+    result: dict[str, Any] = {}
+    for key, value in bounds.items():
+        if not isinstance(key, str):
+            raise UserError(f"define_scenario: bound names are strings, got {key!r}")
+        camel = _SNAKE_PART.sub(lambda match: match.group(1).upper(), key)
+        if camel not in names:
+            raise UserError(f"define_scenario: unknown bound {key!r}; the bounds are {', '.join(names)}")
+        if camel in result:
+            raise UserError(f"define_scenario: bound {camel} is given twice")
+        if camel == "faultProbability":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise UserError(f"define_scenario: faultProbability must be a number from 0 to 1, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise UserError(f"define_scenario: {camel} must be a non-negative integer, got {value!r}")
+        elif value > _MAXIMA.get(camel, value):
+            raise UserError(f"define_scenario: {camel} must be at most {_MAXIMA[camel]}, got {value!r}")
+        result[camel] = value
+    if result.get("maxConcurrentInvocations") == 0:
+        raise UserError("define_scenario: maxConcurrentInvocations must be at least 1")
+    return result
 
 
 @attrs.frozen(kw_only=True)
@@ -47,9 +94,11 @@ class Bounds:
         return data
 
 
-def _integer(value: Any, field: str, minimum: int) -> int:
+def _integer(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise UserError(f"bounds.{field} must be an integer of at least {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise UserError(f"bounds.{field} must be at most {maximum}, got {value!r}")
     return value
 
 
@@ -68,9 +117,11 @@ def resolve_bounds(
         max_concurrent_invocations=_integer(
             given.get("maxConcurrentInvocations", DEFAULT_MAX_CONCURRENT_INVOCATIONS), "maxConcurrentInvocations", 1
         ),
-        budget_ms=_integer(budget_ms if budget_ms is not None else given.get("budgetMs", DEFAULT_BUDGET_MS), "budgetMs", 0),
+        budget_ms=_integer(
+            budget_ms if budget_ms is not None else given.get("budgetMs", DEFAULT_BUDGET_MS), "budgetMs", 0, MAX_BUDGET_MS
+        ),
         fault_probability=float(probability),
-        max_runs=None if runs is None else _integer(runs, "maxRuns", 1),
+        max_runs=None if runs is None else _integer(runs, "maxRuns", 1, MAX_RUNS),
     )
 
 

@@ -14,14 +14,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import os
+import re
 import sys
 import traceback
 from pathlib import Path
 from typing import Any, Iterator
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.plain_data import json_problem
 
-__all__ = ["failure_text", "import_scenario", "no_bytecode"]
+__all__ = ["display_path", "failure_text", "import_scenario", "locate", "no_bytecode"]
 
 
 @contextlib.contextmanager
@@ -51,6 +54,8 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
             another platform than ``platform``.
     """
     scenario_path = Path(path).absolute()
+    if scenario_path.is_dir():
+        raise UserError(f"{path}: is a directory; name the scenario file in it (<name>.sim.py)")
     if not scenario_path.is_file():
         raise UserError(f"{path}: no such scenario file")
     module_name = "_eutaxy_cli_scenario_" + hashlib.sha256(str(scenario_path).encode()).hexdigest()[:16]
@@ -85,12 +90,79 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
             f"{path}: `scenario` has no platform; build it with a platform's define_scenario "
             "(eutaxy.cloudflare or eutaxy.aws)"
         )
+    _check_plain_data(path, scenario)
     if platform is not None and scenario["platform"] != platform:
         raise UserError(
             f"{path}: this scenario is for the {scenario['platform']} platform, not {platform}: "
             f"load it with eutaxy.{scenario['platform']} (or run `eutaxy check {path}`)"
         )
     return scenario
+
+
+def _check_plain_data(path: str | Path, scenario: dict[str, Any]) -> None:
+    """Refuse a scenario that is not JSON data before any platform starts.
+
+    Every run plan carries the scenario to the runtime as JSON, so a message body that is a
+    set, NaN or an object would otherwise fail inside the host client, mid-check.
+    """
+    problem = json_problem(scenario, "scenario")
+    if problem is None:
+        return
+    drive = scenario.get("drive")
+    events = drive.get("events") if isinstance(drive, dict) else None
+    match = _EVENT_PATH.match(problem)
+    if match is not None and isinstance(events, list) and int(match.group(2)) < len(events):
+        event = events[int(match.group(2))]
+        event_id = event.get("id") if isinstance(event, dict) else None
+        if isinstance(event_id, str):
+            problem = f"{match.group(1)} (event {event_id}){problem[match.end():]}"
+    raise UserError(f"{path}: {problem}")
+
+
+_EVENT_PATH = re.compile(r"^(scenario\.drive\.events\[(\d+)\][^:]*)")
+
+
+def display_path(path: str | Path) -> str:
+    """A path as a message shows it: relative to the working directory when it is inside it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
+
+
+def locate(scenario: Any, error: UserError) -> UserError:
+    """``error`` with the scenario file (and the line its ``near`` word is on) in front.
+
+    Errors found after the file ran (the Worker's config does not have a binding the
+    scenario names, a table only the first run shows) cannot carry a traceback line, so
+    the line is the first one of the file that writes the word quoted; a message that
+    already starts with a location is left as it is.
+    """
+    source = scenario.get("source") if isinstance(scenario, dict) else None
+    message = str(error)
+    if not isinstance(source, str) or not source or _LOCATED.match(message):
+        return error
+    where = display_path(source)
+    line = _line_of(Path(source), error.near) if error.near else None
+    located = UserError(f"{where}:{line}: {message}" if line else f"{where}: {message}", near=error.near)
+    return located
+
+
+def _line_of(path: Path, word: str) -> int | None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    quoted = (f'"{word}"', f"'{word}'")
+    for number, text in enumerate(lines, start=1):
+        if any(item in text for item in quoted):
+            return number
+    return None
+
+
+#: A message that starts with ``path:line:`` (or ``path:``) already says where.
+_LOCATED = re.compile(r"^[^\s:]+\.[A-Za-z0-9]+:(\d+:)?\s")
 
 
 def failure_text(scenario_path: Path, error: BaseException) -> str:

@@ -16,6 +16,7 @@ import attrs
 from eutaxy.core.effects import as_effects
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform, RunPlan, RunResult
+from eutaxy.core.run_fit import check_run_fit
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.violations import Violation
 
@@ -114,6 +115,9 @@ class Session:
     def explore(self, plan: RunPlan) -> RunRecord:
         """One exploration run: counted, kept if among the first, and reported as progress."""
         record = self.perform(plan)
+        if self.runs == 0 and not record.unsupported:
+            # The first run injects no faults: the names only a run can tell are checked on it.
+            check_run_fit(plan.scenario.get("invariants") or [], as_effects(record.result.effects))
         if self.core_calls is not None:
             self.core_calls.observe(self.runs, record.result.effects)
         self.runs += 1
