@@ -47,7 +47,7 @@ def test_the_caller_policy_is_taken_as_declared():
         ([{"method": "FLY", "path": "/x"}], {}, "method must be one of"),
         ([{"path": "/x", "query": "a"}], {}, "unknown fields query"),
         ([{"path": "/x", "headers": {"n": 1}}], {}, "headers must be a dict of strings"),
-        ([{"method": "POST", "path": "/x", "body": (1, 2)}], {}, "does not survive JSON"),
+        ([{"method": "POST", "path": "/x", "body": (1, 2)}], {}, "body: \\(1, 2\\) \\(tuple\\) is not JSON data"),
         ([{"id": "a", "path": "/x"}, {"id": "a", "path": "/y"}], {}, "ids repeat"),
         ([{"id": "a#1", "path": "/x"}], {}, "without '#'"),
         ([{"path": "/x"}], {"retries": -1}, "retries must be"),

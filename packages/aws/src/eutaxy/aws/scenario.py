@@ -16,6 +16,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariants import validate_invariants
+from eutaxy.engine.bounds import normalise_bounds
 
 from eutaxy.aws.sqs import (
     DEFAULT_MAX_RECEIVE_COUNT,
@@ -339,7 +340,7 @@ def define_scenario(
     if len(set(names)) != len(names):
         raise UserError(f"define_scenario setup declares a resource twice (the driven queue counts): {sorted(map(str, names))}")
     merged = dict(DEFAULT_BOUNDS)
-    merged.update(dict(bounds or {}))
+    merged.update(normalise_bounds(bounds or {}))
     source = _caller_file(1)
     scenario: dict[str, Any] = {
         "name": name,

@@ -54,6 +54,9 @@ LOG_TAIL_LINES = 40
 #: Largest answer line accepted (a run's effect log); past it the host is broken.
 MAX_LINE_BYTES = 256 * 1024 * 1024
 
+#: The longest single wait on the host's output (a deadline further off is waited for in slices).
+_WAIT_SLICE_S = 60.0
+
 _PR_SET_PDEATHSIG = 1
 
 _HERE = Path(__file__).resolve().parent
@@ -180,7 +183,8 @@ class Host:
             if remaining <= 0:
                 self._kill()
                 raise self._failure("the Node host did not answer in time and was stopped")
-            if not self._selector.select(timeout=remaining):
+            # epoll takes its timeout in int milliseconds; wait in slices a long budget cannot overflow.
+            if not self._selector.select(timeout=min(remaining, _WAIT_SLICE_S)):
                 continue
             chunk = os.read(stdout.fileno(), 1 << 20)
             if not chunk:

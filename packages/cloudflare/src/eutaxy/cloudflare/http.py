@@ -14,10 +14,10 @@ request names its own ``id``; the shrinker removes events by id.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.plain_data import json_problem
 
 __all__ = ["RETRY_ON", "caller_assumption", "http"]
 
@@ -89,7 +89,7 @@ def _request(request: Any, index: int) -> dict[str, Any]:
     body = request.get("body")
     if body is not None and method in _NO_BODY:
         raise UserError(f"{label}: a {method} request takes no body")
-    _check_json(body, f"{label}: body")
+    _check_json(body, label)
     event_id = request.get("id", f"req-{index + 1}")
     if not isinstance(event_id, str) or not event_id or "#" in event_id:
         raise UserError(f"{label}: id must be a non-empty string without '#', got {event_id!r}")
@@ -113,14 +113,10 @@ def _natural(value: Any) -> bool:
 
 
 def _check_json(value: Any, label: str) -> None:
-    """A body must survive the trip to the runtime as JSON unchanged."""
-    try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise UserError(f"{label} must be JSON data (dicts, lists, strings, numbers, booleans, None): {error}") from None
-    if json.loads(text) != value:
-        raise UserError(f"{label} does not survive JSON unchanged (tuples, non-string keys?): {value!r}")
-
+    """A body must survive the trip to the runtime as JSON unchanged (so no tuples either)."""
+    problem = json_problem(value, "body", tuples=False)
+    if problem is not None:
+        raise UserError(f"{label}: {problem}")
 
 
 def caller_assumption(drive: Mapping[str, Any]) -> str:

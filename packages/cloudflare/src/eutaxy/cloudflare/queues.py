@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.plain_data import json_problem
 
 __all__ = ["queue"]
 
@@ -35,6 +36,9 @@ def queue(name: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         event_id = message.get("id", f"msg-{index + 1}")
         if not isinstance(event_id, str) or not event_id or "#" in event_id:
             raise UserError(f"queue({name!r}): message {index}'s id must be a non-empty string without '#', got {event_id!r}")
+        problem = json_problem(message["body"], "body")
+        if problem is not None:
+            raise UserError(f"queue({name!r}): message {index} ({event_id}): {problem}")
         events.append({"id": event_id, "body": message["body"]})
     if not events:
         raise UserError(f"queue({name!r}): give at least one message")

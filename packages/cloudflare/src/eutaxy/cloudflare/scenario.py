@@ -10,30 +10,22 @@ that made them.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.invariants import validate_invariants
+from eutaxy.engine.bounds import BOUND_NAMES as ENGINE_BOUND_NAMES
+from eutaxy.engine.bounds import normalise_bounds
 
 from .externals import validate_externals
 
 __all__ = ["BOUND_NAMES", "define_scenario"]
 
-#: The bounds the seeds define, by their JSON (camelCase) names. An unknown name
-#: is refused rather than ignored: a misspelt bound would quietly check less.
-BOUND_NAMES = (
-    "maxFaultsPerRun",
-    "maxRedeliveries",
-    "maxConcurrentInvocations",
-    "budgetMs",
-    "faultProbability",
-    "maxRuns",
-    "alarmsPerObject",
-)
+#: The bounds a Workers scenario may set: the engine's, and the Durable Objects' alarm cap.
+BOUND_NAMES = (*ENGINE_BOUND_NAMES, "alarmsPerObject")
 
-_SNAKE_PART = re.compile(r"_([a-z0-9])")
 
 
 def define_scenario(
@@ -90,41 +82,14 @@ def define_scenario(
         "setup": [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))],
         "drive": _drive(drive),
         "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
-        "bounds": normalise_bounds(bounds or {}),
+        "bounds": normalise_bounds(bounds or {}, names=BOUND_NAMES),
         "specs": [_spec_path(root, item, index) for index, item in enumerate(_list(specs, "specs"))],
         "externals": validate_externals(externals),
     }
     if source_path is not None:
         scenario["source"] = str(source_path)
+    validate_invariants(scenario["invariants"], scenario)
     return scenario
-
-
-def normalise_bounds(bounds: Mapping[str, Any]) -> dict[str, Any]:
-    """Bounds keyed by their camelCase names, each checked for its type."""
-    if not isinstance(bounds, Mapping):
-        raise UserError(f"define_scenario: bounds must be a dict, got {type(bounds).__name__}")
-    result: dict[str, Any] = {}
-    for key, value in bounds.items():
-        camel = _camel(key)
-        if camel not in BOUND_NAMES:
-            raise UserError(f"define_scenario: unknown bound {key!r}; the bounds are {', '.join(BOUND_NAMES)}")
-        if camel in result:
-            raise UserError(f"define_scenario: bound {camel} is given twice")
-        if camel == "faultProbability":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise UserError(f"define_scenario: faultProbability must be a number from 0 to 1, got {value!r}")
-        elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise UserError(f"define_scenario: {camel} must be a non-negative integer, got {value!r}")
-        result[camel] = value
-    if result.get("maxConcurrentInvocations") == 0:
-        raise UserError("define_scenario: maxConcurrentInvocations must be at least 1")
-    return result
-
-
-def _camel(key: Any) -> str:
-    if not isinstance(key, str):
-        raise UserError(f"define_scenario: bound names are strings, got {key!r}")
-    return _SNAKE_PART.sub(lambda match: match.group(1).upper(), key)
 
 
 def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import UserError, nearest_names
 
 from . import externals, wrangler
 from .http import caller_assumption
@@ -74,6 +74,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
+    _check_invariant_targets(scenario, config, reset)
     worker_data = {
         "name": config.name,
         "entry": str(entry),
@@ -139,7 +140,7 @@ def _specs(scenario: Mapping[str, Any]) -> list[str]:
     for index, item in enumerate(scenario.get("specs") or []):
         path = _resolve(root, str(item))
         if not path.is_file():
-            raise UserError(f"specs[{index}]: the core module {item!r} does not exist ({path})")
+            raise UserError(f"specs[{index}]: the core module {path} does not exist")
         specs.append(str(path))
     return specs
 
@@ -174,7 +175,7 @@ def _entry(root: Path, worker: Mapping[str, Any], config: wrangler.WranglerConfi
     if worker.get("entry"):
         entry = _resolve(root, worker["entry"])
         if not entry.is_file():
-            raise UserError(f"the scenario's worker.entry {worker['entry']!r} does not exist ({entry})")
+            raise UserError(f"the scenario's worker.entry {worker['entry']!r} does not exist ({entry})", near=worker["entry"])
         return entry
     if config.main is None:
         raise UserError(f"{config.path}: no main entry; set main in the config or worker.entry in the scenario")
@@ -186,15 +187,15 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
     if step.get("kind") == "d1_schema":
         binding = step.get("binding")
         if config.d1(binding) is None:
-            known = ", ".join(database.binding for database in config.d1_databases) or "none"
+            known = nearest_names(str(binding), (database.binding for database in config.d1_databases), what="its D1 bindings")
             raise UserError(
-                f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare "
-                f"(its D1 bindings: {known})"
+                f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare; {known}",
+                near=str(binding),
             )
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
         if not path.is_file():
-            raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})")
+            raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})", near=step["path"])
         resolved["path"] = str(path)
     return resolved
 
@@ -204,11 +205,59 @@ def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> N
         return
     name = drive.get("name")
     if config.consumer(name) is None:
-        consumed = ", ".join(consumer.queue for consumer in config.queue_consumers) or "none"
+        consumed = nearest_names(str(name), (consumer.queue for consumer in config.queue_consumers), what="queues.consumers")
         raise UserError(
-            f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it "
-            f"(queues.consumers: {consumed})"
+            f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it; {consumed}", near=str(name)
         )
+
+
+def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    """Each ``(field, target)`` an invariant selects effects or queries state of."""
+    for field in ("selector", "query", "target"):
+        value = invariant.get(field)
+        if isinstance(value, Mapping) and isinstance(value.get("target"), str):
+            yield field, value["target"]
+    state = invariant.get("state")
+    if isinstance(state, Mapping):
+        for field in ("read", "write"):
+            value = state.get(field)
+            if isinstance(value, Mapping) and isinstance(value.get("target"), str):
+                yield f"state.{field}", value["target"]
+
+
+def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str]) -> None:
+    """An invariant over a binding, queue or external the Worker does not have would hold vacuously.
+
+    Targets whose kind this build knows are checked against the config and the scenario:
+    ``D1:<binding>`` (a state query also needs the binding's setup step, or it has no
+    snapshot), ``Queue:<name>`` and ``Fetch:<external>``; a pattern (``D1:*``) is not.
+    """
+    known = {
+        "D1": ([database.binding for database in config.d1_databases], f"the D1 bindings of {config.path.name}"),
+        "Queue": (
+            [consumer.queue for consumer in config.queue_consumers] + [queue for _, queue in config.queue_producers],
+            f"the queues of {config.path.name}",
+        ),
+        "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
+    }
+    for index, invariant in enumerate(scenario.get("invariants") or []):
+        for field, target in _invariant_targets(invariant):
+            kind, colon, name = target.partition(":")
+            if not colon or kind not in known or "*" in target:
+                continue
+            names, what = known[kind]
+            label = f"invariants[{index}] ({invariant.get('name')!r}): its {field}"
+            if name not in names:
+                raise UserError(
+                    f"{label} names {target}, which the Worker does not have; {nearest_names(name, names, what=what)}",
+                    near=name,
+                )
+            if kind == "D1" and field in ("query", "target") and name not in reset:
+                raise UserError(
+                    f"{label} reads the rows of {target}, but no setup step resets that database, so no run has "
+                    f"its state; add d1_schema({name!r}, './schema.sql') to the scenario's setup",
+                    near=str(invariant.get("name")),
+                )
 
 
 def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
