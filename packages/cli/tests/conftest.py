@@ -90,3 +90,15 @@ def run_cli():
         return Result(code, out.getvalue(), err.getvalue())
 
     return run
+
+
+@pytest.fixture(scope="session")
+def toolchain():
+    """The pinned Node toolchain; a test that needs it fails, never skips, without it."""
+    from eutaxy.cloudflare.host import HostError, find_node, find_runtime
+
+    try:
+        find_node(install=False)
+        find_runtime()
+    except HostError as error:
+        pytest.fail(f"the Node toolchain or the runtime is not available: {error}")

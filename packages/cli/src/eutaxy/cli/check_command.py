@@ -43,9 +43,9 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument("scenario", help="the scenario file (<name>.sim.py)")
-    parser.add_argument("--seed", help="the exploration seed (default: the scenario file's name)")
-    parser.add_argument("--budget-ms", type=_positive_int, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
-    parser.add_argument("--max-runs", type=_positive_int, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
+    parser.add_argument("--seed", type=_seed, help="the exploration seed (default: the scenario file's name)")
+    parser.add_argument("--budget-ms", type=_budget_ms, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
+    parser.add_argument("--max-runs", type=_max_runs, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
     add_prover_arguments(parser)
@@ -53,7 +53,7 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace, out: Output) -> int:
-    from eutaxy.engine.scenario_file import import_scenario
+    from eutaxy.engine.scenario_file import import_scenario, locate
     from eutaxy.report.regression import scenario_stem, write_regression_test
     from eutaxy.report.text import render_text
 
@@ -68,7 +68,11 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     check_scenario = _engine_check()
 
     progress = ProgressLine(out.stderr) if not out.json and _is_terminal(out.stderr) else None
-    platform = create_platform(scenario)
+    try:
+        platform = create_platform(scenario)
+    except UserError as error:
+        # What the platform finds against the Worker or the handler names the scenario's line.
+        raise locate(scenario, error) from None
     try:
         verdict = check_scenario(
             scenario,
@@ -79,6 +83,8 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             exhaustive=args.exhaustive,
             on_progress=progress,
         )
+    except UserError as error:
+        raise locate(scenario, error) from None
     finally:
         if progress is not None:
             progress.finish()
@@ -156,11 +162,31 @@ def _is_terminal(stream: Any) -> bool:
     return bool(isatty and isatty())
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, maximum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a number above 0, got {value}")
+    if value > maximum:
+        raise argparse.ArgumentTypeError(f"expected a number of at most {maximum}, got {value}")
     return value
+
+
+def _budget_ms(text: str) -> int:
+    from eutaxy.engine.bounds import MAX_BUDGET_MS
+
+    return _whole_number(text, MAX_BUDGET_MS)
+
+
+def _max_runs(text: str) -> int:
+    from eutaxy.engine.bounds import MAX_RUNS
+
+    return _whole_number(text, MAX_RUNS)
+
+
+def _seed(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a seed such as 's1', got an empty string")
+    return text
