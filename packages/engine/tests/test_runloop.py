@@ -240,3 +240,89 @@ def test_plan_data_accepts_a_dict_or_an_object_with_to_data():
     assert {"x": 1} == plan_data(Plan())
     with pytest.raises(TypeError):
         plan_data(object())
+
+
+# --- the watchdog ------------------------------------------------------------------------
+
+
+def _stuck_loop(make_handler, threshold_s=0.2):
+    loop = RunLoop.from_plan(_plan())
+    loop.stuck_threshold_s = threshold_s
+
+    def body(running):
+        with running.invocation("msg-1#1"):
+            running.call(make_handler(running))
+
+    loop.run(body)
+    return loop
+
+
+def test_a_handler_that_never_reaches_an_effect_is_cpu_bound():
+    """A loop without effects is interrupted: UNSUPPORTED cpu_bound, naming the invocation and its last effect."""
+    def spinning(loop):
+        def spin():
+            loop.effect_point("DB:t", "put", {}, (), lambda: ({"ok": True}, None))
+            while True:
+                pass
+
+        return spin
+
+    loop = _stuck_loop(spinning)
+    end = loop.end
+    assert ("unsupported", "cpu_bound") == (end["kind"], end["cause"])
+    assert "msg-1#1" in end["detail"]
+    assert "its last effect was DB:t put #0" in end["detail"]
+
+
+def test_a_handler_that_swallows_the_interruption_is_still_cpu_bound():
+    """except BaseException around the loop does not hide it: the cause is kept, the next interruption ends it."""
+    swallowed = []
+
+    def stubborn():
+        try:
+            while True:
+                pass
+        except BaseException as error:  # noqa: BLE001 - what a careless handler does
+            swallowed.append(type(error).__name__)
+        while True:
+            pass
+
+    end = _stuck_loop(lambda loop: stubborn).end
+    assert ["HandlerStuck"] == swallowed
+    assert "cpu_bound" == end["cause"]
+    assert "it had reached no effect" in end["detail"]
+
+
+def _busy(seconds):
+    """Real time passing inside an effect (time.sleep is virtual on the run's thread)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pass
+
+
+def test_slow_effects_do_not_count_and_the_threshold_follows_the_budget():
+    """An effect's own I/O disarms the watchdog; budgetMs above the floor raises the threshold."""
+
+    loop = RunLoop.from_plan(_plan())
+    loop.stuck_threshold_s = 0.1
+
+    def handler():
+        for _ in range(3):
+            loop.effect_point("DB:t", "put", {}, (), lambda: (_busy(0.15) or {"ok": True}, None))
+        return "done"
+
+    outcomes = []
+
+    def body(running):
+        with running.invocation("msg-1#1"):
+            outcomes.append(running.call(handler))
+
+    loop.run(body)
+    assert "completed" == loop.end["kind"]
+    assert "returned" == outcomes[0].kind
+    plan = _plan()
+    plan["scenario"] = {"bounds": {"budgetMs": 60_000}}
+    assert 60.0 == RunLoop.from_plan(plan).stuck_threshold_s
+    assert 10.0 == RunLoop.from_plan(_plan()).stuck_threshold_s

@@ -29,6 +29,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunResult
 from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
+from eutaxy.engine.scenario_file import no_bytecode
 
 from eutaxy.aws.boundary import Boundary
 from eutaxy.aws.dynamodb import target_of
@@ -274,7 +275,9 @@ def _load_handler(path: str, function: str, folders: list[str]) -> Callable[[Any
     before = set(sys.modules)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        # Checking a handler writes nothing beside it (no __pycache__), as reading a scenario does not.
+        with no_bytecode():
+            spec.loader.exec_module(module)
     except (UserError, KeyboardInterrupt):
         sys.modules.pop(name, None)
         raise

@@ -20,6 +20,7 @@ __all__ = [
     "BUDGET_EXCEEDED",
     "CHECKED",
     "CONFLICT",
+    "CPU_BOUND",
     "FINALIZATION_REGISTRY",
     "GAVE_UP",
     "INVISIBLE_WAIT",
@@ -84,6 +85,8 @@ BUDGET_EXCEEDED = "budget_exceeded"
 NOT_PLAIN_DATA = "not_plain_data"
 #: Platform behaviour the model does not cover (multipart uploads, rollback handlers, …).
 UNMODELLED = "unmodelled"
+#: Handler code ran longer than the per-effect threshold without yielding (a loop that never ends).
+CPU_BOUND = "cpu_bound"
 UNSUPPORTED_CAUSES = (
     MODULE_STATE_LEAK,
     NOT_REPLAYABLE,
@@ -95,6 +98,7 @@ UNSUPPORTED_CAUSES = (
     BUDGET_EXCEEDED,
     NOT_PLAIN_DATA,
     UNMODELLED,
+    CPU_BOUND,
 )
 
 _EXIT_CODES = {BOUNDED: 0, VIOLATED: 1, UNSUPPORTED: 2}
@@ -137,9 +141,12 @@ class Provenance:
     replayed: int = 0
     not_replayed: int = 0
     assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: Each restart of a runtime that died during the check (what died, in which run); the
+    #: interrupted run was performed again, so the verdict is the one it would have been.
+    restarts: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     def to_data(self) -> dict[str, Any]:
-        return {
+        data = {
             "seed": self.seed,
             "runs": self.runs,
             "faultsInjected": self.faults_injected,
@@ -150,6 +157,9 @@ class Provenance:
             "notReplayed": self.not_replayed,
             "assumptions": list(self.assumptions),
         }
+        if self.restarts:
+            data["restarts"] = list(self.restarts)
+        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Provenance":
@@ -163,6 +173,7 @@ class Provenance:
             replayed=data.get("replayed", 0),
             not_replayed=data.get("notReplayed", 0),
             assumptions=data.get("assumptions") or (),
+            restarts=data.get("restarts") or (),
         )
 
 

@@ -19,11 +19,21 @@ treated as crashed, and any effect it tries afterwards re-raises the crash unrec
 
 Only one invocation runs at a time: there are no turn decisions here yet, so a platform
 declares ``maxConcurrentInvocations`` above 1 unsupported (``unsupported_result``).
+
+A handler that never reaches its next effect (``while True: pass``) would hang the check,
+so every handler call runs under a :class:`Watchdog`: a thread that, once the handler's own
+code has run longer than the per-effect threshold without reaching an effect point, raises
+``HandlerStuck`` in the handler's thread and ends the run UNSUPPORTED (``cpu_bound``),
+naming the invocation and its last effect. An effect's own I/O does not count (its client
+has its own timeout).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import threading
+import time
 from typing import Any, Callable, Iterator, Sequence
 
 import attrs
@@ -31,15 +41,18 @@ import attrs
 from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
 from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
+from eutaxy.core.verdicts import CPU_BOUND
 from eutaxy.engine.globals import VirtualGlobals
 
 __all__ = [
     "CallOutcome",
+    "HandlerStuck",
     "Invocation",
     "InvocationCrash",
     "PlanFollower",
     "RunLoop",
     "RunUnsupported",
+    "Watchdog",
     "plan_data",
     "unsupported_result",
 ]
@@ -54,6 +67,21 @@ _AFTER = (CRASH_AFTER, AMBIGUOUS)
 
 class InvocationCrash(BaseException):
     """An injected crash unwinding the handler; never an ``Exception`` a handler catches."""
+
+
+#: The least real time a handler's own code may run between effects before it counts as
+#: stuck: a loaded machine can stall a small budget, and cpu_bound must not be a slow
+#: machine's verdict. The threshold is the scenario's budgetMs when that is longer.
+STUCK_FLOOR_MS = 10_000
+
+#: How many times a handler that catches the interruption (``except BaseException``) and
+#: carries on is interrupted again; a thread cannot be stopped from outside, so past this
+#: the run waits for the handler as before.
+STUCK_INTERRUPTS = 5
+
+
+class HandlerStuck(BaseException):
+    """Raised by the watchdog in the handler's thread; never an ``Exception`` a handler catches."""
 
 
 class RunUnsupported(BaseException):
@@ -195,6 +223,81 @@ class CallOutcome:
     error: BaseException | None = None
 
 
+# --- the watchdog -----------------------------------------------------------------------
+
+
+@attrs.define(eq=False)
+class Watchdog:
+    """Interrupts a handler whose own code runs longer than ``threshold_s`` without an effect.
+
+    Armed only while the handler's code runs (``call``); an effect point disarms it for its
+    own work and re-arms it with a fresh start, so the threshold is per stretch of code
+    between effects. On expiry it calls ``on_stuck`` (which records the cause) and raises
+    ``HandlerStuck`` in the handler's thread at its next bytecode.
+    """
+
+    threshold_s: float
+    on_stuck: Callable[[], None]
+    _thread_id: int = attrs.field(init=False, factory=threading.get_ident)
+    _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
+    _stopped: threading.Event = attrs.field(init=False, factory=threading.Event)
+    _armed: bool = attrs.field(init=False, default=False)
+    _since: float = attrs.field(init=False, factory=time.monotonic)
+    #: Interruptions raised so far (at most STUCK_INTERRUPTS).
+    interrupts: int = attrs.field(init=False, default=0)
+    _thread: threading.Thread | None = attrs.field(init=False, default=None)
+
+    def start(self) -> None:
+        self.arm()
+        self._thread = threading.Thread(target=self._watch, name="eutaxy-watchdog", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Disarm and end the thread; safe to repeat.
+
+        An interruption raised just before lands in this thread at its next call, possibly
+        in here, so callers repeat it until it returns (``_stopped``).
+        """
+        while True:
+            try:
+                with self._lock:
+                    self._armed = False
+                self._stopped.set()
+                if self._thread is not None:
+                    self._thread.join()
+                return
+            except HandlerStuck:
+                continue
+
+    def arm(self) -> None:
+        with self._lock:
+            self._armed = True
+            self._since = time.monotonic()
+
+    def disarm(self) -> None:
+        with self._lock:
+            self._armed = False
+
+    def _watch(self) -> None:
+        while True:
+            with self._lock:
+                remaining = self.threshold_s - (time.monotonic() - self._since)
+                if self._armed and remaining <= 0 and self.interrupts < STUCK_INTERRUPTS:
+                    self.interrupts += 1
+                    self._since = time.monotonic()
+                    self.on_stuck()
+                    _raise_in_thread(self._thread_id, HandlerStuck)
+                    remaining = self.threshold_s
+            if self._stopped.wait(timeout=max(remaining, 0.01)):
+                return
+
+
+def _raise_in_thread(thread_id: int, exception: type[BaseException]) -> None:
+    """Raise ``exception`` in another Python thread at its next bytecode (CPython's API)."""
+    changed = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exception))
+    assert changed <= 1, "PyThreadState_SetAsyncExc changed more than one thread"
+
+
 # --- the run loop -----------------------------------------------------------------------
 
 
@@ -207,8 +310,14 @@ class RunLoop:
     effects: list[Effect] = attrs.Factory(list)
     current: Invocation | None = None
     end: dict[str, Any] = attrs.Factory(lambda: {"kind": "completed"})
+    #: Real seconds a handler's code may run between effects (see Watchdog).
+    stuck_threshold_s: float = STUCK_FLOOR_MS / 1000
     #: A RunUnsupported seen by the loop; kept so a handler that swallows it cannot hide it.
     _unsupported: RunUnsupported | None = attrs.field(default=None, init=False)
+    #: The watchdog of the handler call in flight.
+    _watchdog: Watchdog | None = attrs.field(default=None, init=False)
+    #: The last effect point reached (target, op, ordinal), for the cpu_bound detail.
+    _last_effect: tuple[str, str, int] | None = attrs.field(default=None, init=False)
 
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
@@ -216,7 +325,12 @@ class RunLoop:
         words = (data.get("streams") or {}).get("globals")
         if not words:
             raise ValueError("the run plan carries no globals stream")
-        return cls(follower=PlanFollower.from_plan(data), globals=VirtualGlobals(words))
+        budget_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("budgetMs") or 0
+        return cls(
+            follower=PlanFollower.from_plan(data),
+            globals=VirtualGlobals(words),
+            stuck_threshold_s=max(STUCK_FLOOR_MS, int(budget_ms)) / 1000,
+        )
 
     @property
     def now_ms(self) -> int:
@@ -238,6 +352,10 @@ class RunLoop:
                     raise self._unsupported
         except RunUnsupported as unsupported:
             self.end = {"kind": "unsupported", "cause": unsupported.cause, "detail": unsupported.detail}
+        except HandlerStuck:
+            # Delivered in the platform's code just after the handler's: the cause is recorded.
+            assert self._unsupported is not None and self._unsupported.cause == CPU_BOUND
+            self.end = {"kind": "unsupported", "cause": CPU_BOUND, "detail": self._unsupported.detail}
         finally:
             self.current = None
 
@@ -256,8 +374,18 @@ class RunLoop:
         """Call the handler inside the current invocation and say how it ended."""
         invocation = self.current
         assert invocation is not None, "call() outside an invocation"
+        watchdog = Watchdog(self.stuck_threshold_s, lambda: self._stuck(invocation))
+        self._watchdog = watchdog
+        watchdog.start()
         try:
-            value = function(*args)
+            try:
+                value = function(*args)
+            finally:
+                watchdog.stop()
+                self._watchdog = None
+        except HandlerStuck:
+            self._raise_if_unsupported()
+            raise AssertionError("HandlerStuck without its cause")
         except InvocationCrash as crash:
             invocation.crashed = True
             self._raise_if_unsupported()
@@ -289,6 +417,31 @@ class RunLoop:
         if self._unsupported is not None:
             raise self._unsupported
 
+    def _stuck(self, invocation: Invocation) -> None:
+        """Called by the watchdog's thread: the handler's code has run past the threshold."""
+        last = (
+            f"its last effect was {self._last_effect[0]} {self._last_effect[1]} #{self._last_effect[2]}"
+            if self._last_effect is not None
+            else "it had reached no effect"
+        )
+        self.unsupported(
+            CPU_BOUND,
+            f"{invocation.id} ran {self.stuck_threshold_s * 1000:.0f} ms of real time without reaching an effect "
+            f"point (a loop that never ends?); {last}",
+        )
+
+    @contextlib.contextmanager
+    def _outside_handler(self) -> Iterator[None]:
+        """The loop's own work at an effect point: the watchdog neither counts nor interrupts it."""
+        watchdog = self._watchdog
+        if watchdog is not None:
+            watchdog.disarm()
+        try:
+            yield
+        finally:
+            if watchdog is not None:
+                watchdog.arm()
+
     # --- effect points -----------------------------------------------------------------
 
     def effect_point(
@@ -307,6 +460,17 @@ class RunLoop:
         or ``ambiguous`` (it committed; the platform raises its timeout). Crashes raise
         ``InvocationCrash`` here, after recording.
         """
+        with self._outside_handler():
+            return self._effect_point(target, op, args, allowed, perform)
+
+    def _effect_point(
+        self,
+        target: str,
+        op: str,
+        args: Any,
+        allowed: Sequence[str],
+        perform: Callable[[], tuple[Any, Any]],
+    ) -> tuple[str | None, Any]:
         invocation = self.current
         assert invocation is not None, f"effect {target} {op} outside an invocation"
         if invocation.crashed:
@@ -314,6 +478,7 @@ class RunLoop:
         self._raise_if_unsupported()
         ordinal = invocation.next_ordinal
         invocation.next_ordinal += 1
+        self._last_effect = (target, op, ordinal)
         self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
         fault = self.follower.fault(invocation.id, ordinal, target, allowed)
         assert fault is None or fault in allowed, (fault, allowed)
