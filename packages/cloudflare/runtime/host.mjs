@@ -33,14 +33,31 @@ import readline from "node:readline";
 import { bundle } from "./host/bundler.mjs";
 import { readLoad } from "./host/load.mjs";
 import { Isolate } from "./host/miniflare.mjs";
+import { DEFAULT_BUDGET_MS } from "./run.mjs";
 import { UserError, log } from "./host/toolchain.mjs";
 import { openWorkDir } from "./host/workdir.mjs";
 
 /** How often the host checks that its parent is still there. */
 const PARENT_POLL_MS = 500;
+/** The least real time a run's isolate may go without progress before the watchdog stops it. */
+const STUCK_FLOOR_MS = 5000;
+
+/**
+ * How long a run may go without progress: past the budget (after which the runtime itself
+ * ends a run waiting on a hung effect) by the budget again, and never less than the floor,
+ * so a slow machine is not mistaken for a loop. @param {any} plan
+ */
+function stuckMs(plan) {
+  const budget = Number(plan?.scenario?.bounds?.budgetMs) || DEFAULT_BUDGET_MS;
+  return budget + Math.max(budget, STUCK_FLOOR_MS);
+}
 
 const workDir = openWorkDir();
 const isolate = new Isolate();
+// Whatever ends the host (an uncaught error too), its work directory goes with it.
+process.on("exit", () => workDir.remove());
+// Python gone mid-run: the answer's write fails (EPIPE); stop as when stdin closes.
+process.stdout.on("error", () => void shutdown("stdout closed", 1));
 
 /** @param {any} message */
 async function load(message) {
@@ -98,7 +115,7 @@ async function handle(line) {
         answerOk(id);
         return;
       case "run":
-        answerOk(id, await isolate.control("POST", "/run", JSON.stringify(message.plan)));
+        answerOk(id, await isolate.run(JSON.stringify(message.plan), stuckMs(message.plan)));
         return;
       case "probe":
         answerOk(id, await isolate.control("GET", "/probe"));

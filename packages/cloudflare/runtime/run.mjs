@@ -19,6 +19,7 @@ import { Scheduler, watchReads } from "./turns.mjs";
 import { driveQueue } from "./queue.mjs";
 import { driveHttp } from "./http.mjs";
 import { makeFetch } from "./fetch.mjs";
+import { progress } from "./progress.mjs";
 import { trapBinding, trappedCaches } from "./unsupported.mjs";
 
 export const PROTOCOL_VERSION = 1;
@@ -96,6 +97,7 @@ export class Run {
    */
   record(target, op, kind, payload, invocation, ordinal, time) {
     this.effects.push({ target, op, kind, payload, invocation, ordinal, time });
+    if (kind === "call") progress(invocation, `${target} ${op} #${ordinal}`);
   }
 
   /** @template T @param {() => Promise<T>} perform @returns {Promise<T>} */
@@ -125,6 +127,7 @@ export class Run {
 
   /** @param {string} id */
   startInvocation(id) {
+    progress(id, "start");
     const inv = new Invocation(id);
     this.current = inv;
     this.turns?.bind(inv);

@@ -7,8 +7,10 @@ one.
 """
 
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,6 +19,8 @@ import pytest
 from eutaxy.cloudflare.host import Host, HostError, find_node, find_runtime
 
 ECHO_HOST = r"""
+import { mkdirSync } from "node:fs";
+import os from "node:os";
 import { createInterface } from "node:readline";
 process.stderr.write("echo host ready\n");
 let deaf = false;
@@ -28,7 +32,10 @@ lines.on("line", (line) => {
   if (message.op === "hang") return;
   if (message.op === "noise") { process.stdout.write("not json\n"); return; }
   if (message.op === "deaf") { deaf = true; setInterval(() => {}, 1000); }
-  process.stdout.write(JSON.stringify({ id: message.id, ok: true, echo: message, tmp: process.env.TMPDIR,
+  // As the real host does: its own work directory, named by its pid.
+  const workDir = message.op === "workdir" ? `${os.tmpdir()}/eutaxy-host-${process.pid}-test` : undefined;
+  if (workDir) mkdirSync(workDir);
+  process.stdout.write(JSON.stringify({ id: message.id, ok: true, echo: message, workDir,
                                         modules: process.env.EUTAXY_NODE_MODULES }) + "\n");
 });
 lines.on("close", () => { if (!deaf) process.exit(0); });
@@ -73,17 +80,30 @@ def gone(pid: int, within_s: float = 5.0) -> bool:
 
 
 def test_requests_are_answered_in_order_with_ids(node, echo_runtime):
-    """Each request gets the answer carrying its id; the host sees its own TMPDIR and node_modules."""
+    """Each request gets the answer carrying its id; the host sees the toolchain's node_modules."""
     with start(node, echo_runtime) as host:
         first = host.request({"op": "ping", "n": 1}, timeout_s=10)
         second = host.request({"op": "ping", "n": 2}, timeout_s=10)
         assert (1, 2) == (first["echo"]["n"], second["echo"]["n"])
         assert first["id"] != second["id"]
-        assert first["tmp"] != os.environ.get("TMPDIR")
         assert str(node[1]) == first["modules"]
-        workdir = Path(first["tmp"])
-        assert workdir.is_dir()
-    assert not workdir.exists()
+
+
+def test_a_killed_host_leaves_no_work_directory(node, echo_runtime, tmp_path, monkeypatch):
+    """A host killed outright cannot clean up; close() removes its eutaxy-host-<pid>-* directory."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tempfile.tempdir = None
+    try:
+        host = start(node, echo_runtime)
+        workdir = Path(host.request({"op": "workdir"}, timeout_s=10)["workDir"])
+        assert workdir.is_dir() and str(host.pid) in workdir.name
+        os.kill(host.pid, signal.SIGKILL)
+        assert gone(host.pid)
+        assert "was killed by SIGKILL" in host.what_died()
+        host.close()
+        assert not workdir.exists()
+    finally:
+        tempfile.tempdir = None
 
 
 def test_a_crashed_host_is_an_error_with_its_log(node, echo_runtime):

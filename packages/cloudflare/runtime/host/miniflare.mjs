@@ -3,11 +3,19 @@
  * The Miniflare lifecycle: one instance (one workerd) for the loaded bundle, kept for every
  * run, replaced on the next load, disposed on exit; and the control request a run is, one
  * HTTP request over a direct socket to the bundle's control entrypoint.
+ *
+ * The watchdog. The runtime ends every run itself (a hung effect is UNSUPPORTED after the
+ * budget) unless the Worker's code never yields, which stops the isolate's timers too. The
+ * runtime writes a progress line at each invocation start and effect point (progress.mjs);
+ * a run whose isolate has written none for longer than its `stuckMs` is stopped: workerd is
+ * restarted on the same bundle and the run answers UNSUPPORTED (cpu_bound), naming the
+ * invocation and its last effect.
  */
 
 import http from "node:http";
 
-import { CONFIG_BINDING } from "../run.mjs";
+import { PROGRESS_PREFIX } from "../progress.mjs";
+import { CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
 import { CONTROL_EXPORT } from "./bundler.mjs";
 import { UserError, log, toolchain } from "./toolchain.mjs";
 
@@ -15,6 +23,8 @@ const { Miniflare, Log, LogLevel } = toolchain.miniflare;
 
 /** How long Miniflare gets to stop its workerd before the host goes on anyway. */
 const DISPOSE_TIMEOUT_MS = 5000;
+/** How often a run's watchdog looks at the isolate's last progress. */
+const WATCH_MS = 100;
 
 /** Miniflare's log, kept off stdout (which carries only answers). */
 class StderrLog extends Log {
@@ -37,6 +47,10 @@ export class Isolate {
     /** @type {URL | null} */
     this.controlUrl = null;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    /** @type {IsolateOptions | null} what the isolate was started with, for a restart */
+    this.options = null;
+    /** The last progress line: when it came, the invocation and what it reached. */
+    this.progress = { at: Date.now(), invocation: "", what: "start" };
   }
 
   /** Start workerd on a bundle, stopping the one before. @param {IsolateOptions} options */
@@ -55,8 +69,8 @@ export class Isolate {
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
       log: new StderrLog(LogLevel.WARN),
-      handleRuntimeStdio(/** @type {import("node:stream").Readable} */ stdout, /** @type {import("node:stream").Readable} */ stderr) {
-        stdout.pipe(process.stderr);
+      handleRuntimeStdio: (/** @type {import("node:stream").Readable} */ stdout, /** @type {import("node:stream").Readable} */ stderr) => {
+        this.readProgress(stdout);
         stderr.pipe(process.stderr);
       },
     });
@@ -67,6 +81,27 @@ export class Isolate {
       throw new UserError(`the Worker did not start in workerd: ${/** @type {Error} */ (error).message}`);
     }
     this.mf = mf;
+    this.options = options;
+  }
+
+  /** Progress lines from workerd's stdout update `progress`; every other line goes to the log. @param {import("node:stream").Readable} stdout */
+  readProgress(stdout) {
+    let pending = "";
+    stdout.on("data", (/** @type {Buffer} */ chunk) => {
+      const lines = (pending + chunk.toString("utf8")).split("\n");
+      pending = /** @type {string} */ (lines.pop());
+      for (const line of lines) {
+        if (!line.startsWith(PROGRESS_PREFIX)) {
+          process.stderr.write(line + "\n");
+          continue;
+        }
+        try {
+          this.progress = { at: Date.now(), ...JSON.parse(line.slice(PROGRESS_PREFIX.length)) };
+        } catch {
+          process.stderr.write(line + "\n");
+        }
+      }
+    });
   }
 
   /** Stop workerd (waiting at most DISPOSE_TIMEOUT_MS); the isolate is then empty. */
@@ -93,13 +128,57 @@ export class Isolate {
     if (!this.controlUrl) throw new UserError("no Worker is loaded: send a load request first");
     return resultText(await request(this.controlUrl, this.agent, method, route, body));
   }
+
+  /**
+   * A run, under the watchdog: its RunResult text, or UNSUPPORTED (cpu_bound) when the
+   * isolate made no progress for `stuckMs`, after which workerd is restarted.
+   * @param {string} body the plan's JSON @param {number} stuckMs @returns {Promise<string>}
+   */
+  async run(body, stuckMs) {
+    if (!this.controlUrl) throw new UserError("no Worker is loaded: send a load request first");
+    this.progress = { at: Date.now(), invocation: "", what: "start" };
+    /** @type {http.ClientRequest | null} */
+    let sent = null;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    let timer;
+    const stuck = new Promise((resolve) => {
+      timer = setInterval(() => {
+        if (Date.now() - this.progress.at > stuckMs) resolve({ ...this.progress });
+      }, WATCH_MS);
+    });
+    try {
+      const answered = request(this.controlUrl, this.agent, "POST", "/run", body, (request) => { sent = request; });
+      const first = await Promise.race([answered.then((answer) => ({ answer })), stuck.then((last) => ({ last }))]);
+      if ("answer" in first) return resultText(first.answer);
+      answered.catch(() => {});
+      /** @type {any} */ (sent)?.destroy();
+      const last = /** @type {{invocation: string, what: string}} */ (first.last);
+      log(`run stopped: ${last.invocation || "the run"} made no progress for ${stuckMs} ms; restarting workerd`);
+      await this.start(/** @type {IsolateOptions} */ (this.options));
+      return JSON.stringify(cpuBound(last, stuckMs));
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}
+
+/** The RunResult of a run stopped by the watchdog. @param {{invocation: string, what: string}} last @param {number} stuckMs */
+function cpuBound(last, stuckMs) {
+  const who = last.invocation || "the run (before any invocation)";
+  const where = last.what === "start" ? "it had reached no effect" : `its last effect was ${last.what}`;
+  return {
+    protocol: PROTOCOL_VERSION, effects: [], eligible: 0, decisions: [],
+    end: { kind: "unsupported", cause: "cpu_bound",
+      detail: `${who} ran ${stuckMs} ms of real time without yielding (a loop that never ends?); ${where}; workerd was restarted` },
+  };
 }
 
 /**
  * @param {URL} url @param {http.Agent} agent @param {string} method @param {string} route @param {string} [body]
+ * @param {(sent: http.ClientRequest) => void} [onSent]
  * @returns {Promise<{status: number, text: string}>}
  */
-function request(url, agent, method, route, body) {
+function request(url, agent, method, route, body, onSent) {
   return new Promise((resolve, reject) => {
     const sent = http.request(
       { host: url.hostname, port: url.port, path: route, method, agent,
@@ -113,6 +192,7 @@ function request(url, agent, method, route, body) {
       },
     );
     sent.on("error", reject);
+    onSent?.(sent);
     sent.end(body);
   });
 }

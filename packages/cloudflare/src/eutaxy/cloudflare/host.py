@@ -3,9 +3,10 @@
 The host (``runtime/host.mjs``, shipped beside this package) owns one Miniflare
 instance, so workerd and the bundled Worker stay loaded across every run of a
 check; a run is then one request line and one answer line. Python starts it
-with the pinned Node, gives it a private ``TMPDIR`` (Miniflare keeps its
-non-persisted storage there) and sends its stderr to a log file, whose tail is
-shown when the host fails.
+with the pinned Node and sends its stderr to an unnamed temporary file (nothing
+to remove, whatever happens to Python), whose tail is shown when the host fails.
+The host makes its own work directory (``eutaxy-host-<pid>-*``, on /dev/shm when
+it can, else under ``TMPDIR``), where Miniflare keeps its storage.
 
 Finding the runtime. In the source tree (and in Bazel's runfiles, which keep
 the same layout) it is ``packages/cloudflare/runtime/``, three directories above
@@ -16,13 +17,17 @@ at ``eutaxy/cloudflare/runtime/``, which is looked for first.
 The host never outlives Python: it runs in its own session (so one signal
 reaches Node and the workerd it spawned), is killed by :meth:`Host.close`, by an
 ``atexit`` hook, and, on Linux, by the kernel when its parent dies
-(``PR_SET_PDEATHSIG``). Its stdin closing is a last signal it also heeds.
+(``PR_SET_PDEATHSIG``). Its stdin closing is a last signal it also heeds. A host
+that was killed outright cannot remove its work directory, so :meth:`Host.close`
+removes it (the host's sweep of stale directories at start stays a backstop), and
+:meth:`Host.what_died` says which process of the session is gone and how.
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import glob
 import json
 import os
 import selectors
@@ -38,7 +43,7 @@ from typing import Any
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["HostError", "Host", "find_runtime", "find_node"]
+__all__ = ["HostError", "Host", "find_runtime", "find_node", "session_processes"]
 
 #: Starting Node, esbuild's bundle and Miniflare's first start take about a
 #: second here; a minute leaves room for a cold disk cache and a slow CI box.
@@ -54,6 +59,9 @@ LOG_TAIL_LINES = 40
 #: Largest answer line accepted (a run's effect log); past it the host is broken.
 MAX_LINE_BYTES = 256 * 1024 * 1024
 
+#: How long killing a host's session may take before close() goes on anyway.
+KILL_WAIT_S = 5.0
+
 #: The longest single wait on the host's output (a deadline further off is waited for in slices).
 _WAIT_SLICE_S = 60.0
 
@@ -68,6 +76,27 @@ class HostError(RuntimeError):
     This is Eutaxy's failure (or the machine's), not a verdict; the message
     carries the tail of the host's log.
     """
+
+
+def session_processes(session: int) -> dict[int, str]:
+    """The live processes of a session, by pid, with their command names (Linux's /proc).
+
+    The host leads its own session, so its session holds Node and the workerd Miniflare
+    started. Elsewhere (no /proc) the answer is empty.
+    """
+    members: dict[int, str] = {}
+    for entry in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(entry, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        name_end = text.rfind(")")
+        fields = text[name_end + 2 :].split()
+        # After the name: state, ppid, pgrp, session.
+        if len(fields) > 3 and fields[0] != "Z" and int(fields[3]) == session:
+            members[int(text[: text.index(" ")])] = text[text.index("(") + 1 : name_end]
+    return members
 
 
 def find_runtime() -> Path:
@@ -108,11 +137,10 @@ class Host:
         if node is None or node_modules is None:
             node, node_modules = find_node()
         runtime = runtime or find_runtime()
-        self._workdir = Path(tempfile.mkdtemp(prefix="eutaxy-host-"))
-        self.log_path = self._workdir / "host.log"
-        self._log = self.log_path.open("wb")
+        # Unnamed: a Python killed outright leaves no log file behind.
+        self._log = tempfile.TemporaryFile()
+        self._started_s = time.time()
         environment = dict(os.environ)
-        environment["TMPDIR"] = str(self._workdir)
         environment["EUTAXY_NODE_MODULES"] = str(node_modules)
         environment.setdefault("NODE_NO_WARNINGS", "1")
         try:
@@ -128,11 +156,13 @@ class Host:
             )
         except OSError as error:
             self._log.close()
-            shutil.rmtree(self._workdir, ignore_errors=True)
             raise HostError(f"the Node host could not be started with {node}: {error}") from None
         self._buffer = b""
         self._next_id = 0
         self._closed = False
+        #: The session's processes when last noted (note_processes), to tell later which died.
+        self._noted: dict[int, str] = {}
+        self._timed_out = False
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._process.stdout, selectors.EVENT_READ)
         # atexit holds only a weak reference, so a forgotten host is still collected.
@@ -146,6 +176,29 @@ class Host:
 
     def alive(self) -> bool:
         return not self._closed and self._process.poll() is None
+
+    def note_processes(self) -> dict[int, str]:
+        """Remember the session's processes now (Node and workerd, once a Worker is loaded)."""
+        self._noted = session_processes(self._process.pid)
+        return dict(self._noted)
+
+    def what_died(self) -> str | None:
+        """Which of the noted processes is gone and how, or None when all still run."""
+        if self._timed_out:
+            return f"the Node host (pid {self._process.pid}) did not answer in time and was stopped"
+        try:
+            # A killed Node shows as a zombie before its threads are gone and it can be waited for.
+            status = self._process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            status = None
+        if status is not None:
+            how = f"was killed by {signal.Signals(-status).name}" if status < 0 else f"exited with status {status}"
+            return f"the Node host (pid {self._process.pid}) {how}"
+        alive = session_processes(self._process.pid)
+        gone = [f"{name} (pid {pid})" for pid, name in sorted(self._noted.items()) if pid not in alive]
+        if gone:
+            return f"{', '.join(gone)} died while the Node host (pid {self._process.pid}) stayed up"
+        return None
 
     def request(self, message: dict[str, Any], *, timeout_s: float) -> dict[str, Any]:
         """Send one message and return the answer carrying its id."""
@@ -181,6 +234,7 @@ class Host:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                self._timed_out = True
                 self._kill()
                 raise self._failure("the Node host did not answer in time and was stopped")
             # epoll takes its timeout in int milliseconds; wait in slices a long budget cannot overflow.
@@ -201,14 +255,15 @@ class Host:
         """The last lines the host (and the Worker's console) wrote to stderr."""
         try:
             self._log.flush()
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            self._log.seek(0)
+            text = self._log.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError):
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
     def _failure(self, problem: str) -> HostError:
         tail = self.log_tail()
-        return HostError(f"{problem}\n--- host log ({self.log_path}) ---\n{tail}" if tail else problem)
+        return HostError(f"{problem}\n--- host log ---\n{tail}" if tail else problem)
 
     def close(self) -> None:
         """Ask the host to stop, then make sure it and its workerd are gone."""
@@ -229,18 +284,49 @@ class Host:
         if self._process.stdout is not None:
             self._process.stdout.close()
         self._log.close()
-        shutil.rmtree(self._workdir, ignore_errors=True)
+        self._remove_work_directories()
+
+    def _remove_work_directories(self) -> None:
+        """Remove what a host killed outright left: its ``eutaxy-host-<pid>-*`` directories.
+
+        Only directories of this host's pid, of this user, made since it started: another
+        host with the same pid in another pid namespace (sharing /dev/shm) made its own
+        earlier or later, and its heartbeat keeps it from looking stale.
+        """
+        for base in ("/dev/shm", tempfile.gettempdir()):
+            for directory in glob.glob(os.path.join(base, f"eutaxy-host-{self._process.pid}-*")):
+                try:
+                    status = os.stat(directory)
+                except OSError:
+                    continue
+                if status.st_uid == os.getuid() and status.st_ctime >= self._started_s - 1:
+                    shutil.rmtree(directory, ignore_errors=True)
 
     def _kill(self) -> None:
-        """Kill the host's whole session: Node and the workerd Miniflare started."""
+        """Kill the host's whole session, Node and the workerd Miniflare started, and wait for it to end.
+
+        The process group first, then any other process of the session (a workerd left
+        behind by a Node that was killed outright); waits at most KILL_WAIT_S.
+        """
         try:
             os.killpg(self._process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        deadline = time.monotonic() + KILL_WAIT_S
         try:
-            self._process.wait(timeout=5)
+            self._process.wait(timeout=KILL_WAIT_S)
         except subprocess.TimeoutExpired:
             pass
+        while time.monotonic() < deadline:
+            rest = session_processes(self._process.pid)
+            if not rest:
+                return
+            for pid in rest:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.02)
 
     def __del__(self) -> None:  # pragma: no cover - only when a caller forgot close()
         try:

@@ -6,6 +6,15 @@ events inside workerd and takes every decision the plan says) and returns the
 host's answer as a :class:`~eutaxy.core.protocol.RunResult`. The one thing it
 adds on the way back is the rule the runtime cannot know from the config
 alone: a run that touched a D1 binding no setup step resets is UNSUPPORTED.
+
+A crashed runtime is not the end of a check. When workerd or the Node host dies
+during a run (killed, out of memory), the platform starts a new host, loads the
+Worker again and performs the same plan again, so the check ends with the verdict
+it would have given; each restart is said in ``describe()["restarts"]``, which the
+verdict's provenance carries. After MAX_RESTARTS it gives up with a HostError
+naming what died and how. A host that does not answer within its deadline is
+stopped and restarted the same way: a Worker whose code never yields is the
+host's watchdog's to stop (UNSUPPORTED, cpu_bound), so a silent host is a fault.
 """
 
 from __future__ import annotations
@@ -25,6 +34,10 @@ __all__ = ["CloudflarePlatform", "create_platform", "expect_holds"]
 #: The cause a run ends with when it touched a D1 binding no setup resets.
 BINDING_WITHOUT_SETUP = "binding_without_setup"
 
+#: Host restarts a check may take before it gives up: one dead runtime is the machine's
+#: bad luck (a kill, the OOM killer); three in one check are a pattern to report.
+MAX_RESTARTS = 2
+
 
 class CloudflarePlatform:
     """One checked Worker, loaded once into one Node host and run many times.
@@ -43,6 +56,8 @@ class CloudflarePlatform:
         self._host: host_module.Host | None = None
         #: Runs performed by this platform's host: a measure for progress, never part of a verdict.
         self.runs = 0
+        #: One sentence per host restart: what died, during which run.
+        self.restarts: list[str] = []
 
     @property
     def worker(self) -> WorkerSpec:
@@ -53,7 +68,8 @@ class CloudflarePlatform:
         if self._host is not None and self._host.alive():
             return
         if self._host is not None:
-            self._host.close()
+            # Died between runs: as much a restart as a death during one.
+            self._restart(self._host, host_module.HostError("the Node host exited between runs"))
         started = self._host_factory()
         try:
             answer = started.request(self._spec.load_message(), timeout_s=host_module.LOAD_TIMEOUT_S)
@@ -65,23 +81,47 @@ class CloudflarePlatform:
             started.close()
             message = f"the Worker {self._spec.entry} did not load: {answer.get('error')}"
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
+        started.note_processes()
         self._host = started
 
     def run(self, plan: RunPlan) -> RunResult:
         """Perform one run as ``plan`` says and return what happened."""
         data = plan.to_data() if hasattr(plan, "to_data") else dict(plan)
         self._check_same_worker(data["scenario"])
-        self.start()
-        assert self._host is not None
-        answer = self._host.request({"op": "run", "plan": data}, timeout_s=_run_timeout_s(data["scenario"]))
-        if not answer.get("ok"):
+        timeout_s = _run_timeout_s(data["scenario"])
+        # A bound: each pass either answers or restarts, and restarts are capped.
+        for _ in range(MAX_RESTARTS + 2):
+            self.start()
+            host = self._host
+            assert host is not None
+            try:
+                answer = host.request({"op": "run", "plan": data}, timeout_s=timeout_s)
+            except host_module.HostError as error:
+                self._restart(host, error)
+                continue
+            if answer.get("ok"):
+                self.runs += 1
+                return RunResult.from_data(self._with_unset_bindings(answer["result"]))
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
                 raise UserError(str(answer.get("error")))
-            raise host_module.HostError(f"the Node host failed a run: {answer.get('error')}\n{self._host.log_tail()}")
-        result = answer["result"]
-        self.runs += 1
-        return RunResult.from_data(self._with_unset_bindings(result))
+            error = host_module.HostError(f"the Node host failed a run: {answer.get('error')}\n{host.log_tail()}")
+            if host.what_died() is None:
+                raise error
+            self._restart(host, error)
+        raise AssertionError("unreachable: every pass answers, restarts or raises")
+
+    def _restart(self, host: host_module.Host, error: host_module.HostError) -> None:
+        """The runtime died during run ``runs + 1``: note it and close the host, or give up."""
+        died = host.what_died() or str(error).splitlines()[0]
+        self.close()
+        if len(self.restarts) >= MAX_RESTARTS:
+            earlier = "; ".join(self.restarts)
+            raise host_module.HostError(
+                f"{died} during run {self.runs + 1}, after {len(self.restarts)} restarts already ({earlier}); "
+                f"the check stops\n{error}"
+            ) from None
+        self.restarts.append(f"{died} during run {self.runs + 1}; the host was restarted and the run performed again")
 
     def _with_unset_bindings(self, result: dict[str, Any]) -> dict[str, Any]:
         end = result.get("end") or {"kind": "completed"}
@@ -98,7 +138,10 @@ class CloudflarePlatform:
             assert scenario.get(field) == self._scenario.get(field), (field, scenario.get(field))
 
     def describe(self) -> dict[str, Any]:
-        return {"platform": "cloudflare", "assumptions": list(self._spec.assumptions)}
+        described: dict[str, Any] = {"platform": "cloudflare", "assumptions": list(self._spec.assumptions)}
+        if self.restarts:
+            described["restarts"] = list(self.restarts)
+        return described
 
     def close(self) -> None:
         if self._host is not None:

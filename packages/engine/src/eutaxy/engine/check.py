@@ -113,6 +113,7 @@ def _provenance(session: Session, platform: Platform, bounds_reached: Sequence[s
         replayed=session.replayed,
         not_replayed=session.not_replayed,
         assumptions=tuple(described.get("assumptions") or ()) + tuple(assumptions),
+        restarts=tuple(described.get("restarts") or ()),
     )
 
 
