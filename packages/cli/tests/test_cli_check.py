@@ -32,6 +32,20 @@ def test_violation_exits_1_prints_the_story_and_writes_the_regression_test(testp
     assert [] == [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_the_regression_test_is_written_with_the_umask(testplatform, write_scenario, run_cli):
+    """Not mkstemp's 0600: the mode the process's umask gives any new file (0644 under 022)."""
+    import os
+    import stat
+
+    path = write_scenario("buggy")
+    previous = os.umask(0o022)
+    try:
+        assert 1 == run_cli(*_args(path)).code
+    finally:
+        os.umask(previous)
+    assert 0o644 == stat.S_IMODE(path.with_name("pay_once_regression_test.py").stat().st_mode)
+
+
 def test_written_regression_test_replays_through_expect_holds(testplatform, write_scenario, run_cli):
     """The emitted test calls expect_holds with the scenario, schedule, kept events and seed."""
     path = write_scenario("buggy")

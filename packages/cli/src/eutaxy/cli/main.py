@@ -8,9 +8,12 @@ and ``eutaxy --version`` run with none of them installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 import traceback
-from typing import Sequence, TextIO
+from typing import Iterator, Sequence, TextIO
 
 from eutaxy.cli.check_command import add_check_parser
 from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
@@ -24,6 +27,40 @@ __all__ = ["VERSION", "build_parser", "main"]
 
 #: Released in lockstep with every eutaxy-* distribution.
 VERSION = "0.1.0"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where Python was, so every ``finally`` runs as for Ctrl-C.
+
+    A KeyboardInterrupt, so code that lets Ctrl-C through (a handler's ``except
+    BaseException`` in the AWS run loop does) lets this through too; the platform's
+    ``close`` then stops the host and removes its folders.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # A second signal must not cut the cleanup the first one started.
+    for other in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(other, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _signals_raise() -> Iterator[None]:
+    """While a command runs, SIGTERM and SIGHUP unwind it like Ctrl-C (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _terminate) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class UsageError(Exception):
@@ -91,10 +128,14 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
             parser.print_help(stderr)
         return EXIT_INPUT
     try:
-        return handler(args, out)
+        with _signals_raise():
+            return handler(args, out)
     except UserError as error:
         out.error(str(error))
         return EXIT_INPUT
+    except Terminated as terminated:
+        out.error(f"terminated ({terminated})")
+        return 128 + terminated.signum
     except KeyboardInterrupt:
         out.error("interrupted")
         return EXIT_INTERRUPTED

@@ -128,7 +128,8 @@ def write_regression_test(
     """Write the regression test beside the scenario, atomically, and return its path.
 
     The file is written to a temporary name in the same directory and renamed over the
-    target, so a reader (or an interrupted run) never sees half a test.
+    target, so a reader (or an interrupted run) never sees half a test; its mode is what the
+    process's umask gives a new file.
     """
     test_path = regression_test_path(scenario_path)
     source = regression_test_source(
@@ -140,6 +141,8 @@ def write_regression_test(
             stream.write(source)
             stream.flush()
             os.fsync(stream.fileno())
+        # mkstemp makes the file 0600; the test is the user's file like any other they write.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, test_path)
     except BaseException:
         if os.path.exists(temporary):
@@ -185,3 +188,10 @@ def _comment_block(violation: dict) -> list[str]:
     for line in str(violation.get("message") or "").splitlines():
         lines.append("#   " + _printable(line))
     return lines + [""]
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is put back at once)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
