@@ -8,9 +8,10 @@ BOUNDED), changes one thing, runs the command line in that directory and expects
 - no traceback, and every word of ``words`` in what was printed (stderr and stdout);
 - for an input error, nothing written beside the scenario.
 
-A case file holds ``about`` (what the user did), ``base``, ``argv``, ``exit``, ``words``,
-and its changes: ``files`` (a path and its whole new text; an empty text deletes the file)
-and ``edits`` (``[path, old, new]``, each ``old`` found exactly once). ``env`` sets
+A case file holds ``about`` (what the user did), ``base``, ``argv``, ``exit``, ``words``
+(and ``absent``, words that must not be printed), and its changes: ``files`` (a path and
+its whole new text; an empty text deletes the file) and ``edits`` (``[path, old, new]``,
+each ``old`` found exactly once). ``env`` sets
 environment variables; ``node = true`` marks a case that starts the Node host.
 """
 
@@ -29,7 +30,7 @@ HERE = Path(__file__).parent / "bad_inputs"
 CASES = sorted((HERE / "cases").glob("*.toml"))
 #: The corpus is at least this big (issue 19); a smaller one lost cases.
 MINIMUM_CASES = 40
-_FIELDS = {"about", "base", "argv", "exit", "words", "files", "edits", "env", "node"}
+_FIELDS = {"about", "base", "argv", "exit", "words", "absent", "files", "edits", "env", "node"}
 
 
 def _load(path: Path) -> dict:
@@ -88,5 +89,7 @@ def test_bad_input(path, tmp_path, monkeypatch, request):
     assert case["exit"] == code, printed
     missing = [word for word in case["words"] if word not in printed]
     assert not missing, f"{case['about']}: {missing} not in:\n{printed}"
+    present = [word for word in case.get("absent") or [] if word in printed]
+    assert not present, f"{case['about']}: {present} should not be in:\n{printed}"
     if code == 2 and "UNSUPPORTED" not in stdout.getvalue():
         assert before == _tree(directory), "an input error wrote files"

@@ -9,9 +9,12 @@
  * POST /raw performs the differential runner's raw run (raw.mjs; the host's `raw_run` op).
  */
 
-import { originals } from "./patch.mjs";
+import { endLoadWatch, originals } from "./patch.mjs";
 import { CONFIG_BINDING, UserFacingError, runPlan } from "./run.mjs";
 import { rawControl } from "./raw.mjs";
+
+// This module evaluates after the Worker's: what it made at load is noted, the watch ends.
+endLoadWatch();
 
 /** @param {unknown} body @param {number} status */
 function json(body, status = 200) {

@@ -8,8 +8,11 @@
  * user's module replaced a global at load). ES module order guarantees the capture runs
  * first: the bundle's entry imports this module before the user's entry.
  *
- * Nothing is patched here; the virtual globals are installed for the length of a run only
- * (see globals.mjs), so outside a run the isolate is untouched.
+ * Nothing is virtualised here; the virtual globals are installed for the length of a run
+ * only (see globals.mjs), so outside a run the isolate is untouched. The one exception is
+ * the load-time watch below: WeakRef and FinalizationRegistry made while the Worker's module
+ * evaluates are noted (their objects stay real), and entry.mjs puts the real constructors
+ * back once the module has run.
  */
 
 const g = /** @type {any} */ (globalThis);
@@ -36,6 +39,27 @@ export const originals = Object.freeze({
   FinalizationRegistry: g.FinalizationRegistry,
   structuredClone: g.structuredClone,
 });
+
+/** What the Worker's module made at load that no run can virtualise, by constructor name. */
+export const usedAtLoad = /** @type {string[]} */ ([]);
+
+for (const name of /** @type {const} */ (["WeakRef", "FinalizationRegistry"])) {
+  const Real = originals[name];
+  if (!Real) continue;
+  /** @param {unknown[]} args */
+  function Watched(...args) {
+    if (!usedAtLoad.includes(name)) usedAtLoad.push(name);
+    return Reflect.construct(Real, args, new.target ?? Real);
+  }
+  Watched.prototype = Real.prototype;
+  g[name] = Watched;
+}
+
+/** End the load-time watch (entry.mjs, after the Worker's module ran): the real constructors again. */
+export function endLoadWatch() {
+  g.WeakRef = originals.WeakRef;
+  g.FinalizationRegistry = originals.FinalizationRegistry;
+}
 
 /** A real zero timer: the one way to let the isolate's event loop turn once. */
 export function realTurn() {

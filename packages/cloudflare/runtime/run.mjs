@@ -11,6 +11,7 @@
  */
 
 import { active } from "./active.mjs";
+import { usedAtLoad } from "./patch.mjs";
 import { makeD1, resetD1, snapshotD1 } from "./d1.mjs";
 import { Invocation } from "./effects.mjs";
 import { VirtualClock, VirtualGlobals } from "./globals.mjs";
@@ -36,7 +37,7 @@ export class UserFacingError extends Error {
 }
 
 /**
- * @typedef {{d1?: Record<string, {schema: string[]}>, queueConsumers?: Record<string, {maxRetries?: number}>,
+ * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, queueConsumers?: Record<string, {maxRetries?: number}>,
  *   traps?: Record<string, string>}} RuntimeConfig
  */
 
@@ -181,7 +182,33 @@ export function handlerFor(userModule, method) {
   if (exported && typeof exported[method] === "function") {
     return (/** @type {unknown} */ event, /** @type {any} */ env, /** @type {any} */ ctx) => exported[method](event, env, ctx);
   }
+  if (exported === undefined) {
+    throw new UserFacingError(`the Worker has no default export; export its handlers: export default { async ${method}(...) { ... } }`);
+  }
   throw new UserFacingError(`the Worker's default export has no ${method}() handler`);
+}
+
+/**
+ * Why a schema did not apply: its statements one at a time on an emptied database, the
+ * first that fails named by its file and line (the user's to fix); else the reset's own error.
+ * @param {string} binding @param {any} real @param {string[]} schema @param {string[]} sources @param {unknown} error
+ */
+async function schemaFailure(binding, real, schema, sources, error) {
+  try {
+    await resetD1(binding, real, []);
+  } catch {
+    return error;
+  }
+  for (let i = 0; i < schema.length; i++) {
+    try {
+      await real.prepare(schema[i]).run();
+    } catch (failed) {
+      const text = schema[i].length > 120 ? `${schema[i].slice(0, 117)}...` : schema[i];
+      const message = /** @type {Error} */ (failed)?.message ?? String(failed);
+      return new UserFacingError(`${sources[i] ?? `statement ${i + 1}`}: the schema of D1 binding ${binding} does not apply: ${message}, in: ${text}`);
+    }
+  }
+  return error;
 }
 
 /**
@@ -194,7 +221,16 @@ export async function runPlan(plan, config, realEnv, userModule) {
   const run = new Run(plan, config, realEnv);
   const drive = run.scenario.drive ?? {};
   const handler = drive.kind === "queue" ? handlerFor(userModule, "queue") : drive.kind === "http" ? handlerFor(userModule, "fetch") : null;
-  for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
+  for (const [name, { schema, sources }] of Object.entries(config.d1 ?? {})) {
+    try {
+      await resetD1(name, realEnv[name], schema);
+    } catch (error) {
+      throw await schemaFailure(name, realEnv[name], schema, sources ?? [], error);
+    }
+  }
+  if (usedAtLoad.length) {
+    run.markUnsupported("weakref", `${usedAtLoad.join(" and ")} was used at module top level, when the Worker loaded; garbage collection is not virtualised`);
+  }
   if (!handler) {
     run.markUnsupported("drive_not_modelled", `the ${JSON.stringify(drive.kind)} drive is not modelled by the Cloudflare runtime yet`);
   }

@@ -119,7 +119,8 @@ export async function bundle(entry, outFile, specs = []) {
     `import ${runtime("patch.mjs")};`,
     `import * as userModule from ${JSON.stringify(entry)};`,
     `import { createControl } from ${runtime("entry.mjs")};`,
-    `export default userModule.default;`,
+    // A Worker without a default export still starts, so the runtime can say so in its terms.
+    `export default userModule.default ?? {};`,
     `export const ${CONTROL_EXPORT} = createControl(userModule);`,
   ].join("\n");
   /** @type {import("esbuild").Plugin} */
@@ -141,7 +142,8 @@ export async function bundle(entry, outFile, specs = []) {
   } catch (error) {
     const errors = /** @type {any} */ (error).errors ?? [];
     // A location in the generated entry is the import of the user's entry: say only what failed.
-    const where = (/** @type {any} */ at) => (at && !at.file.endsWith("eutaxy-entry.mjs") ? `${at.file}:${at.line}:${at.column}: ` : "");
+    // esbuild's locations are relative to the host's directory: absolute, so Python can show them from the user's.
+    const where = (/** @type {any} */ at) => (at && !at.file.endsWith("eutaxy-entry.mjs") ? `${path.resolve(at.file)}:${at.line}:${at.column}: ` : "");
     const lines = errors.map((/** @type {any} */ e) => `${where(e.location)}${e.text}`);
     throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
   }

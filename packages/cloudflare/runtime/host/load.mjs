@@ -21,9 +21,9 @@ const TRAP_SECTIONS = /** @type {Record<string, string>} */ ({
 
 /** @param {any} worker @param {any[]} setup the in-isolate runtime's config (run.mjs RuntimeConfig) */
 function runtimeConfig(worker, setup) {
-  /** @type {Record<string, {schema: string[]}>} */
+  /** @type {Record<string, {schema: string[], sources: string[]}>} */
   const d1 = {};
-  for (const binding of Object.keys(worker.d1Databases ?? {})) d1[binding] = { schema: [] };
+  for (const binding of Object.keys(worker.d1Databases ?? {})) d1[binding] = { schema: [], sources: [] };
   for (const step of setup ?? []) {
     if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
     if (!d1[step.binding]) throw new UserError(`setup d1_schema names binding ${step.binding}, which the Worker's config does not declare as a D1 database`);
@@ -34,7 +34,14 @@ function runtimeConfig(worker, setup) {
     } catch (error) {
       throw new UserError(`setup d1_schema: cannot read ${step.path}: ${/** @type {Error} */ (error).message}`);
     }
-    d1[step.binding].schema.push(...splitSchema(text));
+    // Each statement's file:line, so a schema that does not apply names where (run.mjs).
+    let cursor = 0;
+    for (const statement of splitSchema(text)) {
+      const at = text.indexOf(statement, cursor);
+      cursor = at + statement.length;
+      d1[step.binding].schema.push(statement);
+      d1[step.binding].sources.push(`${step.path}:${text.slice(0, at).split("\n").length}`);
+    }
   }
   /** @type {Record<string, string>} */
   const traps = {};

@@ -19,6 +19,7 @@ host's watchdog's to stop (UNSUPPORTED, cpu_bound), so a silent host is a fault.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -79,7 +80,7 @@ class CloudflarePlatform:
         if not answer.get("ok"):
             tail = started.log_tail()
             started.close()
-            message = f"the Worker {self._spec.entry} did not load: {answer.get('error')}"
+            message = _as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}")
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
         started.note_processes()
         self._host = started
@@ -104,7 +105,7 @@ class CloudflarePlatform:
                 return RunResult.from_data(self._with_unset_bindings(answer["result"]))
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
-                raise UserError(str(answer.get("error")))
+                raise UserError(_as_seen(str(answer.get("error"))))
             error = host_module.HostError(f"the Node host failed a run: {answer.get('error')}\n{host.log_tail()}")
             if host.what_died() is None:
                 raise error
@@ -224,6 +225,11 @@ def _default_seed(scenario_path: Path) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
+
+
+def _as_seen(message: str) -> str:
+    """Paths in the runtime's message as the user sees them: relative to the working directory when inside it."""
+    return message.replace(str(Path.cwd()) + os.sep, "")
 
 
 def _run_timeout_s(scenario: Mapping[str, Any]) -> float:
