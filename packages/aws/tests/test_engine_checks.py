@@ -55,6 +55,7 @@ def test_a_scenario_asking_for_concurrency_is_unsupported_under_check():
         handler=handler("./handlers/probe.py"),
         drive=sqs("jobs", [{"id": "a"}, {"id": "b"}]),
         setup=[dynamodb_table("items", {"id": "HASH"})],
+        invariants=[unique("one-row", dynamodb_rows("items"), "id")],
         bounds={"maxConcurrentInvocations": 2},
     )
     platform = create_platform(scenario)
