@@ -247,7 +247,7 @@ def refines_logs(draw) -> list[Effect]:
         time = len(log)
         ordinal = ordinals[invocation]
         if step == "read":
-            log.append(Effect("D1:DB", "first", "result", {"args": {"params": [key]}, "result": {"rows": []}}, invocation, ordinal, time))
+            log.append(Effect("D1:DB", "first", "result", {"args": {"params": [key]}, "result": {"rows": []}, "statement": "read"}, invocation, ordinal, time))
         elif step == "decide":
             amount = draw(st.sampled_from((1, 2)))
             decided[invocation] = amount
@@ -256,7 +256,7 @@ def refines_logs(draw) -> list[Effect]:
             amount = decided.get(invocation, 1) if draw(st.integers(0, 4)) else draw(st.sampled_from((1, 2)))
             changes = draw(st.sampled_from((1, 1, 1, 0)))
             log.append(
-                Effect("D1:DB", "run", "result", {"args": {"params": [key, amount]}, "result": {"changes": changes}}, invocation, ordinal, time)
+                Effect("D1:DB", "run", "result", {"args": {"params": [key, amount]}, "result": {"changes": changes}, "statement": "write"}, invocation, ordinal, time)
             )
         else:
             log.append(draw(d1_effect(invocation, ordinal, time)))

@@ -11,12 +11,12 @@ from eutaxy.core.errors import UserError
 
 
 def write(invocation, ordinal, order, amount=1200, changes=1, time=0):
-    payload = {"args": {"sql": "INSERT", "params": [order, amount]}, "result": {"changes": changes, "lastRowId": 1}}
+    payload = {"args": {"sql": "INSERT", "params": [order, amount]}, "result": {"changes": changes, "lastRowId": 1}, "statement": "write"}
     return Effect("D1:DB", "run", "result", payload, invocation, ordinal, time)
 
 
 def read(invocation, ordinal, order, time=0):
-    return Effect("D1:DB", "first", "result", {"args": {"sql": "SELECT", "params": [order]}, "result": {"refunded": 0}}, invocation, ordinal, time)
+    return Effect("D1:DB", "first", "result", {"args": {"sql": "SELECT", "params": [order]}, "result": {"refunded": 0}, "statement": "read"}, invocation, ordinal, time)
 
 
 def decide(invocation, ordinal, refunded, time=0):

@@ -15,11 +15,17 @@ def _effect(target="D1:DB", op="run", kind="result", payload=None):
 
 def test_helpers_build_plain_data():
     """The helpers return exactly the data a user could write by hand."""
-    assert {"target": "D1:DB", "op": ["run", "batch"], "kind": "result", "where": {"result.changes": {"gt": 0}}} == sel.d1_write("DB")
-    assert {"target": "D1:DB", "op": "run", "kind": "result", "where": {"result.changes": {"gt": 0}}} == sel.d1_write("DB", "run")
-    assert {"target": "D1:DB", "op": ["first", "all", "raw"], "kind": "result"} == sel.d1_read("DB")
+    writes = {"statement": "write", "result.changes": {"gt": 0}}
+    assert {"target": "D1:DB", "op": None, "kind": "result", "where": writes} == sel.d1_write("DB")
+    assert {"target": "D1:DB", "op": "run", "kind": "result", "where": writes} == sel.d1_write("DB", "run")
+    assert {"target": "D1:DB", "op": None, "kind": "result", "where": {"statement": "read"}} == sel.d1_read("DB")
     assert {"target": "Queue:payments", "op": "ack", "kind": "result", "where": {"result.effective": True}} == sel.queue_ack("payments")
     assert {"target": "Fetch:api", "op": "POST", "kind": "result", "where": {"result.effective": True}} == sel.fetch_call("api", "POST")
+    ok = sel.fetch_call("api", ok=True)
+    assert {"result.effective": True, "result.status": {"gte": 200, "lt": 300}} == ok["where"]
+    answered = lambda status: _effect("Fetch:api", "POST", payload={"result": {"status": status, "effective": True}})  # noqa: E731
+    assert [True, True, False, False] == [sel.matches(ok, answered(s)) for s in (200, 204, 503, 302)]
+    assert [False, True] == [sel.matches(sel.fetch_call("api", ok=False), answered(s)) for s in (201, 503)]
     assert {"target": "Http:/refunds", "op": "response", "kind": "result", "where": {"result.ok": True}} == sel.http_response("/refunds", ok=True)
     assert {"target": "Http:/refunds", "op": "response", "kind": "result"} == sel.http_response("/refunds")
     assert "args.params.1" == sel.d1_param(1)
@@ -51,9 +57,10 @@ def test_target_prefix_and_op_list():
 
 def test_where_equality_and_comparisons():
     """where holds values (canonical equality) or comparison dicts; MISSING satisfies only neq."""
-    writes = _effect(payload={"result": {"changes": 2}, "args": {"params": ["o-1"]}})
+    writes = _effect(payload={"result": {"changes": 2}, "args": {"params": ["o-1"]}, "statement": "write"})
     assert sel.matches(sel.d1_write("DB"), writes)
-    assert not sel.matches(sel.d1_write("DB"), _effect(payload={"result": {"changes": 0}}))
+    assert not sel.matches(sel.d1_write("DB"), _effect(payload={"result": {"changes": 0}, "statement": "write"}))
+    assert not sel.matches(sel.d1_write("DB"), _effect(payload={"result": {"changes": 2}, "statement": "read"}))
     assert not sel.matches(sel.d1_write("DB"), _effect(payload={}))
     assert sel.matches({"where": {"result.changes": 2.0}}, writes)
     assert sel.matches({"where": {"result.changes": {"gte": 2, "lt": 3}}}, writes)

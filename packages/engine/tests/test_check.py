@@ -23,7 +23,7 @@ def test_the_same_seed_gives_byte_identical_verdicts_whatever_the_clock():
 def test_a_violated_verdict_has_the_contracts_fields():
     """VIOLATED carries violation, trace, schedule, keptEvents and provenance; no cause, no exhaustive."""
     verdict = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
-    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants"} == set(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
     assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
@@ -42,7 +42,7 @@ def test_a_violated_verdict_has_the_contracts_fields():
 def test_a_bounded_verdict_names_the_bound_that_stopped_it():
     verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=25)
     assert "bounded" == verdict["kind"]
-    assert {"schemaVersion", "kind", "scenario", "platform", "provenance"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "provenance", "invariants"} == set(verdict)
     assert ["maxRuns"] == verdict["provenance"]["boundsReached"]
     assert 25 == verdict["provenance"]["runs"]
     assert verdict["provenance"]["faultsInjected"] > 0
@@ -91,3 +91,39 @@ def test_bad_bounds_are_the_users_to_fix():
         check_scenario(scenario, ToyPlatform())
     with pytest.raises(UserError):
         check_scenario(orders_scenario(), ToyPlatform(), max_runs=0)
+
+
+def test_an_invariant_that_selected_nothing_is_vacuous_not_bounded():
+    """A selector for an op the toy never performs: UNSUPPORTED vacuous_invariant, naming the nearest effects."""
+    scenario = orders_scenario(fixed=True)
+    scenario["invariants"][0]["selector"]["op"] = "upsert"
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=10, module_state_runs=0)
+    assert "unsupported" == verdict["kind"]
+    assert "vacuous_invariant" == verdict["cause"]["kind"]
+    detail = verdict["cause"]["detail"]
+    assert "'one insert per order'" in detail and "Toy:db upsert result" in detail
+    assert "Toy:db insert result (same target, other op)" in detail
+    assert [{"name": "one insert per order", "kind": "at_most_once_per_key", "effects": 0, "rows": 0, "keys": 0}] == verdict["invariants"]
+
+
+def test_allow_vacuous_lets_an_invariant_look_at_nothing():
+    scenario = orders_scenario(fixed=True)
+    scenario["invariants"][0]["selector"]["op"] = "upsert"
+    scenario["invariants"][0]["allowVacuous"] = True
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=10, module_state_runs=0)
+    assert "bounded" == verdict["kind"]
+    assert verdict["invariants"][0]["allowVacuous"] is True
+
+
+def test_a_bounded_verdict_counts_what_each_invariant_saw():
+    """Three orders, one insert each per run: the counts are summed over the exploration runs."""
+    verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=25)
+    [counted] = verdict["invariants"]
+    assert counted["effects"] >= 3 * 25 and counted["keys"] == counted["effects"]
+
+
+def test_a_scenario_with_no_invariants_is_bad_input():
+    scenario = orders_scenario()
+    scenario["invariants"] = []
+    with pytest.raises(UserError, match="no invariants"):
+        check_scenario(scenario, ToyPlatform(), max_runs=5)

@@ -350,7 +350,15 @@ def count_scenario(*, events: int, effects: int, faults: int = 0, kinds: int = 1
         "name": "toy-count",
         "platform": "toy",
         "drive": {"kind": "queue", "name": "toy", "events": [{"id": f"msg-{i}", "body": {"i": i}} for i in range(1, events + 1)]},
-        "invariants": [],
+        # Every write once: it never breaks, and it sees every put, so no check is vacuous.
+        "invariants": [
+            {
+                "kind": "at_most_once_per_key",
+                "name": "each put once",
+                "selector": {"target": "Toy:*", "op": "put", "kind": "result"},
+                "key": "args",
+            }
+        ],
         "bounds": {
             "maxFaultsPerRun": faults,
             "maxRedeliveries": 0,

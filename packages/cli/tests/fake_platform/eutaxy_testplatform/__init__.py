@@ -141,7 +141,7 @@ class _Run:
 
     def _record(self, kind: str, invocation: str, ordinal: int, payload: dict, *, op: str = "run") -> None:
         self.effects.append(
-            {"target": "D1:DB", "op": op, "kind": kind, "payload": payload,
+            {"target": "D1:DB", "op": op, "kind": kind, "payload": {**payload, "statement": "write"},
              "invocation": invocation, "ordinal": ordinal, "time": self.clock}
         )
         if kind in ("result", "fault"):

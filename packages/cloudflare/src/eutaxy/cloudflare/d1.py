@@ -1,8 +1,13 @@
-"""D1 setup steps.
+"""D1 setup steps, and the statement class each D1 effect carries.
 
 Before each run the runtime drops every user table of the binding's database
 and applies the schema file again, through the real binding and outside the
 effect log, so every run starts from the schema alone.
+
+After each run the platform writes ``statement`` (``read``, ``write`` or
+``schema``, core's :mod:`eutaxy.core.statements`) into the payload of every D1
+effect, from the SQL the runtime recorded, so ``d1_write()`` and ``d1_read()``
+select by what a statement does whatever method sent it.
 """
 
 from __future__ import annotations
@@ -11,8 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.statements import classify_d1_payload
 
-__all__ = ["d1_schema"]
+__all__ = ["d1_schema", "with_statement_classes"]
+
+_D1_PREFIX = "D1:"
 
 
 def d1_schema(binding: str, path: str | Path) -> dict[str, Any]:
@@ -24,3 +32,15 @@ def d1_schema(binding: str, path: str | Path) -> dict[str, Any]:
     if not isinstance(path, str) or not path:
         raise UserError(f"d1_schema: path must name a .sql file, got {path!r}")
     return {"kind": "d1_schema", "binding": binding, "path": path}
+
+
+def with_statement_classes(effects: list[Any]) -> list[Any]:
+    """The run's effects with each D1 effect's payload carrying its ``statement`` class."""
+    classified = []
+    for effect in effects:
+        if isinstance(effect, dict) and str(effect.get("target", "")).startswith(_D1_PREFIX):
+            statement = classify_d1_payload(str(effect.get("op", "")), effect.get("payload"))
+            if statement is not None:
+                effect = {**effect, "payload": {**effect["payload"], "statement": statement}}
+        classified.append(effect)
+    return classified

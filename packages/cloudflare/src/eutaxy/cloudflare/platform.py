@@ -3,9 +3,10 @@
 :class:`CloudflarePlatform` follows the engine's plans and decides nothing: each
 ``run`` sends the plan to the host (which resets the bindings, drives the
 events inside workerd and takes every decision the plan says) and returns the
-host's answer as a :class:`~eutaxy.core.protocol.RunResult`. The one thing it
-adds on the way back is the rule the runtime cannot know from the config
-alone: a run that touched a D1 binding no setup step resets is UNSUPPORTED.
+host's answer as a :class:`~eutaxy.core.protocol.RunResult`. It adds two things
+on the way back: each D1 effect's statement class (``d1.with_statement_classes``),
+and the rule the runtime cannot know from the config alone: a run that touched a
+D1 binding no setup step resets is UNSUPPORTED.
 
 A crashed runtime is not the end of a check. When workerd or the Node host dies
 during a run (killed, out of memory), the platform starts a new host, loads the
@@ -27,6 +28,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunPlan, RunResult
 
 from . import host as host_module
+from .d1 import with_statement_classes
 from .loader import load_scenario
 from .worker import WorkerSpec, prepare_worker, unset_binding_touched
 
@@ -102,7 +104,9 @@ class CloudflarePlatform:
                 continue
             if answer.get("ok"):
                 self.runs += 1
-                return RunResult.from_data(self._with_unset_bindings(answer["result"]))
+                result = answer["result"]
+                result = {**result, "effects": with_statement_classes(result.get("effects") or [])}
+                return RunResult.from_data(self._with_unset_bindings(result))
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
                 raise UserError(_as_seen(str(answer.get("error"))))

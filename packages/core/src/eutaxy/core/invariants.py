@@ -53,18 +53,36 @@ INVARIANT_KINDS = (
 # --- constructors --------------------------------------------------------------------
 
 
-def _checked(invariant: dict[str, Any]) -> dict[str, Any]:
+def _checked(invariant: dict[str, Any], allow_vacuous: bool = False) -> dict[str, Any]:
+    """Validate a constructor's data; ``allow_vacuous`` marks an invariant that may select nothing.
+
+    A check refuses BOUNDED over an invariant that selected no effect and read no row in
+    any run (``vacuous_invariant``), since it held trivially; an invariant that is meant
+    to look at nothing in some scenarios says so with ``allow_vacuous=True``.
+    """
+    if allow_vacuous:
+        invariant["allowVacuous"] = True
     validate_invariant(invariant)
     return invariant
 
 
-def at_most_once_per_key(name: str, selector: dict[str, Any], key: str) -> dict[str, Any]:
+def at_most_once_per_key(
+    name: str, selector: dict[str, Any], key: str, *, allow_vacuous: bool = False
+) -> dict[str, Any]:
     """No two selected effects share a key (duplicate side effects under retries)."""
-    return _checked({"kind": "at_most_once_per_key", "name": name, "selector": selector, "key": key})
+    return _checked(
+        {"kind": "at_most_once_per_key", "name": name, "selector": selector, "key": key}, allow_vacuous
+    )
 
 
 def at_least_once_per_message(
-    name: str, drive: dict[str, Any] | str, selector: dict[str, Any], key: str, body_key: str
+    name: str,
+    drive: dict[str, Any] | str,
+    selector: dict[str, Any],
+    key: str,
+    body_key: str,
+    *,
+    allow_vacuous: bool = False,
 ) -> dict[str, Any]:
     """Every event of ``drive`` has a selected effect whose key is its body's ``body_key`` value."""
     drive_name = drive.get("name") if isinstance(drive, dict) else drive
@@ -76,38 +94,58 @@ def at_least_once_per_message(
             "selector": selector,
             "key": key,
             "bodyKey": body_key,
-        }
+        },
+        allow_vacuous,
     )
 
 
-def at_least_once(name: str, selector: dict[str, Any], key: str, expected: Iterable[Any]) -> dict[str, Any]:
-    """Every value of ``expected`` is the key of a selected effect."""
+def at_least_once(
+    name: str, selector: dict[str, Any], key: str, expected: Iterable[Any], *, allow_vacuous: bool = False
+) -> dict[str, Any]:
+    """Every value of ``expected`` is the key of a selected effect.
+
+    The shrinker never removes an event that names one of the expected keys (its id or a
+    value in its body), since removing it would keep the key missing without the fault.
+    """
     return _checked(
-        {"kind": "at_least_once", "name": name, "selector": selector, "key": key, "expected": list(expected)}
+        {"kind": "at_least_once", "name": name, "selector": selector, "key": key, "expected": list(expected)},
+        allow_vacuous,
     )
 
 
-def every_row(name: str, query: dict[str, Any], conditions: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def every_row(
+    name: str, query: dict[str, Any], conditions: Iterable[dict[str, Any]], *, allow_vacuous: bool = False
+) -> dict[str, Any]:
     """Every row the query selects meets every ``{column, op, value}`` condition."""
     return _checked(
-        {"kind": "every_row", "name": name, "query": query, "conditions": [dict(c) for c in conditions]}
+        {"kind": "every_row", "name": name, "query": query, "conditions": [dict(c) for c in conditions]},
+        allow_vacuous,
     )
 
 
-def unique(name: str, query: dict[str, Any], column: str) -> dict[str, Any]:
+def unique(name: str, query: dict[str, Any], column: str, *, allow_vacuous: bool = False) -> dict[str, Any]:
     """No two selected rows share a value in ``column``."""
-    return _checked({"kind": "unique", "name": name, "query": query, "column": column})
+    return _checked({"kind": "unique", "name": name, "query": query, "column": column}, allow_vacuous)
 
 
-def implies(name: str, selector: dict[str, Any], key: str, query: dict[str, Any], column: str) -> dict[str, Any]:
+def implies(
+    name: str, selector: dict[str, Any], key: str, query: dict[str, Any], column: str, *, allow_vacuous: bool = False
+) -> dict[str, Any]:
     """Every selected effect has a row whose ``column`` equals the effect's key."""
     return _checked(
-        {"kind": "implies", "name": name, "selector": selector, "key": key, "query": query, "column": column}
+        {"kind": "implies", "name": name, "selector": selector, "key": key, "query": query, "column": column},
+        allow_vacuous,
     )
 
 
 def references(
-    name: str, query: dict[str, Any], column: str, target: dict[str, Any], target_column: str
+    name: str,
+    query: dict[str, Any],
+    column: str,
+    target: dict[str, Any],
+    target_column: str,
+    *,
+    allow_vacuous: bool = False,
 ) -> dict[str, Any]:
     """Every selected row is named by a row of ``target``, as a foreign key is."""
     return _checked(
@@ -118,7 +156,8 @@ def references(
             "column": column,
             "target": target,
             "targetColumn": target_column,
-        }
+        },
+        allow_vacuous,
     )
 
 
@@ -129,6 +168,7 @@ def refines(
     *,
     follows: Iterable[dict[str, str]] = (),
     state: dict[str, Any] | None = None,
+    allow_vacuous: bool = False,
 ) -> dict[str, Any]:
     """Every selected effect carries out its invocation's latest ``decision``, on fresh state."""
     invariant: dict[str, Any] = {
@@ -140,7 +180,7 @@ def refines(
     }
     if state is not None:
         invariant["state"] = dict(state)
-    return _checked(invariant)
+    return _checked(invariant, allow_vacuous)
 
 
 # --- validation ----------------------------------------------------------------------
@@ -163,6 +203,8 @@ def validate_invariant(invariant: Any) -> None:
     if not isinstance(name, str) or not name:
         raise UserError(f"a {kind} invariant needs a name, got {name!r}")
     label = f"invariant {name!r} ({kind})"
+    if not isinstance(invariant.get("allowVacuous", False), bool):
+        raise UserError(f"{label}: allowVacuous must be True or False, got {invariant.get('allowVacuous')!r}")
     if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies", "refines"):
         validate_selector(invariant.get("selector"), f"{label}: selector")
     if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies"):

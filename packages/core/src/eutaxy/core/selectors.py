@@ -32,12 +32,14 @@ __all__ = [
     "get_path",
     "http_response",
     "matches",
+    "op_matches",
     "queue_ack",
     "r2_op",
     "row_value",
     "rows",
     "row_matches",
     "select",
+    "target_matches",
     "validate_condition",
     "validate_query",
     "validate_selector",
@@ -161,7 +163,7 @@ def _where_holds(actual: Any, expected: Any) -> bool:
 # --- selectors -----------------------------------------------------------------------
 
 
-def _target_matches(pattern: str | None, target: str) -> bool:
+def target_matches(pattern: str | None, target: str) -> bool:
     if pattern is None:
         return True
     if pattern.endswith("*"):
@@ -169,7 +171,7 @@ def _target_matches(pattern: str | None, target: str) -> bool:
     return target == pattern
 
 
-def _op_matches(pattern: str | Sequence[str] | None, op: str) -> bool:
+def op_matches(pattern: str | Sequence[str] | None, op: str) -> bool:
     if pattern is None:
         return True
     if isinstance(pattern, str):
@@ -179,9 +181,9 @@ def _op_matches(pattern: str | Sequence[str] | None, op: str) -> bool:
 
 def matches(selector: dict[str, Any], effect: Effect) -> bool:
     """Whether ``effect`` is one the selector picks: every field given must hold."""
-    if not _target_matches(selector.get("target"), effect.target):
+    if not target_matches(selector.get("target"), effect.target):
         return False
-    if not _op_matches(selector.get("op"), effect.op):
+    if not op_matches(selector.get("op"), effect.op):
         return False
     kind = selector.get("kind")
     if kind is not None and effect.kind != kind:
@@ -233,13 +235,17 @@ def _selector(target: str, op: Any, kind: str = RESULT, where: dict[str, Any] | 
 
 
 def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 run (or batch) results that changed at least one row."""
-    return _selector(f"D1:{binding}", op if op is not None else ["run", "batch"], where={"result.changes": {"gt": 0}})
+    """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
+
+    Whatever method sent them (run, all, first, raw, batch, exec): the payload's
+    ``statement`` class decides (``eutaxy.core.statements``); ``op`` narrows to methods.
+    """
+    return _selector(f"D1:{binding}", op, where={"statement": "write", "result.changes": {"gt": 0}})
 
 
 def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 first (or all, raw) results."""
-    return _selector(f"D1:{binding}", op if op is not None else ["first", "all", "raw"])
+    """D1 statements that read (SELECT, VALUES, a WITH query that writes nothing), by any method."""
+    return _selector(f"D1:{binding}", op, where={"statement": "read"})
 
 
 def d1_param(index: int) -> str:
@@ -252,9 +258,19 @@ def queue_ack(queue: str) -> dict[str, Any]:
     return _selector(f"Queue:{queue}", "ack", where={"result.effective": True})
 
 
-def fetch_call(external: str, method: str | None = None) -> dict[str, Any]:
-    """Requests to a declared external that took effect (not answered from its dedupe key)."""
-    return _selector(f"Fetch:{external}", method, where={"result.effective": True})
+def fetch_call(external: str, method: str | None = None, ok: bool | None = None) -> dict[str, Any]:
+    """Requests to a declared external that took effect (not answered from its dedupe key).
+
+    ``ok=True`` narrows to answers with a 2xx status: a call the external refused (a 503)
+    took effect as a request but did nothing the Worker asked for. ``ok=False`` keeps the rest.
+    (Which effects take effect, kind by kind, is in docs/design.md.)
+    """
+    where: dict[str, Any] = {"result.effective": True}
+    if ok is True:
+        where["result.status"] = {"gte": 200, "lt": 300}
+    elif ok is False:
+        where["result.status"] = {"gte": 300}  # fetch never hands a Worker a 1xx answer
+    return _selector(f"Fetch:{external}", method, where=where)
 
 
 def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:

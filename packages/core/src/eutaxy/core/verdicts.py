@@ -25,6 +25,7 @@ __all__ = [
     "GAVE_UP",
     "INVISIBLE_WAIT",
     "MODULE_STATE_LEAK",
+    "NONDETERMINISTIC",
     "NOT_PLAIN_DATA",
     "NOT_REPLAYABLE",
     "OUTBOUND_REQUEST",
@@ -42,6 +43,7 @@ __all__ = [
     "UNSUPPORTED",
     "UNSUPPORTED_CAUSES",
     "UNSUPPORTED_REASON",
+    "VACUOUS_INVARIANT",
     "VIOLATED",
     "WEAKREF",
     "Cause",
@@ -87,6 +89,10 @@ NOT_PLAIN_DATA = "not_plain_data"
 UNMODELLED = "unmodelled"
 #: Handler code ran longer than the per-effect threshold without yielding (a loop that never ends).
 CPU_BOUND = "cpu_bound"
+#: An invariant selected no effect and read no row in any run, so it held trivially.
+VACUOUS_INVARIANT = "vacuous_invariant"
+#: A rerun of an explored schedule (``--audit``) recorded a different effect log.
+NONDETERMINISTIC = "nondeterministic"
 UNSUPPORTED_CAUSES = (
     MODULE_STATE_LEAK,
     NOT_REPLAYABLE,
@@ -99,6 +105,8 @@ UNSUPPORTED_CAUSES = (
     NOT_PLAIN_DATA,
     UNMODELLED,
     CPU_BOUND,
+    VACUOUS_INVARIANT,
+    NONDETERMINISTIC,
 )
 
 _EXIT_CODES = {BOUNDED: 0, VIOLATED: 1, UNSUPPORTED: 2}

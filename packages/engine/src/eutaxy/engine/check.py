@@ -17,10 +17,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
+from eutaxy.core.invariant_counts import nearest_effects, vacuous_reason
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
-from eutaxy.core.verdicts import Cause, Provenance, simulation_verdict
+from eutaxy.core.verdicts import VACUOUS_INVARIANT, Cause, Provenance, simulation_verdict
 
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
@@ -40,6 +41,9 @@ REDUCTION_ASSUMPTION = (
 )
 
 _SCENARIO_SUFFIXES = (".sim.py", ".sim.ts", ".sim.js", ".py")
+
+#: The nearest effects a vacuous invariant's message names: enough to spot a wrong op.
+_NEAREST_MAX = 6
 
 
 def default_seed(scenario: Mapping[str, Any]) -> str:
@@ -80,6 +84,11 @@ def check_scenario(
     """
     if module_state_runs < 0:
         raise UserError(f"module_state_runs must be 0 or more, got {module_state_runs}")
+    if not scenario.get("invariants"):
+        raise UserError(
+            f"scenario {scenario.get('name') or scenario.get('source')!r} has no invariants, so no run could break "
+            "anything; add one (at_most_once_per_key, at_least_once_per_message, every_row, ...)"
+        )
     seed = default_seed(scenario) if seed is None else seed
     bounds = resolve_bounds(scenario, max_runs=max_runs, budget_ms=budget_ms)
     scenario = with_bounds(scenario, bounds)
@@ -94,11 +103,46 @@ def check_scenario(
     )
     outcome: Outcome = explore_exhaustive(session) if exhaustive else explore_seeded(session)
     session.finish()
+    if isinstance(outcome, Exhausted):
+        outcome = _refuse_vacuous(session, outcome)
     if isinstance(outcome, Exhausted) and module_state_runs > 0:
         leak = check_module_state(session, module_state_runs)
         if leak is not None:
             outcome = Stopped(cause=leak.cause, detail=leak.detail, exhaustive=outcome.exhaustive)
     return _verdict(scenario, platform, session, outcome)
+
+
+def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
+    """UNSUPPORTED ``vacuous_invariant`` when an invariant looked at nothing in every run."""
+    reasons = []
+    for invariant in session.scenario.get("invariants") or []:
+        if invariant.get("allowVacuous"):
+            continue
+        reason = vacuous_reason(invariant, session.invariant_counts[invariant["name"]])
+        if reason is None:
+            continue
+        text = f"invariant {invariant['name']!r} ({invariant['kind']}) checked nothing in {session.runs} runs: {reason}"
+        if "selector" in invariant:
+            nearest = nearest_effects(invariant["selector"], session.effect_points)
+            text += "; the runs had " + (", ".join(nearest[:_NEAREST_MAX]) if nearest else "no effect of that kind")
+        reasons.append(text)
+    if not reasons:
+        return outcome
+    detail = "; ".join(reasons) + (
+        ". Fix the selector or query, or mark the invariant allow_vacuous=True if it may look at nothing"
+    )
+    return Stopped(cause=VACUOUS_INVARIANT, detail=detail, exhaustive=outcome.exhaustive)
+
+
+def _invariant_counts(session: Session) -> list[dict[str, Any]]:
+    """Per invariant, what it saw over the exploration runs (the verdict's ``invariants``)."""
+    counted = []
+    for invariant in session.scenario.get("invariants") or []:
+        entry = {"name": invariant["name"], "kind": invariant["kind"], **session.invariant_counts[invariant["name"]].to_data()}
+        if invariant.get("allowVacuous"):
+            entry["allowVacuous"] = True
+        counted.append(entry)
+    return counted
 
 
 def _provenance(session: Session, platform: Platform, bounds_reached: Sequence[str], assumptions: list[str]) -> Provenance:
@@ -123,6 +167,7 @@ def _platform_name(scenario: Mapping[str, Any], platform: Platform) -> str:
 
 def _verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
     verdict = _simulation_verdict(scenario, platform, session, outcome)
+    verdict["invariants"] = _invariant_counts(session)
     if session.core_calls is not None:
         # Only a scenario that lists specs carries them, so every other verdict is as before.
         verdict["coreCalls"] = session.core_calls.to_data()

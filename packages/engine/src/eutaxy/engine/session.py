@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.effects import as_effects
+from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform, RunPlan, RunResult
 from eutaxy.core.run_fit import check_run_fit
@@ -80,6 +81,12 @@ class Session:
     first_records: list[RunRecord] = attrs.field(init=False, factory=list)
     #: The distinct Core decisions of the exploration runs, kept only when the scenario lists specs.
     core_calls: CoreCalls | None = attrs.field(init=False, default=None)
+    #: What each invariant saw over the exploration runs that completed, by name in the
+    #: scenario's order: the evidence that BOUNDED is not a vacuous pass.
+    invariant_counts: dict[str, InvariantCounts] = attrs.field(init=False, factory=dict)
+    #: (target, op, kind) of every effect the exploration runs recorded, to name the
+    #: effects nearest to a selector that matched nothing.
+    effect_points: set[tuple[str, str, str]] = attrs.field(init=False, factory=set)
     _started_ms: float = attrs.field(init=False, default=0.0)
     _progress_ms: float = attrs.field(init=False, default=float("-inf"))
 
@@ -87,6 +94,8 @@ class Session:
         self._started_ms = self.clock_ms()
         if lists_specs(self.scenario):
             self.core_calls = CoreCalls()
+        for invariant in self.scenario.get("invariants") or []:
+            self.invariant_counts[invariant["name"]] = InvariantCounts()
 
     # -- running ------------------------------------------------------------------------
 
@@ -120,6 +129,7 @@ class Session:
             check_run_fit(plan.scenario.get("invariants") or [], as_effects(record.result.effects))
         if self.core_calls is not None:
             self.core_calls.observe(self.runs, record.result.effects)
+        self._count_invariants(record)
         self.runs += 1
         self.faults += faults_injected(record.result)
         self.most_eligible = max(self.most_eligible, record.result.eligible)
@@ -127,6 +137,16 @@ class Session:
             self.first_records.append(record)
         self._progress(final=False)
         return record
+
+    def _count_invariants(self, record: RunRecord) -> None:
+        if record.unsupported:
+            return
+        effects = as_effects(record.result.effects)
+        self.effect_points.update(effect_point(effect) for effect in effects)
+        events = events_of(record.plan.scenario)
+        for invariant in record.plan.scenario.get("invariants") or []:
+            name = invariant["name"]
+            self.invariant_counts[name] = self.invariant_counts[name] + count_invariant(invariant, effects, events)
 
     # -- progress -----------------------------------------------------------------------
 

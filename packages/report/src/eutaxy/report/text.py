@@ -59,6 +59,7 @@ def render_text(verdict: dict) -> str:
         lines += _unsupported_section(verdict.get("cause") or {})
     else:
         lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
+    lines += _invariants_section(verdict.get("invariants"))
     lines += _exhaustive_section(verdict.get("exhaustive"))
     lines += _provenance_section(verdict.get("provenance") or {})
     lines += _specs_section(verdict.get("specs"), verdict.get("coreCalls"))
@@ -183,6 +184,22 @@ def _unsupported_section(cause: dict) -> list[str]:
     lines = ["", f"Cause: {kind}" + (f": {detail}" if detail else "")]
     lines.append("The run touched something Eutaxy cannot control or did not replay, so no")
     lines.append("claim is made about the scenario either way.")
+    return lines
+
+
+def _invariants_section(invariants: Any) -> list[str]:
+    """What each invariant saw over the exploration runs: the evidence a pass is not vacuous."""
+    if not isinstance(invariants, list) or not invariants:
+        return []
+    entries = [entry for entry in invariants if isinstance(entry, dict)]
+    width = max((len(str(entry.get("name", "?"))) for entry in entries), default=0)
+    lines = ["", "Invariants (what each saw over the exploration runs):"]
+    for entry in entries:
+        counts = ", ".join(
+            f"{entry.get(field, 0)} {noun}" for field, noun in (("effects", "effects"), ("rows", "rows"), ("keys", "keys"))
+        )
+        note = "  (allowed to look at nothing)" if entry.get("allowVacuous") else ""
+        lines.append(f"  {str(entry.get('name', '?')):<{width}}  {counts}{note}")
     return lines
 
 

@@ -1,0 +1,123 @@
+"""What each invariant saw in a run, and when "it never broke" means nothing.
+
+An invariant that selected no effect and read no row in any run holds trivially: a
+selector with the wrong op, a table nobody writes. BOUNDED over it would be a vacuous
+pass, so every invariant counts, per run, the effects its selector matched, the rows its
+state query read and the keys it compared; the engine sums the counts over a check and
+refuses to call BOUNDED what an invariant never looked at (``vacuous_invariant``) unless
+the scenario marks the invariant ``allowVacuous``.
+
+Which count is the invariant's *subject*, the one that must not stay zero:
+
+- a selector (every kind but the state-only ones): the effects it matched, and for the
+  kinds that compare keys (``at_most_once_per_key``, ``implies``, the ``at_least_once``
+  forms) the keys compared as well;
+- a state query (``every_row``, ``unique``, ``references``): the rows it read (a table
+  that exists but is empty in every run is vacuous; a missing snapshot already breaks the
+  invariant).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import attrs
+
+from eutaxy.core.canonical import to_json
+from eutaxy.core.effects import Effect
+from eutaxy.core.selectors import MISSING, get_path, op_matches, select, target_matches
+from eutaxy.core.state_checks import query_rows
+from eutaxy.core.violations import describe_selector
+
+__all__ = ["InvariantCounts", "count_invariant", "effect_point", "nearest_effects", "vacuous_reason"]
+
+#: Kinds whose subject is a state query's rows, not a selector's effects.
+_STATE_ONLY = frozenset({"every_row", "unique", "references"})
+#: Kinds that compare keys of selected effects.
+_KEYED = frozenset({"at_most_once_per_key", "at_least_once", "at_least_once_per_message", "implies"})
+
+
+@attrs.frozen(kw_only=True)
+class InvariantCounts:
+    """What one invariant saw: in one run, or summed over a check's runs."""
+
+    effects: int = 0
+    rows: int = 0
+    keys: int = 0
+
+    def __add__(self, other: "InvariantCounts") -> "InvariantCounts":
+        return InvariantCounts(effects=self.effects + other.effects, rows=self.rows + other.rows, keys=self.keys + other.keys)
+
+    def to_data(self) -> dict[str, int]:
+        return {"effects": self.effects, "rows": self.rows, "keys": self.keys}
+
+
+def _keys_of(invariant: dict[str, Any], effects: Sequence[Effect], selected: list[int]) -> int:
+    """Selected effects with a value at the key (each compared with the others or a row)."""
+    return sum(1 for index in selected if get_path(effects[index].payload, invariant["key"]) is not MISSING)
+
+
+def count_invariant(
+    invariant: dict[str, Any], effects: Sequence[Effect], events: Sequence[dict[str, Any]]
+) -> InvariantCounts:
+    """What ``invariant`` looked at on one run's log (``effects`` already ``Effect`` records)."""
+    kind = invariant["kind"]
+    selected: list[int] = select(invariant["selector"], effects) if "selector" in invariant else []
+    rows = 0
+    if "query" in invariant:
+        rows = len(query_rows(invariant["query"], effects)[1])
+    keys = 0
+    if kind in ("at_most_once_per_key", "implies"):
+        keys = _keys_of(invariant, effects, selected)
+    elif kind == "at_least_once":
+        keys = len({to_json(value) for value in invariant["expected"]}) if selected else 0
+    elif kind == "at_least_once_per_message":
+        keys = sum(1 for event in events if get_path(event.get("body"), invariant["bodyKey"]) is not MISSING) if selected else 0
+    return InvariantCounts(effects=len(selected), rows=rows, keys=keys)
+
+
+def vacuous_reason(invariant: dict[str, Any], counts: InvariantCounts) -> str | None:
+    """Why the invariant checked nothing over ``counts`` (a check's totals), or None."""
+    kind = invariant["kind"]
+    if kind in _STATE_ONLY:
+        if counts.rows == 0:
+            query = invariant["query"]
+            return f"its query over {query['target']} table {query['table']} read no row"
+        return None
+    selector = describe_selector(invariant["selector"])
+    if counts.effects == 0:
+        return f"its selector {selector} matched no effect"
+    if kind in _KEYED and counts.keys == 0:
+        if kind in ("at_least_once", "at_least_once_per_message"):
+            return f"its selector {selector} matched effects but it had no expected key to compare"
+        return f"its selector {selector} matched {counts.effects} effects, none with a value at {invariant['key']}"
+    return None
+
+
+def nearest_effects(selector: dict[str, Any], seen: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The effects the runs did have that come closest to ``selector``, as ``target op kind``.
+
+    Only effects of the selector's kind count. First those with its target and op that its
+    ``where`` refused, then the same target with another op, then the same op on another
+    target: what a user who wrote the wrong op or binding name looks for.
+    """
+    tiers: list[list[str]] = [[], [], []]
+    wanted_kind = selector.get("kind")
+    for target, op, kind in sorted(set(seen)):
+        if wanted_kind is not None and kind != wanted_kind:
+            continue
+        target_holds = target_matches(selector.get("target"), target)
+        op_holds = op_matches(selector.get("op"), op)
+        text = f"{target} {op} {kind}"
+        if target_holds and op_holds:
+            tiers[0].append(text + " (refused by its where)")
+        elif target_holds:
+            tiers[1].append(text + " (same target, other op)")
+        elif op_holds and selector.get("op") is not None:
+            tiers[2].append(text + " (same op, other target)")
+    return tiers[0] + tiers[1] + tiers[2]
+
+
+def effect_point(effect: Effect) -> tuple[str, str, str]:
+    """What ``nearest_effects`` remembers of an effect: its target, op and kind."""
+    return (effect.target, effect.op, effect.kind)
