@@ -1,14 +1,21 @@
-"""What every planted-bug gate does: check a scenario file, or replay one schedule on it.
+"""What every planted-bug gate does: check a scenario file, replay one schedule on it, and
+run the regression test a violation gives the user.
 
 The platform comes from the scenario (``eutaxy.<platform>``), the seed from the file's
 name, and runs are capped with a generous budget, so a verdict never depends on the
 machine's speed. Nothing here skips: a gate that cannot run fails, because a planted bug
 the checker cannot run is a miss.
+
+``assert_regression_test_catches`` runs the test ``eutaxy check`` writes for a violation,
+as written, against the buggy scenario (it must fail) and against the fixed twin (it must
+pass): the gates then check the test a user gets, not only the verdicts.
 """
 
 from __future__ import annotations
 
 import importlib
+import runpy
+import tempfile
 from pathlib import Path
 
 from eutaxy.engine.check import check_scenario, replay_scenario
@@ -43,3 +50,29 @@ def replay_case(path: str | Path, schedule: dict) -> dict:
         return replay_scenario(scenario, platform, schedule, seed=seed_of(path))
     finally:
         platform.close()
+
+
+def run_regression_test(verdict: dict, scenario_path: str | Path) -> None:
+    """Write the regression test for ``verdict`` against ``scenario_path`` and run it (raises if it fails)."""
+    from eutaxy.report.regression import regression_test_source
+
+    scenario = import_scenario(scenario_path)
+    with tempfile.TemporaryDirectory(prefix="eutaxy-regression-") as folder:
+        test_path = Path(folder) / "planted_regression_test.py"
+        test_path.write_text(
+            regression_test_source(verdict, scenario_path=scenario_path, platform=scenario["platform"], test_path=test_path)
+        )
+        tests = [test for name, test in runpy.run_path(str(test_path)).items() if name.startswith("test_")]
+        assert 1 == len(tests), tests
+        tests[0]()
+
+
+def assert_regression_test_catches(verdict: dict, buggy: str | Path, twin: str | Path) -> None:
+    """The written regression test fails on the buggy scenario and passes on its fixed twin."""
+    try:
+        run_regression_test(verdict, buggy)
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError(f"the regression test for {buggy} passed on the buggy scenario itself")
+    run_regression_test(verdict, twin)

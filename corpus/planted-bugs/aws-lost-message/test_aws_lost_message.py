@@ -2,7 +2,7 @@
 
 import os
 
-from planted import check_case
+from planted import assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
@@ -19,6 +19,8 @@ def test_the_swallowed_error_loses_a_message():
     assert [fault["invocation"]] == [event + "#1" for event in verdict["keptEvents"]]
     deletes = [e for e in verdict["trace"] if e["op"] == "delete" and e["kind"] == "result"]
     assert 1 == len(deletes), "the message was deleted although nothing was recorded"
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(verdict, os.path.join(HERE, "aws-lost-message.sim.py"), os.path.join(HERE, "fixed", "aws-lost-message.sim.py"))
 
 
 def test_the_fixed_twin_is_bounded():

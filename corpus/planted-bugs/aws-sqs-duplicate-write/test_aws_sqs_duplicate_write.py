@@ -2,7 +2,7 @@
 
 import os
 
-from planted import check_case
+from planted import assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
@@ -19,6 +19,8 @@ def test_a_redelivery_after_the_write_duplicates_the_ledger_entry():
     puts = [e for e in verdict["trace"] if e["op"] == "PutItem" and e["kind"] == "result"]
     assert 2 == len(puts)
     assert {"o-1"} == {e["payload"]["args"]["Item"]["order_id"] for e in puts}
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(verdict, os.path.join(HERE, "aws-sqs-duplicate-write.sim.py"), os.path.join(HERE, "fixed", "aws-sqs-duplicate-write.sim.py"))
 
 
 def test_the_fixed_twin_is_bounded():

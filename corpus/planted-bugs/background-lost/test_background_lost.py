@@ -11,7 +11,7 @@ bug the checker misses fails CI.
 from pathlib import Path
 
 
-from planted import check_case, replay_case
+from planted import assert_regression_test_catches, check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "background-lost.sim.py"
@@ -31,6 +31,8 @@ def test_buggy_intake_is_violated_with_one_fault():
     assert "every-order-recorded" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
     assert 1 == len(verdict["keptEvents"])
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(verdict, BUGGY, FIXED)
 
 
 def test_cut_off_loses_the_write_after_the_2xx():

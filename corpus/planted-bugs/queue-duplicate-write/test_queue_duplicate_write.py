@@ -9,7 +9,7 @@ speed. A planted bug the checker misses fails CI.
 from pathlib import Path
 
 
-from planted import check_case
+from planted import assert_regression_test_catches, check_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -26,6 +26,8 @@ def test_buggy_consumer_is_violated_with_one_fault():
     assert 1 == len(verdict["schedule"]["faults"])
     # The shrinker keeps only the message whose payment was duplicated.
     assert 1 == len(verdict["keptEvents"])
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(verdict, HERE / "queue-duplicate-write.sim.py", HERE / "fixed" / "queue-duplicate-write-fixed.sim.py")
 
 
 def test_fixed_twin_is_bounded():

@@ -11,7 +11,7 @@ the shop's resend, is replayed on both. A planted bug the checker misses fails C
 from pathlib import Path
 
 
-from planted import check_case, replay_case
+from planted import assert_regression_test_catches, check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "webhook-double-charge.sim.py"
@@ -31,6 +31,8 @@ def test_buggy_webhook_is_violated_with_one_fault():
     assert "charged-once-per-order" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
     assert 1 == len(verdict["keptEvents"])
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(verdict, BUGGY, FIXED)
 
 
 def test_ambiguous_charge_and_resend_charge_twice():

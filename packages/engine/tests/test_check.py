@@ -23,7 +23,7 @@ def test_the_same_seed_gives_byte_identical_verdicts_whatever_the_clock():
 def test_a_violated_verdict_has_the_contracts_fields():
     """VIOLATED carries violation, trace, schedule, keptEvents and provenance; no cause, no exhaustive."""
     verdict = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
-    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations"} == set(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
     assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
@@ -31,8 +31,10 @@ def test_a_violated_verdict_has_the_contracts_fields():
     provenance = verdict["provenance"]
     assert {
         "seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints",
-        "replayed", "notReplayed", "assumptions",
+        "replayed", "notReplayed", "assumptions", "schedules", "completed", "shrinkReplays", "shrinkCapped",
     } == set(provenance)
+    assert provenance["shrinkReplays"] > 0 and provenance["shrinkCapped"] is False
+    assert verdict["violation"] == verdict["violations"][0]
     assert "toy-orders" == provenance["seed"]  # the scenario file's name
     assert provenance["schedulePoints"] >= 6
     assert ["the toy runs in one Python process"] == provenance["assumptions"]

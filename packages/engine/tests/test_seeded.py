@@ -45,17 +45,21 @@ def test_first_run_injects_nothing_and_later_runs_place_faults_within_the_measur
 
 def test_fault_probability_is_the_share_of_later_runs_with_faults():
     """With faultProbability 0.5 about half the later runs inject faults; with 0 none do."""
-    half = ToyPlatform()
-    scenario = orders_scenario(fixed=True)
-    scenario["bounds"]["faultProbability"] = 0.5
-    check_scenario(scenario, half, max_runs=400, module_state_runs=0)
-    share = sum(1 for p in _policies(half)[1:] if p["faults"]) / 399
+    planner = SeededPlanner(seed="half", max_faults_per_run=2, fault_probability=0.5)
+    planner.observe(RunResult(eligible=6))
+    share = sum(1 for _ in range(400) if planner.draw_faults()) / 400
     assert 0.4 < share < 0.6
     none = ToyPlatform()
+    scenario = orders_scenario(fixed=True)
     scenario["bounds"]["faultProbability"] = 0
     verdict = check_scenario(scenario, none, max_runs=50, module_state_runs=0)
     assert all(not p["faults"] for p in _policies(none))
     assert 0 == verdict["provenance"]["faultsInjected"]
+    # A sequential run without faults has one schedule: it runs once, and that is all of them.
+    assert (1, 1, True, []) == (
+        verdict["provenance"]["runs"], verdict["provenance"]["schedules"],
+        verdict["provenance"]["completed"], verdict["provenance"]["boundsReached"],
+    )
 
 
 def test_every_point_is_faulted_about_as_often():
@@ -132,3 +136,31 @@ def test_the_seeded_kind_is_always_one_the_point_allows():
                 assert allowed[faults[str(ordinal)] % len(allowed)] == decision["options"][decision["chosen"]]
             else:
                 assert 0 == decision["chosen"]
+
+
+def test_a_two_schedule_space_ends_completed_after_two_distinct_runs():
+    """One point with one fault kind: the fault-free run and the faulted one are all there is."""
+    from toyplatform import count_scenario
+
+    verdict = check_scenario(count_scenario(events=1, effects=1, faults=1, kinds=1), ToyPlatform(), max_runs=100)
+    assert "bounded" == verdict["kind"]
+    provenance = verdict["provenance"]
+    assert (2, 2, True, []) == (provenance["runs"], provenance["schedules"], provenance["completed"], provenance["boundsReached"])
+
+
+def test_a_run_with_no_eligible_point_and_no_turn_choice_ends_exploration_at_once():
+    scenario = orders_scenario(fixed=True)
+    scenario["bounds"]["maxFaultsPerRun"] = 0
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=100, module_state_runs=0)
+    assert (1, True) == (verdict["provenance"]["runs"], verdict["provenance"]["completed"])
+
+
+def test_seeded_exploration_never_reruns_a_schedule_and_enumerates_what_is_left():
+    """Every run is a new schedule; a small space is used up and reported completed."""
+    platform = ToyPlatform()
+    verdict = check_scenario(orders_scenario(events=2, max_faults=2, fixed=True), platform, max_runs=500, module_state_runs=0)
+    provenance = verdict["provenance"]
+    assert provenance["runs"] == provenance["schedules"]
+    assert provenance["completed"] and [] == provenance["boundsReached"]
+    assert any(plan["policy"]["kind"] == "first" for plan in platform.plans), "the rest was enumerated"
+    assert provenance["runs"] < 500

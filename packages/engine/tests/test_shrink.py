@@ -131,3 +131,63 @@ def test_shrinking_keeps_the_violation_and_never_grows(case):
     assert len(shrunk.schedule.faults) <= len(injected.faults)
     assert len(shrunk.kept_events) <= events
     assert again.result.effects == shrunk.record.result.effects
+
+
+def _lost_order_scenario(redeliveries):
+    """Two orders and a fixed expected list: a crash before msg-2's insert, with no redelivery, loses o-2."""
+    scenario = orders_scenario(events=2, max_faults=1)
+    scenario["bounds"]["maxRedeliveries"] = redeliveries
+    scenario["invariants"] = [
+        {
+            "kind": "at_least_once",
+            "name": "both orders inserted",
+            "selector": {"target": "Toy:db", "op": "insert", "kind": "result"},
+            "key": "args.key",
+            "expected": ["o-1", "o-2"],
+        }
+    ]
+    return scenario
+
+
+LOSE_O2 = Schedule(faults=(FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_before"),))
+
+
+def test_an_event_a_fixed_expectation_names_is_never_removed():
+    """Removing msg-2 would keep o-2 missing without any fault; the shrinker keeps it and its fault."""
+    session = _session(_lost_order_scenario(redeliveries=0))
+    record = replay(session, LOSE_O2)
+    assert ['"o-2"'] == record.violations[0].keys
+    shrunk = shrink(session, record, record.violations[0])
+    assert ("msg-1", "msg-2") == shrunk.kept_events
+    assert LOSE_O2.faults == shrunk.schedule.faults
+    # The regression test's replay passes once the consumer is fixed (here: redelivery recovers o-2).
+    fixed = _lost_order_scenario(redeliveries=2)
+    again = replay_scenario(fixed, ToyPlatform(), shrunk.schedule.to_data(), seed="shrink", events=list(shrunk.kept_events))
+    assert [] == again["violations"]
+
+
+def test_a_candidate_whose_fault_free_run_breaks_is_refused_even_unprotected():
+    """Without the protection, the fault-free guard still refuses to drop msg-2 (o-2 missing with no fault)."""
+    from eutaxy.engine.shrink import _Shrinker
+    from eutaxy.engine.session import violation_key
+
+    session = _session(_lost_order_scenario(redeliveries=0))
+    record = replay(session, LOSE_O2)
+    violation = record.violations[0]
+    shrunk = _Shrinker(session=session, target=violation_key(violation), protected=frozenset()).run(record, violation)
+    assert ("msg-1", "msg-2") == shrunk.kept_events
+    assert LOSE_O2.faults == shrunk.schedule.faults
+
+
+def test_a_thousand_messages_with_one_duplicate_shrink_to_one_event_in_few_replays():
+    """Delta debugging: halves, then quarters, before single removals; under 100 replays for 1000 events."""
+    scenario = orders_scenario(events=1000, max_faults=1)
+    platform = ToyPlatform(record=False)
+    session = _session(scenario, platform)
+    record = replay(session, Schedule(faults=(FaultAt(invocation="msg-537#1", ordinal=1, fault="crash_after"),)))
+    assert ['"o-537"'] == record.violations[0].keys
+    shrunk = shrink(session, record, record.violations[0])
+    assert ("msg-537",) == shrunk.kept_events
+    assert 1 == len(shrunk.schedule.faults)
+    assert shrunk.replays < 100, shrunk.replays
+    assert shrunk.capped is False

@@ -136,3 +136,54 @@ def test_a_very_long_trace_is_cut_with_a_pointer_to_the_json():
     text = render_text(verdict)
     assert "... 50 more effect points (the JSON report has them all)" in text
     assert 200 == sum(1 for line in text.splitlines() if "D1:DB run" in line)
+
+
+def test_counts_other_broken_invariants_and_shrinking_are_told():
+    """What each invariant saw, the other invariants the run breaks, and the shrinker's replays."""
+    verdict = verdicts.violated()
+    verdict["invariants"] = [{"name": "one-payment-per-order", "kind": "at_most_once_per_key", "effects": 34, "rows": 0, "keys": 34}]
+    other = {"invariant": "every-payment-recorded", "kind": "at_least_once_per_message", "keys": [], "effects": [], "rows": [],
+             "message": "every-payment-recorded: event msg-2 got no effect"}
+    verdict["violations"] = [verdict["violation"], other]
+    verdict["provenance"] = dict(verdict["provenance"], shrinkReplays=12, shrinkCapped=True, schedules=17)
+    text = render_text(verdict)
+    assert "one-payment-per-order  34 effects, 0 rows, 34 keys" in text
+    assert "Also broken in this run:" in text and "every-payment-recorded (at_least_once_per_message)" in text
+    assert "shrinking: 12 replays (stopped by its replay cap before a fixed point)" in text
+    assert "distinct schedules 17" in text
+
+
+def test_the_legend_appears_only_when_an_effect_is_starred():
+    verdict = verdicts.violated()
+    assert "(* an effect the violation names)" in render_text(verdict)
+    verdict["violation"] = dict(verdict["violation"], effects=[len(verdict["trace"]) + 5])
+    assert "(* an effect the violation names)" not in render_text(verdict)
+
+
+def test_an_exhaustive_stop_says_why_it_stopped():
+    verdict = verdicts.violated()
+    verdict["exhaustive"] = {"completed": False, "schedules": 3, "reduction": True}
+    assert "enumeration did not complete (stopped at the first violation)" in render_text(verdict)
+    bounded = verdicts.bounded(exhaustive={"completed": False, "schedules": 9, "reduction": True})
+    bounded["provenance"] = dict(bounded["provenance"], boundsReached=["maxRuns"])
+    assert "enumeration did not complete (stopped by the run cap)" in render_text(bounded)
+
+
+def test_a_budget_that_stopped_before_the_run_cap_is_said_and_completion_is_named():
+    bounded = verdicts.bounded()
+    bounded["provenance"] = dict(bounded["provenance"], boundsReached=["budgetMs"], bounds={"budgetMs": 2000, "maxRuns": 10000})
+    assert "The budget of 2000 ms stopped exploration before the run cap of 10000" in render_text(bounded)
+    bounded["provenance"] = dict(bounded["provenance"], boundsReached=[], completed=True)
+    assert "completed: every schedule within the bounds below ran" in render_text(bounded)
+
+
+def test_a_cut_value_keeps_the_key_in_view_and_wide_prints_it_whole():
+    """A long body whose key sits past the cut shows the key; --wide shows everything."""
+    verdict = verdicts.violated()
+    body = {"note": "x" * 300, "orderId": "o-1"}
+    call = dict(verdict["trace"][0], payload={"args": {"url": "https://pay.example/charges", "body": body}})
+    verdict["trace"] = [call] + verdict["trace"][1:]
+    line = next(line for line in render_text(verdict).splitlines() if "pay.example" in line)
+    assert '"orderId":"o-1"' in line and len(line) < 300
+    wide = next(line for line in render_text(verdict, wide=True).splitlines() if "pay.example" in line)
+    assert "x" * 300 in wide

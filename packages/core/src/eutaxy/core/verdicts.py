@@ -152,6 +152,13 @@ class Provenance:
     #: Each restart of a runtime that died during the check (what died, in which run); the
     #: interrupted run was performed again, so the verdict is the one it would have been.
     restarts: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: Distinct schedules (fault choices and turn picks) the exploration runs took.
+    schedules: int = 0
+    #: Every schedule within the bounds ran (no bound stopped exploration).
+    completed: bool = False
+    #: The shrinker's replays and whether its cap stopped it (VIOLATED only).
+    shrink_replays: int | None = None
+    shrink_capped: bool | None = None
 
     def to_data(self) -> dict[str, Any]:
         data = {
@@ -164,9 +171,14 @@ class Provenance:
             "replayed": self.replayed,
             "notReplayed": self.not_replayed,
             "assumptions": list(self.assumptions),
+            "schedules": self.schedules,
+            "completed": self.completed,
         }
         if self.restarts:
             data["restarts"] = list(self.restarts)
+        if self.shrink_replays is not None:
+            data["shrinkReplays"] = self.shrink_replays
+            data["shrinkCapped"] = bool(self.shrink_capped)
         return data
 
     @classmethod
@@ -182,6 +194,10 @@ class Provenance:
             not_replayed=data.get("notReplayed", 0),
             assumptions=data.get("assumptions") or (),
             restarts=data.get("restarts") or (),
+            schedules=data.get("schedules", 0),
+            completed=bool(data.get("completed", False)),
+            shrink_replays=data.get("shrinkReplays"),
+            shrink_capped=data.get("shrinkCapped"),
         )
 
 

@@ -30,7 +30,7 @@ from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
 from eutaxy.engine.seeded import explore_seeded
 from eutaxy.engine.session import Session
-from eutaxy.engine.shrink import shrink
+from eutaxy.engine.shrink import Shrunk, shrink
 
 __all__ = ["check_scenario", "default_seed", "replay_scenario"]
 
@@ -145,7 +145,14 @@ def _invariant_counts(session: Session) -> list[dict[str, Any]]:
     return counted
 
 
-def _provenance(session: Session, platform: Platform, bounds_reached: Sequence[str], assumptions: list[str]) -> Provenance:
+def _provenance(
+    session: Session,
+    platform: Platform,
+    bounds_reached: Sequence[str],
+    assumptions: list[str],
+    shrunk: Shrunk | None = None,
+    completed: bool = False,
+) -> Provenance:
     described = platform.describe() or {}
     return Provenance(
         seed=session.seed,
@@ -158,6 +165,10 @@ def _provenance(session: Session, platform: Platform, bounds_reached: Sequence[s
         not_replayed=session.not_replayed,
         assumptions=tuple(described.get("assumptions") or ()) + tuple(assumptions),
         restarts=tuple(described.get("restarts") or ()),
+        schedules=session.schedule_tree.schedules,
+        completed=completed,
+        shrink_replays=None if shrunk is None else shrunk.replays,
+        shrink_capped=None if shrunk is None else shrunk.capped,
     )
 
 
@@ -184,15 +195,19 @@ def _simulation_verdict(scenario: dict, platform: Platform, session: Session, ou
     }
     if isinstance(outcome, Found):
         shrunk = shrink(session, outcome.record, outcome.violation)
-        return simulation_verdict(
+        verdict = simulation_verdict(
             "violated",
-            provenance=_provenance(session, platform, (), assumptions),
+            provenance=_provenance(session, platform, (), assumptions, shrunk),
             violation=shrunk.violation,
             trace=list(shrunk.record.result.effects),
             schedule=shrunk.schedule,
             kept_events=list(shrunk.kept_events),
             **common,
         )
+        # Every invariant the shrunk run breaks, the one the shrinker kept breaking first.
+        others = [v.to_data() for v in shrunk.record.violations if v.invariant != shrunk.violation.invariant]
+        verdict["violations"] = [shrunk.violation.to_data()] + others
+        return verdict
     if isinstance(outcome, Stopped):
         return simulation_verdict(
             "unsupported",
@@ -202,7 +217,7 @@ def _simulation_verdict(scenario: dict, platform: Platform, session: Session, ou
         )
     return simulation_verdict(
         "bounded",
-        provenance=_provenance(session, platform, outcome.bounds_reached, assumptions),
+        provenance=_provenance(session, platform, outcome.bounds_reached, assumptions, completed=outcome.completed),
         **common,
     )
 

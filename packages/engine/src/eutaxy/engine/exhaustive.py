@@ -218,7 +218,7 @@ class Enumeration:
             following = self._backtrack()
             if following is None:
                 self.completed = True
-                return Exhausted(bounds_reached=(), exhaustive=self.report())
+                return Exhausted(bounds_reached=(), exhaustive=self.report(), completed=True)
             prefix = following
 
 

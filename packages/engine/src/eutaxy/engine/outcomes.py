@@ -38,10 +38,14 @@ class Stopped:
 
 @attrs.frozen(kw_only=True)
 class Exhausted:
-    """No violation within the bounds; ``bounds_reached`` names the bounds that stopped it."""
+    """No violation within the bounds; ``bounds_reached`` names the bounds that stopped it.
+
+    ``completed``: every schedule within the bounds ran (no bound stopped exploration).
+    """
 
     bounds_reached: tuple[str, ...] = ()
     exhaustive: dict[str, Any] | None = None
+    completed: bool = False
 
 
 Outcome = Found | Stopped | Exhausted

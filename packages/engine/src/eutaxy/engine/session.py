@@ -24,6 +24,7 @@ from eutaxy.core.violations import Violation
 from eutaxy.engine.bounds import Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of
+from eutaxy.engine.schedule_tree import ScheduleTree
 
 __all__ = ["RunRecord", "Session", "same_violation", "violation_key"]
 
@@ -79,6 +80,12 @@ class Session:
     replayed: int = attrs.field(init=False, default=0)
     not_replayed: int = attrs.field(init=False, default=0)
     first_records: list[RunRecord] = attrs.field(init=False, factory=list)
+    #: Every exploration run's decisions: distinct schedules, and whether any is left.
+    schedule_tree: ScheduleTree = attrs.field(init=False, factory=ScheduleTree)
+    #: Seeded draws not run because they would have repeated a schedule.
+    skipped: int = attrs.field(init=False, default=0)
+    #: Seeded exploration went on to enumerate the branches no run had taken.
+    enumerating: bool = attrs.field(init=False, default=False)
     #: The distinct Core decisions of the exploration runs, kept only when the scenario lists specs.
     core_calls: CoreCalls | None = attrs.field(init=False, default=None)
     #: What each invariant saw over the exploration runs that completed, by name in the
@@ -94,6 +101,7 @@ class Session:
         self._started_ms = self.clock_ms()
         if lists_specs(self.scenario):
             self.core_calls = CoreCalls()
+        self.schedule_tree = ScheduleTree(fault_choices=self.bounds.fault_probability > 0)
         for invariant in self.scenario.get("invariants") or []:
             self.invariant_counts[invariant["name"]] = InvariantCounts()
 
@@ -131,6 +139,7 @@ class Session:
             self.core_calls.observe(self.runs, record.result.effects)
         self._count_invariants(record)
         self.runs += 1
+        self.schedule_tree.add(record.result.decisions)
         self.faults += faults_injected(record.result)
         self.most_eligible = max(self.most_eligible, record.result.eligible)
         if len(self.first_records) < self.keep_first:

@@ -15,15 +15,23 @@ fields within a schema version, and a report that crashes hides the verdict it w
 
 from __future__ import annotations
 
+import contextvars
+import json
 from typing import Any
 
 from eutaxy.core.canonical import to_json
 
 __all__ = ["render_text", "summarize_value"]
 
-#: A rendered argument or result longer than this is cut, so one effect stays one line.
-#: The JSON report always holds the full value.
+#: A rendered argument or result longer than this is cut, so one effect stays one line
+#: (``wide=True`` prints it whole; the JSON report always holds the full value). A cut
+#: keeps the violation's key in view when the value holds it.
 VALUE_CHARS_MAX = 160
+#: Characters shown on each side of a key that a cut would otherwise hide.
+KEY_CONTEXT_CHARS = 40
+
+#: How values are cut in the report being rendered: (wide, the violation's key texts).
+_CUTTING: contextvars.ContextVar[tuple[bool, tuple[str, ...]]] = contextvars.ContextVar("cutting", default=(False, ()))
 
 #: A shrunk trace is short; one that is not is cut here rather than flood the terminal.
 TRACE_POINTS_MAX = 200
@@ -45,12 +53,40 @@ _HEADLINES = {
 }
 
 
-def render_text(verdict: dict) -> str:
-    """Render a simulation verdict as the text report (ends with a newline)."""
+def render_text(verdict: dict, *, wide: bool = False) -> str:
+    """Render a simulation verdict as the text report (ends with a newline).
+
+    ``wide`` prints arguments and results whole instead of cutting them to one line.
+    """
+    token = _CUTTING.set((wide, _key_texts(verdict)))
+    try:
+        return _render(verdict)
+    finally:
+        _CUTTING.reset(token)
+
+
+def _key_texts(verdict: dict) -> tuple[str, ...]:
+    """The violation's keys as they may appear in a rendered value: JSON, and a string unquoted."""
+    texts = []
+    for key in (verdict.get("violation") or {}).get("keys") or []:
+        if not isinstance(key, str):
+            continue
+        texts.append(key)
+        try:
+            value = json.loads(key)
+        except ValueError:
+            continue
+        if isinstance(value, str) and value:
+            texts.append(value)
+    return tuple(texts)
+
+
+def _render(verdict: dict) -> str:
     kind = verdict.get("kind")
     lines = _headline(verdict)
     if kind == "violated":
         lines += _violation_section(verdict.get("violation") or {})
+        lines += _also_broken_section(verdict)
         lines += _trace_section(verdict)
         lines += _schedule_section(verdict)
     elif kind == "bounded":
@@ -60,7 +96,7 @@ def render_text(verdict: dict) -> str:
     else:
         lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
     lines += _invariants_section(verdict.get("invariants"))
-    lines += _exhaustive_section(verdict.get("exhaustive"))
+    lines += _exhaustive_section(verdict)
     lines += _provenance_section(verdict.get("provenance") or {})
     lines += _specs_section(verdict.get("specs"), verdict.get("coreCalls"))
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -103,6 +139,19 @@ def _violation_section(violation: dict) -> list[str]:
     return lines
 
 
+def _also_broken_section(verdict: dict) -> list[str]:
+    """The other invariants the shrunk run breaks (the shrinker kept only the first breaking)."""
+    named = (verdict.get("violation") or {}).get("invariant")
+    others = [v for v in verdict.get("violations") or [] if isinstance(v, dict) and v.get("invariant") != named]
+    if not others:
+        return []
+    lines = ["", "Also broken in this run:"]
+    for other in others:
+        lines.append(f"  {other.get('invariant') or '(unnamed invariant)'}" + (f" ({other['kind']})" if other.get("kind") else ""))
+        lines += ["    " + line for line in str(other.get("message") or "").splitlines()]
+    return lines
+
+
 def _trace_section(verdict: dict) -> list[str]:
     trace = verdict.get("trace") or []
     named = _violation_effects(verdict.get("violation") or {})
@@ -120,17 +169,19 @@ def _trace_section(verdict: dict) -> list[str]:
     width = _label_width(live)
     groups = _group_effects(live)
     previous_invocation = None
+    starred = False
     for group in groups[:TRACE_POINTS_MAX]:
         invocation = group[0][1].get("invocation", "?")
         label = _invocation_label(invocation) if invocation != previous_invocation else ""
         previous_invocation = invocation
         marker = " *" if any(index in named for index, _ in group) else ""
+        starred = starred or bool(marker)
         first, *rest = _group_lines(group)
         lines.append(f"  {label:<{width}}  {first}{marker}")
         lines += [f"  {'':<{width}}  {line}" for line in rest]
     if len(groups) > TRACE_POINTS_MAX:
         lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
-    if named:
+    if starred:
         lines.append("  (* an effect the violation names)")
     if snapshots:
         lines += ["", "State after the last event:"]
@@ -164,18 +215,25 @@ def _bounded_section(verdict: dict) -> list[str]:
     runs = provenance.get("runs")
     explored = f"{runs} run" + ("" if runs == 1 else "s") if runs is not None else "the runs explored"
     exhaustive = verdict.get("exhaustive")
-    if isinstance(exhaustive, dict) and exhaustive.get("completed"):
+    if provenance.get("completed") or (isinstance(exhaustive, dict) and exhaustive.get("completed")):
         return [
             "",
-            f"No invariant broke in {explored}: every schedule within the bounds below ran.",
+            f"No invariant broke in {explored}: completed: every schedule within the bounds below ran.",
             "This is not a proof: nothing beyond these bounds was checked.",
         ]
-    return [
+    lines = [
         "",
         f"No invariant broke in {explored} within the bounds below.",
         "This is not a proof: runs beyond these bounds, and schedules the exploration did not",
         "reach, were not checked.",
     ]
+    bounds = provenance.get("bounds") or {}
+    if "budgetMs" in (provenance.get("boundsReached") or []) and bounds.get("maxRuns") is not None:
+        lines.append(
+            f"The budget of {bounds.get('budgetMs')} ms stopped exploration before the run cap of "
+            f"{bounds['maxRuns']} was reached; pass --budget-ms to give the runs more time."
+        )
+    return lines
 
 
 def _unsupported_section(cause: dict) -> list[str]:
@@ -203,13 +261,14 @@ def _invariants_section(invariants: Any) -> list[str]:
     return lines
 
 
-def _exhaustive_section(exhaustive: Any) -> list[str]:
+def _exhaustive_section(verdict: dict) -> list[str]:
+    exhaustive = verdict.get("exhaustive")
     if not isinstance(exhaustive, dict):
         return []
     completed = exhaustive.get("completed")
     schedules = exhaustive.get("schedules")
     reduction = exhaustive.get("reduction")
-    state = "completed" if completed else "did not complete (stopped by the budget or run cap)"
+    state = "completed" if completed else "did not complete (" + _stop_reason(verdict) + ")"
     parts = [f"enumeration {state}"]
     if schedules is not None:
         parts.append(f"{schedules} schedule" + ("" if schedules == 1 else "s") + " ran")
@@ -218,13 +277,30 @@ def _exhaustive_section(exhaustive: Any) -> list[str]:
     return ["", "Exhaustive: " + ", ".join(parts) + "."]
 
 
+def _stop_reason(verdict: dict) -> str:
+    """Why an exploration stopped before it completed, in the reader's words."""
+    if verdict.get("kind") == "violated":
+        return "stopped at the first violation"
+    if verdict.get("kind") == "unsupported":
+        return "stopped at an unsupported run"
+    reached = (verdict.get("provenance") or {}).get("boundsReached") or []
+    words = {"budgetMs": "the budget", "maxRuns": "the run cap"}
+    named = [words.get(str(bound), str(bound)) for bound in reached]
+    return "stopped by " + " and ".join(named) if named else "stopped"
+
+
 def _provenance_section(provenance: dict) -> list[str]:
     lines = ["", "Provenance:"]
     seed = provenance.get("seed")
     if seed is not None:
         lines.append(f"  seed: {seed}")
     counts = []
-    for field, words in (("runs", "runs"), ("faultsInjected", "faults injected"), ("schedulePoints", "schedule points")):
+    for field, words in (
+        ("runs", "runs"),
+        ("schedules", "distinct schedules"),
+        ("faultsInjected", "faults injected"),
+        ("schedulePoints", "schedule points"),
+    ):
         if provenance.get(field) is not None:
             counts.append(f"{words} {provenance[field]}")
     if counts:
@@ -232,6 +308,10 @@ def _provenance_section(provenance: dict) -> list[str]:
     for field, words in (("replayed", "replayed"), ("notReplayed", "not replayed")):
         if provenance.get(field) is not None:
             lines.append(f"  {words}: {_plain(provenance[field])}")
+    if provenance.get("shrinkReplays") is not None:
+        replays = provenance["shrinkReplays"]
+        capped = " (stopped by its replay cap before a fixed point)" if provenance.get("shrinkCapped") else ""
+        lines.append(f"  shrinking: {replays} replay" + ("" if replays == 1 else "s") + capped)
     if provenance.get("bounds") is not None:
         lines.append("  bounds: " + _plain(provenance["bounds"]))
     if provenance.get("boundsReached") is not None:
@@ -240,7 +320,10 @@ def _provenance_section(provenance: dict) -> list[str]:
     if assumptions:
         lines.append("  assumptions:")
         lines += ["    - " + _assumption_text(item) for item in assumptions]
-    known = {"seed", "runs", "faultsInjected", "schedulePoints", "replayed", "notReplayed", "bounds", "boundsReached", "assumptions"}
+    known = {
+        "seed", "runs", "faultsInjected", "schedulePoints", "replayed", "notReplayed", "bounds", "boundsReached",
+        "assumptions", "shrinkReplays", "shrinkCapped", "schedules", "completed",
+    }
     for field in sorted(set(provenance) - known):
         lines.append(f"  {field}: {_plain(provenance[field])}")
     return lines if len(lines) > 2 else []
@@ -478,9 +561,18 @@ def _collapse(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    if len(text) <= VALUE_CHARS_MAX:
+    wide, keys = _CUTTING.get()
+    if wide or len(text) <= VALUE_CHARS_MAX:
         return text
-    return text[: VALUE_CHARS_MAX - 3] + "..."
+    head = text[: VALUE_CHARS_MAX - 3]
+    for key in keys:
+        at = text.find(key)
+        if at >= 0 and key not in head:
+            # The key lies past the cut: show the start, then the key with some context.
+            start = max(at - KEY_CONTEXT_CHARS, KEY_CONTEXT_CHARS)
+            stop = at + len(key) + KEY_CONTEXT_CHARS
+            return text[:KEY_CONTEXT_CHARS] + "..." + text[start:stop] + ("..." if stop < len(text) else "")
+    return head + "..."
 
 
 def _scalar(value: Any) -> str:
