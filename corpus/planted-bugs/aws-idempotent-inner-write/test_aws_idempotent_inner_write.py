@@ -7,7 +7,7 @@ look lost (a false VIOLATED on every-order-recorded).
 
 import os
 
-from planted import check_case
+from planted import assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_RUNS = 200
@@ -23,6 +23,12 @@ def test_a_lost_answer_inside_the_idempotent_function_writes_a_second_entry():
     assert 2 == len(puts)
     # The second entry came after the visibility timeout, past the first attempt's lock.
     assert puts[1]["time"] - puts[0]["time"] >= 30_000
+    # The regression test the user gets fails here and passes on the fixed twin.
+    assert_regression_test_catches(
+        verdict,
+        os.path.join(HERE, "aws-idempotent-inner-write.sim.py"),
+        os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"),
+    )
 
 
 def test_the_fixed_twin_is_bounded_with_default_settings():
