@@ -219,3 +219,25 @@ def test_unwritable_directory_keeps_the_verdict(testplatform, write_scenario, ru
     assert 1 == result.code
     assert "not written (could not write it: read-only file system)" in result.stdout
     assert "warning" in result.stderr
+
+
+def test_audit_reruns_the_explored_runs_and_wide_keeps_the_report(testplatform, write_scenario, run_cli):
+    """--audit on a deterministic platform passes and says so; --wide is accepted."""
+    path = write_scenario("idempotent")
+    result = run_cli(*_args(path, "--audit", "--wide"))
+    assert 0 == result.code, result.stderr
+    assert "every effect log repeated byte for byte" in result.stdout
+    verdict = json.loads(run_cli(*_args(path, "--audit", "--json")).stdout)
+    assert 0 == verdict["audit"]["differences"]
+    assert verdict["coverage"]["points"] and verdict["invariants"][0]["effects"] > 0
+
+
+def test_an_invariant_that_selects_nothing_exits_2_vacuous(testplatform, write_scenario, run_cli):
+    """A selector naming another binding matches nothing in any run: exit 2, vacuous_invariant."""
+    path = write_scenario("idempotent")
+    path.write_text(path.read_text().replace('d1_write("DB")', 'd1_write("OTHER")'))
+    result = run_cli(*_args(path, "--json"))
+    assert 2 == result.code, result.stdout + result.stderr
+    verdict = json.loads(result.stdout)
+    assert "vacuous_invariant" == verdict["cause"]["kind"]
+    assert "one-payment-per-order" in verdict["cause"]["detail"] and "D1:DB run result" in verdict["cause"]["detail"]

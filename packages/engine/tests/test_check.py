@@ -23,7 +23,7 @@ def test_the_same_seed_gives_byte_identical_verdicts_whatever_the_clock():
 def test_a_violated_verdict_has_the_contracts_fields():
     """VIOLATED carries violation, trace, schedule, keptEvents and provenance; no cause, no exhaustive."""
     verdict = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
-    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations", "coverage"} == set(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
     assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
@@ -44,7 +44,7 @@ def test_a_violated_verdict_has_the_contracts_fields():
 def test_a_bounded_verdict_names_the_bound_that_stopped_it():
     verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=25)
     assert "bounded" == verdict["kind"]
-    assert {"schemaVersion", "kind", "scenario", "platform", "provenance", "invariants"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "provenance", "invariants", "coverage"} == set(verdict)
     assert ["maxRuns"] == verdict["provenance"]["boundsReached"]
     assert 25 == verdict["provenance"]["runs"]
     assert verdict["provenance"]["faultsInjected"] > 0
@@ -129,3 +129,45 @@ def test_a_scenario_with_no_invariants_is_bad_input():
     scenario["invariants"] = []
     with pytest.raises(UserError, match="no invariants"):
         check_scenario(scenario, ToyPlatform(), max_runs=5)
+
+
+def test_coverage_lists_each_point_with_the_kinds_allowed_and_injected():
+    """Orders: a read allows crash_before and error, an insert the write ladder; the share is counted."""
+    verdict = check_scenario(orders_scenario(events=1, max_faults=1, fixed=True), ToyPlatform(), max_runs=200)
+    coverage = verdict["coverage"]
+    points = {(p["target"], p["op"], p["ordinal"]): p for p in coverage["points"]}
+    assert {("Toy:db", "get", 0), ("Toy:db", "insert", 1)} <= set(points)
+    assert coverage["pairs"] == sum(len(p["kinds"]) for p in coverage["points"])
+    assert coverage["exercised"] == sum(len(p["injected"]) for p in coverage["points"])
+    assert coverage["pairs"] - coverage["exercised"] == len(coverage["missed"])
+    assert verdict["provenance"]["completed"] and coverage["exercised"] == coverage["pairs"]
+
+
+def test_the_audit_reruns_the_explored_runs_and_refuses_a_log_that_changes():
+    """A platform whose logs differ on a rerun is UNSUPPORTED nondeterministic; the toy itself passes."""
+    verdict = check_scenario(orders_scenario(fixed=True), ToyPlatform(), max_runs=20, module_state_runs=0, audit=True)
+    assert "bounded" == verdict["kind"]
+    assert {"reran": 20, "runs": 20, "differences": 0} == verdict["audit"]
+
+    class Drifting(ToyPlatform):
+        """The 25th run (the audit's fifth rerun) moves one effect a millisecond."""
+
+        def run(self, plan):
+            result = super().run(plan)
+            if self.runs == 25:
+                data = result.to_data()
+                data["effects"][0]["time"] += 1
+                return type(result).from_data(data)
+            return result
+
+    verdict = check_scenario(orders_scenario(fixed=True), Drifting(), max_runs=20, module_state_runs=0, audit=True)
+    assert ("unsupported", "nondeterministic") == (verdict["kind"], verdict["cause"]["kind"])
+    assert "run 5 of the check" in verdict["cause"]["detail"] and "first at effect 0" in verdict["cause"]["detail"]
+
+
+def test_the_audit_samples_evenly_when_runs_are_many():
+    from eutaxy.engine.audit import audit_sample
+
+    assert [0, 1, 2] == audit_sample(3)
+    sample = audit_sample(1000)
+    assert 64 == len(sample) and 0 == sample[0] and 999 == sample[-1]

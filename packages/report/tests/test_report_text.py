@@ -187,3 +187,18 @@ def test_a_cut_value_keeps_the_key_in_view_and_wide_prints_it_whole():
     assert '"orderId":"o-1"' in line and len(line) < 300
     wide = next(line for line in render_text(verdict, wide=True).splitlines() if "pay.example" in line)
     assert "x" * 300 in wide
+
+
+def test_coverage_is_a_compact_table_and_bounded_names_what_was_never_exercised():
+    coverage = {
+        "points": [
+            {"target": "D1:DB", "op": "run", "ordinal": 0, "kinds": ["crash_before", "error"], "injected": ["error"]},
+            {"target": "Queue:payments", "op": "ack", "ordinal": 1, "kinds": ["crash_before"], "injected": ["crash_before"]},
+        ],
+        "pairs": 3, "exercised": 2, "missed": [{"target": "D1:DB", "op": "run", "ordinal": 0, "kind": "crash_before"}],
+    }
+    text = render_text(verdicts.bounded(coverage=coverage, audit={"reran": 4, "runs": 4, "differences": 0}))
+    assert "Fault coverage: 2 of 3 (point, kind) pairs exercised (66%)" in text
+    assert "D1:DB run #0           crash_before- error+" in text
+    assert "never exercised within the bounds: D1:DB run #0 crash_before" in text
+    assert "Audit: reran 4 of 4 explored runs; every effect log repeated byte for byte." in text

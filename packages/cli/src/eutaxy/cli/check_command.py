@@ -49,6 +49,11 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
     add_prover_arguments(parser)
+    parser.add_argument(
+        "--audit", action="store_true",
+        help="rerun a sample of the explored runs and compare their effect logs byte for byte (UNSUPPORTED on a difference)",
+    )
+    parser.add_argument("--wide", action="store_true", help="print arguments and results whole in the text report")
     parser.set_defaults(handler=run_check)
 
 
@@ -81,6 +86,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             max_runs=args.max_runs,
             budget_ms=args.budget_ms,
             exhaustive=args.exhaustive,
+            audit=args.audit,
             on_progress=progress,
         )
     except UserError as error:
@@ -117,7 +123,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         data = dict(data, specs=specs)
         if code == EXIT_BOUNDED and spec_fails(specs):
             code = EXIT_VIOLATED
-    text = render_text(data)
+    text = render_text(data, wide=args.wide)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":

@@ -99,7 +99,8 @@ def nearest_effects(selector: dict[str, Any], seen: Iterable[tuple[str, str, str
 
     Only effects of the selector's kind count. First those with its target and op that its
     ``where`` refused, then the same target with another op, then the same op on another
-    target: what a user who wrote the wrong op or binding name looks for.
+    target (when the selector names no op, another target of the same binding kind): what a
+    user who wrote the wrong op or binding name looks for.
     """
     tiers: list[list[str]] = [[], [], []]
     wanted_kind = selector.get("kind")
@@ -113,9 +114,14 @@ def nearest_effects(selector: dict[str, Any], seen: Iterable[tuple[str, str, str
             tiers[0].append(text + " (refused by its where)")
         elif target_holds:
             tiers[1].append(text + " (same target, other op)")
-        elif op_holds and selector.get("op") is not None:
+        elif op_holds and (selector.get("op") is not None or _same_kind(selector.get("target"), target)):
             tiers[2].append(text + " (same op, other target)")
     return tiers[0] + tiers[1] + tiers[2]
+
+
+def _same_kind(pattern: Any, target: str) -> bool:
+    """Whether a target is of the selector's binding kind (``D1:`` for ``D1:DB``)."""
+    return isinstance(pattern, str) and ":" in pattern and target.split(":", 1)[0] == pattern.split(":", 1)[0]
 
 
 def effect_point(effect: Effect) -> tuple[str, str, str]:

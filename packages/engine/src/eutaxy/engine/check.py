@@ -23,6 +23,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdicts import VACUOUS_INVARIANT, Cause, Provenance, simulation_verdict
 
+from eutaxy.engine.audit import run_audit
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
@@ -74,13 +75,15 @@ def check_scenario(
     budget_ms: int | None = None,
     exhaustive: bool = False,
     module_state_runs: int = DEFAULT_MODULE_STATE_RUNS,
+    audit: bool = False,
     on_progress: Callable[[dict], None] | None = None,
     clock_ms: Callable[[], float] | None = None,
 ) -> dict:
     """Check ``scenario`` on ``platform``; the verdict as plain data (see docs/contract.md).
 
     ``clock_ms`` is the wall clock in milliseconds that decides when the budget is spent
-    (``time.monotonic`` unless a test passes its own).
+    (``time.monotonic`` unless a test passes its own). ``audit`` reruns a sample of the
+    explored runs and compares their logs byte for byte (``eutaxy.engine.audit``).
     """
     if module_state_runs < 0:
         raise UserError(f"module_state_runs must be 0 or more, got {module_state_runs}")
@@ -100,6 +103,7 @@ def check_scenario(
         clock_ms=clock_ms or _monotonic_ms,
         on_progress=on_progress,
         keep_first=module_state_runs,
+        audit=audit,
     )
     outcome: Outcome = explore_exhaustive(session) if exhaustive else explore_seeded(session)
     session.finish()
@@ -109,7 +113,15 @@ def check_scenario(
         leak = check_module_state(session, module_state_runs)
         if leak is not None:
             outcome = Stopped(cause=leak.cause, detail=leak.detail, exhaustive=outcome.exhaustive)
-    return _verdict(scenario, platform, session, outcome)
+    audited = None
+    if audit and isinstance(outcome, (Exhausted, Found)):
+        audited, nondeterministic = run_audit(session)
+        if nondeterministic is not None:
+            outcome = Stopped(cause=nondeterministic.cause, detail=nondeterministic.detail, exhaustive=outcome.exhaustive)
+    verdict = _verdict(scenario, platform, session, outcome)
+    if audited is not None:
+        verdict["audit"] = audited
+    return verdict
 
 
 def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
@@ -179,6 +191,7 @@ def _platform_name(scenario: Mapping[str, Any], platform: Platform) -> str:
 def _verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
     verdict = _simulation_verdict(scenario, platform, session, outcome)
     verdict["invariants"] = _invariant_counts(session)
+    verdict["coverage"] = session.coverage.to_data()
     if session.core_calls is not None:
         # Only a scenario that lists specs carries them, so every other verdict is as before.
         verdict["coreCalls"] = session.core_calls.to_data()

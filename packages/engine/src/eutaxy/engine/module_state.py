@@ -15,7 +15,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.engine.outcomes import Stopped
 from eutaxy.engine.session import Session
 
-__all__ = ["DEFAULT_MODULE_STATE_RUNS", "check_module_state"]
+__all__ = ["DEFAULT_MODULE_STATE_RUNS", "check_module_state", "first_difference"]
 
 #: Two runs, rerun in reverse, cost two extra runs and catch state the first run left
 #: for the second (the common leak); ``module_state_runs`` sizes it, 0 disables it.
@@ -35,7 +35,7 @@ def check_module_state(session: Session, runs: int) -> Stopped | None:
                 cause="module_state_leak",
                 detail=(
                     f"run {index + 1} of the check, rerun after the runs that followed it, "
-                    f"recorded a different effect log ({_first_difference(original.result.effects, again.result.effects)}); "
+                    f"recorded a different effect log ({first_difference(original.result.effects, again.result.effects)}); "
                     "state outlived a run (module-level variables, caches, a captured clock)"
                 ),
             )
@@ -51,7 +51,7 @@ def _quote(effect) -> str:
     return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 1] + "…"
 
 
-def _first_difference(before, after) -> str:
+def first_difference(before, after) -> str:
     for index, (old, new) in enumerate(zip(before, after)):
         if to_json(old) != to_json(new):
             return f"first at effect {index}: {_quote(old)} then {_quote(new)}"

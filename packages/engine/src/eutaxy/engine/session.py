@@ -23,6 +23,7 @@ from eutaxy.core.violations import Violation
 
 from eutaxy.engine.bounds import Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
+from eutaxy.engine.coverage import FaultCoverage
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of
 from eutaxy.engine.schedule_tree import ScheduleTree
 
@@ -71,6 +72,8 @@ class Session:
     on_progress: Callable[[dict], None] | None = None
     #: How many of the first exploration runs to keep for the module-state check.
     keep_first: int = 2
+    #: Keep every exploration run for the determinism audit (``--audit``).
+    audit: bool = False
 
     #: Exploration runs so far (replays, shrinking and the module-state check not counted).
     runs: int = attrs.field(init=False, default=0)
@@ -82,6 +85,10 @@ class Session:
     first_records: list[RunRecord] = attrs.field(init=False, factory=list)
     #: Every exploration run's decisions: distinct schedules, and whether any is left.
     schedule_tree: ScheduleTree = attrs.field(init=False, factory=ScheduleTree)
+    #: Which fault kinds each effect point allowed and which the exploration injected.
+    coverage: FaultCoverage = attrs.field(init=False, factory=FaultCoverage)
+    #: Every exploration run, kept only for the determinism audit.
+    audit_records: list[RunRecord] | None = attrs.field(init=False, default=None)
     #: Seeded draws not run because they would have repeated a schedule.
     skipped: int = attrs.field(init=False, default=0)
     #: Seeded exploration went on to enumerate the branches no run had taken.
@@ -102,6 +109,8 @@ class Session:
         if lists_specs(self.scenario):
             self.core_calls = CoreCalls()
         self.schedule_tree = ScheduleTree(fault_choices=self.bounds.fault_probability > 0)
+        if self.audit:
+            self.audit_records = []
         for invariant in self.scenario.get("invariants") or []:
             self.invariant_counts[invariant["name"]] = InvariantCounts()
 
@@ -140,6 +149,9 @@ class Session:
         self._count_invariants(record)
         self.runs += 1
         self.schedule_tree.add(record.result.decisions)
+        self.coverage.observe(record.result)
+        if self.audit_records is not None:
+            self.audit_records.append(record)
         self.faults += faults_injected(record.result)
         self.most_eligible = max(self.most_eligible, record.result.eligible)
         if len(self.first_records) < self.keep_first:

@@ -96,6 +96,8 @@ def _render(verdict: dict) -> str:
     else:
         lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
     lines += _invariants_section(verdict.get("invariants"))
+    lines += _coverage_section(verdict.get("coverage"), bounded=kind == "bounded")
+    lines += _audit_section(verdict.get("audit"))
     lines += _exhaustive_section(verdict)
     lines += _provenance_section(verdict.get("provenance") or {})
     lines += _specs_section(verdict.get("specs"), verdict.get("coreCalls"))
@@ -259,6 +261,43 @@ def _invariants_section(invariants: Any) -> list[str]:
         note = "  (allowed to look at nothing)" if entry.get("allowVacuous") else ""
         lines.append(f"  {str(entry.get('name', '?')):<{width}}  {counts}{note}")
     return lines
+
+
+#: Coverage rows printed at most; the JSON report lists every point.
+COVERAGE_POINTS_MAX = 40
+
+
+def _coverage_section(coverage: Any, *, bounded: bool) -> list[str]:
+    """Each effect point's fault kinds, ``+`` injected at least once, ``-`` never."""
+    if not isinstance(coverage, dict) or not coverage.get("points"):
+        return []
+    pairs, exercised = coverage.get("pairs") or 0, coverage.get("exercised") or 0
+    share = f" ({100 * exercised // pairs}%)" if pairs else ""
+    lines = ["", f"Fault coverage: {exercised} of {pairs} (point, kind) pairs exercised{share}; + injected, - never:"]
+    points = [p for p in coverage["points"] if isinstance(p, dict)]
+    labels = [f"{p.get('target', '?')} {p.get('op', '?')} #{p.get('ordinal', '?')}" for p in points]
+    width = max((len(label) for label in labels), default=0)
+    for label, point in list(zip(labels, points))[:COVERAGE_POINTS_MAX]:
+        injected = set(point.get("injected") or [])
+        kinds = " ".join(f"{kind}{'+' if kind in injected else '-'}" for kind in point.get("kinds") or [])
+        lines.append(f"  {label:<{width}}  {kinds}")
+    if len(points) > COVERAGE_POINTS_MAX:
+        lines.append(f"  ... {len(points) - COVERAGE_POINTS_MAX} more points (the JSON report has them all)")
+    missed = [m for m in coverage.get("missed") or [] if isinstance(m, dict)]
+    if bounded and missed:
+        named = ", ".join(f"{m.get('target')} {m.get('op')} #{m.get('ordinal')} {m.get('kind')}" for m in missed[:12])
+        more = f" and {len(missed) - 12} more" if len(missed) > 12 else ""
+        lines.append(f"  never exercised within the bounds: {named}{more}")
+    return lines
+
+
+def _audit_section(audit: Any) -> list[str]:
+    if not isinstance(audit, dict):
+        return []
+    reran, runs = audit.get("reran"), audit.get("runs")
+    if audit.get("differences"):
+        return ["", f"Audit: rerun {reran} of {runs} explored runs: one log differed (see the cause above)."]
+    return ["", f"Audit: reran {reran} of {runs} explored runs; every effect log repeated byte for byte."]
 
 
 def _exhaustive_section(verdict: dict) -> list[str]:
