@@ -36,12 +36,26 @@ def seed_of(path: str | Path) -> str:
     return Path(path).name.removesuffix(".sim.py")
 
 
-def check_case(path: str | Path, *, max_runs: int, budget_ms: int = BUDGET_MS) -> dict:
+def check_case(path: str | Path, *, max_runs: int, budget_ms: int = BUDGET_MS, audit: bool = False) -> dict:
     scenario, platform = _open(path)
     try:
-        return check_scenario(scenario, platform, seed=seed_of(path), max_runs=max_runs, budget_ms=budget_ms)
+        return check_scenario(
+            scenario, platform, seed=seed_of(path), max_runs=max_runs, budget_ms=budget_ms, audit=audit
+        )
     finally:
         platform.close()
+
+
+def assert_bounded_with_evidence(verdict: dict) -> None:
+    """A twin's BOUNDED carries what it rests on: every invariant saw something, coverage, a passed audit."""
+    assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")
+    for counted in verdict["invariants"]:
+        assert counted["effects"] or counted["rows"], counted
+    if verdict["provenance"]["bounds"]["maxFaultsPerRun"] > 0:
+        assert verdict["coverage"]["points"] and verdict["coverage"]["exercised"] > 0, verdict["coverage"]
+    else:
+        assert {"points": [], "pairs": 0, "exercised": 0, "missed": []} == verdict["coverage"]
+    assert 0 == verdict["audit"]["differences"] and verdict["audit"]["reran"] > 0, verdict["audit"]
 
 
 def replay_case(path: str | Path, schedule: dict) -> dict:

@@ -7,7 +7,7 @@ look lost (a false VIOLATED on every-order-recorded).
 
 import os
 
-from planted import assert_regression_test_catches, check_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_RUNS = 200
@@ -32,5 +32,5 @@ def test_a_lost_answer_inside_the_idempotent_function_writes_a_second_entry():
 
 
 def test_the_fixed_twin_is_bounded_with_default_settings():
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)

@@ -2,7 +2,7 @@
 
 import os
 
-from planted import assert_regression_test_catches, check_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
@@ -25,5 +25,5 @@ def test_the_swallowed_error_loses_a_message():
 
 def test_the_fixed_twin_is_bounded():
     """Re-raising the error leaves the message for redelivery, which records it."""
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"), max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("cause") or verdict.get("violation")
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"), max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)

@@ -11,7 +11,7 @@ bug the checker misses fails CI.
 from pathlib import Path
 
 
-from planted import assert_regression_test_catches, check_case, replay_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "background-lost.sim.py"
@@ -51,5 +51,5 @@ def test_cut_off_loses_the_write_after_the_2xx():
 
 def test_fixed_twin_is_bounded():
     """Writing before answering puts every failure in front of the caller, who resends."""
-    verdict = check_case(FIXED, max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    verdict = check_case(FIXED, max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)

@@ -9,7 +9,7 @@ speed. A planted bug the checker misses fails CI.
 from pathlib import Path
 
 
-from planted import assert_regression_test_catches, check_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -32,5 +32,5 @@ def test_buggy_consumer_is_violated_with_one_fault():
 
 def test_fixed_twin_is_bounded():
     """The idempotent insert survives every explored schedule."""
-    verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)

@@ -11,7 +11,7 @@ verdict never depends on the machine's speed. A corpus gate never skips.
 from pathlib import Path
 
 
-from planted import assert_regression_test_catches, check_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,8 +47,8 @@ def test_buggy_refunds_are_violated_naming_the_stale_read():
 
 def test_fixed_twin_is_bounded():
     """The conditional write never commits on a stale read."""
-    verdict = check_case(HERE / "fixed" / "refund-lost-update-fixed.sim.py", max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    verdict = check_case(HERE / "fixed" / "refund-lost-update-fixed.sim.py", max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)
     # The budget never stopped it: it made every one of the MAX_RUNS runs or ran every schedule.
     provenance = verdict["provenance"]
     assert ["maxRuns"] == provenance["boundsReached"] or (provenance["completed"] and [] == provenance["boundsReached"])

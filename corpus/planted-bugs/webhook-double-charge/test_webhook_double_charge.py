@@ -11,7 +11,7 @@ the shop's resend, is replayed on both. A planted bug the checker misses fails C
 from pathlib import Path
 
 
-from planted import assert_regression_test_catches, check_case, replay_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case, replay_case
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "webhook-double-charge.sim.py"
@@ -45,8 +45,8 @@ def test_ambiguous_charge_and_resend_charge_twice():
 
 def test_fixed_twin_is_bounded():
     """With the idempotency key every resend is answered from the first charge."""
-    verdict = check_case(FIXED, max_runs=MAX_RUNS)
-    assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
+    verdict = check_case(FIXED, max_runs=MAX_RUNS, audit=True)
+    assert_bounded_with_evidence(verdict)
 
 
 def test_fixed_twin_resend_is_not_effective():

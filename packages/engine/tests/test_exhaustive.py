@@ -128,7 +128,7 @@ def test_a_turn_that_did_more_restarts_the_enumeration_with_the_reduction_off():
 def test_a_run_that_chooses_differently_after_the_same_prefix_is_not_replayable():
     """The flaky toy moves an effect to another target every other run: UNSUPPORTED not_replayable."""
     verdict = check_scenario(
-        count_scenario(events=2, effects=1, flaky=True), ToyPlatform(), exhaustive=True, module_state_runs=0
+        count_scenario(events=2, effects=1, flaky=True, checked=True), ToyPlatform(), exhaustive=True, module_state_runs=0
     )
     assert "unsupported" == verdict["kind"]
     assert "not_replayable" == verdict["cause"]["kind"]
@@ -139,7 +139,7 @@ def test_a_run_that_chooses_differently_after_the_same_prefix_is_not_replayable(
 def test_an_interrupted_enumeration_says_it_did_not_complete():
     """max_runs stops the enumeration: BOUNDED, completed false, the schedules run so far."""
     verdict = check_scenario(
-        count_scenario(events=2, effects=2), ToyPlatform(), exhaustive=True, max_runs=4, module_state_runs=0
+        count_scenario(events=2, effects=2, checked=True), ToyPlatform(), exhaustive=True, max_runs=4, module_state_runs=0
     )
     assert "bounded" == verdict["kind"]
     assert {"completed": False, "schedules": 4, "reduction": True} == verdict["exhaustive"]
@@ -148,7 +148,7 @@ def test_an_interrupted_enumeration_says_it_did_not_complete():
 
 def test_every_exhaustive_verdict_reports_the_enumeration():
     """BOUNDED and VIOLATED alike carry completed, schedules and reduction."""
-    bounded = check_scenario(count_scenario(events=2, effects=1), ToyPlatform(), exhaustive=True)
+    bounded = check_scenario(count_scenario(events=2, effects=1, checked=True), ToyPlatform(), exhaustive=True)
     assert {"completed": True, "schedules": 3, "reduction": True} == bounded["exhaustive"]
     violated = check_scenario(orders_scenario(events=2, max_faults=1), ToyPlatform(), exhaustive=True)
     assert "violated" == violated["kind"]

@@ -142,7 +142,7 @@ def test_a_two_schedule_space_ends_completed_after_two_distinct_runs():
     """One point with one fault kind: the fault-free run and the faulted one are all there is."""
     from toyplatform import count_scenario
 
-    verdict = check_scenario(count_scenario(events=1, effects=1, faults=1, kinds=1), ToyPlatform(), max_runs=100)
+    verdict = check_scenario(count_scenario(events=1, effects=1, faults=1, kinds=1, checked=True), ToyPlatform(), max_runs=100)
     assert "bounded" == verdict["kind"]
     provenance = verdict["provenance"]
     assert (2, 2, True, []) == (provenance["runs"], provenance["schedules"], provenance["completed"], provenance["boundsReached"])

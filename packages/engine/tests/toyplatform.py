@@ -344,8 +344,15 @@ def _decision(data: dict) -> Decision:
 # -- scenarios ----------------------------------------------------------------------------
 
 
-def count_scenario(*, events: int, effects: int, faults: int = 0, kinds: int = 1, targets: str = "shared", **toy) -> dict:
-    """k events of n effects, up to m faults of f kinds, all k in flight at once."""
+def count_scenario(
+    *, events: int, effects: int, faults: int = 0, kinds: int = 1, targets: str = "shared", checked: bool = False, **toy
+) -> dict:
+    """k events of n effects, up to m faults of f kinds, all k in flight at once.
+
+    ``checked`` gives it an invariant (each put once, never broken), as ``check_scenario``
+    requires; the enumerator's own tests leave it out, since checking it costs more than
+    a toy run.
+    """
     return {
         "name": "toy-count",
         "platform": "toy",
@@ -358,7 +365,9 @@ def count_scenario(*, events: int, effects: int, faults: int = 0, kinds: int = 1
                 "selector": {"target": "Toy:*", "op": "put", "kind": "result"},
                 "key": "args",
             }
-        ],
+        ]
+        if checked
+        else [],
         "bounds": {
             "maxFaultsPerRun": faults,
             "maxRedeliveries": 0,

@@ -177,7 +177,7 @@ def _provenance(
         not_replayed=session.not_replayed,
         assumptions=tuple(described.get("assumptions") or ()) + tuple(assumptions),
         restarts=tuple(described.get("restarts") or ()),
-        schedules=session.schedule_tree.schedules,
+        schedules=session.schedules,
         completed=completed,
         shrink_replays=None if shrunk is None else shrunk.replays,
         shrink_capped=None if shrunk is None else shrunk.capped,

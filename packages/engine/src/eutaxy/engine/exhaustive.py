@@ -203,6 +203,7 @@ class Enumeration:
             restart = self.reduction and any(_did_more(d) for d in decisions)
             if whole or restart:
                 self.schedules += 1
+                session.schedules = self.schedules
             if restart:
                 self.reduction = False
             if record.violations:

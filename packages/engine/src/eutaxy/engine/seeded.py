@@ -120,7 +120,7 @@ def explore_seeded(session: Session) -> Outcome:
         max_faults_per_run=session.bounds.max_faults_per_run,
         fault_probability=session.bounds.fault_probability,
     )
-    tree = session.schedule_tree
+    tree = session.schedule_tree = ScheduleTree(fault_choices=session.bounds.fault_probability > 0)
     while True:
         if tree.complete:
             return Exhausted(bounds_reached=(), completed=True)

@@ -83,8 +83,10 @@ class Session:
     replayed: int = attrs.field(init=False, default=0)
     not_replayed: int = attrs.field(init=False, default=0)
     first_records: list[RunRecord] = attrs.field(init=False, factory=list)
-    #: Every exploration run's decisions: distinct schedules, and whether any is left.
-    schedule_tree: ScheduleTree = attrs.field(init=False, factory=ScheduleTree)
+    #: Seeded exploration's tree of the schedules it ran (the enumerator keeps its own path).
+    schedule_tree: ScheduleTree | None = attrs.field(init=False, default=None)
+    #: Distinct schedules the exploration ran, as the explorer counts them.
+    schedules: int = attrs.field(init=False, default=0)
     #: Which fault kinds each effect point allowed and which the exploration injected.
     coverage: FaultCoverage = attrs.field(init=False, factory=FaultCoverage)
     #: Every exploration run, kept only for the determinism audit.
@@ -108,7 +110,6 @@ class Session:
         self._started_ms = self.clock_ms()
         if lists_specs(self.scenario):
             self.core_calls = CoreCalls()
-        self.schedule_tree = ScheduleTree(fault_choices=self.bounds.fault_probability > 0)
         if self.audit:
             self.audit_records = []
         for invariant in self.scenario.get("invariants") or []:
@@ -148,7 +149,9 @@ class Session:
             self.core_calls.observe(self.runs, record.result.effects)
         self._count_invariants(record)
         self.runs += 1
-        self.schedule_tree.add(record.result.decisions)
+        if self.schedule_tree is not None:
+            self.schedule_tree.add(record.result.decisions)
+            self.schedules = self.schedule_tree.schedules
         self.coverage.observe(record.result)
         if self.audit_records is not None:
             self.audit_records.append(record)
@@ -160,7 +163,7 @@ class Session:
         return record
 
     def _count_invariants(self, record: RunRecord) -> None:
-        if record.unsupported:
+        if record.unsupported or not self.invariant_counts:
             return
         effects = as_effects(record.result.effects)
         self.effect_points.update(effect_point(effect) for effect in effects)
