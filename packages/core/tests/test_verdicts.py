@@ -19,7 +19,7 @@ def _provenance():
 def test_provenance_round_trip():
     """Provenance data is camelCase and reads back."""
     data = _provenance().to_data()
-    assert {"seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints", "replayed", "notReplayed", "assumptions"} == set(data)
+    assert {"seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints", "replayed", "notReplayed", "assumptions", "schedules", "completed"} == set(data)
     assert _provenance() == v.Provenance.from_data(data)
 
 
