@@ -48,3 +48,15 @@ def test_report_prover_all_names_the_engine_that_is_not_there(run_cli, tmp_path,
     engines = {e["engine"]["name"]: e for e in prop["engines"]}
     assert ["lean", "smt"] == sorted(engines)
     assert ("unknown", ["unavailable"]) == (engines["lean"]["kind"], engines["lean"]["reasons"])
+
+
+def test_prover_install_reports_an_installed_z3_and_refuses_lean(run_cli, tmp_path, monkeypatch):
+    """`prover install smt` finds the pinned wheel already in the cache (nothing downloaded); lean is refused, exit 2."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
+    (tmp_path / "toolchains" / "smt" / "5.4.1.0" / "site" / "z3").mkdir(parents=True)
+    result = run_cli("prover", "install", "smt", "--json")
+    assert 0 == result.code, result.stderr
+    assert {"already": True, "engine": "smt", "version": "5.4.1.0"} == {
+        k: json.loads(result.stdout)[k] for k in ("already", "engine", "version")}
+    refused = run_cli("prover", "install", "lean")
+    assert 2 == refused.code and "not built" in refused.stderr
