@@ -10,7 +10,7 @@ from eutaxy.core.selectors import d1_param, d1_rows, d1_write
 
 WRITE = Effect(
     target="D1:DB", op="run", kind="result", invocation="msg-1#1", ordinal=0, time=1,
-    payload={"args": {"sql": "INSERT", "params": ["o-1", 5]}, "result": {"changes": 1}},
+    payload={"args": {"sql": "INSERT", "params": ["o-1", 5]}, "result": {"changes": 1}, "statement": "write"},
 )
 LOG = [WRITE, snapshot("D1:DB", "payments", [{"order_id": "o-1"}], 2)]
 
@@ -44,4 +44,4 @@ def test_what_the_run_cannot_tell_is_not_refused():
 
 
 def test_payload_paths_lists_every_leaf():
-    assert ["args.sql", "args.params.0", "args.params.1", "result.changes"] == payload_paths(WRITE.payload)
+    assert ["args.sql", "args.params.0", "args.params.1", "result.changes", "statement"] == payload_paths(WRITE.payload)
