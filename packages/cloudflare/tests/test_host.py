@@ -32,8 +32,8 @@ lines.on("line", (line) => {
   if (message.op === "hang") return;
   if (message.op === "noise") { process.stdout.write("not json\n"); return; }
   if (message.op === "deaf") { deaf = true; setInterval(() => {}, 1000); }
-  // As the real host does: its own work directory, named by its pid.
-  const workDir = message.op === "workdir" ? `${os.tmpdir()}/eutaxy-host-${process.pid}-test` : undefined;
+  // As the real host does: its own work directory, named by its pid and Python's tag.
+  const workDir = message.op === "workdir" ? `${os.tmpdir()}/eutaxy-host-${process.pid}-${process.env.EUTAXY_HOST_TAG}-test` : undefined;
   if (workDir) mkdirSync(workDir);
   process.stdout.write(JSON.stringify({ id: message.id, ok: true, echo: message, workDir,
                                         modules: process.env.EUTAXY_NODE_MODULES }) + "\n");
@@ -97,11 +97,15 @@ def test_a_killed_host_leaves_no_work_directory(node, echo_runtime, tmp_path, mo
         host = start(node, echo_runtime)
         workdir = Path(host.request({"op": "workdir"}, timeout_s=10)["workDir"])
         assert workdir.is_dir() and str(host.pid) in workdir.name
+        # A live host with the same pid in another pid namespace (Bazel's sandboxes share /dev/shm).
+        neighbour = tmp_path / f"eutaxy-host-{host.pid}-0123456789abcdef-live"
+        neighbour.mkdir()
         os.kill(host.pid, signal.SIGKILL)
         assert gone(host.pid)
         assert "was killed by SIGKILL" in host.what_died()
         host.close()
         assert not workdir.exists()
+        assert neighbour.is_dir()
     finally:
         tempfile.tempdir = None
 

@@ -7,7 +7,9 @@
  * way it is this host's alone and removed on exit. A host killed outright cannot remove it,
  * and /dev/shm is memory, so a live host touches its directory every HEARTBEAT_MS and each
  * start removes host directories untouched for STALE_MS. (Not by pid: hosts in other pid
- * namespaces share /dev/shm, and their pids mean nothing here.)
+ * namespaces share /dev/shm, and their pids mean nothing here.) The directory's name carries
+ * the pid and the tag Python gave in EUTAXY_HOST_TAG, so Python removes this host's directory
+ * and never that of a host with the same pid in another pid namespace.
  */
 
 import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
@@ -52,7 +54,8 @@ function removeStale(base) {
 export function openWorkDir() {
   const base = baseDir();
   removeStale(base);
-  const dir = mkdtempSync(path.join(base, `${PREFIX}${process.pid}-`));
+  const tag = process.env.EUTAXY_HOST_TAG ? `${process.env.EUTAXY_HOST_TAG}-` : "";
+  const dir = mkdtempSync(path.join(base, `${PREFIX}${process.pid}-${tag}`));
   process.env.TMPDIR = dir;
   setInterval(() => {
     const now = new Date();

@@ -30,6 +30,7 @@ import ctypes
 import glob
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -139,9 +140,11 @@ class Host:
         runtime = runtime or find_runtime()
         # Unnamed: a Python killed outright leaves no log file behind.
         self._log = tempfile.TemporaryFile()
-        self._started_s = time.time()
         environment = dict(os.environ)
         environment["EUTAXY_NODE_MODULES"] = str(node_modules)
+        #: Names this host's work directory; pids repeat across pid namespaces sharing /dev/shm.
+        self._tag = secrets.token_hex(8)
+        environment["EUTAXY_HOST_TAG"] = self._tag
         environment.setdefault("NODE_NO_WARNINGS", "1")
         try:
             self._process = subprocess.Popen(
@@ -287,20 +290,15 @@ class Host:
         self._remove_work_directories()
 
     def _remove_work_directories(self) -> None:
-        """Remove what a host killed outright left: its ``eutaxy-host-<pid>-*`` directories.
+        """Remove what a host killed outright left: its ``eutaxy-host-<pid>-<tag>-*`` directory.
 
-        Only directories of this host's pid, of this user, made since it started: another
-        host with the same pid in another pid namespace (sharing /dev/shm) made its own
-        earlier or later, and its heartbeat keeps it from looking stale.
+        The tag is this host's alone: another host with the same pid in another pid
+        namespace (sharing /dev/shm, as Bazel's sandboxed tests do) has another tag, so its
+        live directory is never touched.
         """
         for base in ("/dev/shm", tempfile.gettempdir()):
-            for directory in glob.glob(os.path.join(base, f"eutaxy-host-{self._process.pid}-*")):
-                try:
-                    status = os.stat(directory)
-                except OSError:
-                    continue
-                if status.st_uid == os.getuid() and status.st_ctime >= self._started_s - 1:
-                    shutil.rmtree(directory, ignore_errors=True)
+            for directory in glob.glob(os.path.join(base, f"eutaxy-host-{self._process.pid}-{self._tag}-*")):
+                shutil.rmtree(directory, ignore_errors=True)
 
     def _kill(self) -> None:
         """Kill the host's whole session, Node and the workerd Miniflare started, and wait for it to end.
