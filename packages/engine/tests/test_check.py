@@ -171,3 +171,14 @@ def test_the_audit_samples_evenly_when_runs_are_many():
     assert [0, 1, 2] == audit_sample(3)
     sample = audit_sample(1000)
     assert 64 == len(sample) and 0 == sample[0] and 999 == sample[-1]
+
+
+def test_a_violating_run_lists_every_invariant_it_breaks_the_shrinkers_target_first():
+    """Two invariants over the same duplicate insert: the report names both, the shrunk-for one first."""
+    scenario = orders_scenario()
+    scenario["invariants"].append(dict(scenario["invariants"][0], name="no order inserted twice"))
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=300)
+    assert "violated" == verdict["kind"]
+    assert verdict["violation"] == verdict["violations"][0]
+    assert {"one insert per order", "no order inserted twice"} == {v["invariant"] for v in verdict["violations"]}
+    assert 2 == len(verdict["violations"])

@@ -263,7 +263,7 @@ def fetch_call(external: str, method: str | None = None, ok: bool | None = None)
 
     ``ok=True`` narrows to answers with a 2xx status: a call the external refused (a 503)
     took effect as a request but did nothing the Worker asked for. ``ok=False`` keeps the rest.
-    (Which effects take effect, kind by kind, is in docs/design.md.)
+    (Which effects take effect, kind by kind, is in docs/core.md.)
     """
     where: dict[str, Any] = {"result.effective": True}
     if ok is True:
