@@ -141,3 +141,17 @@ def test_unsupported_binder(tested_evaluator):
                        ensures=Literal(value=True))
     v = run_tested(p, tested_evaluator, "s").verdict
     assert ("unknown", ("unsupported",), "binder cb is not drawn: () => void: functions are not drawn") == (v.kind, v.reasons, v.detail)
+
+
+def test_max_enumerate_bounds_the_enumerated_domain(tested_module, tested_evaluator):
+    """`sample: { maxEnumerate }` compiles and bounds enumeration: 0..300 is seen whole by default, sampled under 100.
+
+    302 inside: the 301 integers and -0 (an edge, distinct from 0 as Object.is says).
+    """
+    assert () == tested_module.diagnostics
+    whole = _run(tested_module, tested_evaluator, "feeSmallRange")
+    sampled = _run(tested_module, tested_evaluator, "feeSmallRangeSampled")
+    assert (True, {"tested": 302}) == (whole.whole_domain, whole.verdict.counts)
+    assert whole.verdict.detail.startswith("the whole domain was evaluated")
+    assert (False, {"tested": DEFAULT_MAX_INSIDE}) == (sampled.whole_domain, sampled.verdict.counts)
+    assert "draws limited by sample (maxEnumerate 100); the claim is not" in sampled.verdict.assumptions

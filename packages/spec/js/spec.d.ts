@@ -9,6 +9,8 @@ export interface Sample {
   readonly maxArrayLength?: number;
   /** Longest string drawn, in UTF-16 code units (the default is eight). */
   readonly maxStringLength?: number;
+  /** Largest domain enumerated whole before any random draw (the default is 4096; 0 never enumerates). */
+  readonly maxEnumerate?: number;
 }
 
 export interface ForallOptions<F extends (...args: any[]) => any> {
@@ -53,6 +55,8 @@ export interface ForallProperty<F extends (...args: any[]) => any> {
   readonly when: ((...args: Parameters<F>) => boolean) | undefined;
   readonly ensures: (...args: Parameters<F>) => boolean;
   readonly sample: Sample | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly inputs: Gens<Parameters<F>> | undefined;
 }
 
 export interface TotalProperty<F extends (...args: any[]) => any> {

@@ -16,8 +16,9 @@ export const PROPERTY = Symbol.for("eutaxy.spec.property");
  * @param {F} f the function under test, by value
  * @param {{ when?: (...args: Parameters<F>) => boolean,
  *           ensures: (...args: Parameters<F>) => boolean,
- *           sample?: { maxArrayLength?: number, maxStringLength?: number },
- *           timeoutMs?: number }} options
+ *           sample?: { maxArrayLength?: number, maxStringLength?: number, maxEnumerate?: number },
+ *           timeoutMs?: number,
+ *           inputs?: ReadonlyArray<object | undefined> }} options
  */
 export function forall(f, options) {
   if (typeof f !== "function") {
