@@ -298,7 +298,9 @@ _HANDLER_MODULES: set[str] = set()
 
 
 def _within(filename: str, folder: str) -> bool:
-    return os.path.abspath(filename).startswith(os.path.join(folder, ""))
+    # A frozen or generated module's "filename" (``<frozen os>``) is no path: made absolute,
+    # it would land in the working directory, often the handler's own folder.
+    return os.path.isabs(filename) and os.path.normpath(filename).startswith(os.path.join(folder, ""))
 
 
 def _is_under(module: Any, folder: str) -> bool:
