@@ -7,7 +7,8 @@
  * module (corePlugin).
  */
 
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { SourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -135,6 +136,8 @@ export async function bundle(entry, outFile, specs = []) {
     await esbuild.build({
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
       bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
+      // The map stays beside the bundle, unnamed in it: the host alone reads it (sourcePositions).
+      sourcemap: "external",
       conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
       external: ["cloudflare:*", "node:*"], plugins,
       logLevel: "silent", legalComments: "none",
@@ -147,4 +150,28 @@ export async function bundle(entry, outFile, specs = []) {
     const lines = errors.map((/** @type {any} */ e) => `${where(e.location)}${e.text}`);
     throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
   }
+}
+
+/**
+ * `text` with each position in the bundle (`worker.bundle.mjs:LINE:COLUMN`, as workerd
+ * prints a stack) replaced by the source's absolute path, line and column, read from the
+ * bundle's source map; a position the map does not cover, or a text with no map, is kept.
+ * @param {string} text @param {string} bundleFile @returns {string}
+ */
+export function sourcePositions(text, bundleFile) {
+  /** @type {SourceMap} */
+  let map;
+  try {
+    map = new SourceMap(JSON.parse(readFileSync(`${bundleFile}.map`, "utf8")));
+  } catch {
+    return text;
+  }
+  const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
+  const at = new RegExp(`(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
+  return text.replace(at, (whole, line, column) => {
+    const origin = map.findOrigin(Number(line), Number(column));
+    if (!("fileName" in origin) || !origin.fileName) return whole;
+    const file = path.resolve(path.dirname(bundleFile), origin.fileName);
+    return `${file}:${origin.lineNumber}:${origin.columnNumber}`;
+  });
 }

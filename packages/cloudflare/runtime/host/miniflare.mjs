@@ -16,7 +16,7 @@ import http from "node:http";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
 import { CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
-import { CONTROL_EXPORT } from "./bundler.mjs";
+import { CONTROL_EXPORT, sourcePositions } from "./bundler.mjs";
 import { UserError, log, toolchain } from "./toolchain.mjs";
 
 const { Miniflare, Log, LogLevel } = toolchain.miniflare;
@@ -78,7 +78,7 @@ export class Isolate {
       this.controlUrl = await mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT);
     } catch (error) {
       await mf.dispose().catch(() => {});
-      throw new UserError(`the Worker did not start in workerd: ${/** @type {Error} */ (error).message}`);
+      throw new UserError(startFailure(/** @type {Error} */ (error), options.scriptPath));
     }
     this.mf = mf;
     this.options = options;
@@ -160,6 +160,22 @@ export class Isolate {
       clearInterval(timer);
     }
   }
+}
+
+/** What workerd printed before the stack of an error the Worker's module threw as it loaded. */
+const UNCAUGHT = /^service [^\n]*?: Uncaught /m;
+
+/**
+ * Why workerd did not start, in the user's terms: an error the Worker's module threw as it
+ * loaded is shown as the Worker's error, its stack at the source's lines (the bundle's map),
+ * without Miniflare's guess at a problem with workerd; any other failure is shown as it came.
+ * @param {Error} error @param {string} scriptPath
+ */
+function startFailure(error, scriptPath) {
+  const stderr = error.message.split("\nRuntime stderr:\n")[1];
+  if (stderr === undefined || !UNCAUGHT.test(stderr)) return `the Worker did not start in workerd: ${error.message}`;
+  const thrown = stderr.slice(stderr.search(UNCAUGHT)).replace(UNCAUGHT, "");
+  return `the Worker's module threw as it loaded: ${sourcePositions(thrown.trim(), scriptPath)}`;
 }
 
 /** The RunResult of a run stopped by the watchdog. @param {{invocation: string, what: string}} last @param {number} stuckMs */

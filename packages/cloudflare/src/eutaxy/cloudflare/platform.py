@@ -80,7 +80,8 @@ class CloudflarePlatform:
             started.close()
             raise
         if not answer.get("ok"):
-            tail = started.log_tail()
+            # A failure the host marks as the user's says all there is; any other keeps the host's log.
+            tail = "" if answer.get("user") else started.log_tail()
             started.close()
             message = _as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}")
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
