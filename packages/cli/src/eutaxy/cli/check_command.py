@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from eutaxy.cli.config import config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED, EXIT_VIOLATED
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
@@ -63,6 +64,8 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     from eutaxy.report.text import render_text
 
     scenario_path = Path(args.scenario)
+    # The nearest project config above the scenario; a flag on the command line wins over it.
+    config = config_for(scenario_path)
     # Every platform's load_scenario is this same loader, so the file runs once.
     scenario = import_scenario(scenario_path)
     platform_name = scenario["platform"]
@@ -82,9 +85,9 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         verdict = check_scenario(
             scenario,
             platform,
-            seed=args.seed if args.seed is not None else scenario_stem(scenario_path),
-            max_runs=args.max_runs,
-            budget_ms=args.budget_ms,
+            seed=_first(args.seed, config.seed, scenario_stem(scenario_path)),
+            max_runs=_first(args.max_runs, config.max_runs),
+            budget_ms=_first(args.budget_ms, config.budget_ms),
             exhaustive=args.exhaustive,
             audit=args.audit,
             on_progress=progress,
@@ -119,7 +122,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     if scenario.get("specs"):
         # The spec ladder rests on the calls this check recorded; it never changes the verdict,
         # but a counterexample at any rung is an error.
-        specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(args))
+        specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
         data = dict(data, specs=specs)
         if code == EXIT_BOUNDED and spec_fails(specs):
             code = EXIT_VIOLATED
@@ -153,6 +156,11 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict, provers: 
         return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed, provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is not None: the flag, then the config, then the default."""
+    return next((value for value in values if value is not None), None)
 
 
 def _engine_check():

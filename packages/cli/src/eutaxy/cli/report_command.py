@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from eutaxy.cli.config import config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INPUT
 from eutaxy.cli.output import Output
 from eutaxy.cli.provers import add_prover_arguments, provers_from_args
@@ -67,7 +68,7 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     report = _ladder()
     use_pinned_node()
     result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs,
-                               provers=provers_from_args(args))
+                               provers=provers_from_args(with_configured_provers(args, config_for(directory))))
     out.report(result, kind="spec_report", text=report.render_text(result))
     code = report.report_exit_code(result)
     if code == EXIT_INPUT and out.json:
