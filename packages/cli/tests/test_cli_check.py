@@ -241,3 +241,82 @@ def test_an_invariant_that_selects_nothing_exits_2_vacuous(testplatform, write_s
     verdict = json.loads(result.stdout)
     assert "vacuous_invariant" == verdict["cause"]["kind"]
     assert "one-payment-per-order" in verdict["cause"]["detail"] and "D1:DB run result" in verdict["cause"]["detail"]
+
+
+_NOISY_HANDLER = '''\
+"""A payments consumer that prints and logs as Lambda code does, and writes twice when redelivered."""
+
+import json
+import logging
+import sys
+import uuid
+
+import boto3
+
+print("cold start: noisy handler imported")
+logging.basicConfig(level=logging.INFO)
+structured = logging.getLogger("structured")
+structured.addHandler(logging.StreamHandler(sys.stdout))
+structured.propagate = False
+dynamodb = boto3.client("dynamodb")
+
+
+def handler(event, context):
+    for record in event["Records"]:
+        order = json.loads(record["body"])
+        print(f"handling {order['orderId']}")
+        logging.getLogger().warning("about to write %s", order["orderId"])
+        structured.info(json.dumps({"level": "INFO", "orderId": order["orderId"]}))
+        dynamodb.put_item(
+            TableName="ledger",
+            Item={"entry_id": {"S": str(uuid.uuid4())}, "order_id": {"S": order["orderId"]}},
+        )
+    return {"batchItemFailures": []}
+'''
+
+_NOISY_SCENARIO = '''\
+from eutaxy.aws import at_most_once_per_key, define_scenario, dynamodb_table, dynamodb_write, handler, sqs
+
+scenario = define_scenario(
+    name="noisy-handler",
+    handler=handler("./handler.py", "handler"),
+    drive=sqs("payments", [{"orderId": "o-1"}]),
+    setup=[dynamodb_table("ledger", {"entry_id": "HASH"})],
+    invariants=[at_most_once_per_key("ledger-entry-once", dynamodb_write("ledger", "PutItem"), "args.Item.order_id")],
+    bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 1},
+)
+'''
+
+
+def test_an_aws_handler_that_prints_and_logs_leaves_json_stdout_one_object(tmp_path):
+    """Under --json the process's stdout is exactly one JSON object, however the handler writes.
+
+    The handler prints at import and in every invocation, logs through the root logger
+    (basicConfig's stream handler) and through a logger holding sys.stdout from import time,
+    as structured loggers do. The check runs in a child process, so anything the handler
+    wrote to the real stdout would be there; its output is in the trace instead.
+    """
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "handler.py").write_text(_NOISY_HANDLER)
+    (tmp_path / "scenario.sim.py").write_text(_NOISY_SCENARIO)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(entry for entry in sys.path if entry))
+    result = subprocess.run(
+        [sys.executable, "-m", "eutaxy.cli", "check", "scenario.sim.py", "--json", "--no-regression",
+         "--max-runs", "40", "--budget-ms", "600000"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True,
+    )
+    assert 1 == result.returncode, result.stderr
+    assert "Traceback" not in result.stderr
+    assert 1 == result.stdout.count("\n") and result.stdout.endswith("\n"), result.stdout
+    verdict = json.loads(result.stdout)
+    assert "violated" == verdict["kind"]
+    outputs = [e for e in verdict["trace"] if e["target"].startswith("Lambda:") and e["op"] == "output"]
+    assert outputs, [e["target"] for e in verdict["trace"]]
+    text = outputs[0]["payload"]["args"]["text"]
+    assert "handling o-1" in text
+    assert "about to write o-1" in text
+    assert '"orderId": "o-1"' in text
+    assert "handling o-1" not in result.stderr
