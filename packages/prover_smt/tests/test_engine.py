@@ -1,11 +1,13 @@
 """The SMT engine on small functions: proofs, replayed refutations, unsupported constructs, budgets, caching."""
 
+from pathlib import Path
+
 import attrs
 import pytest
 
 from eutaxy.prover.engine import engine_answers
 from eutaxy.prover.evaluator import Outcome
-from eutaxy.prover_smt import INSTALL_COMMAND, SmtProver, toolchain as smt_toolchain
+from eutaxy.prover_smt import INSTALL_COMMAND, SmtProver, cache as smt_cache, toolchain as smt_toolchain
 
 
 def _replay(evaluator):
@@ -88,3 +90,53 @@ def test_a_missing_z3_is_unavailable_with_the_install_command(basics, monkeypatc
     answers = engine_answers(SmtProver(), basics, basics.properties, replay=None)
     assert {("unknown", ("unavailable",))} == {(a.kind, a.reasons) for a in answers.values()}
     assert all(INSTALL_COMMAND in a.detail for a in answers.values())
+
+
+@pytest.fixture
+def copied(basics, tmp_path, monkeypatch):
+    """The basics files copied under tmp_path, with an imported helper, and the read module pointed at the copies."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    src = Path(basics.spec).parent
+    (tmp_path / "case").mkdir()
+    for name in ("domain.ts", "domain.props.ts"):
+        (tmp_path / "case" / name).write_text((src / name).read_text())
+    (tmp_path / "case" / "helper.ts").write_text("export const ONE = 1;\n")
+    case = tmp_path / "case"
+    return attrs.evolve(basics, module=str(case / "domain.ts"), spec=str(case / "domain.props.ts"),
+                        sources=tuple(sorted(str(case / n) for n in ("domain.ts", "helper.ts"))))
+
+
+def _no_replay(name, args):
+    raise AssertionError("proved again")
+
+
+def _prove_then(module, evaluator):
+    """Prove halveUndoes into the cache; give a function saying whether ``module`` now proves it again."""
+    prop = next(p for p in module.properties if p.name == "halveUndoes")
+    first = engine_answers(SmtProver(), module, [prop], _replay(evaluator))[prop.name]
+    assert first == engine_answers(SmtProver(), module, [prop], _no_replay)[prop.name], "a hit before the change"
+
+    def proves_again(changed) -> bool:
+        try:
+            engine_answers(SmtProver(), changed, [prop], _no_replay)
+        except AssertionError:
+            return True
+        return False
+
+    return proves_again
+
+
+@pytest.mark.parametrize("edited", ["domain.ts", "domain.props.ts", "helper.ts"])
+def test_an_edited_module_spec_or_imported_file_proves_again(copied, basics_evaluator, edited):
+    """A byte changed in the module, the spec file or a file they import is a cache miss: the engine proves again."""
+    proves_again = _prove_then(copied, basics_evaluator)
+    path = Path(copied.spec).parent / edited
+    path.write_text(path.read_text() + "// edited\n")
+    assert proves_again(copied)
+
+
+def test_a_changed_engine_digest_proves_again(copied, basics_evaluator, monkeypatch):
+    """Another Z3 or another encoding (the engine's digest) is a cache miss: the engine proves again."""
+    proves_again = _prove_then(copied, basics_evaluator)
+    monkeypatch.setattr(smt_cache, "engine_digest", lambda: "another engine")
+    assert proves_again(copied)

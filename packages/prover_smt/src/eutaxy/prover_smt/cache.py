@@ -1,10 +1,12 @@
 """The engine's answers kept by what they depend on, so CI does not re-prove (or flip-flop) on unchanged files.
 
-A key is the SHA-256 of the module's source, the spec file's, the engine's
-version (the pinned Z3 and a digest of this package's own sources, so a changed
-encoding re-proves), the resource limit, and the property with the bodies it
-reaches as SpecIR (so a changed reader, or a changed imported file that the
-reader followed, re-proves too). Entries live under
+A key is the SHA-256 of the module's source, the spec file's, every source
+file the spec file's imports resolve to (``SpecModule.sources``, so a changed
+helper the module or the spec imports re-proves, whether or not the reader
+followed it into SpecIR), the engine's version (the pinned Z3 and a digest of
+this package's own sources, so a changed encoding re-proves), the resource
+limit, and the property with the bodies it reaches as SpecIR (so a changed
+reader re-proves too). Entries live under
 ``<cache>/proofs/smt/<key>.json``; an unreadable entry is a miss.
 """
 
@@ -50,6 +52,8 @@ def key(module: SpecModule, prop: Property, rlimit: int) -> str:
     parts = {
         "format": FORMAT, "engine": engine_digest(), "rlimit": rlimit,
         "module": _file_digest(module.module), "spec": _file_digest(module.spec),
+        # By content only, in the reader's order: the same files elsewhere give the same key.
+        "sources": [_file_digest(source) for source in module.sources],
         "property": prop.to_data(), "functions": [f.to_data() for f in module.functions],
     }
     h.update(json.dumps(parts, sort_keys=True).encode())
