@@ -124,3 +124,70 @@ def test_a_send_to_an_undeclared_queue_is_unsupported(run):
     result, _ = run([{"action": "forward", "queue": "elsewhere", "payload": {}}])
     assert "client_not_supported" == result["end"]["cause"]
     assert "sqs_queue('elsewhere')" in result["end"]["detail"]
+
+
+def test_a_batch_send_to_the_driven_queue_delivers_each_entry_later_in_the_run(run):
+    """SendMessageBatch is one effect point; each entry is a message of its own, delivered in order."""
+    result, seen = run([{"action": "batch", "queue": "jobs", "payloads": [{"action": "list"}, {"action": "publish", "payload": {"n": 3}}]}])
+    assert ["batch", "list", "publish"] == [s["action"] for s in seen]
+    assert ["sent-1", "sent-2"] == [s["messageId"] for s in seen[1:]]
+    assert ["0", "1"] == [entry["Id"] for entry in seen[0]["answer"]["Successful"]]
+    assert [] == seen[0]["answer"]["Failed"]
+    (send,) = _results(result, "SendMessageBatch")
+    assert "SQS:jobs" == send["target"]
+    assert [{"action": "list"}, {"action": "publish", "payload": {"n": 3}}] == [e["body"] for e in send["payload"]["args"]["Entries"]]
+    assert ["sent-1", "sent-2"] == [e["messageId"] for e in send["payload"]["result"]["entries"]]
+    assert [{"body": {"n": 3}}] == _snapshot(result, "SNS:alerts")
+
+
+def test_a_batch_send_to_a_declared_queue_is_its_snapshot_and_a_crash_after_sends_it_twice(run):
+    """A batch commits all its entries at once: crash_after on it, then the redelivery, leaves four messages."""
+    body = {"action": "batch", "queue": "outbox", "payloads": [{"n": 1}, {"n": 2}]}
+    result, _ = run([body])
+    assert [{"n": 1}, {"n": 2}] == [row["body"] for row in _snapshot(result, "SQS:outbox")]
+    result, _ = run([body], faults=[("msg-1#1", 1, "crash_after")])
+    assert [{"n": 1}, {"n": 1}, {"n": 2}, {"n": 2}] == [row["body"] for row in _snapshot(result, "SQS:outbox")]  # rows sorted
+
+
+def test_an_ambiguous_send_commits_and_the_handler_sees_a_timeout_naming_no_real_endpoint(run):
+    """ambiguous on SendMessage: the message is in the queue, the handler got a timeout instead of the answer."""
+    result, seen = run([{"action": "forward", "queue": "outbox", "payload": {"n": 1}}], faults=[("msg-1#1", 1, "ambiguous")])
+    assert seen[0]["error"].startswith("ReadTimeoutError")
+    assert "sqs.simulated.invalid" in seen[0]["error"]
+    assert "answer" not in seen[0]
+    assert [{"n": 1}] == [row["body"] for row in _snapshot(result, "SQS:outbox")]
+    (fault,) = [e for e in result["effects"] if e["kind"] == "fault"]
+    assert ("SQS:outbox", "SendMessage", "ambiguous") == (fault["target"], fault["op"], fault["payload"]["fault"])
+
+
+#: Per service: the message that makes its write, the target and the op.
+_WRITES = {
+    "s3": ({"action": "put", "key": "k.txt", "text": "t"}, "S3:docs", "PutObject"),
+    "sns": ({"action": "publish", "payload": {"n": 1}}, "SNS:alerts", "Publish"),
+    "eventbridge": ({"action": "event", "payload": {"n": 1}}, "EventBridge:default", "PutEvents"),
+}
+#: Per fault: how many times the write commits (the handler catches an error and a timeout,
+#: so only a crash brings a redelivery), and what the handler saw on the first attempt.
+_LADDER = {
+    "crash_before": (1, None),
+    "crash_after": (2, None),
+    "ambiguous": (1, "ReadTimeoutError"),
+    "error": (0, "InternalError"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(_LADDER))
+@pytest.mark.parametrize("service", sorted(_WRITES))
+def test_a_write_to_s3_sns_or_eventbridge_takes_the_write_ladder(run, service, fault):
+    """Each of the four write faults lands on the call, with the outcome AWS would give."""
+    body, target, op = _WRITES[service]
+    commits, error = _LADDER[fault]
+    result, seen = run([body], faults=[("msg-1#1", 0, fault)])
+    (injected,) = [e for e in result["effects"] if e["kind"] == "fault"]
+    assert (target, op, 0, fault) == (injected["target"], injected["op"], injected["ordinal"], injected["payload"]["fault"])
+    assert commits == len([e for e in _results(result, op) if e["payload"]["result"]["ok"]])
+    assert error == (seen[0]["error"].split(":")[0] if "error" in seen[0] else None)
+    if service == "s3":
+        assert (commits > 0) == ("k.txt" in [row["key"] for row in _snapshot(result, "S3:docs")])
+    else:
+        assert commits == len(_snapshot(result, target))

@@ -4,7 +4,7 @@ import json
 import os
 
 import boto3
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 sqs = boto3.client("sqs")
 s3 = boto3.client("s3")
@@ -29,6 +29,10 @@ def handler(event, context):
                 seen["answer"] = sqs.send_message(
                     QueueUrl=url, MessageBody=json.dumps(body["payload"]), MessageAttributes=attributes, **extra
                 )
+            elif action == "batch":
+                url = sqs.get_queue_url(QueueName=body["queue"])["QueueUrl"]
+                entries = [{"Id": str(n), "MessageBody": json.dumps(payload)} for n, payload in enumerate(body["payloads"])]
+                seen["answer"] = sqs.send_message_batch(QueueUrl=url, Entries=entries)
             elif action == "put":
                 s3.put_object(Bucket="docs", Key=body["key"], Body=body["text"].encode())
             elif action == "get":
@@ -45,4 +49,6 @@ def handler(event, context):
                 boto3.client("lambda").list_functions()
         except ClientError as error:
             seen["error"] = error.response["Error"]["Code"]
+        except BotoCoreError as error:  # a timeout: the call's outcome is unknown
+            seen["error"] = f"{type(error).__name__}: {error}"
     return {}
