@@ -68,6 +68,69 @@ VIOLATED = {
     "provenance": PROVENANCE,
 }
 
+#: An AWS handler that logs, writes a ledger entry keyed by a fresh id, and is redelivered
+#: 30 virtual seconds later (the visibility timeout) when a crash hit the implicit delete.
+_AWS_OUTPUT = "handling o-1\nWARNING:root:about to write o-1\n"
+
+
+def _aws_put(kind, invocation, entry, time):
+    payload = {"args": {"Item": {"entry_id": entry, "order_id": "o-1"}, "TableName": "ledger"}}
+    if kind == "result":
+        payload["result"] = {"ok": True}
+    return _effect(kind, invocation, 0, payload, time, target="DynamoDB:ledger", op="PutItem")
+
+
+def _aws_sqs(kind, invocation, ordinal, op, args, time, **extra):
+    payload = dict({"args": dict({"body": {"orderId": "o-1"}, "implicit": True, "messageId": "msg-1"}, **args)}, **extra)
+    return _effect(kind, invocation, ordinal, payload, time, target="SQS:payments", op=op)
+
+
+def _aws_output(kind, invocation, ordinal, time):
+    payload = {"args": {"text": _AWS_OUTPUT}}
+    if kind == "result":
+        payload["result"] = {"captured": True}
+    return _effect(kind, invocation, ordinal, payload, time, target="Lambda:payments", op="output")
+
+
+REDELIVERED_MS = 30_000
+
+AWS_VIOLATED = {
+    "schemaVersion": 1,
+    "kind": "violated",
+    "scenario": "aws-ledger",
+    "platform": "aws",
+    "violation": {
+        "invariant": "ledger-entry-once",
+        "kind": "at_most_once_per_key",
+        "keys": ['"o-1"'],
+        "effects": [1, 9],
+        "rows": [],
+        "message": "two DynamoDB:ledger PutItem effects share key \"o-1\"",
+    },
+    "trace": [
+        _aws_put("call", "msg-1#1", "e-1", 0),
+        _aws_put("result", "msg-1#1", "e-1", 0),
+        _aws_sqs("call", "msg-1#1", 1, "delete", {}, 1),
+        _aws_sqs("fault", "msg-1#1", 1, "delete", {}, 1, fault="crash_before"),
+        _aws_sqs("call", "msg-1#1", 2, "retry", {"reason": "not_deleted"}, 2),
+        _aws_sqs("result", "msg-1#1", 2, "retry", {"reason": "not_deleted"}, 2,
+                 result={"released": True, "visibleAt": START_MS + REDELIVERED_MS}),
+        _aws_output("call", "msg-1#1", 3, 3),
+        _aws_output("result", "msg-1#1", 3, 3),
+        _aws_put("call", "msg-1#2", "e-2", REDELIVERED_MS),
+        _aws_put("result", "msg-1#2", "e-2", REDELIVERED_MS),
+        _aws_sqs("call", "msg-1#2", 1, "delete", {}, REDELIVERED_MS + 1),
+        _aws_sqs("result", "msg-1#2", 1, "delete", {}, REDELIVERED_MS + 1, result={"deleted": True}),
+        _aws_output("call", "msg-1#2", 2, REDELIVERED_MS + 2),
+        _aws_output("result", "msg-1#2", 2, REDELIVERED_MS + 2),
+        _effect("snapshot", "snapshot", 0, {"rows": [{"entry_id": "e-1", "order_id": "o-1"}, {"entry_id": "e-2", "order_id": "o-1"}]},
+                REDELIVERED_MS + 3, target="DynamoDB:ledger", op="items"),
+    ],
+    "schedule": {"faults": [{"invocation": "msg-1#1", "ordinal": 1, "fault": "crash_before"}], "turns": []},
+    "keptEvents": ["msg-1"],
+    "provenance": dict(PROVENANCE, seed="aws-ledger", assumptions=["moto 5.2.1 server"]),
+}
+
 BOUNDED = {
     "schemaVersion": 1,
     "kind": "bounded",
@@ -96,3 +159,7 @@ def bounded(**extra):
 
 def unsupported():
     return copy.deepcopy(UNSUPPORTED)
+
+
+def aws_violated():
+    return copy.deepcopy(AWS_VIOLATED)

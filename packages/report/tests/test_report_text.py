@@ -202,3 +202,15 @@ def test_coverage_is_a_compact_table_and_bounded_names_what_was_never_exercised(
     assert "D1:DB run #0           crash_before- error+" in text
     assert "never exercised within the bounds: D1:DB run #0 crash_before" in text
     assert "Audit: reran 4 of 4 explored runs; every effect log repeated byte for byte." in text
+
+
+def test_the_violating_trace_shows_the_aws_handler_output_on_its_invocation():
+    """The handler's captured output is the invocation's last line, its text on one line."""
+    lines = _lines(render_text(verdicts.aws_violated()))
+    outputs = [line for line in lines if "Lambda:payments output" in line]
+    assert 2 == len(outputs)
+    assert all("handling o-1 WARNING:root:about to write o-1" in line for line in outputs)
+    assert all(line.endswith("-> captured true") for line in outputs)
+    first = next(index for index, line in enumerate(lines) if line.startswith("msg-1#1 "))
+    redelivered = next(index for index, line in enumerate(lines) if line.startswith("msg-1#2"))
+    assert first < lines.index(outputs[0]) < redelivered < lines.index(outputs[1])
