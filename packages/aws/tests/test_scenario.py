@@ -11,6 +11,7 @@ from eutaxy.aws import (
     dynamodb_table,
     dynamodb_write,
     handler,
+    load_scenario,
     sqs,
     unique,
 )
@@ -32,7 +33,8 @@ def test_define_scenario_sets_the_platform_root_and_source_from_the_calling_file
     )
     assert "aws" == scenario["platform"]
     assert os.path.abspath(__file__) == scenario["source"]
-    assert os.path.dirname(os.path.abspath(__file__)) == scenario["root"]
+    # Under Bazel this file is a runfiles symlink with no handler.py beside it: root is then its real folder.
+    assert os.path.dirname(os.path.realpath(__file__)) == os.path.realpath(scenario["root"])
     assert {"path": "./handler.py", "function": "handle", "timeoutMs": 3000, "environment": {}, "pythonPath": []} == scenario[
         "handler"
     ]
@@ -91,3 +93,19 @@ def test_dynamodb_table_takes_a_name_a_mapping_or_pairs_and_orders_hash_first():
 def test_mistakes_are_user_errors_that_say_what_to_do(build, message):
     with pytest.raises(UserError, match=message):
         build()
+
+
+def test_a_symlinked_scenario_reads_its_handler_beside_the_file_it_links_to(tmp_path):
+    """Opened through a symlink, the scenario's handler path resolves as the real file's does."""
+    real, linked = tmp_path / "real", tmp_path / "linked"
+    real.mkdir()
+    linked.mkdir()
+    (real / "handler.py").write_text("def handler(event, context):\n    return {}\n")
+    (real / "s.sim.py").write_text(
+        "from eutaxy.aws import define_scenario, handler, sqs\n"
+        'scenario = define_scenario(name="s", handler=handler("./handler.py", "handler"), drive=sqs("q", [{"n": 1}]))\n'
+    )
+    (linked / "s.sim.py").symlink_to(real / "s.sim.py")
+    assert str(real) == load_scenario(linked / "s.sim.py")["root"]
+    (linked / "handler.py").symlink_to(real / "handler.py")
+    assert str(linked) == load_scenario(linked / "s.sim.py")["root"]

@@ -88,14 +88,33 @@ def test_sys_exit_in_a_scenario_is_a_user_error(tmp_path):
         load_scenario(path)
 
 
-def test_a_symlinked_scenario_keeps_its_own_directory(tmp_path):
-    """Through a symlink (as in Bazel's runfiles) root is the link's directory, not the target's."""
+WORKER_GOOD = GOOD.replace("drive=queue(", 'worker={"entry": "./worker.ts"}, drive=queue(')
+
+
+def test_a_symlinked_scenario_reads_its_files_beside_the_file_it_links_to(tmp_path):
+    """A scenario opened through a symlink resolves its paths, and imports its helpers, as the real file does."""
+    real = tmp_path / "real"
+    linked = tmp_path / "linked"
+    real.mkdir()
+    linked.mkdir()
+    write(real, "helper_beside_the_real_file.py", 'NAME = "beside-the-real-file"\n')
+    write(real, "worker.ts", "export default {};\n")
+    write(real, "good.sim.py", WORKER_GOOD.replace("from helper import", "from helper_beside_the_real_file import"))
+    (linked / "good.sim.py").symlink_to(real / "good.sim.py")
+    scenario = load_scenario(linked / "good.sim.py")
+    assert (str(real), "beside-the-real-file") == (scenario["root"], scenario["name"])
+    assert str(linked / "good.sim.py") == scenario["source"]
+
+
+def test_a_symlinked_scenario_with_its_files_beside_the_link_keeps_the_link_folder(tmp_path):
+    """As in Bazel's runfiles, where each declared file is a symlink beside the others: root is the link's folder."""
     real = tmp_path / "real"
     linked = tmp_path / "linked"
     real.mkdir()
     linked.mkdir()
     write(real, "helper.py", 'NAME = "n"\n')
-    write(linked, "helper.py", 'NAME = "n"\n')
-    write(real, "good.sim.py", GOOD)
-    (linked / "good.sim.py").symlink_to(real / "good.sim.py")
+    write(real, "worker.ts", "export default {};\n")
+    write(real, "good.sim.py", WORKER_GOOD)
+    for name in ("helper.py", "worker.ts", "good.sim.py"):
+        (linked / name).symlink_to(real / name)
     assert str(linked) == load_scenario(linked / "good.sim.py")["root"]

@@ -17,6 +17,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariants import validate_invariants
 from eutaxy.engine.bounds import normalise_bounds
+from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
     DEFAULT_MAX_RECEIVE_COUNT,
@@ -342,10 +343,12 @@ def define_scenario(
     merged = dict(DEFAULT_BOUNDS)
     merged.update(normalise_bounds(bounds or {}))
     source = _caller_file(1)
+    # A scenario file that is a symlink reads its files as the file it links to does (scenario_root).
+    named = [handler["path"], *(handler.get("pythonPath") or ())]
     scenario: dict[str, Any] = {
         "name": name,
         "platform": "aws",
-        "root": os.path.dirname(source) if source else os.getcwd(),
+        "root": str(scenario_root(source, named)) if source else os.getcwd(),
         "source": source,
         "handler": dict(handler),
         "setup": steps,

@@ -18,6 +18,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.invariants import validate_invariants
 from eutaxy.engine.bounds import BOUND_NAMES as ENGINE_BOUND_NAMES
 from eutaxy.engine.bounds import normalise_bounds
+from eutaxy.engine.scenario_file import scenario_root
 
 from .externals import validate_externals
 
@@ -68,22 +69,27 @@ def define_scenario(
     if source is None:
         source = _caller_file()
     source_path = _absolute(source) if source is not None else None
+    if not isinstance(name, str) or not name:
+        raise UserError(f"define_scenario: name must be a non-empty string, got {name!r}")
+    worker_fields = _worker(worker)
+    steps = [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))]
+    spec_items = _list(specs, "specs")
     if root is None:
         if source_path is None:
             raise UserError("define_scenario could not tell which file called it; pass root= (the scenario's directory)")
-        root = source_path.parent
-    if not isinstance(name, str) or not name:
-        raise UserError(f"define_scenario: name must be a non-empty string, got {name!r}")
+        named = [*worker_fields.values(), *(step["path"] for step in steps if isinstance(step.get("path"), str))]
+        named += [str(item) for item in spec_items if isinstance(item, (str, Path))]
+        root = scenario_root(source_path, named)
     scenario: dict[str, Any] = {
         "name": name,
         "platform": "cloudflare",
         "root": str(_absolute(root)),
-        "worker": _worker(worker),
-        "setup": [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))],
+        "worker": worker_fields,
+        "setup": steps,
         "drive": _drive(drive),
         "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
         "bounds": normalise_bounds(bounds or {}, names=BOUND_NAMES),
-        "specs": [_spec_path(root, item, index) for index, item in enumerate(_list(specs, "specs"))],
+        "specs": [_spec_path(root, item, index) for index, item in enumerate(spec_items)],
         "externals": validate_externals(externals),
     }
     if source_path is not None:
@@ -154,8 +160,8 @@ def _list(value: Any, field: str) -> list[Any]:
 
 
 def _absolute(path: str | Path) -> Path:
-    """An absolute, normalised path that keeps symlinks: in Bazel's runfiles a
-    scenario's siblings are the declared data beside it, not the source tree."""
+    """An absolute, normalised path that keeps symlinks (scenario_root says which folder a
+    scenario that is a link reads its files from)."""
     return Path(os.path.normpath(os.path.abspath(path)))
 
 

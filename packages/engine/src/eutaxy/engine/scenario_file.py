@@ -19,12 +19,12 @@ import re
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 
-__all__ = ["display_path", "failure_text", "import_scenario", "locate", "no_bytecode"]
+__all__ = ["display_path", "failure_text", "import_scenario", "locate", "no_bytecode", "scenario_root"]
 
 
 @contextlib.contextmanager
@@ -63,9 +63,13 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
     if spec is None or spec.loader is None:
         raise UserError(f"{path}: cannot be imported as Python; name the file <name>.sim.py")
     module = importlib.util.module_from_spec(spec)
-    directory = str(scenario_path.parent)
+    # Helpers beside the file import as its relative paths resolve (scenario_root): from the
+    # link's folder first, then from the folder of the file it links to.
+    directories = [str(scenario_path.parent)]
+    if scenario_path.is_symlink():
+        directories.append(os.path.dirname(os.path.realpath(scenario_path)))
     sys.modules[module_name] = module
-    sys.path.insert(0, directory)
+    sys.path[:0] = directories
     try:
         with no_bytecode():
             spec.loader.exec_module(module)
@@ -78,8 +82,9 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
         raise UserError(failure_text(scenario_path, error)) from None
     finally:
         sys.modules.pop(module_name, None)
-        if directory in sys.path:
-            sys.path.remove(directory)
+        for directory in directories:
+            if directory in sys.path:
+                sys.path.remove(directory)
     scenario = getattr(module, "scenario", None)
     if scenario is None:
         raise UserError(f"{path}: defines no module-level `scenario`; bind one: scenario = define_scenario(...)")
@@ -120,6 +125,25 @@ def _check_plain_data(path: str | Path, scenario: dict[str, Any]) -> None:
 
 
 _EVENT_PATH = re.compile(r"^(scenario\.drive\.events\[(\d+)\][^:]*)")
+
+
+def scenario_root(source: str | Path, names: Iterable[str]) -> Path:
+    """The folder the relative paths of the scenario defined in ``source`` are read from.
+
+    A scenario file that is a symlink reads its files as the file it links to does: from
+    that file's folder. The link's folder is kept when every relative path the scenario
+    names (``names``; absolute ones are skipped) is there, as in Bazel's runfiles, where
+    each declared file is a symlink beside the others and the real folder may be outside
+    what a sandboxed test may read. A file reached through a linked folder is no link: its
+    folder, as spelled, is the root.
+    """
+    link = Path(os.path.normpath(os.path.abspath(source)))
+    if not link.is_symlink():
+        return link.parent
+    relative = [name for name in names if not os.path.isabs(name)]
+    if relative and all((link.parent / name).exists() for name in relative):
+        return link.parent
+    return Path(os.path.realpath(link)).parent
 
 
 def display_path(path: str | Path) -> str:
