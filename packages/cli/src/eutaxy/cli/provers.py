@@ -1,9 +1,10 @@
 """``--prover`` and ``--no-cache``: which engines the PROVEN rung runs, for ``eutaxy report`` and ``eutaxy check``.
 
-``--prover smt`` runs the SMT engine (:mod:`eutaxy.prover_smt`), ``--prover
-lean`` the Lean engine, ``--prover all`` both; the flag may be repeated. An
-engine named but not installed answers UNKNOWN (unavailable) with the command
-that installs it, so listing one costs nothing but the proof.
+``--prover smt`` runs the SMT engine (:mod:`eutaxy.prover_smt`); ``--prover
+lean`` names the Lean engine, which this release does not build, so every
+property it is asked about is UNKNOWN (unavailable), saying so; ``--prover
+all`` names both. The flag may be repeated. An engine named but not installed
+answers UNKNOWN (unavailable) with the command that installs it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ CHOICES = ENGINES + ("all",)
 
 def add_prover_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prover", action="append", choices=CHOICES, metavar="ENGINE",
-                        help="run the PROVEN rung with ENGINE: smt, lean or all (repeatable; default: none)")
+                        help="run the PROVEN rung with ENGINE: smt (Z3), lean (not built in this release: "
+                             "UNKNOWN unavailable) or all (repeatable; default: none)")
     parser.add_argument("--no-cache", action="store_true",
                         help="prove again instead of reusing the engines' cached answers")
 
