@@ -60,3 +60,12 @@ def test_prover_install_reports_an_installed_z3_and_refuses_lean(run_cli, tmp_pa
         k: json.loads(result.stdout)[k] for k in ("already", "engine", "version")}
     refused = run_cli("prover", "install", "lean")
     assert 2 == refused.code and "not built" in refused.stderr
+
+
+def test_prover_help_promises_only_what_runs(run_cli, capsys):
+    """`--help` of report and check says lean is not built (it answers UNKNOWN unavailable), as docs/cli.md does."""
+    for command in ("report", "check"):
+        result = run_cli(command, "--help")
+        text = " ".join((result.stdout + capsys.readouterr().out).split())
+        assert 0 == result.code
+        assert "smt (Z3), lean (not built in this release: UNKNOWN unavailable) or all" in text, command

@@ -207,3 +207,22 @@ def test_a_ladder_that_cannot_find_node_keeps_the_verdict(deciding, tmp_path, ru
     assert "bounded" == data["kind"]
     assert "the spec ladder could not run: no Node toolchain" in data["specs"]["error"]
     assert "not checked: the spec ladder could not run" in _check(run_cli, path).stdout
+
+
+def test_check_prover_smt_runs_the_proven_rung_on_the_scenarios_specs(deciding, node, tmp_path, run_cli,
+                                                                       monkeypatch):
+    """`eutaxy check --prover smt`: the engine answers beside CHECKED and TESTED, and the ladder folds them."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    path = _write(tmp_path)
+    result = _check(run_cli, path, "--json", "--prover", "smt", "--no-cache")
+    assert 1 == result.code, result.stderr  # shortNames stays refuted by the simulator's call
+    props = _properties(json.loads(result.stdout))
+    within = props["withinTotal"]
+    assert [("smt", "proven")] == [(e["engine"]["name"], e["kind"]) for e in within["engines"]]
+    assert ("proven", "proven") == (within["kind"], within["rung"])
+    # The engine cannot read slice(): UNKNOWN (unsupported) beside the refutation, which stands.
+    short = props["shortNames"]
+    assert ("refuted", "checked") == (short["kind"], short["rung"])
+    assert [("smt", "unknown")] == [(e["engine"]["name"], e["kind"]) for e in short["engines"]]
+    without = _properties(json.loads(_check(run_cli, path, "--json").stdout))["withinTotal"]
+    assert ("tested", None) == (without["kind"], without.get("engines"))
