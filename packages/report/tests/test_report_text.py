@@ -214,3 +214,21 @@ def test_the_violating_trace_shows_the_aws_handler_output_on_its_invocation():
     first = next(index for index, line in enumerate(lines) if line.startswith("msg-1#1 "))
     redelivered = next(index for index, line in enumerate(lines) if line.startswith("msg-1#2"))
     assert first < lines.index(outputs[0]) < redelivered < lines.index(outputs[1])
+
+
+def test_an_aws_trace_labels_each_invocation_with_when_it_started():
+    """A redelivery after the visibility timeout shows its 30 virtual seconds; the first starts at +0 s."""
+    lines = _lines(render_text(verdicts.aws_violated()))
+    labels = [line.split("  ")[0] for line in lines if "#0 DynamoDB:ledger PutItem" in line]
+    assert ["msg-1#1 (at +0 s)", "msg-1#2 (redelivery, at +30 s)"] == labels
+    verdict = verdicts.aws_violated()
+    for effect in verdict["trace"][8:]:
+        effect["time"] += 1500
+    assert any(line.startswith("msg-1#2 (redelivery, at +31.500 s) ") for line in _lines(render_text(verdict)))
+
+
+def test_a_cloudflare_trace_keeps_its_labels_without_times():
+    """Only platforms whose delivery moves time on label invocations with times; Cloudflare's stay as they were."""
+    text = render_text(verdicts.violated())
+    assert " at +" not in text
+    assert any(line.startswith("msg-1#2 (redelivery)  #0 D1:DB run") for line in _lines(text))

@@ -36,6 +36,12 @@ _CUTTING: contextvars.ContextVar[tuple[bool, tuple[str, ...]]] = contextvars.Con
 #: A shrunk trace is short; one that is not is cut here rather than flood the terminal.
 TRACE_POINTS_MAX = 200
 
+#: Platforms whose delivery moves virtual time on between invocations (a visibility
+#: timeout before a redelivery, a delay, a batching window): their trace labels each
+#: invocation with when it started, from the trace's first effect. Elsewhere time moves
+#: one millisecond per effect and the labels stay as they were.
+_TIMED_PLATFORMS = frozenset({"aws"})
+
 #: What each injected fault did, in the reader's words.
 FAULT_MEANINGS = {
     "crash_before": "crashed before the effect; nothing committed",
@@ -168,14 +174,18 @@ def _trace_section(verdict: dict) -> list[str]:
     snapshots = [effect for _, effect in effects if effect.get("kind") == "snapshot"]
     if not live:
         lines.append("  (no effects)")
-    width = _label_width(live)
     groups = _group_effects(live)
+    start_ms = _start_ms(live) if verdict.get("platform") in _TIMED_PLATFORMS else None
+    labels = []
     previous_invocation = None
-    starred = False
     for group in groups[:TRACE_POINTS_MAX]:
         invocation = group[0][1].get("invocation", "?")
-        label = _invocation_label(invocation) if invocation != previous_invocation else ""
+        started = _offset_ms(group[0][1], start_ms)
+        labels.append(_invocation_label(invocation, started) if invocation != previous_invocation else "")
         previous_invocation = invocation
+    width = max([_label_width(live), *(len(label) for label in labels)])
+    starred = False
+    for group, label in zip(groups, labels):
         marker = " *" if any(index in named for index, _ in group) else ""
         starred = starred or bool(marker)
         first, *rest = _group_lines(group)
@@ -558,15 +568,31 @@ def _flatten(value: dict, prefix: str = "") -> list[tuple[str, Any]]:
     return items
 
 
-def _invocation_label(invocation: str) -> str:
+def _invocation_label(invocation: str, started_ms: int | None = None) -> str:
+    """``msg-1#2 (redelivery)``; with the start time, ``msg-1#2 (redelivery, at +30 s)``."""
+    notes = []
     event, _, attempt = str(invocation).rpartition("#")
     if event and attempt.isdigit() and int(attempt) > 1:
-        return f"{invocation} (redelivery)"
-    return str(invocation)
+        notes.append("redelivery")
+    if started_ms is not None:
+        notes.append("at +" + (f"{started_ms // 1000} s" if started_ms % 1000 == 0 else f"{started_ms / 1000:.3f} s"))
+    return f"{invocation} ({', '.join(notes)})" if notes else str(invocation)
 
 
 def _label_width(live: list[tuple[int, dict]]) -> int:
     return max((len(_invocation_label(effect.get("invocation", "?"))) for _, effect in live), default=0)
+
+
+def _start_ms(live: list[tuple[int, dict]]) -> int | None:
+    times = [effect["time"] for _, effect in live if isinstance(effect.get("time"), int)]
+    return min(times) if times else None
+
+
+def _offset_ms(effect: dict, start_ms: int | None) -> int | None:
+    time = effect.get("time")
+    if start_ms is None or not isinstance(time, int) or isinstance(time, bool):
+        return None
+    return time - start_ms
 
 
 def _violation_effects(violation: dict) -> set[int]:
