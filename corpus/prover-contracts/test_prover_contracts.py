@@ -3,8 +3,10 @@
 Each case folder holds ``domain.ts``, ``domain.props.ts`` and ``expected.json``
 (``properties``: per property its ``kind`` and, where fixed, ``inside`` (the
 count), ``args`` (the shrunk counterexample, in the value encoding),
-``reasons``, and ``found``: ``"edges"`` when the edges must find it before any
-random draw, ``"random"`` when no edge can). A verdict that moves fails here.
+``reasons``, ``found``: ``"edges"`` when the edges must find it before any
+random draw, ``"random"`` when no edge can, and ``maxDrawsPerInside``: the most
+draws, edges included, the rung may spend per input inside the claim, for
+steering). A verdict that moves fails here.
 """
 
 import json
@@ -56,6 +58,8 @@ def test_case_verdicts(case, seed):
             assert want["reasons"] == got["reasons"]
         if "args" in want:
             assert want["args"] == got["counterexample"]["args"]
+        if "maxDrawsPerInside" in want:
+            assert got["tested"]["draws"] <= want["maxDrawsPerInside"] * got["counts"]["tested"], "steered inside"
         if want.get("found") == "edges":
             assert got["tested"]["draws"] <= got["tested"]["edges"], "found before any random draw"
             assert want["args"] == got["counterexample"]["drawn"]

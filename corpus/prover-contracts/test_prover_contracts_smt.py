@@ -6,9 +6,11 @@ and for UNKNOWN (unsupported) the refused ``construct``, its ``line`` and the
 ``file`` it stands in, ``"module"`` or ``"spec"``) and ``withSmt`` (the folded
 verdict of ``eutaxy report --prover smt``). Every REFUTED from the engine was
 replayed on the real function; a CONFLICT shows both answers. Three seeds, and
-the report's canonical JSON byte-identical when proved again without the cache.
+the report's canonical JSON byte-identical when proved again without the cache,
+and the CLI's ``--json`` output byte-identical across two runs of each seed.
 """
 
+import io
 import json
 from pathlib import Path
 
@@ -82,3 +84,25 @@ def test_every_expected_property_has_an_smt_answer():
     for case in CASES:
         for name, want in _expected(case).items():
             assert {"smt", "withSmt"} <= set(want), (case, name)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cli_report_json_is_byte_identical_across_runs(seed, tmp_path, monkeypatch):
+    """`eutaxy report corpus/prover-contracts --prover smt --json --seed S` twice: the same bytes, the same exit.
+
+    The first run proves into an empty cache, the second answers from it, so the
+    bytes cannot depend on where an engine's answer came from either.
+    """
+    from eutaxy.cli.main import main
+
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    runs = []
+    for _ in range(2):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["report", str(HERE), "--prover", "smt", "--json", "--seed", seed], stdout=out, stderr=err)
+        runs.append((code, out.getvalue()))
+    assert 1 == runs[0][0], "the corpus holds REFUTED and CONFLICT properties"
+    assert runs[0] == runs[1]
+    report = json.loads(runs[0][1])
+    assert seed == report["seed"]
+    assert {"proven", "refuted", "unknown", "conflict"} <= set(report["summary"])
