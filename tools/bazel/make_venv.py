@@ -2,8 +2,7 @@
 
 The one way this repository makes a venv: Bazel's Python toolchain (inside the
 output base, tools/bazel/python_toolchain.bzl), the checkout's .venv that
-tools/check runs in (tools/setup.sh) and the fresh venv of the wheels check
-(tools/wheels/check.py). pip installs the lock in hash-checking mode
+tools/check runs in (tools/setup.sh) and the release workflow's build venv. pip installs the lock in hash-checking mode
 (--require-hashes): a distribution whose SHA-256 is not one the lock lists for it
 is refused before anything is installed, and the error names the package. Every
 dependency must be pinned in the lock too, or pip refuses the lock.
