@@ -6,7 +6,8 @@ For each commit in BASE..HEAD (merges skipped) that touches ``packages/``: it
 passes if it adds or changes a fragment ``changelog.d/<name>.<type>.md`` of a
 known type, or if its message has a line ``Changelog: none, <why>`` (any
 separator, a reason of at least one word). A fragment of an unknown type fails
-whatever the commit touches. Exit 0 every commit passes, 1 some do not (each
+whatever the commit touches. Commits older than the rule (the commit that added
+this file, and its ancestors) are not judged. Exit 0 every commit passes, 1 some do not (each
 named with its subject and what to do), 2 bad arguments or an unknown revision.
 """
 
@@ -22,6 +23,8 @@ import tomllib
 
 #: The fragment types towncrier.toml declares, read from it (kept here as the fallback for a tree without it).
 DEFAULT_TYPES = ("breaking", "feature", "change", "fix", "doc")
+#: The file whose first commit starts the rule: commits made before it are not judged by it.
+RULE_FILE = "tools/release/fragments.py"
 #: Files in changelog.d/ that are not fragments.
 NOT_FRAGMENTS = {"README.md", ".gitignore"}
 #: "Changelog: none" and a reason: at least one word after a separator.
@@ -53,7 +56,7 @@ def problems(repo: Path, base: str, head: str = "HEAD") -> list[str]:
     """One message per commit of base..head that breaks the rule."""
     types = fragment_types(repo)
     found = []
-    for commit in _git(repo, "rev-list", "--no-merges", "--reverse", f"{base}..{head}").split():
+    for commit in _git(repo, "rev-list", "--no-merges", "--reverse", f"{base}..{head}", *_before_the_rule(repo)).split():
         subject = _git(repo, "log", "-1", "--format=%s", commit).strip()
         message = _git(repo, "log", "-1", "--format=%B", commit)
         changes = [line.split("\t") for line in
@@ -79,6 +82,12 @@ def problems(repo: Path, base: str, head: str = "HEAD") -> list[str]:
                      f"(changelog.d/README.md) or say why none is needed on a line of the message: "
                      f"'Changelog: none, <why>'")
     return found
+
+
+def _before_the_rule(repo: Path) -> list[str]:
+    """``^<commit>`` for the commit that added this check, so the commits made before there was a rule pass."""
+    added = _git(repo, "log", "--diff-filter=A", "--format=%H", "--", RULE_FILE).split()
+    return [f"^{added[-1]}"] if added else []
 
 
 def _git(repo: Path, *args: str) -> str:

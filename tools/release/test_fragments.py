@@ -109,3 +109,13 @@ def test_the_command_exits_1_on_a_problem_and_2_on_an_unknown_revision(repo):
     unknown = subprocess.run([sys.executable, script, "--repo", str(repo.path), "--base", "no-such-rev"],
                              capture_output=True, text=True)
     assert 2 == unknown.returncode
+
+
+def test_commits_made_before_the_rule_are_not_judged(repo):
+    """The commit that adds tools/release/fragments.py starts the rule; an older change passes, a newer one fails."""
+    repo.commit("old engine change", {"packages/engine/src/old.py": "1\n"})
+    repo.commit("add the rule", {fragments.RULE_FILE: "# the check\n"})
+    assert [] == repo.problems()
+    repo.commit("new engine change", {"packages/engine/src/new.py": "1\n"})
+    found = repo.problems()
+    assert 1 == len(found) and "'new engine change'" in found[0], found
