@@ -68,4 +68,20 @@ def test_spec_verdicts():
         v.SpecVerdict(kind="verified", property="p")
     proven = v.SpecVerdict(kind=v.PROVEN, property="p", rung=v.PROVEN, engine={"name": "z3", "version": "4.13"})
     assert {"name": "z3", "version": "4.13"} == proven.to_data()["engine"]
-    assert "module_state_leak" in v.UNSUPPORTED_CAUSES and "invisible_wait" in v.UNSUPPORTED_CAUSES
+
+
+def test_unsupported_causes_come_from_the_registry():
+    """UNSUPPORTED_CAUSES is vectors/causes.json's names; the constants Python uses are in it.
+
+    Which causes the sources emit is packages/cli/tests/test_causes.py's scan.
+    """
+    import json
+    import pathlib
+
+    registry = json.loads(pathlib.Path(v.__file__).with_name("vectors").joinpath("causes.json").read_text())
+    assert sorted(entry["name"] for entry in registry["causes"]) == list(v.UNSUPPORTED_CAUSES)
+    for name in (v.MODULE_STATE_LEAK, v.NOT_REPLAYABLE, v.CPU_BOUND, v.VACUOUS_INVARIANT, v.NONDETERMINISTIC):
+        assert name in v.CAUSES
+    # Names no side emits are gone (the runtime says unseen_wait and effect_hung).
+    assert "invisible_wait" not in v.CAUSES and "budget_exceeded" not in v.CAUSES
+    assert "unseen_wait" in v.CAUSES and "effect_hung" in v.CAUSES

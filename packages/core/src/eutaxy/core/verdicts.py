@@ -8,6 +8,8 @@ is UNSUPPORTED with a cause, never a quiet pass.
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 from typing import Any, Iterable
 
 import attrs
@@ -15,20 +17,15 @@ import attrs
 from eutaxy.core.errors import UserError
 
 __all__ = [
-    "BINDING_NOT_ALLOWED",
     "BOUNDED",
-    "BUDGET_EXCEEDED",
+    "CAUSES",
     "CHECKED",
     "CONFLICT",
     "CPU_BOUND",
-    "FINALIZATION_REGISTRY",
     "GAVE_UP",
-    "INVISIBLE_WAIT",
     "MODULE_STATE_LEAK",
     "NONDETERMINISTIC",
-    "NOT_PLAIN_DATA",
     "NOT_REPLAYABLE",
-    "OUTBOUND_REQUEST",
     "PROVEN",
     "REFUTED",
     "RUNGS",
@@ -39,13 +36,11 @@ __all__ = [
     "UNAVAILABLE",
     "UNKNOWN",
     "UNKNOWN_REASONS",
-    "UNMODELLED",
     "UNSUPPORTED",
     "UNSUPPORTED_CAUSES",
     "UNSUPPORTED_REASON",
     "VACUOUS_INVARIANT",
     "VIOLATED",
-    "WEAKREF",
     "Cause",
     "Provenance",
     "SpecVerdict",
@@ -66,48 +61,37 @@ BOUNDED = "bounded"
 UNSUPPORTED = "unsupported"
 SIMULATION_KINDS = (VIOLATED, BOUNDED, UNSUPPORTED)
 
-# The causes of UNSUPPORTED (``cause.kind``).
+# The causes of UNSUPPORTED (``cause.kind``). vectors/causes.json is the one registry: every
+# cause either side (Python platforms and engine, the JavaScript runtime) emits, what it
+# means and who emits it; packages/core/tests/test_causes.py scans the sources against it.
+# The names Python code uses directly are constants here, each checked against the registry.
+
+
+def _load_causes() -> dict[str, dict[str, Any]]:
+    text = (importlib.resources.files("eutaxy.core") / "vectors" / "causes.json").read_text(encoding="utf-8")
+    entries = json.loads(text)["causes"]
+    causes = {entry["name"]: entry for entry in entries}
+    assert len(causes) == len(entries), "causes.json names a cause twice"
+    return causes
+
+
+#: Every UNSUPPORTED cause, by name: ``{"name", "meaning", "emitters"}`` (vectors/causes.json).
+CAUSES: dict[str, dict[str, Any]] = _load_causes()
+UNSUPPORTED_CAUSES = tuple(sorted(CAUSES))
+
 #: Replaying the first runs in another order changed their logs.
 MODULE_STATE_LEAK = "module_state_leak"
 #: The same plan made different choices (or a violation did not replay).
 NOT_REPLAYABLE = "not_replayable"
-#: A binding outside the allowlist (Cache API, AI, Hyperdrive, KV, raw sockets) or one without its setup step.
-BINDING_NOT_ALLOWED = "binding_not_allowed"
-#: A request to a host no external declares, or one no scripted response answers.
-OUTBOUND_REQUEST = "outbound_request"
-#: WeakRef, which is not virtualised.
-WEAKREF = "weakref"
-#: FinalizationRegistry, which is not virtualised.
-FINALIZATION_REGISTRY = "finalization_registry"
-#: An invocation waited on something Eutaxy cannot see.
-INVISIBLE_WAIT = "invisible_wait"
-#: An effect's real I/O outlasted the budget.
-BUDGET_EXCEEDED = "budget_exceeded"
-#: A result that is not plain data (a stub, a function, a stream, an RPC capability).
-NOT_PLAIN_DATA = "not_plain_data"
-#: Platform behaviour the model does not cover (multipart uploads, rollback handlers, …).
-UNMODELLED = "unmodelled"
 #: Handler code ran longer than the per-effect threshold without yielding (a loop that never ends).
 CPU_BOUND = "cpu_bound"
 #: An invariant selected no effect and read no row in any run, so it held trivially.
 VACUOUS_INVARIANT = "vacuous_invariant"
 #: A rerun of an explored schedule (``--audit``) recorded a different effect log.
 NONDETERMINISTIC = "nondeterministic"
-UNSUPPORTED_CAUSES = (
-    MODULE_STATE_LEAK,
-    NOT_REPLAYABLE,
-    BINDING_NOT_ALLOWED,
-    OUTBOUND_REQUEST,
-    WEAKREF,
-    FINALIZATION_REGISTRY,
-    INVISIBLE_WAIT,
-    BUDGET_EXCEEDED,
-    NOT_PLAIN_DATA,
-    UNMODELLED,
-    CPU_BOUND,
-    VACUOUS_INVARIANT,
-    NONDETERMINISTIC,
-)
+for _name in (MODULE_STATE_LEAK, NOT_REPLAYABLE, CPU_BOUND, VACUOUS_INVARIANT, NONDETERMINISTIC):
+    assert _name in CAUSES, f"{_name} is not in vectors/causes.json"
+del _name
 
 _EXIT_CODES = {BOUNDED: 0, VIOLATED: 1, UNSUPPORTED: 2}
 
