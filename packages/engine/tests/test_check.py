@@ -21,9 +21,9 @@ def test_the_same_seed_gives_byte_identical_verdicts_whatever_the_clock():
 
 
 def test_a_violated_verdict_has_the_contracts_fields():
-    """VIOLATED carries violation, trace, schedule, keptEvents and provenance; no cause, no exhaustive."""
+    """VIOLATED carries violation, trace, schedule, keptEvents, faultFree and provenance; no cause, no exhaustive."""
     verdict = check_scenario(orders_scenario(), ToyPlatform(), max_runs=300)
-    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations", "coverage"} == set(verdict)
+    assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations", "coverage", "faultFree"} == set(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
     assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])

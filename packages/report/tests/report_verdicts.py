@@ -163,3 +163,32 @@ def unsupported():
 
 def aws_violated():
     return copy.deepcopy(AWS_VIOLATED)
+
+
+#: The fault-free run of VIOLATED's msg-1: insert once, ack, one row (``faultFree``).
+_FAULT_FREE_TRACE = [
+    _effect("call", "msg-1#1", 0, {"args": _args()}, 0),
+    _effect("result", "msg-1#1", 0, {"args": _args(), "result": {"changes": 1}}, 1),
+    _effect("call", "msg-1#1", 1, {"args": {"id": "msg-1"}}, 1, target="Queue:payments", op="ack"),
+    _effect("result", "msg-1#1", 1, {"args": {"id": "msg-1"}, "result": None}, 2, target="Queue:payments", op="ack"),
+    _effect("snapshot", "snapshot", 0, {"rows": [{"order_id": "o-1", "amount_cents": 1200, "id": 1}]}, 3, op="payments"),
+]
+
+
+def violated_with_fault_free():
+    """VIOLATED with what the crash changed: the runs share the insert, then one redelivers and one acks."""
+    verdict = violated()
+    verdict["faultFree"] = {
+        "changed": "faults",
+        "schedule": {"faults": [], "turns": []},
+        "end": {"kind": "completed"},
+        "violations": [],
+        "trace": copy.deepcopy(_FAULT_FREE_TRACE),
+        "divergence": {
+            "agreedPoints": 1,
+            "violating": copy.deepcopy(VIOLATED["trace"][3:8]),
+            "faultFree": copy.deepcopy(_FAULT_FREE_TRACE[2:4]),
+        },
+        "stateDiffers": [{"target": "D1:DB", "op": "payments"}],
+    }
+    return verdict

@@ -232,3 +232,61 @@ def test_a_cloudflare_trace_keeps_its_labels_without_times():
     text = render_text(verdicts.violated())
     assert " at +" not in text
     assert any(line.startswith("msg-1#2 (redelivery)  #0 D1:DB run") for line in _lines(text))
+
+
+def test_what_the_fault_changed_puts_the_two_runs_side_by_side_after_the_last_shared_point():
+    """The shared insert (with its crash) comes first, then each run's next points on one line each."""
+    text = render_text(verdicts.violated_with_fault_free())
+    lines = _lines(text)
+    at = lines.index("What the fault changed (the same events replayed without it, turns as in the trace):")
+    section = lines[at : lines.index("Schedule (what the regression test replays):")]
+    assert "That run breaks no invariant." == section[1]
+    assert "Both runs agree on the first effect point:" == section[2]
+    assert section[3].startswith("msg-1#1  #0 D1:DB run")
+    assert section[4].startswith("!! crash_after")
+    assert "Then they part:" == section[5]
+    assert ["with the fault", "without the fault"] == [cell.strip() for cell in section[6].split("|")]
+    # Row by row: the redelivery beside the fault-free ack, then the rest of the faulty run.
+    left, right = (cell.strip() for cell in section[7].split("|"))
+    assert "msg-1#1 #1 Queue:payments !! redelivery" == left
+    assert right.startswith("msg-1#1 #1 Queue:payments ack") and right.endswith("-> done")
+    left, right = (cell.strip() for cell in section[8].split("|"))
+    assert left.startswith("msg-1#2 (redelivery) #0 D1:DB run") and left.endswith("-> changes 1")
+    assert "(run ended)" == right
+    assert section[9].startswith("msg-1#2 (redelivery) #1 Queue:payments ack")
+    assert "D1:DB payments: 2 rows in the trace, 1 row without the fault" in section
+    assert 'only in the trace: {"amount_cents":1200,"id":2,"order_id":"o-1"}' in section
+
+
+def test_the_side_by_side_columns_are_cut_to_width_and_wide_keeps_them_whole():
+    """Each left cell is cut to COLUMN_CHARS, keeping its result; --wide prints the SQL whole."""
+    from eutaxy.report.text import COLUMN_CHARS
+
+    narrow = _lines(render_text(verdicts.violated_with_fault_free()))
+    row = next(line for line in narrow if line.startswith("msg-1#2 (redelivery) #0"))
+    assert len(row.split(" | ")[0].rstrip()) <= COLUMN_CHARS
+    assert "..." in row and "-> changes 1" in row
+    wide = _lines(render_text(verdicts.violated_with_fault_free(), wide=True))
+    row = next(line for line in wide if line.startswith("msg-1#2 (redelivery) #0"))
+    assert 'VALUES (?, ?) ["o-1",1200]  -> changes 1' in row
+
+
+def test_a_turn_only_violation_is_compared_with_arrival_order_and_a_plain_bug_says_so():
+    """changed=turns names arrival order; changed=nothing says the bug shows in a plain run."""
+    verdict = verdicts.violated_with_fault_free()
+    verdict["faultFree"]["changed"] = "turns"
+    text = render_text(verdict)
+    assert "What the interleaving changed (the same events run with every turn in arrival order):" in text
+    assert "in arrival order" in next(line for line in _lines(text) if line.startswith("in the trace"))
+    verdict["faultFree"] = {"changed": "nothing", "divergence": None, "violations": [verdict["violation"]]}
+    text = render_text(verdict)
+    assert "What the fault changed: nothing; the shrunk run injects no fault" in text
+    assert "Then they part:" not in text
+
+
+def test_a_verdict_without_fault_free_data_renders_as_before():
+    """Older verdicts (no faultFree) get no such section, and a broken one does not crash the report."""
+    assert "What the fault changed" not in render_text(verdicts.violated())
+    verdict = verdicts.violated()
+    verdict["faultFree"] = {"changed": "faults", "divergence": {"agreedPoints": "x", "violating": [3], "faultFree": None}}
+    assert "What the fault changed" in render_text(verdict)

@@ -26,6 +26,7 @@ from eutaxy.core.verdicts import VACUOUS_INVARIANT, Cause, Provenance, simulatio
 from eutaxy.engine.audit import run_audit
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
+from eutaxy.engine.explain import explain
 from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
@@ -220,6 +221,8 @@ def _simulation_verdict(scenario: dict, platform: Platform, session: Session, ou
         # Every invariant the shrunk run breaks, the one the shrinker kept breaking first.
         others = [v.to_data() for v in shrunk.record.violations if v.invariant != shrunk.violation.invariant]
         verdict["violations"] = [shrunk.violation.to_data()] + others
+        # What the fault changed: the kept events run without it, and where the two logs part.
+        verdict["faultFree"] = explain(session, shrunk)
         return verdict
     if isinstance(outcome, Stopped):
         return simulation_verdict(

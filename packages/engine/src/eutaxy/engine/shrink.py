@@ -41,7 +41,7 @@ from eutaxy.engine.plans import event_ids, event_of_invocation, events_of, first
 from eutaxy.engine.replay import replay
 from eutaxy.engine.session import RunRecord, Session, same_violation, violation_key
 
-__all__ = ["MAX_SHRINK_RUNS", "SHRINK_PASSES", "Shrunk", "protected_events", "shrink"]
+__all__ = ["MAX_SHRINK_RUNS", "SHRINK_PASSES", "Shrunk", "fault_free_run", "protected_events", "shrink"]
 
 #: Replays the shrinker may spend: enough for a few dozen faults and events removed one
 #: at a time, or a thousand events halved down to one, and small next to an exploration
@@ -59,6 +59,8 @@ class Shrunk:
     replays: int
     #: Whether ``MAX_SHRINK_RUNS`` stopped the shrinker before a fixed point.
     capped: bool
+    #: The kept events' fault-free arrival-order run, when the guard already ran it.
+    baseline: RunRecord | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -159,8 +161,8 @@ class _Shrinker:
     target: tuple[str, tuple[str, ...]]
     protected: frozenset[str]
     replays: int = 0
-    #: Invariants broken by the fault-free arrival-order run, by kept events (None: all).
-    _baselines: dict[tuple[str, ...] | None, frozenset[str] | None] = attrs.field(factory=dict)
+    #: The fault-free arrival-order run of the kept events (None: all), by kept events.
+    _baselines: dict[tuple[str, ...] | None, RunRecord] = attrs.field(factory=dict)
 
     def spent(self) -> bool:
         return self.replays >= MAX_SHRINK_RUNS
@@ -169,15 +171,17 @@ class _Shrinker:
         self.replays += 1
         return replay(self.session, schedule, kept)
 
+    def baseline_run(self, kept: tuple[str, ...] | None) -> RunRecord:
+        """The kept events' run with no faults and every turn in arrival order (option 0), run once."""
+        if kept not in self._baselines:
+            self.replays += 1
+            self._baselines[kept] = fault_free_run(self.session, kept)
+        return self._baselines[kept]
+
     def _baseline(self, kept: tuple[str, ...] | None) -> frozenset[str] | None:
         """The invariants the kept events break with no faults, turns in arrival order (None: unsupported)."""
-        if kept not in self._baselines:
-            session = self.session
-            scenario = session.scenario if kept is None else restrict_events(session.scenario, kept)
-            self.replays += 1
-            record = session.perform(first_plan(scenario, session.seed, (), 0))
-            self._baselines[kept] = None if record.unsupported else frozenset(v.invariant for v in record.violations)
-        return self._baselines[kept]
+        record = self.baseline_run(kept)
+        return None if record.unsupported else frozenset(v.invariant for v in record.violations)
 
     def dropping_events_alone_breaks(self, kept: tuple[str, ...]) -> bool:
         """Whether the kept events break, with no fault at all, what the whole scenario does not."""
@@ -231,8 +235,24 @@ class _Shrinker:
             else:
                 schedule = replayed_schedule
         return Shrunk(
-            record=best[0], violation=best[1], schedule=schedule, kept_events=kept, replays=self.replays, capped=capped
+            record=best[0],
+            violation=best[1],
+            schedule=schedule,
+            kept_events=kept,
+            replays=self.replays,
+            capped=capped,
+            baseline=self._baselines.get(kept),
         )
+
+
+def fault_free_run(session: Session, kept: Sequence[str] | None) -> RunRecord:
+    """The kept events (None: all) run with no faults and every turn in arrival order (option 0).
+
+    The shrinker's guard compares candidates by it, and the verdict's ``faultFree`` run
+    (``eutaxy.engine.explain``) is it for a violation that needs no fault.
+    """
+    scenario = session.scenario if kept is None else restrict_events(session.scenario, kept)
+    return session.perform(first_plan(scenario, session.seed, (), 0))
 
 
 def shrink(session: Session, record: RunRecord, violation: Violation) -> Shrunk:

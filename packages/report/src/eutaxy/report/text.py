@@ -94,6 +94,7 @@ def _render(verdict: dict) -> str:
         lines += _violation_section(verdict.get("violation") or {})
         lines += _also_broken_section(verdict)
         lines += _trace_section(verdict)
+        lines += _fault_free_section(verdict)
         lines += _schedule_section(verdict)
     elif kind == "bounded":
         lines += _bounded_section(verdict)
@@ -203,6 +204,144 @@ def _trace_section(verdict: dict) -> list[str]:
             lines.append(f"  {title}: {len(rows)} row" + ("" if len(rows) == 1 else "s"))
             lines += ["    " + _cut(to_json(row)) for row in rows]
     return lines
+
+
+#: Characters in each column of the side-by-side divergence (``wide=True`` prints the left
+#: column as wide as its longest line and cuts nothing).
+COLUMN_CHARS = 64
+
+
+def _fault_free_section(verdict: dict) -> list[str]:
+    """What the fault changed: where the trace parts from the same events run without it.
+
+    ``faultFree`` (``eutaxy.engine.explain``) holds the comparison run and the first effect
+    points where the two logs differ; they are printed side by side, after the last point
+    both runs share (which is where the fault, if any, struck).
+    """
+    fault_free = verdict.get("faultFree")
+    if not isinstance(fault_free, dict):
+        return []
+    changed = fault_free.get("changed")
+    faults = (verdict.get("schedule") or {}).get("faults") or []
+    if changed == "nothing":
+        return [
+            "",
+            "What the fault changed: nothing; the shrunk run injects no fault and takes every turn in",
+            "arrival order, so the bug shows in a plain run of these events.",
+        ]
+    if changed == "turns":
+        lines = ["", "What the interleaving changed (the same events run with every turn in arrival order):"]
+        other_side = "in arrival order"
+    else:
+        noun, pronoun = ("fault", "it") if len(faults) == 1 else ("faults", "them")
+        lines = ["", f"What the {noun} changed (the same events replayed without {pronoun}, turns as in the trace):"]
+        other_side = f"without the {noun}"
+    lines.append("  " + _fault_free_outcome(fault_free, verdict))
+    split = fault_free.get("divergence")
+    if not isinstance(split, dict):
+        lines.append("  Both runs log the same effects; only the state after them differs." if fault_free.get("stateDiffers")
+                     else "  Both runs log the same effects.")
+        return lines
+    agreed = split.get("agreedPoints")
+    agreed = agreed if isinstance(agreed, int) and not isinstance(agreed, bool) and agreed > 0 else 0
+    live = [(index, effect) for index, effect in enumerate(verdict.get("trace") or [])
+            if isinstance(effect, dict) and effect.get("kind") != "snapshot"]
+    shared = _group_effects(live)[:agreed]
+    if shared:
+        lines.append("  Both runs agree on the first effect point:" if agreed == 1
+                     else f"  Both runs agree on the first {agreed} effect points; the last of them:")
+        last = shared[-1]
+        first, *rest = _group_lines(last)
+        lines.append(f"    {last[0][1].get('invocation', '?')}  {first}")
+        lines += ["    " + " " * len(str(last[0][1].get("invocation", "?"))) + f"  {line}" for line in rest]
+        lines.append("  Then they part:")
+    else:
+        lines.append("  The runs part at the first effect point:")
+    left = _cells(split.get("violating"))
+    right = _cells(split.get("faultFree"))
+    wide, _ = _CUTTING.get()
+    left_title = f"with the {noun}" if changed == "faults" else "in the trace"
+    width = max([len(cell) for cell in left] + [len(left_title)]) if wide else COLUMN_CHARS
+    lines.append(f"    {left_title:<{width}} | {other_side}")
+    for row in range(max(len(left), len(right))):
+        ours = left[row] if row < len(left) else ("(run ended)" if row == len(left) else "")
+        theirs = right[row] if row < len(right) else ("(run ended)" if row == len(right) else "")
+        lines.append(f"    {_fit(ours, width):<{width}} | {_fit(theirs, width)}".rstrip())
+    lines += _state_difference_lines(verdict, fault_free, other_side)
+    return lines
+
+
+def _fault_free_outcome(fault_free: dict, verdict: dict) -> str:
+    end = fault_free.get("end") or {}
+    if end.get("kind") == "unsupported":
+        return f"That run ended unsupported ({end.get('cause', '?')}: {end.get('detail', '')}), so it may stop short."
+    broken = [v.get("invariant") for v in fault_free.get("violations") or [] if isinstance(v, dict)]
+    if not broken:
+        return "That run breaks no invariant."
+    named = (verdict.get("violation") or {}).get("invariant")
+    tail = " (the same invariant, by other keys or effects)" if named in broken else ""
+    return "That run breaks " + ", ".join(str(name) for name in broken) + " too" + tail + "."
+
+
+def _cells(effects: Any) -> list[str]:
+    """One line per effect point of a divergence window: invocation, the point, its fault."""
+    records = [(index, effect) for index, effect in enumerate(effects or []) if isinstance(effect, dict)]
+    cells = []
+    for group in _group_effects(records):
+        first, *rest = _group_lines(group)
+        head = group[0][1]
+        if head.get("kind") == "fault":
+            # A fault with no call (a redelivery): its name only, the meaning is in the trace above.
+            payload = head.get("payload") if isinstance(head.get("payload"), dict) else {}
+            first = f"#{head.get('ordinal', '?')} {head.get('target', '?')} !! {payload.get('fault') or head.get('op') or 'fault'}"
+        faults = " ".join(line.strip().split(" (")[0] for line in rest)
+        cells.append(f"{_invocation_label(group[0][1].get('invocation', '?'))} {first}" + (f" {faults}" if faults else ""))
+    return cells
+
+
+def _fit(cell: str, width: int) -> str:
+    """The cell cut to ``width``, keeping the result (``-> ...``) and a fault (``!! ...``) in view."""
+    wide, _ = _CUTTING.get()
+    if wide or len(cell) <= width:
+        return cell
+    cut = max(cell.rfind(" -> "), cell.rfind(" !! "))
+    tail = cell[cut:] if cut > 0 and len(cell) - cut < width // 2 else ""
+    return cell[: width - len(tail) - 3] + "..." + tail
+
+
+#: Rows printed per side of a state difference; the JSON report holds both states whole.
+STATE_ROWS_MAX = 4
+
+
+def _state_difference_lines(verdict: dict, fault_free: dict, other_side: str) -> list[str]:
+    differs = [d for d in fault_free.get("stateDiffers") or [] if isinstance(d, dict)]
+    if not differs:
+        return []
+    lines = ["  State after each run, where it differs:"]
+    for item in differs:
+        target, op = item.get("target"), item.get("op")
+        ours = _snapshot_rows(verdict.get("trace"), target, op)
+        theirs = _snapshot_rows(fault_free.get("trace"), target, op)
+        counts = ", ".join(f"{len(rows)} row{'' if len(rows) == 1 else 's'} {side}"
+                           for rows, side in ((ours, "in the trace"), (theirs, other_side)))
+        lines.append(f"    {target} {op}: {counts}")
+        for rows, others, side in ((ours, theirs, "in the trace"), (theirs, ours, other_side)):
+            only = list(rows)
+            for row in others:
+                if row in only:
+                    only.remove(row)
+            for row in only[:STATE_ROWS_MAX]:
+                lines.append(f"      only {side}: " + _cut(row))
+            if len(only) > STATE_ROWS_MAX:
+                lines.append(f"      ... {len(only) - STATE_ROWS_MAX} more only {side}")
+    return lines
+
+
+def _snapshot_rows(trace: Any, target: Any, op: Any) -> list[str]:
+    for effect in trace or []:
+        if isinstance(effect, dict) and effect.get("kind") == "snapshot" and (effect.get("target"), effect.get("op")) == (target, op):
+            return [to_json(row) for row in (effect.get("payload") or {}).get("rows") or []]
+    return []
 
 
 def _schedule_section(verdict: dict) -> list[str]:
