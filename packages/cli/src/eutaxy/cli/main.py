@@ -17,6 +17,7 @@ from typing import Iterator, Sequence, TextIO
 
 from eutaxy.cli.check_command import add_check_parser
 from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
+from eutaxy.cli.mcp_command import add_mcp_parser
 from eutaxy.cli.output import Output
 from eutaxy.cli.prover_command import add_prover_parser
 from eutaxy.cli.report_command import add_report_parser
@@ -97,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_parser(subparsers, common)
     add_toolchain_parser(subparsers, common)
     add_prover_parser(subparsers, common)
+    add_mcp_parser(subparsers, common)
     return parser
 
 

@@ -1,0 +1,277 @@
+"""The tools ``eutaxy mcp`` serves, as plain functions of their arguments and the repository's files.
+
+Each tool maps its JSON arguments to the command line of the ``eutaxy`` command it
+stands for, runs that command in this process with ``--json`` and returns a
+:class:`ToolAnswer`: the command's JSON object (structured content) beside its text.
+A verdict is an answer whatever it says (BOUNDED, VIOLATED, UNSUPPORTED; a spec report
+with refutations); a command that could not run, or an argument that does not fit, is
+an answer with ``is_error`` and a message the caller can act on. Nothing here knows the
+protocol: :mod:`eutaxy.cli.mcp_command` serves these over it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Callable, Mapping
+
+import attrs
+
+from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL
+
+__all__ = ["TOOLS", "Tool", "ToolAnswer", "call_tool"]
+
+#: The engines ``--prover`` accepts, for the tools that run the PROVEN rung.
+_ENGINES = ["smt", "lean", "all"]
+
+
+@attrs.frozen
+class ToolAnswer:
+    """What a tool returns: the text, the JSON report (or None), and whether it is a tool error."""
+
+    text: str
+    data: dict | None
+    is_error: bool = False
+
+
+@attrs.frozen
+class Tool:
+    name: str
+    description: str
+    input_schema: dict
+    run: Callable[[Mapping[str, Any]], ToolAnswer]
+
+
+class ArgumentProblem(Exception):
+    """An argument that does not fit the tool's schema; the message names it and what was expected."""
+
+
+def _error(message: str) -> ToolAnswer:
+    return ToolAnswer(text=message, data={"kind": "error", "message": message}, is_error=True)
+
+
+# -- arguments ------------------------------------------------------------------------------
+
+_STRING = {"type": "string"}
+_BOOLEAN = {"type": "boolean"}
+_POSITIVE = {"type": "integer", "minimum": 1}
+_PROVERS = {"type": "array", "items": {"type": "string", "enum": _ENGINES},
+            "description": "engines for the PROVEN rung: smt (Z3), lean (not built in this release), all"}
+
+
+def _schema(properties: dict, required: tuple[str, ...] = ()) -> dict:
+    schema: dict = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def _checked(tool: str, schema: dict, arguments: Mapping[str, Any]) -> dict:
+    """The arguments, each checked against the tool's schema (the subset of JSON Schema used here)."""
+    if not isinstance(arguments, Mapping):
+        raise ArgumentProblem(f"{tool}: arguments must be an object, got {type(arguments).__name__}")
+    properties = schema["properties"]
+    unknown = sorted(set(arguments) - set(properties))
+    if unknown:
+        raise ArgumentProblem(f"{tool}: unknown argument {', '.join(map(repr, unknown))}; "
+                              f"expected one of {', '.join(sorted(properties)) or '(none)'}")
+    for name in schema.get("required", ()):
+        if name not in arguments:
+            raise ArgumentProblem(f"{tool}: argument {name!r} is required ({properties[name].get('description', '')})"
+                                  .replace(" ()", ""))
+    for name, value in arguments.items():
+        _check_value(f"{tool}: argument {name!r}", properties[name], value)
+    return dict(arguments)
+
+
+def _check_value(where: str, schema: dict, value: Any) -> None:
+    kind = schema["type"]
+    if kind == "string":
+        if not isinstance(value, str) or not value.strip():
+            raise ArgumentProblem(f"{where}: expected a non-empty string, found {json.dumps(value)}")
+        if "enum" in schema and value not in schema["enum"]:
+            raise ArgumentProblem(f"{where}: expected one of {', '.join(schema['enum'])}, found {json.dumps(value)}")
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise ArgumentProblem(f"{where}: expected true or false, found {json.dumps(value)}")
+    elif kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ArgumentProblem(f"{where}: expected a whole number, found {json.dumps(value)}")
+        if value < schema.get("minimum", value):
+            raise ArgumentProblem(f"{where}: expected a number of at least {schema['minimum']}, found {value}")
+    elif kind == "array":
+        if not isinstance(value, list):
+            raise ArgumentProblem(f"{where}: expected a list, found {json.dumps(value)}")
+        for item in value:
+            _check_value(where, schema["items"], item)
+
+
+# -- running a command ------------------------------------------------------------------------
+
+#: Command-line flags, in the words of the tool arguments they came from.
+_FLAG_WORDS = {"--max-runs": "maxRuns", "--budget-ms": "budgetMs", "--seed": "seed", "--min-inside": "minInside",
+               "--prover": "provers"}
+
+
+def _run_command(argv: list[str], *, verdict_kinds: frozenset[str], render: Callable[[dict], str]) -> ToolAnswer:
+    """Runs ``eutaxy ARGV --json`` here; its object is the answer, a tool error unless its kind is a verdict."""
+    import sys
+
+    from eutaxy.cli.main import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main([*argv, "--json"], stdout=stdout, stderr=stderr)
+    # The command's notes are the server's log.
+    sys.stderr.write(stderr.getvalue())
+    sys.stderr.flush()
+    try:
+        data = json.loads(stdout.getvalue())
+    except ValueError:
+        return _error(f"eutaxy {argv[0]} printed no JSON report (exit {code}); its messages: {stderr.getvalue()[-800:]}")
+    if data.get("kind") in verdict_kinds and code not in (EXIT_INTERNAL,):
+        try:
+            text = render(data)
+        except Exception as error:  # noqa: BLE001 - the JSON stands; the text is a convenience
+            text = f"(the text report could not be drawn: {type(error).__name__}: {error})\n" + json.dumps(data)
+        return ToolAnswer(text=text, data=data)
+    message = str(data.get("message") or f"eutaxy {argv[0]} exited {code}")
+    for flag, word in _FLAG_WORDS.items():
+        message = message.replace(f"argument {flag}", f"argument {word}")
+    if code == EXIT_INTERNAL:
+        message += " (a bug in Eutaxy, not in the arguments: the traceback is in the server's log on stderr)"
+    elif code != EXIT_INPUT:
+        message += f" (exit {code})"
+    return ToolAnswer(text=message, data=data, is_error=True)
+
+
+def _prover_flags(arguments: Mapping[str, Any]) -> list[str]:
+    return [flag for engine in arguments.get("provers", ()) for flag in ("--prover", engine)]
+
+
+# -- the tools ----------------------------------------------------------------------------------
+
+_CHECK_SCHEMA = _schema({
+    "scenario": {**_STRING, "description": "the scenario file (<name>.sim.py), relative to the server's directory"},
+    "seed": {**_STRING, "description": "the exploration seed (default: the scenario file's name)"},
+    "maxRuns": {**_POSITIVE, "description": "stop after this many runs"},
+    "budgetMs": {**_POSITIVE, "description": "wall-time budget in milliseconds"},
+    "exhaustive": {**_BOOLEAN, "description": "run every schedule within the bounds instead of sampling"},
+    "audit": {**_BOOLEAN, "description": "rerun a sample of runs and compare their effect logs byte for byte"},
+    "regression": {**_BOOLEAN, "description": "write the regression test on a violation (default true)"},
+    "provers": _PROVERS,
+}, required=("scenario",))
+
+
+def _check(arguments: Mapping[str, Any]) -> ToolAnswer:
+    from eutaxy.report.text import render_text
+
+    argv = ["check", arguments["scenario"]]
+    for name, flag in (("seed", "--seed"), ("maxRuns", "--max-runs"), ("budgetMs", "--budget-ms")):
+        if name in arguments:
+            argv += [flag, str(arguments[name])]
+    argv += ["--exhaustive"] if arguments.get("exhaustive") else []
+    argv += ["--audit"] if arguments.get("audit") else []
+    argv += [] if arguments.get("regression", True) else ["--no-regression"]
+    argv += _prover_flags(arguments)
+
+    def render(data: dict) -> str:
+        text = render_text(data)
+        if data.get("regressionTest"):
+            text += f"\nRegression test written: {data['regressionTest']}\n"
+        return text
+
+    return _run_command(argv, verdict_kinds=frozenset({"bounded", "violated", "unsupported"}), render=render)
+
+
+_REPORT_SCHEMA = _schema({
+    "directory": {**_STRING, "description": "where to look for spec files (default: the server's directory)"},
+    "seed": {**_STRING, "description": "the seed for generated inputs (default: eutaxy-report)"},
+    "minInside": {**_POSITIVE, "description": "fail a property decided on fewer distinct inputs inside its claim"},
+    "provers": _PROVERS,
+})
+
+
+def _report(arguments: Mapping[str, Any]) -> ToolAnswer:
+    from eutaxy.prover.report import render_text
+
+    argv = ["report", arguments.get("directory", ".")]
+    for name, flag in (("seed", "--seed"), ("minInside", "--min-inside")):
+        if name in arguments:
+            argv += [flag, str(arguments[name])]
+    argv += _prover_flags(arguments)
+    return _run_command(argv, verdict_kinds=frozenset({"spec_report"}), render=render_text)
+
+
+def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
+    """The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean (not built)."""
+    toolchains: dict[str, dict] = {}
+    try:
+        from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
+
+        try:
+            found = find_node_toolchain(install=False)
+            toolchains["node"] = {"installed": True, "location": str(found.node_modules)}
+        except ToolchainError as error:
+            toolchains["node"] = {"installed": False, "why": str(error), "install": "eutaxy toolchain install"}
+    except ImportError as error:
+        toolchains["node"] = {"installed": False, "why": f"eutaxy.cloudflare is not installed: {error}"}
+    try:
+        from eutaxy.prover_smt.toolchain import load_z3
+
+        z3 = load_z3()
+        if isinstance(z3, str):
+            toolchains["smt"] = {"installed": False, "why": z3, "install": "eutaxy prover install smt"}
+        else:
+            toolchains["smt"] = {"installed": True, "version": getattr(z3, "get_version_string", lambda: "?")()}
+    except ImportError as error:
+        toolchains["smt"] = {"installed": False, "why": f"eutaxy.prover_smt is not installed: {error}"}
+    toolchains["lean"] = {"installed": False, "why": "the Lean engine is not built in this release"}
+    lines = []
+    for name, status in toolchains.items():
+        state = "installed" if status["installed"] else "not installed"
+        detail = status.get("location") or status.get("version") or status.get("why", "")
+        hint = f" (install: {status['install']})" if status.get("install") else ""
+        lines.append(f"{name}: {state}: {detail}{hint}")
+    data = {"schemaVersion": 1, "kind": "prover_status", "toolchains": toolchains}
+    return ToolAnswer(text="\n".join(lines) + "\n", data=data)
+
+
+def _not_landed(command: str, why: str) -> Callable[[Mapping[str, Any]], ToolAnswer]:
+    def run(arguments: Mapping[str, Any]) -> ToolAnswer:
+        return _error(f"{command} has not landed in this release: {why}")
+
+    return run
+
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
+    Tool("check", "Explore a scenario (<name>.sim.py) under injected faults and check its invariants. The verdict "
+         "is BOUNDED (no violation within the bounds reached; not a proof), VIOLATED (a replayed, shrunk trace; "
+         "regressionTest names the regression test written) or UNSUPPORTED (with its cause).",
+         _CHECK_SCHEMA, _check),
+    Tool("draft", "Draft a scenario from a wrangler config and optionally the Worker module (not in this release).",
+         _schema({"config": _STRING, "worker": _STRING, "write": _STRING}, required=("config",)),
+         _not_landed("eutaxy draft", "no command drafts scenarios yet; write the <name>.sim.py by hand "
+                                     "(docs/cli.md shows one) and call check on it")),
+    Tool("report", "Run the spec ladder (CHECKED, TESTED, and PROVEN with provers) on every spec file under a "
+         "directory; refuted or conflicting properties are verdicts in the report.", _REPORT_SCHEMA, _report),
+    Tool("goals", "Write the Lean engine's open goals beside each spec file under a directory (not in this release).",
+         _schema({"directory": _STRING}),
+         _not_landed("eutaxy report --goals", "the Lean engine is not built, so there are no open goals to write; "
+                                              "call report with provers [\"smt\"] for the PROVEN rung by Z3")),
+    Tool("prove", "Check one spec file's module with the Lean proofs supplied beside it (not in this release).",
+         _schema({"spec": _STRING}, required=("spec",)),
+         _not_landed("eutaxy prove", "it checks supplied Lean proofs and the Lean engine is not built; "
+                                     "call report on the spec file's directory with provers [\"smt\"] instead")),
+    Tool("prover_status", "The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean.",
+         _schema({}), _prover_status),
+)}
+
+
+def call_tool(name: str, arguments: Mapping[str, Any] | None) -> ToolAnswer:
+    """Runs tool ``name``; an unknown name raises KeyError (a protocol error, not a tool error)."""
+    tool = TOOLS[name]
+    try:
+        checked = _checked(name, tool.input_schema, arguments or {})
+    except ArgumentProblem as problem:
+        return _error(str(problem))
+    return tool.run(checked)

@@ -1,0 +1,164 @@
+"""``eutaxy mcp`` over a real subprocess, in both protocol eras.
+
+The 2026-07-28 era is driven by the MCP SDK's client in ``auto`` mode (it probes
+``server/discover`` and adopts it); the 2025-11-25 era by the same client in ``legacy``
+mode (the initialize handshake). Each calls check on the corpus case
+queue-duplicate-write (copied to a scratch folder, so the regression test is written
+there) with a small run cap. Malformed lines are written by hand on the raw pipe, since
+no client sends them: each gets a JSON-RPC error and the next request is still answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="eutaxy mcp needs the MCP SDK (requirements.lock pins it)")
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3] if (Path(__file__).resolve().parents[3] / "corpus").is_dir() else None
+CASE = "queue-duplicate-write"
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {}}
+TOOL_NAMES = {"check", "draft", "report", "goals", "prove", "prover_status"}
+
+
+def corpus_case() -> Path:
+    for root in (Path.cwd(), Path(__file__).absolute().parents[3], REPO):
+        if root is not None and (root / "corpus" / "planted-bugs" / CASE).is_dir():
+            return root / "corpus" / "planted-bugs" / CASE
+    raise AssertionError(f"corpus/planted-bugs/{CASE} is not in the test's files")
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(corpus_case(), tmp_path / CASE, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    for scenario in (f"{CASE}.sim.py", f"fixed/{CASE}-fixed.sim.py"):
+        shutil.copy(corpus_case() / scenario, tmp_path / CASE / scenario)
+    return tmp_path
+
+
+def server(workdir: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "eutaxy.cli", "mcp"],
+                                 env=dict(os.environ), cwd=str(workdir))
+
+
+def check_arguments(scenario: str) -> dict:
+    return {"scenario": scenario, "seed": "s1", "maxRuns": 40, "budgetMs": 600000}
+
+
+async def drive(params: StdioServerParameters, mode: str, scenario: str) -> dict:
+    async with Client(params, mode=mode) as client:
+        listed = await client.list_tools()
+        checked = await client.call_tool("check", check_arguments(scenario))
+        missing = await client.call_tool("check", {"scenario": "no-such.sim.py"})
+        bad = await client.call_tool("check", {"scenario": f"{CASE}/{CASE}.sim.py", "maxRuns": "ten"})
+        draft = await client.call_tool("draft", {"config": "wrangler.jsonc"})
+        return {"session": client.session, "version": client.protocol_version, "server": client.server_info,
+                "tools": {tool.name for tool in listed.tools}, "check": checked, "missing": missing, "bad": bad,
+                "draft": draft}
+
+
+def test_modern_era_discovers_lists_and_checks_a_planted_bug(workdir):
+    answers = anyio.run(drive, server(workdir), "auto", f"{CASE}/{CASE}.sim.py")
+    assert answers["session"].discover_result is not None, "the client adopted server/discover: the 2026-07-28 era"
+    assert answers["version"] == "2026-07-28"
+    assert answers["server"].name == "eutaxy"
+    assert answers["tools"] == TOOL_NAMES
+    check = answers["check"]
+    assert not check.is_error
+    assert check.structured_content["kind"] == "violated"
+    written = check.structured_content["regressionTest"]  # relative to the server's directory, as given
+    assert (workdir / written).is_file() and (workdir / written).parent == workdir / CASE
+    assert "VIOLATED" in check.content[0].text and f"Regression test written: {written}" in check.content[0].text
+    assert_tool_errors(answers)
+
+
+def test_legacy_era_initializes_lists_and_checks_the_fixed_twin(workdir):
+    answers = anyio.run(drive, server(workdir), "legacy", f"{CASE}/fixed/{CASE}-fixed.sim.py")
+    assert answers["session"].initialize_result is not None, "the initialize handshake: the 2025-11-25 era"
+    assert answers["version"] == "2025-11-25"
+    assert answers["tools"] == TOOL_NAMES
+    check = answers["check"]
+    assert not check.is_error
+    assert check.structured_content["kind"] == "bounded"
+    assert "regressionTest" not in check.structured_content
+    assert_tool_errors(answers)
+
+
+def assert_tool_errors(answers: dict) -> None:
+    assert answers["missing"].is_error and "no-such.sim.py" in answers["missing"].content[0].text
+    assert answers["bad"].is_error and "'maxRuns'" in answers["bad"].content[0].text
+    assert "a whole number" in answers["bad"].content[0].text
+    assert answers["draft"].is_error and "has not landed" in answers["draft"].content[0].text
+
+
+def raw_session(workdir: Path, lines: list[str]) -> list[dict]:
+    """Writes the lines one by one, reading the answers to those with an id (or none) as they come."""
+    process = subprocess.Popen([sys.executable, "-m", "eutaxy.cli", "mcp"], cwd=workdir, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    answers = []
+    try:
+        for line in lines:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            if '"method":"notifications/' in line:
+                continue
+            # An answer that never comes fails here rather than hanging the test.
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            assert ready, f"no answer to {line} within a minute"
+            answers.append(json.loads(process.stdout.readline()))
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0, "the server exits when stdin closes"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return answers
+
+
+def request(request_id: int, method: str, params: dict | None = None) -> str:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_malformed_request_gets_an_error_and_the_server_keeps_serving(workdir, era):
+    if era == "2026-07-28":
+        opening = [request(1, "server/discover", {"_meta": MODERN_META})]
+        meta = {"_meta": MODERN_META}
+    else:
+        opening = [request(1, "initialize", {"protocolVersion": era, "capabilities": {},
+                                             "clientInfo": {"name": "raw", "version": "0"}}),
+                   '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+        meta = {}
+    answers = raw_session(workdir, [
+        *opening,
+        "this is not json",
+        '{"jsonrpc":"2.0","id":7,"method":42}',
+        request(8, "no/such/method", dict(meta)),
+        request(9, "tools/call", {"name": "no_such_tool", "arguments": {}, **meta}),
+        request(10, "tools/call", {"name": "goals", "arguments": {}, **meta}),
+        request(11, "tools/list", dict(meta)),
+    ])
+    opened, parse, invalid, method, tool, goals, listed = answers
+    assert "result" in opened
+    assert parse == {"jsonrpc": "2.0", "id": None, "error": parse["error"]} and parse["error"]["code"] == -32700
+    assert invalid["id"] == 7 and invalid["error"]["code"] == -32600
+    assert method["id"] == 8 and method["error"]["code"] == -32601
+    assert tool["id"] == 9 and tool["error"]["code"] == -32602 and "no_such_tool" in tool["error"]["message"]
+    assert goals["result"]["isError"] is True and "has not landed" in goals["result"]["content"][0]["text"]
+    assert {t["name"] for t in listed["result"]["tools"]} == TOOL_NAMES
+    if era == "2026-07-28":
+        assert listed["result"]["resultType"] == "complete"
+        assert listed["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "eutaxy"
