@@ -15,12 +15,15 @@
  * `turns.below(len(options))` from the plan's `streams.turns` words, `replay` the next
  * recorded pick of `policy.turns` and the turn stream once they run out, `first` 0. The
  * stream is drawn only when the policy is asked, so a forced prefix leaves it untouched.
+ *
+ * engine/follower.py is the same rule in Python; both are tested against core's
+ * vectors/follower.json (test/plan.test.mjs here), so neither can drift alone.
  */
 
 import { Xoshiro128 } from "./prng.mjs";
 
 /**
- * @typedef {{kind: "seeded", faults?: Record<string, number | string>}
+ * @typedef {{kind: "seeded", faults?: Record<string, number>}
  *   | {kind: "replay", faults?: {invocation: string, ordinal: number, fault: string}[], turns?: number[]}
  *   | {kind: "first"}} Policy
  * @typedef {{kind: "fault", invocation: string, ordinal: number, target: string, options: string[], chosen: number}} FaultDecision
@@ -36,6 +39,15 @@ export class PlanFollower {
     this.policy = plan.policy ?? { kind: "first" };
     if (!["seeded", "replay", "first"].includes(this.policy.kind)) {
       throw new Error(`plan: unknown policy kind ${JSON.stringify(this.policy.kind)}`);
+    }
+    if (this.policy.kind === "seeded") {
+      // core.protocol's SeededPolicy sends kind draws only; a kind by name is what
+      // docs/protocol.schema.json refuses too (engine/follower.py refuses it the same way).
+      for (const [ordinal, draw] of Object.entries(this.policy.faults ?? {})) {
+        if (!Number.isInteger(draw) || /** @type {number} */ (draw) < 0 || /** @type {number} */ (draw) >= 2 ** 32) {
+          throw new Error(`plan: seeded fault at eligible ordinal ${ordinal}: expected a 32-bit kind draw, found ${JSON.stringify(draw)}`);
+        }
+      }
     }
     this.maxFaults = Number.isInteger(plan.maxFaults) ? /** @type {number} */ (plan.maxFaults) : 0;
     /** @type {(FaultDecision | TurnDecision)[]} every decision taken, in order */
@@ -78,11 +90,9 @@ export class PlanFollower {
     if (policy.kind === "seeded") {
       const drawn = policy.faults?.[String(eligibleOrdinal)];
       if (drawn === undefined) return 0;
-      // Core sends a 32-bit kind draw (the kind is allowed[draw % len(allowed)], so it is
-      // always one the point allows); a kind name is taken when the point allows it.
-      if (typeof drawn === "number") return 1 + (drawn % (options.length - 1));
-      const at = options.indexOf(drawn);
-      return at > 0 ? at : 0;
+      // Core sends a 32-bit kind draw: the kind is allowed[draw % len(allowed)], so it is
+      // always one the point allows.
+      return 1 + (drawn % (options.length - 1));
     }
     const fault = (policy.faults ?? []).find((f) => f.invocation === invocation && f.ordinal === ordinal);
     if (!fault) return 0;

@@ -143,14 +143,14 @@ def test_seeded_faults_are_keyed_by_eligible_ordinal_and_a_draw_picks_an_allowed
     assert "crash_after" == loop.effects[-1].payload["fault"]
 
 
-def test_seeded_faults_may_also_name_the_kind_and_a_kind_the_point_refuses_is_none():
-    follower = PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": "ambiguous", "1": "crash_after"}}))
-    assert follower.fault("msg-1#1", 0, "DB:t", READ_FAULTS) is None  # reads take no ambiguous outcome
-    assert "crash_after" == follower.fault("msg-1#1", 1, "DB:t", READ_FAULTS)
+def test_a_seeded_fault_by_kind_name_is_refused_as_the_schema_refuses_it():
+    """Seeded plans carry kind draws (core.protocol.SeededPolicy); a name is a malformed plan."""
+    with pytest.raises(ValueError, match="expected a 32-bit kind draw, found 'ambiguous'"):
+        PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": "ambiguous"}}))
 
 
 def test_no_decision_once_max_faults_were_injected_nor_at_a_point_without_faults():
-    follower = PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": "error", "1": "error"}}))
+    follower = PlanFollower.from_plan(_plan({"kind": "seeded", "faults": {"0": 3, "1": 3}}))  # 3 % 4 picks error
     assert "error" == follower.fault("msg-1#1", 0, "DB:t", WRITE_FAULTS)
     assert follower.fault("msg-1#1", 1, "DB:t", WRITE_FAULTS) is None
     assert follower.fault("msg-1#1", 2, "DB:t", ()) is None

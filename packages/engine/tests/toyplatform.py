@@ -23,6 +23,10 @@ Turns: in a concurrent run (``maxConcurrentInvocations`` above 1) every turn is 
 decision, even with one option; its options are the parked invocations' effects in start
 order, then starting the next event while a slot is free. Synchronous effects (the ack)
 are not turns.
+
+Every decision, fault or turn, goes to the engine's one Python follower
+(eutaxy.engine.follower.PlanFollower, checked against core's vectors/follower.json like the
+JavaScript runtime's), so the toy holds no reading of the plan of its own.
 """
 
 from __future__ import annotations
@@ -32,8 +36,8 @@ from typing import Any, Iterator
 
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS, invocation_id
 from eutaxy.core.faults import READ_FAULTS, WRITE_FAULTS, may_redeliver
-from eutaxy.core.prng import Xoshiro128
 from eutaxy.core.protocol import Decision, EndState, RunPlan, RunResult
+from eutaxy.engine.follower import PlanFollower
 
 COUNT_FAULT_KINDS = ("error", "ambiguous")
 #: Queues retries a message three times unless the consumer config says otherwise.
@@ -126,47 +130,11 @@ class _Run:
         bounds = self.scenario.get("bounds") or {}
         self.concurrency = bounds.get("maxConcurrentInvocations", 1)
         self.max_redeliveries = bounds.get("maxRedeliveries", 2)
-        self.turn_stream = Xoshiro128(plan.streams["turns"])
+        self.follower = PlanFollower.from_plan(plan.to_data())
         self.effects: list[dict] = []
-        self.decisions: list[dict] = []
-        self.replay_turns = 0
-        self.eligible = 0
-        self.injected = 0
         self.now = VIRTUAL_EPOCH_MS
         self.rows: dict[str, dict] = {}
         self.flip = bool(self.toy.get("flaky")) and platform.runs % 2 == 1
-        self.replay_faults = {}
-        if plan.policy.kind == "replay":
-            self.replay_faults = {(f.invocation, f.ordinal): f.fault for f in plan.policy.faults}
-
-    # -- choosing -------------------------------------------------------------------------
-
-    def _choose(self, count: int, policy_pick) -> int:
-        index = len(self.decisions)
-        if index < len(self.plan.prefix):
-            forced = self.plan.prefix[index]
-            return forced if forced < count else 0
-        return policy_pick()
-
-    def _fault_pick(self, invocation: str, ordinal: int, allowed: tuple[str, ...]) -> int:
-        policy = self.plan.policy
-        if policy.kind == "seeded":
-            draw = policy.faults.get(self.eligible)
-            return 0 if draw is None else 1 + draw % len(allowed)
-        if policy.kind == "replay":
-            fault = self.replay_faults.get((invocation, ordinal))
-            return 1 + allowed.index(fault) if fault in allowed else 0
-        return 0
-
-    def _turn_pick(self, count: int) -> int:
-        policy = self.plan.policy
-        if policy.kind == "replay" and self.replay_turns < len(policy.turns):
-            pick = policy.turns[self.replay_turns]
-            self.replay_turns += 1
-            return pick if pick < count else 0
-        if policy.kind in ("seeded", "replay"):
-            return self.turn_stream.below(count)
-        return 0
 
     # -- effects --------------------------------------------------------------------------
 
@@ -198,22 +166,7 @@ class _Run:
 
     def _perform(self, inv: _Invocation, point: _Point) -> Any:
         """Perform one effect point; its result, or raise ToyFault / _Crash into the program."""
-        fault = "none"
-        if point.allowed and self.injected < self.plan.max_faults:
-            options = ("none",) + tuple(point.allowed)
-            chosen = self._choose(
-                len(options), lambda: self._fault_pick(inv.id, inv.ordinal, point.allowed)
-            )
-            self.decisions.append(
-                Decision(
-                    kind="fault", options=options, chosen=chosen,
-                    invocation=inv.id, ordinal=inv.ordinal, target=point.target,
-                ).to_data()
-            )
-            self.eligible += 1
-            fault = options[chosen]
-            if chosen:
-                self.injected += 1
+        fault = self.follower.fault(inv.id, inv.ordinal, point.target, point.allowed) or "none"
         args = point.args
         self._record(inv, point, "call", {"args": args})
         outcome: Any = None
@@ -297,11 +250,10 @@ class _Run:
             if not options:
                 break
             chosen = 0
-            decision_index = None
+            decision = None
             if concurrent:
-                chosen = self._choose(len(options), lambda: self._turn_pick(len(options)))
-                decision_index = len(self.decisions)
-                self.decisions.append({"kind": "turn", "options": options, "chosen": chosen, "more": False})
+                decision = self.follower.turn(options)
+                chosen = decision["chosen"]
             option = options[chosen]
             if option["kind"] == "start":
                 event, attempt = pending.popleft()
@@ -311,8 +263,8 @@ class _Run:
             else:
                 inv = inflight[chosen]
                 alive = self._step(inv, pending, first=False)
-                if decision_index is not None and self.toy.get("more"):
-                    self.decisions[decision_index]["more"] = True
+                if decision is not None and self.toy.get("more"):
+                    decision["more"] = True
             if not alive:
                 inflight.remove(inv)
         else:
@@ -326,8 +278,8 @@ class _Run:
         )
         return RunResult(
             effects=tuple(self.effects),
-            eligible=self.eligible,
-            decisions=tuple(_decision(d) for d in self.decisions),
+            eligible=self.follower.eligible,
+            decisions=tuple(_decision(d) for d in self.follower.decisions),
             end=EndState(),
         )
 

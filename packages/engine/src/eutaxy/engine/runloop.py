@@ -4,9 +4,10 @@ A Python platform (AWS Lambda on SQS) runs the user's handler in this interprete
 platform knows its delivery model and its effect boundary; this module owns what every
 such platform shares, so no platform can read a plan differently:
 
-- ``PlanFollower`` answers each fault decision from the plan: the forced prefix while it
-  lasts, then the policy (``seeded``, ``replay`` or ``first``), and keeps the decision list
-  and the count of eligible points the RunResult reports.
+- ``PlanFollower`` (engine/follower.py, re-exported here) answers each fault decision from
+  the plan: the forced prefix while it lasts, then the policy (``seeded``, ``replay`` or
+  ``first``), and keeps the decision list and the count of eligible points the RunResult
+  reports.
 - ``RunLoop`` holds the run's effect log and virtual globals, runs invocations, and makes
   every effect point the same way: record ``call``, decide, then ``fault`` before the real
   work (crash_before, error) or ``result`` and then ``fault`` after it (crash_after,
@@ -42,6 +43,7 @@ from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
 from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
 from eutaxy.core.verdicts import CPU_BOUND
+from eutaxy.engine.follower import PlanFollower
 from eutaxy.engine.globals import VirtualGlobals
 
 __all__ = [
@@ -119,83 +121,6 @@ def unsupported_result(cause: str, detail: str) -> RunResult:
             "end": {"kind": "unsupported", "cause": cause, "detail": detail},
         }
     )
-
-
-# --- the plan follower ------------------------------------------------------------------
-
-
-@attrs.define(eq=False)
-class PlanFollower:
-    """Makes a run's decisions the way its plan says, and remembers them.
-
-    Decision ``i`` takes ``prefix[i]`` while the prefix lasts (an index out of range takes
-    option 0, the simplest, and is counted in ``misaligned``), then the policy.
-    """
-
-    prefix: Sequence[int]
-    policy: dict[str, Any]
-    max_faults: int
-    decisions: list[dict[str, Any]] = attrs.Factory(list)
-    #: Eligible points reached so far; also the next point's eligible ordinal.
-    eligible: int = 0
-    faults_injected: int = 0
-    misaligned: int = 0
-
-    @classmethod
-    def from_plan(cls, plan: dict[str, Any]) -> "PlanFollower":
-        policy = plan.get("policy") or {"kind": "first"}
-        if policy.get("kind") not in ("seeded", "replay", "first"):
-            raise ValueError(f"unknown plan policy {policy.get('kind')!r}")
-        return cls(prefix=tuple(plan.get("prefix") or ()), policy=policy, max_faults=int(plan.get("maxFaults", 0)))
-
-    def fault(self, invocation: str, ordinal: int, target: str, allowed: Sequence[str]) -> str | None:
-        """The fault to inject at this point, or None; records a decision if it is eligible."""
-        if not allowed or self.faults_injected >= self.max_faults:
-            return None
-        eligible_ordinal = self.eligible
-        self.eligible += 1
-        options = ["none", *allowed]
-        index = len(self.decisions)
-        if index < len(self.prefix):
-            chosen = self.prefix[index]
-            if not (isinstance(chosen, int) and 0 <= chosen < len(options)):
-                self.misaligned += 1
-                chosen = 0
-        else:
-            chosen = self._by_policy(invocation, ordinal, eligible_ordinal, options)
-        self.decisions.append(
-            {
-                "kind": "fault",
-                "invocation": invocation,
-                "ordinal": ordinal,
-                "target": target,
-                "options": options,
-                "chosen": chosen,
-            }
-        )
-        if chosen == 0:
-            return None
-        self.faults_injected += 1
-        assert self.faults_injected <= self.max_faults
-        return options[chosen]
-
-    def _by_policy(self, invocation: str, ordinal: int, eligible_ordinal: int, options: list[str]) -> int:
-        kind = self.policy["kind"]
-        wanted: str | None = None
-        if kind == "seeded":
-            faults = self.policy.get("faults") or {}
-            drawn = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))  # type: ignore[call-overload]
-            if isinstance(drawn, int) and not isinstance(drawn, bool):
-                # core.protocol's SeededPolicy: a 32-bit draw picks among the allowed kinds,
-                # so the kind always fits whatever point the ordinal turns out to be.
-                return 1 + drawn % (len(options) - 1)
-            wanted = drawn
-        elif kind == "replay":
-            for fault in self.policy.get("faults") or ():
-                if fault["invocation"] == invocation and fault["ordinal"] == ordinal:
-                    wanted = fault["fault"]
-                    break
-        return options.index(wanted) if wanted in options[1:] else 0
 
 
 # --- invocations ------------------------------------------------------------------------

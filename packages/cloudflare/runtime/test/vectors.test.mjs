@@ -1,0 +1,45 @@
+// @ts-check
+/**
+ * The runtime's copies of core's fault rules match core's vector files: the ladders per
+ * point kind (eutaxy.core.faults) and the redelivery rule (may_redeliver). Python's side
+ * reads the same files (packages/core/tests/test_vectors.py), so a change on one side alone
+ * fails one suite.
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import test from "node:test";
+
+import { BACKGROUND_FAULTS } from "../background.mjs";
+import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
+import { RESPONSE_FAULTS, RESPONSE_FAULTS_WITH_DEADLINE } from "../http.mjs";
+import { mayRedeliver } from "../queue.mjs";
+import { REPO } from "./helpers.mjs";
+
+const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
+
+/** @param {string} name */
+function vectors(name) {
+  return JSON.parse(readFileSync(path.join(VECTORS, name), "utf8"));
+}
+
+test("the runtime's ladders are core's, kind by kind and in order", () => {
+  const { ladders } = vectors("ladders.json");
+  assert.deepEqual(
+    {
+      write: [...WRITE_FAULTS], read: [...READ_FAULTS], decision: [...DECISION_FAULTS],
+      response: [...RESPONSE_FAULTS], responseWithDeadline: [...RESPONSE_FAULTS_WITH_DEADLINE],
+      background: [...BACKGROUND_FAULTS],
+    },
+    ladders,
+  );
+});
+
+test("queue.mjs's mayRedeliver is core's may_redeliver on every vector", () => {
+  const { cases } = vectors("redelivery.json");
+  assert.ok(cases.length > 0, "the vector file holds no cases");
+  for (const [attempts, platformLimit, maxRedeliveries, redelivered] of cases) {
+    assert.equal(mayRedeliver(attempts, platformLimit, maxRedeliveries), redelivered, JSON.stringify({ attempts, platformLimit, maxRedeliveries }));
+  }
+});

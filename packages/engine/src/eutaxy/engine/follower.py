@@ -1,0 +1,167 @@
+"""The plan follower: Python's half of the Chooser, the one every Python platform uses.
+
+A run puts each decision to the follower and takes the index it returns; the follower holds
+no policy of its own. Decision ``i`` takes the plan's forced ``prefix[i]`` while the prefix
+lasts (an index out of range takes option 0, the simplest, and counts a misalignment), then
+the plan's policy:
+
+- fault decisions, at an effect point whose ladder is not empty while fewer than
+  ``maxFaults`` faults were injected (an *eligible* point; its eligible ordinal is the
+  0-based count of eligible points reached): ``seeded`` looks the eligible ordinal up in
+  ``policy.faults`` and a 32-bit kind draw there injects ``ladder[draw % len(ladder)]``;
+  ``replay`` looks the (invocation, ordinal) up in ``policy.faults`` and injects its kind
+  when the point allows it; ``first`` injects nothing;
+- turn decisions (concurrent runs): ``seeded`` draws ``below(len(options))`` from the plan's
+  turn stream, ``replay`` takes the next recorded pick (the n-th turn decision takes
+  ``policy.turns[n]``) and the turn stream once they run out, ``first`` takes 0. The stream
+  is drawn only when the policy is asked, so a forced prefix leaves it untouched.
+
+The JavaScript runtime's follower (packages/cloudflare/runtime/plan.mjs) is the same rule;
+both are tested against core's vectors/follower.json, so neither can drift alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import attrs
+
+from eutaxy.core.prng import Xoshiro128
+
+__all__ = ["PlanFollower"]
+
+_POLICY_KINDS = ("seeded", "replay", "first")
+
+
+def _index_fits(index: Any, count: int) -> bool:
+    return isinstance(index, int) and not isinstance(index, bool) and 0 <= index < count
+
+
+@attrs.define(eq=False)
+class PlanFollower:
+    """Makes a run's decisions the way its plan says, and remembers them."""
+
+    prefix: Sequence[int]
+    policy: dict[str, Any]
+    max_faults: int
+    #: The turn stream's four state words (the plan's ``streams.turns``).
+    turn_words: Sequence[int] = (1, 0, 0, 0)
+    #: Every decision taken, in order (the RunResult's ``decisions``).
+    decisions: list[dict[str, Any]] = attrs.Factory(list)
+    #: Eligible points reached so far; also the next point's eligible ordinal.
+    eligible: int = 0
+    faults_injected: int = 0
+    #: Forced prefix indices that did not fit their decision (option 0 was taken).
+    misaligned: int = 0
+    #: Turn decisions taken so far (the n-th indexes ``policy.turns`` under replay).
+    turns_taken: int = 0
+    _turn_stream: Xoshiro128 | None = attrs.field(default=None, init=False)
+
+    @classmethod
+    def from_plan(cls, plan: dict[str, Any]) -> "PlanFollower":
+        """The follower for a plan's data (``RunPlan.to_data()``)."""
+        policy = plan.get("policy") or {"kind": "first"}
+        if policy.get("kind") not in _POLICY_KINDS:
+            raise ValueError(f"unknown plan policy {policy.get('kind')!r}")
+        if policy["kind"] == "seeded":
+            for ordinal, draw in (policy.get("faults") or {}).items():
+                # core.protocol's SeededPolicy sends kind draws only; a kind by name is
+                # what docs/protocol.schema.json refuses too.
+                if not (isinstance(draw, int) and not isinstance(draw, bool) and 0 <= draw < 2**32):
+                    raise ValueError(f"seeded fault at eligible ordinal {ordinal}: expected a 32-bit kind draw, found {draw!r}")
+        streams = plan.get("streams") or {}
+        return cls(
+            prefix=tuple(plan.get("prefix") or ()),
+            policy=policy,
+            max_faults=int(plan.get("maxFaults", 0)),
+            turn_words=tuple(streams.get("turns") or (1, 0, 0, 0)),
+        )
+
+    # --- fault decisions ----------------------------------------------------------------
+
+    def fault(self, invocation: str, ordinal: int, target: str, allowed: Sequence[str]) -> str | None:
+        """The fault to inject at this point, or None; records a decision if it is eligible."""
+        if not allowed or self.faults_injected >= self.max_faults:
+            return None
+        eligible_ordinal = self.eligible
+        self.eligible += 1
+        options = ["none", *allowed]
+        index = len(self.decisions)
+        if index < len(self.prefix):
+            chosen = self.prefix[index]
+            if not _index_fits(chosen, len(options)):
+                self.misaligned += 1
+                chosen = 0
+        else:
+            chosen = self._fault_by_policy(invocation, ordinal, eligible_ordinal, options)
+        assert _index_fits(chosen, len(options)), chosen
+        self.decisions.append(
+            {
+                "kind": "fault",
+                "invocation": invocation,
+                "ordinal": ordinal,
+                "target": target,
+                "options": options,
+                "chosen": chosen,
+            }
+        )
+        assert len(self.decisions) - self.turns_taken <= self.eligible, "a fault decision at each eligible point only"
+        if chosen == 0:
+            return None
+        self.faults_injected += 1
+        assert self.faults_injected <= self.max_faults
+        return options[chosen]
+
+    def _fault_by_policy(self, invocation: str, ordinal: int, eligible_ordinal: int, options: list[str]) -> int:
+        kind = self.policy["kind"]
+        wanted: str | None = None
+        if kind == "seeded":
+            faults = self.policy.get("faults") or {}
+            draw = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))  # type: ignore[call-overload]
+            if draw is None:
+                return 0
+            # A 32-bit draw picks among the allowed kinds, so the kind always fits whatever
+            # point the ordinal turns out to be.
+            return 1 + draw % (len(options) - 1)
+        if kind == "replay":
+            for fault in self.policy.get("faults") or ():
+                if fault["invocation"] == invocation and fault["ordinal"] == ordinal:
+                    wanted = fault["fault"]
+                    break
+        return options.index(wanted) if wanted in options[1:] else 0
+
+    # --- turn decisions -----------------------------------------------------------------
+
+    def turn(self, options: Sequence[Any]) -> dict[str, Any]:
+        """Decide one turn among ``options``; the decision, recorded with ``more`` false.
+
+        The platform sets ``more`` on the returned decision once the turn has run.
+        """
+        assert options, "a turn decision needs at least one option"
+        index = len(self.decisions)
+        nth = self.turns_taken
+        self.turns_taken += 1
+        if index < len(self.prefix):
+            chosen = self.prefix[index]
+            if not _index_fits(chosen, len(options)):
+                self.misaligned += 1
+                chosen = 0
+        else:
+            chosen = self._turn_by_policy(nth, len(options))
+            if not _index_fits(chosen, len(options)):
+                chosen = 0
+        decision = {"kind": "turn", "options": list(options), "chosen": chosen, "more": False}
+        self.decisions.append(decision)
+        return decision
+
+    def _turn_by_policy(self, nth: int, count: int) -> int:
+        kind = self.policy["kind"]
+        if kind == "first":
+            return 0
+        if kind == "replay":
+            recorded = self.policy.get("turns") or ()
+            if nth < len(recorded):
+                return recorded[nth]
+        if self._turn_stream is None:
+            self._turn_stream = Xoshiro128(self.turn_words)
+        return self._turn_stream.below(count)
