@@ -320,11 +320,15 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out.absolute()
     if out.exists():
         shutil.rmtree(out)
+    # One commit for every step: HEAD may move (another commit lands) while this runs.
+    args.rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{args.rev}^{{commit}}"],
+                              check=True, capture_output=True, text=True).stdout.strip()
     epoch = source_date_epoch(ROOT, args.rev)
     started = time.monotonic()
     try:
         files = build_all(ROOT, out, epoch, args.rev)
-        print(f"built {len(files)} files into {out} (SOURCE_DATE_EPOCH={epoch}) in {time.monotonic() - started:.1f} s")
+        print(f"built {len(files)} files of {args.rev[:12]} into {out} (SOURCE_DATE_EPOCH={epoch}) "
+              f"in {time.monotonic() - started:.1f} s")
         if args.twice:
             with tempfile.TemporaryDirectory(prefix="eutaxy-build-again-") as again:
                 build_all(ROOT, Path(again), epoch, args.rev)
