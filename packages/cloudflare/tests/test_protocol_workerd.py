@@ -1,0 +1,81 @@
+"""The real runtime's plans and results fit docs/protocol.schema.json, as the toy's do.
+
+engine/tests/test_protocol.py validates what the engine exchanges with the toy platform;
+this runs two corpus checks through the Cloudflare platform (the real host, Miniflare and
+workerd) and validates every plan the engine sent and every RunResult the runtime answered:
+a queue consumer with faults (seeded and replayed plans, fault decisions, redeliveries) and
+a concurrent http drive (turn decisions). A result the schema refuses is a runtime that
+drifted from the protocol, whatever the Python side's parser accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from eutaxy.cloudflare import create_platform, load_scenario
+from eutaxy.engine.check import check_scenario
+
+ROOT = Path(__file__).resolve().parents[3]
+SCHEMA_PATH = ROOT / "docs" / "protocol.schema.json"
+QUEUE = ROOT / "corpus" / "planted-bugs" / "queue-duplicate-write" / "queue-duplicate-write.sim.py"
+HTTP = ROOT / "corpus" / "planted-bugs" / "refund-lost-update" / "refund-lost-update.sim.py"
+
+pytestmark = pytest.mark.usefixtures("toolchain")
+
+
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    schema.pop("oneOf")
+    schema["$ref"] = f"#/$defs/{definition}"
+    return jsonschema.Draft202012Validator(schema)
+
+
+class _Recording:
+    """The platform, with every plan it was sent and every result it answered kept as data."""
+
+    def __init__(self, platform) -> None:
+        self.platform = platform
+        self.plans: list[dict] = []
+        self.results: list[dict] = []
+
+    def run(self, plan):
+        result = self.platform.run(plan)
+        self.plans.append(json.loads(json.dumps(plan.to_data())))
+        self.results.append(json.loads(json.dumps(result.to_data())))
+        return result
+
+    def describe(self) -> dict:
+        return self.platform.describe()
+
+    def close(self) -> None:
+        self.platform.close()
+
+
+@pytest.mark.parametrize(
+    "path, verdict, decision_kinds",
+    [(QUEUE, "violated", {"fault"}), (HTTP, "violated", {"turn"})],
+    ids=["queue", "http"],
+)
+def test_every_plan_and_result_of_a_real_check_fits_the_schema(path, verdict, decision_kinds):
+    """Plans and RunResults of a check on workerd validate; the check reaches its verdict."""
+    scenario = load_scenario(path)
+    platform = _Recording(create_platform(scenario))
+    try:
+        outcome = check_scenario(scenario, platform, max_runs=12)
+    finally:
+        platform.close()
+    assert verdict == outcome["kind"]
+    assert platform.results, "the check ran nothing"
+    plans, results = _validator("plan"), _validator("result")
+    for plan in platform.plans:
+        plans.validate(plan)
+    for result in platform.results:
+        results.validate(result)
+    seen = {decision["kind"] for result in platform.results for decision in result["decisions"]}
+    assert decision_kinds <= seen
+    assert any(effect["kind"] == "snapshot" for effect in platform.results[0]["effects"])
