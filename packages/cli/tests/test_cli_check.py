@@ -320,3 +320,18 @@ def test_an_aws_handler_that_prints_and_logs_leaves_json_stdout_one_object(tmp_p
     assert "about to write o-1" in text
     assert '"orderId": "o-1"' in text
     assert "handling o-1" not in result.stderr
+
+
+def test_html_writes_one_self_contained_page_with_the_same_bytes_each_time(testplatform, write_scenario, run_cli, tmp_path):
+    """--html on a violation writes the timeline page; the same check writes the same bytes."""
+    path = write_scenario("buggy")
+    pages = []
+    for name in ("first.html", "second.html"):
+        page = tmp_path / name
+        result = run_cli(*_args(path, "--html", str(page)))
+        assert 1 == result.code
+        pages.append(page.read_text(encoding="utf-8"))
+    assert pages[0] == pages[1]
+    assert pages[0].startswith("<!DOCTYPE html>")
+    assert 'id="timeline"' in pages[0] and 'class="point' in pages[0]
+    assert "http" not in pages[0].lower()

@@ -4,10 +4,10 @@ import eutaxy.report
 
 
 def test_report_exports():
-    """Text, JSON and regression emitters, all importable from the package."""
+    """Text, HTML, JSON and regression emitters, all importable from the package."""
     assert {
         "SCHEMA_VERSION", "error_report", "regression_test_path", "regression_test_source",
-        "render_json", "render_text", "report_object", "write_regression_test",
+        "render_html", "render_json", "render_text", "report_object", "write_regression_test",
     } == set(eutaxy.report.__all__)
     for name in eutaxy.report.__all__:
         assert getattr(eutaxy.report, name) is not None

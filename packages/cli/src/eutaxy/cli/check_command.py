@@ -55,6 +55,10 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="rerun a sample of the explored runs and compare their effect logs byte for byte (UNSUPPORTED on a difference)",
     )
     parser.add_argument("--wide", action="store_true", help="print arguments and results whole in the text report")
+    parser.add_argument(
+        "--html", metavar="PATH",
+        help="also write the verdict as one self-contained HTML page: the shrunk trace as a timeline (no network needed)",
+    )
     parser.set_defaults(handler=run_check)
 
 
@@ -131,6 +135,14 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":
         text += f"\nRegression test not written ({unwritten}).\n"
+    if args.html:
+        from eutaxy.report.html import render_html
+
+        try:
+            Path(args.html).write_text(render_html(data), encoding="utf-8")
+        except OSError as error:
+            # The verdict stands whether or not the page could be written; say why not.
+            out.note(f"eutaxy: warning: the HTML report was not written: {error}")
     out.report(data, text=text)
     return code
 

@@ -1,0 +1,123 @@
+"""The HTML report: one self-contained page, the shrunk trace as a timeline, checked in a real browser.
+
+The browser test renders hand-made verdicts, loads each page in headless Chromium
+(Debian's ``chromium``, which tools/test installs) and reads the DOM Chromium built after
+running the page's script: every invocation of the trace has a lane, every effect point
+and every injected fault is drawn, and the script made the page navigable. Without
+Chromium the test fails, never skips: a pass must mean the page was rendered.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import report_verdicts as verdicts
+
+from eutaxy.report.html import render_html
+
+#: Seconds Chromium may take to load a local page on a busy CI machine (a run takes about two).
+CHROMIUM_TIMEOUT_S = 120
+
+
+class _Dom(html.parser.HTMLParser):
+    """The rendered DOM's lanes, points (with their faults) and the body's attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lanes: list[str] = []
+        self.points: list[dict] = []
+        self.body: dict = {}
+        self._fault_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "body":
+            self.body = attributes
+        if "data-lane" in attributes:
+            self.lanes.append(attributes["data-lane"])
+        if "point" in classes and "data-invocation" in attributes:
+            self.points.append({**attributes, "faults": [], "classes": classes})
+        if "fault" in classes and "data-fault" in attributes and self.points:
+            self.points[-1]["faults"].append(attributes["data-fault"])
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail("chromium is not installed: apt-get install -y chromium (tools/test installs it)")
+    return found
+
+
+def _rendered_dom(page: Path, scratch: Path) -> _Dom:
+    # Chromium's own sandbox needs namespaces Bazel's sandbox and containers do not give;
+    # the page is our own local file, so it runs without it, with a profile in scratch.
+    home = scratch / "home"
+    home.mkdir(exist_ok=True)
+    result = subprocess.run(
+        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         f"--user-data-dir={scratch / 'profile'}", "--dump-dom", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S, env={**os.environ, "HOME": str(home)},
+    )
+    assert 0 == result.returncode, result.stderr[-2000:]
+    dom = _Dom()
+    dom.feed(result.stdout)
+    return dom
+
+
+def _expected(verdict: dict) -> tuple[list[str], list[tuple[str, str, str]], list[tuple[str, str, str, str]]]:
+    """From the trace data: invocations, effect points (invocation, target, ordinal) and faults."""
+    live = [e for e in verdict["trace"] if e["kind"] != "snapshot"]
+    invocations = list(dict.fromkeys(e["invocation"] for e in live))
+    points = list(dict.fromkeys((e["invocation"], e["target"], str(e["ordinal"])) for e in live))
+    faults = [(e["invocation"], e["target"], str(e["ordinal"]), e["payload"]["fault"]) for e in live if e["kind"] == "fault"]
+    return invocations, points, faults
+
+
+@pytest.mark.parametrize("make", [verdicts.violated_with_fault_free, verdicts.aws_violated], ids=["cloudflare", "aws"])
+def test_every_invocation_effect_and_fault_is_drawn_in_headless_chromium(make, tmp_path):
+    """Chromium's DOM has a lane per invocation, a point per effect point, each fault on its point."""
+    verdict = make()
+    page = tmp_path / "report.html"
+    page.write_text(render_html(verdict), encoding="utf-8")
+    dom = _rendered_dom(page, tmp_path)
+    invocations, points, faults = _expected(verdict)
+    assert invocations == dom.lanes
+    drawn = [(p["data-invocation"], p["data-target"], p["data-ordinal"]) for p in dom.points]
+    assert set(points) == set(drawn)
+    assert sorted(faults) == sorted(
+        (p["data-invocation"], p["data-target"], p["data-ordinal"], fault) for p in dom.points for fault in p["faults"]
+    )
+    named = {(verdict["trace"][i]["invocation"], verdict["trace"][i]["target"], str(verdict["trace"][i]["ordinal"]))
+             for i in verdict["violation"]["effects"]}
+    assert named == {(p["data-invocation"], p["data-target"], p["data-ordinal"]) for p in dom.points if "named" in p["classes"]}
+    # The script ran: it marked the page navigable and counted the points it steps through.
+    assert "navigable" in dom.body.get("class", "").split()
+    assert str(len(dom.points)) == dom.body.get("data-points")
+
+
+def test_the_page_is_self_contained_and_deterministic():
+    """Nothing is fetched (no URL, no external script, style or image), and equal verdicts give equal bytes."""
+    page = render_html(verdicts.violated_with_fault_free())
+    assert page == render_html(verdicts.violated_with_fault_free())
+    lowered = page.lower()
+    for outside in ("http:", "https:", "<link", " src=", "@import", "url("):
+        assert outside not in lowered, outside
+    assert page.startswith("<!DOCTYPE html>")
+
+
+def test_each_section_is_there_and_other_verdicts_render_without_a_timeline():
+    """A violation gets the timeline, what the fault changed, state, schedule and provenance; BOUNDED gets provenance."""
+    page = render_html(verdicts.violated_with_fault_free())
+    for anchor in ('id="timeline"', 'id="fault-free"', 'id="state"', 'id="schedule"', 'id="provenance"'):
+        assert anchor in page
+    assert "without the faults" in page and "crash_after" in page
+    bounded = render_html(verdicts.bounded())
+    assert 'id="timeline"' not in bounded and 'id="provenance"' in bounded and "BOUNDED" in bounded
+    assert "UNSUPPORTED" in render_html(verdicts.unsupported())
+    assert "<script>" in render_html({"kind": "violated", "trace": [3, {"kind": "call"}], "violation": None})
