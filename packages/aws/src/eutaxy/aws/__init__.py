@@ -18,7 +18,7 @@ from eutaxy.core.invariants import (
 )
 
 from eutaxy.aws.platform import AwsPlatform as AwsPlatform, create_platform as create_platform
-from eutaxy.aws.regression import expect_holds as expect_holds, load_scenario as load_scenario
+from eutaxy.aws.regression import check as check, expect_holds as expect_holds, load_scenario as load_scenario
 from eutaxy.aws.scenario import (
     define_scenario as define_scenario,
     dynamodb_table as dynamodb_table,
@@ -66,6 +66,7 @@ __all__ = [
     "eventbridge_events",
     "eventbridge_put",
     "every_row",
+    "check",
     "expect_holds",
     "handler",
     "implies",

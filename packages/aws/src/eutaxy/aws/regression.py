@@ -12,7 +12,7 @@ from eutaxy.engine.scenario_file import import_scenario
 
 from eutaxy.aws.platform import create_platform
 
-__all__ = ["expect_holds", "load_scenario"]
+__all__ = ["check", "expect_holds", "load_scenario"]
 
 
 def load_scenario(scenario_path: str) -> dict[str, Any]:
@@ -46,3 +46,30 @@ def expect_holds(
         messages = "; ".join(violation["message"] for violation in replayed["violations"])
         raise AssertionError(f"the replayed schedule still breaks the scenario: {messages}")
     return replayed
+
+
+def check(
+    scenario_path: str,
+    *,
+    seed: str | None = None,
+    max_runs: int | None = None,
+    budget_ms: int | None = None,
+    exhaustive: bool = False,
+    audit: bool = False,
+) -> dict[str, Any]:
+    """Explore the scenario as ``eutaxy check`` does and return the verdict (a dict keyed by ``kind``).
+
+    For a user's own tests: BOUNDED, VIOLATED and UNSUPPORTED are all returned, never
+    raised. Nothing is written. The seed defaults to the file's name, as on the command line.
+    """
+    from pathlib import Path
+
+    from eutaxy.engine.check import check_scenario  # noqa: PLC0415 (keeps import light)
+
+    scenario = load_scenario(scenario_path)
+    platform = create_platform(scenario)
+    try:
+        return check_scenario(scenario, platform, seed=seed if seed is not None else Path(scenario_path).name.removesuffix(".sim.py"),
+                              max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit)
+    finally:
+        platform.close()

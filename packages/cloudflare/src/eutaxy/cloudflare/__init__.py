@@ -37,6 +37,7 @@ from .loader import load_scenario as load_scenario
 from .platform import (
     CloudflarePlatform as CloudflarePlatform,
     create_platform as create_platform,
+    check as check,
     expect_holds as expect_holds,
 )
 from .queues import queue as queue
@@ -47,6 +48,7 @@ __all__ = [
     "at_least_once",
     "at_least_once_per_message",
     "at_most_once_per_key",
+    "check",
     "create_platform",
     "d1_param",
     "d1_read",

@@ -224,6 +224,35 @@ def expect_holds(
         raise AssertionError(f"the replay of {scenario.get('name')} was UNSUPPORTED ({end.get('cause')}): {end.get('detail')}")
 
 
+def check(
+    scenario_path: str | Path,
+    *,
+    seed: str | None = None,
+    max_runs: int | None = None,
+    budget_ms: int | None = None,
+    exhaustive: bool = False,
+    audit: bool = False,
+) -> dict:
+    """Explore the scenario as ``eutaxy check`` does and return the verdict (a dict keyed by ``kind``).
+
+    For a user's own tests: BOUNDED, VIOLATED and UNSUPPORTED are all returned, never
+    raised; a scenario that does not load raises UserError. Nothing is written (the CLI
+    and the pytest plugin write the regression test). The seed defaults to the file's
+    name, as on the command line.
+    """
+    from eutaxy.engine.check import check_scenario
+
+    scenario = load_scenario(scenario_path)
+    if scenario.get("platform") != "cloudflare":
+        raise UserError(f"{scenario_path} is a {scenario.get('platform')} scenario; use eutaxy.{scenario.get('platform')}.check")
+    platform = create_platform(scenario)
+    try:
+        return check_scenario(scenario, platform, seed=seed if seed is not None else _default_seed(Path(scenario_path)),
+                              max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit)
+    finally:
+        platform.close()
+
+
 def _default_seed(scenario_path: Path) -> str:
     name = scenario_path.name
     for suffix in (".sim.py", ".py"):

@@ -1,0 +1,146 @@
+"""The pytest plugin, run as a user runs it: pytest in a subprocess, loaded with ``-p``.
+
+The Bazel test environment turns plugin autoloading off, so the plugin is named with
+``-p eutaxy.cli.pytest_plugin``; that the ``pytest11`` entry point names the same module is
+checked on pyproject.toml. Collection runs over the whole planted-bug corpus; the checks run
+on a representative subset (one Cloudflare and one AWS case, each bug and its fixed twin,
+copied to a scratch folder so the regression tests are written there), since the whole
+corpus takes about a minute. UNSUPPORTED, ``-x`` and ``-k`` are shown on the CLI tests'
+stand-in platform, which needs no workerd.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from conftest import FAKE_PLATFORM_DIR, SCENARIO_TEMPLATE
+
+PLUGIN = "eutaxy.cli.pytest_plugin"
+PACKAGE = Path(__file__).absolute().parents[1]
+SUBSET = ("queue-duplicate-write", "aws-lost-message")
+
+
+def corpus() -> Path:
+    for root in (Path.cwd(), PACKAGE.parents[1]):
+        if (root / "corpus" / "planted-bugs").is_dir():
+            return root / "corpus" / "planted-bugs"
+    raise AssertionError("corpus/planted-bugs is not in the test's files")
+
+
+def run_pytest(cwd: Path, *args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    """pytest with the plugin in a subprocess; the outcome of each item by node id, from its JUnit XML."""
+    xml = cwd / "outcomes.xml"
+    command = [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", f"--junitxml={xml}",
+               "-o", "junit_family=xunit1", *args]
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})})
+    outcomes = {}
+    if xml.exists():
+        for case in ElementTree.parse(xml).iter("testcase"):
+            node = f"{case.get('file')}::{case.get('name')}"
+            failed = case.find("failure")
+            outcomes[node] = ("failed", failed.text or "") if failed is not None else (
+                ("skipped", "") if case.find("skipped") is not None else ("passed", ""))
+        xml.unlink()
+    return result, outcomes
+
+
+def test_the_entry_point_names_the_plugin():
+    meta = tomllib.loads((PACKAGE / "pyproject.toml").read_text())["project"]
+    assert meta["entry-points"]["pytest11"] == {"eutaxy": PLUGIN}
+
+
+def test_every_scenario_of_the_planted_bug_corpus_is_collected_and_nothing_else(tmp_path):
+    root = corpus().parents[1]
+    scenarios = sorted(path.relative_to(root) for path in corpus().rglob("*.sim.py"))
+    assert len(scenarios) >= 16, scenarios  # eight cases, each bug with its fixed twin
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "--collect-only", "-q",
+         "-m", "eutaxy", "corpus/planted-bugs"],
+        cwd=root, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    collected = sorted(line.partition("::")[0] for line in result.stdout.splitlines() if "::" in line)
+    assert collected == [str(path) for path in scenarios], result.stdout + result.stderr
+    # The corpus's own test_*.py gates are collected too, as ordinary tests outside the marker.
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith(f"{len(scenarios)}/") and "deselected" in summary, summary
+
+
+def test_each_bug_fails_with_its_report_and_regression_test_and_each_twin_passes(tmp_path):
+    for case in SUBSET:
+        shutil.copytree(corpus() / case, tmp_path / case,
+                        ignore=shutil.ignore_patterns("__pycache__", "*_regression_test.py", "test_*.py"))
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "100", "--eutaxy-budget-ms", "600000", ".")
+    assert result.returncode == 1, result.stdout + result.stderr
+    bugs = {node: text for node, (outcome, text) in outcomes.items() if outcome == "failed"}
+    twins = {node for node, (outcome, _) in outcomes.items() if outcome == "passed"}
+    assert sorted(twins) == sorted(f"{case}/fixed/{twin.name}::{name}" for case in SUBSET
+                                   for twin, name in [_twin(tmp_path / case)])
+    assert sorted(bugs) == sorted(f"{case}/{case}.sim.py::{case}" for case in SUBSET)
+    for case in SUBSET:
+        text = bugs[f"{case}/{case}.sim.py::{case}"]
+        assert text.startswith(f"VIOLATED  {case} ("), text[:200]
+        written = tmp_path / case / f"{case.replace('-', '_')}_regression_test.py"
+        assert f"Regression test written: {written}" in text
+        assert written.is_file()
+
+
+def _twin(case_dir: Path) -> tuple[Path, str]:
+    (twin,) = (case_dir / "fixed").glob("*.sim.py")
+    return twin, twin.name.removesuffix(".sim.py")
+
+
+def fake_scenarios(folder: Path) -> dict:
+    folder.mkdir()
+    for file_name, mode in (("a-double-write", "buggy"), ("b-touches-kv", "kv"), ("c-idempotent", "idempotent")):
+        (folder / f"{file_name}.sim.py").write_text(SCENARIO_TEMPLATE.format(name=file_name, mode=mode))
+    return {"PYTHONPATH": os.pathsep.join([str(FAKE_PLATFORM_DIR), os.environ.get("PYTHONPATH", "")]),
+            "EUTAXY_PLATFORM_MODULES": "testplatform=eutaxy_testplatform"}
+
+
+def test_unsupported_fails_with_its_cause_and_options_reach_the_check(tmp_path):
+    env = fake_scenarios(tmp_path / "sims")
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-seed", "plugin-seed", "--eutaxy-max-runs", "30", "sims", env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert {node: outcome for node, (outcome, _) in outcomes.items()} == {
+        "sims/a-double-write.sim.py::a-double-write": "failed",
+        "sims/b-touches-kv.sim.py::b-touches-kv": "failed",
+        "sims/c-idempotent.sim.py::c-idempotent": "passed",
+    }
+    unsupported = outcomes["sims/b-touches-kv.sim.py::b-touches-kv"][1]
+    assert unsupported.startswith("UNSUPPORTED") and "binding_not_allowed" in unsupported
+    violated = outcomes["sims/a-double-write.sim.py::a-double-write"][1]
+    assert "seed: plugin-seed" in violated and "maxRuns 30" in violated
+    assert (tmp_path / "sims" / "a_double_write_regression_test.py").is_file()
+
+
+def test_x_stops_at_the_first_failure_and_k_selects(tmp_path):
+    env = fake_scenarios(tmp_path / "sims")
+    result, outcomes = run_pytest(tmp_path, "-x", "--eutaxy-max-runs", "30", "sims", env=env)
+    assert result.returncode == 1 and list(outcomes) == ["sims/a-double-write.sim.py::a-double-write"], result.stdout
+    result, outcomes = run_pytest(tmp_path, "-k", "idempotent", "--eutaxy-max-runs", "30", "sims", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outcomes == {"sims/c-idempotent.sim.py::c-idempotent": ("passed", "")}
+
+
+def test_a_bad_option_is_a_usage_error_naming_it(tmp_path):
+    env = fake_scenarios(tmp_path / "sims")
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "none", "sims", env=env)
+    assert result.returncode == 4 and outcomes == {}
+    assert "--eutaxy-max-runs" in result.stderr and "expected a whole number above 0, got 'none'" in result.stderr
+
+
+def test_cloudflare_check_returns_the_verdict_and_writes_nothing(tmp_path):
+    from eutaxy.cloudflare import check
+
+    case = "queue-duplicate-write"
+    shutil.copytree(corpus() / case, tmp_path / case, ignore=shutil.ignore_patterns("__pycache__", "*_regression_test.py"))
+    before = sorted(p.name for p in (tmp_path / case).iterdir())
+    verdict = check(tmp_path / case / f"{case}.sim.py", max_runs=100, budget_ms=600000)
+    assert verdict["kind"] == "violated" and verdict["provenance"]["seed"] == case
+    assert sorted(p.name for p in (tmp_path / case).iterdir()) == before
