@@ -1,6 +1,9 @@
 """From scenario and config to the host's load message; mismatches are the user's to fix."""
 
+import json
 from pathlib import Path
+
+import jsonschema
 
 import pytest
 
@@ -49,10 +52,26 @@ def test_load_message_has_absolute_paths_and_bindings(project):
     assert str((project / "worker.ts").resolve()) == worker["entry"]
     assert "2026-01-01" == worker["compatibilityDate"]
     assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
-    assert 3 == worker["queueConsumers"]["payments"]["maxRetries"]
-    assert {"CACHE": "kv"} == worker["unsupportedBindings"]
+    assert {"payments": {"maxRetries": 3}} == worker["queueConsumers"]
+    assert [{"kind": "kv", "name": "CACHE"}] == worker["bindings"]
     assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
     assert ("AUDIT",) == spec.unset_d1
+
+
+def test_the_load_message_fits_the_one_schema_the_host_checks(project):
+    """LoadMessage.to_data() validates against runtime/host/load.schema.json, field for field.
+
+    The host (host/load.mjs) refuses a load request that does not fit the same file, so a
+    field Python sends and the runtime never reads, or one the runtime reads and Python never
+    sends, fails here or there.
+    """
+    schema = json.loads((Path(__file__).resolve().parents[1] / "runtime" / "host" / "load.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    message = prepare_worker(scenario_in(project)).load_message()
+    validator.validate({**message, "id": 1})
+    assert set(schema["properties"]["worker"]["required"]) == set(message["worker"])
+    assert not validator.is_valid({**message, "worker": {**message["worker"], "name": "payments"}})
 
 
 def test_scenario_entry_wins_over_main(project):

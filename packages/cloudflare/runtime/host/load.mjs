@@ -2,29 +2,62 @@
 /**
  * The load message, read: from `{worker, setup}` as Python sends it to what the bundler,
  * Miniflare and the in-isolate runtime each need. Setup files are read here, once per load.
+ *
+ * The message is checked first against load.schema.json, the one schema of it, which
+ * Python's producer (eutaxy.cloudflare.worker.LoadMessage.to_data) is tested against too:
+ * a message that does not fit is Eutaxy's own bug, so it fails as an internal error naming
+ * the field, what was expected and what came. Nothing here has a default of its own.
  */
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { splitSchema } from "../d1.mjs";
 import { UserError } from "./toolchain.mjs";
 
-/** The compatibility date used when the Worker's config names none. */
-const DEFAULT_COMPATIBILITY_DATE = "2025-09-01";
+/** The load message's schema (a subset of JSON Schema: type, const, required, properties, additionalProperties, items). */
+export const LOAD_SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL("./load.schema.json", import.meta.url)), "utf8"));
 
-/** Binding kinds of the wrangler reader that the runtime replaces by traps. */
-const TRAP_SECTIONS = /** @type {Record<string, string>} */ ({
-  kvNamespaces: "kv", r2Buckets: "r2", hyperdrives: "hyperdrive", durableObjects: "durable_object",
-  services: "service", queueProducers: "queue_producer", workflows: "workflow",
-});
+/** @param {unknown} value */
+function typeOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (Number.isInteger(value)) return "integer";
+  return typeof value;
+}
+
+/**
+ * The problems of `value` against `schema`, each naming where, what was expected and what came.
+ * @param {any} schema @param {unknown} value @param {string} at @returns {string[]}
+ */
+export function schemaProblems(schema, value, at = "load") {
+  if ("const" in schema && value !== schema.const) return [`${at}: expected ${JSON.stringify(schema.const)}, found ${JSON.stringify(value)}`];
+  if (schema.type && typeOf(value) !== schema.type) return [`${at}: expected ${schema.type}, found ${typeOf(value)}`];
+  /** @type {string[]} */
+  const problems = [];
+  if (schema.type === "array" && schema.items) {
+    /** @type {unknown[]} */ (value).forEach((item, index) => problems.push(...schemaProblems(schema.items, item, `${at}[${index}]`)));
+  }
+  if (schema.type === "object") {
+    const object = /** @type {Record<string, unknown>} */ (value);
+    for (const name of schema.required ?? []) if (!(name in object)) problems.push(`${at}.${name}: expected a value, found none`);
+    for (const [name, field] of Object.entries(object)) {
+      const known = schema.properties?.[name];
+      if (known) problems.push(...schemaProblems(known, field, `${at}.${name}`));
+      else if (schema.additionalProperties === false) problems.push(`${at}.${name}: expected no such field, found one`);
+      else if (schema.additionalProperties) problems.push(...schemaProblems(schema.additionalProperties, field, `${at}.${name}`));
+    }
+  }
+  return problems;
+}
 
 /** @param {any} worker @param {any[]} setup the in-isolate runtime's config (run.mjs RuntimeConfig) */
 function runtimeConfig(worker, setup) {
   /** @type {Record<string, {schema: string[], sources: string[]}>} */
   const d1 = {};
-  for (const binding of Object.keys(worker.d1Databases ?? {})) d1[binding] = { schema: [], sources: [] };
-  for (const step of setup ?? []) {
+  for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [] };
+  for (const step of setup) {
     if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
     if (!d1[step.binding]) throw new UserError(`setup d1_schema names binding ${step.binding}, which the Worker's config does not declare as a D1 database`);
     if (!path.isAbsolute(step.path)) throw new UserError(`setup d1_schema path must be absolute, got ${step.path}`);
@@ -45,14 +78,11 @@ function runtimeConfig(worker, setup) {
   }
   /** @type {Record<string, string>} */
   const traps = {};
-  for (const [section, kind] of Object.entries(TRAP_SECTIONS)) {
-    for (const name of Object.keys(worker[section] ?? {})) traps[name] = kind;
-  }
-  for (const binding of worker.bindings ?? []) traps[binding.name] = binding.kind;
-  /** @type {Record<string, {maxRetries?: number}>} */
+  for (const binding of worker.bindings) traps[binding.name] = binding.kind;
+  /** @type {Record<string, {maxRetries: number}>} */
   const queueConsumers = {};
-  for (const [queue, consumer] of Object.entries(worker.queueConsumers ?? {})) {
-    queueConsumers[queue] = Number.isInteger(consumer?.maxRetries) ? { maxRetries: consumer.maxRetries } : {};
+  for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
+    queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
   return { d1, traps, queueConsumers };
 }
@@ -74,15 +104,17 @@ function withAsyncContext(flags) {
  *   d1Databases: Record<string, string>, vars: Record<string, unknown>}}
  */
 export function readLoad(message) {
-  const worker = message.worker ?? {};
+  const problems = schemaProblems(LOAD_SCHEMA, message);
+  if (problems.length > 0) throw new Error(`the load message does not fit host/load.schema.json: ${problems.join("; ")}`);
+  const worker = message.worker;
   if (typeof worker.entry !== "string" || !path.isAbsolute(worker.entry)) throw new UserError(`worker.entry must be an absolute path, got ${JSON.stringify(worker.entry)}`);
   return {
     entry: worker.entry,
-    specs: Array.isArray(worker.specs) ? worker.specs : [],
+    specs: worker.specs,
     runtime: runtimeConfig(worker, message.setup),
-    compatibilityDate: worker.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
-    compatibilityFlags: withAsyncContext(worker.compatibilityFlags ?? []),
-    d1Databases: worker.d1Databases ?? {},
-    vars: worker.vars ?? {},
+    compatibilityDate: worker.compatibilityDate,
+    compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
+    d1Databases: worker.d1Databases,
+    vars: worker.vars,
   };
 }

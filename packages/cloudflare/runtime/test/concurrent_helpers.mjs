@@ -18,6 +18,8 @@ export function concurrentLoad(extra = {}) {
       d1Databases: { A: "a-db", B: "b-db" },
       queueConsumers: { jobs: { maxRetries: 0 } },
       specs: [path.join(FIXTURE, "domain.ts")],
+      vars: {},
+      bindings: [],
       ...extra,
     },
     setup: [

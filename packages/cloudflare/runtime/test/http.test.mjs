@@ -21,7 +21,7 @@ before(async () => {
   host = new HostProcess();
   await host.ok({
     op: "load",
-    worker: { entry: path.join(FIXTURE, "worker.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3 } } },
+    worker: { entry: path.join(FIXTURE, "worker.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3 } }, specs: [], vars: {}, bindings: [] },
     setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
   });
 });
@@ -267,7 +267,7 @@ for (const [route, detail] of [
 test("a Worker without fetch() is a user error for the http drive", async () => {
   const other = new HostProcess();
   try {
-    await other.ok({ op: "load", worker: { entry: path.join(FIXTURE, "no-fetch.ts"), compatibilityDate: "2025-09-01" }, setup: [] });
+    await other.ok({ op: "load", worker: { entry: path.join(FIXTURE, "no-fetch.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: [], d1Databases: {}, queueConsumers: {}, specs: [], vars: {}, bindings: [] }, setup: [] });
     const answer = await other.request({ op: "run", plan: plan({ events: [req("req-1", "/", null, "GET")] }) });
     assert.equal(answer.ok, false);
     assert.equal(answer.user, true);

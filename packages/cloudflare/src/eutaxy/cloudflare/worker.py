@@ -25,15 +25,75 @@ from eutaxy.core.errors import UserError, nearest_names
 from . import externals, wrangler
 from .http import caller_assumption
 
-__all__ = ["WorkerSpec", "prepare_worker", "unset_binding_touched"]
+__all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
 MODELLED_KINDS = ("d1", "queue_consumer")
 
-#: Binding kinds the seeds put outside the allowlist (with the Cache API and raw
-#: sockets, which no config declares): touching one makes the run UNSUPPORTED
-#: (binding_not_allowed). Other unmodelled kinds are binding_not_modelled.
-NOT_ALLOWED_KINDS = ("kv", "ai", "hyperdrive")
+#: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
+#: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
+#: the load message lists every unmodelled binding by kind, and the trap names the cause.
+
+
+def _frozen_dict(value: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(value)
+
+
+@attrs.frozen(kw_only=True)
+class LoadMessage:
+    """The host's ``load`` request: the first message, which loads the Worker into workerd.
+
+    Each field is one the runtime reads (runtime/host/load.mjs), and ``to_data`` is the
+    message's only producer; runtime/host/load.schema.json is its one schema, which the host
+    checks every load request against and packages/cloudflare/tests/test_worker.py checks
+    ``to_data`` against. prepare_worker has refused every user mistake before one is built,
+    so what is asserted here is Eutaxy's own invariant, paired with the host's check.
+    """
+
+    #: The Worker's entry module, absolute.
+    entry: str
+    #: Core modules whose exports the bundle wraps to record decisions (absolute paths).
+    specs: tuple[str, ...]
+    compatibility_date: str
+    compatibility_flags: tuple[str, ...]
+    #: D1 binding -> database id (the binding's name when the config gives none).
+    d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
+    #: The config's plain-text vars, as the Worker sees them in ``env``.
+    vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict)
+    #: Queue name -> its consumer's max_retries (the config's or Cloudflare's default).
+    queue_consumers: Mapping[str, int] = attrs.field(converter=_frozen_dict)
+    #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
+    #: touching one makes the run UNSUPPORTED, never a silent pass.
+    bindings: tuple[tuple[str, str], ...]
+    #: The setup steps (``d1_schema``), with absolute paths.
+    setup: tuple[Mapping[str, Any], ...]
+
+    def __attrs_post_init__(self) -> None:
+        assert Path(self.entry).is_absolute(), self.entry
+        assert all(Path(spec).is_absolute() for spec in self.specs), self.specs
+        assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
+        assert all(isinstance(retries, int) and retries >= 0 for retries in self.queue_consumers.values()), self.queue_consumers
+        for step in self.setup:
+            assert Path(step["path"]).is_absolute(), step
+            assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
+        names = [name for _, name in self.bindings]
+        assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "op": "load",
+            "worker": {
+                "entry": self.entry,
+                "specs": list(self.specs),
+                "compatibilityDate": self.compatibility_date,
+                "compatibilityFlags": list(self.compatibility_flags),
+                "d1Databases": dict(self.d1_databases),
+                "vars": dict(self.vars),
+                "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
+                "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
+            },
+            "setup": [dict(step) for step in self.setup],
+        }
 
 
 @attrs.frozen(kw_only=True)
@@ -42,16 +102,15 @@ class WorkerSpec:
 
     config: wrangler.WranglerConfig
     entry: Path
-    #: The ``worker`` object of the host's load message (plain data).
-    worker: Mapping[str, Any]
-    #: The setup steps with absolute paths (plain data).
-    setup: tuple[Mapping[str, Any], ...]
+    #: The host's load request.
+    load: LoadMessage
     #: D1 bindings no setup step resets.
     unset_d1: tuple[str, ...]
     assumptions: tuple[str, ...]
 
     def load_message(self) -> dict[str, Any]:
-        return {"op": "load", "worker": dict(self.worker), "setup": [dict(step) for step in self.setup]}
+        """The load request's data (``LoadMessage.to_data``, its only producer)."""
+        return self.load.to_data()
 
 
 def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
@@ -75,41 +134,21 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
     _check_invariant_targets(scenario, config, reset)
-    worker_data = {
-        "name": config.name,
-        "entry": str(entry),
-        "config": str(config.path),
-        "compatibilityDate": config.compatibility_date,
-        "compatibilityFlags": list(config.compatibility_flags),
-        "d1Databases": {database.binding: database.database_id for database in config.d1_databases},
-        "queueConsumers": {
-            consumer.queue: {
-                "maxRetries": consumer.max_retries,
-                "maxBatchSize": consumer.max_batch_size,
-                "deadLetterQueue": consumer.dead_letter_queue,
-            }
-            for consumer in config.queue_consumers
-        },
-        "queueProducers": {binding: queue_name for binding, queue_name in config.queue_producers},
-        "durableObjects": {
-            binding: {"className": class_name, "scriptName": script_name}
-            for binding, class_name, script_name in config.durable_objects
-        },
-        # Every binding the runtime does not model, by kind, so it can stand in a
-        # trap for each: touching one makes the run UNSUPPORTED, never a silent pass.
-        "bindings": _unmodelled_bindings(config),
-        "unsupportedBindings": {
-            binding.name: binding.kind for binding in config.bindings if binding.kind in NOT_ALLOWED_KINDS
-        },
-        "vars": dict(config.vars),
-        # Core modules whose exports the bundle wraps to record decisions (host.mjs, core.mjs).
-        "specs": _specs(scenario),
-    }
+    load = LoadMessage(
+        entry=str(entry),
+        specs=tuple(_specs(scenario)),
+        compatibility_date=config.compatibility_date,
+        compatibility_flags=tuple(config.compatibility_flags),
+        d1_databases={database.binding: database.database_id for database in config.d1_databases},
+        vars=dict(config.vars),
+        queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
+        bindings=tuple(_unmodelled_bindings(config)),
+        setup=tuple(dict(step) for step in setup),
+    )
     return WorkerSpec(
         config=config,
         entry=entry,
-        worker=worker_data,
-        setup=setup,
+        load=load,
         unset_d1=unset_d1,
         assumptions=tuple(_assumptions(config, drive, unset_d1) + _io_assumptions(scenario) + _concurrency_assumptions(scenario)),
     )
@@ -145,12 +184,11 @@ def _specs(scenario: Mapping[str, Any]) -> list[str]:
     return specs
 
 
-def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[dict[str, Any]]:
-    bindings = [{"kind": "queue_producer", "name": binding, "resource": queue_name} for binding, queue_name in config.queue_producers]
-    bindings += [
-        {"kind": "durable_object", "name": binding, "resource": class_name} for binding, class_name, _ in config.durable_objects
-    ]
-    bindings += [{"kind": binding.kind, "name": binding.name, "resource": binding.resource} for binding in config.bindings]
+def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
+    """Every binding the runtime does not model, as (kind, name), in the config's order."""
+    bindings = [("queue_producer", binding) for binding, _ in config.queue_producers]
+    bindings += [("durable_object", binding) for binding, _, _ in config.durable_objects]
+    bindings += [(binding.kind, binding.name) for binding in config.bindings]
     return bindings
 
 
