@@ -17,8 +17,8 @@
  * before this point, and nothing here feeds back into them.
  */
 
-import { realTimer } from "./patch.mjs";
-import { settle } from "./settle.mjs";
+import { effectPoint } from "./effects.mjs";
+import { drain } from "./settle.mjs";
 
 /** The background point's ladder (eutaxy.core.faults.BACKGROUND_FAULTS). */
 export const BACKGROUND_FAULTS = Object.freeze(["cut_off"]);
@@ -67,57 +67,13 @@ export async function runBackground(run, inv, target, background) {
   if (background.promises.length === 0 || inv.dead || run.stopped) return;
   const pending = background.pending;
   if (pending === 0) return;
-  const ordinal = inv.nextOrdinal++;
-  const time = run.clock.now;
-  const args = { pending };
-  run.record(target, "background", "call", { args }, inv.id, ordinal, time);
-  const fault = run.follower.faultAt(inv.id, ordinal, target, BACKGROUND_FAULTS);
+  const fault = effectPoint(run, inv, {
+    kind: "platform", target, op: "background", args: { pending }, ladder: BACKGROUND_FAULTS,
+    perform: () => ({ cutOff: false }), summarize: (result) => result,
+  });
   if (fault === "cut_off") {
-    run.record(target, "background", "fault", { args, fault }, inv.id, ordinal, time);
-    run.clock.advance(1);
-    inv.crash();
     await drain(run, inv);
     return;
   }
-  run.record(target, "background", "result", { args, result: { cutOff: false } }, inv.id, ordinal, time);
-  run.clock.advance(1);
-  await settle(run, inv, Promise.allSettled(background.promises));
-}
-
-/**
- * `settle`, answering the moment the handler's promise settles, even in the middle of an
- * idle event-loop turn: real I/O the handler left running (its waitUntil work) must not move
- * between the handler returning and the drive's points after it. settle's own loop then ends
- * at its next step (it sees the promise settled).
- * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- * @param {Promise<unknown>} promise
- * @returns {Promise<import("./settle.mjs").Outcome>}
- */
-export function settleAtReturn(run, inv, promise) {
-  // A concurrent run's turn scheduler (turns.mjs) already decides what moves when.
-  if (/** @type {any} */ (run).turns) return settle(run, inv, promise);
-  /** @type {Promise<import("./settle.mjs").Outcome>} */
-  const returned = promise.then(
-    (value) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "returned", value }),
-    (error) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "threw", error }),
-  );
-  return Promise.race([settle(run, inv, promise), returned]);
-}
-
-/**
- * Wait until no effect of a dead invocation is in flight, so each one's result is recorded
- * before the drive moves on (its continuation never runs: the invocation is dead).
- * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- */
-export async function drain(run, inv) {
-  while (inv.inflight > 0 && !run.stopped) {
-    let hung = false;
-    const cancel = realTimer(run.budgetMs, () => { hung = true; inv.bump(); });
-    await inv.changed();
-    cancel();
-    if (hung && inv.inflight > 0) {
-      run.markUnsupported("effect_hung", `an effect of ${inv.id} did not finish within the budget of ${run.budgetMs} ms`);
-      return;
-    }
-  }
+  await run.scheduler.settle(inv, Promise.allSettled(background.promises));
 }

@@ -14,7 +14,7 @@
  * Worker gets back (`meta.duration`, `meta.timings`) are zeroed so runs repeat exactly.
  */
 
-import { asyncPoint, READ_FAULTS, WRITE_FAULTS, UnsupportedSignal } from "./effects.mjs";
+import { effectPoint, READ_FAULTS, WRITE_FAULTS, UnsupportedSignal } from "./effects.mjs";
 import { compareText, toJson } from "./canonical.mjs";
 
 /** Tables D1 and SQLite keep for themselves: neither reset nor snapshotted. */
@@ -100,8 +100,8 @@ export function makeD1(run, inv, binding, real) {
    * @param {() => Promise<any>} perform @param {(value: any) => unknown} summarize
    */
   const point = (op, s, perform, summarize) =>
-    asyncPoint(run, inv, {
-      target, op, args: { sql: s.sql, params: s.params.map(plain) },
+    effectPoint(run, inv, {
+      kind: "io", target, op, args: { sql: s.sql, params: s.params.map(plain) },
       ladder: isRead(s.sql) ? READ_FAULTS : WRITE_FAULTS, injectedError, perform, summarize,
     });
 
@@ -161,8 +161,8 @@ export function makeD1(run, inv, binding, real) {
         return s;
       });
       const writes = items.map((s) => !isRead(s.sql));
-      return asyncPoint(run, inv, {
-        target, op: "batch",
+      return effectPoint(run, inv, {
+        kind: "io", target, op: "batch",
         args: { statements: items.map((s) => ({ sql: s.sql, params: s.params.map(plain) })) },
         ladder: writes.some(Boolean) ? WRITE_FAULTS : READ_FAULTS, injectedError,
         perform: async () => (await real.batch(items.map((s) => s.statement))).map(stabilize),
@@ -175,8 +175,8 @@ export function makeD1(run, inv, binding, real) {
       });
     },
     /** @param {string} sql */
-    exec: (sql) => asyncPoint(run, inv, {
-      target, op: "exec", args: { sql, params: [] },
+    exec: (sql) => effectPoint(run, inv, {
+      kind: "io", target, op: "exec", args: { sql, params: [] },
       ladder: splitSchema(sql).every(isRead) ? READ_FAULTS : WRITE_FAULTS, injectedError,
       perform: async () => {
         const result = await real.exec(sql);

@@ -1,16 +1,8 @@
 // @ts-check
 /**
- * Effect points: the one wrapper every binding call goes through.
- *
- * A point records `call`, asks the plan follower for a fault, and then:
- * - none: performs the effect, records `result` (a real error is recorded as a result with
- *   `{error}` and rethrown), returns the value;
- * - crash_before: records `fault`, kills the invocation;
- * - error: records `fault`, throws an Error to the caller without performing;
- * - crash_after: performs, records `result` then `fault`, kills the invocation;
- * - ambiguous: performs, records `result` then `fault`, throws an Error to the caller.
- * Every effect of one point carries the point's virtual time; the clock advances 1 ms
- * when the point is done, whatever its outcome.
+ * The effect point (`effectPoint`): the one primitive every binding call, the http response,
+ * the background point and the platform's own effects go through (record the call, ask the
+ * plan follower, perform, record the result, inject the fault).
  *
  * How a crash kills an invocation. An asynchronous point that crashes returns a promise
  * that never settles: the handler's continuation after its `await` never runs, no catch
@@ -22,6 +14,8 @@
  * The never-settling promises are fresh per call, so they and the continuations hanging on
  * them are garbage once the drive lets go of the invocation.
  */
+
+import { assert } from "./assert.mjs";
 
 export const WRITE_FAULTS = Object.freeze(["crash_before", "crash_after", "ambiguous", "error"]);
 export const READ_FAULTS = Object.freeze(["crash_before", "crash_after", "error"]);
@@ -92,108 +86,150 @@ export class Invocation {
 }
 
 /**
+ * What one effect point is.
+ *
+ * `kind` says who makes the effect and how it runs:
+ * - `io`: the Worker's call with real I/O (a D1 statement, an outbound fetch). It returns a
+ *   promise; in a concurrent run it parks until a turn picks it; its I/O runs serialized and
+ *   counts as in flight; `error` and `ambiguous` reach the caller as `injectedError`, a crash
+ *   as a promise that never settles.
+ * - `decision`: the Worker's synchronous call with no I/O (a queue ack or retry). A crash
+ *   throws a CrashSignal into the caller; in a concurrent run it is part of the turn that
+ *   reached it, which so did more than its effect.
+ * - `platform`: the drive's own point (the http response, the background point, an implicit
+ *   ack, a dead letter, the caller giving up). It returns the fault to the drive, which
+ *   decides what follows; with an empty ladder it is an effect the platform always commits.
  * @typedef {object} PointSpec
+ * @property {"io" | "decision" | "platform"} kind
  * @property {string} target
  * @property {string} op
  * @property {unknown} args
- * @property {readonly string[]} ladder
- * @property {(fault: string) => Error} injectedError the Error the caller sees for `error` and `ambiguous`
+ * @property {readonly string[]} ladder the faults the point allows, in ladder order
+ * @property {() => unknown} perform the effect itself (a promise for `io`)
+ * @property {(value: any) => unknown} summarize the recorded result of what `perform` gave
+ * @property {(fault: string) => Error} [injectedError] the Error the caller sees for `error` and `ambiguous` (`io` only)
  */
 
-/**
- * An asynchronous effect point.
- * @template T
- * @param {import("./run.mjs").Run} run @param {Invocation} inv
- * @param {PointSpec & {perform: () => Promise<T>, summarize: (value: T) => unknown}} spec
- * @returns {Promise<T>}
- */
-export async function asyncPoint(run, inv, spec) {
-  if (inv.dead || run.stopped) return never();
-  if (run.turns) {
-    // A concurrent run: the effect is a turn; the invocation parks until a turn picks it.
-    await run.turns.park(inv, spec.target, spec.op);
-    if (inv.dead || run.stopped) return never();
-  }
-  const ordinal = inv.nextOrdinal++;
-  const time = run.clock.now;
-  const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(spec.target, spec.op, kind, payload, inv.id, ordinal, time);
-  record("call", { args: spec.args });
-  const fault = run.follower.faultAt(inv.id, ordinal, spec.target, spec.ladder);
-  if (fault === "crash_before" || fault === "error") {
-    record("fault", { args: spec.args, fault });
-    run.clock.advance(1);
-    if (fault === "error") throw spec.injectedError(fault);
-    inv.crash();
-    return never();
-  }
-  inv.inflight++;
-  inv.bump();
-  /** @type {{ok: true, value: T} | {ok: false, error: unknown}} */
-  let outcome;
-  try {
-    outcome = { ok: true, value: await run.serialize(spec.perform) };
-  } catch (error) {
-    outcome = { ok: false, error };
-  }
-  record("result", { args: spec.args, result: outcome.ok ? spec.summarize(outcome.value) : { error: describeError(outcome.error) } });
-  if (fault !== "none") record("fault", { args: spec.args, fault });
-  run.clock.advance(1);
-  inv.inflight--;
-  if (fault === "crash_after") inv.crash();
-  else inv.bump();
-  if (fault === "crash_after" || inv.dead || run.stopped) return never();
-  if (fault === "ambiguous") throw spec.injectedError(fault);
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
-}
+/** The ladder of a platform effect that always commits (an implicit ack, a dead letter, giving up). */
+export const NO_FAULTS = Object.freeze([]);
+
+/** Faults that strike before the effect is performed; all but `error` kill the invocation. */
+const BEFORE = new Set(["crash_before", "error", "cut_off"]);
 
 /**
- * A synchronous effect point (a decision such as an ack): no I/O, so no ambiguity.
- * @template T
- * @param {import("./run.mjs").Run} run @param {Invocation} inv
- * @param {Omit<PointSpec, "injectedError"> & {perform: () => T, summarize: (value: T) => unknown}} spec
- * @returns {T}
+ * The one effect point: every effect the log holds (but D1's end-of-run snapshot and Core
+ * decisions, which are not points) is recorded here, and every fault is injected here.
+ * It takes the invocation's next ordinal, records `call`, asks the plan follower for the
+ * fault, and then, by the fault:
+ * - none: performs, records `result` (a real error of an `io` point is recorded as a result
+ *   with `{error}` and rethrown), returns;
+ * - crash_before, cut_off: records `fault`, kills the invocation;
+ * - error: records `fault`; the caller gets `injectedError` without the effect performed;
+ * - crash_after: performs, records `result` then `fault`, kills the invocation;
+ * - ambiguous: performs, records `result` then `fault`; the caller gets `injectedError`
+ *   (an `io` point) or the fault (a `platform` point).
+ * Every record of one point carries the point's virtual time; the clock advances 1 ms once
+ * the point is done, whatever its outcome. A Worker's point on a dead invocation (crashed,
+ * or its drive finished with it) is refused: nothing is recorded or performed.
+ * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
+ * @returns {any} a promise of the value (`io`), the value (`decision`), the fault (`platform`)
  */
-export function syncPoint(run, inv, spec) {
-  const where = `${spec.target} ${spec.op}`;
-  if (inv.dead || run.stopped) throw new CrashSignal(inv.id, where);
-  // Not a turn: in a concurrent run it is part of the turn that reached it (which did more).
-  run.turns?.noteMore("sync_effect");
-  const ordinal = inv.nextOrdinal++;
-  const time = run.clock.now;
-  const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(spec.target, spec.op, kind, payload, inv.id, ordinal, time);
-  record("call", { args: spec.args });
-  const fault = run.follower.faultAt(inv.id, ordinal, spec.target, spec.ladder);
-  if (fault === "crash_before") {
-    record("fault", { args: spec.args, fault });
-    run.clock.advance(1);
-    inv.crash();
-    throw new CrashSignal(inv.id, where);
+export function effectPoint(run, inv, spec) {
+  if (spec.kind === "io") return ioPoint(run, inv, spec);
+  const decision = spec.kind === "decision";
+  if (decision) {
+    if (inv.dead || run.stopped) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
+    run.scheduler.noteMore("sync_effect");
+  }
+  const point = new Point(run, inv, spec);
+  if (point.strikesBefore()) {
+    if (decision) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
+    return point.fault;
   }
   const value = spec.perform();
-  record("result", { args: spec.args, result: spec.summarize(value) });
-  run.clock.advance(1);
-  if (fault === "crash_after") {
-    record("fault", { args: spec.args, fault });
+  point.commit(spec.summarize(value));
+  if (point.fault === "crash_after") {
     inv.crash();
-    throw new CrashSignal(inv.id, where);
+    if (decision) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
   }
-  if (fault !== "none") throw new Error(`eutaxy: fault ${fault} is not defined at a synchronous point`);
+  if (!decision) return point.fault;
+  assert(point.fault === "none", () => `fault ${point.fault} was decided at the synchronous point ${spec.target} ${spec.op}, whose ladder cannot hold it`);
   return value;
 }
 
 /**
- * An effect the platform makes on the invocation's behalf (an implicit ack, a dead letter):
- * it takes the invocation's next ordinal but no fault decision, and it always commits.
- * @param {import("./run.mjs").Run} run @param {Invocation} inv
- * @param {{target: string, op: string, args: unknown, result: unknown}} spec
+ * The `io` half of effectPoint: the same steps around an awaited perform.
+ * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
  */
-export function platformEffect(run, inv, spec) {
-  const ordinal = inv.nextOrdinal++;
-  const time = run.clock.now;
-  run.record(spec.target, spec.op, "call", { args: spec.args }, inv.id, ordinal, time);
-  run.record(spec.target, spec.op, "result", { args: spec.args, result: spec.result }, inv.id, ordinal, time);
-  run.clock.advance(1);
+async function ioPoint(run, inv, spec) {
+  if (inv.dead || run.stopped) return never();
+  // In a concurrent run the effect is a turn: the invocation parks until a turn picks it.
+  const parked = run.scheduler.park(inv, spec.target, spec.op);
+  if (parked) {
+    await parked;
+    if (inv.dead || run.stopped) return never();
+  }
+  const point = new Point(run, inv, spec);
+  if (point.strikesBefore()) {
+    if (point.fault === "error") throw /** @type {NonNullable<PointSpec["injectedError"]>} */ (spec.injectedError)(point.fault);
+    return never();
+  }
+  inv.inflight++;
+  inv.bump();
+  /** @type {{ok: true, value: unknown} | {ok: false, error: unknown}} */
+  let outcome;
+  try {
+    outcome = { ok: true, value: await run.serialize(/** @type {() => Promise<unknown>} */ (spec.perform)) };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: describeError(outcome.error) });
+  inv.inflight--;
+  assert(inv.inflight >= 0, () => `invocation ${inv.id} has ${inv.inflight} effects in flight`);
+  if (point.fault === "crash_after") inv.crash();
+  else inv.bump();
+  if (point.fault === "crash_after" || inv.dead || run.stopped) return never();
+  if (point.fault === "ambiguous") throw /** @type {NonNullable<PointSpec["injectedError"]>} */ (spec.injectedError)(point.fault);
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+/** One point's records: its ordinal, its time and its fault, fixed when it opens. */
+class Point {
+  /** @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec */
+  constructor(run, inv, spec) {
+    assert(spec.kind === "platform" || !inv.dead, () => `the dead invocation ${inv.id} reached ${spec.target} ${spec.op}`);
+    this.run = run;
+    this.inv = inv;
+    this.spec = spec;
+    this.ordinal = inv.nextOrdinal++;
+    this.time = run.clock.now;
+    this.record("call", { args: spec.args });
+    /** "none" or the fault the plan follower decided */
+    this.fault = run.follower.faultAt(inv.id, this.ordinal, spec.target, spec.ladder);
+    assert(this.fault === "none" || spec.ladder.includes(this.fault), () => `the follower decided ${this.fault} at ${spec.target} ${spec.op}, outside its ladder ${spec.ladder.join(", ")}`);
+  }
+
+  /** @param {string} kind @param {unknown} payload */
+  record(kind, payload) {
+    this.run.record(this.spec.target, this.spec.op, kind, payload, this.inv.id, this.ordinal, this.time);
+  }
+
+  /** If the fault strikes before the effect: record it, end the point, kill unless `error`. */
+  strikesBefore() {
+    if (!BEFORE.has(this.fault)) return false;
+    this.record("fault", { args: this.spec.args, fault: this.fault });
+    this.run.clock.advance(1);
+    if (this.fault !== "error") this.inv.crash();
+    return true;
+  }
+
+  /** The effect was performed: record its result, then the fault after it, and end the point. @param {unknown} result */
+  commit(result) {
+    this.record("result", { args: this.spec.args, result });
+    if (this.fault !== "none") this.record("fault", { args: this.spec.args, fault: this.fault });
+    this.run.clock.advance(1);
+  }
 }
 
 /** @param {unknown} error @returns {{name: string, message: string}} */

@@ -21,7 +21,7 @@
  * The injected error is the TypeError a lost connection gives.
  */
 
-import { asyncPoint, never, WRITE_FAULTS } from "./effects.mjs";
+import { effectPoint, never, WRITE_FAULTS } from "./effects.mjs";
 
 /**
  * @typedef {{method?: string, path?: string, status?: number, headers?: Record<string, string>, body?: unknown}} Scripted
@@ -127,7 +127,8 @@ export function makeFetch(run) {
     for (const [name, value] of request.headers) headers[name] = value;
     const dedupeKey = external.dedupeBy ? request.headers.get(external.dedupeBy) : null;
     const args = { url: request.url, method, headers, body: recordedBody(text, request.headers.get("content-type") ?? ""), dedupeKey };
-    const outcome = await asyncPoint(run, inv, {
+    const outcome = await effectPoint(run, inv, {
+      kind: "io",
       target: `Fetch:${external.name}`,
       op: method,
       args,

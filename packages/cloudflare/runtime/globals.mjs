@@ -28,6 +28,7 @@
 
 import { originals } from "./patch.mjs";
 import { Xoshiro128 } from "./prng.mjs";
+import { TimerQueue } from "./timers.mjs";
 
 /** 2026-01-01T00:00:00Z, the virtual epoch. */
 export const EPOCH_MS = 1767225600000;
@@ -65,10 +66,9 @@ export class VirtualGlobals {
     this.clock = clock;
     this.hooks = hooks;
     this.startMs = clock.now;
-    /** @type {Timer[]} */
-    this.timers = [];
+    /** @type {TimerQueue<Timer>} the virtual timers set and not yet fired or cleared */
+    this.timers = new TimerQueue();
     this.nextTimerId = 1;
-    this.timerSeq = 0;
     this.timerFires = 0;
     /** @type {(() => void)[]} undo steps, run in reverse by restore() */
     this.undo = [];
@@ -122,7 +122,7 @@ export class VirtualGlobals {
     this.set(globalThis, "setTimeout", (/** @type {Function} */ callback, /** @type {number} */ delay, /** @type {unknown[]} */ ...args) => self.addTimer(callback, delay, args, false));
     this.set(globalThis, "setInterval", (/** @type {Function} */ callback, /** @type {number} */ delay, /** @type {unknown[]} */ ...args) => self.addTimer(callback, delay, args, true));
     const clear = (/** @type {unknown} */ id) => {
-      self.timers = self.timers.filter((timer) => timer.id !== Number(id));
+      self.timers.removeWhere((timer) => timer.id === Number(id));
     };
     this.set(globalThis, "clearTimeout", clear);
     this.set(globalThis, "clearInterval", clear);
@@ -165,7 +165,7 @@ export class VirtualGlobals {
         // Keep restoring the rest; a failed step leaves that one global as the run had it.
       }
     }
-    this.timers = [];
+    this.timers.clear();
   }
 
   /**
@@ -188,7 +188,7 @@ export class VirtualGlobals {
     if (typeof callback !== "function") throw new TypeError("eutaxy: setTimeout with a string body is not supported");
     const ms = Math.max(0, Math.floor(Number(delay) || 0));
     const id = this.nextTimerId++;
-    this.timers.push({ id, due: this.clock.now + ms, seq: this.timerSeq++, callback, args, interval: repeat ? Math.max(1, ms) : null, owner: this.hooks.current() });
+    this.timers.add({ id, due: this.clock.now + ms, callback, args, interval: repeat ? Math.max(1, ms) : null, owner: this.hooks.current() });
     return id;
   }
 
@@ -199,7 +199,7 @@ export class VirtualGlobals {
 
   /** @param {unknown} owner drop the timers a finished invocation left */
   dropTimers(owner) {
-    this.timers = this.timers.filter((timer) => timer.owner !== owner);
+    this.timers.removeWhere((timer) => timer.owner === owner);
   }
 
   /**
@@ -208,24 +208,23 @@ export class VirtualGlobals {
    * @param {unknown} owner
    */
   fireNext(owner) {
-    let best = -1;
-    for (let i = 0; i < this.timers.length; i++) {
-      const timer = this.timers[i];
-      if (timer.owner !== owner) continue;
-      if (best < 0 || timer.due < this.timers[best].due || (timer.due === this.timers[best].due && timer.seq < this.timers[best].seq)) best = i;
-    }
-    if (best < 0) return false;
+    return this.fire(this.timers.earliest((timer) => timer.owner === owner));
+  }
+
+  /**
+   * Fire one timer (the earliest of its owner), moving the clock to its due time if that is
+   * later. Returns false when there is none, or the run's timer limit is reached.
+   * @param {Timer | null} timer
+   */
+  fire(timer) {
+    if (!timer) return false;
     if (++this.timerFires > MAX_TIMER_FIRES) {
       this.hooks.unsupported("timer_limit", `more than ${MAX_TIMER_FIRES} timer callbacks fired in one run`);
       return false;
     }
-    const timer = this.timers[best];
     if (timer.due > this.clock.now) this.clock.now = timer.due;
-    if (timer.interval === null) this.timers.splice(best, 1);
-    else {
-      timer.due = this.clock.now + timer.interval;
-      timer.seq = this.timerSeq++;
-    }
+    if (timer.interval === null) this.timers.remove(timer);
+    else this.timers.rearm(timer, this.clock.now + timer.interval);
     try {
       timer.callback(...timer.args);
     } catch (error) {

@@ -32,7 +32,7 @@
  * A sequential run lets every attempt finish before the next starts, so a handler still
  * running at the caller's deadline is answered late rather than overlapped by the resend.
  *
- * A concurrent run (turns.mjs) starts attempts through the turn scheduler, and the caller's
+ * A concurrent run (scheduler/turns.mjs) starts attempts through the turn scheduler, and the caller's
  * deadline is a virtual timer set when the request is sent: an engine alarm (`Scheduler.alarm`),
  * no timer of the Worker's, so it leaves no trace and reads no clock. The caller decides once
  * per attempt, whichever comes first: at the response point, at a crash (no answer), or at the
@@ -46,10 +46,10 @@
  * move, time passes to it (`wake`), timers and the deadline due first firing first.
  */
 
-import { makeContext, Background, drain, runBackground, settleAtReturn } from "./background.mjs";
-import { platformEffect } from "./effects.mjs";
-import { realTimer } from "./patch.mjs";
+import { makeContext, Background, runBackground } from "./background.mjs";
+import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { mayRedeliver } from "./queue.mjs";
+import { drain, waitForChange } from "./settle.mjs";
 
 /** The origin requests are addressed to (a reserved name: nothing real answers it). */
 export const REQUEST_ORIGIN = "https://worker.eutaxy.invalid";
@@ -130,22 +130,25 @@ function recordedBody(response, text) {
  * @param {import("./run.mjs").Run} run @param {string} invocation @param {Response} response
  */
 async function bodyOf(run, invocation, response) {
-  const HUNG = Symbol("hung");
+  /** @type {{text: string} | {failed: true} | null} */
+  let read = null;
   /** @type {() => void} */
-  let cancel = () => {};
-  const hung = new Promise((resolve) => { cancel = realTimer(run.budgetMs, () => resolve(HUNG)); });
+  let wake = () => {};
+  const changed = new Promise((resolve) => { wake = () => resolve(null); });
+  /** @type {Promise<string>} */
+  let text;
   try {
-    const text = await Promise.race([response.text(), hung]);
-    if (text === HUNG) {
-      run.markUnsupported("unseen_wait", `the response body of ${invocation} did not finish within the budget of ${run.budgetMs} ms`);
-      return null;
-    }
-    return recordedBody(response, /** @type {string} */ (text));
+    text = response.text();
   } catch {
     return null;
-  } finally {
-    cancel();
   }
+  text.then((value) => { read = { text: value }; wake(); }, () => { read = { failed: true }; wake(); });
+  if (await waitForChange(run, changed, wake, () => read === null)) {
+    run.markUnsupported("unseen_wait", `the response body of ${invocation} did not finish within the budget of ${run.effectHangMs} ms`);
+    return null;
+  }
+  const done = /** @type {{text: string} | {failed: true}} */ (read);
+  return "text" in done ? recordedBody(response, done.text) : null;
 }
 
 /**
@@ -183,6 +186,8 @@ export async function driveHttp(run, drive, handler) {
     const sentAt = run.clock.now;
     const deadline = caller.deadlineMs === null ? null : sentAt + caller.deadlineMs;
     let decided = false;
+    /** True when the deadline is a scheduler alarm: a concurrent run, where the caller stops waiting then. */
+    let deadlineAlarm = false;
     let cancelDeadline = () => {};
     /**
      * The caller's one decision on this attempt: a failed one is resent (due its delay after
@@ -195,16 +200,21 @@ export async function driveHttp(run, drive, handler) {
       decided = true;
       cancelDeadline();
       if (!failed) return;
-      const at = run.turns && pastDeadline && deadline !== null ? deadline : run.clock.now;
+      const at = deadlineAlarm && pastDeadline && deadline !== null ? deadline : run.clock.now;
       if (mayRedeliver(number, caller.retries, maxRedeliveries)) {
         item.due = at + resendDelay(caller, number);
         pending.push(item);
       } else {
-        platformEffect(run, inv, { target, op: "gave_up", args: { requestId: item.id, attempts: number }, result: { gaveUp: true } });
+        effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { requestId: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
       }
     };
-    // Concurrent: the deadline is an engine alarm, where the caller stops waiting.
-    if (run.turns && deadline !== null) cancelDeadline = run.turns.alarm(deadline, () => decide(true, true));
+    // The deadline is an engine alarm where the scheduler keeps them (a concurrent run);
+    // a sequential run waits for every answer.
+    const cancelAlarm = deadline === null ? null : run.scheduler.alarm(deadline, () => decide(true, true));
+    if (cancelAlarm) {
+      deadlineAlarm = true;
+      cancelDeadline = cancelAlarm;
+    }
     const background = new Background();
     const ctx = makeContext(background);
     const env = run.envFor(inv);
@@ -215,7 +225,7 @@ export async function driveHttp(run, drive, handler) {
     } catch (error) {
       promise = Promise.reject(error);
     }
-    const outcome = await settleAtReturn(run, inv, promise);
+    const outcome = await run.scheduler.settleAtReturn(inv, promise);
     if (outcome.kind === "unsupported") {
       cancelDeadline();
       run.endInvocation(inv);
@@ -247,41 +257,21 @@ export async function driveHttp(run, drive, handler) {
     return run.stopped;
   };
   let attempts = 0;
-  if (run.turns) {
-    // Concurrent: the turn scheduler starts the first waiting request that is due while a
-    // slot is free (turns.mjs); with none due, time passes to the earliest resend.
-    const ready = () => pending.findIndex((item) => item.due <= run.clock.now);
-    await run.turns.drive({
-      next: () => {
-        const at = attempts < maxAttempts ? ready() : -1;
-        return at < 0 ? null : pending[at].id;
-      },
-      wake: () => (attempts < maxAttempts && pending.length ? Math.min(...pending.map((item) => item.due)) : null),
-      start: () => {
-        attempts++;
-        return attempt(pending.splice(ready(), 1)[0]);
-      },
-    });
-    return;
-  }
-  for (; attempts < maxAttempts && pending.length && !run.stopped; attempts++) {
-    if (await attempt(takeNext(run, pending))) break;
-  }
-}
-
-/**
- * The next request to send: the first waiting one that is due; with none due, the clock
- * moves to the earliest due time (the first of those in line on a tie).
- * @param {import("./run.mjs").Run} run @param {PendingRequest[]} pending
- */
-function takeNext(run, pending) {
-  let at = pending.findIndex((item) => item.due <= run.clock.now);
-  if (at < 0) {
-    at = 0;
-    for (let i = 1; i < pending.length; i++) if (pending[i].due < pending[at].due) at = i;
-    run.clock.advance(pending[at].due - run.clock.now);
-  }
-  return pending.splice(at, 1)[0];
+  // The scheduler starts the first waiting request that is due (one after another, or while
+  // a slot is free); with none due, time passes to the earliest resend (the first of those in
+  // line on a tie: the first due once the clock is there).
+  const ready = () => pending.findIndex((item) => item.due <= run.clock.now);
+  await run.scheduler.drive({
+    next: () => {
+      const at = attempts < maxAttempts ? ready() : -1;
+      return at < 0 ? null : pending[at].id;
+    },
+    wake: () => (attempts < maxAttempts && pending.length ? Math.min(...pending.map((item) => item.due)) : null),
+    start: () => {
+      attempts++;
+      return attempt(pending.splice(ready(), 1)[0]);
+    },
+  });
 }
 
 /**
@@ -295,20 +285,9 @@ function takeNext(run, pending) {
  * @returns {{fault: string, fill: ((body: unknown) => void) | null}}
  */
 function respond(run, inv, target, ladder, args, status) {
-  const ordinal = inv.nextOrdinal++;
-  const time = run.clock.now;
-  const record = (/** @type {string} */ kind, /** @type {unknown} */ payload) => run.record(target, "response", kind, payload, inv.id, ordinal, time);
-  record("call", { args });
-  const fault = run.follower.faultAt(inv.id, ordinal, target, ladder);
-  if (fault === "crash_before") {
-    record("fault", { args, fault });
-    run.clock.advance(1);
-    inv.crash();
-    return { fault, fill: null };
-  }
   const result = { status, ok: status >= 200 && status < 300, body: /** @type {unknown} */ (null) };
-  record("result", { args, result });
-  if (fault !== "none") record("fault", { args, fault });
-  run.clock.advance(1);
+  /** @type {string} */
+  const fault = effectPoint(run, inv, { kind: "platform", target, op: "response", args, ladder, perform: () => result, summarize: (value) => value });
+  if (fault === "crash_before") return { fault, fill: null };
   return { fault, fill: (body) => { result.body = body; } };
 }

@@ -19,8 +19,8 @@
  * never changes the acknowledgement.
  */
 
-import { Background, makeContext, runBackground, settleAtReturn } from "./background.mjs";
-import { DECISION_FAULTS, platformEffect, syncPoint } from "./effects.mjs";
+import { Background, makeContext, runBackground } from "./background.mjs";
+import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
 import { originals } from "./patch.mjs";
 
 /** Cloudflare's documented default for a consumer's max_retries (Miniflare's README says 2). */
@@ -74,7 +74,7 @@ export async function driveQueue(run, drive, handler) {
     } catch (error) {
       promise = Promise.reject(error);
     }
-    const outcome = await settleAtReturn(run, inv, promise);
+    const outcome = await run.scheduler.settleAtReturn(inv, promise);
     if (outcome.kind === "unsupported") {
       run.endInvocation(inv);
       return true;
@@ -84,7 +84,7 @@ export async function driveQueue(run, drive, handler) {
       for (const item of items) {
         if (item.decision !== null) continue;
         item.decision = "ack";
-        platformEffect(run, inv, { target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, result: { effective: true } });
+        effectPoint(run, inv, { kind: "platform", target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, ladder: NO_FAULTS, perform: () => ({ effective: true }), summarize: (result) => result });
       }
     }
     // waitUntil work runs on after a handler that returned or threw (a crashed one took it along).
@@ -94,25 +94,19 @@ export async function driveQueue(run, drive, handler) {
     for (const item of items) {
       if (item.decision === "ack") continue;
       if (mayRedeliver(item.attempts, maxRetries, maxRedeliveries)) pending.push(item);
-      else platformEffect(run, inv, { target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, result: { deadLettered: true } });
+      else effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
     }
     return false;
   };
   let deliveries = 0;
-  if (run.turns) {
-    // Concurrent: the turn scheduler starts deliveries while a slot is free (turns.mjs).
-    await run.turns.drive({
-      next: () => (deliveries < maxDeliveries && pending.length ? pending[0].id : null),
-      start: () => {
-        deliveries++;
-        return deliver(pending.splice(0, batchSize));
-      },
-    });
-    return;
-  }
-  for (; deliveries < maxDeliveries && pending.length && !run.stopped; deliveries++) {
-    if (await deliver(pending.splice(0, batchSize))) break;
-  }
+  // The scheduler starts deliveries in order: one after another, or while a slot is free.
+  await run.scheduler.drive({
+    next: () => (deliveries < maxDeliveries && pending.length ? pending[0].id : null),
+    start: () => {
+      deliveries++;
+      return deliver(pending.splice(0, batchSize));
+    },
+  });
 }
 
 /**
@@ -123,8 +117,8 @@ function makeBatch(run, inv, target, queue, items) {
   const clone = originals.structuredClone ?? ((/** @type {unknown} */ v) => JSON.parse(JSON.stringify(v)));
   const timestamp = run.clock.now;
   /** @param {Pending} item @param {"ack" | "retry"} op */
-  const decide = (item, op) => syncPoint(run, inv, {
-    target, op, args: { messageId: item.id, body: item.body }, ladder: DECISION_FAULTS,
+  const decide = (item, op) => effectPoint(run, inv, {
+    kind: "decision", target, op, args: { messageId: item.id, body: item.body }, ladder: DECISION_FAULTS,
     perform: () => {
       const effective = item.decision === null;
       if (effective) item.decision = op;

@@ -12,16 +12,14 @@
 
 import { active } from "./active.mjs";
 import { usedAtLoad } from "./patch.mjs";
-import { makeD1, resetD1, snapshotD1 } from "./d1.mjs";
+import { RECORDS } from "./bindings/index.mjs";
+import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
+import { UserFacingError } from "./errors.mjs";
 import { VirtualClock, VirtualGlobals } from "./globals.mjs";
 import { PlanFollower } from "./plan.mjs";
-import { Scheduler, watchReads } from "./turns.mjs";
-import { driveQueue } from "./queue.mjs";
-import { driveHttp } from "./http.mjs";
-import { makeFetch } from "./fetch.mjs";
+import { createScheduler } from "./scheduler/scheduler.mjs";
 import { progress } from "./progress.mjs";
-import { trapBinding, trappedCaches } from "./unsupported.mjs";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -31,10 +29,7 @@ export const DEFAULT_BUDGET_MS = 10000;
 /** The control binding's name; it is never shown to the Worker. */
 export const CONFIG_BINDING = "__EUTAXY_CONFIG";
 
-/** A failure that is the user's to fix (the Worker has no handler for the drive, ...). */
-export class UserFacingError extends Error {
-  name = "UserFacingError";
-}
+export { UserFacingError };
 
 /**
  * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, queueConsumers?: Record<string, {maxRetries?: number}>,
@@ -54,29 +49,35 @@ export class Run {
     this.effects = [];
     /** @type {{cause: string, detail: string} | null} */
     this.unsupported = null;
-    /** @type {Invocation | null} the invocation in flight (sequential runs) */
-    this._current = null;
+    /** @type {Error | null} an internal invariant that broke (assert.mjs); the run then fails */
+    this.failure = null;
     const concurrency = this.scenario.bounds?.maxConcurrentInvocations ?? 1;
-    /** @type {Scheduler | null} the turn scheduler, in concurrent runs only */
-    this.turns = Number.isInteger(concurrency) && concurrency > 1 ? new Scheduler(this, concurrency) : null;
+    /** @type {import("./scheduler/scheduler.mjs").Scheduler} */
+    this.scheduler = createScheduler(this, Number.isInteger(concurrency) ? concurrency : 1);
     const budget = this.scenario.bounds?.budgetMs;
-    this.budgetMs = Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS;
+    /** Real time one effect's I/O may take before it counts as hung. */
+    this.effectHangMs = Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS;
     this.globals = new VirtualGlobals(plan.streams?.globals ?? [1, 0, 0, 0], this.clock, {
       current: () => this.current,
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
       work: (promise) => this.work(promise),
     });
+    /**
+     * Each env name a binding record owns, with its record and config entry: records in
+     * setup order, the first to claim a name owning it.
+     * @type {Map<string, {record: import("./bindings/record.mjs").BindingRecord, entry: unknown}>}
+     */
+    this.owners = new Map();
+    for (const record of RECORDS) {
+      for (const [name, entry] of record.names?.(config) ?? []) if (!this.owners.has(name)) this.owners.set(name, { record, entry });
+    }
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
   }
 
   /** The invocation whose code is running (concurrent runs: from its async context). */
   get current() {
-    return this.turns ? this.turns.running() : this._current;
-  }
-
-  set current(inv) {
-    this._current = inv;
+    return this.scheduler.running();
   }
 
   /** True once the run is UNSUPPORTED: nothing more is driven or performed. */
@@ -89,7 +90,7 @@ export class Run {
     if (this.unsupported) return;
     this.unsupported = { cause, detail };
     this.current?.bump();
-    this.turns?.changed();
+    this.scheduler.changed();
   }
 
   /**
@@ -130,8 +131,7 @@ export class Run {
   startInvocation(id) {
     progress(id, "start");
     const inv = new Invocation(id);
-    this.current = inv;
-    this.turns?.bind(inv);
+    this.scheduler.bind(inv);
     return inv;
   }
 
@@ -139,23 +139,30 @@ export class Run {
   endInvocation(inv) {
     inv.dead = true;
     this.globals.dropTimers(inv);
-    if (this.current === inv) this.current = null;
+    this.scheduler.release(inv);
   }
 
-  /** The env one invocation sees: its own D1 proxies, traps for what is not allowed, vars as they are. @param {Invocation} inv */
+  /** The env one invocation sees: each owned binding as its record presents it, the rest as they are. @param {Invocation} inv */
   envFor(inv) {
     /** @type {Record<string, unknown>} */
     const env = {};
     for (const [name, value] of Object.entries(this.realEnv)) {
       if (name === CONFIG_BINDING) continue;
-      if (this.config.d1?.[name]) env[name] = makeD1(this, inv, name, value);
-      else if (this.config.traps?.[name]) env[name] = trapBinding(this.config.traps[name], name);
-      else env[name] = value;
+      const owner = this.owners.get(name);
+      env[name] = owner?.record.proxy ? owner.record.proxy(this, inv, name, value, owner.entry) : value;
     }
-    for (const [name, kind] of Object.entries(this.config.traps ?? {})) {
-      if (!(name in env)) env[name] = trapBinding(kind, name);
+    for (const [name, { record, entry }] of this.owners) {
+      if (record.standsIn && record.proxy && !(name in env)) env[name] = record.proxy(this, inv, name, undefined, entry);
     }
     return env;
+  }
+
+  /** Each record's owned bindings, `[name, real, entry]`, in the order its `names` gave them. @param {import("./bindings/record.mjs").BindingRecord} record */
+  owned(record) {
+    /** @type {[string, any, unknown][]} */
+    const owned = [];
+    for (const [name, owner] of this.owners) if (owner.record === record) owned.push([name, this.realEnv[name], owner.entry]);
+    return owned;
   }
 
   result() {
@@ -189,29 +196,6 @@ export function handlerFor(userModule, method) {
 }
 
 /**
- * Why a schema did not apply: its statements one at a time on an emptied database, the
- * first that fails named by its file and line (the user's to fix); else the reset's own error.
- * @param {string} binding @param {any} real @param {string[]} schema @param {string[]} sources @param {unknown} error
- */
-async function schemaFailure(binding, real, schema, sources, error) {
-  try {
-    await resetD1(binding, real, []);
-  } catch {
-    return error;
-  }
-  for (let i = 0; i < schema.length; i++) {
-    try {
-      await real.prepare(schema[i]).run();
-    } catch (failed) {
-      const text = schema[i].length > 120 ? `${schema[i].slice(0, 117)}...` : schema[i];
-      const message = /** @type {Error} */ (failed)?.message ?? String(failed);
-      return new UserFacingError(`${sources[i] ?? `statement ${i + 1}`}: the schema of D1 binding ${binding} does not apply: ${message}, in: ${text}`);
-    }
-  }
-  return error;
-}
-
-/**
  * Perform one run.
  * @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} userModule
  */
@@ -220,13 +204,11 @@ export async function runPlan(plan, config, realEnv, userModule) {
   if (active.run) throw new Error("a run is already in progress in this isolate");
   const run = new Run(plan, config, realEnv);
   const drive = run.scenario.drive ?? {};
-  const handler = drive.kind === "queue" ? handlerFor(userModule, "queue") : drive.kind === "http" ? handlerFor(userModule, "fetch") : null;
-  for (const [name, { schema, sources }] of Object.entries(config.d1 ?? {})) {
-    try {
-      await resetD1(name, realEnv[name], schema);
-    } catch (error) {
-      throw await schemaFailure(name, realEnv[name], schema, sources ?? [], error);
-    }
+  const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
+  const handler = delivery ? handlerFor(userModule, delivery.method) : null;
+  for (const record of RECORDS) {
+    if (!record.reset) continue;
+    for (const [name, real, entry] of run.owned(record)) await record.reset(name, real, entry);
   }
   if (usedAtLoad.length) {
     run.markUnsupported("weakref", `${usedAtLoad.join(" and ")} was used at module top level, when the Worker loaded; garbage collection is not virtualised`);
@@ -237,22 +219,16 @@ export async function runPlan(plan, config, realEnv, userModule) {
   active.run = run;
   try {
     run.globals.install();
-    const turns = run.turns;
-    if (turns) watchReads(run.globals, (what) => turns.noteMore(what));
-    run.globals.set(globalThis, "fetch", makeFetch(run));
-    run.globals.set(globalThis, "caches", trappedCaches());
-    if (handler && !run.stopped) await (drive.kind === "http" ? driveHttp : driveQueue)(run, drive, /** @type {any} */ (handler));
+    run.scheduler.watch(run.globals);
+    for (const record of RECORDS) for (const [object, name, value] of record.globals?.(run) ?? []) run.globals.set(object, name, value);
+    if (delivery && handler && !run.stopped) await delivery.drive(run, drive, handler);
   } finally {
     run.globals.restore();
     active.run = null;
-    run.current = null;
   }
+  if (run.failure) throw run.failure;
   if (!run.stopped) {
-    for (const name of Object.keys(config.d1 ?? {}).sort()) {
-      for (const { table, rows } of await snapshotD1(name, realEnv[name])) {
-        run.record(`D1:${name}`, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
-      }
-    }
+    for (const record of RECORDS) if (record.snapshot) await record.snapshot(run, run.owned(record));
   }
   return run.result();
 }

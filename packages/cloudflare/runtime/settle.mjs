@@ -1,20 +1,24 @@
 // @ts-check
 /**
- * Waiting for an invocation: the drive's one way to let user code run to its end.
+ * Waiting, shared by both schedulers (scheduler/sequential.mjs, scheduler/turns.mjs) and the
+ * drives: what an invocation's wait ends in (`Outcome`), the loop bounds, and the one wait for
+ * real work in flight (`waitForChange`).
  *
- * The loop never decides on real time. While an effect of the invocation is in flight it
- * waits for that effect (up to the scenario's budget, after which the effect counts as hung
- * and the run is UNSUPPORTED). Otherwise it lets the isolate's event loop turn once (a real
- * zero timer, a few microseconds in workerd), so every continuation already set off runs;
- * if nothing changed and the handler has not settled, the invocation is idle: its earliest
- * virtual timer fires (the clock jumping to its due time), or, with none, it is waiting on
- * something Eutaxy cannot see and the run is UNSUPPORTED. A crash or an unsupported touch
- * ends the wait at once.
+ * Real work in flight (an effect's I/O, a Web Crypto call, a Response body being read) is
+ * waited for with no virtual time passing, up to the effect hang threshold (`effectHangMs`,
+ * resolved by the engine and carried in the plan): work still running after that makes the
+ * run UNSUPPORTED (`effect_hung`; a response body, `unseen_wait`) rather than hanging it.
  */
 
-import { realTimer, realTurn } from "./patch.mjs";
+import { realTimer } from "./patch.mjs";
 
-/** Idle event-loop turns granted before an invocation with no timer counts as stuck. */
+/**
+ * Idle event-loop turns granted before an invocation with no effect in flight and no timer
+ * set counts as waiting on something Eutaxy cannot see. The sequential scheduler counts the
+ * idle turns of the invocation's own loop; the turn scheduler counts passes that found
+ * nothing to move, each after a quiesce whose last event-loop turn was already idle, and
+ * grants one pass more (see scheduler/turns.mjs `drive`).
+ */
 export const IDLE_TURNS = 3;
 
 /** A loop bound: no invocation takes more steps than this. */
@@ -26,46 +30,30 @@ export const MAX_STEPS = 1_000_000;
  */
 
 /**
- * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- * @param {Promise<unknown>} promise the handler's (or background work's) promise
- * @returns {Promise<Outcome>}
+ * The one wait for real work in flight: until `changed` resolves, or until the effect hang
+ * threshold passes, when `wake` is called so that `changed` resolves anyway. True when it
+ * hung: the threshold passed and `busy()` still holds.
+ * @param {import("./run.mjs").Run} run @param {Promise<unknown>} changed
+ * @param {() => void} wake @param {() => boolean} busy
  */
-export async function settle(run, inv, promise) {
-  // A concurrent run: the turn scheduler decides what runs; this only waits for the outcome.
-  if (run.turns) return run.turns.settle(inv, promise);
-  /** @type {Outcome | null} */
-  let settled = null;
-  promise.then(
-    (value) => { settled = { kind: "returned", value }; inv.bump(); },
-    (error) => { settled = { kind: "threw", error }; inv.bump(); },
-  );
-  let idle = 0;
-  for (let step = 0; step < MAX_STEPS; step++) {
-    if (inv.crashed) return { kind: "crashed" };
-    if (run.stopped) return { kind: "unsupported" };
-    if (settled) return settled;
-    if (inv.inflight > 0) {
-      let hung = false;
-      const cancel = realTimer(run.budgetMs, () => { hung = true; inv.bump(); });
-      await inv.changed();
-      cancel();
-      if (hung && inv.inflight > 0) {
-        run.markUnsupported("effect_hung", `an effect (or Web Crypto call) of ${inv.id} did not finish within the budget of ${run.budgetMs} ms`);
-        return { kind: "unsupported" };
-      }
-      idle = 0;
-      continue;
-    }
-    const version = inv.version;
-    await realTurn();
-    if (inv.version !== version || settled) { idle = 0; continue; }
-    if (run.globals.fireNext(inv)) { idle = 0; continue; }
-    if (run.stopped) return { kind: "unsupported" };
-    if (++idle >= IDLE_TURNS) {
-      run.markUnsupported("unseen_wait", `invocation ${inv.id} waits on something Eutaxy cannot see (no effect in flight, no timer set)`);
-      return { kind: "unsupported" };
+export async function waitForChange(run, changed, wake, busy) {
+  let hung = false;
+  const cancel = realTimer(run.effectHangMs, () => { hung = true; wake(); });
+  await changed;
+  cancel();
+  return hung && busy();
+}
+
+/**
+ * Wait until no effect of a dead invocation is in flight, so each one's result is recorded
+ * before the drive moves on (its continuation never runs: the invocation is dead).
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ */
+export async function drain(run, inv) {
+  while (inv.inflight > 0 && !run.stopped) {
+    if (await waitForChange(run, inv.changed(), () => inv.bump(), () => inv.inflight > 0)) {
+      run.markUnsupported("effect_hung", `an effect of ${inv.id} did not finish within the budget of ${run.effectHangMs} ms`);
+      return;
     }
   }
-  run.markUnsupported("step_limit", `invocation ${inv.id} took more than ${MAX_STEPS} steps`);
-  return { kind: "unsupported" };
 }

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The turn scheduler: concurrent invocations (`bounds.maxConcurrentInvocations` above 1).
+ * The turn scheduler: concurrent invocations (`bounds.maxConcurrentInvocations` above 1),
+ * one of the two implementations of the scheduler interface (scheduler.mjs).
  *
  * Up to `limit` deliveries are in flight at once, as concurrent requests are in one
  * isolate. Each asynchronous effect is a turn: the effect point parks its invocation
@@ -32,7 +33,7 @@
  * off. A start or a timer turn depends on everything and is never marked. Core decisions
  * (pure calls) and the platform's own end-of-delivery points (implicit acks, dead letters,
  * the http response point: one per event, so two deliveries' commute) are not "more"; only
- * `syncPoint` (a decision the Worker's code makes, such as `message.ack()`) notes it.
+ * a `decision` effect point (one the Worker's code makes, such as `message.ack()`) notes it.
  *
  * A drive hands the scheduler a source: `{next(): string | null, start(): Promise<void>,
  * wake?(): number | null}`: `next` names the event the next start would deliver (null when
@@ -51,7 +52,10 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 
-import { realTimer, realTurn } from "./patch.mjs";
+import { assert } from "../assert.mjs";
+import { realTurn } from "../patch.mjs";
+import { IDLE_TURNS, waitForChange } from "../settle.mjs";
+import { TimerQueue } from "../timers.mjs";
 
 /** A loop bound: no run makes more turn decisions than this. */
 export const MAX_TURNS = 100_000;
@@ -59,19 +63,17 @@ export const MAX_TURNS = 100_000;
 /** A loop bound on event-loop turns while waiting for the invocations to settle down. */
 export const MAX_QUIESCE_STEPS = 100_000;
 
-/** Extra idle event-loop turns granted before an invocation waiting on nothing counts as stuck. */
-export const IDLE_TURNS = 3;
 
 /**
- * @typedef {import("./effects.mjs").Invocation} Invocation
+ * @typedef {import("../effects.mjs").Invocation} Invocation
  * @typedef {{inv: Invocation | null}} Holder
  * @typedef {{inv: Invocation, target: string, op: string, seq: number, release: () => void}} Parked
- * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null}} Source
+ * @typedef {import("./scheduler.mjs").Source} Source
  * @typedef {{due: number, seq: number, fire: () => void}} Alarm
  */
 
-export class Scheduler {
-  /** @param {import("./run.mjs").Run} run @param {number} limit */
+export class TurnScheduler {
+  /** @param {import("../run.mjs").Run} run @param {number} limit */
   constructor(run, limit) {
     this.run = run;
     this.limit = limit;
@@ -92,9 +94,8 @@ export class Scheduler {
     this.decision = null;
     /** @type {unknown} an internal failure of a delivery, rethrown by drive() */
     this.failure = null;
-    /** @type {Alarm[]} the engine's own virtual timers, not yet fired or cancelled */
-    this.alarms = [];
-    this.alarmSeq = 0;
+    /** @type {TimerQueue<Alarm>} the engine's own virtual timers, not yet fired or cancelled */
+    this.alarms = new TimerQueue();
   }
 
   /**
@@ -104,18 +105,13 @@ export class Scheduler {
    * @param {number} due @param {() => void} fire @returns {() => void}
    */
   alarm(due, fire) {
-    /** @type {Alarm} */
-    const alarm = { due, seq: this.alarmSeq++, fire };
-    this.alarms.push(alarm);
-    return () => { this.alarms = this.alarms.filter((a) => a !== alarm); };
+    const alarm = this.alarms.add({ due, fire });
+    return () => { this.alarms.remove(alarm); };
   }
 
   /** The earliest alarm (due order, then the order set). @returns {Alarm | null} */
   earliestAlarm() {
-    /** @type {Alarm | null} */
-    let best = null;
-    for (const alarm of this.alarms) if (!best || alarm.due < best.due || (alarm.due === best.due && alarm.seq < best.seq)) best = alarm;
-    return best;
+    return this.alarms.earliest();
   }
 
   /**
@@ -130,7 +126,7 @@ export class Scheduler {
       if (this.run.stopped) return fired;
       const alarm = this.earliestAlarm();
       if (!alarm || alarm.due > this.run.clock.now || (through === "passed" && alarm.due === this.run.clock.now)) return fired;
-      this.alarms = this.alarms.filter((a) => a !== alarm);
+      this.alarms.remove(alarm);
       fired = true;
       alarm.fire();
     }
@@ -144,8 +140,20 @@ export class Scheduler {
   /** A delivery's invocation has started: its context now names it. @param {Invocation} inv */
   bind(inv) {
     const holder = this.als.getStore();
-    if (holder) holder.inv = inv;
+    assert(holder !== undefined, () => `invocation ${inv.id} started outside a delivery the turn scheduler started`);
+    holder.inv = inv;
     inv.onChange = () => this.changed();
+  }
+
+  /** The drive is done with `inv` (its delivery's end is what the scheduler waits for). @param {Invocation} _inv */
+  release(_inv) {}
+
+  /**
+   * Note reads of the clock and the random streams and new timers for the `more` flag.
+   * @param {import("../globals.mjs").VirtualGlobals} globals
+   */
+  watch(globals) {
+    watchReads(globals, (what) => this.noteMore(what));
   }
 
   changed() {
@@ -181,15 +189,15 @@ export class Scheduler {
   }
 
   /**
-   * Wait for a delivery's handler (the concurrent half of settle.mjs).
+   * Wait for a delivery's handler: the turns decide what runs; this only waits for the outcome.
    * @param {Invocation} inv @param {Promise<unknown>} promise
-   * @returns {Promise<import("./settle.mjs").Outcome>}
+   * @returns {Promise<import("../settle.mjs").Outcome>}
    */
   settle(inv, promise) {
     const run = this.run;
     return new Promise((resolve) => {
       let done = false;
-      const finish = (/** @type {import("./settle.mjs").Outcome} */ outcome) => {
+      const finish = (/** @type {import("../settle.mjs").Outcome} */ outcome) => {
         if (done) return;
         done = true;
         resolve(outcome);
@@ -208,6 +216,15 @@ export class Scheduler {
     });
   }
 
+  /**
+   * As `settle`: the turn decisions already fix what moves between a handler's return and
+   * the drive's next point.
+   * @param {Invocation} inv @param {Promise<unknown>} promise
+   */
+  settleAtReturn(inv, promise) {
+    return this.settle(inv, promise);
+  }
+
   /** True while an effect's I/O or Web Crypto work of an invocation in flight is running. */
   busy() {
     for (const holder of this.deliveries) if (holder.inv && holder.inv.inflight > 0) return true;
@@ -224,12 +241,8 @@ export class Scheduler {
       if (run.stopped) return false;
       if (this.failure) return false;
       if (this.busy()) {
-        let hung = false;
-        const cancel = realTimer(run.budgetMs, () => { hung = true; this.changed(); });
-        await this.nextChange();
-        cancel();
-        if (hung && this.busy()) {
-          run.markUnsupported("effect_hung", `an effect (or Web Crypto call) did not finish within the budget of ${run.budgetMs} ms`);
+        if (await waitForChange(run, this.nextChange(), () => this.changed(), () => this.busy())) {
+          run.markUnsupported("effect_hung", `an effect (or Web Crypto call) did not finish within the budget of ${run.effectHangMs} ms`);
           return false;
         }
         continue;
@@ -250,13 +263,7 @@ export class Scheduler {
 
   /** The earliest timer of an invocation in flight (due order, then the order set). */
   earliestTimer() {
-    /** @type {import("./globals.mjs").Timer | null} */
-    let best = null;
-    for (const timer of this.run.globals.timers) {
-      if (!this.holderOf(timer.owner)) continue;
-      if (!best || timer.due < best.due || (timer.due === best.due && timer.seq < best.seq)) best = timer;
-    }
-    return best;
+    return this.run.globals.timers.earliest((timer) => this.holderOf(timer.owner) !== null);
   }
 
   /** Fire the earliest timer in its owner's context (the clock moves to its due time). */
@@ -264,7 +271,7 @@ export class Scheduler {
     const timer = this.earliestTimer();
     if (!timer) return false;
     const holder = /** @type {Holder} */ (this.holderOf(timer.owner));
-    return this.als.run(holder, () => this.run.globals.fireNext(timer.owner));
+    return this.als.run(holder, () => this.run.globals.fire(timer));
   }
 
   /**
@@ -357,6 +364,7 @@ export class Scheduler {
           if (this.deliveries.size === 0) return;
           if (this.fireTimer()) { idle = 0; continue; }
           if (run.stopped) return;
+          // One pass more than IDLE_TURNS: each pass follows a quiesce whose last turn was idle.
           if (++idle > IDLE_TURNS) {
             const waiting = [...this.deliveries].map((h) => h.inv?.id ?? "a delivery").join(", ");
             run.markUnsupported("unseen_wait", `invocation ${waiting} waits on something Eutaxy cannot see (no effect in flight, no timer set)`);
@@ -366,6 +374,7 @@ export class Scheduler {
         }
         idle = 0;
         const decision = run.follower.turnAt(moves.map((m) => m.option));
+        assert(decision.chosen >= 0 && decision.chosen < moves.length, () => `turn decision ${decision.chosen} outside its ${moves.length} options`);
         this.decision = decision;
         moves[decision.chosen].take();
       }
@@ -373,7 +382,7 @@ export class Scheduler {
     } finally {
       this.turn = null;
       this.decision = null;
-      this.alarms = [];
+      this.alarms.clear();
       // Deliveries still in flight (the run stopped) are let go: their waits end as unsupported.
       for (const holder of this.deliveries) holder.inv?.bump();
       if (this.failure) {
@@ -388,9 +397,9 @@ export class Scheduler {
 /**
  * Note reads of the clock and the random streams and new timers for the `more` flag, on
  * top of the installed virtual globals (undone with them, in reverse order).
- * @param {import("./globals.mjs").VirtualGlobals} globals @param {(what: string) => void} note
+ * @param {import("../globals.mjs").VirtualGlobals} globals @param {(what: string) => void} note
  */
-export function watchReads(globals, note) {
+function watchReads(globals, note) {
   const g = /** @type {any} */ (globalThis);
   const VirtualDate = g.Date;
   /** @type {any} */

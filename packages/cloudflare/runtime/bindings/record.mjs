@@ -1,0 +1,40 @@
+// @ts-check
+/**
+ * The binding record: everything the runtime knows about one binding kind, in one file
+ * (bindings/d1.mjs, bindings/queue_consumer.mjs, bindings/externals.mjs, bindings/traps.mjs).
+ * The run, the reset and the snapshot iterate `RECORDS` (bindings/index.mjs) in setup order
+ * and name no kind; a new binding is one more record file and its tests.
+ *
+ * Every field but `kind` is optional; a record holds the ones its binding has:
+ *
+ * - `kind`: the record's name, for messages and docs only (no code branches on it).
+ * - `names(config)`: the env names the record owns, from its section of the runtime config
+ *   (the load message read by host/load.mjs): `[name, entry]` pairs, `entry` that section's
+ *   value for the name. The first record to claim a name owns it.
+ * - `standsIn`: true when the record's value is put in the env even where workerd gave none
+ *   (a trap for a binding Miniflare does not provide).
+ * - `proxy(run, inv, name, real, entry)`: the value the Worker sees for one invocation, made
+ *   from the real binding; every call that is an effect goes through `effectPoint`.
+ * - `reset(name, real, entry)`: bring the real binding to the state the scenario's setup step
+ *   asks for, before every run and outside the effect log. It forgets whatever the record
+ *   kept from the run before (D1's table listing).
+ * - `snapshot(run, owned)`: record the state the binding ends with, after the last event
+ *   (invocation `snapshot`, ordinal 0), when the run completed. `owned` is the record's
+ *   `[name, real, entry]` triples in the order `names` gave them.
+ * - `globals(run)`: `[object, property, value]` triples installed on top of the virtual
+ *   globals for the run (and put back with them): state made here is per run.
+ * - `drives`: `{[drive kind]: {method, drive}}`, the delivery of the binding's own events: the
+ *   Worker handler `method` it calls and the drive function `drive(run, drive, handler)`.
+ *
+ * @typedef {object} BindingRecord
+ * @property {string} kind
+ * @property {(config: any) => [string, any][]} [names]
+ * @property {boolean} [standsIn]
+ * @property {(run: import("../run.mjs").Run, inv: import("../effects.mjs").Invocation, name: string, real: any, entry: any) => unknown} [proxy]
+ * @property {(name: string, real: any, entry: any) => Promise<void>} [reset]
+ * @property {(run: import("../run.mjs").Run, owned: [string, any, any][]) => Promise<void>} [snapshot]
+ * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
+ * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
+ */
+
+export {};

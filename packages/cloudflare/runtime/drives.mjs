@@ -1,0 +1,12 @@
+// @ts-check
+/**
+ * The drives a plan can name, by `scenario.drive.kind`: those of the binding records (the
+ * queue consumer's deliveries) and the http drive (inbound requests are no binding). Each is
+ * `{method, drive}`: the Worker handler it calls and the function that delivers the events.
+ */
+
+import { RECORDS } from "./bindings/index.mjs";
+import { driveHttp } from "./http.mjs";
+
+/** @type {Readonly<Record<string, {method: string, drive: (run: import("./run.mjs").Run, drive: any, handler: any) => Promise<void>}>>} */
+export const DRIVES = Object.freeze(Object.assign({}, ...RECORDS.map((record) => record.drives ?? {}), { http: { method: "fetch", drive: driveHttp } }));

@@ -1,0 +1,45 @@
+// @ts-check
+/**
+ * The scheduler interface: what decides which invocation runs, and when virtual time passes.
+ *
+ * Two implementations, one file each, chosen once per run by `createScheduler`:
+ * `sequential.mjs` (`bounds.maxConcurrentInvocations` 1: one invocation in flight at a time,
+ * fault decisions only) and `turns.mjs` (above 1: invocations interleave at their effects and
+ * every turn is a decision). Drives, binding records and the effect point talk to the run's
+ * scheduler only through these methods and never ask which one it is:
+ *
+ * - `drive(source)`: perform a drive's deliveries to the end (or until the run is UNSUPPORTED).
+ *   A source is `{next(): string | null, start(): Promise<unknown>, wake?(): number | null}`:
+ *   `next` names the event the next start would deliver (null when none is ready), `start`
+ *   performs one whole delivery (it resolves to true when the run stopped), and `wake` gives
+ *   the virtual time a delayed event (a caller's resend) becomes ready.
+ * - `bind(inv)` / `release(inv)`: an invocation starts / its drive is done with it.
+ * - `running()`: the invocation whose code is running now (null between invocations).
+ * - `park(inv, target, op)`: an `io` effect point asks to wait for its turn; a promise to
+ *   await, or null when it may go on at once.
+ * - `noteMore(what)`: the running turn did more than its effect (reads the clock, ...).
+ * - `changed()`: something the scheduler may be waiting on changed (the run stopped).
+ * - `watch(globals)`: install what the scheduler needs on top of the virtual globals.
+ * - `settle(inv, promise)`: wait for a handler's (or background work's) promise: an Outcome.
+ * - `settleAtReturn(inv, promise)`: the same, answering the moment the promise settles, so
+ *   nothing the handler left running moves between its return and the drive's next point.
+ * - `alarm(due, fire)`: an engine alarm (the http caller's deadline): the cancel function, or
+ *   null when the scheduler keeps none (a sequential run waits for every answer).
+ */
+
+import { SequentialScheduler } from "./sequential.mjs";
+import { TurnScheduler } from "./turns.mjs";
+
+/**
+ * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null}} Source
+ * @typedef {SequentialScheduler | TurnScheduler} Scheduler
+ */
+
+/**
+ * The run's scheduler, by its bound on concurrent invocations.
+ * @param {import("../run.mjs").Run} run @param {number} maxConcurrentInvocations
+ * @returns {Scheduler}
+ */
+export function createScheduler(run, maxConcurrentInvocations) {
+  return maxConcurrentInvocations > 1 ? new TurnScheduler(run, maxConcurrentInvocations) : new SequentialScheduler(run);
+}

@@ -1,0 +1,140 @@
+// @ts-check
+/**
+ * The sequential scheduler (`bounds.maxConcurrentInvocations` 1): one invocation in flight at
+ * a time, fault decisions only (with nothing else able to move, there is no turn to decide).
+ *
+ * `drive` starts each delivery once the one before it has ended; when nothing is ready, time
+ * passes to the earliest delayed event (`wake`). `settle` waits for one invocation: while an
+ * effect's real I/O (or Web Crypto work) is in flight it waits for it (`waitForChange`, up to
+ * the effect hang threshold: `effect_hung`). Otherwise it lets the isolate's event loop turn
+ * once (a real zero timer, a few microseconds in workerd), so every continuation already set
+ * off runs; if nothing changed and the handler has not settled, the invocation is idle: its
+ * earliest virtual timer fires (the clock jumping to its due time), or, with none, it is
+ * waiting on something Eutaxy cannot see and the run is UNSUPPORTED (`unseen_wait` after
+ * IDLE_TURNS idle turns). A crash or an unsupported touch ends the wait at once.
+ */
+
+import { assert } from "../assert.mjs";
+import { realTurn } from "../patch.mjs";
+import { IDLE_TURNS, MAX_STEPS, waitForChange } from "../settle.mjs";
+
+/**
+ * @typedef {import("../effects.mjs").Invocation} Invocation
+ * @typedef {import("../settle.mjs").Outcome} Outcome
+ */
+
+export class SequentialScheduler {
+  /** @param {import("../run.mjs").Run} run */
+  constructor(run) {
+    this.run = run;
+    /** @type {Invocation | null} the invocation in flight; at most one at a time */
+    this.current = null;
+  }
+
+  /** @param {import("./scheduler.mjs").Source} source */
+  async drive(source) {
+    const run = this.run;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (run.stopped) return;
+      if (source.next() === null) {
+        // Nothing ready: time passes to the earliest delayed event, if there is one.
+        const wake = source.wake?.() ?? null;
+        if (wake === null || wake <= run.clock.now) return;
+        run.clock.now = wake;
+        continue;
+      }
+      if (await source.start()) return;
+    }
+    assert(false, `a sequential drive made more than ${MAX_STEPS} deliveries; its own bound should have ended it`);
+  }
+
+  /** @param {Invocation} inv */
+  bind(inv) {
+    assert(this.current === null, () => `invocation ${inv.id} started while ${this.current?.id} was still in flight in a sequential run`);
+    this.current = inv;
+  }
+
+  /** @param {Invocation} inv */
+  release(inv) {
+    if (this.current === inv) this.current = null;
+  }
+
+  running() {
+    return this.current;
+  }
+
+  /** @param {Invocation} _inv @param {string} _target @param {string} _op @returns {null} */
+  park(_inv, _target, _op) {
+    return null;
+  }
+
+  /** @param {string} _what */
+  noteMore(_what) {}
+
+  changed() {}
+
+  /** @param {import("../globals.mjs").VirtualGlobals} _globals */
+  watch(_globals) {}
+
+  /** @param {number} _due @param {() => void} _fire @returns {null} */
+  alarm(_due, _fire) {
+    return null;
+  }
+
+  /**
+   * @param {Invocation} inv @param {Promise<unknown>} promise
+   * @returns {Promise<Outcome>}
+   */
+  async settle(inv, promise) {
+    const run = this.run;
+    /** @type {Outcome | null} */
+    let settled = null;
+    promise.then(
+      (value) => { settled = { kind: "returned", value }; inv.bump(); },
+      (error) => { settled = { kind: "threw", error }; inv.bump(); },
+    );
+    let idle = 0;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (inv.crashed) return { kind: "crashed" };
+      if (run.stopped) return { kind: "unsupported" };
+      if (settled) return settled;
+      if (inv.inflight > 0) {
+        if (await waitForChange(run, inv.changed(), () => inv.bump(), () => inv.inflight > 0)) {
+          run.markUnsupported("effect_hung", `an effect (or Web Crypto call) of ${inv.id} did not finish within the budget of ${run.effectHangMs} ms`);
+          return { kind: "unsupported" };
+        }
+        idle = 0;
+        continue;
+      }
+      const version = inv.version;
+      await realTurn();
+      if (inv.version !== version || settled) { idle = 0; continue; }
+      if (run.globals.fireNext(inv)) { idle = 0; continue; }
+      if (run.stopped) return { kind: "unsupported" };
+      if (++idle >= IDLE_TURNS) {
+        run.markUnsupported("unseen_wait", `invocation ${inv.id} waits on something Eutaxy cannot see (no effect in flight, no timer set)`);
+        return { kind: "unsupported" };
+      }
+    }
+    run.markUnsupported("step_limit", `invocation ${inv.id} took more than ${MAX_STEPS} steps`);
+    return { kind: "unsupported" };
+  }
+
+  /**
+   * `settle`, answering the moment the handler's promise settles, even in the middle of an
+   * idle event-loop turn: real I/O the handler left running (its waitUntil work) must not
+   * move between the handler returning and the drive's points after it. settle's own loop
+   * then ends at its next step (it sees the promise settled).
+   * @param {Invocation} inv @param {Promise<unknown>} promise
+   * @returns {Promise<Outcome>}
+   */
+  settleAtReturn(inv, promise) {
+    const run = this.run;
+    /** @type {Promise<Outcome>} */
+    const returned = promise.then(
+      (value) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "returned", value }),
+      (error) => (inv.crashed ? { kind: "crashed" } : run.stopped ? { kind: "unsupported" } : { kind: "threw", error }),
+    );
+    return Promise.race([this.settle(inv, promise), returned]);
+  }
+}
