@@ -1,47 +1,41 @@
 // @ts-check
 /**
- * The raw side of the differential runner: the Worker's queue handler called directly on
- * the real, unproxied bindings, with no faults, in the same isolate as the proxied runs.
+ * The raw side of the differential runner, inside the isolate: the Worker's queue handler
+ * called directly on the real, unproxied bindings, with no faults, in the same isolate as
+ * the proxied runs. One request is one step of the engine's raw loop
+ * (`eutaxy.engine.differential.raw_run`), which holds the loop itself: which messages the
+ * next attempt delivers, the first decision per message, the implicit ack, and the
+ * redelivery rule (core's `may_redeliver`). This file is only how one attempt calls the
+ * handler and what its answer holds.
  *
  * What a proxied run sees through Eutaxy's binding proxies, this side sees as workerd hands
  * it over: `env.DB` is the real D1Database, the batch is a plain MessageBatch whose ack()
- * and retry() only note the decision here. Nothing of the proxy code (effects, plan,
- * settle, virtual globals, d1 proxy, queue drive) is used, so a bug in any of it shows up
- * as a difference from this side. Shared on purpose, because they are the reference both
- * sides are compared under rather than something under test:
- *   - the D1 reset before the run and the snapshot after it (d1.mjs's resetD1/snapshotD1),
- *     so the two final tables are read the same way;
- *   - the redelivery rule: the request carries `redelivery`, a table Python computed with
- *     core's `may_redeliver` (entry `i` says whether a message not handled after `i + 1`
- *     deliveries is delivered again), so this side holds no copy of the rule;
- *   - the reading of the queue semantics (first ack/retry per message wins, an undecided
- *     message is acked when the handler returns, every message not acked is redelivered or
- *     dead-lettered when it throws), written here again rather than imported.
+ * and retry() only note the call here. Nothing of the proxy code (effects, plan, settle,
+ * virtual globals, d1 proxy, queue drive) is used, so a bug in any of it shows up as a
+ * difference from this side. Shared on purpose, as the reference both sides are read
+ * under: the D1 reset before the run and the snapshot after it (d1.mjs's resetD1 and
+ * snapshotD1), so the two final tables are read the same way.
  *
  * The raw side runs on the isolate's own clock and randomness (that is what "raw" means),
- * so a Worker whose tables depend on time or random values is outside what it compares.
+ * so a Worker whose tables depend on them is outside what it compares.
  *
- * Request (POST /raw on the control entrypoint; the host's `raw_run` op):
- *   {"protocol": 1, "scenario": {... "drive": {"kind": "queue", ...}}, "redelivery": [true, true, false]}
- * Answer:
- *   {"protocol": 1, "attempts": [Attempt...], "snapshots": [{target, table, rows}],
- *    "end": {"kind": "completed"} | {"kind": "hung", "detail"}}
- *   Attempt: {invocation, messages: [id...], outcome: "returned" | "threw",
- *             decisions: [{messageId, op: "ack" | "retry", implicit}],
- *             redelivered: [id...], deadLettered: [{messageId, attempts}]}
+ * Requests (POST /raw on the control entrypoint; the host's `raw_run` op), each with
+ * `"protocol": 2`:
+ *   {"op": "reset"}                      -> {"protocol": 2}
+ *   {"op": "attempt", "queue", "invocation", "messages": [{id, body, attempts}], "hangMs"}
+ *                                        -> {"protocol": 2, "outcome": "returned" | "threw" | "hung",
+ *                                            "calls": [{messageId, op: "ack" | "retry"}], "detail"?}
+ *   {"op": "snapshot"}                   -> {"protocol": 2, "snapshots": [{target, table, rows}]}
  */
 
 import { active } from "./active.mjs";
 import { resetD1, snapshotD1 } from "./d1.mjs";
 import { originals, realTimer } from "./patch.mjs";
 
-export const RAW_PROTOCOL = 1;
+export const RAW_PROTOCOL = 2;
 
 /** The control binding the host adds (run.mjs's CONFIG_BINDING); never shown to the Worker. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
-
-/** Real time one raw attempt may take when the scenario names no budget. */
-const DEFAULT_BUDGET_MS = 10000;
 
 /** A request the user (or the caller) must fix. */
 export class RawRequestError extends Error {
@@ -84,112 +78,91 @@ function cloneBody(value) {
   return originals.structuredClone ? originals.structuredClone.call(globalThis, value) : JSON.parse(JSON.stringify(value));
 }
 
+/** @param {Record<string, any>} realEnv */
+function workerEnv(realEnv) {
+  /** @type {Record<string, unknown>} */
+  const env = {};
+  for (const [name, value] of Object.entries(realEnv)) if (name !== CONFIG_BINDING) env[name] = value;
+  return env;
+}
+
 /**
- * Perform one raw run.
+ * One raw attempt: the queue handler called once with a plain MessageBatch of the messages
+ * the request names, then its waitUntil work awaited. Answers the outcome and every ack()
+ * and retry() the handler made until then, in order, repeats included (ackAll/retryAll as
+ * one call per message); the engine's loop decides which call counts and what is delivered
+ * again.
+ * @param {any} request @param {Record<string, any>} realEnv @param {any} userModule
+ */
+async function rawAttempt(request, realEnv, userModule) {
+  const { queue, invocation, messages, hangMs } = request;
+  if (typeof queue !== "string" || typeof invocation !== "string" || !Array.isArray(messages) || !messages.length) {
+    throw new Error("raw attempt: the request must carry queue, invocation and at least one message");
+  }
+  if (!Number.isInteger(hangMs) || hangMs <= 0) throw new Error(`raw attempt: hangMs must be a positive integer, got ${hangMs}`);
+  const handler = queueHandler(userModule);
+  /** @type {{messageId: string, op: "ack" | "retry"}[]} */
+  const calls = [];
+  let open = true;
+  const call = (/** @type {string} */ messageId, /** @type {"ack" | "retry"} */ op) => { if (open) calls.push({ messageId, op }); };
+  const timestamp = new originals.Date();
+  const batchMessages = messages.map((/** @type {{id: string, body: unknown, attempts: number}} */ message) => Object.freeze({
+    id: message.id, timestamp, body: cloneBody(message.body), attempts: message.attempts,
+    ack: () => call(message.id, "ack"),
+    retry: (/** @type {unknown} */ _options) => call(message.id, "retry"),
+  }));
+  const batch = Object.freeze({
+    queue,
+    messages: Object.freeze(batchMessages),
+    ackAll: () => { for (const message of messages) call(message.id, "ack"); },
+    retryAll: (/** @type {unknown} */ _options) => { for (const message of messages) call(message.id, "retry"); },
+  });
+  /** @type {Promise<unknown>[]} */
+  const background = [];
+  const ctx = {
+    waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
+    passThroughOnException: () => {},
+    props: {},
+  };
+  const outcome = await within(Promise.resolve().then(() => handler(batch, workerEnv(realEnv), ctx)), hangMs);
+  // What the handler decides after its outcome decides nothing: a returned handler's
+  // undecided messages were acked as it returned, a thrown one's are left to redelivery.
+  open = false;
+  if (outcome.kind === "hung") {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls, detail: `raw attempt ${invocation} did not finish within ${hangMs} ms` };
+  }
+  if (outcome.kind === "threw") console.error(`eutaxy raw: ${invocation}: the queue handler threw:`, outcome.error);
+  if (outcome.kind === "returned" && background.length && (await within(Promise.allSettled(background), hangMs)).kind === "hung") {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls, detail: `raw attempt ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
+  }
+  return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls };
+}
+
+/**
+ * Perform one raw request: reset, attempt or snapshot.
  * @param {any} request @param {{d1?: Record<string, {schema: string[]}>}} config
  * @param {Record<string, any>} realEnv @param {any} userModule
  */
 export async function rawRun(request, config, realEnv, userModule) {
   if (request?.protocol !== RAW_PROTOCOL) throw new Error(`raw: protocol version ${request?.protocol}, expected ${RAW_PROTOCOL}`);
   if (active.run) throw new Error("raw: a proxied run is in progress in this isolate");
-  const scenario = request.scenario ?? {};
-  const drive = scenario.drive ?? {};
-  if (drive.kind !== "queue") throw new RawRequestError(`raw: the ${JSON.stringify(drive.kind)} drive has no raw side yet (queue only)`);
-  const redelivery = request.redelivery;
-  if (!Array.isArray(redelivery) || !redelivery.every((entry) => typeof entry === "boolean")) {
-    throw new Error("raw: the request must carry `redelivery`, core's may_redeliver for attempts 1, 2, ...");
-  }
-  const handler = queueHandler(userModule);
-  const budget = scenario.bounds?.budgetMs;
-  const budgetMs = Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS;
-  const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? drive.batchSize : 1);
-
-  for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
-
-  /** @type {Record<string, unknown>} */
-  const env = {};
-  for (const [name, value] of Object.entries(realEnv)) if (name !== CONFIG_BINDING) env[name] = value;
-
-  /** @type {{id: string, body: unknown, attempts: number}[]} */
-  const pending = (drive.events ?? []).map((/** @type {any} */ event, /** @type {number} */ index) => ({
-    id: String(event.id ?? `msg-${index + 1}`), body: event.body, attempts: 0,
-  }));
-  /** @type {object[]} */
-  const attempts = [];
-  /** @type {{kind: string, detail?: string}} */
-  let end = { kind: "completed" };
-  // Each delivery ends with every message in it acked, requeued or dead-lettered, and the
-  // table bounds the requeues, so this many deliveries always suffice.
-  const maxDeliveries = pending.length * (redelivery.length + 1);
-  for (let delivery = 0; delivery < maxDeliveries && pending.length; delivery++) {
-    const items = pending.splice(0, batchSize);
-    for (const item of items) item.attempts++;
-    /** @type {Map<string, "ack" | "retry">} */
-    const decided = new Map();
-    /** @type {{messageId: string, op: string, implicit: boolean}[]} */
-    const decisions = [];
-    const decide = (/** @type {{id: string}} */ item, /** @type {"ack" | "retry"} */ op, implicit = false) => {
-      if (decided.has(item.id)) return;
-      decided.set(item.id, op);
-      decisions.push({ messageId: item.id, op, implicit });
-    };
-    const timestamp = new originals.Date();
-    const messages = items.map((item) => Object.freeze({
-      id: item.id, timestamp, body: cloneBody(item.body), attempts: item.attempts,
-      ack: () => decide(item, "ack"),
-      retry: (/** @type {unknown} */ _options) => decide(item, "retry"),
-    }));
-    const batch = Object.freeze({
-      queue: drive.name,
-      messages: Object.freeze(messages),
-      ackAll: () => { for (const item of items) decide(item, "ack"); },
-      retryAll: (/** @type {unknown} */ _options) => { for (const item of items) decide(item, "retry"); },
-    });
-    /** @type {Promise<unknown>[]} */
-    const background = [];
-    const ctx = {
-      waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
-      passThroughOnException: () => {},
-      props: {},
-    };
-    const invocation = `${items[0].id}#${items[0].attempts}`;
-    const outcome = await within(Promise.resolve().then(() => handler(batch, env, ctx)), budgetMs);
-    if (outcome.kind === "hung") {
-      end = { kind: "hung", detail: `raw attempt ${invocation} did not finish within ${budgetMs} ms` };
-      break;
-    }
-    if (outcome.kind === "threw") console.error(`eutaxy raw: ${invocation}: the queue handler threw:`, outcome.error);
-    if (outcome.kind === "returned") {
-      for (const item of items) decide(item, "ack", true);
-      if (background.length && (await within(Promise.allSettled(background), budgetMs)).kind === "hung") {
-        end = { kind: "hung", detail: `raw attempt ${invocation}: waitUntil work did not finish within ${budgetMs} ms` };
-        break;
+  switch (request.op) {
+    case "reset":
+      for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
+      return { protocol: RAW_PROTOCOL };
+    case "attempt":
+      return rawAttempt(request, realEnv, userModule);
+    case "snapshot": {
+      /** @type {{target: string, table: string, rows: unknown[]}[]} */
+      const snapshots = [];
+      for (const name of Object.keys(config.d1 ?? {}).sort()) {
+        for (const { table, rows } of await snapshotD1(name, realEnv[name])) snapshots.push({ target: `D1:${name}`, table, rows });
       }
+      return { protocol: RAW_PROTOCOL, snapshots };
     }
-    /** @type {string[]} */
-    const redelivered = [];
-    /** @type {{messageId: string, attempts: number}[]} */
-    const deadLettered = [];
-    for (const item of items) {
-      if (decided.get(item.id) === "ack") continue;
-      if (redelivery[item.attempts - 1] === true) {
-        pending.push(item);
-        redelivered.push(item.id);
-      } else {
-        deadLettered.push({ messageId: item.id, attempts: item.attempts });
-      }
-    }
-    attempts.push({ invocation, messages: items.map((item) => item.id), outcome: outcome.kind, decisions, redelivered, deadLettered });
+    default:
+      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt or snapshot`);
   }
-
-  /** @type {{target: string, table: string, rows: unknown[]}[]} */
-  const snapshots = [];
-  if (end.kind === "completed") {
-    for (const name of Object.keys(config.d1 ?? {}).sort()) {
-      for (const { table, rows } of await snapshotD1(name, realEnv[name])) snapshots.push({ target: `D1:${name}`, table, rows });
-    }
-  }
-  return { protocol: RAW_PROTOCOL, attempts, snapshots, end };
 }
 
 /**

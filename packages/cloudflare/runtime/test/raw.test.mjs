@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * The differential runner's raw side (raw.mjs) through the host's `raw_run` op: the payments
- * fixture's handler on the real D1 binding, with the redelivery decisions handed in.
+ * The differential runner's raw side (raw.mjs) through the host's `raw_run` op: each step of
+ * the engine's raw loop (reset, one attempt, snapshot) on the payments fixture's handler and
+ * its real D1 binding. The loop itself (which messages go next, which decision counts, the
+ * redelivery rule) is the engine's and is tested there (packages/engine/tests/test_differential.py).
  */
 
 import assert from "node:assert/strict";
@@ -21,72 +23,80 @@ after(async () => {
   await host.close();
 });
 
-/** @param {{id: string, body: unknown}[]} events @param {boolean[]} redelivery */
-function rawRequest(events, redelivery) {
-  const { scenario } = paymentsPlan({ events });
-  return { op: "raw_run", request: { protocol: 1, scenario, redelivery } };
+/** @param {object} request */
+async function raw(request) {
+  return (await host.ok({ op: "raw_run", request: { protocol: 2, ...request } })).result;
 }
 
-/** @param {any} result @param {string} table */
-function rows(result, table) {
-  return result.snapshots.find((/** @type {any} */ s) => s.target === "D1:DB" && s.table === table).rows;
+/** @param {string} invocation @param {{id: string, body: unknown, attempts?: number}[]} messages */
+function attempt(invocation, messages, hangMs = 5000) {
+  return raw({
+    op: "attempt", queue: "payments", invocation, hangMs,
+    messages: messages.map((message) => ({ attempts: 1, ...message })),
+  });
 }
 
-test("a raw run acks implicitly, resets D1 first and snapshots every table", async () => {
-  const events = [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } }];
+/** @param {any} snapshot @param {string} table */
+function rows(snapshot, table) {
+  return snapshot.snapshots.find((/** @type {any} */ s) => s.target === "D1:DB" && s.table === table).rows;
+}
+
+test("reset empties every table, an attempt writes through the real binding, snapshot reads every table", async () => {
   for (let i = 0; i < 2; i++) {
-    const { result } = await host.ok(rawRequest(events, [true, false]));
-    assert.deepEqual(result.end, { kind: "completed" });
-    assert.deepEqual(result.attempts, [{
-      invocation: "msg-1#1", messages: ["msg-1"], outcome: "returned",
-      decisions: [{ messageId: "msg-1", op: "ack", implicit: true }], redelivered: [], deadLettered: [],
-    }]);
+    assert.deepEqual(await raw({ op: "reset" }), { protocol: 2 });
+    const answer = await attempt("msg-1#1", [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } }]);
+    // No explicit decision: the engine's loop reads the implicit ack from `returned`.
+    assert.deepEqual(answer, { protocol: 2, outcome: "returned", calls: [] });
+    const snapshot = await raw({ op: "snapshot" });
     // The reset before each run leaves one payment, never two.
-    assert.deepEqual(rows(result, "payments").map((/** @type {any} */ r) => r.order_id), ["o-1"]);
-    assert.deepEqual(result.snapshots.map((/** @type {any} */ s) => s.table), ["audit", "payments"]);
+    assert.deepEqual(rows(snapshot, "payments").map((/** @type {any} */ r) => r.order_id), ["o-1"]);
+    assert.deepEqual(snapshot.snapshots.map((/** @type {any} */ s) => s.table), ["audit", "payments"]);
   }
 });
 
-test("a message the handler fails on is redelivered exactly as the table it was handed says", async () => {
-  const events = [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200, fail: true } }];
-  for (const table of [[false], [true, false], [true, true, true, false]]) {
-    const { result } = await host.ok(rawRequest(events, table));
-    const invocations = result.attempts.map((/** @type {any} */ a) => a.invocation);
-    assert.equal(invocations.length, table.length);
-    assert.deepEqual(invocations, table.map((_, i) => `msg-1#${i + 1}`));
-    assert.deepEqual(result.attempts.at(-1).deadLettered, [{ messageId: "msg-1", attempts: table.length }]);
-    assert.equal(rows(result, "payments").length, table.length);
-  }
-});
-
-test("the first decision per message wins and a retry is redelivered", async () => {
-  const events = [{ id: "m", body: { orderId: "o-1", amountCents: 1, decide: "retry" } }];
-  const { result } = await host.ok(rawRequest(events, [true, false]));
-  assert.deepEqual(result.attempts.map((/** @type {any} */ a) => [a.invocation, a.decisions.map((/** @type {any} */ d) => d.op), a.redelivered]), [
-    ["m#1", ["retry"], ["m"]],
-    ["m#2", ["retry"], []],
+test("an attempt reports every call in order, repeats included, and a throw as threw", async () => {
+  await raw({ op: "reset" });
+  const twice = await attempt("t#1", [{ id: "t", body: { orderId: "o-2", amountCents: 2, decide: "ack-twice" } }]);
+  assert.deepEqual(twice.calls, [{ messageId: "t", op: "ack" }, { messageId: "t", op: "ack" }]);
+  const retried = await attempt("m#2", [{ id: "m", body: { orderId: "o-1", amountCents: 1, decide: "retry" }, attempts: 2 }]);
+  assert.deepEqual([retried.outcome, retried.calls], ["returned", [{ messageId: "m", op: "retry" }]]);
+  const all = await attempt("a#1", [
+    { id: "a", body: { orderId: "o-3", amountCents: 3, decide: "ack-all" } },
+    { id: "b", body: { orderId: "o-4", amountCents: 4 } },
   ]);
-  assert.deepEqual(result.attempts[1].deadLettered, [{ messageId: "m", attempts: 2 }]);
-  const twice = await host.ok(rawRequest([{ id: "t", body: { orderId: "o-2", amountCents: 2, decide: "ack-twice" } }], [false]));
-  // Two explicit acks: one decision (the first), and no implicit ack after it.
-  assert.deepEqual(twice.result.attempts[0].decisions, [{ messageId: "t", op: "ack", implicit: false }]);
+  assert.deepEqual(all.calls, [{ messageId: "a", op: "ack" }, { messageId: "b", op: "ack" }]);
+  const threw = await attempt("f#1", [{ id: "f", body: { orderId: "o-5", amountCents: 5, fail: true } }]);
+  assert.deepEqual([threw.outcome, threw.calls], ["threw", []]);
+  // The write before the throw committed: the raw side is the real binding.
+  assert.ok(rows(await raw({ op: "snapshot" }), "payments").some((/** @type {any} */ r) => r.order_id === "o-5"));
 });
 
-test("raw runs leave the globals alone and proxied runs work around them", async () => {
+test("raw steps leave the globals alone and proxied runs work around them", async () => {
   const proxied = await host.run(paymentsPlan());
   assert.deepEqual(proxied.end, { kind: "completed" });
-  await host.ok(rawRequest([{ id: "msg-1", body: { orderId: "o-9", amountCents: 9 } }], [false]));
+  await raw({ op: "reset" });
+  await attempt("msg-1#1", [{ id: "msg-1", body: { orderId: "o-9", amountCents: 9 } }]);
   assert.deepEqual((await host.ok({ op: "probe" })).result.patched, []);
   const again = await host.run(paymentsPlan());
   assert.deepEqual(again, proxied);
 });
 
-test("a request without the redelivery table is refused, and a Worker error is the user's", async () => {
-  const { scenario } = paymentsPlan();
-  const missing = await host.request({ op: "raw_run", request: { protocol: 1, scenario } });
-  assert.equal(missing.ok, false);
-  assert.match(missing.error, /redelivery/);
-  const http = await host.request({ op: "raw_run", request: { protocol: 1, scenario: { ...scenario, drive: { kind: "http", events: [] } }, redelivery: [false] } });
-  assert.equal(http.ok, false);
-  assert.equal(http.user, true);
+test("a request of another protocol or op is refused", async () => {
+  const old = await host.request({ op: "raw_run", request: { protocol: 1, op: "reset" } });
+  assert.equal(old.ok, false);
+  assert.match(old.error, /protocol version 1, expected 2/);
+  const unknown = await host.request({ op: "raw_run", request: { protocol: 2, op: "run" } });
+  assert.equal(unknown.ok, false);
+  assert.match(unknown.error, /unknown op "run"/);
+  const empty = await host.request({ op: "raw_run", request: { protocol: 2, op: "attempt", queue: "payments", invocation: "x#1", messages: [], hangMs: 10 } });
+  assert.equal(empty.ok, false);
+});
+
+// Last on purpose: the hung handler's timer still fires after the answer and then writes,
+// so no test after it may read the tables.
+test("an attempt that outlasts hangMs is hung", async () => {
+  await raw({ op: "reset" });
+  const answer = await attempt("s#1", [{ id: "s", body: { orderId: "o-1", amountCents: 1, sleepMs: 2000 } }], 50);
+  assert.equal(answer.outcome, "hung");
+  assert.match(answer.detail, /s#1 did not finish within 50 ms/);
 });
