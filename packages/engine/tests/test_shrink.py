@@ -1,8 +1,10 @@
 """The shrinker: smallest change first, only candidates that break the same invariant for the same keys."""
 
+import itertools
+
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.schedule import FaultAt, Schedule, schedule_sort_key, turn_switches
 from eutaxy.engine.bounds import resolve_bounds
 from eutaxy.engine.check import check_scenario, replay_scenario
 from eutaxy.engine.replay import replay
@@ -131,6 +133,8 @@ def test_shrinking_keeps_the_violation_and_never_grows(case):
     assert len(shrunk.schedule.faults) <= len(injected.faults)
     assert len(shrunk.kept_events) <= events
     assert again.result.effects == shrunk.record.result.effects
+    start = schedule_sort_key(events, injected, switches=turn_switches(record.result.effects))
+    assert schedule_sort_key(len(shrunk.kept_events), shrunk.schedule, switches=turn_switches(again.result.effects)) <= start
 
 
 def _lost_order_scenario(redeliveries):
@@ -191,3 +195,125 @@ def test_a_thousand_messages_with_one_duplicate_shrink_to_one_event_in_few_repla
     assert 1 == len(shrunk.schedule.faults)
     assert shrunk.replays < 100, shrunk.replays
     assert shrunk.capped is False
+
+
+def test_every_pass_is_named_and_counted_and_the_counts_add_up_to_the_replays():
+    """The passes run in SHRINK_PASSES order; their runs are every replay the shrinker spent."""
+    from eutaxy.engine.shrink import SHRINK_PASSES
+
+    scenario = orders_scenario(events=3, max_faults=2)
+    session = _session(scenario)
+    record = replay(session, Schedule(faults=(FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),)))
+    shrunk = shrink(session, record, record.violations[0])
+    assert [name for name, _ in SHRINK_PASSES] == [p.name for p in shrunk.passes]
+    assert shrunk.replays == sum(p.runs for p in shrunk.passes)
+    assert ("msg-2",) == shrunk.kept_events
+    assert sum(p.shrinks for p in shrunk.passes) >= 1
+    assert {"name", "runs", "cached", "shrinks"} == set(shrunk.passes[0].to_data())
+
+
+def test_a_candidate_met_again_is_answered_by_the_cache_and_never_replayed():
+    """o-1 written twice among four orders, o-3 and o-4 expected: msg-2 goes, then msg-1 alone is proposed.
+
+    Removing the chunk msg-1, msg-2 (with its fault) is refused first; removing msg-2 alone
+    is kept (its replay and the guard's fault-free run: three runs with the refused msg-1);
+    then removing msg-1 proposes the chunk's candidate again (msg-3, msg-4, no fault), which
+    the cache answers. No plan reaches the platform twice.
+    """
+    scenario = orders_scenario(events=4, max_faults=1)
+    scenario["invariants"].append(
+        {
+            "kind": "at_least_once",
+            "name": "o-3 and o-4 inserted",
+            "selector": {"target": "Toy:db", "op": "insert", "kind": "result"},
+            "key": "args.key",
+            "expected": ["o-3", "o-4"],
+        }
+    )
+    platform = ToyPlatform()
+    session = _session(scenario, platform)
+    record = replay(session, Schedule(faults=(FaultAt(invocation="msg-1#1", ordinal=1, fault="crash_after"),)))
+    before = len(platform.plans)
+    shrunk = shrink(session, record, record.violations[0])
+    assert ("msg-1", "msg-3", "msg-4") == shrunk.kept_events
+    counts = {p.name: p.to_data() for p in shrunk.passes}
+    assert {"name": "remove_one_event", "runs": 3, "cached": 1, "shrinks": 1} == counts["remove_one_event"]
+    performed = [repr(plan) for plan in platform.plans[before:]]
+    assert len(performed) == len(set(performed)) == shrunk.replays
+
+
+# -- turns: a lost update on the toy -------------------------------------------------------
+
+
+def _race_scenario():
+    """Two messages for one order, both in flight: each reads, then inserts unless it found the row.
+
+    When both reads come before either insert, o-1 is inserted twice with no fault at all.
+    """
+    scenario = orders_scenario(events=2, max_faults=0, fixed=True, concurrency=2)
+    for event in scenario["drive"]["events"]:
+        event["body"]["key"] = "o-1"
+    return scenario
+
+
+def _race_runs(session):
+    """Every distinct run of the race (each turn has at most two options), by the picks it took."""
+    runs = {}
+    for picks in itertools.product(range(2), repeat=6):
+        record = replay(session, Schedule(turns=picks))
+        runs.setdefault(record.schedule.turns, record)
+    return runs
+
+
+def test_a_concurrent_violation_shrinks_to_no_more_turn_switches_than_it_needs():
+    """From every violating interleaving of the race, the shrunk trace switches invocations twice.
+
+    Two switches are needed (msg-1 reads, msg-2 reads and inserts, msg-1 inserts), and no
+    violating run of the race has fewer; three of its six violating runs have three.
+    """
+    session = _session(_race_scenario())
+    violating = {picks: r for picks, r in _race_runs(session).items() if r.violations}
+    fewest = min(turn_switches(r.result.effects) for r in violating.values())
+    assert 2 == fewest
+    assert 3 == sum(1 for r in violating.values() if turn_switches(r.result.effects) > fewest)
+    for picks, record in sorted(violating.items()):
+        shrunk = shrink(session, record, record.violations[0])
+        assert fewest == turn_switches(shrunk.record.result.effects), (picks, shrunk.schedule.turns)
+        assert ("msg-1", "msg-2") == shrunk.kept_events
+        assert shrunk.violation.keys == ['"o-1"']
+        before = schedule_sort_key(2, record.schedule, switches=turn_switches(record.result.effects))
+        after = schedule_sort_key(2, shrunk.schedule, switches=turn_switches(shrunk.record.result.effects))
+        assert after <= before, picks
+
+
+def test_lower_turn_picks_alone_lowers_a_pick_and_keeps_the_later_ones():
+    """From picks 0,1,1,0,1,0 (three switches) the pass lowers the fifth pick: 0,1,1,0,0,0, two switches."""
+    session = _session(_race_scenario())
+    record = replay(session, Schedule(turns=(0, 1, 1, 0, 1, 0)))
+    assert record.violations and 3 == turn_switches(record.result.effects)
+    shrunk = shrink(session, record, record.violations[0], passes=["lower_turn_picks"])
+    assert (0, 1, 1, 0, 0, 0) == shrunk.schedule.turns
+    assert 2 == turn_switches(shrunk.record.result.effects)
+    assert [1] == [p.shrinks for p in shrunk.passes]
+
+
+def test_fewer_turn_switches_alone_raises_a_pick_when_the_trace_switches_less():
+    """From 0,0,1,1,0,0 (three switches) no lower pick still violates; raising the fifth lets msg-2 finish first."""
+    session = _session(_race_scenario())
+    record = replay(session, Schedule(turns=(0, 0, 1, 1, 0, 0)))
+    assert record.violations and 3 == turn_switches(record.result.effects)
+    alone = shrink(session, record, record.violations[0], passes=["lower_turn_picks"])
+    assert (0, 0, 1, 1, 0, 0) == alone.schedule.turns
+    shrunk = shrink(session, record, record.violations[0], passes=["fewer_turn_switches"])
+    assert (0, 0, 1, 1, 1, 0) == shrunk.schedule.turns
+    assert 2 == turn_switches(shrunk.record.result.effects)
+
+
+def test_a_higher_pick_with_as_many_switches_is_refused():
+    """Raising a pick without fewer switches is larger in the order: the minimal race schedule stays."""
+    session = _session(_race_scenario())
+    record = replay(session, Schedule(turns=(0, 0, 1, 1, 1, 0)))
+    shrunk = shrink(session, record, record.violations[0], passes=["fewer_turn_switches"])
+    assert (0, 0, 1, 1, 1, 0) == shrunk.schedule.turns
+    assert [0] == [p.shrinks for p in shrunk.passes]
+    assert shrunk.record is record

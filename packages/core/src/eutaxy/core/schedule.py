@@ -7,7 +7,7 @@ turn picks of a concurrent run so replay follows them rather than the seed.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import attrs
 
@@ -15,7 +15,7 @@ from eutaxy.core.effects import parse_invocation
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import POINT_FAULTS
 
-__all__ = ["FaultAt", "Schedule", "schedule_sort_key"]
+__all__ = ["FaultAt", "Schedule", "schedule_sort_key", "turn_switches"]
 
 
 @attrs.frozen
@@ -72,12 +72,39 @@ class Schedule:
         return None
 
 
-def schedule_sort_key(kept_events: int, schedule: Schedule) -> tuple[int, int, tuple[int, ...]]:
+def turn_switches(effects: Iterable[Mapping[str, Any]]) -> int:
+    """How many times a run's log passes from one invocation to another (snapshots left out).
+
+    It is what a reader of the trace follows: a run with one invocation at a time switches
+    once per invocation after the first, and every further switch is an interleaving.
+    """
+    switches = 0
+    previous = None
+    for effect in effects:
+        if effect.get("kind") == "snapshot":
+            continue
+        invocation = effect.get("invocation")
+        if previous is not None and invocation != previous:
+            switches += 1
+        previous = invocation
+    return switches
+
+
+def schedule_sort_key(
+    kept_events: int, schedule: Schedule, *, switches: int
+) -> tuple[int, int, int, int, tuple[int, ...]]:
     """The one order for "smaller", used by the shrinker to accept only strict progress.
 
+    ``switches`` is ``turn_switches`` of the run that took ``schedule``.
+
     1. Fewer events first: each event removed is a whole invocation less to read.
-    2. Then fewer choices (faults plus turn picks): each is a step the reader must follow.
-    3. Then lower turn indices from the left: option 0 is the default order, so lower picks
-       read closer to the run without interleaving.
+    2. Then fewer faults: each is a step the reader must follow and a cause to weigh.
+    3. Then fewer turn picks: each is a move of the scheduler (fewer effects reached).
+    4. Then fewer switches between invocations in the trace: each is a place where the
+       reader must keep two invocations' states in mind, so a concurrent bug reads best
+       with no more switches than it needs. It comes before the picks themselves because
+       a lower pick (option 0, the invocation waiting longest) can mean more switches.
+    5. Then lower turn picks from the left: option 0 is arrival order, so lower picks read
+       closer to the run without interleaving.
     """
-    return (kept_events, len(schedule.faults) + len(schedule.turns), schedule.turns)
+    return (kept_events, len(schedule.faults), len(schedule.turns), switches, schedule.turns)

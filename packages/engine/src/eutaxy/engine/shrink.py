@@ -1,15 +1,17 @@
 """The shrinker: the smallest schedule and event set that still break the same invariant.
 
-It starts from a replayed violation and runs named passes to a fixed point. Chunks go
-first, as delta debugging does: remove half the kept events, then quarters and so on
-down to pairs (each with the faults of its invocations), then chunks of faults the same
-way; then single faults, then single events. A violation among a thousand events thus
-shrinks in a few dozen replays rather than a thousand. A candidate is kept only when its
-replay breaks the same invariant for the same keys; the invariants are checked against
-the remaining events, so expectations derived from the input (per-message at-least-once)
-are re-derived and cannot break merely because they went stale. A kept candidate's
-schedule is the one its replay took (the faults injected, every turn pick); a last
-replay shows it gives the final trace again.
+It starts from a replayed violation and runs named passes (``SHRINK_PASSES``) to a fixed
+point. Chunks go first, as delta debugging does: remove half the kept events, then
+quarters and so on down to pairs (each with the faults of its invocations), then chunks
+of faults the same way; then single faults, then single events; then the turn picks:
+each pick lowered in place, then each pick moved to a higher option when that leaves
+the trace with fewer switches between invocations. A violation among a thousand events
+thus shrinks in a few dozen replays rather than a thousand. A candidate is kept only when
+its replay breaks the same invariant for the same keys; the invariants are checked
+against the remaining events, so expectations derived from the input (per-message
+at-least-once) are re-derived and cannot break merely because they went stale. A kept
+candidate's schedule is the one its replay took (the faults injected, every turn pick);
+a last replay shows it gives the final trace again.
 
 A shrunk trace must be a true counterexample, so two guards keep a violation from
 coming from dropping events alone:
@@ -21,10 +23,25 @@ coming from dropping events alone:
   scenario's such run does not break. A bug that shows without faults still shrinks; a
   "lost" key whose event was removed does not.
 
-Candidates are accepted only when strictly smaller under ``schedule_sort_key`` (fewer
-events, then fewer choices), which bounds the passes; ``MAX_SHRINK_RUNS`` bounds the
-replays (the guard's fault-free runs included). Wall time never stops shrinking, so the
-verdict stays deterministic.
+Design notes, in the manner of Hypothesis's conjecture shrinker:
+
+- One order for "smaller": ``eutaxy.core.schedule.schedule_sort_key`` over the kept
+  events, the schedule the replay took and the trace's switches. A candidate is kept only
+  when strictly smaller, and ``_Shrinker.accept`` asserts it, so the passes cannot cycle.
+- A pass only proposes candidates; whether one helps is decided by its replay, so the
+  passes are deterministic and the order of their candidates is the only policy. After
+  any success the shrinker starts again from the first pass, so the biggest removals are
+  retried on the smaller target.
+- Turn picks are indices into the options a turn offered. Changing one can change what
+  later indices name; a replay clamps a pick that no longer fits to option 0 and records
+  the picks it took, so the kept schedule always replays its own trace.
+- Every replay goes through one cache keyed by (schedule, kept events): a candidate met
+  twice (a pass proposing what an earlier pass already tried) is never run again. Runs
+  are deterministic, so the cached record is the replay.
+
+``MAX_SHRINK_RUNS`` bounds the replays (the guard's fault-free runs included); each
+pass's runs, cache hits and shrinks go to the verdict's ``provenance.shrinkPasses``.
+Wall time never stops shrinking, so the verdict stays deterministic.
 """
 
 from __future__ import annotations
@@ -34,14 +51,14 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import attrs
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.schedule import FaultAt, Schedule, schedule_sort_key
+from eutaxy.core.schedule import Schedule, schedule_sort_key, turn_switches
 from eutaxy.core.violations import Violation
 
 from eutaxy.engine.plans import event_ids, event_of_invocation, events_of, first_plan, restrict_events
 from eutaxy.engine.replay import replay
 from eutaxy.engine.session import RunRecord, Session, same_violation, violation_key
 
-__all__ = ["MAX_SHRINK_RUNS", "SHRINK_PASSES", "Shrunk", "fault_free_run", "protected_events", "shrink"]
+__all__ = ["MAX_SHRINK_RUNS", "SHRINK_PASSES", "ShrinkPass", "Shrunk", "fault_free_run", "protected_events", "shrink"]
 
 #: Replays the shrinker may spend: enough for a few dozen faults and events removed one
 #: at a time, or a thousand events halved down to one, and small next to an exploration
@@ -61,6 +78,8 @@ class Shrunk:
     capped: bool
     #: The kept events' fault-free arrival-order run, when the guard already ran it.
     baseline: RunRecord | None = None
+    #: Each pass, in ``SHRINK_PASSES`` order, with what it spent and kept.
+    passes: tuple["ShrinkPass", ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -96,6 +115,25 @@ def protected_events(scenario: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(named)
 
 
+@attrs.frozen(kw_only=True)
+class _Target:
+    """The smallest violating run so far: its replay record and the events it keeps."""
+
+    record: RunRecord
+    kept_events: tuple[str, ...]
+
+    @property
+    def schedule(self) -> Schedule:
+        return self.record.schedule
+
+    def sort_key(self) -> tuple:
+        return _sort_key(self.kept_events, self.record)
+
+
+def _sort_key(kept_events: Sequence[str], record: RunRecord) -> tuple:
+    return schedule_sort_key(len(kept_events), record.schedule, switches=turn_switches(record.result.effects))
+
+
 def _without_events(schedule: Schedule, kept: tuple[str, ...], removed: set[str]) -> _Candidate:
     faults = tuple(f for f in schedule.faults if event_of_invocation(f.invocation) not in removed)
     return _Candidate(
@@ -113,46 +151,98 @@ def _chunks(count: int) -> Iterator[tuple[int, int]]:
         size //= 2
 
 
-def _remove_event_chunks(schedule: Schedule, kept: tuple[str, ...], protected: frozenset[str]) -> Iterator[_Candidate]:
+def _remove_event_chunks(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    kept = target.kept_events
     for start, stop in _chunks(len(kept)):
         removed = {e for e in kept[start:stop] if e not in protected}
         if removed and len(removed) < len(kept):
-            yield _without_events(schedule, kept, removed)
+            yield _without_events(target.schedule, kept, removed)
 
 
-def _remove_fault_chunks(schedule: Schedule, kept: tuple[str, ...], protected: frozenset[str]) -> Iterator[_Candidate]:
-    faults = schedule.faults
+def _remove_fault_chunks(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    faults, turns = target.schedule.faults, target.schedule.turns
     for start, stop in _chunks(len(faults)):
-        yield _Candidate(schedule=Schedule(faults=faults[:start] + faults[stop:], turns=schedule.turns), kept_events=kept)
+        yield _Candidate(schedule=Schedule(faults=faults[:start] + faults[stop:], turns=turns), kept_events=target.kept_events)
 
 
-def _remove_one_fault(schedule: Schedule, kept: tuple[str, ...], protected: frozenset[str]) -> Iterator[_Candidate]:
-    for index in range(len(schedule.faults)):
-        faults = schedule.faults[:index] + schedule.faults[index + 1 :]
-        yield _Candidate(schedule=Schedule(faults=faults, turns=schedule.turns), kept_events=kept)
+def _remove_one_fault(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    faults, turns = target.schedule.faults, target.schedule.turns
+    for index in range(len(faults)):
+        yield _Candidate(schedule=Schedule(faults=faults[:index] + faults[index + 1 :], turns=turns), kept_events=target.kept_events)
 
 
-def _remove_one_event(schedule: Schedule, kept: tuple[str, ...], protected: frozenset[str]) -> Iterator[_Candidate]:
+def _remove_one_event(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    kept = target.kept_events
     if len(kept) <= 1:
         return
     for event_id in kept:
         if event_id not in protected:
-            yield _without_events(schedule, kept, {event_id})
+            yield _without_events(target.schedule, kept, {event_id})
 
 
-_Pass = Callable[[Schedule, tuple[str, ...], frozenset[str]], Iterator[_Candidate]]
+def _with_pick(target: _Target, index: int, pick: int) -> _Candidate:
+    turns = target.schedule.turns
+    return _Candidate(
+        schedule=Schedule(faults=target.schedule.faults, turns=turns[:index] + (pick,) + turns[index + 1 :]),
+        kept_events=target.kept_events,
+    )
 
-#: The passes, biggest removal first; after any success the shrinker starts again here.
+
+def _turn_option_counts(record: RunRecord) -> list[int]:
+    """How many options each turn offered, in the order of the schedule's turn picks."""
+    counts = [len(decision.options) for decision in record.result.decisions if decision.kind == "turn"]
+    assert len(counts) == len(record.schedule.turns), (counts, record.schedule.turns)
+    return counts
+
+
+def _lower_turn_picks(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    """Each pick above 0, from the left, lowered to every lower option (0 first); later picks kept."""
+    for index, pick in enumerate(target.schedule.turns):
+        for lower in range(pick):
+            yield _with_pick(target, index, lower)
+
+
+def _fewer_turn_switches(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
+    """Each pick, from the left, raised to every higher option its turn offered; later picks kept.
+
+    A higher pick is larger in the order unless its trace has fewer switches between
+    invocations (or fewer turns), so only those are kept: this is the pass that lets an
+    invocation run on instead of handing over to the one waiting longest.
+    """
+    for index, (pick, count) in enumerate(zip(target.schedule.turns, _turn_option_counts(target.record))):
+        for higher in range(pick + 1, count):
+            yield _with_pick(target, index, higher)
+
+
+_Pass = Callable[[_Target, frozenset[str]], Iterator[_Candidate]]
+
+#: The passes by name, biggest removal first; after any success the shrinker starts again
+#: from the first.
 SHRINK_PASSES: tuple[tuple[str, _Pass], ...] = (
     ("remove_event_chunks", _remove_event_chunks),
     ("remove_fault_chunks", _remove_fault_chunks),
     ("remove_one_fault", _remove_one_fault),
     ("remove_one_event", _remove_one_event),
+    ("lower_turn_picks", _lower_turn_picks),
+    ("fewer_turn_switches", _fewer_turn_switches),
 )
 
 
-def _size(kept: Sequence[str], schedule: Schedule) -> tuple:
-    return schedule_sort_key(len(kept), Schedule(faults=schedule.faults))
+@attrs.define(eq=False)
+class ShrinkPass:
+    """One named pass of one shrink, with what it spent and what it kept."""
+
+    name: str
+    candidates: _Pass = attrs.field(repr=False)
+    #: Replays its candidates cost, the fault-free guard runs included.
+    runs: int = 0
+    #: Candidates the replay cache answered (met before, never run again).
+    cached: int = 0
+    #: Candidates kept (each strictly smaller than the target before it).
+    shrinks: int = 0
+
+    def to_data(self) -> dict[str, Any]:
+        return {"name": self.name, "runs": self.runs, "cached": self.cached, "shrinks": self.shrinks}
 
 
 @attrs.define(eq=False)
@@ -160,16 +250,26 @@ class _Shrinker:
     session: Session
     target: tuple[str, tuple[str, ...]]
     protected: frozenset[str]
+    #: The passes to run, in order (tests run one alone).
+    pass_names: tuple[str, ...] = tuple(name for name, _ in SHRINK_PASSES)
     replays: int = 0
+    #: Replays by (schedule, kept events); runs are deterministic, so a hit is the replay.
+    _cache: dict[tuple[Schedule, tuple[str, ...]], RunRecord] = attrs.field(factory=dict)
     #: The fault-free arrival-order run of the kept events (None: all), by kept events.
     _baselines: dict[tuple[str, ...] | None, RunRecord] = attrs.field(factory=dict)
 
     def spent(self) -> bool:
         return self.replays >= MAX_SHRINK_RUNS
 
-    def replay(self, schedule: Schedule, kept: Sequence[str] | None) -> RunRecord:
+    def replay(self, schedule: Schedule, kept: tuple[str, ...]) -> tuple[RunRecord, bool]:
+        """The replay of ``schedule`` on ``kept``, and whether the cache answered it."""
+        key = (schedule, kept)
+        if key in self._cache:
+            return self._cache[key], True
         self.replays += 1
-        return replay(self.session, schedule, kept)
+        record = replay(self.session, schedule, kept)
+        self._cache[key] = record
+        return record, False
 
     def baseline_run(self, kept: tuple[str, ...] | None) -> RunRecord:
         """The kept events' run with no faults and every turn in arrival order (option 0), run once."""
@@ -195,53 +295,75 @@ class _Shrinker:
         whole = self._baseline(None)
         return whole is None or not broken <= whole
 
+    def consider(self, current: _Target, candidate: _Candidate, shrink_pass: ShrinkPass) -> tuple[_Target, Violation] | None:
+        """The candidate's replay as the new target, when it is a strictly smaller true counterexample."""
+        before = self.replays
+        again, cached = self.replay(candidate.schedule, candidate.kept_events)
+        shrink_pass.cached += int(cached)
+        try:
+            found = None if again.unsupported else same_violation(again.violations, self.target)
+            if found is None:
+                return None
+            smaller = _Target(record=again, kept_events=candidate.kept_events)
+            # Only strict progress: a moved turn pick can give a longer or more switching run.
+            if not smaller.sort_key() < current.sort_key():
+                return None
+            if len(candidate.kept_events) < len(current.kept_events) and self.dropping_events_alone_breaks(
+                candidate.kept_events
+            ):
+                return None
+            return smaller, found
+        finally:
+            shrink_pass.runs += self.replays - before
+
     def run(self, record: RunRecord, violation: Violation) -> Shrunk:
-        schedule = record.schedule
-        kept = tuple(event_ids(record.plan.scenario))
-        best = (record, violation)
-        replayed_schedule = schedule
+        passes = tuple(ShrinkPass(name=name, candidates=fn) for name, fn in SHRINK_PASSES if name in self.pass_names)
+        assert len(passes) == len(self.pass_names), self.pass_names
+        current = _Target(record=record, kept_events=tuple(event_ids(record.plan.scenario)))
+        found = violation
+        #: The candidate schedule whose replay gave ``current`` (what to report if its own
+        #: recorded schedule does not replay the trace).
+        replayed_schedule = current.schedule
         improved = True
         capped = False
         while improved and not capped:
             improved = False
-            for _name, candidates in SHRINK_PASSES:
-                for candidate in candidates(schedule, kept, self.protected):
+            for shrink_pass in passes:
+                for candidate in shrink_pass.candidates(current, self.protected):
                     if self.spent():
                         capped = True
                         break
-                    again = self.replay(candidate.schedule, candidate.kept_events)
-                    found = None if again.unsupported else same_violation(again.violations, self.target)
-                    if found is None:
+                    smaller = self.consider(current, candidate, shrink_pass)
+                    if smaller is None:
                         continue
-                    if len(candidate.kept_events) < len(kept) and self.dropping_events_alone_breaks(candidate.kept_events):
-                        continue
-                    taken = again.schedule
-                    # Only strictly smaller candidates: fewer events, or as many and fewer faults.
-                    assert _size(candidate.kept_events, taken) < _size(kept, schedule), (candidate, schedule)
+                    assert smaller[0].sort_key() < current.sort_key(), (smaller[0], current)
+                    current, found = smaller
                     replayed_schedule = candidate.schedule
-                    schedule, kept, best = taken, candidate.kept_events, (again, found)
+                    shrink_pass.shrinks += 1
                     improved = True
                     break
                 if improved or capped:
                     break
             capped = capped or (improved and self.spent())
-        if best[0] is not record:
+        best, schedule = current.record, current.schedule
+        if best is not record:
             # Report the schedule the last replay took, once it is shown to replay the trace;
             # otherwise the schedule that was replayed.
-            final = self.replay(schedule, kept)
-            found = None if final.unsupported else same_violation(final.violations, self.target)
-            if found is not None and final.result.effects == best[0].result.effects:
-                best = (final, found)
+            final, _cached = self.replay(schedule, current.kept_events)
+            again = None if final.unsupported else same_violation(final.violations, self.target)
+            if again is not None and final.result.effects == best.result.effects:
+                best, found = final, again
             else:
                 schedule = replayed_schedule
         return Shrunk(
-            record=best[0],
-            violation=best[1],
+            record=best,
+            violation=found,
             schedule=schedule,
-            kept_events=kept,
+            kept_events=current.kept_events,
             replays=self.replays,
             capped=capped,
-            baseline=self._baselines.get(kept),
+            baseline=self._baselines.get(current.kept_events),
+            passes=passes,
         )
 
 
@@ -255,7 +377,19 @@ def fault_free_run(session: Session, kept: Sequence[str] | None) -> RunRecord:
     return session.perform(first_plan(scenario, session.seed, (), 0))
 
 
-def shrink(session: Session, record: RunRecord, violation: Violation) -> Shrunk:
-    """Shrink a confirmed violation (``record`` is its replay on the whole scenario)."""
-    shrinker = _Shrinker(session=session, target=violation_key(violation), protected=protected_events(session.scenario))
+def shrink(
+    session: Session, record: RunRecord, violation: Violation, *, passes: Sequence[str] | None = None
+) -> Shrunk:
+    """Shrink a confirmed violation (``record`` is its replay on the whole scenario).
+
+    ``passes`` names the passes to run (all of ``SHRINK_PASSES`` when None), in their order.
+    """
+    names = tuple(name for name, _ in SHRINK_PASSES)
+    if passes is not None:
+        unknown = sorted(set(passes) - set(names))
+        assert not unknown, f"unknown shrink passes {unknown}; passes are {names}"
+        names = tuple(name for name in names if name in passes)
+    shrinker = _Shrinker(
+        session=session, target=violation_key(violation), protected=protected_events(session.scenario), pass_names=names
+    )
     return shrinker.run(record, violation)
