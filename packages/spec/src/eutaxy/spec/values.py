@@ -1,0 +1,127 @@
+"""The spec ladder's value encoding: JavaScript values as JSON, and in Python.
+
+This module owns the encoding; ``js/values.mjs`` is the same rule in JavaScript, and both
+are held to ``value_vectors.json`` (``tests/test_values.py``, ``js/test/values.test.mjs``).
+The encoding is JSON for plain values, and a tagged object for what JSON cannot say::
+
+    {"$": "bigint", "v": "-12"}   {"$": "number", "v": "NaN" | "Infinity" | "-Infinity" | "-0"}
+    {"$": "undefined"}            {"$": "object", "v": {...}}   (a record whose own keys include "$")
+
+A record holding a ``"$"`` key travels wrapped, so no user data is read as a tag.
+
+Python holds a decoded value as plain data: ``int``/``float`` for a number (an integral
+double within the safe range is an ``int``), :class:`BigInt` for a bigint, ``str`` for a
+string, ``None`` for null, :data:`UNDEFINED`, ``tuple`` for an array and ``dict`` for a
+record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import attrs
+
+__all__ = ["MAX_SAFE_INTEGER", "UNDEFINED", "BigInt", "Undefined", "decode", "encode", "is_number", "key", "number"]
+
+#: Integers a double holds exactly (``Number.MAX_SAFE_INTEGER``); an integral number beyond it stays a float.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+_SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
+
+
+@attrs.frozen
+class BigInt:
+    """A JavaScript bigint."""
+
+    value: int
+
+
+@attrs.frozen
+class Undefined:
+    """JavaScript's ``undefined`` (``None`` is ``null``)."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = Undefined()
+
+
+def number(x: float | int) -> float | int:
+    """The one Python spelling of a JavaScript number: integral and safe is ``int``, else ``float``."""
+    if isinstance(x, bool):
+        raise TypeError("a boolean is not a number")
+    if isinstance(x, int):
+        return x if abs(x) <= MAX_SAFE_INTEGER else float(x)
+    if math.isfinite(x) and x.is_integer() and abs(x) <= MAX_SAFE_INTEGER and not (x == 0 and math.copysign(1, x) < 0):
+        return int(x)
+    return x
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def encode(value: Any) -> Any:
+    """A Python value (as :func:`decode` gives) -> its JSON-able encoding."""
+    if type(value) is int:  # the common case first (a bool's type is bool, not int)
+        return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else float(value)
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, BigInt):
+        return {"$": "bigint", "v": str(value.value)}
+    if isinstance(value, Undefined):
+        return {"$": "undefined"}
+    if isinstance(value, int):
+        return value if abs(value) <= MAX_SAFE_INTEGER else float(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return {"$": "number", "v": "NaN"}
+        if math.isinf(value):
+            return {"$": "number", "v": "Infinity" if value > 0 else "-Infinity"}
+        if value == 0 and math.copysign(1, value) < 0:
+            return {"$": "number", "v": "-0"}
+        if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+            return int(value)
+        return value
+    if isinstance(value, (tuple, list)):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        out = {k: encode(v) for k, v in value.items()}
+        return {"$": "object", "v": out} if "$" in out else out
+    raise TypeError(f"cannot encode {type(value).__name__} as a JavaScript value")
+
+
+def decode(data: Any) -> Any:
+    """The JSON-able encoding -> a Python value (arrays become tuples)."""
+    if data is None or isinstance(data, (bool, str)):
+        return data
+    if isinstance(data, (int, float)):
+        return number(data)
+    if isinstance(data, list):
+        return tuple(decode(v) for v in data)
+    if isinstance(data, dict):
+        if "$" in data:
+            tag = data["$"]
+            if tag == "bigint":
+                return BigInt(int(data["v"]))
+            if tag == "number":
+                return _SPECIAL_NUMBERS[data["v"]]
+            if tag == "undefined":
+                return UNDEFINED
+            if tag == "object":
+                return {k: decode(v) for k, v in data["v"].items()}
+            raise ValueError(f"unknown value tag {tag!r}")
+        return {k: decode(v) for k, v in data.items()}
+    raise TypeError(f"cannot decode {type(data).__name__}")
+
+
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, built once.
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def key(encoded: Any) -> str:
+    """A distinctness key over encoded values: equal inputs, equal keys (-0 and 0 differ, as Object.is says)."""
+    return _KEY_ENCODER.encode(encoded)
