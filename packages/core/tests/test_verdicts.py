@@ -9,6 +9,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.verdict_data import verdict_data, verdict_from_data
 from eutaxy.core.violations import Violation
 
 
@@ -18,9 +19,10 @@ def _provenance():
 
 def test_provenance_round_trip():
     """Provenance data is camelCase and reads back."""
-    data = _provenance().to_data()
+    verdict = v.Bounded(scenario="q", platform="aws", provenance=_provenance())
+    data = verdict_data(verdict)["provenance"]
     assert {"seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints", "replayed", "notReplayed", "assumptions", "schedules", "completed"} == set(data)
-    assert _provenance() == v.Provenance.from_data(data)
+    assert verdict == verdict_from_data(verdict_data(verdict))
 
 
 def test_violated_carries_trace_and_schedule():
@@ -36,6 +38,8 @@ def test_violated_carries_trace_and_schedule():
         schedule=Schedule(faults=[FaultAt("msg-1#1", 0, "crash_after")]),
         kept_events=["msg-1"],
     )
+    assert isinstance(verdict, v.Violated)
+    verdict = verdict_data(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ["msg-1"] == verdict["keptEvents"]
     assert "cause" not in verdict
@@ -48,11 +52,11 @@ def test_unsupported_needs_a_cause():
     verdict = v.simulation_verdict(
         v.UNSUPPORTED, scenario="q", platform="aws", provenance=_provenance(), cause=v.Cause(v.MODULE_STATE_LEAK, "logs differ")
     )
-    assert {"kind": "module_state_leak", "detail": "logs differ"} == verdict["cause"]
+    assert {"kind": "module_state_leak", "detail": "logs differ"} == verdict_data(verdict)["cause"]
     with pytest.raises(AssertionError):
         v.simulation_verdict(v.UNSUPPORTED, scenario="q", platform="aws", provenance=_provenance())
     bounded = v.simulation_verdict(v.BOUNDED, scenario="q", platform="aws", provenance=_provenance())
-    assert "violation" not in bounded and "cause" not in bounded
+    assert "violation" not in verdict_data(bounded) and "cause" not in verdict_data(bounded)
     assert 0 == v.exit_code(v.BOUNDED) and 2 == v.exit_code(v.UNSUPPORTED)
 
 

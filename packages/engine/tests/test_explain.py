@@ -8,9 +8,12 @@ tested on hand-made logs.
 
 from __future__ import annotations
 
+from eutaxy.core import effect_points as points
 from eutaxy.core.canonical import to_json
+from eutaxy.core.effects import as_effects
+from eutaxy.engine import explain
 from eutaxy.engine.check import check_scenario
-from eutaxy.engine.explain import DIVERGENCE_POINTS_MAX, divergence, effect_points
+from eutaxy.engine.explain import DIVERGENCE_POINTS_MAX
 
 from toyplatform import ToyPlatform, orders_scenario
 
@@ -20,6 +23,23 @@ def _same_key_scenario(*, fixed: bool, concurrency: int) -> dict:
     scenario = orders_scenario(events=2, max_faults=0, fixed=fixed, concurrency=concurrency)
     scenario["drive"]["events"][1]["body"]["key"] = "o-1"
     return scenario
+
+
+def effect_points(records):
+    """core's effect points over verdict data, each record back as data."""
+    return [[effect.to_data() for effect in point] for point in points.effect_points(as_effects(records))]
+
+
+def divergence(violating, fault_free):
+    """explain.divergence over effect data, its answer as the verdict's data."""
+    split = explain.divergence(as_effects(violating), as_effects(fault_free))
+    if split is None:
+        return None
+    return {
+        "agreedPoints": split.agreed_points,
+        "violating": [effect.to_data() for effect in split.violating],
+        "faultFree": [effect.to_data() for effect in split.fault_free],
+    }
 
 
 def _invocations(effects):

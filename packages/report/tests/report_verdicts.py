@@ -28,6 +28,7 @@ def _args():
 PROVENANCE = {
     "seed": "queue-duplicate-write",
     "runs": 17,
+    "schedules": 12,
     "faultsInjected": 9,
     "bounds": {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 2000},
     "boundsReached": ["maxFaultsPerRun", "maxRedeliveries"],

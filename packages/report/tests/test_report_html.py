@@ -120,4 +120,5 @@ def test_each_section_is_there_and_other_verdicts_render_without_a_timeline():
     bounded = render_html(verdicts.bounded())
     assert 'id="timeline"' not in bounded and 'id="provenance"' in bounded and "BOUNDED" in bounded
     assert "UNSUPPORTED" in render_html(verdicts.unsupported())
-    assert "<script>" in render_html({"kind": "violated", "trace": [3, {"kind": "call"}], "violation": None})
+    unreadable = render_html({"kind": "violated", "trace": [3, {"kind": "call"}], "violation": None})
+    assert "could not read the verdict" in unreadable and "expected Effect @ $.trace[0]" in unreadable

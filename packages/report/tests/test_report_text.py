@@ -48,7 +48,7 @@ def test_violated_report_shows_schedule_seed_runs_bounds_and_assumptions():
     text = render_text(verdicts.violated())
     assert "msg-1#1 effect #0: crash_after" in text
     assert "seed: queue-duplicate-write" in text
-    assert "runs 17, faults injected 9, schedule points 4" in text
+    assert "runs 17, distinct schedules 12, faults injected 9, schedule points 4" in text
     assert "bounds reached: maxFaultsPerRun, maxRedeliveries" in text
     assert "- code between effects shares no state except through effects" in text
     assert "events kept: msg-1" in text
@@ -98,6 +98,7 @@ def test_report_survives_missing_and_unknown_fields():
     newer = render_text({"kind": "flaky", "scenario": "s"})
     assert newer.startswith("FLAKY")
     assert '"kind":"flaky"' in newer
+    assert "required field missing @ $.provenance" in render_text({"kind": "bounded"})
 
 
 def test_decision_effects_and_crash_before_render():
@@ -278,15 +279,19 @@ def test_a_turn_only_violation_is_compared_with_arrival_order_and_a_plain_bug_sa
     text = render_text(verdict)
     assert "What the interleaving changed (the same events run with every turn in arrival order):" in text
     assert "in arrival order" in next(line for line in _lines(text) if line.startswith("in the trace"))
-    verdict["faultFree"] = {"changed": "nothing", "divergence": None, "violations": [verdict["violation"]]}
+    verdict["faultFree"] = dict(verdict["faultFree"], changed="nothing", divergence=None, violations=[verdict["violation"]])
     text = render_text(verdict)
     assert "What the fault changed: nothing; the shrunk run injects no fault" in text
     assert "Then they part:" not in text
 
 
 def test_a_verdict_without_fault_free_data_renders_as_before():
-    """Older verdicts (no faultFree) get no such section, and a broken one does not crash the report."""
+    """Older verdicts (no faultFree) get no such section; a broken one is named, field by field, not crashed on."""
     assert "What the fault changed" not in render_text(verdicts.violated())
     verdict = verdicts.violated()
     verdict["faultFree"] = {"changed": "faults", "divergence": {"agreedPoints": "x", "violating": [3], "faultFree": None}}
-    assert "What the fault changed" in render_text(verdict)
+    text = render_text(verdict)
+    assert text.startswith("VIOLATED  queue-duplicate-write")
+    assert "This report could not read the verdict (" in text
+    assert "@ $.faultFree.divergence.agreedPoints" in text
+    assert "required field missing @ $.faultFree.schedule" in text

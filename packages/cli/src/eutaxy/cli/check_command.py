@@ -25,6 +25,8 @@ from eutaxy.cli.progress import ProgressLine
 from eutaxy.cli.provers import add_prover_arguments, provers_from_args
 from eutaxy.cli.report_command import spec_fails, use_pinned_node
 from eutaxy.core.errors import UserError
+from eutaxy.core.verdict_data import verdict_data
+from eutaxy.core.verdicts import SimulationVerdict
 
 __all__ = ["add_check_parser", "run_check"]
 
@@ -103,7 +105,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             progress.finish()
         platform.close()
 
-    kind = verdict.get("kind")
+    kind = verdict.kind
     if kind not in _EXIT_BY_KIND:
         out.error(f"the engine returned a verdict of unknown kind {kind!r}", kind="internal_error")
         return EXIT_INTERNAL
@@ -121,16 +123,17 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             # The verdict stands whether or not the file could be written; say why not.
             unwritten = f"could not write it: {error}"
             out.note(f"eutaxy: warning: the regression test was not written: {error}")
-    data = dict(verdict, regressionTest=str(written)) if written is not None else verdict
+    if written is not None:
+        verdict = verdict.with_fields(regression_test=str(written))
     code = _EXIT_BY_KIND[kind]
     if scenario.get("specs"):
         # The spec ladder rests on the calls this check recorded; it never changes the verdict,
         # but a counterexample at any rung is an error.
         specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
-        data = dict(data, specs=specs)
+        verdict = verdict.with_fields(specs=specs)
         if code == EXIT_BOUNDED and spec_fails(specs):
             code = EXIT_VIOLATED
-    text = render_text(data, wide=args.wide)
+    text = render_text(verdict, wide=args.wide)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":
@@ -139,15 +142,15 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         from eutaxy.report.html import render_html
 
         try:
-            Path(args.html).write_text(render_html(data), encoding="utf-8")
+            Path(args.html).write_text(render_html(verdict), encoding="utf-8")
         except OSError as error:
             # The verdict stands whether or not the page could be written; say why not.
             out.note(f"eutaxy: warning: the HTML report was not written: {error}")
-    out.report(data, text=text)
+    out.report(verdict_data(verdict), text=text)
     return code
 
 
-def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict, provers: list) -> dict:
+def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdict, provers: list) -> dict:
     """CHECKED on the verdict's ``coreCalls``, then TESTED with the check's seed, then any engines, for each spec module.
 
     A ladder that cannot run (the prover not installed, no Node) is said in the result's
@@ -155,7 +158,7 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict, provers: 
     """
     from eutaxy.report.regression import scenario_stem
 
-    seed = str((verdict.get("provenance") or {}).get("seed") or scenario_stem(scenario_path))
+    seed = verdict.provenance.seed or scenario_stem(scenario_path)
     root = Path(scenario.get("root") or scenario_path.parent)
     modules = [Path(item) if Path(item).is_absolute() else root / item for item in scenario["specs"]]
     try:
@@ -165,7 +168,7 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: dict, provers: 
     try:
         # The same Node as ``eutaxy report``: the pinned toolchain in Eutaxy's cache unless the environment names one.
         use_pinned_node()
-        return run_scenario_specs(root, modules, verdict.get("coreCalls") or [], seed, provers=provers)
+        return run_scenario_specs(root, modules, list(verdict.core_calls or []), seed, provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
 
@@ -177,10 +180,10 @@ def _first(*values: Any) -> Any:
 
 def _engine_check():
     try:
-        from eutaxy.engine.check import check_scenario
+        from eutaxy.engine.check import check_verdict
     except ImportError as error:
-        raise UserError(f"the engine (eutaxy.engine.check.check_scenario) is not available: {error}") from None
-    return check_scenario
+        raise UserError(f"the engine (eutaxy.engine.check.check_verdict) is not available: {error}") from None
+    return check_verdict
 
 
 def _is_terminal(stream: Any) -> bool:

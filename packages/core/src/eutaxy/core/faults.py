@@ -16,6 +16,7 @@ __all__ = [
     "DECISION_FAULTS",
     "ERROR",
     "FAULT_KINDS",
+    "FAULT_MEANINGS",
     "POINT_FAULTS",
     "READ_FAULTS",
     "REDELIVERY",
@@ -40,6 +41,17 @@ REDELIVERY = "redelivery"
 CUT_OFF = "cut_off"
 
 FAULT_KINDS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, REDELIVERY, CUT_OFF)
+
+#: What each injected fault did, in a report reader's words.
+FAULT_MEANINGS = {
+    CRASH_BEFORE: "crashed before the effect; nothing committed",
+    CRASH_AFTER: "crashed after the effect committed; the caller never saw the answer",
+    AMBIGUOUS: "the effect committed but the caller got an ambiguous outcome",
+    ERROR: "the effect failed with an error; nothing committed",
+    REDELIVERY: "the event was delivered again",
+    CUT_OFF: "background work was cut off",
+}
+assert set(FAULT_MEANINGS) == set(FAULT_KINDS), "every fault kind has its meaning"
 
 #: A write, a call into another system or an outbound request.
 WRITE_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR)

@@ -14,7 +14,11 @@ from typing import Any, Iterable
 
 import attrs
 
+from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
+from eutaxy.core.protocol import EndState
+from eutaxy.core.schedule import Schedule
+from eutaxy.core.violations import Violation
 
 __all__ = [
     "BOUNDED",
@@ -41,9 +45,22 @@ __all__ = [
     "UNSUPPORTED_REASON",
     "VACUOUS_INVARIANT",
     "VIOLATED",
+    "Audit",
+    "Bounded",
     "Cause",
+    "Coverage",
+    "CoverageMiss",
+    "CoveragePoint",
+    "Divergence",
+    "Exhaustive",
+    "FaultFree",
+    "InvariantSeen",
     "Provenance",
+    "SimulationVerdict",
+    "SnapshotName",
     "SpecVerdict",
+    "Unsupported",
+    "Violated",
     "exit_code",
     "simulation_verdict",
 ]
@@ -108,16 +125,15 @@ class Cause:
     kind: str
     detail: str = ""
 
-    def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "detail": self.detail}
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Cause":
-        return cls(kind=data["kind"], detail=data.get("detail", ""))
 
 
 def _strings(values: Iterable[Any]) -> tuple[str, ...]:
     return tuple(str(value) for value in values)
+
+
+#: Field metadata: the field is left out of the verdict's data while it holds its default
+#: (an optional field a newer check added; older verdicts are byte for byte as they were).
+OMIT_IF_DEFAULT = {"omit_if_default": True}
 
 
 @attrs.frozen(kw_only=True)
@@ -135,58 +151,189 @@ class Provenance:
     assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     #: Each restart of a runtime that died during the check (what died, in which run); the
     #: interrupted run was performed again, so the verdict is the one it would have been.
-    restarts: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    restarts: tuple[str, ...] = attrs.field(default=(), converter=_strings, metadata=OMIT_IF_DEFAULT)
     #: Distinct schedules (fault choices and turn picks) the exploration runs took.
     schedules: int = 0
     #: Every schedule within the bounds ran (no bound stopped exploration).
     completed: bool = False
-    #: The shrinker's replays and whether its cap stopped it (VIOLATED only).
-    shrink_replays: int | None = None
-    shrink_capped: bool | None = None
+    #: The shrinker's replays and whether its cap stopped it (VIOLATED only; both or neither).
+    shrink_replays: int | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    shrink_capped: bool | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
 
-    def to_data(self) -> dict[str, Any]:
-        data = {
-            "seed": self.seed,
-            "runs": self.runs,
-            "faultsInjected": self.faults_injected,
-            "bounds": dict(self.bounds),
-            "boundsReached": list(self.bounds_reached),
-            "schedulePoints": self.schedule_points,
-            "replayed": self.replayed,
-            "notReplayed": self.not_replayed,
-            "assumptions": list(self.assumptions),
-            "schedules": self.schedules,
-            "completed": self.completed,
-        }
-        if self.restarts:
-            data["restarts"] = list(self.restarts)
-        if self.shrink_replays is not None:
-            data["shrinkReplays"] = self.shrink_replays
-            data["shrinkCapped"] = bool(self.shrink_capped)
-        return data
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Provenance":
-        return cls(
-            seed=data["seed"],
-            runs=data["runs"],
-            faults_injected=data["faultsInjected"],
-            bounds=dict(data.get("bounds") or {}),
-            bounds_reached=data.get("boundsReached") or (),
-            schedule_points=data.get("schedulePoints", 0),
-            replayed=data.get("replayed", 0),
-            not_replayed=data.get("notReplayed", 0),
-            assumptions=data.get("assumptions") or (),
-            restarts=data.get("restarts") or (),
-            schedules=data.get("schedules", 0),
-            completed=bool(data.get("completed", False)),
-            shrink_replays=data.get("shrinkReplays"),
-            shrink_capped=data.get("shrinkCapped"),
-        )
+    def __attrs_post_init__(self) -> None:
+        assert (self.shrink_replays is None) == (self.shrink_capped is None), "shrink replays and cap go together"
 
 
-def _data(value: Any) -> Any:
-    return value.to_data() if hasattr(value, "to_data") else value
+# --- the parts of a simulation verdict ------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class InvariantSeen:
+    """What one invariant saw over the exploration runs (an entry of ``invariants``)."""
+
+    name: str
+    #: The invariant's kind (``at_most_once_per_key``), as the scenario names it.
+    kind: str
+    effects: int = 0
+    rows: int = 0
+    keys: int = 0
+    allow_vacuous: bool = attrs.field(default=False, metadata=OMIT_IF_DEFAULT)
+
+
+@attrs.frozen(kw_only=True)
+class CoveragePoint:
+    """One effect point's fault kinds and those the exploration injected there."""
+
+    target: str
+    op: str
+    ordinal: int
+    kinds: tuple[str, ...] = ()
+    injected: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class CoverageMiss:
+    """A (point, fault) pair the exploration never injected."""
+
+    target: str
+    op: str
+    ordinal: int
+    fault: str = attrs.field(metadata={"data_name": "kind"})
+
+
+@attrs.frozen(kw_only=True)
+class Coverage:
+    """The fault kinds each effect point allowed, and which the exploration injected."""
+
+    points: tuple[CoveragePoint, ...] = ()
+    pairs: int = 0
+    exercised: int = 0
+    missed: tuple[CoverageMiss, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class Audit:
+    """``--audit``: how many explored runs were rerun, of how many, and how many logs differed."""
+
+    reran: int
+    runs: int
+    differences: int
+
+
+@attrs.frozen(kw_only=True)
+class Exhaustive:
+    """An exhaustive exploration: whether it completed, how many schedules ran, the reduction."""
+
+    completed: bool
+    schedules: int
+    reduction: bool
+
+
+@attrs.frozen(kw_only=True)
+class Divergence:
+    """Where two logs part: the points both share first, then up to six points of each side."""
+
+    agreed_points: int
+    violating: tuple[Effect, ...] = ()
+    fault_free: tuple[Effect, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class SnapshotName:
+    """A state snapshot named by its binding target and table (``D1:DB``, ``payments``)."""
+
+    target: str
+    op: str
+
+
+#: What the comparison run of ``faultFree`` changed against the trace.
+FAULT_FREE_CHANGES = ("faults", "turns", "nothing")
+
+
+@attrs.frozen(kw_only=True)
+class FaultFree:
+    """What the fault changed: the kept events run without it (``eutaxy.engine.explain``)."""
+
+    changed: str = attrs.field(validator=attrs.validators.in_(FAULT_FREE_CHANGES))
+    schedule: Schedule
+    end: EndState
+    violations: tuple[Violation, ...] = ()
+    trace: tuple[Effect, ...] = ()
+    #: None when both logs hold the same effect points.
+    divergence: Divergence | None = None
+    state_differs: tuple[SnapshotName, ...] = ()
+
+
+# --- simulation verdicts, one class per kind -------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class SimulationVerdict:
+    """The fields every simulation verdict carries; ``Violated``, ``Bounded`` and
+    ``Unsupported`` add their own. ``eutaxy.core.verdict_data`` turns one into the
+    contract's JSON data and back (cattrs, camelCase names).
+    """
+
+    kind: str
+    scenario: str
+    platform: str
+    provenance: Provenance
+    schema_version: int = attrs.field(default=SCHEMA_VERSION, validator=attrs.validators.in_((SCHEMA_VERSION,)))
+    #: Per invariant, in the scenario's order, what it saw over the exploration runs.
+    invariants: tuple[InvariantSeen, ...] = ()
+    coverage: Coverage = attrs.field(factory=Coverage)
+    exhaustive: Exhaustive | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    audit: Audit | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: The distinct Core decision calls (only when the scenario lists specs).
+    core_calls: tuple[dict, ...] | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: The spec ladder's verdicts over ``core_calls`` (the CLI adds them; they never change this verdict).
+    specs: dict | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: Where the CLI wrote the regression test (VIOLATED only).
+    regression_test: str | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.kind)
+
+    def with_fields(self, **changes: Any) -> "SimulationVerdict":
+        """A copy with ``changes`` (``regression_test=``, ``specs=``): what the CLI adds after the check."""
+        return attrs.evolve(self, **changes)
+
+
+@attrs.frozen(kw_only=True)
+class Violated(SimulationVerdict):
+    """A replayed, shrunk run breaks an invariant; the trace is that run."""
+
+    kind: str = attrs.field(default=VIOLATED, validator=attrs.validators.in_((VIOLATED,)))
+    violation: Violation
+    trace: tuple[Effect, ...]
+    schedule: Schedule
+    kept_events: tuple[str, ...]
+    #: Every invariant the shrunk run breaks, ``violation`` first.
+    violations: tuple[Violation, ...] = ()
+    fault_free: FaultFree | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+
+    def __attrs_post_init__(self) -> None:
+        assert not self.violations or self.violations[0] == self.violation, "violations lists the violation first"
+
+
+@attrs.frozen(kw_only=True)
+class Bounded(SimulationVerdict):
+    """No invariant broke in any explored run within the stated bounds (never "verified")."""
+
+    kind: str = attrs.field(default=BOUNDED, validator=attrs.validators.in_((BOUNDED,)))
+
+
+@attrs.frozen(kw_only=True)
+class Unsupported(SimulationVerdict):
+    """The check touched something Eutaxy cannot control, or did not replay: no claim."""
+
+    kind: str = attrs.field(default=UNSUPPORTED, validator=attrs.validators.in_((UNSUPPORTED,)))
+    cause: Cause
+
+
+#: The verdict class for each simulation verdict kind.
+VERDICT_CLASSES: dict[str, type[SimulationVerdict]] = {VIOLATED: Violated, BOUNDED: Bounded, UNSUPPORTED: Unsupported}
 
 
 def simulation_verdict(
@@ -194,19 +341,19 @@ def simulation_verdict(
     *,
     scenario: str,
     platform: str,
-    provenance: Provenance | dict[str, Any],
-    violation: Any = None,
-    trace: Iterable[Any] | None = None,
-    schedule: Any = None,
+    provenance: Provenance,
+    violation: Violation | None = None,
+    trace: Iterable[Effect] | None = None,
+    schedule: Schedule | None = None,
     kept_events: Iterable[str] | None = None,
-    cause: Cause | dict[str, Any] | None = None,
-    exhaustive: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The plain data of a simulation verdict, with the fields its kind requires.
+    cause: Cause | None = None,
+    **common: Any,
+) -> SimulationVerdict:
+    """The typed verdict of ``kind``, with the fields its kind requires.
 
     ``violation``, ``trace``, ``schedule`` and ``keptEvents`` appear exactly on VIOLATED (the
-    trace is the replayed shrunk run), ``cause`` exactly on UNSUPPORTED, ``exhaustive``
-    when an exhaustive exploration was asked.
+    trace is the replayed shrunk run), ``cause`` exactly on UNSUPPORTED; ``common`` are the
+    fields every kind may carry (``exhaustive``, ``invariants``, ``coverage``, ...).
     """
     if kind not in SIMULATION_KINDS:
         raise ValueError(f"unknown simulation verdict {kind!r}")
@@ -215,24 +362,15 @@ def simulation_verdict(
         assert all(field is not None for field in violated_fields), "VIOLATED carries its replayed trace"
     else:
         assert all(field is None for field in violated_fields), f"{kind} carries no violation"
+        assert "violations" not in common and "fault_free" not in common, f"{kind} carries no violation"
     assert (cause is not None) == (kind == UNSUPPORTED), "a cause exactly on UNSUPPORTED"
-    verdict: dict[str, Any] = {
-        "schemaVersion": SCHEMA_VERSION,
-        "kind": kind,
-        "scenario": scenario,
-        "platform": platform,
-        "provenance": _data(provenance),
-    }
+    fields: dict[str, Any] = dict(scenario=scenario, platform=platform, provenance=provenance, **common)
     if kind == VIOLATED:
-        verdict["violation"] = _data(violation)
-        verdict["trace"] = [_data(effect) for effect in trace]
-        verdict["schedule"] = _data(schedule)
-        verdict["keptEvents"] = list(kept_events)
-    if cause is not None:
-        verdict["cause"] = _data(cause)
-    if exhaustive is not None:
-        verdict["exhaustive"] = dict(exhaustive)
-    return verdict
+        fields.update(violation=violation, trace=tuple(trace), schedule=schedule, kept_events=tuple(kept_events))
+        return Violated(**fields)
+    if kind == UNSUPPORTED:
+        return Unsupported(cause=cause, **fields)
+    return Bounded(**fields)
 
 
 # --- spec verdicts -------------------------------------------------------------------

@@ -21,7 +21,17 @@ from eutaxy.core.invariant_counts import nearest_effects, vacuous_reason
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
-from eutaxy.core.verdicts import VACUOUS_INVARIANT, Cause, Provenance, simulation_verdict
+from eutaxy.core.verdict_data import verdict_data
+from eutaxy.core.verdicts import (
+    VACUOUS_INVARIANT,
+    Audit,
+    Cause,
+    Exhaustive,
+    InvariantSeen,
+    Provenance,
+    SimulationVerdict,
+    simulation_verdict,
+)
 
 from eutaxy.engine.audit import run_audit
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
@@ -34,7 +44,7 @@ from eutaxy.engine.seeded import explore_seeded
 from eutaxy.engine.session import Session
 from eutaxy.engine.shrink import Shrunk, shrink
 
-__all__ = ["check_scenario", "default_seed", "replay_scenario"]
+__all__ = ["check_scenario", "check_verdict", "default_seed", "replay_scenario"]
 
 #: Stated on every verdict whose enumeration kept the partial-order reduction on.
 REDUCTION_ASSUMPTION = (
@@ -67,7 +77,15 @@ def _monotonic_ms() -> float:
     return time.monotonic() * 1000.0
 
 
-def check_scenario(
+def check_scenario(scenario: dict, platform: Platform, **options: Any) -> dict:
+    """Check ``scenario`` on ``platform``; the verdict as plain data (see docs/contract.md).
+
+    The same as ``verdict_data(check_verdict(scenario, platform, **options))``.
+    """
+    return verdict_data(check_verdict(scenario, platform, **options))
+
+
+def check_verdict(
     scenario: dict,
     platform: Platform,
     *,
@@ -79,8 +97,8 @@ def check_scenario(
     audit: bool = False,
     on_progress: Callable[[dict], None] | None = None,
     clock_ms: Callable[[], float] | None = None,
-) -> dict:
-    """Check ``scenario`` on ``platform``; the verdict as plain data (see docs/contract.md).
+) -> SimulationVerdict:
+    """Check ``scenario`` on ``platform``; the typed verdict (``eutaxy.core.verdicts``).
 
     ``clock_ms`` is the wall clock in milliseconds that decides when the budget is spent
     (``time.monotonic`` unless a test passes its own). ``audit`` reruns a sample of the
@@ -119,10 +137,7 @@ def check_scenario(
         audited, nondeterministic = run_audit(session)
         if nondeterministic is not None:
             outcome = Stopped(cause=nondeterministic.cause, detail=nondeterministic.detail, exhaustive=outcome.exhaustive)
-    verdict = _verdict(scenario, platform, session, outcome)
-    if audited is not None:
-        verdict["audit"] = audited
-    return verdict
+    return _verdict(scenario, platform, session, outcome, audited)
 
 
 def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
@@ -147,15 +162,20 @@ def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
     return Stopped(cause=VACUOUS_INVARIANT, detail=detail, exhaustive=outcome.exhaustive)
 
 
-def _invariant_counts(session: Session) -> list[dict[str, Any]]:
+def _invariant_counts(session: Session) -> tuple[InvariantSeen, ...]:
     """Per invariant, what it saw over the exploration runs (the verdict's ``invariants``)."""
     counted = []
     for invariant in session.scenario.get("invariants") or []:
-        entry = {"name": invariant["name"], "kind": invariant["kind"], **session.invariant_counts[invariant["name"]].to_data()}
-        if invariant.get("allowVacuous"):
-            entry["allowVacuous"] = True
-        counted.append(entry)
-    return counted
+        counts = session.invariant_counts[invariant["name"]]
+        counted.append(InvariantSeen(
+            name=invariant["name"],
+            kind=invariant["kind"],
+            effects=counts.effects,
+            rows=counts.rows,
+            keys=counts.keys,
+            allow_vacuous=bool(invariant.get("allowVacuous")),
+        ))
+    return tuple(counted)
 
 
 def _provenance(
@@ -189,41 +209,37 @@ def _platform_name(scenario: Mapping[str, Any], platform: Platform) -> str:
     return str(scenario.get("platform") or (platform.describe() or {}).get("platform") or "")
 
 
-def _verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
-    verdict = _simulation_verdict(scenario, platform, session, outcome)
-    verdict["invariants"] = _invariant_counts(session)
-    verdict["coverage"] = session.coverage.to_data()
-    if session.core_calls is not None:
-        # Only a scenario that lists specs carries them, so every other verdict is as before.
-        verdict["coreCalls"] = session.core_calls.to_data()
-    return verdict
-
-
-def _simulation_verdict(scenario: dict, platform: Platform, session: Session, outcome: Outcome) -> dict:
+def _verdict(
+    scenario: dict, platform: Platform, session: Session, outcome: Outcome, audited: dict[str, Any] | None
+) -> SimulationVerdict:
     exhaustive = outcome.exhaustive
     assumptions = [REDUCTION_ASSUMPTION] if exhaustive is not None and exhaustive["reduction"] else []
     common = {
         "scenario": str(scenario.get("name") or session.seed),
         "platform": _platform_name(scenario, platform),
-        "exhaustive": exhaustive,
+        "exhaustive": None if exhaustive is None else Exhaustive(**exhaustive),
+        "audit": None if audited is None else Audit(**audited),
+        "invariants": _invariant_counts(session),
+        "coverage": session.coverage.verdict_part(),
+        # Only a scenario that lists specs carries them, so every other verdict is as before.
+        "core_calls": None if session.core_calls is None else tuple(session.core_calls.to_data()),
     }
     if isinstance(outcome, Found):
         shrunk = shrink(session, outcome.record, outcome.violation)
-        verdict = simulation_verdict(
+        # Every invariant the shrunk run breaks, the one the shrinker kept breaking first.
+        others = tuple(v for v in shrunk.record.violations if v.invariant != shrunk.violation.invariant)
+        return simulation_verdict(
             "violated",
             provenance=_provenance(session, platform, (), assumptions, shrunk),
             violation=shrunk.violation,
-            trace=list(shrunk.record.result.effects),
+            trace=as_effects(shrunk.record.result.effects),
             schedule=shrunk.schedule,
             kept_events=list(shrunk.kept_events),
+            violations=(shrunk.violation,) + others,
+            # What the fault changed: the kept events run without it, and where the two logs part.
+            fault_free=explain(session, shrunk),
             **common,
         )
-        # Every invariant the shrunk run breaks, the one the shrinker kept breaking first.
-        others = [v.to_data() for v in shrunk.record.violations if v.invariant != shrunk.violation.invariant]
-        verdict["violations"] = [shrunk.violation.to_data()] + others
-        # What the fault changed: the kept events run without it, and where the two logs part.
-        verdict["faultFree"] = explain(session, shrunk)
-        return verdict
     if isinstance(outcome, Stopped):
         return simulation_verdict(
             "unsupported",

@@ -11,11 +11,11 @@ exercised; a pair never exercised within the budget is named.
 
 from __future__ import annotations
 
-from typing import Any
 
 import attrs
 
 from eutaxy.core.protocol import RunResult
+from eutaxy.core.verdicts import Coverage, CoverageMiss, CoveragePoint
 
 __all__ = ["FaultCoverage"]
 
@@ -46,8 +46,8 @@ class FaultCoverage:
             if decision.chosen != 0:
                 self.injected.setdefault(point, set()).add(decision.choice)
 
-    def to_data(self) -> dict[str, Any]:
-        """``{points: [{target, op, ordinal, kinds, injected}], pairs, exercised, missed}``."""
+    def verdict_part(self) -> Coverage:
+        """The verdict's ``coverage``: each point's kinds and those injected, the pairs never injected."""
         points = []
         missed = []
         pairs = exercised = 0
@@ -55,9 +55,9 @@ class FaultCoverage:
             target, op, ordinal = point
             kinds = self.allowed[point]
             done = self.injected.get(point, set())
-            injected = [kind for kind in kinds if kind in done]
-            points.append({"target": target, "op": op, "ordinal": ordinal, "kinds": list(kinds), "injected": injected})
+            injected = tuple(kind for kind in kinds if kind in done)
+            points.append(CoveragePoint(target=target, op=op, ordinal=ordinal, kinds=tuple(kinds), injected=injected))
             pairs += len(kinds)
             exercised += len(injected)
-            missed += [{"target": target, "op": op, "ordinal": ordinal, "kind": kind} for kind in kinds if kind not in done]
-        return {"points": points, "pairs": pairs, "exercised": exercised, "missed": missed}
+            missed += [CoverageMiss(target=target, op=op, ordinal=ordinal, fault=kind) for kind in kinds if kind not in done]
+        return Coverage(points=tuple(points), pairs=pairs, exercised=exercised, missed=tuple(missed))

@@ -23,23 +23,26 @@ shift the clock without changing what ran. The run is not counted in
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from eutaxy.core.canonical import to_json
+from eutaxy.core.effect_points import effect_points
+from eutaxy.core.effects import SNAPSHOT, Effect, as_effects
 from eutaxy.core.schedule import Schedule
+from eutaxy.core.verdicts import Divergence, FaultFree, SnapshotName
 
 from eutaxy.engine.replay import replay
 from eutaxy.engine.session import RunRecord, Session
 from eutaxy.engine.shrink import Shrunk, fault_free_run
 
-__all__ = ["DIVERGENCE_POINTS_MAX", "divergence", "effect_points", "explain"]
+__all__ = ["DIVERGENCE_POINTS_MAX", "divergence", "explain"]
 
 #: Effect points kept on each side from where the runs part: enough to see the
 #: consequence (a redelivery, a second write), few enough to read side by side.
 DIVERGENCE_POINTS_MAX = 6
 
 
-def explain(session: Session, shrunk: Shrunk) -> dict[str, Any]:
+def explain(session: Session, shrunk: Shrunk) -> FaultFree:
     """The verdict's ``faultFree`` field: the comparison run and where it parts from the trace."""
     schedule = shrunk.schedule
     if schedule.faults:
@@ -49,17 +52,17 @@ def explain(session: Session, shrunk: Shrunk) -> dict[str, Any]:
     else:
         changed = "nothing"
     record = _comparison_run(session, shrunk, keep_turns=changed == "faults")
-    trace = [dict(effect) for effect in record.result.effects]
-    violating = [dict(effect) for effect in shrunk.record.result.effects]
-    return {
-        "changed": changed,
-        "schedule": record.schedule.to_data(),
-        "end": record.result.end.to_data(),
-        "violations": [violation.to_data() for violation in record.violations],
-        "trace": trace,
-        "divergence": divergence(violating, trace),
-        "stateDiffers": _state_differs(violating, trace),
-    }
+    trace = as_effects(record.result.effects)
+    violating = as_effects(shrunk.record.result.effects)
+    return FaultFree(
+        changed=changed,
+        schedule=record.schedule,
+        end=record.result.end,
+        violations=tuple(record.violations),
+        trace=tuple(trace),
+        divergence=divergence(violating, trace),
+        state_differs=_state_differs(violating, trace),
+    )
 
 
 def _comparison_run(session: Session, shrunk: Shrunk, *, keep_turns: bool) -> RunRecord:
@@ -72,38 +75,13 @@ def _comparison_run(session: Session, shrunk: Shrunk, *, keep_turns: bool) -> Ru
     return fault_free_run(session, shrunk.kept_events)
 
 
-def effect_points(effects: Sequence[Mapping[str, Any]]) -> list[list[dict]]:
-    """The log's effect points in order: each call with the result and fault that follow it.
-
-    Snapshots (the state after the run) are left out; a record that does not follow its
-    call (a redelivery fault, a decision) is a point of its own. The text report groups
-    its trace lines the same way.
-    """
-    points: list[list[dict]] = []
-    for effect in effects:
-        kind = effect.get("kind")
-        if kind == "snapshot":
-            continue
-        if kind in ("result", "fault") and points:
-            head = points[-1][0]
-            if (
-                head.get("kind") == "call"
-                and all(head.get(field) == effect.get(field) for field in ("invocation", "ordinal", "target"))
-                and not any(e.get("kind") == "fault" for e in points[-1])
-            ):
-                points[-1].append(dict(effect))
-                continue
-        points.append([dict(effect)])
-    return points
-
-
-def _point_key(point: Sequence[Mapping[str, Any]]) -> str:
+def _point_key(point: Sequence[Effect]) -> str:
     """What must match for two points to be the same: every record but a fault on a call, time left out."""
-    records = [effect for effect in point if effect.get("kind") != "fault"] or list(point)
-    return to_json([{k: v for k, v in effect.items() if k != "time"} for effect in records])
+    records = [effect for effect in point if effect.kind != "fault"] or list(point)
+    return to_json([{k: v for k, v in effect.to_data().items() if k != "time"} for effect in records])
 
 
-def divergence(violating: Sequence[Mapping[str, Any]], fault_free: Sequence[Mapping[str, Any]]) -> dict | None:
+def divergence(violating: Sequence[Effect], fault_free: Sequence[Effect]) -> Divergence | None:
     """Where two logs part: the points both share first, then each side's next points (None: no difference).
 
     ``agreedPoints`` counts the effect points both runs share from the start; ``violating``
@@ -117,23 +95,21 @@ def divergence(violating: Sequence[Mapping[str, Any]], fault_free: Sequence[Mapp
     if agreed == len(ours) == len(theirs):
         return None
     window = slice(agreed, agreed + DIVERGENCE_POINTS_MAX)
-    return {
-        "agreedPoints": agreed,
-        "violating": [effect for point in ours[window] for effect in point],
-        "faultFree": [effect for point in theirs[window] for effect in point],
-    }
+    return Divergence(
+        agreed_points=agreed,
+        violating=tuple(effect for point in ours[window] for effect in point),
+        fault_free=tuple(effect for point in theirs[window] for effect in point),
+    )
 
 
-def _snapshots(effects: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], str]:
-    return {
-        (str(effect.get("target")), str(effect.get("op"))): to_json(effect.get("payload"))
-        for effect in effects
-        if effect.get("kind") == "snapshot"
-    }
+def _snapshots(effects: Sequence[Effect]) -> dict[tuple[str, str], str]:
+    return {(str(effect.target), str(effect.op)): to_json(effect.payload) for effect in effects if effect.kind == SNAPSHOT}
 
 
-def _state_differs(violating: Sequence[Mapping[str, Any]], fault_free: Sequence[Mapping[str, Any]]) -> list[dict]:
+def _state_differs(violating: Sequence[Effect], fault_free: Sequence[Effect]) -> tuple[SnapshotName, ...]:
     """The state snapshots (by target and op) whose contents differ between the runs, in the trace's order."""
     ours, theirs = _snapshots(violating), _snapshots(fault_free)
     order = list(ours) + [key for key in theirs if key not in ours]
-    return [{"target": target, "op": op} for target, op in order if ours.get((target, op)) != theirs.get((target, op))]
+    return tuple(
+        SnapshotName(target=target, op=op) for target, op in order if ours.get((target, op)) != theirs.get((target, op))
+    )

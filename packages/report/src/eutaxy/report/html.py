@@ -12,27 +12,24 @@ script only adds navigation: click or Tab to a point to see it whole in the side
 the arrow keys step through the log, ``f`` and ``n`` jump to the next fault and the next
 named effect.
 
-Like the text report it reads plain verdict data and never fails on a field it does not
-know or one that is missing. The page holds no date and no random id, so the same
-verdict gives the same bytes.
+Like the text report it reads the typed verdict (plain data is structured first, and data
+that does not read as a verdict gets the text report's account of why). The page holds no
+date and no random id, so the same verdict gives the same bytes.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
+from eutaxy.core.effect_points import fault_name, group_points, invocation_label
+from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
+from eutaxy.core.faults import FAULT_MEANINGS
+from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
+from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated
 
-from eutaxy.report.text import (
-    FAULT_MEANINGS,
-    _fault_free_outcome,
-    _group_effects,
-    _group_lines,
-    _invocation_label,
-    _violation_effects,
-    render_text,
-)
+from eutaxy.report.text import _group_lines, _live, _violation_effects, fault_free_outcome, render_text
 
 __all__ = ["render_html"]
 
@@ -115,11 +112,15 @@ _SCRIPT = """
 """
 
 
-def render_html(verdict: dict) -> str:
+def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
     """The verdict as one self-contained HTML page (no network); equal verdicts give equal text."""
-    kind = str(verdict.get("kind") or "")
-    scenario = str(verdict.get("scenario") or "scenario")
-    platform = verdict.get("platform")
+    try:
+        verdict = as_verdict(verdict)
+    except VerdictDataError:
+        return _unreadable_page(verdict)
+    kind = verdict.kind
+    scenario = verdict.scenario or "scenario"
+    platform = verdict.platform
     where = f"{scenario} ({platform})" if platform else scenario
     word = _WORDS.get(kind, kind.upper() or "VERDICT")
     parts = [
@@ -135,7 +136,7 @@ def render_html(verdict: dict) -> str:
         '<a href="#state">State after the run</a><a href="#schedule">Schedule</a>'
         '<a href="#provenance">Provenance</a><a href="#report">Text report</a></nav>',
     ]
-    if kind == "violated":
+    if isinstance(verdict, Violated):
         parts += _timeline(verdict)
         parts += _fault_free(verdict)
         parts += _state(verdict)
@@ -151,45 +152,48 @@ def render_html(verdict: dict) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _unreadable_page(data: Any) -> str:
+    """Data that is not a verdict of this schema: the text report's account of it, escaped."""
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>Eutaxy: an unreadable verdict</title></head><body>',
+        f'<pre class="mono">{_e(render_text(data))}</pre>',
+        "</body></html>",
+    ]) + "\n"
+
+
 def _e(value: Any) -> str:
     return html.escape(value if isinstance(value, str) else str(value), quote=True)
 
 
-def _headline_detail(verdict: dict) -> str:
-    kind = verdict.get("kind")
-    if kind == "violated":
-        violation = verdict.get("violation") or {}
-        name = violation.get("invariant") or "(unnamed invariant)"
-        message = violation.get("message") or ""
-        return f'<p>Invariant broken: <b>{_e(name)}</b> ({_e(violation.get("kind") or "?")})</p><p class="mono">{_e(message)}</p>'
-    if kind == "unsupported":
-        cause = verdict.get("cause") or {}
-        return f'<p>Cause: <b>{_e(cause.get("kind") or "unknown")}</b>: {_e(cause.get("detail") or "")}</p>'
-    if kind == "bounded":
-        return "<p>No invariant broke in the runs explored within the bounds below: bounded, not verified.</p>"
-    return ""
+def _headline_detail(verdict: SimulationVerdict) -> str:
+    if isinstance(verdict, Violated):
+        violation = verdict.violation
+        name = violation.invariant or "(unnamed invariant)"
+        return f'<p>Invariant broken: <b>{_e(name)}</b> ({_e(violation.kind or "?")})</p><p class="mono">{_e(violation.message)}</p>'
+    if isinstance(verdict, Unsupported):
+        return f'<p>Cause: <b>{_e(verdict.cause.kind or "unknown")}</b>: {_e(verdict.cause.detail)}</p>'
+    assert isinstance(verdict, Bounded), verdict.kind
+    return "<p>No invariant broke in the runs explored within the bounds below: bounded, not verified.</p>"
 
 
 # ---------------------------------------------------------------------------- timeline
 
 
-def _timeline(verdict: dict) -> list[str]:
-    trace = verdict.get("trace") or []
-    live = [(index, effect) for index, effect in enumerate(trace) if isinstance(effect, dict) and effect.get("kind") != "snapshot"]
-    groups = _group_effects(live)
-    named = _violation_effects(verdict.get("violation") or {})
+def _timeline(verdict: Violated) -> list[str]:
+    live = _live(verdict.trace)
+    groups = group_points(live)
+    named = _violation_effects(verdict.violation)
     lanes: list[str] = []
     for group in groups:
-        invocation = str(group[0][1].get("invocation", "?"))
+        invocation = group[0][1].invocation
         if invocation not in lanes:
             lanes.append(invocation)
-    times = [effect["time"] for _, effect in live if isinstance(effect.get("time"), int) and not isinstance(effect.get("time"), bool)]
-    start = min(times) if times else None
-    kept = verdict.get("keptEvents")
+    start = min((effect.time for _, effect in live), default=None)
     lines = [
         '<h2 id="timeline">Timeline of the shrunk trace</h2>',
         '<p class="hint">One lane per invocation, one column per effect point in log (virtual-time) order'
-        + (f"; events kept: {_e(', '.join(str(e) for e in kept))}" if isinstance(kept, list) else "")
+        + f"; events kept: {_e(', '.join(verdict.kept_events))}"
         + ".</p>",
         '<p class="legend"><span><span class="swatch" style="background:var(--named)"></span>an effect the violation names</span>'
         '<span><span class="swatch" style="border:2px solid var(--fault)"></span>an injected fault (!!)</span></p>',
@@ -200,72 +204,66 @@ def _timeline(verdict: dict) -> list[str]:
     lines.append(f'<div class="timeline" role="list" style="{columns}">')
     lines.append('<div class="axis" style="grid-row:1;grid-column:1">virtual time</div>')
     for column, group in enumerate(groups, start=2):
-        time = group[0][1].get("time")
-        label = f"+{time - start} ms" if start is not None and isinstance(time, int) and not isinstance(time, bool) else ""
+        label = f"+{group[0][1].time - start} ms" if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
     for row, invocation in enumerate(lanes, start=2):
         lines.append(
-            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(_invocation_label(invocation))}</div>'
+            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(invocation_label(invocation))}</div>'
         )
     for number, group in enumerate(groups):
-        invocation = str(group[0][1].get("invocation", "?"))
+        invocation = group[0][1].invocation
         lines.append(_point(group, number, lanes.index(invocation) + 2, number + 2, named))
     lines.append("</div>")
     return lines
 
 
-def _point(group: list[tuple[int, dict]], number: int, row: int, column: int, named: set[int]) -> str:
+def _point(group: list[tuple[int, Effect]], number: int, row: int, column: int, named: set[int]) -> str:
     head = group[0][1]
-    invocation = str(head.get("invocation", "?"))
-    faults = [effect for _, effect in group if effect.get("kind") == "fault"]
+    invocation = head.invocation
+    faults = [effect for _, effect in group if effect.kind == FAULT]
     classes = ["point"]
     if any(index in named for index, _ in group):
         classes.append("named")
     if faults:
         classes.append("faulted")
     first, *_ = _group_lines(group)
-    what = f"#{head.get('ordinal', '?')} {head.get('target', '?')}" + (f" {head['op']}" if head.get("op") and head.get("kind") != "fault" else "")
+    what = f"#{head.ordinal} {head.target}" + (f" {head.op}" if head.op and head.kind != FAULT else "")
     summary = first[len(what):].strip() if first.startswith(what) else first
     fault_html = "".join(
-        f'<div class="fault" data-fault="{_e(_fault_name(f))}">!! {_e(_fault_name(f))}'
-        f'{_e(" (" + FAULT_MEANINGS[_fault_name(f)] + ")") if _fault_name(f) in FAULT_MEANINGS else ""}</div>'
+        f'<div class="fault" data-fault="{_e(fault_name(f))}">!! {_e(fault_name(f))}'
+        f'{_e(" (" + FAULT_MEANINGS[fault_name(f)] + ")") if fault_name(f) in FAULT_MEANINGS else ""}</div>'
         for f in faults
     )
-    records = to_json([effect for _, effect in group])
+    records = to_json([effect.to_data() for _, effect in group])
     return (
         f'<div class="{" ".join(classes)}" id="point-{number}" role="listitem" tabindex="0" style="grid-row:{row};grid-column:{column}"'
-        f' data-invocation="{_e(invocation)}" data-target="{_e(head.get("target", "?"))}" data-op="{_e(head.get("op", ""))}"'
-        f' data-ordinal="{_e(head.get("ordinal", "?"))}">'
+        f' data-invocation="{_e(invocation)}" data-target="{_e(head.target)}" data-op="{_e(head.op)}"'
+        f' data-ordinal="{_e(head.ordinal)}">'
         f'<div class="what">{_e(what)}</div><div class="mono">{_e(summary)}</div>{fault_html}'
         f'<details><summary>records</summary><pre>{_e(records)}</pre></details></div>'
     )
 
 
-def _fault_name(effect: dict) -> str:
-    payload = effect.get("payload") if isinstance(effect.get("payload"), dict) else {}
-    return str(payload.get("fault") or effect.get("op") or "fault")
-
-
 # ---------------------------------------------------------------------------- sections
 
 
-def _fault_free(verdict: dict) -> list[str]:
-    fault_free = verdict.get("faultFree")
+def _fault_free(verdict: Violated) -> list[str]:
+    fault_free = verdict.fault_free
     lines = ['<h2 id="fault-free">What the fault changed</h2>']
-    if not isinstance(fault_free, dict):
+    if fault_free is None:
         return lines + ["<p>This verdict carries no fault-free run.</p>"]
-    changed = fault_free.get("changed")
+    changed = fault_free.changed
     if changed == "nothing":
         return lines + ["<p>Nothing: the shrunk run injects no fault and takes every turn in arrival order, "
                         "so the bug shows in a plain run of these events.</p>"]
     other = "in arrival order" if changed == "turns" else "without the faults"
-    lines.append(f"<p>The same events run {_e(other)}. {_e(_fault_free_outcome(fault_free, verdict))}</p>")
-    split = fault_free.get("divergence")
-    if not isinstance(split, dict):
+    lines.append(f"<p>The same events run {_e(other)}. {_e(fault_free_outcome(fault_free, verdict))}</p>")
+    split = fault_free.divergence
+    if split is None:
         return lines + ["<p>Both runs log the same effects.</p>"]
-    lines.append(f"<p>Both runs agree on the first {_e(split.get('agreedPoints', '?'))} effect points, then part:</p>")
-    ours = _cell_texts(split.get("violating"))
-    theirs = _cell_texts(split.get("faultFree"))
+    lines.append(f"<p>Both runs agree on the first {_e(split.agreed_points)} effect points, then part:</p>")
+    ours = _cell_texts(split.violating)
+    theirs = _cell_texts(split.fault_free)
     lines.append(f'<table class="divergence"><tr><th>in the trace</th><th>{_e(other)}</th></tr>')
     for row in range(max(len(ours), len(theirs))):
         left = ours[row] if row < len(ours) else ""
@@ -275,23 +273,22 @@ def _fault_free(verdict: dict) -> list[str]:
     return lines
 
 
-def _cell_texts(effects: Any) -> list[str]:
-    records = [(index, effect) for index, effect in enumerate(effects or []) if isinstance(effect, dict)]
+def _cell_texts(effects: tuple[Effect, ...]) -> list[str]:
     cells = []
-    for group in _group_effects(records):
+    for group in group_points(list(enumerate(effects))):
         first, *rest = _group_lines(group)
-        cells.append(f"{_invocation_label(group[0][1].get('invocation', '?'))} {first} " + " ".join(line.strip() for line in rest))
+        cells.append(f"{invocation_label(group[0][1].invocation)} {first} " + " ".join(line.strip() for line in rest))
     return [cell.strip() for cell in cells]
 
 
-def _state(verdict: dict) -> list[str]:
+def _state(verdict: Violated) -> list[str]:
     lines = ['<h2 id="state">State after the run</h2>']
-    snapshots = [e for e in verdict.get("trace") or [] if isinstance(e, dict) and e.get("kind") == "snapshot"]
+    snapshots = [effect for effect in verdict.trace if effect.kind == SNAPSHOT]
     if not snapshots:
         return lines + ["<p>(no state snapshot)</p>"]
     for snapshot in snapshots:
-        rows = [row for row in (snapshot.get("payload") or {}).get("rows") or []]
-        title = f"{snapshot.get('target', '?')} {snapshot.get('op', '?')}"
+        rows = list((snapshot.payload if isinstance(snapshot.payload, dict) else {}).get("rows") or [])
+        title = f"{snapshot.target} {snapshot.op}"
         lines.append(f"<h3>{_e(title)}: {len(rows)} row{'' if len(rows) == 1 else 's'}</h3>")
         columns: list[str] = []
         for row in rows:
@@ -308,14 +305,13 @@ def _state(verdict: dict) -> list[str]:
     return lines
 
 
-def _schedule(verdict: dict) -> list[str]:
-    schedule = verdict.get("schedule") or {}
-    faults = [f for f in schedule.get("faults") or [] if isinstance(f, dict)]
-    turns = schedule.get("turns") or []
+def _schedule(verdict: Violated) -> list[str]:
+    faults = verdict.schedule.faults
+    turns = verdict.schedule.turns
     lines = ['<h2 id="schedule">Schedule (what the regression test replays)</h2>']
     if faults:
         lines.append("<ul>" + "".join(
-            f"<li>{_e(f.get('invocation', '?'))} effect #{_e(f.get('ordinal', '?'))}: <span class=\"fault\">{_e(f.get('fault', '?'))}</span></li>"
+            f"<li>{_e(f.invocation)} effect #{_e(f.ordinal)}: <span class=\"fault\">{_e(f.fault)}</span></li>"
             for f in faults) + "</ul>")
     else:
         lines.append("<p>No faults injected.</p>")
@@ -324,8 +320,8 @@ def _schedule(verdict: dict) -> list[str]:
     return lines
 
 
-def _provenance(verdict: dict) -> list[str]:
-    provenance = verdict.get("provenance") or {}
+def _provenance(verdict: SimulationVerdict) -> list[str]:
+    provenance = verdict_data(verdict)["provenance"]
     lines = ['<h2 id="provenance">Provenance</h2>', "<table>"]
     for field in sorted(k for k in provenance if k != "assumptions"):
         value = provenance[field]

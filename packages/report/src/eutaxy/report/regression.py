@@ -18,7 +18,11 @@ import pprint
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
+
+from eutaxy.core.verdict_data import VerdictDataError, as_verdict
+from eutaxy.core.verdicts import SimulationVerdict, Violated
+from eutaxy.core.violations import Violation
 
 __all__ = ["regression_test_path", "regression_test_source", "scenario_stem", "write_regression_test"]
 
@@ -48,7 +52,7 @@ def regression_test_path(scenario_path: str | os.PathLike) -> Path:
 
 
 def regression_test_source(
-    verdict: dict,
+    verdict: SimulationVerdict | Mapping[str, Any],
     *,
     scenario_path: str | os.PathLike,
     platform: str,
@@ -58,7 +62,8 @@ def regression_test_source(
     """The Python source of the regression test for a violated verdict.
 
     Args:
-        verdict: a ``violated`` verdict (schedule, keptEvents and provenance.seed are read).
+        verdict: a ``violated`` verdict, typed or as plain data (schedule, keptEvents and
+            provenance.seed are read).
         scenario_path: the scenario file the verdict is about.
         platform: the scenario's platform name (``cloudflare``, ``aws``).
         module: where ``expect_holds`` is imported from; ``eutaxy.<platform>`` by default.
@@ -68,23 +73,25 @@ def regression_test_source(
     Raises:
         ValueError: the verdict is not a violation, or lacks what a replay needs.
     """
-    if verdict.get("kind") != "violated":
-        raise ValueError(f"a regression test is written for a violated verdict, not {verdict.get('kind')!r}")
+    kind = verdict.kind if isinstance(verdict, SimulationVerdict) else verdict.get("kind")
+    if kind != "violated":
+        raise ValueError(f"a regression test is written for a violated verdict, not {kind!r}")
+    try:
+        verdict = as_verdict(verdict)
+    except VerdictDataError as error:
+        raise ValueError(f"the verdict cannot be replayed: {error}") from None
+    assert isinstance(verdict, Violated)
     module = module or _platform_module(platform)
     if not _MODULE_NAME.match(module):
         raise ValueError(f"platform module {module!r} is not an importable module name")
-    schedule = verdict.get("schedule")
-    if not isinstance(schedule, dict):
-        raise ValueError("the verdict has no schedule to replay")
-    seed = (verdict.get("provenance") or {}).get("seed")
-    if not isinstance(seed, str):
-        raise ValueError("the verdict's provenance has no seed to replay with")
-    events = verdict.get("keptEvents")
+    schedule = verdict.schedule.to_data()
+    seed = verdict.provenance.seed
+    events = list(verdict.kept_events)
     scenario_path = Path(scenario_path)
     test_path = Path(test_path) if test_path is not None else regression_test_path(scenario_path)
     relative = Path(os.path.relpath(scenario_path.absolute(), test_path.absolute().parent)).as_posix()
     stem = scenario_stem(scenario_path)
-    violation = verdict.get("violation") or {}
+    violation = verdict.violation
 
     lines = [
         f'"""Regression test for the scenario {_safe(stem)!s}, written by `eutaxy check`.',
@@ -119,7 +126,7 @@ def regression_test_source(
 
 
 def write_regression_test(
-    verdict: dict,
+    verdict: SimulationVerdict | Mapping[str, Any],
     scenario_path: str | os.PathLike,
     platform: str,
     *,
@@ -179,13 +186,13 @@ def _printable(text: str) -> str:
     return "".join(char if char.isprintable() else "?" for char in str(text))
 
 
-def _comment_block(violation: dict) -> list[str]:
-    if not violation:
+def _comment_block(violation: Violation) -> list[str]:
+    if not violation.invariant and not violation.message:
         return []
-    lines = [f"# Invariant broken: {_printable(violation.get('invariant') or '(unnamed)')}"]
-    if violation.get("kind"):
-        lines[0] += f" ({_printable(violation['kind'])})"
-    for line in str(violation.get("message") or "").splitlines():
+    lines = [f"# Invariant broken: {_printable(violation.invariant or '(unnamed)')}"]
+    if violation.kind:
+        lines[0] += f" ({_printable(violation.kind)})"
+    for line in violation.message.splitlines():
         lines.append("#   " + _printable(line))
     return lines + [""]
 

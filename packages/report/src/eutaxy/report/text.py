@@ -8,20 +8,39 @@ When the check ran the spec ladder (``specs`` beside the verdict), a Specs secti
 last: verdicts about pure functions, kept apart from the simulation verdict they never
 change.
 
-The renderer reads plain verdict data (``eutaxy.engine.check.check_scenario``'s result) and
-never fails on a field it does not know or one that is missing: verdicts may grow optional
-fields within a schema version, and a report that crashes hides the verdict it was for.
+The renderer reads the typed verdict (``eutaxy.core.verdicts``: ``Violated``, ``Bounded``,
+``Unsupported``), and takes effect points, invocation labels and fault meanings from
+``eutaxy.core.effect_points``. Plain verdict data (a JSON file) is structured first by
+``eutaxy.core.verdict_data``; data that does not read as a verdict of this schema (a kind
+newer than this report, a missing field) still renders, as its word, why it could not be
+read, and its data, since a report that crashes hides the verdict it was for.
 """
 
 from __future__ import annotations
 
 import contextvars
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
+from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
+from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect
+from eutaxy.core.verdict_data import VerdictDataError, as_verdict
+from eutaxy.core.verdicts import (
+    Audit,
+    Bounded,
+    Cause,
+    Coverage,
+    FaultFree,
+    InvariantSeen,
+    Provenance,
+    SimulationVerdict,
+    Unsupported,
+    Violated,
+)
+from eutaxy.core.violations import Violation
 
-__all__ = ["render_text", "summarize_value"]
+__all__ = ["fault_free_outcome", "render_text", "summarize_value"]
 
 #: A rendered argument or result longer than this is cut, so one effect stays one line
 #: (``wide=True`` prints it whole; the JSON report always holds the full value). A cut
@@ -42,39 +61,52 @@ TRACE_POINTS_MAX = 200
 #: one millisecond per effect and the labels stay as they were.
 _TIMED_PLATFORMS = frozenset({"aws"})
 
-#: What each injected fault did, in the reader's words.
-FAULT_MEANINGS = {
-    "crash_before": "crashed before the effect; nothing committed",
-    "crash_after": "crashed after the effect committed; the caller never saw the answer",
-    "ambiguous": "the effect committed but the caller got an ambiguous outcome",
-    "error": "the effect failed with an error; nothing committed",
-    "redelivery": "the event was delivered again",
-    "cut_off": "background work was cut off",
-}
-
 _HEADLINES = {
     "violated": "VIOLATED",
     "bounded": "BOUNDED",
     "unsupported": "UNSUPPORTED",
 }
 
+_TAILS = {
+    "violated": "an invariant broke in a replayed, shrunk run",
+    "bounded": "bounded, not verified",
+    "unsupported": "no claim either way",
+}
 
-def render_text(verdict: dict, *, wide: bool = False) -> str:
+
+def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = False) -> str:
     """Render a simulation verdict as the text report (ends with a newline).
 
     ``wide`` prints arguments and results whole instead of cutting them to one line.
     """
-    token = _CUTTING.set((wide, _key_texts(verdict)))
     try:
-        return _render(verdict)
+        typed = as_verdict(verdict)
+    except VerdictDataError as error:
+        return _unreadable(verdict, error)
+    token = _CUTTING.set((wide, _key_texts(typed)))
+    try:
+        return _render(typed)
     finally:
         _CUTTING.reset(token)
 
 
-def _key_texts(verdict: dict) -> tuple[str, ...]:
+def _unreadable(data: Any, error: VerdictDataError) -> str:
+    """Data that is not a verdict of this schema: its word, why it did not read, and the data."""
+    kind = data.get("kind") if isinstance(data, Mapping) else None
+    word = _HEADLINES.get(kind, str(kind).upper())
+    scenario = (data.get("scenario") if isinstance(data, Mapping) else None) or "scenario"
+    lines = [f"{word}  {scenario}: {_TAILS.get(kind, 'unrecognised verdict kind')}", ""]
+    lines.append("This report could not read the verdict (" + str(error) + "); its data:")
+    lines.append("  " + (to_json(data) if isinstance(data, Mapping) else repr(data)))
+    return "\n".join(lines) + "\n"
+
+
+def _key_texts(verdict: SimulationVerdict) -> tuple[str, ...]:
     """The violation's keys as they may appear in a rendered value: JSON, and a string unquoted."""
+    if not isinstance(verdict, Violated):
+        return ()
     texts = []
-    for key in (verdict.get("violation") or {}).get("keys") or []:
+    for key in verdict.violation.keys:
         if not isinstance(key, str):
             continue
         texts.append(key)
@@ -87,102 +119,83 @@ def _key_texts(verdict: dict) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _render(verdict: dict) -> str:
-    kind = verdict.get("kind")
+def _render(verdict: SimulationVerdict) -> str:
     lines = _headline(verdict)
-    if kind == "violated":
-        lines += _violation_section(verdict.get("violation") or {})
+    if isinstance(verdict, Violated):
+        lines += _violation_section(verdict.violation)
         lines += _also_broken_section(verdict)
         lines += _trace_section(verdict)
         lines += _fault_free_section(verdict)
         lines += _schedule_section(verdict)
-    elif kind == "bounded":
+    elif isinstance(verdict, Bounded):
         lines += _bounded_section(verdict)
-    elif kind == "unsupported":
-        lines += _unsupported_section(verdict.get("cause") or {})
-    else:
-        lines += ["", "This verdict kind is newer than this report; its data:", "  " + to_json(verdict)]
-    lines += _invariants_section(verdict.get("invariants"))
-    lines += _coverage_section(verdict.get("coverage"), bounded=kind == "bounded")
-    lines += _audit_section(verdict.get("audit"))
+    elif isinstance(verdict, Unsupported):
+        lines += _unsupported_section(verdict.cause)
+    lines += _invariants_section(verdict.invariants)
+    lines += _coverage_section(verdict.coverage, bounded=isinstance(verdict, Bounded))
+    lines += _audit_section(verdict.audit)
     lines += _exhaustive_section(verdict)
-    lines += _provenance_section(verdict.get("provenance") or {})
-    lines += _specs_section(verdict.get("specs"), verdict.get("coreCalls"))
+    lines += _provenance_section(verdict.provenance)
+    core_calls = None if verdict.core_calls is None else list(verdict.core_calls)
+    lines += _specs_section(verdict.specs, core_calls)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # ---------------------------------------------------------------------------- sections
 
 
-def _headline(verdict: dict) -> list[str]:
-    kind = verdict.get("kind")
-    word = _HEADLINES.get(kind, str(kind).upper())
-    scenario = verdict.get("scenario") or "scenario"
-    platform = verdict.get("platform")
-    where = f"{scenario} ({platform})" if platform else scenario
-    if kind == "violated":
-        tail = "an invariant broke in a replayed, shrunk run"
-    elif kind == "bounded":
-        tail = "bounded, not verified"
-    elif kind == "unsupported":
-        tail = "no claim either way"
-    else:
-        tail = "unrecognised verdict kind"
-    return [f"{word}  {where}: {tail}"]
+def _headline(verdict: SimulationVerdict) -> list[str]:
+    where = f"{verdict.scenario or 'scenario'} ({verdict.platform})" if verdict.platform else (verdict.scenario or "scenario")
+    return [f"{_HEADLINES[verdict.kind]}  {where}: {_TAILS[verdict.kind]}"]
 
 
-def _violation_section(violation: dict) -> list[str]:
-    name = violation.get("invariant") or "(unnamed invariant)"
-    kind = violation.get("kind")
+def _violation_section(violation: Violation) -> list[str]:
+    name = violation.invariant or "(unnamed invariant)"
+    kind = violation.kind
     lines = ["", f"Invariant broken: {name}" + (f" ({kind})" if kind else "")]
-    message = violation.get("message")
-    if message:
-        lines += ["  " + line for line in str(message).splitlines()]
-    keys = violation.get("keys") or []
-    if keys:
-        lines.append("  keys: " + ", ".join(_key_text(key) for key in keys))
-    rows = violation.get("rows") or []
-    if rows:
+    if violation.message:
+        lines += ["  " + line for line in violation.message.splitlines()]
+    if violation.keys:
+        lines.append("  keys: " + ", ".join(_key_text(key) for key in violation.keys))
+    if violation.rows:
         lines.append("  rows:")
-        lines += ["    " + _cut(to_json(row)) for row in rows]
+        lines += ["    " + _cut(to_json(row)) for row in violation.rows]
     return lines
 
 
-def _also_broken_section(verdict: dict) -> list[str]:
+def _also_broken_section(verdict: Violated) -> list[str]:
     """The other invariants the shrunk run breaks (the shrinker kept only the first breaking)."""
-    named = (verdict.get("violation") or {}).get("invariant")
-    others = [v for v in verdict.get("violations") or [] if isinstance(v, dict) and v.get("invariant") != named]
+    others = [v for v in verdict.violations if v.invariant != verdict.violation.invariant]
     if not others:
         return []
     lines = ["", "Also broken in this run:"]
     for other in others:
-        lines.append(f"  {other.get('invariant') or '(unnamed invariant)'}" + (f" ({other['kind']})" if other.get("kind") else ""))
-        lines += ["    " + line for line in str(other.get("message") or "").splitlines()]
+        lines.append(f"  {other.invariant or '(unnamed invariant)'}" + (f" ({other.kind})" if other.kind else ""))
+        lines += ["    " + line for line in other.message.splitlines()]
     return lines
 
 
-def _trace_section(verdict: dict) -> list[str]:
-    trace = verdict.get("trace") or []
-    named = _violation_effects(verdict.get("violation") or {})
-    kept = verdict.get("keptEvents")
-    heading = "Shrunk trace (replayed"
-    if kept is not None:
-        heading += "; events kept: " + (", ".join(str(event) for event in kept) or "none")
-    heading += "):"
+def _live(trace: tuple[Effect, ...]) -> list[tuple[int, Effect]]:
+    """The trace's records with their log indices, snapshots left out."""
+    return [(index, effect) for index, effect in enumerate(trace) if effect.kind != SNAPSHOT]
+
+
+def _trace_section(verdict: Violated) -> list[str]:
+    named = _violation_effects(verdict.violation)
+    heading = "Shrunk trace (replayed; events kept: " + (", ".join(verdict.kept_events) or "none") + "):"
     lines = ["", heading]
-    effects = [(index, effect) for index, effect in enumerate(trace) if isinstance(effect, dict)]
-    live = [(index, effect) for index, effect in effects if effect.get("kind") != "snapshot"]
-    snapshots = [effect for _, effect in effects if effect.get("kind") == "snapshot"]
+    live = _live(verdict.trace)
+    snapshots = [effect for effect in verdict.trace if effect.kind == SNAPSHOT]
     if not live:
         lines.append("  (no effects)")
-    groups = _group_effects(live)
-    start_ms = _start_ms(live) if verdict.get("platform") in _TIMED_PLATFORMS else None
+    groups = group_points(live)
+    start_ms = _start_ms(live) if verdict.platform in _TIMED_PLATFORMS else None
     labels = []
     previous_invocation = None
     for group in groups[:TRACE_POINTS_MAX]:
-        invocation = group[0][1].get("invocation", "?")
-        started = _offset_ms(group[0][1], start_ms)
-        labels.append(_invocation_label(invocation, started) if invocation != previous_invocation else "")
+        invocation = group[0][1].invocation
+        started = None if start_ms is None else group[0][1].time - start_ms
+        labels.append(invocation_label(invocation, started) if invocation != previous_invocation else "")
         previous_invocation = invocation
     width = max([_label_width(live), *(len(label) for label in labels)])
     starred = False
@@ -199,11 +212,15 @@ def _trace_section(verdict: dict) -> list[str]:
     if snapshots:
         lines += ["", "State after the last event:"]
         for snapshot in snapshots:
-            rows = (snapshot.get("payload") or {}).get("rows") or []
-            title = f"{snapshot.get('target', '?')} {snapshot.get('op', '?')}"
-            lines.append(f"  {title}: {len(rows)} row" + ("" if len(rows) == 1 else "s"))
+            rows = _snapshot_payload_rows(snapshot)
+            lines.append(f"  {snapshot.target} {snapshot.op}: {len(rows)} row" + ("" if len(rows) == 1 else "s"))
             lines += ["    " + _cut(to_json(row)) for row in rows]
     return lines
+
+
+def _snapshot_payload_rows(snapshot: Effect) -> list[Any]:
+    payload = snapshot.payload if isinstance(snapshot.payload, dict) else {}
+    return list(payload.get("rows") or [])
 
 
 #: Characters in each column of the side-by-side divergence (``wide=True`` prints the left
@@ -211,18 +228,17 @@ def _trace_section(verdict: dict) -> list[str]:
 COLUMN_CHARS = 64
 
 
-def _fault_free_section(verdict: dict) -> list[str]:
+def _fault_free_section(verdict: Violated) -> list[str]:
     """What the fault changed: where the trace parts from the same events run without it.
 
-    ``faultFree`` (``eutaxy.engine.explain``) holds the comparison run and the first effect
+    ``fault_free`` (``eutaxy.engine.explain``) holds the comparison run and the first effect
     points where the two logs differ; they are printed side by side, after the last point
     both runs share (which is where the fault, if any, struck).
     """
-    fault_free = verdict.get("faultFree")
-    if not isinstance(fault_free, dict):
+    fault_free = verdict.fault_free
+    if fault_free is None:
         return []
-    changed = fault_free.get("changed")
-    faults = (verdict.get("schedule") or {}).get("faults") or []
+    changed = fault_free.changed
     if changed == "nothing":
         return [
             "",
@@ -232,33 +248,31 @@ def _fault_free_section(verdict: dict) -> list[str]:
     if changed == "turns":
         lines = ["", "What the interleaving changed (the same events run with every turn in arrival order):"]
         other_side = "in arrival order"
+        noun = "fault"
     else:
-        noun, pronoun = ("fault", "it") if len(faults) == 1 else ("faults", "them")
+        noun, pronoun = ("fault", "it") if len(verdict.schedule.faults) == 1 else ("faults", "them")
         lines = ["", f"What the {noun} changed (the same events replayed without {pronoun}, turns as in the trace):"]
         other_side = f"without the {noun}"
-    lines.append("  " + _fault_free_outcome(fault_free, verdict))
-    split = fault_free.get("divergence")
-    if not isinstance(split, dict):
-        lines.append("  Both runs log the same effects; only the state after them differs." if fault_free.get("stateDiffers")
+    lines.append("  " + fault_free_outcome(fault_free, verdict))
+    split = fault_free.divergence
+    if split is None:
+        lines.append("  Both runs log the same effects; only the state after them differs." if fault_free.state_differs
                      else "  Both runs log the same effects.")
         return lines
-    agreed = split.get("agreedPoints")
-    agreed = agreed if isinstance(agreed, int) and not isinstance(agreed, bool) and agreed > 0 else 0
-    live = [(index, effect) for index, effect in enumerate(verdict.get("trace") or [])
-            if isinstance(effect, dict) and effect.get("kind") != "snapshot"]
-    shared = _group_effects(live)[:agreed]
+    agreed = max(split.agreed_points, 0)
+    shared = group_points(_live(verdict.trace))[:agreed]
     if shared:
         lines.append("  Both runs agree on the first effect point:" if agreed == 1
                      else f"  Both runs agree on the first {agreed} effect points; the last of them:")
         last = shared[-1]
         first, *rest = _group_lines(last)
-        lines.append(f"    {last[0][1].get('invocation', '?')}  {first}")
-        lines += ["    " + " " * len(str(last[0][1].get("invocation", "?"))) + f"  {line}" for line in rest]
+        lines.append(f"    {last[0][1].invocation}  {first}")
+        lines += ["    " + " " * len(last[0][1].invocation) + f"  {line}" for line in rest]
         lines.append("  Then they part:")
     else:
         lines.append("  The runs part at the first effect point:")
-    left = _cells(split.get("violating"))
-    right = _cells(split.get("faultFree"))
+    left = _cells(split.violating)
+    right = _cells(split.fault_free)
     wide, _ = _CUTTING.get()
     left_title = f"with the {noun}" if changed == "faults" else "in the trace"
     width = max([len(cell) for cell in left] + [len(left_title)]) if wide else COLUMN_CHARS
@@ -271,31 +285,29 @@ def _fault_free_section(verdict: dict) -> list[str]:
     return lines
 
 
-def _fault_free_outcome(fault_free: dict, verdict: dict) -> str:
-    end = fault_free.get("end") or {}
-    if end.get("kind") == "unsupported":
-        return f"That run ended unsupported ({end.get('cause', '?')}: {end.get('detail', '')}), so it may stop short."
-    broken = [v.get("invariant") for v in fault_free.get("violations") or [] if isinstance(v, dict)]
+def fault_free_outcome(fault_free: FaultFree, verdict: Violated) -> str:
+    """One sentence on how the comparison run ended and what it broke."""
+    end = fault_free.end
+    if end.kind == "unsupported":
+        return f"That run ended unsupported ({end.cause}: {end.detail or ''}), so it may stop short."
+    broken = [v.invariant for v in fault_free.violations]
     if not broken:
         return "That run breaks no invariant."
-    named = (verdict.get("violation") or {}).get("invariant")
-    tail = " (the same invariant, by other keys or effects)" if named in broken else ""
-    return "That run breaks " + ", ".join(str(name) for name in broken) + " too" + tail + "."
+    tail = " (the same invariant, by other keys or effects)" if verdict.violation.invariant in broken else ""
+    return "That run breaks " + ", ".join(broken) + " too" + tail + "."
 
 
-def _cells(effects: Any) -> list[str]:
+def _cells(effects: tuple[Effect, ...]) -> list[str]:
     """One line per effect point of a divergence window: invocation, the point, its fault."""
-    records = [(index, effect) for index, effect in enumerate(effects or []) if isinstance(effect, dict)]
     cells = []
-    for group in _group_effects(records):
+    for group in group_points(list(enumerate(effects))):
         first, *rest = _group_lines(group)
         head = group[0][1]
-        if head.get("kind") == "fault":
+        if head.kind == FAULT:
             # A fault with no call (a redelivery): its name only, the meaning is in the trace above.
-            payload = head.get("payload") if isinstance(head.get("payload"), dict) else {}
-            first = f"#{head.get('ordinal', '?')} {head.get('target', '?')} !! {payload.get('fault') or head.get('op') or 'fault'}"
+            first = f"#{head.ordinal} {head.target} !! {fault_name(head)}"
         faults = " ".join(line.strip().split(" (")[0] for line in rest)
-        cells.append(f"{_invocation_label(group[0][1].get('invocation', '?'))} {first}" + (f" {faults}" if faults else ""))
+        cells.append(f"{invocation_label(head.invocation)} {first}" + (f" {faults}" if faults else ""))
     return cells
 
 
@@ -313,15 +325,14 @@ def _fit(cell: str, width: int) -> str:
 STATE_ROWS_MAX = 4
 
 
-def _state_difference_lines(verdict: dict, fault_free: dict, other_side: str) -> list[str]:
-    differs = [d for d in fault_free.get("stateDiffers") or [] if isinstance(d, dict)]
-    if not differs:
+def _state_difference_lines(verdict: Violated, fault_free: FaultFree, other_side: str) -> list[str]:
+    if not fault_free.state_differs:
         return []
     lines = ["  State after each run, where it differs:"]
-    for item in differs:
-        target, op = item.get("target"), item.get("op")
-        ours = _snapshot_rows(verdict.get("trace"), target, op)
-        theirs = _snapshot_rows(fault_free.get("trace"), target, op)
+    for item in fault_free.state_differs:
+        target, op = item.target, item.op
+        ours = _snapshot_rows(verdict.trace, target, op)
+        theirs = _snapshot_rows(fault_free.trace, target, op)
         counts = ", ".join(f"{len(rows)} row{'' if len(rows) == 1 else 's'} {side}"
                            for rows, side in ((ours, "in the trace"), (theirs, other_side)))
         lines.append(f"    {target} {op}: {counts}")
@@ -337,36 +348,30 @@ def _state_difference_lines(verdict: dict, fault_free: dict, other_side: str) ->
     return lines
 
 
-def _snapshot_rows(trace: Any, target: Any, op: Any) -> list[str]:
-    for effect in trace or []:
-        if isinstance(effect, dict) and effect.get("kind") == "snapshot" and (effect.get("target"), effect.get("op")) == (target, op):
-            return [to_json(row) for row in (effect.get("payload") or {}).get("rows") or []]
+def _snapshot_rows(trace: tuple[Effect, ...], target: str, op: str) -> list[str]:
+    for effect in trace:
+        if effect.kind == SNAPSHOT and (effect.target, effect.op) == (target, op):
+            return [to_json(row) for row in _snapshot_payload_rows(effect)]
     return []
 
 
-def _schedule_section(verdict: dict) -> list[str]:
-    schedule = verdict.get("schedule") or {}
-    faults = schedule.get("faults") or []
-    turns = schedule.get("turns") or []
+def _schedule_section(verdict: Violated) -> list[str]:
     lines = ["", "Schedule (what the regression test replays):"]
-    if faults:
-        for fault in faults:
-            lines.append(
-                f"  {fault.get('invocation', '?')} effect #{fault.get('ordinal', '?')}: {fault.get('fault', '?')}"
-            )
+    if verdict.schedule.faults:
+        for fault in verdict.schedule.faults:
+            lines.append(f"  {fault.invocation} effect #{fault.ordinal}: {fault.fault}")
     else:
         lines.append("  no faults injected")
-    if turns:
-        lines.append("  turn picks: " + " ".join(str(turn) for turn in turns))
+    if verdict.schedule.turns:
+        lines.append("  turn picks: " + " ".join(str(turn) for turn in verdict.schedule.turns))
     return lines
 
 
-def _bounded_section(verdict: dict) -> list[str]:
-    provenance = verdict.get("provenance") or {}
-    runs = provenance.get("runs")
-    explored = f"{runs} run" + ("" if runs == 1 else "s") if runs is not None else "the runs explored"
-    exhaustive = verdict.get("exhaustive")
-    if provenance.get("completed") or (isinstance(exhaustive, dict) and exhaustive.get("completed")):
+def _bounded_section(verdict: Bounded) -> list[str]:
+    provenance = verdict.provenance
+    runs = provenance.runs
+    explored = f"{runs} run" + ("" if runs == 1 else "s")
+    if provenance.completed or (verdict.exhaustive is not None and verdict.exhaustive.completed):
         return [
             "",
             f"No invariant broke in {explored}: completed: every schedule within the bounds below ran.",
@@ -378,8 +383,8 @@ def _bounded_section(verdict: dict) -> list[str]:
         "This is not a proof: runs beyond these bounds, and schedules the exploration did not",
         "reach, were not checked.",
     ]
-    bounds = provenance.get("bounds") or {}
-    if "budgetMs" in (provenance.get("boundsReached") or []) and bounds.get("maxRuns") is not None:
+    bounds = provenance.bounds
+    if "budgetMs" in provenance.bounds_reached and bounds.get("maxRuns") is not None:
         lines.append(
             f"The budget of {bounds.get('budgetMs')} ms stopped exploration before the run cap of "
             f"{bounds['maxRuns']} was reached; pass --budget-ms to give the runs more time."
@@ -387,134 +392,106 @@ def _bounded_section(verdict: dict) -> list[str]:
     return lines
 
 
-def _unsupported_section(cause: dict) -> list[str]:
-    kind = cause.get("kind") or "unknown"
-    detail = cause.get("detail")
-    lines = ["", f"Cause: {kind}" + (f": {detail}" if detail else "")]
+def _unsupported_section(cause: Cause) -> list[str]:
+    lines = ["", f"Cause: {cause.kind or 'unknown'}" + (f": {cause.detail}" if cause.detail else "")]
     lines.append("The run touched something Eutaxy cannot control or did not replay, so no")
     lines.append("claim is made about the scenario either way.")
     return lines
 
 
-def _invariants_section(invariants: Any) -> list[str]:
+def _invariants_section(invariants: tuple[InvariantSeen, ...]) -> list[str]:
     """What each invariant saw over the exploration runs: the evidence a pass is not vacuous."""
-    if not isinstance(invariants, list) or not invariants:
+    if not invariants:
         return []
-    entries = [entry for entry in invariants if isinstance(entry, dict)]
-    width = max((len(str(entry.get("name", "?"))) for entry in entries), default=0)
+    width = max(len(entry.name) for entry in invariants)
     lines = ["", "Invariants (what each saw over the exploration runs):"]
-    for entry in entries:
-        counts = ", ".join(
-            f"{entry.get(field, 0)} {noun}" for field, noun in (("effects", "effects"), ("rows", "rows"), ("keys", "keys"))
-        )
-        note = "  (allowed to look at nothing)" if entry.get("allowVacuous") else ""
-        lines.append(f"  {str(entry.get('name', '?')):<{width}}  {counts}{note}")
+    for entry in invariants:
+        counts = f"{entry.effects} effects, {entry.rows} rows, {entry.keys} keys"
+        note = "  (allowed to look at nothing)" if entry.allow_vacuous else ""
+        lines.append(f"  {entry.name:<{width}}  {counts}{note}")
     return lines
 
 
 #: Coverage rows printed at most; the JSON report lists every point.
 COVERAGE_POINTS_MAX = 40
+#: Never-exercised (point, fault) pairs a BOUNDED report names at most.
+MISSED_NAMED_MAX = 12
 
 
-def _coverage_section(coverage: Any, *, bounded: bool) -> list[str]:
+def _coverage_section(coverage: Coverage, *, bounded: bool) -> list[str]:
     """Each effect point's fault kinds, ``+`` injected at least once, ``-`` never."""
-    if not isinstance(coverage, dict) or not coverage.get("points"):
+    if not coverage.points:
         return []
-    pairs, exercised = coverage.get("pairs") or 0, coverage.get("exercised") or 0
+    pairs, exercised = coverage.pairs, coverage.exercised
     share = f" ({100 * exercised // pairs}%)" if pairs else ""
     lines = ["", f"Fault coverage: {exercised} of {pairs} (point, kind) pairs exercised{share}; + injected, - never:"]
-    points = [p for p in coverage["points"] if isinstance(p, dict)]
-    labels = [f"{p.get('target', '?')} {p.get('op', '?')} #{p.get('ordinal', '?')}" for p in points]
-    width = max((len(label) for label in labels), default=0)
-    for label, point in list(zip(labels, points))[:COVERAGE_POINTS_MAX]:
-        injected = set(point.get("injected") or [])
-        kinds = " ".join(f"{kind}{'+' if kind in injected else '-'}" for kind in point.get("kinds") or [])
+    labels = [f"{p.target} {p.op} #{p.ordinal}" for p in coverage.points]
+    width = max(len(label) for label in labels)
+    for label, point in list(zip(labels, coverage.points))[:COVERAGE_POINTS_MAX]:
+        kinds = " ".join(f"{kind}{'+' if kind in point.injected else '-'}" for kind in point.kinds)
         lines.append(f"  {label:<{width}}  {kinds}")
-    if len(points) > COVERAGE_POINTS_MAX:
-        lines.append(f"  ... {len(points) - COVERAGE_POINTS_MAX} more points (the JSON report has them all)")
-    missed = [m for m in coverage.get("missed") or [] if isinstance(m, dict)]
+    if len(coverage.points) > COVERAGE_POINTS_MAX:
+        lines.append(f"  ... {len(coverage.points) - COVERAGE_POINTS_MAX} more points (the JSON report has them all)")
+    missed = coverage.missed
     if bounded and missed:
-        named = ", ".join(f"{m.get('target')} {m.get('op')} #{m.get('ordinal')} {m.get('kind')}" for m in missed[:12])
-        more = f" and {len(missed) - 12} more" if len(missed) > 12 else ""
+        named = ", ".join(f"{m.target} {m.op} #{m.ordinal} {m.fault}" for m in missed[:MISSED_NAMED_MAX])
+        more = f" and {len(missed) - MISSED_NAMED_MAX} more" if len(missed) > MISSED_NAMED_MAX else ""
         lines.append(f"  never exercised within the bounds: {named}{more}")
     return lines
 
 
-def _audit_section(audit: Any) -> list[str]:
-    if not isinstance(audit, dict):
+def _audit_section(audit: Audit | None) -> list[str]:
+    if audit is None:
         return []
-    reran, runs = audit.get("reran"), audit.get("runs")
-    if audit.get("differences"):
-        return ["", f"Audit: rerun {reran} of {runs} explored runs: one log differed (see the cause above)."]
-    return ["", f"Audit: reran {reran} of {runs} explored runs; every effect log repeated byte for byte."]
+    if audit.differences:
+        return ["", f"Audit: rerun {audit.reran} of {audit.runs} explored runs: one log differed (see the cause above)."]
+    return ["", f"Audit: reran {audit.reran} of {audit.runs} explored runs; every effect log repeated byte for byte."]
 
 
-def _exhaustive_section(verdict: dict) -> list[str]:
-    exhaustive = verdict.get("exhaustive")
-    if not isinstance(exhaustive, dict):
+def _exhaustive_section(verdict: SimulationVerdict) -> list[str]:
+    exhaustive = verdict.exhaustive
+    if exhaustive is None:
         return []
-    completed = exhaustive.get("completed")
-    schedules = exhaustive.get("schedules")
-    reduction = exhaustive.get("reduction")
-    state = "completed" if completed else "did not complete (" + _stop_reason(verdict) + ")"
-    parts = [f"enumeration {state}"]
-    if schedules is not None:
-        parts.append(f"{schedules} schedule" + ("" if schedules == 1 else "s") + " ran")
-    if reduction is not None:
-        parts.append("partial-order reduction " + ("stayed on" if reduction else "was turned off"))
+    state = "completed" if exhaustive.completed else "did not complete (" + _stop_reason(verdict) + ")"
+    parts = [
+        f"enumeration {state}",
+        f"{exhaustive.schedules} schedule" + ("" if exhaustive.schedules == 1 else "s") + " ran",
+        "partial-order reduction " + ("stayed on" if exhaustive.reduction else "was turned off"),
+    ]
     return ["", "Exhaustive: " + ", ".join(parts) + "."]
 
 
-def _stop_reason(verdict: dict) -> str:
+def _stop_reason(verdict: SimulationVerdict) -> str:
     """Why an exploration stopped before it completed, in the reader's words."""
-    if verdict.get("kind") == "violated":
+    if isinstance(verdict, Violated):
         return "stopped at the first violation"
-    if verdict.get("kind") == "unsupported":
+    if isinstance(verdict, Unsupported):
         return "stopped at an unsupported run"
-    reached = (verdict.get("provenance") or {}).get("boundsReached") or []
     words = {"budgetMs": "the budget", "maxRuns": "the run cap"}
-    named = [words.get(str(bound), str(bound)) for bound in reached]
+    named = [words.get(bound, bound) for bound in verdict.provenance.bounds_reached]
     return "stopped by " + " and ".join(named) if named else "stopped"
 
 
-def _provenance_section(provenance: dict) -> list[str]:
-    lines = ["", "Provenance:"]
-    seed = provenance.get("seed")
-    if seed is not None:
-        lines.append(f"  seed: {seed}")
-    counts = []
-    for field, words in (
-        ("runs", "runs"),
-        ("schedules", "distinct schedules"),
-        ("faultsInjected", "faults injected"),
-        ("schedulePoints", "schedule points"),
-    ):
-        if provenance.get(field) is not None:
-            counts.append(f"{words} {provenance[field]}")
-    if counts:
-        lines.append("  " + ", ".join(counts))
-    for field, words in (("replayed", "replayed"), ("notReplayed", "not replayed")):
-        if provenance.get(field) is not None:
-            lines.append(f"  {words}: {_plain(provenance[field])}")
-    if provenance.get("shrinkReplays") is not None:
-        replays = provenance["shrinkReplays"]
-        capped = " (stopped by its replay cap before a fixed point)" if provenance.get("shrinkCapped") else ""
+def _provenance_section(provenance: Provenance) -> list[str]:
+    lines = ["", "Provenance:", f"  seed: {provenance.seed}"]
+    lines.append(
+        f"  runs {provenance.runs}, distinct schedules {provenance.schedules}, "
+        f"faults injected {provenance.faults_injected}, schedule points {provenance.schedule_points}"
+    )
+    lines.append(f"  replayed: {_plain(provenance.replayed)}")
+    lines.append(f"  not replayed: {_plain(provenance.not_replayed)}")
+    if provenance.shrink_replays is not None:
+        replays = provenance.shrink_replays
+        capped = " (stopped by its replay cap before a fixed point)" if provenance.shrink_capped else ""
         lines.append(f"  shrinking: {replays} replay" + ("" if replays == 1 else "s") + capped)
-    if provenance.get("bounds") is not None:
-        lines.append("  bounds: " + _plain(provenance["bounds"]))
-    if provenance.get("boundsReached") is not None:
-        lines.append("  bounds reached: " + _plain(provenance["boundsReached"]))
-    assumptions = provenance.get("assumptions") or []
-    if assumptions:
+    lines.append("  bounds: " + _plain(provenance.bounds))
+    lines.append("  bounds reached: " + _plain(list(provenance.bounds_reached)))
+    if provenance.assumptions:
         lines.append("  assumptions:")
-        lines += ["    - " + _assumption_text(item) for item in assumptions]
-    known = {
-        "seed", "runs", "faultsInjected", "schedulePoints", "replayed", "notReplayed", "bounds", "boundsReached",
-        "assumptions", "shrinkReplays", "shrinkCapped", "schedules", "completed",
-    }
-    for field in sorted(set(provenance) - known):
-        lines.append(f"  {field}: {_plain(provenance[field])}")
-    return lines if len(lines) > 2 else []
+        lines += ["    - " + _assumption_text(item) for item in provenance.assumptions]
+    if provenance.restarts:
+        lines.append("  restarts: " + _plain(list(provenance.restarts)))
+    return lines
 
 
 # ---------------------------------------------------------------------------- specs
@@ -627,61 +604,27 @@ def _spec_value(value: Any) -> str:
 # ---------------------------------------------------------------------------- the trace
 
 
-def _group_effects(live: list[tuple[int, dict]]) -> list[list[tuple[int, dict]]]:
-    """Group each effect point's call with the result and fault that follow it.
-
-    A point records ``call`` then ``result`` and/or ``fault`` (see the contract's effect
-    rules); they share invocation, ordinal and target. Anything else (a decision, a fault
-    with no call before it such as a redelivery) stands on its own line.
-    """
-    groups: list[list[tuple[int, dict]]] = []
-    for index, effect in live:
-        kind = effect.get("kind")
-        if kind in ("result", "fault") and groups:
-            head = groups[-1][0][1]
-            if head.get("kind") == "call" and _same_point(head, effect) and not _has_kind(groups[-1], "fault"):
-                groups[-1].append((index, effect))
-                continue
-        groups.append([(index, effect)])
-    return groups
-
-
-def _same_point(a: dict, b: dict) -> bool:
-    return all(a.get(field) == b.get(field) for field in ("invocation", "ordinal", "target"))
-
-
-def _has_kind(group: list[tuple[int, dict]], kind: str) -> bool:
-    return any(effect.get("kind") == kind for _, effect in group)
-
-
-def _group_lines(group: list[tuple[int, dict]]) -> list[str]:
+def _group_lines(group: list[tuple[int, Effect]]) -> list[str]:
+    """One effect point as text: ``#0 D1:DB run  <args>  -> <result>``, then a line per fault."""
     effects = [effect for _, effect in group]
     head = effects[0]
-    if head.get("kind") == "fault":
-        return [f"#{head.get('ordinal', '?')} {head.get('target', '?')}  " + _fault_text(head)]
-    payload = head.get("payload") if isinstance(head.get("payload"), dict) else {}
-    words = [f"#{head.get('ordinal', '?')}", str(head.get("target", "?"))]
-    if head.get("op"):
-        words.append(str(head["op"]))
+    if head.kind == FAULT:
+        return [f"#{head.ordinal} {head.target}  " + fault_text(head)]
+    payload = head.payload if isinstance(head.payload, dict) else {}
+    words = [f"#{head.ordinal}", head.target]
+    if head.op:
+        words.append(head.op)
     text = " ".join(words)
-    kind = head.get("kind")
-    if kind == "decision":
+    if head.kind == DECISION:
         text += "  decision"
     args = payload.get("args") if "args" in payload else None
     if args not in (None, {}, []):
         text += "  " + summarize_value(args)
-    result = next((effect for effect in effects if effect.get("kind") in ("result", "decision")), None)
+    result = next((effect for effect in effects if effect.kind in (RESULT, DECISION)), None)
     if result is not None:
-        result_payload = result.get("payload") if isinstance(result.get("payload"), dict) else {}
+        result_payload = result.payload if isinstance(result.payload, dict) else {}
         text += "  -> " + _result_text(result_payload.get("result"))
-    return [text] + ["   " + _fault_text(effect) for effect in effects if effect.get("kind") == "fault"]
-
-
-def _fault_text(effect: dict) -> str:
-    payload = effect.get("payload") if isinstance(effect.get("payload"), dict) else {}
-    fault = str(payload.get("fault") or effect.get("op") or "fault")
-    meaning = FAULT_MEANINGS.get(fault)
-    return f"!! {fault}" + (f" ({meaning})" if meaning else "")
+    return [text] + ["   " + fault_text(effect) for effect in effects if effect.kind == FAULT]
 
 
 def _result_text(result: Any) -> str:
@@ -707,35 +650,16 @@ def _flatten(value: dict, prefix: str = "") -> list[tuple[str, Any]]:
     return items
 
 
-def _invocation_label(invocation: str, started_ms: int | None = None) -> str:
-    """``msg-1#2 (redelivery)``; with the start time, ``msg-1#2 (redelivery, at +30 s)``."""
-    notes = []
-    event, _, attempt = str(invocation).rpartition("#")
-    if event and attempt.isdigit() and int(attempt) > 1:
-        notes.append("redelivery")
-    if started_ms is not None:
-        notes.append("at +" + (f"{started_ms // 1000} s" if started_ms % 1000 == 0 else f"{started_ms / 1000:.3f} s"))
-    return f"{invocation} ({', '.join(notes)})" if notes else str(invocation)
+def _label_width(live: list[tuple[int, Effect]]) -> int:
+    return max((len(invocation_label(effect.invocation)) for _, effect in live), default=0)
 
 
-def _label_width(live: list[tuple[int, dict]]) -> int:
-    return max((len(_invocation_label(effect.get("invocation", "?"))) for _, effect in live), default=0)
+def _start_ms(live: list[tuple[int, Effect]]) -> int | None:
+    return min((effect.time for _, effect in live), default=None)
 
 
-def _start_ms(live: list[tuple[int, dict]]) -> int | None:
-    times = [effect["time"] for _, effect in live if isinstance(effect.get("time"), int)]
-    return min(times) if times else None
-
-
-def _offset_ms(effect: dict, start_ms: int | None) -> int | None:
-    time = effect.get("time")
-    if start_ms is None or not isinstance(time, int) or isinstance(time, bool):
-        return None
-    return time - start_ms
-
-
-def _violation_effects(violation: dict) -> set[int]:
-    return {index for index in violation.get("effects") or [] if isinstance(index, int)}
+def _violation_effects(violation: Violation) -> set[int]:
+    return {index for index in violation.effects if isinstance(index, int)}
 
 
 # ---------------------------------------------------------------------------- values
