@@ -14,6 +14,10 @@
 //                                 | {"kind": "timeout", "phase", "ms"}
 //                                 | {"kind": "died", "phase", "message"}]}
 //   {"op": "regex", "pattern", "flags", "strings": [...], "limitMs"} -> {"ok": true, "results": [true, ...]}
+//   {"op": "words", "state": [s0, s1, s2, s3], "count": n}
+//     -> {"ok": true, "words": base64 of n little-endian uint32s, "state": [s0, s1, s2, s3] after them}
+//     (the next n words of that xoshiro128** state, as eutaxy.core.prng gives them: Python's
+//     draws take their words from here in bulk, since generating them is slow in Python)
 // Any failure of the request itself answers {"ok": false, "error": "..."}.
 //
 // Every evaluation is bounded. The worker stores the index of the assignment
@@ -226,6 +230,38 @@ async function evaluate(request, limitMs) {
   }
 }
 
+// ---- words for Python's draws ---------------------------------------------
+
+const MAX_WORDS = 1 << 20;
+
+function rotl(value, shift) {
+  return ((value << shift) | (value >>> (32 - shift))) >>> 0;
+}
+
+/** The next `count` words of xoshiro128** 1.1 from `state`, and the state after them. */
+function words(state, count) {
+  if (!Array.isArray(state) || state.length !== 4 || !state.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffffffff)
+      || state.every((w) => w === 0)) {
+    return { ok: false, error: `words needs four uint32 state words, not all zero; got ${JSON.stringify(state)}` };
+  }
+  if (!Number.isInteger(count) || count <= 0 || count > MAX_WORDS) {
+    return { ok: false, error: `words needs a count from 1 to ${MAX_WORDS}, got ${JSON.stringify(count)}` };
+  }
+  let [s0, s1, s2, s3] = state;
+  const out = new DataView(new ArrayBuffer(4 * count));
+  for (let i = 0; i < count; i++) {
+    out.setUint32(4 * i, Math.imul(rotl(Math.imul(s1, 5) >>> 0, 7), 9) >>> 0, true);
+    const t = (s1 << 9) >>> 0;
+    s2 = (s2 ^ s0) >>> 0;
+    s3 = (s3 ^ s1) >>> 0;
+    s1 = (s1 ^ s2) >>> 0;
+    s0 = (s0 ^ s3) >>> 0;
+    s2 = (s2 ^ t) >>> 0;
+    s3 = rotl(s3, 11);
+  }
+  return { ok: true, words: Buffer.from(out.buffer).toString("base64"), state: [s0, s1, s2, s3] };
+}
+
 function describeError(error) {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   try { return String(error); } catch { return "an unprintable error"; }
@@ -237,6 +273,7 @@ async function handle(request) {
     case "load": return load(path.resolve(request.spec), limitMs);
     case "eval":
     case "regex": return evaluate(request, limitMs);
+    case "words": return words(request.state, request.count);
     default: return { ok: false, error: `unknown op ${JSON.stringify(request.op)}` };
   }
 }

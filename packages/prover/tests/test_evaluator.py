@@ -124,3 +124,31 @@ def test_an_evaluator_whose_process_died_starts_again(toolchain):
         evaluator._process._proc.wait()
         assert [Outcome(kind="true")] == evaluator.evaluate("throws", [(1,)])
         assert 1 == evaluator.restarts
+
+
+def test_words_are_the_core_streams_words(evaluator):
+    """The evaluator's words for a xoshiro128** state are core's next_u32() words, and its state after them is core's."""
+    from eutaxy.core.prng import stream
+
+    for seed in ("", "seed-1", "eutaxy-report"):
+        core = stream(seed, "tested/p")
+        words, after = evaluator.words(core.words, 3000)
+        assert [core.next_u32() for _ in range(3000)] == list(words)
+        assert core.words == after
+    with pytest.raises(NodeError, match="four uint32 state words"):
+        evaluator.words((0, 0, 0, 0), 10)
+
+
+def test_draws_from_the_evaluators_words_are_pythons_draws(evaluator):
+    """A Draws fed blocks of words by the evaluator draws exactly what one making its own words draws, across blocks."""
+    from eutaxy.prover.randomness import AHEAD_WORDS, Draws
+
+    ahead = Draws.for_property("seed-3", "p", ahead=evaluator.words)
+    alone = Draws.for_property("seed-3", "p")
+    count = AHEAD_WORDS + 5000
+    assert [alone.u32() for _ in range(count)] == [ahead.u32() for _ in range(count)]
+    assert [alone.random() for _ in range(100)] == [ahead.random() for _ in range(100)]
+    # An ahead that gives nothing leaves the words to Python, the same words again.
+    fallback = Draws.for_property("seed-3", "p", ahead=lambda state, count: None)
+    again = Draws.for_property("seed-3", "p")
+    assert [again.u32() for _ in range(2000)] == [fallback.u32() for _ in range(2000)]

@@ -228,11 +228,9 @@ MAX_ENUMERATE = 4096
 
 def _int_range(guide: Guide) -> Optional[tuple[int, int]]:
     """The integers an integral, two-sided guide admits, as ``(lo, hi)``; ``None`` when open."""
-    lo, hi = guide.lo, guide.hi
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+    lo_i, hi_i = guide.integral_ends
+    if lo_i is None or hi_i is None:
         return None
-    lo_i = math.ceil(lo) + (1 if guide.lo_strict and float(lo).is_integer() else 0)
-    hi_i = math.floor(hi) - (1 if guide.hi_strict and float(hi).is_integer() else 0)
     return int(lo_i), int(hi_i)
 
 
@@ -357,8 +355,7 @@ def _landmark(guide: Guide, d: Draws) -> Optional[float | int]:
 
 def _draw_in_range(guide: Guide, d: Draws) -> float | int:
     lo, hi = guide.lo, guide.hi
-    lo_i = None if lo is None or not math.isfinite(lo) else math.ceil(lo) + (1 if guide.lo_strict and float(lo).is_integer() else 0)
-    hi_i = None if hi is None or not math.isfinite(hi) else math.floor(hi) - (1 if guide.hi_strict and float(hi).is_integer() else 0)
+    lo_i, hi_i = guide.integral_ends
     if not guide.integer and d.chance(0.25):
         base_lo = lo if lo is not None and math.isfinite(lo) else (hi - 1000 if hi is not None else -1000)
         base_hi = hi if hi is not None and math.isfinite(hi) else base_lo + 1000

@@ -16,6 +16,7 @@ array or a string (``s.length <= 3``). Each binder's :class:`Guide` is a tree:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Optional
@@ -50,9 +51,19 @@ class Guide:
     #: The guide of an array's or a string's length.
     length: Optional["Guide"] = None
 
-    @property
+    # The draws ask these of a guide on every value, so they are worked out once per guide.
+
+    @functools.cached_property
     def bounded(self) -> bool:
         return self.lo is not None or self.hi is not None
+
+    @functools.cached_property
+    def integral_ends(self) -> tuple[Optional[int], Optional[int]]:
+        """The least and the greatest integer in the range; ``None`` for an open or infinite end."""
+        lo, hi = self.lo, self.hi
+        lo_i = None if lo is None or not math.isfinite(lo) else math.ceil(lo) + (1 if self.lo_strict and float(lo).is_integer() else 0)
+        hi_i = None if hi is None or not math.isfinite(hi) else math.floor(hi) - (1 if self.hi_strict and float(hi).is_integer() else 0)
+        return lo_i, hi_i
 
     def field(self, name: str) -> "Guide":
         for field_name, guide in self.fields:

@@ -26,15 +26,14 @@ twice is evaluated once.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
-
-import attrs
+from typing import Any, NamedTuple, Optional, Sequence
 
 from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import BigIntType, ForallProperty, NullableType, NumberType, Property, TotalProperty
 
 from . import domains, generators
 from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
+from .node import NodeError
 from .randomness import Draws
 from .regex_walk import sample_strings
 from .rung import RungResult
@@ -146,7 +145,13 @@ class _Run:
         for j, g in enumerate(self.gens):
             if g is not None:
                 self.types[j], self.guides[j] = generators.domain(g)
-        self.draws = Draws.for_property(seed, prop.name)
+        #: Per binder, the earlier binders of its kind a random number or bigint may be tied to
+        #: (``None`` for the first binder, one a custom generator draws, and every other kind).
+        self.related_to: list[Optional[tuple[int, ...]]] = [
+            tuple(i for i in range(j) if type(self.types[i]) is type(t))
+            if j > 0 and self.gens[j] is None and isinstance(t, (NumberType, BigIntType)) else None
+            for j, t in enumerate(self.types)]
+        self.draws = Draws.for_property(seed, prop.name, ahead=self._words_ahead)
         sample = prop.sample or {}
         self.ctx = domains.DrawContext(
             draws=self.draws,
@@ -197,10 +202,11 @@ class _Run:
             batch_keys: set[str] = set()
             # Rounds grow with what is still owed (the verdict does not depend on their size).
             round_size = min(MAX_ROUND, max(ROUND, 2 * (self.max_inside - self.inside)))
+            seen, draw = self.seen, self._draw_assignment
             while len(batch) < round_size and random_draws < draw_limit:
-                prepared = _prepared(self._draw_assignment())
+                prepared = _prepared(draw())
                 random_draws += 1
-                if prepared.key in self.seen or prepared.key in batch_keys:
+                if prepared.key in seen or prepared.key in batch_keys:
                     continue
                 batch_keys.add(prepared.key)
                 batch.append(prepared)
@@ -260,9 +266,10 @@ class _Run:
             return
         outcomes = self.evaluator.evaluate_encoded(self.prop.name, [p.encoded for p, _ in picked],
                                                    limit_ms=self.limit_ms)
+        # A random batch stops once enough are inside (the check follows each count that can
+        # make it true); the outcomes past that point are dropped.
+        assert from_edges or not self._enough()
         for (prepared, ordinal), outcome in zip(picked, outcomes):
-            if not from_edges and self._enough():
-                return
             self.seen.add(prepared.key)
             self.last_ordinal = ordinal
             if len(self.inputs) < self.show_inputs:
@@ -285,6 +292,8 @@ class _Run:
             self.inside += 1
             if not from_edges:
                 self.random_inside += 1
+                if self._enough():
+                    return
 
     # -- edges ----------------------------------------------------------------------
 
@@ -308,21 +317,21 @@ class _Run:
 
     def _draw_assignment(self) -> tuple:
         values: list[Any] = []
-        for j, (t, g) in enumerate(zip(self.types, self.guides)):
-            if self.gens[j] is not None:
-                values.append(generators.draw(self.gens[j], self.ctx))
+        ctx = self.ctx
+        for t, g, gen, related_to in zip(self.types, self.guides, self.gens, self.related_to):
+            if gen is not None:
+                values.append(generators.draw(gen, ctx))
                 continue
-            value = domains.draw(t, self.ctx, g)
-            if j > 0 and isinstance(t, (NumberType, BigIntType)) and self.draws.chance(RELATE_CHANCE):
-                related = self._related(t, values)
+            value = domains.draw(t, ctx, g)
+            if related_to is not None and self.draws.chance(RELATE_CHANCE):
+                related = self._related(t, [values[i] for i in related_to])
                 if related is not None:
                     value = related
             values.append(value)
         return tuple(values)
 
-    def _related(self, t, earlier: list) -> Any:
-        """Equal to an earlier binder of the same kind, or the sum or difference of two."""
-        same = [v for v, u in zip(earlier, self.types) if type(u) is type(t)]
+    def _related(self, t, same: list) -> Any:
+        """Equal to an earlier binder of the same kind (``same``), or the sum or difference of two."""
         if isinstance(t, NumberType):
             same = [v for v in same if is_number(v) and math.isfinite(v)]
         if not same:
@@ -334,6 +343,13 @@ class _Run:
         if isinstance(t, BigIntType):
             return BigInt(a.value + b.value if self.draws.chance(0.5) else a.value - b.value)
         return number(a + b if self.draws.chance(0.5) else a - b)
+
+    def _words_ahead(self, state: tuple[int, int, int, int], count: int) -> Optional[tuple]:
+        """The stream's next words made by the evaluator, or ``None`` (Python makes the same ones)."""
+        try:
+            return self.evaluator.words(state, count)
+        except NodeError:
+            return None
 
     def _pooled_string(self, guide: Guide) -> Optional[str]:
         pattern, flags = guide.patterns[self.draws.below(len(guide.patterns))]
@@ -445,8 +461,7 @@ def _assignment_key(assignment: Sequence[Any]) -> str:
     return key([encode(v) for v in assignment])
 
 
-@attrs.frozen
-class _Prepared:
+class _Prepared(NamedTuple):
     """An assignment with its encoding and distinctness key, computed once."""
 
     assignment: tuple

@@ -59,6 +59,8 @@ def is_number(value: Any) -> bool:
 
 def encode(value: Any) -> Any:
     """Python value -> the JSON-able encoding."""
+    if type(value) is int:  # the common case first (a bool's type is bool, not int)
+        return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else float(value)
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, BigInt):
@@ -112,9 +114,14 @@ def decode(data: Any) -> Any:
     raise TypeError(f"cannot decode {type(data).__name__}")
 
 
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, built once:
+#: ``json.dumps`` with options builds a new encoder per call, which cost as much as the encoding.
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def key(encoded: Any) -> str:
     """A distinctness key over encoded values: equal inputs, equal keys (-0 and 0 differ, as Object.is says)."""
-    return json.dumps(encoded, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _KEY_ENCODER.encode(encoded)
 
 
 def utf16_length(text: str) -> int:
