@@ -38,8 +38,8 @@ def test_define_scenario_sets_the_platform_root_and_source_from_the_calling_file
     assert {"path": "./handler.py", "function": "handle", "timeoutMs": 3000, "environment": {}, "pythonPath": []} == scenario[
         "handler"
     ]
-    assert 3 == scenario["bounds"]["maxRedeliveries"]
-    assert 1 == scenario["bounds"]["maxConcurrentInvocations"]
+    # Only what the scenario says: the engine resolves the defaults (eutaxy.engine.bounds).
+    assert {"maxRedeliveries": 3} == scenario["bounds"]
 
 
 def test_the_sqs_drive_numbers_its_messages_in_order():
@@ -109,3 +109,52 @@ def test_a_symlinked_scenario_reads_its_handler_beside_the_file_it_links_to(tmp_
     assert str(real) == load_scenario(linked / "s.sim.py")["root"]
     (linked / "handler.py").symlink_to(real / "handler.py")
     assert str(linked) == load_scenario(linked / "s.sim.py")["root"]
+
+
+def _scenario(**overrides):
+    drive = sqs("payments", [{"orderId": "o-1"}])
+    fields = {
+        "name": "s",
+        "handler": handler("./handler.py", "handle"),
+        "drive": drive,
+        "setup": [dynamodb_table("ledger", {"order_id": "HASH"})],
+        "invariants": [at_least_once_per_message("all", drive, dynamodb_write("ledger"), "args.Item.order_id", "orderId")],
+    }
+    return define_scenario(**{**fields, **overrides})
+
+
+@pytest.mark.parametrize(
+    ("bounds", "words"),
+    [
+        ({"max_faults_per_run": 3, "maxFualtsPerRun": 4}, ["unknown bound 'maxFualtsPerRun' in bounds", "did you mean 'maxFaultsPerRun'"]),
+        ({"max_redeliverys": 1}, ["unknown bound 'max_redeliverys'", "did you mean 'maxRedeliveries'"]),
+        ({"maxRuns": 1, "max_runs": 2}, ["bound maxRuns is given twice", "'maxRuns' and 'max_runs'"]),
+        ({"alarmsPerObject": 3}, ["unknown bound 'alarmsPerObject'"]),
+    ],
+)
+def test_a_misspelt_bound_is_refused_with_the_nearest_name(bounds, words):
+    """Issue 13: eutaxy.aws used to accept a misspelt bound beside a good one and check with the defaults."""
+    with pytest.raises(UserError) as raised:
+        _scenario(bounds=bounds)
+    for word in words:
+        assert word in str(raised.value)
+
+
+def test_two_invariants_with_one_name_are_refused():
+    """The report and the regression test tell violations apart by name, so names are unique."""
+    once = unique("one", dynamodb_rows("ledger"), "order_id")
+    with pytest.raises(UserError) as raised:
+        _scenario(invariants=[once, unique("two", dynamodb_rows("ledger"), "order_id"), once])
+    assert "invariants[2].name: two invariants are named 'one' (invariants[0] and invariants[2])" in str(raised.value)
+    assert "'one-2'" in str(raised.value)
+
+
+def test_a_per_message_invariant_names_the_drive_and_a_body_key_it_has():
+    """at_least_once_per_message over another drive, or a body key no message has, is refused with the nearest name."""
+    drive = sqs("payments", [{"orderId": "o-1"}])
+    other = at_least_once_per_message("all", "paymnts", dynamodb_write("ledger"), "args.Item.order_id", "orderId")
+    with pytest.raises(UserError, match=r"invariants\[0\]\.drive: .*'paymnts'.*did you mean 'payments'"):
+        _scenario(drive=drive, invariants=[other])
+    missing = at_least_once_per_message("all", drive, dynamodb_write("ledger"), "args.Item.order_id", "orderID")
+    with pytest.raises(UserError, match=r"invariants\[0\]\.bodyKey: event 'msg-1' has no body value at 'orderID'.*did you mean 'orderId'"):
+        _scenario(drive=drive, invariants=[missing])

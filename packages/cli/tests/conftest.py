@@ -22,7 +22,7 @@ SCENARIO_TEMPLATE = '''\
 from pathlib import Path
 
 from eutaxy.core.invariants import at_most_once_per_key
-from eutaxy.core.selectors import d1_write
+from eutaxy.cloudflare import d1_write
 from eutaxy_testplatform import define_scenario
 
 scenario = define_scenario(

@@ -59,7 +59,7 @@ SCENARIO = '''\
 from pathlib import Path
 
 from eutaxy.core.invariants import at_most_once_per_key
-from eutaxy.core.selectors import d1_write
+from eutaxy.cloudflare import d1_write
 from eutaxy_decidingplatform import define_scenario
 
 HERE = Path(__file__).parent

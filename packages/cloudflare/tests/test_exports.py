@@ -1,7 +1,8 @@
 """The public surface: what a scenario file imports from eutaxy.cloudflare."""
 
 import eutaxy.cloudflare as cloudflare
-from eutaxy.core import invariants, selectors
+from eutaxy.cloudflare import selectors
+from eutaxy.core import invariants
 
 
 def test_every_name_in_all_is_importable():
@@ -20,7 +21,7 @@ def test_the_seeds_helpers_are_exported():
     assert set() == wanted - set(cloudflare.__all__)
 
 
-def test_selectors_and_invariants_are_cores_own():
-    """Re-exports are core's functions, not copies, so there is one definition of each."""
+def test_selectors_and_invariants_have_one_definition():
+    """The Workers selectors are this package's own module's, the invariants core's: re-exports, not copies."""
     assert selectors.d1_write is cloudflare.d1_write
     assert invariants.at_most_once_per_key is cloudflare.at_most_once_per_key

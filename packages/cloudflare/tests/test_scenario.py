@@ -79,7 +79,8 @@ def test_define_scenario_gives_the_contract_shape():
 @pytest.mark.parametrize(
     ("bounds", "problem"),
     [
-        ({"maxFaults": 1}, "unknown bound 'maxFaults'"),
+        ({"maxFaults": 1}, "unknown bound 'maxFaults' in bounds; did you mean 'maxFaultsPerRun'"),
+        ({"max_faults_per_run": 3, "maxFualtsPerRun": 4}, "unknown bound 'maxFualtsPerRun'.*did you mean 'maxFaultsPerRun'"),
         ({"max_faults_per_run": -1}, "non-negative integer"),
         ({"budgetMs": 1.5}, "non-negative integer"),
         ({"faultProbability": 2}, "from 0 to 1"),
@@ -110,3 +111,35 @@ def test_explicit_root_overrides_the_caller(tmp_path):
     scenario = define_scenario(name="s", drive=payments(), root=tmp_path, source=tmp_path / "s.sim.py")
     assert str(tmp_path) == scenario["root"]
     assert str(tmp_path / "s.sim.py") == scenario["source"]
+
+
+def test_alarms_per_object_is_refused_until_durable_objects_are_modelled():
+    """The seeds' alarmsPerObject caps Durable Object alarms; this build has none, so the bound is refused, saying why."""
+    with pytest.raises(UserError, match="'alarmsPerObject' is not accepted by this build: .*Durable Objects"):
+        define_scenario(name="s", drive=payments(), bounds={"alarmsPerObject": 3})
+    with pytest.raises(UserError, match="'alarms_per_object' is not accepted"):
+        define_scenario(name="s", drive=payments(), bounds={"alarms_per_object": 3})
+
+
+def test_two_invariants_with_one_name_are_refused():
+    """Issue 13: Cloudflare accepted two invariants with one name; the field and a free name are named."""
+    once = at_most_once_per_key("once", d1_write("DB"), d1_param(0))
+    with pytest.raises(UserError) as raised:
+        define_scenario(name="s", drive=payments(), invariants=[once, once])
+    assert "invariants[1].name: two invariants are named 'once' (invariants[0] and invariants[1])" in str(raised.value)
+    assert "'once-2'" in str(raised.value)
+
+
+def test_a_per_message_invariant_must_name_the_scenarios_drive():
+    """Issue 13: an at_least_once_per_message over a drive the scenario does not have is refused, nearest drive named."""
+    elsewhere = at_least_once_per_message("all", "paymnts", d1_write("DB"), d1_param(0), "orderId")
+    with pytest.raises(UserError, match=r"invariants\[0\]\.drive: .*drive 'paymnts'.*did you mean 'payments'"):
+        define_scenario(name="s", drive=payments(), invariants=[elsewhere])
+
+
+def test_a_per_message_body_key_must_be_in_every_event():
+    """A bodyKey some message lacks is refused, naming the event and its nearest path."""
+    drive = payments()
+    lacking = at_least_once_per_message("all", drive, d1_write("DB"), d1_param(0), "order.id")
+    with pytest.raises(UserError, match=r"invariants\[0\]\.bodyKey: event 'msg-1' has no body value at 'order.id'.*did you mean 'orderId'"):
+        define_scenario(name="s", drive=drive, invariants=[lacking])

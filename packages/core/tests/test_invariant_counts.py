@@ -1,9 +1,10 @@
 """What each invariant saw, when that is nothing, and the effects nearest its selector."""
 
 from eutaxy.core import invariants as inv
-from eutaxy.core import selectors as sel
 from eutaxy.core.effects import Effect, snapshot
 from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point, nearest_effects, vacuous_reason
+
+from shapes import WRITES, param, table
 
 
 def write(invocation, order, op="run", changes=1):
@@ -13,7 +14,7 @@ def write(invocation, order, op="run", changes=1):
 
 def test_a_delivery_invariant_counts_selected_effects_and_keys():
     """Two writes with keys: two effects, two keys compared."""
-    once = inv.at_most_once_per_key("once", sel.d1_write("DB"), sel.d1_param(0))
+    once = inv.at_most_once_per_key("once", WRITES, param(0))
     log = [write("msg-1#1", "o-1"), write("msg-2#1", "o-2"), write("msg-2#1", "o-3", changes=0)]
     counts = count_invariant(once, log, [])
     assert InvariantCounts(effects=2, rows=0, keys=2) == counts
@@ -22,7 +23,7 @@ def test_a_delivery_invariant_counts_selected_effects_and_keys():
 
 def test_a_selector_that_matched_nothing_is_vacuous_and_names_its_neighbours():
     """A selector for ``run`` over a log of ``all`` writes matched nothing; ``all`` is named as nearest."""
-    once = inv.at_most_once_per_key("once", {**sel.d1_write("DB"), "op": "run"}, sel.d1_param(0))
+    once = inv.at_most_once_per_key("once", {**WRITES, "op": "run"}, param(0))
     log = [write("msg-1#1", "o-1", op="all")]
     counts = count_invariant(once, log, [])
     assert 0 == counts.effects
@@ -35,7 +36,7 @@ def test_a_selector_that_matched_nothing_is_vacuous_and_names_its_neighbours():
 
 def test_a_state_invariant_over_an_empty_table_is_vacuous():
     """The table exists (its snapshot is there) but holds no row: nothing was checked."""
-    positive = inv.every_row("positive", sel.d1_rows("DB", "payments"), [{"column": "amount", "op": "gt", "value": 0}])
+    positive = inv.every_row("positive", table("payments"), [{"column": "amount", "op": "gt", "value": 0}])
     empty = [snapshot("D1:DB", "payments", [], 0)]
     assert InvariantCounts() == count_invariant(positive, empty, [])
     assert "read no row" in vacuous_reason(positive, InvariantCounts())
@@ -45,5 +46,5 @@ def test_a_state_invariant_over_an_empty_table_is_vacuous():
 
 def test_allow_vacuous_is_written_only_when_asked():
     """The constructors keep their data as before unless ``allow_vacuous=True``."""
-    assert "allowVacuous" not in inv.unique("u", sel.d1_rows("DB", "t"), "k")
-    assert inv.unique("u", sel.d1_rows("DB", "t"), "k", allow_vacuous=True)["allowVacuous"] is True
+    assert "allowVacuous" not in inv.unique("u", table("t"), "k")
+    assert inv.unique("u", table("t"), "k", allow_vacuous=True)["allowVacuous"] is True

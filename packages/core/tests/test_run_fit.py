@@ -6,7 +6,8 @@ from eutaxy.core.effects import Effect, snapshot
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariants import at_most_once_per_key, unique
 from eutaxy.core.run_fit import check_run_fit, payload_paths
-from eutaxy.core.selectors import d1_param, d1_rows, d1_write
+
+from shapes import param, table, writes_to
 
 WRITE = Effect(
     target="D1:DB", op="run", kind="result", invocation="msg-1#1", ordinal=0, time=1,
@@ -17,7 +18,7 @@ LOG = [WRITE, snapshot("D1:DB", "payments", [{"order_id": "o-1"}], 2)]
 
 def test_names_the_run_has_fit():
     check_run_fit(
-        [at_most_once_per_key("once", d1_write("DB"), d1_param(1)), unique("u", d1_rows("DB", "payments"), "order_id")],
+        [at_most_once_per_key("once", writes_to("DB"), param(1)), unique("u", table("payments"), "order_id")],
         LOG,
     )
 
@@ -25,9 +26,9 @@ def test_names_the_run_has_fit():
 @pytest.mark.parametrize(
     "invariant, words",
     [
-        (unique("u", d1_rows("DB", "paymnts"), "order_id"), ["table 'paymnts'", "did you mean 'payments'"]),
-        (unique("u", d1_rows("DB", "payments"), "orderId"), ["column 'orderId'", "did you mean 'order_id'"]),
-        (at_most_once_per_key("once", d1_write("DB"), d1_param(2)), ["key 'args.params.2'", "args.params.1"]),
+        (unique("u", table("paymnts"), "order_id"), ["table 'paymnts'", "did you mean 'payments'"]),
+        (unique("u", table("payments"), "orderId"), ["column 'orderId'", "did you mean 'order_id'"]),
+        (at_most_once_per_key("once", writes_to("DB"), param(2)), ["key 'args.params.2'", "args.params.1"]),
     ],
 )
 def test_a_misfit_names_the_nearest_real_names(invariant, words):
@@ -38,9 +39,9 @@ def test_a_misfit_names_the_nearest_real_names(invariant, words):
 
 def test_what_the_run_cannot_tell_is_not_refused():
     """No snapshot of the target, no effect selected, or no rows: nothing to compare with."""
-    check_run_fit([unique("u", d1_rows("OTHER", "t"), "c")], LOG)
-    check_run_fit([at_most_once_per_key("once", d1_write("OTHER"), "args.x")], LOG)
-    check_run_fit([unique("u", d1_rows("DB", "empty"), "c")], [snapshot("D1:DB", "empty", [], 1)])
+    check_run_fit([unique("u", table("t", "OTHER"), "c")], LOG)
+    check_run_fit([at_most_once_per_key("once", writes_to("OTHER"), "args.x")], LOG)
+    check_run_fit([unique("u", table("empty"), "c")], [snapshot("D1:DB", "empty", [], 1)])
 
 
 def test_payload_paths_lists_every_leaf():

@@ -1,4 +1,4 @@
-"""Selectors, keys and the helpers that build them."""
+"""Selectors and keys: matching, paths, comparisons and validation (the helpers are the platforms')."""
 
 from __future__ import annotations
 
@@ -8,30 +8,11 @@ from eutaxy.core import selectors as sel
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 
+from shapes import WRITES
+
 
 def _effect(target="D1:DB", op="run", kind="result", payload=None):
     return Effect(target, op, kind, payload if payload is not None else {}, "msg-1#1", 0, 0)
-
-
-def test_helpers_build_plain_data():
-    """The helpers return exactly the data a user could write by hand."""
-    writes = {"statement": "write", "result.changes": {"gt": 0}}
-    assert {"target": "D1:DB", "op": None, "kind": "result", "where": writes} == sel.d1_write("DB")
-    assert {"target": "D1:DB", "op": "run", "kind": "result", "where": writes} == sel.d1_write("DB", "run")
-    assert {"target": "D1:DB", "op": None, "kind": "result", "where": {"statement": "read"}} == sel.d1_read("DB")
-    assert {"target": "Queue:payments", "op": "ack", "kind": "result", "where": {"result.effective": True}} == sel.queue_ack("payments")
-    assert {"target": "Fetch:api", "op": "POST", "kind": "result", "where": {"result.effective": True}} == sel.fetch_call("api", "POST")
-    ok = sel.fetch_call("api", ok=True)
-    assert {"result.effective": True, "result.status": {"gte": 200, "lt": 300}} == ok["where"]
-    answered = lambda status: _effect("Fetch:api", "POST", payload={"result": {"status": status, "effective": True}})  # noqa: E731
-    assert [True, True, False, False] == [sel.matches(ok, answered(s)) for s in (200, 204, 503, 302)]
-    assert [False, True] == [sel.matches(sel.fetch_call("api", ok=False), answered(s)) for s in (201, 503)]
-    assert {"target": "Http:/refunds", "op": "response", "kind": "result", "where": {"result.ok": True}} == sel.http_response("/refunds", ok=True)
-    assert {"target": "Http:/refunds", "op": "response", "kind": "result"} == sel.http_response("/refunds")
-    assert "args.params.1" == sel.d1_param(1)
-    assert {"kind": "rows", "target": "D1:DB", "table": "payments", "where": [{"column": "x", "op": "notNull"}]} == sel.d1_rows(
-        "DB", "payments", [{"column": "x", "op": "notNull"}]
-    )
 
 
 def test_get_path():
@@ -58,23 +39,16 @@ def test_target_prefix_and_op_list():
 def test_where_equality_and_comparisons():
     """where holds values (canonical equality) or comparison dicts; MISSING satisfies only neq."""
     writes = _effect(payload={"result": {"changes": 2}, "args": {"params": ["o-1"]}, "statement": "write"})
-    assert sel.matches(sel.d1_write("DB"), writes)
-    assert not sel.matches(sel.d1_write("DB"), _effect(payload={"result": {"changes": 0}, "statement": "write"}))
-    assert not sel.matches(sel.d1_write("DB"), _effect(payload={"result": {"changes": 2}, "statement": "read"}))
-    assert not sel.matches(sel.d1_write("DB"), _effect(payload={}))
+    assert sel.matches(WRITES, writes)
+    assert not sel.matches(WRITES, _effect(payload={"result": {"changes": 0}, "statement": "write"}))
+    assert not sel.matches(WRITES, _effect(payload={"result": {"changes": 2}, "statement": "read"}))
+    assert not sel.matches(WRITES, _effect(payload={}))
     assert sel.matches({"where": {"result.changes": 2.0}}, writes)
     assert sel.matches({"where": {"result.changes": {"gte": 2, "lt": 3}}}, writes)
     assert not sel.matches({"where": {"result.changes": {"gt": "1"}}}, writes)
     assert sel.matches({"where": {"args.params.0": {"in": ["o-2", "o-1"]}}}, writes)
     assert sel.matches({"where": {"args.params.9": {"neq": "x"}}}, writes)
     assert not sel.matches({"where": {"args.params.9": {"notNull": True}}}, writes)
-
-
-def test_r2_put_that_stored_nothing_is_not_selected():
-    """r2_op keeps completed operations, but a put only when it stored an object."""
-    assert sel.matches(sel.r2_op("B"), _effect("R2:B", "get", payload={"result": {"key": "k"}}))
-    assert sel.matches(sel.r2_op("B", "put"), _effect("R2:B", "put", payload={"result": {"stored": True}}))
-    assert not sel.matches(sel.r2_op("B"), _effect("R2:B", "put", payload={"result": {"stored": False}}))
 
 
 def test_validation_names_the_field():

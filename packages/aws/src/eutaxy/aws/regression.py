@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from eutaxy.engine import scenario as scenario_layer
 from eutaxy.engine.scenario_file import import_scenario
 
 from eutaxy.aws.platform import create_platform
@@ -24,28 +25,17 @@ def expect_holds(
     scenario_path: str,
     *,
     schedule: Mapping[str, Any],
-    events: Sequence[str] | None,
-    seed: str,
+    events: Sequence[str] | None = None,
+    seed: str | None = None,
 ) -> dict[str, Any]:
     """Replay ``schedule`` on ``events`` of the scenario; raise AssertionError unless it holds.
 
-    Returns the replay (``{"result", "violations"}``) when every invariant held.
+    ``eutaxy.engine.scenario.expect_holds`` on this platform. Returns the replay
+    (``{"result", "violations"}``) when every invariant held.
     """
-    from eutaxy.engine.check import replay_scenario  # noqa: PLC0415 (keeps import light)
-
-    scenario = load_scenario(scenario_path)
-    platform = create_platform(scenario)
-    try:
-        replayed = replay_scenario(scenario, platform, dict(schedule), seed=seed, events=events)
-    finally:
-        platform.close()
-    end = replayed["result"]["end"]
-    if end.get("kind") != "completed":
-        raise AssertionError(f"the replay ended {end.get('kind')}: {end.get('cause')}: {end.get('detail')}")
-    if replayed["violations"]:
-        messages = "; ".join(violation["message"] for violation in replayed["violations"])
-        raise AssertionError(f"the replayed schedule still breaks the scenario: {messages}")
-    return replayed
+    return scenario_layer.expect_holds(
+        scenario_path, load_scenario=load_scenario, create_platform=create_platform, schedule=schedule, events=events, seed=seed
+    )
 
 
 def check(
@@ -62,14 +52,7 @@ def check(
     For a user's own tests: BOUNDED, VIOLATED and UNSUPPORTED are all returned, never
     raised. Nothing is written. The seed defaults to the file's name, as on the command line.
     """
-    from pathlib import Path
-
-    from eutaxy.engine.check import check_scenario  # noqa: PLC0415 (keeps import light)
-
-    scenario = load_scenario(scenario_path)
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed=seed if seed is not None else Path(scenario_path).name.removesuffix(".sim.py"),
-                              max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit)
-    finally:
-        platform.close()
+    return scenario_layer.check_file(
+        scenario_path, load_scenario=load_scenario, create_platform=create_platform, seed=seed,
+        max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit,
+    )

@@ -15,8 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.errors import UserError
-from eutaxy.core.invariants import validate_invariants
-from eutaxy.engine.bounds import normalise_bounds
+from eutaxy.engine.scenario import drive_events, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
@@ -33,7 +32,6 @@ from eutaxy.aws.sqs import (
 )
 
 __all__ = [
-    "DEFAULT_BOUNDS",
     "Message",
     "define_scenario",
     "dynamodb_table",
@@ -45,15 +43,6 @@ __all__ = [
     "sqs",
     "sqs_queue",
 ]
-
-#: Bounds a scenario gets for what it does not say (the contract's example values).
-DEFAULT_BOUNDS = {
-    "maxFaultsPerRun": 1,
-    "maxRedeliveries": 2,
-    "maxConcurrentInvocations": 1,
-    "budgetMs": 2000,
-    "faultProbability": 0.9,
-}
 
 _KEY_TYPES = ("HASH", "RANGE")
 _ATTRIBUTE_TYPES = ("S", "N", "B")
@@ -325,8 +314,7 @@ def define_scenario(
     ``dynamodb_endpoint`` names a local DynamoDB to use instead of the embedded moto server
     (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment).
     """
-    if not isinstance(name, str) or not name:
-        raise UserError(f"define_scenario name must be a non-empty string, got {name!r}")
+    scenario_name(name)
     if not isinstance(handler, Mapping) or "path" not in handler:
         raise UserError("define_scenario handler must come from handler('./handler.py', 'handler')")
     if not isinstance(drive, Mapping) or drive.get("kind") != "sqs":
@@ -340,8 +328,7 @@ def define_scenario(
     names = [(step["kind"], step["name"]) for step in steps] + [("sqs_queue", drive.get("name"))]
     if len(set(names)) != len(names):
         raise UserError(f"define_scenario setup declares a resource twice (the driven queue counts): {sorted(map(str, names))}")
-    merged = dict(DEFAULT_BOUNDS)
-    merged.update(normalise_bounds(bounds or {}))
+    drive_data = {**dict(drive), "events": drive_events(drive, f"sqs({drive.get('name')!r})")}
     source = _caller_file(1)
     # A scenario file that is a symlink reads its files as the file it links to does (scenario_root).
     named = [handler["path"], *(handler.get("pythonPath") or ())]
@@ -352,14 +339,13 @@ def define_scenario(
         "source": source,
         "handler": dict(handler),
         "setup": steps,
-        "drive": {**dict(drive), "events": [dict(event) for event in drive.get("events", [])]},
-        "invariants": [dict(invariant) for invariant in invariants],
-        "bounds": merged,
+        "drive": drive_data,
+        "invariants": scenario_invariants(invariants, drive_data),
+        "bounds": scenario_bounds(bounds),
         "specs": list(specs),
     }
     if dynamodb_endpoint is not None:
         scenario["dynamodb"] = {"endpointUrl": dynamodb_endpoint}
-    validate_invariants(scenario["invariants"], scenario)
     validate_drive(scenario["drive"], int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS), f"scenario {name}")
     _check_targets(scenario)
     return scenario

@@ -44,6 +44,7 @@ from eutaxy.core.effects import invocation_id
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
+from eutaxy.engine.scenario import default_event_id
 
 from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
 
@@ -539,7 +540,8 @@ def events_of(
     dropped: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     for index, message in enumerate(messages, start=1):
-        event = message.event(f"msg-{index}") if hasattr(message, "event") else {"id": f"msg-{index}", "body": message}
+        event_id = default_event_id("sqs", index)
+        event = message.event(event_id) if hasattr(message, "event") else {"id": event_id, "body": message}
         dedup = deduplication_id(settings, body_text(event.get("body")), event.get("deduplicationId"), where)
         if dedup is not None and dedup in seen:
             dropped.append({"id": event["id"], "duplicateOf": seen[dedup], "deduplicationId": dedup})

@@ -66,7 +66,8 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def run_check(args: argparse.Namespace, out: Output) -> int:
     from eutaxy.engine.scenario_file import import_scenario, locate
-    from eutaxy.report.regression import scenario_stem, write_regression_test
+    from eutaxy.engine.scenario import scenario_stem
+    from eutaxy.report.regression import write_regression_test
     from eutaxy.report.text import render_text
 
     scenario_path = Path(args.scenario)
@@ -156,7 +157,7 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdi
     A ladder that cannot run (the prover not installed, no Node) is said in the result's
     ``error``; the simulation verdict stands either way.
     """
-    from eutaxy.report.regression import scenario_stem
+    from eutaxy.engine.scenario import scenario_stem
 
     seed = verdict.provenance.seed or scenario_stem(scenario_path)
     root = Path(scenario.get("root") or scenario_path.parent)

@@ -100,8 +100,8 @@ class ScenarioFile(pytest.File):
 class ScenarioItem(pytest.Item):
     def runtest(self) -> None:
         from eutaxy.engine.check import check_scenario
+        from eutaxy.engine.scenario import scenario_stem
         from eutaxy.engine.scenario_file import locate
-        from eutaxy.report.regression import scenario_stem
         from eutaxy.report.text import render_text
 
         from eutaxy.cli.config import config_for

@@ -3,8 +3,9 @@
 A scenario file (``*.sim.py``) builds its ``scenario`` with the helpers here;
 :func:`create_platform` turns it into the platform the engine runs, backed by
 one Node host that keeps the Worker loaded in workerd for the whole check;
-:func:`expect_holds` is what regression tests call. The selectors, keys and
-invariants are core's, re-exported so a scenario file needs one import.
+:func:`expect_holds` is what regression tests call. The selectors and keys over
+Workers targets are this package's (``selectors``); the invariants and the generic
+``rows`` query are core's, re-exported so a scenario file needs one import.
 """
 
 from eutaxy.core.invariants import (
@@ -17,18 +18,7 @@ from eutaxy.core.invariants import (
     refines as refines,
     unique as unique,
 )
-from eutaxy.core.selectors import (
-    d1_param as d1_param,
-    d1_read as d1_read,
-    d1_rows as d1_rows,
-    d1_write as d1_write,
-    fetch_call as fetch_call,
-    http_response as http_response,
-    queue_ack as queue_ack,
-    r2_op as r2_op,
-    rows as rows,
-    workflow_step as workflow_step,
-)
+from eutaxy.core.selectors import rows as rows
 
 from .d1 import d1_schema as d1_schema
 from .externals import external as external
@@ -42,6 +32,17 @@ from .platform import (
 )
 from .queues import queue as queue
 from .scenario import define_scenario as define_scenario
+from .selectors import (
+    d1_param as d1_param,
+    d1_read as d1_read,
+    d1_rows as d1_rows,
+    d1_write as d1_write,
+    fetch_call as fetch_call,
+    http_response as http_response,
+    queue_ack as queue_ack,
+    r2_op as r2_op,
+    workflow_step as workflow_step,
+)
 
 __all__ = [
     "CloudflarePlatform",

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
+from eutaxy.engine.scenario import default_event_id
 
 __all__ = ["RETRY_ON", "caller_assumption", "http"]
 
@@ -90,7 +91,7 @@ def _request(request: Any, index: int) -> dict[str, Any]:
     if body is not None and method in _NO_BODY:
         raise UserError(f"{label}: a {method} request takes no body")
     _check_json(body, label)
-    event_id = request.get("id", f"req-{index + 1}")
+    event_id = request.get("id", default_event_id("http", index + 1))
     if not isinstance(event_id, str) or not event_id or "#" in event_id:
         raise UserError(f"{label}: id must be a non-empty string without '#', got {event_id!r}")
     return {"id": event_id, "method": method, "path": path, "headers": dict(headers), "body": body}

@@ -187,41 +187,19 @@ def expect_holds(
     schedule: Mapping[str, Any],
     events: list[str] | None = None,
     seed: str | None = None,
-) -> None:
+) -> dict[str, Any]:
     """Replay ``schedule`` on the scenario and raise AssertionError if an invariant breaks.
 
-    This is what a regression test written by ``eutaxy check`` calls: it fails
-    while the bug exists and passes once it is fixed. A replay that ends
-    UNSUPPORTED fails too, since it proves nothing either way.
-
-    Args:
-        scenario_path: the ``*.sim.py`` file.
-        schedule: ``{"faults": [{"invocation", "ordinal", "fault"}], "turns": [...]}``.
-        events: the event ids to keep (the verdict's ``keptEvents``); all when None.
-        seed: the verdict's seed; the scenario file's name when None.
+    What a regression test written by ``eutaxy check`` calls (``eutaxy.engine.scenario.expect_holds``
+    on this platform): it fails while the bug exists and passes once it is fixed; a replay
+    that ends UNSUPPORTED fails too. ``events`` are the verdict's ``keptEvents`` (all when
+    None); ``seed`` the verdict's (the scenario file's stem when None).
     """
-    from eutaxy.engine.check import replay_scenario
+    from eutaxy.engine import scenario as scenario_layer
 
-    scenario = load_scenario(scenario_path)
-    if scenario.get("platform") != "cloudflare":
-        raise UserError(f"{scenario_path} is a {scenario.get('platform')} scenario; use eutaxy.{scenario.get('platform')}.expect_holds")
-    if seed is None:
-        seed = _default_seed(Path(scenario_path))
-    platform = create_platform(scenario)
-    try:
-        outcome = replay_scenario(scenario, platform, schedule, seed=seed, events=events)
-    finally:
-        platform.close()
-    violations = outcome.get("violations") or []
-    if violations:
-        lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
-        for violation in violations:
-            violation = violation.to_data() if hasattr(violation, "to_data") else violation
-            lines.append(f"- {violation.get('invariant')} ({violation.get('kind')}): {violation.get('message')}")
-        raise AssertionError("\n".join(lines))
-    end = (outcome.get("result") or {}).get("end") or {}
-    if end.get("kind") == "unsupported":
-        raise AssertionError(f"the replay of {scenario.get('name')} was UNSUPPORTED ({end.get('cause')}): {end.get('detail')}")
+    return scenario_layer.expect_holds(
+        scenario_path, load_scenario=load_scenario, create_platform=create_platform, schedule=schedule, events=events, seed=seed
+    )
 
 
 def check(
@@ -240,25 +218,12 @@ def check(
     and the pytest plugin write the regression test). The seed defaults to the file's
     name, as on the command line.
     """
-    from eutaxy.engine.check import check_scenario
+    from eutaxy.engine import scenario as scenario_layer
 
-    scenario = load_scenario(scenario_path)
-    if scenario.get("platform") != "cloudflare":
-        raise UserError(f"{scenario_path} is a {scenario.get('platform')} scenario; use eutaxy.{scenario.get('platform')}.check")
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed=seed if seed is not None else _default_seed(Path(scenario_path)),
-                              max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit)
-    finally:
-        platform.close()
-
-
-def _default_seed(scenario_path: Path) -> str:
-    name = scenario_path.name
-    for suffix in (".sim.py", ".py"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    return scenario_layer.check_file(
+        scenario_path, load_scenario=load_scenario, create_platform=create_platform, seed=seed,
+        max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit,
+    )
 
 
 def _as_seen(message: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
+from eutaxy.engine.scenario import default_event_id
 
 __all__ = ["queue"]
 
@@ -33,7 +34,7 @@ def queue(name: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         unknown = set(message) - _MESSAGE_FIELDS
         if unknown:
             raise UserError(f"queue({name!r}): message {index} has unknown fields {', '.join(sorted(unknown))}")
-        event_id = message.get("id", f"msg-{index + 1}")
+        event_id = message.get("id", default_event_id("queue", index + 1))
         if not isinstance(event_id, str) or not event_id or "#" in event_id:
             raise UserError(f"queue({name!r}): message {index}'s id must be a non-empty string without '#', got {event_id!r}")
         problem = json_problem(message["body"], "body")

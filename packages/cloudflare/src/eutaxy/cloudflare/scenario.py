@@ -15,18 +15,21 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
-from eutaxy.core.invariants import validate_invariants
-from eutaxy.engine.bounds import BOUND_NAMES as ENGINE_BOUND_NAMES
-from eutaxy.engine.bounds import normalise_bounds
+from eutaxy.engine.scenario import BOUND_NAMES, drive_events, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
 from .externals import validate_externals
 
-__all__ = ["BOUND_NAMES", "define_scenario"]
+__all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
-#: The bounds a Workers scenario may set: the engine's, and the Durable Objects' alarm cap.
-BOUND_NAMES = (*ENGINE_BOUND_NAMES, "alarmsPerObject")
-
+#: Bounds the seeds name for bindings this build does not model yet, each with why it is
+#: refused: accepting one would promise a limit nothing enforces.
+REFUSED_BOUNDS = {
+    "alarmsPerObject": (
+        "it caps how often a Durable Object's alarm fires in one run, and this build does not model "
+        "Durable Objects yet (a Worker that touches one is UNSUPPORTED, binding_not_modelled); remove it"
+    ),
+}
 
 
 def define_scenario(
@@ -52,9 +55,11 @@ def define_scenario(
             would find beside the scenario.
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
         drive: the one drive, such as :func:`eutaxy.cloudflare.queue` or :func:`eutaxy.cloudflare.http`.
-        invariants: invariants from :mod:`eutaxy.core.invariants`.
+        invariants: invariants from :mod:`eutaxy.core.invariants`, each with its own name.
         bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
-            taken as given and snake_case ones (``max_faults_per_run``) converted.
+            taken as given and snake_case ones (``max_faults_per_run``) converted; an
+            unknown name is refused with the nearest bound named
+            (``eutaxy.engine.scenario.scenario_bounds``).
         specs: core modules whose calls are recorded as decisions.
         externals: the outside services the Worker fetches, each :func:`eutaxy.cloudflare.external`.
         root, source: override the directory and file the scenario is read from;
@@ -69,8 +74,7 @@ def define_scenario(
     if source is None:
         source = _caller_file()
     source_path = _absolute(source) if source is not None else None
-    if not isinstance(name, str) or not name:
-        raise UserError(f"define_scenario: name must be a non-empty string, got {name!r}")
+    scenario_name(name)
     worker_fields = _worker(worker)
     steps = [_setup_step(step, index) for index, step in enumerate(_list(setup, "setup"))]
     spec_items = _list(specs, "specs")
@@ -80,21 +84,21 @@ def define_scenario(
         named = [*worker_fields.values(), *(step["path"] for step in steps if isinstance(step.get("path"), str))]
         named += [str(item) for item in spec_items if isinstance(item, (str, Path))]
         root = scenario_root(source_path, named)
+    drive_data = _drive(drive)
     scenario: dict[str, Any] = {
         "name": name,
         "platform": "cloudflare",
         "root": str(_absolute(root)),
         "worker": worker_fields,
         "setup": steps,
-        "drive": _drive(drive),
-        "invariants": [_invariant(item, index) for index, item in enumerate(_list(invariants, "invariants"))],
-        "bounds": normalise_bounds(bounds or {}, names=BOUND_NAMES),
+        "drive": drive_data,
+        "invariants": scenario_invariants(_list(invariants, "invariants"), drive_data),
+        "bounds": scenario_bounds(bounds, names=BOUND_NAMES, refused=REFUSED_BOUNDS),
         "specs": [_spec_path(root, item, index) for index, item in enumerate(spec_items)],
         "externals": validate_externals(externals),
     }
     if source_path is not None:
         scenario["source"] = str(source_path)
-    validate_invariants(scenario["invariants"], scenario)
     return scenario
 
 
@@ -127,21 +131,7 @@ def _setup_step(step: Any, index: int) -> dict[str, Any]:
 def _drive(drive: Any) -> dict[str, Any]:
     if not isinstance(drive, Mapping) or not isinstance(drive.get("kind"), str):
         raise UserError(f"define_scenario: drive must be a drive such as queue(...), got {drive!r}")
-    events = drive.get("events")
-    if not isinstance(events, list) or not events:
-        raise UserError("define_scenario: the drive has no events; give it at least one message")
-    ids = [event.get("id") for event in events]
-    if len(set(ids)) != len(ids):
-        raise UserError(f"define_scenario: the drive's event ids repeat: {ids}")
-    return dict(drive)
-
-
-def _invariant(item: Any, index: int) -> dict[str, Any]:
-    if not isinstance(item, Mapping) or not isinstance(item.get("kind"), str) or not item.get("name"):
-        raise UserError(
-            f"define_scenario: invariants[{index}] must be an invariant such as at_most_once_per_key(...), got {item!r}"
-        )
-    return dict(item)
+    return {**dict(drive), "events": drive_events(drive)}
 
 
 def _spec_path(root: str | Path, item: Any, index: int) -> str:

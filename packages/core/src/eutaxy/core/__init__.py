@@ -35,19 +35,7 @@ from eutaxy.core.invariants import (
 )
 from eutaxy.core.prng import Xoshiro128, seed_words
 from eutaxy.core.schedule import FaultAt, Schedule
-from eutaxy.core.selectors import (
-    d1_param,
-    d1_read,
-    d1_rows,
-    d1_write,
-    fetch_call,
-    get_path,
-    http_response,
-    queue_ack,
-    r2_op,
-    rows,
-    workflow_step,
-)
+from eutaxy.core.selectors import get_path, rows
 from eutaxy.core.violations import Violation
 
 __all__ = [
@@ -73,23 +61,14 @@ __all__ = [
     "at_most_once_per_key",
     "canonical_key",
     "check_invariants",
-    "d1_param",
-    "d1_read",
-    "d1_rows",
-    "d1_write",
     "every_row",
-    "fetch_call",
     "get_path",
-    "http_response",
     "implies",
     "may_redeliver",
-    "queue_ack",
-    "r2_op",
     "references",
     "refines",
     "rows",
     "seed_words",
     "to_json",
     "unique",
-    "workflow_step",
 ]

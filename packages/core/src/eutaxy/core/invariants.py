@@ -16,9 +16,9 @@ from eutaxy.core.delivery_checks import (
     check_at_most_once_per_key,
 )
 from eutaxy.core.effects import Effect, as_effects
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.refines import check_refines
-from eutaxy.core.selectors import MISSING, get_path, validate_condition, validate_query, validate_selector
+from eutaxy.core.selectors import validate_condition, validate_query, validate_selector
 from eutaxy.core.state_checks import check_every_row, check_implies, check_references, check_unique
 from eutaxy.core.violations import Violation
 
@@ -35,7 +35,6 @@ __all__ = [
     "refines",
     "unique",
     "validate_invariant",
-    "validate_invariants",
 ]
 
 INVARIANT_KINDS = (
@@ -198,7 +197,7 @@ def validate_invariant(invariant: Any) -> None:
         raise UserError(f"an invariant must be a dict built by a helper such as at_most_once_per_key, got {invariant!r}")
     kind = invariant.get("kind")
     if kind not in INVARIANT_KINDS:
-        raise UserError(f"unknown invariant kind {kind!r}; known kinds are {', '.join(INVARIANT_KINDS)}")
+        raise UserError(f"unknown invariant kind {kind!r}; {nearest_names(str(kind), INVARIANT_KINDS, what='the kinds')}")
     name = invariant.get("name")
     if not isinstance(name, str) or not name:
         raise UserError(f"a {kind} invariant needs a name, got {name!r}")
@@ -246,30 +245,6 @@ def _validate_refines(invariant: dict[str, Any], label: str) -> None:
         raise UserError(f"{label}: state must be {{read: selector, write: selector, key: path}}, got {state!r}")
     validate_selector(state.get("read"), f"{label}: state.read")
     validate_selector(state.get("write"), f"{label}: state.write")
-
-
-def validate_invariants(invariants: Iterable[Any], scenario: dict[str, Any] | None = None) -> None:
-    """Validate each invariant; with the scenario, also its drive name and body keys.
-
-    Call at load time so a scenario that names the wrong drive, or whose events lack a
-    per-message body key, is refused before any run.
-    """
-    names = set()
-    for invariant in invariants:
-        validate_invariant(invariant)
-        if invariant["name"] in names:
-            raise UserError(f"two invariants are named {invariant['name']!r}; give each its own name")
-        names.add(invariant["name"])
-        if scenario is None or invariant["kind"] != "at_least_once_per_message":
-            continue
-        drive = scenario.get("drive") or {}
-        _check_drive_name(invariant, drive.get("name"))
-        for event in drive.get("events") or []:
-            if get_path(event.get("body"), invariant["bodyKey"]) is MISSING:
-                raise UserError(
-                    f"invariant {invariant['name']!r}: event {event.get('id')!r} has no body value at "
-                    f"{invariant['bodyKey']!r}, so its expectation cannot be derived"
-                )
 
 
 def _check_drive_name(invariant: dict[str, Any], drive_name: Any) -> None:

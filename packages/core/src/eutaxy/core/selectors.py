@@ -1,8 +1,9 @@
 """Selectors, keys and state queries: how invariants point into the effect log.
 
 A selector is plain data, ``{"target", "op", "kind", "where"}``, matched by one pure
-function; helpers such as ``d1_write("DB")`` return exactly that data, so a selector
-written by hand and one built by a helper are the same thing. A key is a dot path into a
+function; a platform's helpers (``eutaxy.cloudflare.d1_write("DB")``,
+``eutaxy.aws.dynamodb_write("orders")``) return exactly that data, so a selector written by
+hand and one built by a helper are the same thing. A key is a dot path into a
 payload. All comparisons go through canonical JSON, so ``1`` and ``1.0`` are one value and
 a dict compares by its content.
 
@@ -17,24 +18,16 @@ import decimal
 from typing import Any, Iterable, Sequence
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.effects import RESULT, Effect
+from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 
 __all__ = [
     "COMPARISON_OPS",
     "MISSING",
     "compare",
-    "d1_param",
-    "d1_read",
-    "d1_rows",
-    "d1_write",
-    "fetch_call",
     "get_path",
-    "http_response",
     "matches",
     "op_matches",
-    "queue_ack",
-    "r2_op",
     "row_value",
     "rows",
     "row_matches",
@@ -43,7 +36,6 @@ __all__ = [
     "validate_condition",
     "validate_query",
     "validate_selector",
-    "workflow_step",
 ]
 
 
@@ -224,70 +216,6 @@ def validate_selector(selector: Any, where_from: str = "selector") -> None:
                 )
 
 
-# --- selector helpers ----------------------------------------------------------------
-
-
-def _selector(target: str, op: Any, kind: str = RESULT, where: dict[str, Any] | None = None) -> dict[str, Any]:
-    selector: dict[str, Any] = {"target": target, "op": op, "kind": kind}
-    if where:
-        selector["where"] = where
-    return selector
-
-
-def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
-
-    Whatever method sent them (run, all, first, raw, batch, exec): the payload's
-    ``statement`` class decides (``eutaxy.core.statements``); ``op`` narrows to methods.
-    """
-    return _selector(f"D1:{binding}", op, where={"statement": "write", "result.changes": {"gt": 0}})
-
-
-def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 statements that read (SELECT, VALUES, a WITH query that writes nothing), by any method."""
-    return _selector(f"D1:{binding}", op, where={"statement": "read"})
-
-
-def d1_param(index: int) -> str:
-    """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
-    return f"args.params.{index}"
-
-
-def queue_ack(queue: str) -> dict[str, Any]:
-    """The acknowledgement that took effect for each message (an earlier decision did not win)."""
-    return _selector(f"Queue:{queue}", "ack", where={"result.effective": True})
-
-
-def fetch_call(external: str, method: str | None = None, ok: bool | None = None) -> dict[str, Any]:
-    """Requests to a declared external that took effect (not answered from its dedupe key).
-
-    ``ok=True`` narrows to answers with a 2xx status: a call the external refused (a 503)
-    took effect as a request but did nothing the Worker asked for. ``ok=False`` keeps the rest.
-    (Which effects take effect, kind by kind, is in docs/core.md.)
-    """
-    where: dict[str, Any] = {"result.effective": True}
-    if ok is True:
-        where["result.status"] = {"gte": 200, "lt": 300}
-    elif ok is False:
-        where["result.status"] = {"gte": 300}  # fetch never hands a Worker a 1xx answer
-    return _selector(f"Fetch:{external}", method, where=where)
-
-
-def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
-    """Responses the Worker returned for ``path``; ``ok`` narrows to 2xx (True) or the rest."""
-    return _selector(f"Http:{path}", "response", where=None if ok is None else {"result.ok": ok})
-
-
-def r2_op(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """R2 operations that completed; a put only when it stored an object."""
-    return _selector(f"R2:{binding}", op, where={"result.stored": {"neq": False}})
-
-
-def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
-    """A Workflow's step attempts (the ``step`` point's results), optionally one step by name."""
-    return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
-
-
 # --- state queries -------------------------------------------------------------------
 
 
@@ -298,11 +226,6 @@ def _conditions(where: Iterable[dict[str, Any]] | None) -> list[dict[str, Any]]:
 def rows(target: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A state query: the rows of ``table`` in ``target``'s snapshot that meet ``where``."""
     return {"kind": "rows", "target": target, "table": table, "where": _conditions(where)}
-
-
-def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A D1 table's rows."""
-    return rows(f"D1:{binding}", table, where)
 
 
 def row_matches(row: Any, condition: dict[str, Any]) -> bool:

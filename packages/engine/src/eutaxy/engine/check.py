@@ -11,7 +11,6 @@ lists specs also gets ``coreCalls``: the distinct Core decisions its exploration
 
 from __future__ import annotations
 
-import posixpath
 import time
 from typing import Any, Callable, Mapping, Sequence
 
@@ -40,6 +39,7 @@ from eutaxy.engine.explain import explain
 from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
+from eutaxy.engine.scenario import default_seed
 from eutaxy.engine.seeded import explore_seeded
 from eutaxy.engine.session import Session
 from eutaxy.engine.shrink import Shrunk, shrink
@@ -52,25 +52,8 @@ REDUCTION_ASSUMPTION = (
     "invocations except through effects and the virtual globals"
 )
 
-_SCENARIO_SUFFIXES = (".sim.py", ".sim.ts", ".sim.js", ".py")
-
 #: The nearest effects a vacuous invariant's message names: enough to spot a wrong op.
 _NEAREST_MAX = 6
-
-
-def default_seed(scenario: Mapping[str, Any]) -> str:
-    """The scenario file's name without its suffix (``queue-duplicate-write``), else its name."""
-    source = scenario.get("source")
-    if isinstance(source, str) and source:
-        base = posixpath.basename(source.replace("\\", "/"))
-        for suffix in _SCENARIO_SUFFIXES:
-            if base.endswith(suffix):
-                return base[: -len(suffix)]
-        return base
-    name = scenario.get("name")
-    if not isinstance(name, str) or not name:
-        raise UserError("the scenario has neither a source file nor a name; pass seed= to check it")
-    return name
 
 
 def _monotonic_ms() -> float:

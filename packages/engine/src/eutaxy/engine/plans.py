@@ -15,6 +15,8 @@ from eutaxy.core.protocol import FirstPolicy, ReplayPolicy, RunPlan, RunResult, 
 from eutaxy.core.prng import seed_words
 from eutaxy.core.schedule import FaultAt, Schedule
 
+from eutaxy.engine.scenario import default_event_id
+
 __all__ = [
     "event_ids",
     "events_of",
@@ -26,9 +28,6 @@ __all__ = [
     "schedule_of",
     "seeded_plan",
 ]
-
-#: The default ids a drive gives events without one, by drive kind (the contract's).
-_DEFAULT_ID_PREFIX = {"http": "req"}
 
 
 def run_streams(seed: str, run_index: int = 0) -> dict[str, tuple[int, int, int, int]]:
@@ -52,10 +51,9 @@ def events_of(scenario: Mapping[str, Any]) -> list[dict]:
 
 
 def event_ids(scenario: Mapping[str, Any]) -> list[str]:
-    """Each event's id: its own, else the drive's default (``msg-1`` …, ``req-1`` … for http)."""
-    drive = scenario.get("drive") or {}
-    prefix = _DEFAULT_ID_PREFIX.get(drive.get("kind"), "msg")
-    return [event.get("id") or f"{prefix}-{index}" for index, event in enumerate(events_of(scenario), 1)]
+    """Each event's id: its own, else the drive's default (``scenario.default_event_id``)."""
+    kind = (scenario.get("drive") or {}).get("kind")
+    return [event.get("id") or default_event_id(kind, position) for position, event in enumerate(events_of(scenario), 1)]
 
 
 def restrict_events(scenario: Mapping[str, Any], kept: Iterable[str]) -> dict:

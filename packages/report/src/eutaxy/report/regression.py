@@ -24,22 +24,12 @@ from eutaxy.core.verdict_data import VerdictDataError, as_verdict
 from eutaxy.core.verdicts import SimulationVerdict, Violated
 from eutaxy.core.violations import Violation
 
-__all__ = ["regression_test_path", "regression_test_source", "scenario_stem", "write_regression_test"]
+from eutaxy.core.scenario_stem import scenario_stem
+
+__all__ = ["regression_test_path", "regression_test_source", "write_regression_test"]
 
 _PLATFORM_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-#: Scenario file suffixes dropped to get the test's name, longest first.
-SCENARIO_SUFFIXES = (".sim.py", ".py")
-
-
-def scenario_stem(scenario_path: str | os.PathLike) -> str:
-    """The scenario's file name without ``.sim.py``: ``queue-duplicate-write``."""
-    name = Path(scenario_path).name
-    for suffix in SCENARIO_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return name
 
 
 def regression_test_path(scenario_path: str | os.PathLike) -> Path:

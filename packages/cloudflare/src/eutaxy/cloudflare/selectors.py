@@ -1,0 +1,93 @@
+"""Selectors and keys over what the Workers platform records: D1, queues, outbound fetch, http.
+
+Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
+"op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
+by hand and one built here are the same thing. They live with the platform whose targets
+they name (``D1:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
+``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from eutaxy.core.effects import RESULT
+from eutaxy.core.selectors import rows
+
+__all__ = [
+    "d1_param",
+    "d1_read",
+    "d1_rows",
+    "d1_write",
+    "fetch_call",
+    "http_response",
+    "queue_ack",
+    "r2_op",
+    "workflow_step",
+]
+
+
+def _selector(target: str, op: Any, kind: str = RESULT, where: dict[str, Any] | None = None) -> dict[str, Any]:
+    selector: dict[str, Any] = {"target": target, "op": op, "kind": kind}
+    if where:
+        selector["where"] = where
+    return selector
+
+
+def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
+
+    Whatever method sent them (run, all, first, raw, batch, exec): the payload's
+    ``statement`` class decides (``eutaxy.core.statements``); ``op`` narrows to methods.
+    """
+    return _selector(f"D1:{binding}", op, where={"statement": "write", "result.changes": {"gt": 0}})
+
+
+def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """D1 statements that read (SELECT, VALUES, a WITH query that writes nothing), by any method."""
+    return _selector(f"D1:{binding}", op, where={"statement": "read"})
+
+
+def d1_param(index: int) -> str:
+    """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
+    return f"args.params.{index}"
+
+
+def queue_ack(queue: str) -> dict[str, Any]:
+    """The acknowledgement that took effect for each message (an earlier decision did not win)."""
+    return _selector(f"Queue:{queue}", "ack", where={"result.effective": True})
+
+
+def fetch_call(external: str, method: str | None = None, ok: bool | None = None) -> dict[str, Any]:
+    """Requests to a declared external that took effect (not answered from its dedupe key).
+
+    ``ok=True`` narrows to answers with a 2xx status: a call the external refused (a 503)
+    took effect as a request but did nothing the Worker asked for. ``ok=False`` keeps the rest.
+    (Which effects take effect, kind by kind, is in docs/core.md.)
+    """
+    where: dict[str, Any] = {"result.effective": True}
+    if ok is True:
+        where["result.status"] = {"gte": 200, "lt": 300}
+    elif ok is False:
+        where["result.status"] = {"gte": 300}  # fetch never hands a Worker a 1xx answer
+    return _selector(f"Fetch:{external}", method, where=where)
+
+
+def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
+    """Responses the Worker returned for ``path``; ``ok`` narrows to 2xx (True) or the rest."""
+    return _selector(f"Http:{path}", "response", where=None if ok is None else {"result.ok": ok})
+
+
+def r2_op(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """R2 operations that completed; a put only when it stored an object."""
+    return _selector(f"R2:{binding}", op, where={"result.stored": {"neq": False}})
+
+
+def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
+    """A Workflow's step attempts (the ``step`` point's results), optionally one step by name."""
+    return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
+
+
+def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A D1 table's rows."""
+    return rows(f"D1:{binding}", table, where)

@@ -1,0 +1,316 @@
+"""The scenario layer: the rules every platform's ``define_scenario`` shares.
+
+A platform's ``define_scenario`` checks and builds only its own fields (a Worker, its
+bindings and externals; a Lambda handler and its AWS resources) and hands the shared ones
+here, so both platforms refuse the same mistakes with the same words:
+
+- the scenario's name;
+- the drive's events: at least one, each id a non-empty string without ``#``, no id twice,
+  and the default ids (``msg-1`` …, ``req-1`` … for http: ``default_event_id``);
+- the bounds: camelCase names as the seeds write them, snake_case ones converted, an
+  unknown or misspelt name refused with the nearest valid one (a misspelt bound would
+  quietly check less), values range-checked by ``eutaxy.engine.bounds``; the defaults are
+  not written into the scenario, ``resolve_bounds`` applies them;
+- the invariants, against the scenario: each well formed (``eutaxy.core.invariants``),
+  no name twice, an ``at_least_once_per_message`` naming the scenario's drive and a body
+  key every event has.
+
+Reading a scenario back from its file: the seed stem (``scenario_stem``: the file's name
+without ``.sim.py``; ``default_seed`` for a scenario dict, else its name), ``expect_holds``
+(the replay a regression test calls through its platform) and ``check_file`` (a platform's
+``check``).
+
+Every refusal is a ``UserError`` naming the field (``bounds``, ``invariants[1].name``),
+what was expected and what came; the loader adds the scenario file's line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from eutaxy.core.errors import UserError, nearest_names
+from eutaxy.core.invariants import validate_invariant
+from eutaxy.core.protocol import Platform
+from eutaxy.core.scenario_stem import SCENARIO_SUFFIXES, scenario_stem
+from eutaxy.core.selectors import MISSING, get_path
+
+from eutaxy.engine.bounds import BOUND_NAMES, normalise_bounds
+
+__all__ = [
+    "BOUND_NAMES",
+    "EVENT_ID_PREFIXES",
+    "SCENARIO_SUFFIXES",
+    "check_file",
+    "default_event_id",
+    "default_seed",
+    "drive_events",
+    "expect_holds",
+    "scenario_bounds",
+    "scenario_invariants",
+    "scenario_name",
+    "scenario_stem",
+]
+
+#: What a ``define_scenario`` message starts with: where the user wrote the mistake.
+_WHERE = "define_scenario"
+
+#: The id prefix of the events a drive numbers itself, by drive kind: ``msg-1``, ``msg-2``, …
+#: for messages, ``req-1``, … for http requests. A drive kind not listed numbers as messages.
+EVENT_ID_PREFIXES = {"queue": "msg", "sqs": "msg", "http": "req"}
+
+#: The most body paths an unknown ``bodyKey`` is compared with (a huge body names only these).
+_BODY_PATHS_MAX = 200
+
+
+# --- names and ids -------------------------------------------------------------------
+
+
+def scenario_name(name: Any) -> str:
+    """The scenario's name: a non-empty string (reports and the fallback seed use it)."""
+    if not isinstance(name, str) or not name:
+        raise UserError(f"{_WHERE}: name must be a non-empty string, got {name!r}")
+    return name
+
+
+def default_event_id(drive_kind: Any, position: int) -> str:
+    """The id of the drive's event at ``position`` (from 1) when the scenario gives none."""
+    assert position >= 1, position
+    return f"{EVENT_ID_PREFIXES.get(drive_kind, 'msg')}-{position}"
+
+
+def drive_events(drive: Mapping[str, Any], what: str = "the drive") -> list[dict[str, Any]]:
+    """The drive's events, each naming its id: at least one, ids strings without ``#``, none twice.
+
+    An event without an id gets its default (``default_event_id``), so later code and the
+    runtimes never number events themselves.
+    """
+    events = drive.get("events")
+    if not isinstance(events, list) or not events:
+        raise UserError(f"{_WHERE}: {what} has no events; give it at least one message")
+    result = []
+    seen: dict[str, int] = {}
+    for position, event in enumerate(events, start=1):
+        if not isinstance(event, Mapping):
+            raise UserError(f"{_WHERE}: {what}'s event {position - 1} must be a dict, got {event!r}")
+        event_id = event.get("id", default_event_id(drive.get("kind"), position))
+        if not isinstance(event_id, str) or not event_id or "#" in event_id:
+            raise UserError(
+                f"{_WHERE}: {what}'s event {position - 1} id must be a non-empty string without '#', got {event_id!r}"
+            )
+        if event_id in seen:
+            ids = [item.get("id") if isinstance(item, Mapping) else None for item in events]
+            raise UserError(f"{_WHERE}: the drive's event ids repeat: {ids} ({event_id!r} is events {seen[event_id]} and {position - 1})")
+        seen[event_id] = position - 1
+        result.append({**dict(event), "id": event_id})
+    return result
+
+
+def default_seed(scenario: Mapping[str, Any]) -> str:
+    """The scenario file's stem (``queue-duplicate-write``), else the scenario's name."""
+    source = scenario.get("source")
+    if isinstance(source, str) and source:
+        return scenario_stem(source)
+    name = scenario.get("name")
+    if not isinstance(name, str) or not name:
+        raise UserError("the scenario has neither a source file nor a name; pass seed= to check it")
+    return name
+
+
+# --- bounds --------------------------------------------------------------------------
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def scenario_bounds(
+    bounds: Mapping[str, Any] | None,
+    *,
+    names: Sequence[str] = BOUND_NAMES,
+    refused: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The bounds a scenario gives, keyed by their camelCase names and range-checked.
+
+    ``names`` are the bounds the platform reads (the engine's and its own); ``refused``
+    maps a bound the seeds name but this build cannot honour to the sentence saying why,
+    so it is refused rather than accepted and dropped. Defaults are left out: the engine
+    resolves them (``eutaxy.engine.bounds.resolve_bounds``), so they are written once.
+    """
+    if bounds is None:
+        return {}
+    if not isinstance(bounds, Mapping):
+        raise UserError(f"{_WHERE}: bounds must be a dict such as {{'maxFaultsPerRun': 1}}, got {type(bounds).__name__}")
+    refused = refused or {}
+    camel: dict[str, Any] = {}
+    spelt: dict[str, str] = {}
+    for key, value in bounds.items():
+        if not isinstance(key, str):
+            raise UserError(f"{_WHERE}: bounds names are strings such as 'maxFaultsPerRun', got {key!r}")
+        name = _camel(key)
+        if name in refused:
+            raise UserError(f"{_WHERE}: bounds: {key!r} is not accepted by this build: {refused[name]}", near=key)
+        if name not in names:
+            raise UserError(
+                f"{_WHERE}: unknown bound {key!r} in bounds; {nearest_names(name, names, what='the bounds')}", near=key
+            )
+        if name in camel:
+            raise UserError(f"{_WHERE}: bound {name} is given twice in bounds (as {spelt[name]!r} and {key!r})", near=key)
+        camel[name] = value
+        spelt[name] = key
+    return normalise_bounds(camel, names=names)
+
+
+# --- invariants ----------------------------------------------------------------------
+
+
+def _body_paths(body: Any, prefix: str = "") -> list[str]:
+    """The dot paths into a body (``orderId``, ``items.0.sku``), breadth first, at most _BODY_PATHS_MAX."""
+    paths: list[str] = []
+    pending = [(prefix, body)]
+    while pending and len(paths) < _BODY_PATHS_MAX:
+        path, value = pending.pop(0)
+        if isinstance(value, Mapping):
+            children = [(str(key), item) for key, item in value.items()]
+        elif isinstance(value, (list, tuple)):
+            children = [(str(index), item) for index, item in enumerate(value)]
+        else:
+            continue
+        for key, item in children:
+            child = f"{path}.{key}" if path else key
+            paths.append(child)
+            pending.append((child, item))
+    return paths[:_BODY_PATHS_MAX]
+
+
+def _free_name(name: str, taken: Iterable[str]) -> str:
+    """The nearest name no invariant has: ``name-2``, ``name-3``, …"""
+    used = set(taken)
+    suffix = 2
+    while f"{name}-{suffix}" in used:
+        suffix += 1
+    return f"{name}-{suffix}"
+
+
+def scenario_invariants(invariants: Any, drive: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's invariants as plain dicts, each checked against the scenario.
+
+    Refused: an item that is no invariant, a malformed one (``validate_invariant``), two
+    with one name (the report and the regression test tell violations apart by name), an
+    ``at_least_once_per_message`` naming another drive than the scenario's, or a body key
+    some event lacks (its expectation could not be derived).
+    """
+    if isinstance(invariants, (str, bytes, Mapping)) or not isinstance(invariants, Iterable):
+        raise UserError(f"{_WHERE}: invariants must be a list, got {type(invariants).__name__}")
+    result: list[dict[str, Any]] = []
+    first: dict[str, int] = {}
+    for index, item in enumerate(invariants):
+        if not isinstance(item, Mapping) or not isinstance(item.get("kind"), str) or not item.get("name"):
+            raise UserError(
+                f"{_WHERE}: invariants[{index}] must be an invariant such as at_most_once_per_key(...), got {item!r}"
+            )
+        invariant = dict(item)
+        validate_invariant(invariant)
+        name = invariant["name"]
+        if name in first:
+            raise UserError(
+                f"{_WHERE}: invariants[{index}].name: two invariants are named {name!r} (invariants[{first[name]}] "
+                f"and invariants[{index}]); give each its own name (the nearest free one: {_free_name(name, first)!r})",
+                near=name,
+            )
+        first[name] = index
+        if invariant["kind"] == "at_least_once_per_message":
+            _check_per_message(invariant, index, drive)
+        result.append(invariant)
+    return result
+
+
+def _check_per_message(invariant: dict[str, Any], index: int, drive: Mapping[str, Any]) -> None:
+    label = f"invariant {invariant['name']!r}"
+    drive_name = drive.get("name")
+    if invariant["drive"] != drive_name:
+        raise UserError(
+            f"{_WHERE}: invariants[{index}].drive: {label} expects one effect per message of drive "
+            f"{invariant['drive']!r}, which the scenario does not have; "
+            f"{nearest_names(str(invariant['drive']), [str(drive_name)], what='the scenario drive')} "
+            "(pass the scenario's drive to at_least_once_per_message)",
+            near=str(invariant["drive"]),
+        )
+    body_key = invariant["bodyKey"]
+    for event in drive.get("events") or []:
+        body = event.get("body") if isinstance(event, Mapping) else None
+        if get_path(body, body_key) is MISSING:
+            raise UserError(
+                f"{_WHERE}: invariants[{index}].bodyKey: event {event.get('id')!r} has no body value at {body_key!r}, "
+                f"so the expectation of {label} cannot be derived; {nearest_names(body_key, _body_paths(body), what='its body paths')}",
+                near=body_key,
+            )
+
+
+# --- reading a scenario file back ----------------------------------------------------
+
+
+def expect_holds(
+    scenario_path: str | os.PathLike[str],
+    *,
+    load_scenario: Callable[[str], dict[str, Any]],
+    create_platform: Callable[[dict[str, Any]], Platform],
+    schedule: Mapping[str, Any],
+    events: Sequence[str] | None = None,
+    seed: str | None = None,
+) -> dict[str, Any]:
+    """Replay ``schedule`` on the kept ``events`` and raise AssertionError unless every invariant holds.
+
+    What a regression test written by ``eutaxy check`` calls, through its platform's
+    ``expect_holds(scenario_path, *, schedule, events, seed)``: it fails while the bug
+    exists and passes once it is fixed. A replay that does not complete (UNSUPPORTED)
+    fails too, since it proves nothing either way. ``seed`` defaults to the file's stem,
+    as on the command line. Returns the replay (``{"result", "violations"}``) when every
+    invariant held.
+    """
+    from eutaxy.engine.check import replay_scenario  # noqa: PLC0415 (check imports this module's rules)
+
+    scenario = load_scenario(os.fspath(scenario_path))
+    platform = create_platform(scenario)
+    try:
+        replayed = replay_scenario(
+            scenario, platform, dict(schedule), seed=scenario_stem(scenario_path) if seed is None else seed, events=events
+        )
+    finally:
+        platform.close()
+    violations = [item.to_data() if hasattr(item, "to_data") else item for item in replayed.get("violations") or []]
+    if violations:
+        lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
+        lines += [f"- {item.get('invariant')} ({item.get('kind')}): {item.get('message')}" for item in violations]
+        raise AssertionError("\n".join(lines))
+    end = (replayed.get("result") or {}).get("end") or {}
+    if end.get("kind") != "completed":
+        raise AssertionError(
+            f"the replay of {scenario.get('name')} ended {end.get('kind')} ({end.get('cause')}): {end.get('detail')}"
+        )
+    return replayed
+
+
+def check_file(
+    scenario_path: str | os.PathLike[str],
+    *,
+    load_scenario: Callable[[str], dict[str, Any]],
+    create_platform: Callable[[dict[str, Any]], Platform],
+    seed: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Check the scenario file as ``eutaxy check`` does and return the verdict's plain data.
+
+    A platform's ``check(scenario_path, ...)``: the seed defaults to the file's stem, as on
+    the command line; ``options`` go to ``check_scenario`` (``max_runs``, ``budget_ms``,
+    ``exhaustive``, ``audit``). Nothing is written.
+    """
+    from eutaxy.engine.check import check_scenario  # noqa: PLC0415 (check imports this module's rules)
+
+    scenario = load_scenario(os.fspath(scenario_path))
+    platform = create_platform(scenario)
+    try:
+        return check_scenario(scenario, platform, seed=scenario_stem(scenario_path) if seed is None else seed, **options)
+    finally:
+        platform.close()
