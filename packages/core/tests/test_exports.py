@@ -8,7 +8,7 @@ import pathlib
 import eutaxy.core as core
 
 SOURCE = pathlib.Path(core.__file__).parent
-ALLOWED_IMPORTS = {"attrs", "eutaxy", "__future__"}
+ALLOWED_IMPORTS = {"attrs", "cattrs", "eutaxy", "__future__"}
 
 
 def test_all_names_exist():
@@ -23,8 +23,8 @@ def test_all_names_exist():
             assert hasattr(module, name), f"{path.name}: {name}"
 
 
-def test_core_imports_only_attrs_and_the_standard_library():
-    """core is pure: no third-party import but attrs, no eutaxy layer above core."""
+def test_core_imports_only_attrs_cattrs_and_the_standard_library():
+    """core is pure: no third-party import but attrs and cattrs (verdict_data, the JSON edge), no eutaxy layer above core."""
     import sys
 
     stdlib = set(sys.stdlib_module_names)
