@@ -17,6 +17,7 @@
  * before this point, and nothing here feeds back into them.
  */
 
+import { assert } from "./assert.mjs";
 import { effectPoint } from "./effects.mjs";
 import { drain } from "./settle.mjs";
 
@@ -67,6 +68,7 @@ export async function runBackground(run, inv, target, background) {
   if (background.promises.length === 0 || inv.dead || run.stopped) return;
   const pending = background.pending;
   if (pending === 0) return;
+  assert(pending > 0, () => `invocation ${inv.id} counts ${pending} waitUntil promises pending`);
   const fault = effectPoint(run, inv, {
     kind: "platform", target, op: "background", args: { pending }, ladder: BACKGROUND_FAULTS,
     perform: () => ({ cutOff: false }), summarize: (result) => result,

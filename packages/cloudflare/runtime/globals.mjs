@@ -27,6 +27,7 @@
  */
 
 import { originals } from "./patch.mjs";
+import { assert } from "./assert.mjs";
 import { Xoshiro128 } from "./prng.mjs";
 import { TimerQueue } from "./timers.mjs";
 
@@ -45,6 +46,7 @@ export class VirtualClock {
   }
   /** @param {number} ms */
   advance(ms) {
+    assert(ms >= 0, () => `the virtual clock was moved back by ${-ms} ms`);
     this.now += ms;
   }
 }

@@ -33,7 +33,6 @@ import readline from "node:readline";
 import { bundle } from "./host/bundler.mjs";
 import { readLoad } from "./host/load.mjs";
 import { Isolate } from "./host/miniflare.mjs";
-import { DEFAULT_BUDGET_MS } from "./run.mjs";
 import { UserError, log } from "./host/toolchain.mjs";
 import { openWorkDir } from "./host/workdir.mjs";
 
@@ -43,13 +42,14 @@ const PARENT_POLL_MS = 500;
 const STUCK_FLOOR_MS = 5000;
 
 /**
- * How long a run may go without progress: past the budget (after which the runtime itself
- * ends a run waiting on a hung effect) by the budget again, and never less than the floor,
- * so a slow machine is not mistaken for a loop. @param {any} plan
+ * How long a run may go without progress: past the effect hang threshold (`effectHangMs`,
+ * after which the runtime itself ends a run waiting on a hung effect) by the threshold
+ * again, and never less than the floor, so a slow machine is not mistaken for a loop. A plan
+ * without it fails in the runtime (an internal error) before this matters. @param {any} plan
  */
 function stuckMs(plan) {
-  const budget = Number(plan?.scenario?.bounds?.budgetMs) || DEFAULT_BUDGET_MS;
-  return budget + Math.max(budget, STUCK_FLOOR_MS);
+  const hang = Number(plan?.scenario?.bounds?.effectHangMs) || 0;
+  return hang + Math.max(hang, STUCK_FLOOR_MS);
 }
 
 const workDir = openWorkDir();

@@ -47,6 +47,7 @@
  */
 
 import { makeContext, Background, runBackground } from "./background.mjs";
+import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { mayRedeliver } from "./queue.mjs";
 import { drain, waitForChange } from "./settle.mjs";
@@ -64,13 +65,19 @@ export const RESPONSE_FAULTS_WITH_DEADLINE = Object.freeze(["crash_before", "amb
  *   attempts: number, due: number}} PendingRequest
  */
 
-/** The drive's caller policy with its defaults filled in. @param {any} caller @returns {Caller} */
+/**
+ * The drive's caller policy, as the plan must carry it: eutaxy.cloudflare.http writes every
+ * field, so the drive fills in nothing, and a plan without one is Eutaxy's own bug.
+ * @param {any} caller @returns {Caller}
+ */
 export function callerPolicy(caller) {
-  const retries = Number.isInteger(caller?.retries) && caller.retries >= 0 ? caller.retries : 0;
-  const retryOn = caller?.retryOn === "5xx" ? "5xx" : "non-2xx";
-  const delaysMs = Array.isArray(caller?.delaysMs) ? caller.delaysMs.filter((/** @type {unknown} */ d) => Number.isInteger(d) && /** @type {number} */ (d) >= 0) : [];
-  const deadlineMs = Number.isInteger(caller?.deadlineMs) && caller.deadlineMs >= 0 ? caller.deadlineMs : null;
-  return { retries, retryOn, delaysMs, deadlineMs };
+  const natural = (/** @type {unknown} */ value) => Number.isInteger(value) && /** @type {number} */ (value) >= 0;
+  assert(caller !== null && typeof caller === "object", "the http drive's plan carries no caller");
+  assert(natural(caller.retries), () => `the http caller's retries is ${JSON.stringify(caller.retries)}, not a non-negative integer`);
+  assert(caller.retryOn === "non-2xx" || caller.retryOn === "5xx", () => `the http caller's retryOn is ${JSON.stringify(caller.retryOn)}, not non-2xx or 5xx`);
+  assert(Array.isArray(caller.delaysMs) && caller.delaysMs.every(natural), () => `the http caller's delaysMs is ${JSON.stringify(caller.delaysMs)}, not a list of non-negative integers`);
+  assert(caller.deadlineMs === null || natural(caller.deadlineMs), () => `the http caller's deadlineMs is ${JSON.stringify(caller.deadlineMs)}, not null or a non-negative integer`);
+  return { retries: caller.retries, retryOn: caller.retryOn, delaysMs: caller.delaysMs, deadlineMs: caller.deadlineMs };
 }
 
 /** Whether the caller counts a status as failed. @param {Caller} caller @param {number} status */
@@ -158,8 +165,8 @@ async function bodyOf(run, invocation, response) {
  */
 export async function driveHttp(run, drive, handler) {
   const caller = callerPolicy(drive.caller);
-  const bound = run.scenario.bounds?.maxRedeliveries;
-  const maxRedeliveries = Number.isInteger(bound) ? bound : caller.retries;
+  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
+  assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
   const ladder = caller.deadlineMs === null ? RESPONSE_FAULTS : RESPONSE_FAULTS_WITH_DEADLINE;
   /** @type {PendingRequest[]} */
   const pending = (drive.events ?? []).map((event, index) => ({

@@ -12,19 +12,22 @@
  * returns, every undecided message is acked implicitly (an `ack` effect with
  * `args.implicit: true`, no fault point). When it throws or crashes, every message not acked
  * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
- * max_retries, default 3, and the scenario's `bounds.maxRedeliveries`), else dead-lettered
+ * max_retries and the scenario's `bounds.maxRedeliveries`), else dead-lettered
  * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
  * Work handed to `ctx.waitUntil` runs on after the handler returned or threw, in the same
  * invocation, past the background point (background.mjs: the one point taking cut_off), and
  * never changes the acknowledgement.
+ *
+ * The drive keeps no defaults: the consumer's `maxRetries` comes resolved in the load
+ * message (the wrangler reader writes Cloudflare's documented 3 when the config sets none)
+ * and `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds); a plan or
+ * config without them is Eutaxy's own bug, an internal error.
  */
 
 import { Background, makeContext, runBackground } from "./background.mjs";
+import { assert } from "./assert.mjs";
 import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
 import { originals } from "./patch.mjs";
-
-/** Cloudflare's documented default for a consumer's max_retries (Miniflare's README says 2). */
-export const DEFAULT_MAX_RETRIES = 3;
 
 /** core's redelivery rule (eutaxy.core.faults.may_redeliver). @param {number} attempts @param {number} platformLimit @param {number} maxRedeliveries */
 export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
@@ -43,10 +46,10 @@ export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
 export async function driveQueue(run, drive, handler) {
   const name = drive.name;
   const target = `Queue:${name}`;
-  const consumer = run.config.queueConsumers?.[name] ?? {};
-  const maxRetries = Number.isInteger(consumer.maxRetries) ? /** @type {number} */ (consumer.maxRetries) : DEFAULT_MAX_RETRIES;
-  const bound = run.scenario.bounds?.maxRedeliveries;
-  const maxRedeliveries = Number.isInteger(bound) ? bound : maxRetries;
+  const maxRetries = run.config.queueConsumers?.[name]?.maxRetries;
+  assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)} the plan drives`);
+  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
+  assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
   const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? /** @type {number} */ (drive.batchSize) : 1);
   /** @type {Pending[]} */
   const pending = (drive.events ?? []).map((event, index) => ({ id: String(event.id ?? `msg-${index + 1}`), body: event.body, attempts: 0, decision: null }));

@@ -11,6 +11,7 @@
  */
 
 import { active } from "./active.mjs";
+import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
 import { RECORDS } from "./bindings/index.mjs";
 import { DRIVES } from "./drives.mjs";
@@ -22,9 +23,6 @@ import { createScheduler } from "./scheduler/scheduler.mjs";
 import { progress } from "./progress.mjs";
 
 export const PROTOCOL_VERSION = 1;
-
-/** Real time an effect may take before it counts as hung, when the scenario names no budget. */
-export const DEFAULT_BUDGET_MS = 10000;
 
 /** The control binding's name; it is never shown to the Worker. */
 export const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -47,6 +45,8 @@ export class Run {
     this.follower = new PlanFollower(plan);
     /** @type {object[]} the effect log, in the order effects happened */
     this.effects = [];
+    /** @type {Map<string, number>} each invocation's last point ordinal: they only increase */
+    this.lastOrdinals = new Map();
     /** @type {{cause: string, detail: string} | null} */
     this.unsupported = null;
     /** @type {Error | null} an internal invariant that broke (assert.mjs); the run then fails */
@@ -54,9 +54,10 @@ export class Run {
     const concurrency = this.scenario.bounds?.maxConcurrentInvocations ?? 1;
     /** @type {import("./scheduler/scheduler.mjs").Scheduler} */
     this.scheduler = createScheduler(this, Number.isInteger(concurrency) ? concurrency : 1);
-    const budget = this.scenario.bounds?.budgetMs;
-    /** Real time one effect's I/O may take before it counts as hung. */
-    this.effectHangMs = Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS;
+    const effectHangMs = this.scenario.bounds?.effectHangMs;
+    assert(Number.isInteger(effectHangMs) && effectHangMs > 0, () => `the plan's bounds carry effectHangMs ${JSON.stringify(effectHangMs)}, not a positive integer (with_bounds writes it)`);
+    /** Real time one effect's I/O may take before it counts as hung; `budgetMs` is the exploration's. */
+    this.effectHangMs = effectHangMs;
     this.globals = new VirtualGlobals(plan.streams?.globals ?? [1, 0, 0, 0], this.clock, {
       current: () => this.current,
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
@@ -98,9 +99,17 @@ export class Run {
    * @param {string} invocation @param {number} ordinal @param {number} time
    */
   record(target, op, kind, payload, invocation, ordinal, time) {
+    assert(time <= this.clock.now, () => `an effect of ${invocation} at ${target} ${op} is stamped ${time}, after the virtual now ${this.clock.now}`);
+    if (kind === "call") {
+      // Each point opens with its call, so calls' ordinals increase within an invocation.
+      const last = this.lastOrdinals.get(invocation) ?? -1;
+      assert(ordinal > last, () => `invocation ${invocation} opened point #${ordinal} at ${target} ${op} after point #${last}`);
+      this.lastOrdinals.set(invocation, ordinal);
+      progress(invocation, `${target} ${op} #${ordinal}`);
+    }
     this.effects.push({ target, op, kind, payload, invocation, ordinal, time });
-    if (kind === "call") progress(invocation, `${target} ${op} #${ordinal}`);
   }
+
 
   /** @template T @param {() => Promise<T>} perform @returns {Promise<T>} */
   serialize(perform) {
@@ -166,6 +175,8 @@ export class Run {
   }
 
   result() {
+    const faultDecisions = this.follower.decisions.filter((decision) => decision.kind === "fault").length;
+    assert(faultDecisions <= this.follower.eligible, () => `${faultDecisions} fault decisions were made at ${this.follower.eligible} eligible points`);
     return {
       protocol: PROTOCOL_VERSION,
       effects: this.effects,

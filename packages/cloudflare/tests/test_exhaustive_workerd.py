@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue, refines
-from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.check import check_scenario
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.session import Session
@@ -61,11 +61,13 @@ def two_targets():
 
 
 def _enumerate(scenario, platform, *, reduction):
+    bounds = resolve_bounds(scenario, max_runs=200, budget_ms=300_000)
     session = Session(
         platform=platform,
-        scenario=scenario,
+        # As check_scenario hands it on: plans carry the resolved bounds and effectHangMs.
+        scenario=with_bounds(scenario, bounds),
         seed="two-targets",
-        bounds=resolve_bounds(scenario, max_runs=200, budget_ms=300_000),
+        bounds=bounds,
         clock_ms=lambda: 0,
         keep_first=0,
     )

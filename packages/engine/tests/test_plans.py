@@ -3,7 +3,7 @@
 from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
 from eutaxy.core.schedule import FaultAt, Schedule
-from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.bounds import DEFAULT_EFFECT_HANG_MS, resolve_bounds, with_bounds
 from eutaxy.engine.plans import event_ids, replay_plan, restrict_events, run_streams, schedule_of
 
 
@@ -46,3 +46,13 @@ def test_bounds_have_defaults_and_the_callers_overrides():
         "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9,
     } == bounds.to_data()
     assert 4 == resolve_bounds({"bounds": {"maxRuns": 9}}, max_runs=4).max_runs
+
+
+def test_plans_carry_the_effect_hang_threshold_apart_from_the_budget():
+    """with_bounds writes effectHangMs beside the bounds: the budget, or 10 s when the budget is 0; provenance's bounds omit it."""
+    budgeted = resolve_bounds({"bounds": {"budgetMs": 750}})
+    assert 750 == with_bounds({"drive": {}}, budgeted)["bounds"]["effectHangMs"]
+    unbudgeted = resolve_bounds({"bounds": {"budgetMs": 0}})
+    assert DEFAULT_EFFECT_HANG_MS == with_bounds({"drive": {}}, unbudgeted)["bounds"]["effectHangMs"]
+    assert 0 == with_bounds({"drive": {}}, unbudgeted)["bounds"]["budgetMs"]
+    assert "effectHangMs" not in budgeted.to_data()

@@ -41,7 +41,7 @@ export function concurrentPlan(options = {}) {
       { id: "msg-1", body: { key: "k", amount: 600 } },
       { id: "msg-2", body: { key: "k", amount: 400 } },
     ],
-    bounds: { maxFaultsPerRun: 0, maxRedeliveries: 0, maxConcurrentInvocations: options.concurrency ?? 2, budgetMs: 5000 },
+    bounds: { maxFaultsPerRun: 0, maxRedeliveries: 0, maxConcurrentInvocations: options.concurrency ?? 2, budgetMs: 5000, effectHangMs: 5000 },
     policy: options.policy,
     prefix: options.prefix,
     turns: options.turns,

@@ -41,11 +41,14 @@ test("recorded bodies: JSON when declared or shaped so, else text; no body is nu
   assert.equal(await responseOf({ status: 204, headers: {}, body: "dropped" }).text(), "");
 });
 
-test("the caller's policy: defaults, what counts as failed, the delays", () => {
-  assert.deepEqual(callerPolicy(undefined), { retries: 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null });
+test("the caller's policy: the plan carries all of it, what counts as failed, the delays", () => {
+  // The plan carries the whole policy (eutaxy.cloudflare.http writes it): the drive fills in nothing.
+  assert.throws(() => callerPolicy(undefined), { name: "EutaxyInternalError", message: /carries no caller/ });
+  assert.throws(() => callerPolicy({ retries: 3, retryOn: "5xx" }), { name: "EutaxyInternalError", message: /delaysMs/ });
+  assert.throws(() => callerPolicy({ retries: 3, retryOn: "4xx", delaysMs: [], deadlineMs: null }), { name: "EutaxyInternalError", message: /retryOn/ });
   const webhook = callerPolicy({ retries: 3, retryOn: "non-2xx", delaysMs: [100, 1000], deadlineMs: 5000 });
   assert.deepEqual([200, 201, 302, 404, 500].map((s) => statusFailed(webhook, s)), [false, false, true, true, true]);
-  const fivexx = callerPolicy({ retries: 3, retryOn: "5xx" });
+  const fivexx = callerPolicy({ retries: 3, retryOn: "5xx", delaysMs: [], deadlineMs: null });
   assert.deepEqual([200, 302, 404, 500, 503].map((s) => statusFailed(fivexx, s)), [false, false, false, true, true]);
   assert.deepEqual([1, 2, 3, 4].map((n) => resendDelay(webhook, n)), [100, 1000, 1000, 1000]);
   assert.equal(resendDelay(fivexx, 2), 0);

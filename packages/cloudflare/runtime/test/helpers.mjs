@@ -68,7 +68,7 @@ export function paymentsPlan(options = {}) {
       { id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } },
       { id: "msg-2", body: { orderId: "o-2", amountCents: 500 } },
     ],
-    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 5000, ...(options.bounds ?? {}) },
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
     policy: options.policy,
     prefix: options.prefix,
     globals: options.globals,

@@ -219,3 +219,16 @@ test("a bad request answers an error and the host carries on", async () => {
   const result = await host.run(paymentsPlan());
   assert.equal(result.end.kind, "completed");
 });
+
+test("a plan without what the engine resolves (effectHangMs, maxRedeliveries) is Eutaxy's own bug: an internal error, and the next run is unharmed", async () => {
+  for (const field of ["effectHangMs", "maxRedeliveries"]) {
+    const plan = paymentsPlan();
+    delete (/** @type {any} */ (plan.scenario.bounds))[field];
+    const answer = await host.request({ op: "run", plan });
+    assert.equal(answer.ok, false);
+    assert.equal(answer.user, false, "not the user's to fix");
+    assert.match(answer.error, new RegExp(`EutaxyInternalError: eutaxy internal error: .*${field}`));
+  }
+  const result = await host.run(paymentsPlan());
+  assert.equal(result.end.kind, "completed");
+});

@@ -42,7 +42,7 @@ function plan(options) {
       platform: "cloudflare",
       drive: options.drive ?? { kind: "http", name: "http", events: options.events, caller: options.caller ?? { retries: 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null } },
       externals: options.externals ?? [PAY],
-      bounds: { maxFaultsPerRun: 1, maxConcurrentInvocations: 1, budgetMs: 5000, ...(options.bounds ?? {}) },
+      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
     },
     streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
     prefix: options.prefix ?? [],
@@ -197,7 +197,7 @@ test("a body written by background work is read to its end; cut off, it never en
   const clean = await host.run(plan({ events, maxFaults: 0 }));
   assert.deepEqual(clean.end, { kind: "completed" });
   assert.deepEqual(results(clean.effects, "response")[0].payload.result, { status: 200, ok: true, body: "none" });
-  const cut = await host.run(plan({ events, bounds: { budgetMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }] } }));
+  const cut = await host.run(plan({ events, bounds: { budgetMs: 300, effectHangMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }] } }));
   assert.equal(cut.end.cause, "unseen_wait");
   assert.match(cut.end.detail, /response body of req-1#1/);
 });

@@ -14,7 +14,7 @@ const EPOCH = 1767225600000;
 function concurrentRun() {
   const plan = {
     protocol: 1,
-    scenario: { bounds: { maxConcurrentInvocations: 2, budgetMs: 1000 } },
+    scenario: { bounds: { maxConcurrentInvocations: 2, budgetMs: 1000, effectHangMs: 1000, maxRedeliveries: 0 } },
     streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
     prefix: [],
     policy: { kind: "first" },
@@ -140,7 +140,7 @@ test("alarms the clock has passed fire before the next turn decision", async () 
 function sequentialRun() {
   const plan = {
     protocol: 1,
-    scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000 } },
+    scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs: 1000, maxRedeliveries: 0 } },
     streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
     prefix: [],
     policy: { kind: "first" },

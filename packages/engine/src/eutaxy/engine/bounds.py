@@ -13,7 +13,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["BOUND_NAMES", "MAX_BUDGET_MS", "MAX_RUNS", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
+__all__ = ["BOUND_NAMES", "DEFAULT_EFFECT_HANG_MS", "MAX_BUDGET_MS", "MAX_RUNS", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
 DEFAULT_MAX_FAULTS_PER_RUN = 1
@@ -23,6 +23,9 @@ DEFAULT_MAX_CONCURRENT_INVOCATIONS = 1
 DEFAULT_BUDGET_MS = 2000
 #: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
 DEFAULT_FAULT_PROBABILITY = 0.9
+#: Real time one effect's I/O may take before a runtime counts it hung (the run is then
+#: UNSUPPORTED, effect_hung), when the budget is 0 and so names no threshold.
+DEFAULT_EFFECT_HANG_MS = 10_000
 #: The longest budget: runtimes arm real timers of budgetMs (an effect slower than that is
 #: hung), and a JavaScript timer longer than 2**31 - 1 ms (24.8 days) fires at once.
 MAX_BUDGET_MS = 2**31 - 1
@@ -93,6 +96,17 @@ class Bounds:
             data["maxRuns"] = self.max_runs
         return data
 
+    @property
+    def effect_hang_ms(self) -> int:
+        """Real time one effect's I/O may take in a run before it counts as hung.
+
+        The exploration budget when it is set (an effect slower than the whole budget
+        cannot be explored), else DEFAULT_EFFECT_HANG_MS. Plans carry it as the scenario's
+        ``bounds.effectHangMs``; it is not a bound a scenario sets, so the verdict's
+        provenance does not list it.
+        """
+        return self.budget_ms if self.budget_ms > 0 else DEFAULT_EFFECT_HANG_MS
+
 
 def _integer(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -129,6 +143,8 @@ def with_bounds(scenario: Mapping[str, Any], bounds: Bounds) -> dict:
     """The scenario as plans carry it: its bounds resolved, defaults written out.
 
     A runtime reads the bounds from the plan's scenario; giving it the resolved ones
-    means no runtime keeps defaults of its own that could drift from the engine's.
+    means no runtime keeps defaults of its own that could drift from the engine's. Beside
+    them goes ``effectHangMs``, the per-effect hang threshold the engine resolved
+    (``Bounds.effect_hang_ms``), which runtimes arm instead of reading ``budgetMs``.
     """
-    return {**scenario, "bounds": bounds.to_data()}
+    return {**scenario, "bounds": {**bounds.to_data(), "effectHangMs": bounds.effect_hang_ms}}
