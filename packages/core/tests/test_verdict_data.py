@@ -19,6 +19,7 @@ from eutaxy.core.verdicts import (
     FaultFree,
     InvariantSeen,
     Provenance,
+    ShrinkPassCount,
     SnapshotName,
     Unsupported,
     Violated,
@@ -43,7 +44,11 @@ def _violated():
         "violated",
         scenario="q",
         platform="cloudflare",
-        provenance=_provenance(shrink_replays=4, shrink_capped=False),
+        provenance=_provenance(
+            shrink_replays=4,
+            shrink_capped=False,
+            shrink_passes=(ShrinkPassCount(name="remove_one_fault", runs=3, cached=1, shrinks=1),),
+        ),
         violation=violation,
         trace=[_effect("call"), _effect("result")],
         schedule=schedule,
@@ -77,6 +82,7 @@ def test_a_violated_verdict_has_the_contract_names_and_reads_back_equal():
     assert [{"target": "D1:DB", "op": "payments"}] == data["faultFree"]["stateDiffers"]
     assert {"kind": "completed"} == data["faultFree"]["end"]
     assert (4, False) == (data["provenance"]["shrinkReplays"], data["provenance"]["shrinkCapped"])
+    assert [{"name": "remove_one_fault", "runs": 3, "cached": 1, "shrinks": 1}] == data["provenance"]["shrinkPasses"]
     assert verdict == verdict_from_data(data)
     assert to_json(data) == to_json(verdict_data(verdict_from_data(data)))
 
@@ -87,6 +93,7 @@ def test_optional_fields_are_left_out_while_they_hold_their_default():
                                 invariants=(InvariantSeen(name="i", kind="unique"),)))
     assert {"schemaVersion", "kind", "scenario", "platform", "provenance", "invariants", "coverage"} == set(data)
     assert "restarts" not in data["provenance"] and "shrinkReplays" not in data["provenance"]
+    assert "shrinkPasses" not in data["provenance"]
     assert {"name": "i", "kind": "unique", "effects": 0, "rows": 0, "keys": 0} == data["invariants"][0]
     vacuous = InvariantSeen(name="i", kind="unique", allow_vacuous=True)
     assert verdict_data(Bounded(scenario="q", platform="aws", provenance=_provenance(), invariants=(vacuous,)))[
@@ -115,3 +122,13 @@ def test_data_that_does_not_read_names_each_field_at_fault():
         verdict_from_data(data)
     assert "required field missing @ $.keptEvents" in str(error.value)
     assert "@ $.faultFree.divergence.agreedPoints" in str(error.value)
+
+
+def test_shrink_pass_counts_come_only_with_shrink_replays_and_never_exceed_them():
+    """Pass counts without shrink replays, or whose runs sum past them, are refused."""
+    count = ShrinkPassCount(name="remove_one_fault", runs=3, cached=0, shrinks=1)
+    with pytest.raises(AssertionError):
+        _provenance(shrink_passes=(count,))
+    with pytest.raises(AssertionError):
+        _provenance(shrink_replays=2, shrink_capped=False, shrink_passes=(count,))
+    assert (count,) == _provenance(shrink_replays=3, shrink_capped=False, shrink_passes=[count]).shrink_passes

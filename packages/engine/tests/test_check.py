@@ -7,6 +7,7 @@ import pytest
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario, default_seed
+from eutaxy.engine.shrink import SHRINK_PASSES
 
 from toyplatform import ToyPlatform, orders_scenario
 
@@ -32,8 +33,14 @@ def test_a_violated_verdict_has_the_contracts_fields():
     assert {
         "seed", "runs", "faultsInjected", "bounds", "boundsReached", "schedulePoints",
         "replayed", "notReplayed", "assumptions", "schedules", "completed", "shrinkReplays", "shrinkCapped",
+        "shrinkPasses",
     } == set(provenance)
     assert provenance["shrinkReplays"] > 0 and provenance["shrinkCapped"] is False
+    # Every pass by name in SHRINK_PASSES order; their replays are the shrinker's, less the final one.
+    assert [name for name, _ in SHRINK_PASSES] == [count["name"] for count in provenance["shrinkPasses"]]
+    assert {"name", "runs", "cached", "shrinks"} == set(provenance["shrinkPasses"][0])
+    assert 0 < sum(count["runs"] for count in provenance["shrinkPasses"]) <= provenance["shrinkReplays"]
+    assert sum(count["shrinks"] for count in provenance["shrinkPasses"]) >= 1
     assert verdict["violation"] == verdict["violations"][0]
     assert "toy-orders" == provenance["seed"]  # the scenario file's name
     assert provenance["schedulePoints"] >= 6

@@ -38,6 +38,7 @@ from eutaxy.core.verdicts import (
     FaultFree,
     InvariantSeen,
     Provenance,
+    ShrinkPassCount,
     SimulationVerdict,
     SnapshotName,
     Unsupported,
@@ -59,6 +60,7 @@ def camel_case(name: str) -> str:
 
 
 _RECORDS = (
+    ShrinkPassCount,
     Provenance,
     Cause,
     InvariantSeen,

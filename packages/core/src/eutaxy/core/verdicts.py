@@ -56,6 +56,7 @@ __all__ = [
     "FaultFree",
     "InvariantSeen",
     "Provenance",
+    "ShrinkPassCount",
     "SimulationVerdict",
     "SnapshotName",
     "SpecVerdict",
@@ -137,6 +138,24 @@ OMIT_IF_DEFAULT = {"omit_if_default": True}
 
 
 @attrs.frozen(kw_only=True)
+class ShrinkPassCount:
+    """What one named shrink pass spent and kept (an entry of ``provenance.shrinkPasses``)."""
+
+    #: The pass's name in ``eutaxy.engine.shrink.SHRINK_PASSES`` (``remove_one_fault``).
+    name: str
+    #: Replays its candidates cost, the fault-free guard runs included.
+    runs: int
+    #: Candidates the replay cache answered (met before, never run again).
+    cached: int
+    #: Candidates kept, each strictly smaller than the one before.
+    shrinks: int
+
+    def __attrs_post_init__(self) -> None:
+        assert min(self.runs, self.cached, self.shrinks) >= 0, self
+        assert self.shrinks <= self.runs + self.cached, "a kept candidate was run or cached"
+
+
+@attrs.frozen(kw_only=True)
 class Provenance:
     """What a simulation verdict rests on; no wall-clock value, so equal seeds give equal JSON."""
 
@@ -159,9 +178,14 @@ class Provenance:
     #: The shrinker's replays and whether its cap stopped it (VIOLATED only; both or neither).
     shrink_replays: int | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     shrink_capped: bool | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: Each shrink pass in the order it ran, with its replays, cache hits and kept candidates
+    #: (VIOLATED only; their runs sum to at most ``shrink_replays``).
+    shrink_passes: tuple[ShrinkPassCount, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
     def __attrs_post_init__(self) -> None:
         assert (self.shrink_replays is None) == (self.shrink_capped is None), "shrink replays and cap go together"
+        assert self.shrink_replays is not None or not self.shrink_passes, "pass counts come with shrink replays"
+        assert sum(count.runs for count in self.shrink_passes) <= (self.shrink_replays or 0), self.shrink_passes
 
 
 # --- the parts of a simulation verdict ------------------------------------------------

@@ -28,6 +28,7 @@ from eutaxy.core.verdicts import (
     Exhaustive,
     InvariantSeen,
     Provenance,
+    ShrinkPassCount,
     SimulationVerdict,
     simulation_verdict,
 )
@@ -185,6 +186,9 @@ def _provenance(
         completed=completed,
         shrink_replays=None if shrunk is None else shrunk.replays,
         shrink_capped=None if shrunk is None else shrunk.capped,
+        shrink_passes=() if shrunk is None else tuple(
+            ShrinkPassCount(name=one.name, runs=one.runs, cached=one.cached, shrinks=one.shrinks) for one in shrunk.passes
+        ),
     )
 
 
