@@ -68,7 +68,7 @@ def test_define_scenario_gives_the_contract_shape():
     here = Path(os.path.abspath(__file__))
     assert "cloudflare" == scenario["platform"]
     # Under Bazel this file is a runfiles symlink with no worker.ts beside it: root is then its real folder.
-    assert os.path.realpath(here.parent) == os.path.realpath(scenario["root"])
+    assert os.path.dirname(os.path.realpath(here)) == os.path.realpath(scenario["root"])
     assert str(here) == scenario["source"]
     assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000} == scenario["bounds"]
     assert "payments" == scenario["invariants"][1]["drive"]
