@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 mcp = pytest.importorskip("mcp", reason="eutaxy mcp needs the MCP SDK (requirements.lock pins it)")
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402 - after importorskip, which names the missing SDK
 
 REPO = Path(__file__).resolve().parents[3] if (Path(__file__).resolve().parents[3] / "corpus").is_dir() else None
 CASE = "queue-duplicate-write"

@@ -9,8 +9,6 @@ charge: BOUNDED after every seeded run. Either check is byte-identical twice for
 
 from pathlib import Path
 
-import pytest
-
 from eutaxy.cloudflare import at_most_once_per_key, create_platform, define_scenario, external, fetch_call, http
 from eutaxy.core.canonical import to_json
 from eutaxy.engine.check import check_scenario

@@ -22,7 +22,7 @@ def test_helpers_build_plain_data():
     assert {"target": "Fetch:api", "op": "POST", "kind": "result", "where": {"result.effective": True}} == sel.fetch_call("api", "POST")
     ok = sel.fetch_call("api", ok=True)
     assert {"result.effective": True, "result.status": {"gte": 200, "lt": 300}} == ok["where"]
-    answered = lambda status: _effect("Fetch:api", "POST", payload={"result": {"status": status, "effective": True}})  # noqa: E731
+    answered = lambda status: _effect("Fetch:api", "POST", payload={"result": {"status": status, "effective": True}})  # noqa: E731 - a one-line stand-in, read where it is used
     assert [True, True, False, False] == [matches(ok, answered(s)) for s in (200, 204, 503, 302)]
     assert [False, True] == [matches(sel.fetch_call("api", ok=False), answered(s)) for s in (201, 503)]
     assert {"target": "Http:/refunds", "op": "response", "kind": "result", "where": {"result.ok": True}} == sel.http_response("/refunds", ok=True)

@@ -7,7 +7,7 @@ the loop's own rules are checked without any real service.
 import pytest
 
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
-from eutaxy.core.faults import DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS
+from eutaxy.core.faults import DECISION_FAULTS, WRITE_FAULTS
 from eutaxy.engine.runloop import PlanFollower, RunLoop, plan_data, unsupported_result
 
 
@@ -71,7 +71,7 @@ def test_a_point_without_a_fault_records_call_then_result_and_advances_time():
 def test_crashes_record_their_fault_on_the_right_side_of_the_work(fault, kinds, performed, outcome):
     """crash_before performs nothing; crash_after performs, records the result, then dies."""
     done = []
-    loop, outcomes = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": fault}]}), lambda l: _two_writes(l, done))
+    loop, outcomes = _run(_plan({"kind": "replay", "faults": [{"invocation": "msg-1#1", "ordinal": 0, "fault": fault}]}), lambda lp: _two_writes(lp, done))
     assert kinds == _kinds(loop)
     assert performed == done
     assert outcome == outcomes[0].kind
@@ -111,7 +111,7 @@ def test_a_handler_that_swallows_the_crash_is_still_crashed_and_its_later_points
                     pass
                 try:
                     loop.effect_point("DB:t", "put", {}, WRITE_FAULTS, lambda: ({"ok": True}, None))
-                except BaseException:  # noqa: BLE001
+                except BaseException:  # noqa: BLE001 - swallowing the fault is what the test is about
                     pass
                 return "pretend success"
             return loop.call(handler)
@@ -180,7 +180,7 @@ def test_unsupported_ends_the_run_with_its_cause_even_when_the_handler_swallows_
             def handler():
                 try:
                     raise loop.unsupported("client_not_supported", "the handler called S3 PutObject")
-                except BaseException:  # noqa: BLE001
+                except BaseException:  # noqa: BLE001 - a handler that hides UNSUPPORTED, which the loop must still see
                     return "hidden"
             loop.call(handler)
         raise AssertionError("the run went on after an unsupported call")

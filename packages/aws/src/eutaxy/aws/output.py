@@ -49,7 +49,7 @@ class _Stream(io.TextIOBase):
         return False
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO has an attribute
         return "utf-8"
 
 

@@ -281,7 +281,7 @@ def _load_handler(path: str, function: str, folders: list[str]) -> Callable[[Any
     except (UserError, KeyboardInterrupt):
         sys.modules.pop(name, None)
         raise
-    except BaseException as error:  # noqa: BLE001 (whatever the module raised is the user's)
+    except BaseException as error:  # whatever the module raised is the user's
         sys.modules.pop(name, None)
         raise UserError(_import_failure(path, error, folders)) from error
     finally:

@@ -180,7 +180,7 @@ def message_attribute(value: Any) -> dict[str, Any]:
     """
     if isinstance(value, Mapping):
         data_type = str(value.get("dataType") or value.get("DataType") or "")
-        if not data_type.split(".")[0] in ("String", "Number", "Binary"):
+        if data_type.split(".")[0] not in ("String", "Number", "Binary"):
             raise UserError(f"a message attribute's dataType must be String, Number or Binary (.suffix), got {value!r}")
         entry = {"dataType": data_type, "stringListValues": [], "binaryListValues": []}
         if data_type.startswith("Binary"):

@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import Iterator, Sequence, TextIO
+from typing import Iterator, NoReturn, Sequence, TextIO
 
 from eutaxy.cli.check_command import add_check_parser
 from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
@@ -75,7 +75,7 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises on bad usage, so main() decides what is printed."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message, self.format_usage())
 
 

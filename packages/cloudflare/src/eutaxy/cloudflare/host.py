@@ -329,7 +329,7 @@ class Host:
     def __del__(self) -> None:  # pragma: no cover - only when a caller forgot close()
         try:
             self.close()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a finalizer has no caller to tell, and must not raise
             pass
 
     def __enter__(self) -> "Host":

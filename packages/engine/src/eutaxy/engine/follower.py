@@ -117,7 +117,7 @@ class PlanFollower:
         wanted: str | None = None
         if kind == "seeded":
             faults = self.policy.get("faults") or {}
-            draw = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))  # type: ignore[call-overload]
+            draw = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))
             if draw is None:
                 return 0
             # A 32-bit draw picks among the allowed kinds, so the kind always fits whatever

@@ -84,7 +84,7 @@ class VirtualGlobals:
         saved = {
             "random_state": random.getstate(),
             "os.urandom": os.urandom,
-            "random._urandom": random._urandom,  # type: ignore[attr-defined]
+            "random._urandom": random._urandom,  # type: ignore[attr-defined]  # private to random, absent from typeshed
             "time.sleep": time.sleep,
         }
         traveller = time_machine.travel(_datetime_of(self.now_ms), tick=False)
@@ -100,7 +100,7 @@ class VirtualGlobals:
             seed = (seed << 32) | self._stream.next_u32()
         random.seed(seed, version=2)
         os.urandom = self._urandom
-        random._urandom = self._urandom  # type: ignore[attr-defined]
+        random._urandom = self._urandom  # type: ignore[attr-defined]  # private to random, absent from typeshed
         self._thread = threading.get_ident()
         time.sleep = self._sleep
         return self
@@ -118,7 +118,7 @@ class VirtualGlobals:
             self._traveller = None
             self._coordinates = None
             os.urandom = saved["os.urandom"]
-            random._urandom = saved["random._urandom"]  # type: ignore[attr-defined]
+            random._urandom = saved["random._urandom"]  # type: ignore[attr-defined]  # private to random, absent from typeshed
             time.sleep = saved["time.sleep"]
             random.setstate(saved["random_state"])
             self._parked_state = None

@@ -310,7 +310,7 @@ class RunLoop:
                 self._watchdog = None
         except HandlerStuck:
             self._raise_if_unsupported()
-            raise AssertionError("HandlerStuck without its cause")
+            raise AssertionError("HandlerStuck without its cause") from None
         except InvocationCrash as crash:
             invocation.crashed = True
             self._raise_if_unsupported()

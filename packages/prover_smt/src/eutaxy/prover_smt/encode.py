@@ -691,7 +691,7 @@ class Encoder:
         if any(a.t not in (NUM, INT) for a in args):
             raise Unsupported(f"{name} on a non-number")
         xs = [self.to_num(a) for a in args]
-        nan = lambda x: z3.fpIsNaN(x, ctx=ctx)  # noqa: E731
+        nan = lambda x: z3.fpIsNaN(x, ctx=ctx)  # noqa: E731 - a one-line shorthand for the tests below
         if name in ("Number.isInteger", "Number.isFinite", "Number.isNaN", "Number.isSafeInteger") and len(xs) == 1:
             x = xs[0]
             if name == "Number.isNaN":
