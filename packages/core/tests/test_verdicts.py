@@ -60,6 +60,20 @@ def test_unsupported_needs_a_cause():
     assert 0 == v.exit_code(v.BOUNDED) and 2 == v.exit_code(v.UNSUPPORTED)
 
 
+def test_the_exit_code_is_the_worst_of_what_a_check_or_report_found():
+    """A failing spec makes BOUNDED 1 and never lowers UNSUPPORTED; checking less is 2; UNKNOWN never fails."""
+    assert 0 == v.exit_code()
+    assert 0 == v.exit_code(v.BOUNDED, spec_kinds=[v.TESTED, v.UNKNOWN, v.PROVEN, v.CHECKED])
+    assert 1 == v.exit_code(v.BOUNDED, spec_kinds=[v.TESTED, v.REFUTED])
+    assert 1 == v.exit_code(spec_kinds=[v.CONFLICT])
+    assert 1 == v.exit_code(spec_kinds=[v.TESTED], below_min_inside=True)
+    assert 2 == v.exit_code(v.UNSUPPORTED, spec_kinds=[v.REFUTED])
+    assert 2 == v.exit_code(spec_kinds=[v.REFUTED], checked_less=True)
+    assert 1 == v.exit_code(v.VIOLATED, spec_kinds=[v.TESTED])
+    with pytest.raises(KeyError):
+        v.exit_code("verified")
+
+
 def test_spec_verdicts():
     """Spec verdicts name rung, counts, engine and reasons; UNKNOWN needs a reason."""
     tested = v.SpecVerdict(kind=v.TESTED, property="withinCaptured", rung=v.TESTED, counts={"checked": 3, "tested": 100}, seed="s")

@@ -18,19 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from eutaxy.cli.config import config_for, with_configured_provers
-from eutaxy.cli.exit_codes import EXIT_BOUNDED, EXIT_INTERNAL, EXIT_UNSUPPORTED, EXIT_VIOLATED
+from eutaxy.cli.exit_codes import EXIT_INTERNAL
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
 from eutaxy.cli.provers import add_prover_arguments, provers_from_args
-from eutaxy.cli.report_command import spec_fails, use_pinned_node
+from eutaxy.cli.report_command import spec_kinds, use_pinned_node
 from eutaxy.core.errors import UserError
 from eutaxy.core.verdict_data import verdict_data
-from eutaxy.core.verdicts import SimulationVerdict
+from eutaxy.core.verdicts import SIMULATION_KINDS, SimulationVerdict, exit_code
 
 __all__ = ["add_check_parser", "run_check"]
-
-_EXIT_BY_KIND = {"bounded": EXIT_BOUNDED, "violated": EXIT_VIOLATED, "unsupported": EXIT_UNSUPPORTED}
 
 
 def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -107,7 +105,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         platform.close()
 
     kind = verdict.kind
-    if kind not in _EXIT_BY_KIND:
+    if kind not in SIMULATION_KINDS:
         out.error(f"the engine returned a verdict of unknown kind {kind!r}", kind="internal_error")
         return EXIT_INTERNAL
 
@@ -126,14 +124,13 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             out.note(f"eutaxy: warning: the regression test was not written: {error}")
     if written is not None:
         verdict = verdict.with_fields(regression_test=str(written))
-    code = _EXIT_BY_KIND[kind]
+    code = exit_code(kind)
     if scenario.get("specs"):
         # The spec ladder rests on the calls this check recorded; it never changes the verdict,
         # but a counterexample at any rung is an error.
         specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
         verdict = verdict.with_fields(specs=specs)
-        if code == EXIT_BOUNDED and spec_fails(specs):
-            code = EXIT_VIOLATED
+        code = exit_code(kind, spec_kinds=spec_kinds(specs))
     text = render_text(verdict, wide=args.wide)
     if written is not None:
         text += f"\nRegression test written: {written}\n"

@@ -22,12 +22,6 @@ from eutaxy.core.errors import UserError
 
 __all__ = ["add_report_parser", "run_spec_report"]
 
-#: Spec verdict kinds that fail the command, as a refutation fails a check.
-FAILING_KINDS = frozenset({"refuted", "conflict"})
-
-#: How deep the result is searched for failing verdicts; a bound on the walk.
-DEPTH_MAX = 12
-
 #: The seed when none is given: a constant, so the same files give the same verdicts on
 #: every machine (a directory's name would differ between checkouts).
 DEFAULT_SEED = "eutaxy-report"
@@ -77,12 +71,9 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     return code
 
 
-def spec_fails(result: dict) -> bool:
-    """A refuted or conflicting spec fails the command, as a refutation fails a check."""
-    summary = result.get("summary")
-    if isinstance(summary, dict) and any(summary.get(kind) for kind in FAILING_KINDS):
-        return True
-    return _has_failing_verdict(result, 0)
+def spec_kinds(result: dict) -> list[str]:
+    """The kind of every property's spec verdict in a ladder result (``run_report``'s or a check's ``specs``)."""
+    return [prop["kind"] for module in result.get("modules") or () for prop in module.get("properties") or ()]
 
 
 def use_pinned_node() -> None:
@@ -111,15 +102,3 @@ def _ladder():
     except ImportError as error:
         raise UserError(f"the spec ladder is not available (eutaxy.prover.report: {error})") from None
     return report
-
-
-def _has_failing_verdict(value: Any, depth: int) -> bool:
-    if depth > DEPTH_MAX:
-        return False
-    if isinstance(value, dict):
-        if value.get("kind") in FAILING_KINDS:
-            return True
-        return any(_has_failing_verdict(item, depth + 1) for item in value.values())
-    if isinstance(value, list):
-        return any(_has_failing_verdict(item, depth + 1) for item in value)
-    return False

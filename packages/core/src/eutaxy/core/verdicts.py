@@ -26,6 +26,7 @@ __all__ = [
     "CHECKED",
     "CONFLICT",
     "CPU_BOUND",
+    "FAILING_SPEC_KINDS",
     "GAVE_UP",
     "MODULE_STATE_LEAK",
     "NONDETERMINISTIC",
@@ -112,11 +113,41 @@ for _name in (MODULE_STATE_LEAK, NOT_REPLAYABLE, CPU_BOUND, VACUOUS_INVARIANT, N
 del _name
 
 _EXIT_CODES = {BOUNDED: 0, VIOLATED: 1, UNSUPPORTED: 2}
+#: The exit status of a refuted or conflicting spec (or one short of ``--min-inside``): VIOLATED's.
+_EXIT_SPEC_FAILED = _EXIT_CODES[VIOLATED]
+#: The exit status of a report that checked less than it was given: UNSUPPORTED's.
+_EXIT_CHECKED_LESS = _EXIT_CODES[UNSUPPORTED]
 
 
-def exit_code(kind: str) -> int:
-    """The CLI's exit status for a simulation verdict: 0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED."""
-    return _EXIT_CODES[kind]
+def exit_code(
+    kind: str | None = None,
+    *,
+    spec_kinds: Iterable[str] = (),
+    below_min_inside: bool = False,
+    checked_less: bool = False,
+) -> int:
+    """The one exit status of ``eutaxy check`` and ``eutaxy report``: the worst of what they found.
+
+    Args:
+        kind: the simulation verdict (0 BOUNDED, 1 VIOLATED, 2 UNSUPPORTED), or None for a
+            spec report alone.
+        spec_kinds: the spec verdicts beside it; a REFUTED or CONFLICT one is 1, as a
+            refutation fails a check (UNKNOWN lowers a verdict, it never fails one).
+        below_min_inside: a property was decided on fewer inputs inside its claim than
+            ``--min-inside`` asks (1).
+        checked_less: the report checked less than it was given (a spec file that did not
+            import or compile, none found, no property decided): 2, never a pass.
+
+    Spec failures never lower a simulation verdict's status: UNSUPPORTED stays 2.
+    """
+    codes = [_EXIT_CODES[BOUNDED]]
+    if kind is not None:
+        codes.append(_EXIT_CODES[kind])
+    if below_min_inside or any(spec in FAILING_SPEC_KINDS for spec in spec_kinds):
+        codes.append(_EXIT_SPEC_FAILED)
+    if checked_less:
+        codes.append(_EXIT_CHECKED_LESS)
+    return max(codes)
 
 
 @attrs.frozen
@@ -412,6 +443,8 @@ UNKNOWN = "unknown"
 #: Two engines disagree (or an engine proves against the simulator's counterexample).
 CONFLICT = "conflict"
 SPEC_KINDS = (CHECKED, TESTED, PROVEN, REFUTED, UNKNOWN, CONFLICT)
+#: Spec verdicts that fail a check or a report: a counterexample, or engines that disagree.
+FAILING_SPEC_KINDS = (REFUTED, CONFLICT)
 
 #: The ladder's rungs, in the order they run.
 RUNGS = (CHECKED, TESTED, PROVEN)

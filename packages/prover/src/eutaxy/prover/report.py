@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from eutaxy.core.errors import UserError
-from eutaxy.core.verdicts import SCHEMA_VERSION, SPEC_KINDS, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
+from eutaxy.core.verdicts import (
+    FAILING_SPEC_KINDS,
+    SCHEMA_VERSION,
+    SPEC_KINDS,
+    UNKNOWN,
+    UNSUPPORTED_REASON,
+    SpecVerdict,
+    exit_code,
+)
 from eutaxy.spec import SpecModule
 
 from .evaluator import Evaluator, LoadError
@@ -80,7 +88,7 @@ def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEF
 
 def _below(prop: dict, min_inside: int) -> bool:
     """A forall property decided on fewer than ``min_inside`` inputs inside its claim (not its whole domain)."""
-    if prop.get("propertyKind") != "forall" or prop["kind"] in FAILING_KINDS:
+    if prop.get("propertyKind") != "forall" or prop["kind"] in FAILING_SPEC_KINDS:
         return False
     tested = prop.get("tested") or {}
     if tested.get("wholeDomain"):
@@ -192,10 +200,6 @@ def _property_entry(prop, verdict: SpecVerdict, tested, checked=None, calls: Opt
     return data
 
 
-#: Verdicts that fail a report: a counterexample, or engines that disagree.
-FAILING_KINDS = ("refuted", "conflict")
-
-
 def input_problems(result: dict) -> list[str]:
     """Why the report checked less than it was given: each a sentence; empty when nothing is wrong.
 
@@ -224,11 +228,12 @@ def report_exit_code(result: dict) -> int:
 
     UNKNOWN lowers a verdict, it does not fail one, unless no property reached a verdict.
     """
-    if input_problems(result):
-        return 2
     properties = [p for m in result.get("modules", []) for p in m["properties"]]
-    failing = any(p["kind"] in FAILING_KINDS or p.get("belowMinInside") for p in properties)
-    return 1 if failing else 0
+    return exit_code(
+        spec_kinds=[p["kind"] for p in properties],
+        below_min_inside=any(p.get("belowMinInside") for p in properties),
+        checked_less=bool(input_problems(result)),
+    )
 
 
 # --- text ---------------------------------------------------------------------------
