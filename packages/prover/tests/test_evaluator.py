@@ -111,8 +111,19 @@ def test_a_node_process_that_stops_answering_is_killed(toolchain):
 
     deaf = JsonLinesProcess(args=[str(toolchain.node), "-e", "setInterval(() => {}, 1000)"], env={}).start()
     with pytest.raises(NodeError, match="did not answer within"):
-        deaf.request({"op": "ping"}, timeout=0.5)
+        deaf.request({"op": "ping"}, timeout_s=0.5)
     assert not deaf.running
+
+
+def test_every_request_names_its_deadline(toolchain):
+    """No request waits without a deadline: ``timeout_s`` is required and must be positive."""
+    from eutaxy.prover.node import JsonLinesProcess
+
+    with JsonLinesProcess(args=[str(toolchain.node), "-e", "setInterval(() => {}, 1000)"], env={}) as deaf:
+        with pytest.raises(TypeError, match="timeout_s"):
+            deaf.request({"op": "ping"})  # type: ignore[call-arg]  # the missing deadline is the point
+        with pytest.raises(AssertionError):
+            deaf.request({"op": "ping"}, timeout_s=0)
 
 
 def test_an_evaluator_whose_process_died_starts_again(toolchain):

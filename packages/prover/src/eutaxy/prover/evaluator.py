@@ -144,7 +144,7 @@ class Evaluator:
         try:
             answer = self._process.request({"op": "load", "spec": str(Path(self.spec).resolve()),
                                             "limitMs": LOAD_LIMIT_MS},
-                                           timeout=LOAD_LIMIT_MS / 1000 + STUCK_GRACE_S)
+                                           timeout_s=LOAD_LIMIT_MS / 1000 + STUCK_GRACE_S)
         except NodeError:
             self.close()
             raise
@@ -171,7 +171,7 @@ class Evaluator:
             self._start()
         assert self._process is not None
         try:
-            return self._process.request(message, timeout=budget_s + STUCK_GRACE_S)
+            return self._process.request(message, timeout_s=budget_s + STUCK_GRACE_S)
         except NodeError:
             self.close()
             raise

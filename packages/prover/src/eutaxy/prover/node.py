@@ -117,9 +117,10 @@ class NodeError(RuntimeError):
 class JsonLinesProcess:
     """One long-lived Node process answering one JSON line per request line.
 
-    Answers are read from the pipe's file descriptor with a deadline, so a
-    process that stops answering is a :class:`NodeError` after ``timeout``
-    seconds rather than a hang; the process is killed then.
+    Every request carries its deadline (``timeout_s``, required, as the Cloudflare host's
+    client requires it): answers are read from the pipe's file descriptor until then, so
+    a process that stops answering is a :class:`NodeError` rather than a hang; the
+    process is killed then.
     """
 
     args: list[str]
@@ -142,35 +143,37 @@ class JsonLinesProcess:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def request(self, message: dict, *, timeout: Optional[float] = None) -> dict:
+    def request(self, message: dict, *, timeout_s: float) -> dict:
+        """Send one request line and return its answer, or raise :class:`NodeError` past ``timeout_s`` seconds."""
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None, "start() first"
+        assert timeout_s > 0, timeout_s
         try:
             # ASCII escapes keep lone surrogates (legal in JavaScript strings) intact across the pipe.
             proc.stdin.write((json.dumps(message) + "\n").encode("ascii"))
             proc.stdin.flush()
         except (BrokenPipeError, OSError) as error:
             raise NodeError(f"node exited: {self._stderr()}") from error
-        line = self._read_line(proc, timeout)
+        line = self._read_line(proc, timeout_s)
         if line is None:
             self.kill()
-            raise NodeError(f"node did not answer within {timeout:.0f} s and was stopped")
+            raise NodeError(f"node did not answer within {timeout_s:g} s and was stopped")
         if not line:
             stderr = self._stderr().strip()
             raise NodeError(f"node exited (status {proc.poll()}) without answering" + (f": {stderr}" if stderr else ""))
         return json.loads(line)
 
-    def _read_line(self, proc: subprocess.Popen, timeout: Optional[float]) -> Optional[bytes]:
+    def _read_line(self, proc: subprocess.Popen, timeout_s: float) -> Optional[bytes]:
         """One line from stdout; ``b""`` at end of file, ``None`` past the deadline."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = time.monotonic() + timeout_s
         chunks = [self._pending]
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
             while b"\n" not in chunks[-1]:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     return None
                 if not selector.select(left):
                     return None
