@@ -13,8 +13,8 @@
  * and retry() only note the call here. Nothing of the proxy code (effects, plan, settle,
  * virtual globals, d1 proxy, queue drive) is used, so a bug in any of it shows up as a
  * difference from this side. Shared on purpose, as the reference both sides are read
- * under: the D1 reset before the run and the snapshot after it (d1.mjs's resetD1 and
- * snapshotD1), so the two final tables are read the same way.
+ * under: the reset before the run and the snapshot after it (the binding records' own,
+ * through bindings/index.mjs as a run does), so the two final tables are read the same way.
  *
  * The raw side runs on the isolate's own clock and randomness (that is what "raw" means),
  * so a Worker whose tables depend on them is outside what it compares.
@@ -29,7 +29,7 @@
  */
 
 import { active } from "./active.mjs";
-import { resetD1, snapshotD1 } from "./d1.mjs";
+import { resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { originals, realTimer } from "./patch.mjs";
 
 export const RAW_PROTOCOL = 2;
@@ -148,18 +148,12 @@ export async function rawRun(request, config, realEnv, userModule) {
   if (active.run) throw new Error("raw: a proxied run is in progress in this isolate");
   switch (request.op) {
     case "reset":
-      for (const [name, { schema }] of Object.entries(config.d1 ?? {})) await resetD1(name, realEnv[name], schema);
+      await resetBindings(config, realEnv);
       return { protocol: RAW_PROTOCOL };
     case "attempt":
       return rawAttempt(request, realEnv, userModule);
-    case "snapshot": {
-      /** @type {{target: string, table: string, rows: unknown[]}[]} */
-      const snapshots = [];
-      for (const name of Object.keys(config.d1 ?? {}).sort()) {
-        for (const { table, rows } of await snapshotD1(name, realEnv[name])) snapshots.push({ target: `D1:${name}`, table, rows });
-      }
-      return { protocol: RAW_PROTOCOL, snapshots };
-    }
+    case "snapshot":
+      return { protocol: RAW_PROTOCOL, snapshots: await snapshotBindings(config, realEnv) };
     default:
       throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt or snapshot`);
   }

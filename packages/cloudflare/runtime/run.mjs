@@ -13,7 +13,7 @@
 import { active } from "./active.mjs";
 import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
-import { RECORDS } from "./bindings/index.mjs";
+import { RECORDS, owners, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
 import { UserFacingError } from "./errors.mjs";
@@ -63,15 +63,8 @@ export class Run {
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
       work: (promise) => this.work(promise),
     });
-    /**
-     * Each env name a binding record owns, with its record and config entry: records in
-     * setup order, the first to claim a name owning it.
-     * @type {Map<string, {record: import("./bindings/record.mjs").BindingRecord, entry: unknown}>}
-     */
-    this.owners = new Map();
-    for (const record of RECORDS) {
-      for (const [name, entry] of record.names?.(config) ?? []) if (!this.owners.has(name)) this.owners.set(name, { record, entry });
-    }
+    /** Each env name a binding record owns, with its record and config entry (bindings/index.mjs). */
+    this.owners = owners(config);
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
   }
@@ -166,14 +159,6 @@ export class Run {
     return env;
   }
 
-  /** Each record's owned bindings, `[name, real, entry]`, in the order its `names` gave them. @param {import("./bindings/record.mjs").BindingRecord} record */
-  owned(record) {
-    /** @type {[string, any, unknown][]} */
-    const owned = [];
-    for (const [name, owner] of this.owners) if (owner.record === record) owned.push([name, this.realEnv[name], owner.entry]);
-    return owned;
-  }
-
   result() {
     const faultDecisions = this.follower.decisions.filter((decision) => decision.kind === "fault").length;
     assert(faultDecisions <= this.follower.eligible, () => `${faultDecisions} fault decisions were made at ${this.follower.eligible} eligible points`);
@@ -217,10 +202,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   const drive = run.scenario.drive ?? {};
   const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
   const handler = delivery ? handlerFor(userModule, delivery.method) : null;
-  for (const record of RECORDS) {
-    if (!record.reset) continue;
-    for (const [name, real, entry] of run.owned(record)) await record.reset(name, real, entry);
-  }
+  await resetBindings(config, realEnv);
   if (usedAtLoad.length) {
     run.markUnsupported("weakref", `${usedAtLoad.join(" and ")} was used at module top level, when the Worker loaded; garbage collection is not virtualised`);
   }
@@ -239,7 +221,9 @@ export async function runPlan(plan, config, realEnv, userModule) {
   }
   if (run.failure) throw run.failure;
   if (!run.stopped) {
-    for (const record of RECORDS) if (record.snapshot) await record.snapshot(run, run.owned(record));
+    for (const { target, table, rows } of await snapshotBindings(config, realEnv)) {
+      run.record(target, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
+    }
   }
   return run.result();
 }

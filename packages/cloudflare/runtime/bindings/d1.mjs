@@ -21,12 +21,13 @@ export const d1 = {
       throw await schemaFailure(name, real, entry.schema, entry.sources ?? [], error);
     }
   },
-  async snapshot(run, owned) {
+  async snapshot(owned) {
+    /** @type {{target: string, table: string, rows: unknown[]}[]} */
+    const snapshots = [];
     for (const [name, real] of [...owned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      for (const { table, rows } of await snapshotD1(name, real)) {
-        run.record(`D1:${name}`, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
-      }
+      for (const { table, rows } of await snapshotD1(name, real)) snapshots.push({ target: `D1:${name}`, table, rows });
     }
+    return snapshots;
   },
 };
 

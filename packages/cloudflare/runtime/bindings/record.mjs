@@ -18,9 +18,10 @@
  * - `reset(name, real, entry)`: bring the real binding to the state the scenario's setup step
  *   asks for, before every run and outside the effect log. It forgets whatever the record
  *   kept from the run before (D1's table listing).
- * - `snapshot(run, owned)`: record the state the binding ends with, after the last event
- *   (invocation `snapshot`, ordinal 0), when the run completed. `owned` is the record's
- *   `[name, real, entry]` triples in the order `names` gave them.
+ * - `snapshot(owned)`: the state the binding ends with, `{target, table, rows}` per table,
+ *   which a completed run records after the last event (kind `snapshot`, invocation
+ *   `snapshot`, ordinal 0). `owned` is the record's `[name, real, entry]` triples in the
+ *   order `names` gave them.
  * - `globals(run)`: `[object, property, value]` triples installed on top of the virtual
  *   globals for the run (and put back with them): state made here is per run.
  * - `drives`: `{[drive kind]: {method, drive}}`, the delivery of the binding's own events: the
@@ -32,7 +33,7 @@
  * @property {boolean} [standsIn]
  * @property {(run: import("../run.mjs").Run, inv: import("../effects.mjs").Invocation, name: string, real: any, entry: any) => unknown} [proxy]
  * @property {(name: string, real: any, entry: any) => Promise<void>} [reset]
- * @property {(run: import("../run.mjs").Run, owned: [string, any, any][]) => Promise<void>} [snapshot]
+ * @property {(owned: [string, any, any][]) => Promise<{target: string, table: string, rows: unknown[]}[]>} [snapshot]
  * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
  * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
  */
