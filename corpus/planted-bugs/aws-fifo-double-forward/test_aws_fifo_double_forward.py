@@ -5,11 +5,11 @@ import os
 from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MAX_RUNS = 200
+RUNS_MAX = 200
 
 
 def test_a_failed_write_after_the_send_forwards_the_order_twice():
-    verdict = check_case(os.path.join(HERE, "aws-fifo-double-forward.sim.py"), max_runs=MAX_RUNS)
+    verdict = check_case(os.path.join(HERE, "aws-fifo-double-forward.sim.py"), max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "one-shipment-per-order" == verdict["violation"]["invariant"]
     (fault,) = verdict["schedule"]["faults"]
@@ -26,5 +26,5 @@ def test_a_failed_write_after_the_send_forwards_the_order_twice():
 
 def test_the_fixed_twin_is_bounded():
     """The redelivery's send is deduplicated by the order id."""
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-fifo-double-forward.sim.py"), max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-fifo-double-forward.sim.py"), max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

@@ -10,11 +10,11 @@ import os
 from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MAX_RUNS = 200
+RUNS_MAX = 200
 
 
 def test_a_lost_answer_inside_the_idempotent_function_writes_a_second_entry():
-    verdict = check_case(os.path.join(HERE, "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS)
+    verdict = check_case(os.path.join(HERE, "aws-idempotent-inner-write.sim.py"), max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert verdict["violation"]["invariant"] in ("one-entry-per-order", "one-ledger-row-per-order")
     (fault,) = verdict["schedule"]["faults"]
@@ -32,5 +32,5 @@ def test_a_lost_answer_inside_the_idempotent_function_writes_a_second_entry():
 
 
 def test_the_fixed_twin_is_bounded_with_default_settings():
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"), max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-idempotent-inner-write.sim.py"), max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

@@ -6,12 +6,12 @@ from planted import assert_bounded_with_evidence, assert_regression_test_catches
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
-MAX_RUNS = 200
+RUNS_MAX = 200
 
 
 def test_the_swallowed_error_loses_a_message():
     """An injected error on PutItem is swallowed: the message is deleted and never recorded."""
-    verdict = check_case(os.path.join(HERE, "aws-lost-message.sim.py"), max_runs=MAX_RUNS)
+    verdict = check_case(os.path.join(HERE, "aws-lost-message.sim.py"), max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "every-order-recorded" == verdict["violation"]["invariant"]
     (fault,) = verdict["schedule"]["faults"]
@@ -25,5 +25,5 @@ def test_the_swallowed_error_loses_a_message():
 
 def test_the_fixed_twin_is_bounded():
     """Re-raising the error leaves the message for redelivery, which records it."""
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"), max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-lost-message.sim.py"), max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

@@ -6,12 +6,12 @@ from planted import assert_bounded_with_evidence, assert_regression_test_catches
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: A run cap ends exploration; the budget is generous so the machine's speed never does.
-MAX_RUNS = 200
+RUNS_MAX = 200
 
 
 def test_a_redelivery_after_the_write_duplicates_the_ledger_entry():
     """A crash after a committed PutItem redelivers the message, which writes a second entry."""
-    verdict = check_case(os.path.join(HERE, "aws-sqs-duplicate-write.sim.py"), max_runs=MAX_RUNS)
+    verdict = check_case(os.path.join(HERE, "aws-sqs-duplicate-write.sim.py"), max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert verdict["violation"]["invariant"] in ("ledger-entry-once-per-order", "one-ledger-row-per-order")
     assert ["msg-1"] == verdict["keptEvents"]
@@ -25,5 +25,5 @@ def test_a_redelivery_after_the_write_duplicates_the_ledger_entry():
 
 def test_the_fixed_twin_is_bounded():
     """A conditional put keyed by the order id makes the redelivery a no-op."""
-    verdict = check_case(os.path.join(HERE, "fixed", "aws-sqs-duplicate-write.sim.py"), max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(os.path.join(HERE, "fixed", "aws-sqs-duplicate-write.sim.py"), max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

@@ -18,7 +18,7 @@ BUGGY = HERE / "background-lost.sim.py"
 FIXED = HERE / "fixed" / "background-lost-fixed.sim.py"
 
 #: A cap, so the verdict is the same on any machine (the bug is found in a few runs).
-MAX_RUNS = 100
+RUNS_MAX = 100
 
 #: req-1's first attempt: the background read is ordinal 0, the response 1, the background point 2.
 CUT_OFF = {"faults": [{"invocation": "req-1#1", "ordinal": 2, "fault": "cut_off"}], "turns": []}
@@ -26,7 +26,7 @@ CUT_OFF = {"faults": [{"invocation": "req-1#1", "ordinal": 2, "fault": "cut_off"
 
 def test_buggy_intake_is_violated_with_one_fault():
     """An accepted order that is never recorded is found, replayed and shrunk to one fault."""
-    verdict = check_case(BUGGY, max_runs=MAX_RUNS)
+    verdict = check_case(BUGGY, max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "every-order-recorded" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -51,5 +51,5 @@ def test_cut_off_loses_the_write_after_the_2xx():
 
 def test_fixed_twin_is_bounded():
     """Writing before answering puts every failure in front of the caller, who resends."""
-    verdict = check_case(FIXED, max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(FIXED, max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

@@ -15,12 +15,12 @@ HERE = Path(__file__).resolve().parent
 
 #: Enough runs for the seeded exploration to place a fault after the insert
 #: (about one run in five does); a cap, so the verdict is the same on any machine.
-MAX_RUNS = 100
+RUNS_MAX = 100
 
 
 def test_buggy_consumer_is_violated_with_one_fault():
     """The duplicate insert after redelivery is found, replayed and shrunk to one fault."""
-    verdict = check_case(HERE / "queue-duplicate-write.sim.py", max_runs=MAX_RUNS)
+    verdict = check_case(HERE / "queue-duplicate-write.sim.py", max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "payment-recorded-once" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -32,5 +32,5 @@ def test_buggy_consumer_is_violated_with_one_fault():
 
 def test_fixed_twin_is_bounded():
     """The idempotent insert survives every explored schedule."""
-    verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)

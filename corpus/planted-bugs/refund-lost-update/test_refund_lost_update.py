@@ -17,12 +17,12 @@ HERE = Path(__file__).resolve().parent
 
 #: About one seeded run in four interleaves both reads before either write; a cap,
 #: so the verdict is the same on any machine.
-MAX_RUNS = 60
+RUNS_MAX = 60
 
 
 def test_buggy_refunds_are_violated_naming_the_stale_read():
     """The lost update is found with no fault, and the message names the stale read and the write."""
-    verdict = check_case(HERE / "refund-lost-update.sim.py", max_runs=MAX_RUNS)
+    verdict = check_case(HERE / "refund-lost-update.sim.py", max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     violation = verdict["violation"]
     assert "refund-follows-decision" == violation["invariant"]
@@ -47,8 +47,8 @@ def test_buggy_refunds_are_violated_naming_the_stale_read():
 
 def test_fixed_twin_is_bounded():
     """The conditional write never commits on a stale read."""
-    verdict = check_case(HERE / "fixed" / "refund-lost-update-fixed.sim.py", max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(HERE / "fixed" / "refund-lost-update-fixed.sim.py", max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)
-    # The budget never stopped it: it made every one of the MAX_RUNS runs or ran every schedule.
+    # The budget never stopped it: it made every one of the RUNS_MAX runs or ran every schedule.
     provenance = verdict["provenance"]
     assert ["maxRuns"] == provenance["boundsReached"] or (provenance["completed"] and [] == provenance["boundsReached"])

@@ -18,7 +18,7 @@ BUGGY = HERE / "webhook-double-charge.sim.py"
 FIXED = HERE / "fixed" / "webhook-double-charge-fixed.sim.py"
 
 #: A cap, so the verdict is the same on any machine (the bug is found in a few runs).
-MAX_RUNS = 100
+RUNS_MAX = 100
 
 #: The charge for o-1 committed, the Worker saw a lost connection and answered 500.
 AMBIGUOUS_CHARGE = {"faults": [{"invocation": "req-1#1", "ordinal": 0, "fault": "ambiguous"}], "turns": []}
@@ -26,7 +26,7 @@ AMBIGUOUS_CHARGE = {"faults": [{"invocation": "req-1#1", "ordinal": 0, "fault": 
 
 def test_buggy_webhook_is_violated_with_one_fault():
     """The second charge after a resend is found, replayed and shrunk to one fault."""
-    verdict = check_case(BUGGY, max_runs=MAX_RUNS)
+    verdict = check_case(BUGGY, max_runs=RUNS_MAX)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "charged-once-per-order" == verdict["violation"]["invariant"]
     assert 1 == len(verdict["schedule"]["faults"])
@@ -45,7 +45,7 @@ def test_ambiguous_charge_and_resend_charge_twice():
 
 def test_fixed_twin_is_bounded():
     """With the idempotency key every resend is answered from the first charge."""
-    verdict = check_case(FIXED, max_runs=MAX_RUNS, audit=True)
+    verdict = check_case(FIXED, max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)
 
 

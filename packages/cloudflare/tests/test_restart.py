@@ -23,7 +23,7 @@ from eutaxy.engine.check import check_scenario
 CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "planted-bugs" / "queue-duplicate-write"
 BUGGY = CORPUS / "queue-duplicate-write.sim.py"
 SEED = "queue-duplicate-write"
-MAX_RUNS = 8
+RUNS_MAX = 8
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -96,7 +96,7 @@ def scenario():
 def undisturbed(scenario):
     platform = create_platform(scenario)
     try:
-        return check_scenario(scenario, platform, seed=SEED, max_runs=MAX_RUNS, budget_ms=600_000)
+        return check_scenario(scenario, platform, seed=SEED, max_runs=RUNS_MAX, budget_ms=600_000)
     finally:
         platform.close()
 
@@ -105,7 +105,7 @@ def test_killing_workerd_then_the_host_gives_the_undisturbed_verdict(scenario, u
     """Two restarts (workerd, then Node) and the same verdict and JSON; the provenance says what died."""
     killing = Killing(create_platform(scenario), {2: "workerd", 3: "node"})
     try:
-        verdict = check_scenario(scenario, killing, seed=SEED, max_runs=MAX_RUNS, budget_ms=600_000)
+        verdict = check_scenario(scenario, killing, seed=SEED, max_runs=RUNS_MAX, budget_ms=600_000)
     finally:
         killing.close()
     assert "violated" == undisturbed["kind"]
@@ -123,7 +123,7 @@ def test_a_third_death_stops_the_check_saying_what_died(scenario):
     killing = Killing(create_platform(scenario), {1: "workerd", 2: "workerd", 3: "node"})
     try:
         with pytest.raises(HostError, match=r"the Node host \(pid \d+\) was killed by SIGKILL during run 3, after 2 restarts"):
-            check_scenario(scenario, killing, seed=SEED, max_runs=MAX_RUNS, budget_ms=600_000)
+            check_scenario(scenario, killing, seed=SEED, max_runs=RUNS_MAX, budget_ms=600_000)
     finally:
         killing.close()
     assert ([], []) == tuple(map(sorted, _left_behind(killing.hosts)))

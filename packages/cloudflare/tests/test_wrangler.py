@@ -69,7 +69,7 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
 
 def test_default_max_retries_is_cloudflares_documented_three():
     """Eutaxy follows Cloudflare's documentation (3), not Miniflare's README (2)."""
-    assert 3 == wrangler.DEFAULT_MAX_RETRIES
+    assert 3 == wrangler.MAX_RETRIES_DEFAULT
 
 
 def test_plain_json_config_is_read(project):

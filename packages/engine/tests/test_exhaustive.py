@@ -27,7 +27,7 @@ from toyplatform import ToyPlatform, count_scenario, orders_scenario
 #: The largest enumerations of the parametrized matrix (a few seconds each at most); the
 #: corner k=3, n=3 with faults (57 750 and 265 650 schedules with one fault kind) has a
 #: test of its own, and the two-kind variants beyond the cap (up to 940 000) are left out.
-MAX_SCHEDULES = 6200
+SCHEDULES_MAX = 6200
 
 
 def interleavings(k, n):
@@ -41,7 +41,7 @@ def placements(k, n, m, f):
 MATRIX = [
     (k, n, m, f)
     for k, n, m, f in itertools.product((1, 2, 3), (1, 2, 3), (0, 1, 2), (1, 2))
-    if not (m == 0 and f == 2) and interleavings(k, n) * placements(k, n, m, f) <= MAX_SCHEDULES
+    if not (m == 0 and f == 2) and interleavings(k, n) * placements(k, n, m, f) <= SCHEDULES_MAX
 ]
 
 
@@ -179,7 +179,7 @@ def test_the_fixed_consumer_is_bounded_over_every_schedule():
 def test_the_largest_corner_of_the_matrix_equals_the_closed_form(m):
     """k=3 events of n=3 effects with m faults of one kind: 57 750 and 265 650 schedules.
 
-    The rest of the matrix stays under MAX_SCHEDULES; this corner is the one the seeds'
+    The rest of the matrix stays under SCHEDULES_MAX; this corner is the one the seeds'
     bound names that it leaves out, so it is enumerated once here, with one fault kind.
     """
     outcome, session = _enumerate(count_scenario(events=3, effects=3, faults=m, kinds=1))

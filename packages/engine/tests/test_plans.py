@@ -3,7 +3,7 @@
 from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
 from eutaxy.core.schedule import FaultAt, Schedule
-from eutaxy.engine.bounds import DEFAULT_EFFECT_HANG_MS, resolve_bounds, with_bounds
+from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT, resolve_bounds, with_bounds
 from eutaxy.engine.plans import event_ids, replay_plan, restrict_events, run_streams, schedule_of
 
 
@@ -53,6 +53,6 @@ def test_plans_carry_the_effect_hang_threshold_apart_from_the_budget():
     budgeted = resolve_bounds({"bounds": {"budgetMs": 750}})
     assert 750 == with_bounds({"drive": {}}, budgeted)["bounds"]["effectHangMs"]
     unbudgeted = resolve_bounds({"bounds": {"budgetMs": 0}})
-    assert DEFAULT_EFFECT_HANG_MS == with_bounds({"drive": {}}, unbudgeted)["bounds"]["effectHangMs"]
+    assert EFFECT_HANG_MS_DEFAULT == with_bounds({"drive": {}}, unbudgeted)["bounds"]["effectHangMs"]
     assert 0 == with_bounds({"drive": {}}, unbudgeted)["bounds"]["budgetMs"]
     assert "effectHangMs" not in budgeted.to_data()

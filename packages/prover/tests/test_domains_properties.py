@@ -21,7 +21,7 @@ def test_edges_are_distinct_members_and_bounded(t):
     keys = [key(encode(v)) for v in found]
     assert len(set(keys)) == len(keys)
     assert all(domains.fits(t, v) for v in found)
-    assert len(found) <= domains.MAX_EDGES or isinstance(t, LiteralUnionType)
+    assert len(found) <= domains.EDGES_MAX or isinstance(t, LiteralUnionType)
 
 
 @FAST

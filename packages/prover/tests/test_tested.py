@@ -1,7 +1,7 @@
 """The TESTED rung on the fixture spec file (fixtures/tested): order, counting, stopping, shrinking, verdicts."""
 
 from eutaxy.prover.domains import edges
-from eutaxy.prover.tested import DEFAULT_MAX_INSIDE, DRAWS_PER_INSIDE, _Run, run_tested
+from eutaxy.prover.tested import MAX_INSIDE_DEFAULT, DRAWS_PER_INSIDE, _Run, run_tested
 from eutaxy.prover.values import decode, encode, key
 from eutaxy.spec import Binder, BooleanType, ForallProperty, Literal, NumberType
 
@@ -16,7 +16,7 @@ def test_true_claim_is_tested_on_exactly_the_set_number(tested_module, tested_ev
     """A true claim is TESTED on exactly 100 distinct inputs, with the seed it rests on."""
     result = _run(tested_module, tested_evaluator, "addCommutes")
     v = result.verdict
-    assert ("tested", "tested", {"tested": DEFAULT_MAX_INSIDE}, "seed-1") == (v.kind, v.rung, v.counts, v.seed)
+    assert ("tested", "tested", {"tested": MAX_INSIDE_DEFAULT}, "seed-1") == (v.kind, v.rung, v.counts, v.seed)
     assert "" == v.detail
     assert result.evaluated <= result.draws
 
@@ -153,5 +153,5 @@ def test_max_enumerate_bounds_the_enumerated_domain(tested_module, tested_evalua
     sampled = _run(tested_module, tested_evaluator, "feeSmallRangeSampled")
     assert (True, {"tested": 302}) == (whole.whole_domain, whole.verdict.counts)
     assert whole.verdict.detail.startswith("the whole domain was evaluated")
-    assert (False, {"tested": DEFAULT_MAX_INSIDE}) == (sampled.whole_domain, sampled.verdict.counts)
+    assert (False, {"tested": MAX_INSIDE_DEFAULT}) == (sampled.whole_domain, sampled.verdict.counts)
     assert "draws limited by sample (maxEnumerate 100); the claim is not" in sampled.verdict.assumptions

@@ -22,10 +22,10 @@ import attrs
 
 from eutaxy.engine.runloop import CallOutcome, RunLoop
 
-__all__ = ["MAX_CAPTURED_CHARS", "Output"]
+__all__ = ["CAPTURED_CHARS_MAX", "Output"]
 
 #: Output kept per invocation; the rest is cut, saying how much was.
-MAX_CAPTURED_CHARS = 16_384
+CAPTURED_CHARS_MAX = 16_384
 
 
 class _Stream(io.TextIOBase):
@@ -99,6 +99,6 @@ class Output:
 
 
 def _clipped(text: str) -> str:
-    if len(text) <= MAX_CAPTURED_CHARS:
+    if len(text) <= CAPTURED_CHARS_MAX:
         return text
-    return text[:MAX_CAPTURED_CHARS] + f"\n[eutaxy: {len(text) - MAX_CAPTURED_CHARS} more characters not kept]\n"
+    return text[:CAPTURED_CHARS_MAX] + f"\n[eutaxy: {len(text) - CAPTURED_CHARS_MAX} more characters not kept]\n"

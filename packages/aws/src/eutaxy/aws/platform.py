@@ -38,7 +38,7 @@ from eutaxy.aws.output import Output
 from eutaxy.aws.resources import EVENTS, MESSAGES, OBJECTS, PUBLISHED, Resources, published_rows, queue_rows, steps_of
 from eutaxy.aws.selectors import SNAPSHOT_TABLE
 from eutaxy.aws.services import Services
-from eutaxy.aws.sqs import DEFAULT_TIMEOUT_MS, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
+from eutaxy.aws.sqs import TIMEOUT_MS_DEFAULT, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
 from eutaxy.aws.tables import Tables
 
 __all__ = ["AwsPlatform", "create_platform"]
@@ -113,7 +113,7 @@ class AwsPlatform:
         environment = {
             **_LAMBDA_ENVIRONMENT,
             "AWS_LAMBDA_FUNCTION_NAME": _function_name(scenario),
-            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(-(-int(spec.get("timeoutMs") or DEFAULT_TIMEOUT_MS) // 1000)),
+            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(-(-int(spec.get("timeoutMs") or TIMEOUT_MS_DEFAULT) // 1000)),
             **dict(spec.get("environment") or {}),
         }
         root = str(scenario.get("root") or os.getcwd())
@@ -170,7 +170,7 @@ class AwsPlatform:
         self.tables.reset(tables)
         self.resources.reset(setup)
         max_redeliveries = int(bounds.get("maxRedeliveries", 0))
-        timeout_ms = int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS)
+        timeout_ms = int(scenario["handler"].get("timeoutMs") or TIMEOUT_MS_DEFAULT)
         where = f"scenario {scenario.get('name')}"
         driven = queue_of(drive, loop.now_ms, where)
         declared = {step["name"]: SqsQueue(settings=QueueSettings.of(step)) for step in steps_of(setup, "sqs_queue")}
@@ -241,7 +241,7 @@ def _validate(scenario: Mapping[str, Any]) -> None:
     drive = scenario.get("drive") or {}
     if drive.get("kind") != "sqs":
         raise UserError(f"the AWS platform drives an sqs queue; the scenario's drive is {drive.get('kind')!r}")
-    validate_drive(drive, int(spec.get("timeoutMs") or DEFAULT_TIMEOUT_MS), f"scenario {scenario.get('name')}")
+    validate_drive(drive, int(spec.get("timeoutMs") or TIMEOUT_MS_DEFAULT), f"scenario {scenario.get('name')}")
 
 
 def _remove_entries(entries: list[str]) -> None:

@@ -19,12 +19,12 @@ from eutaxy.engine.scenario import drive_events, scenario_bounds, scenario_invar
 from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
-    DEFAULT_MAX_RECEIVE_COUNT,
-    DEFAULT_TIMEOUT_MS,
-    DEFAULT_VISIBILITY_TIMEOUT_S,
-    MAX_BATCHING_WINDOW_S,
-    MAX_DELAY_S,
-    MAX_VISIBILITY_TIMEOUT_S,
+    BATCHING_WINDOW_S_MAX,
+    DELAY_S_MAX,
+    MAX_RECEIVE_COUNT_DEFAULT,
+    TIMEOUT_MS_DEFAULT,
+    VISIBILITY_TIMEOUT_S_DEFAULT,
+    VISIBILITY_TIMEOUT_S_MAX,
     QueueSettings,
     events_of,
     message_attribute,
@@ -52,7 +52,7 @@ def handler(
     path: str,
     function: str = "handler",
     *,
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    timeout_ms: int = TIMEOUT_MS_DEFAULT,
     environment: Mapping[str, str] | None = None,
     python_path: Iterable[str] = (),
 ) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def message(
         raise UserError(f"message group_id must be a non-empty string, got {group_id!r}")
     if deduplication_id is not None and (not isinstance(deduplication_id, str) or not deduplication_id):
         raise UserError(f"message deduplication_id must be a non-empty string, got {deduplication_id!r}")
-    _check_seconds("message delay_s", delay_s, 0, MAX_DELAY_S, optional=True)
+    _check_seconds("message delay_s", delay_s, 0, DELAY_S_MAX, optional=True)
     return Message(
         body=body,
         attributes=dict(attributes or {}),
@@ -144,9 +144,9 @@ def sqs(
     name: str,
     messages: Iterable[Any],
     *,
-    max_receive_count: int = DEFAULT_MAX_RECEIVE_COUNT,
+    max_receive_count: int = MAX_RECEIVE_COUNT_DEFAULT,
     batch_size: int = 1,
-    visibility_timeout_s: int = DEFAULT_VISIBILITY_TIMEOUT_S,
+    visibility_timeout_s: int = VISIBILITY_TIMEOUT_S_DEFAULT,
     delay_s: int = 0,
     batching_window_s: int = 0,
     report_batch_item_failures: bool = True,
@@ -167,9 +167,9 @@ def sqs(
         raise UserError(f"sqs max_receive_count must be an integer of at least 1, got {max_receive_count!r}")
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise UserError(f"sqs batch_size must be a positive integer, got {batch_size!r}")
-    _check_seconds("sqs visibility_timeout_s", visibility_timeout_s, 0, MAX_VISIBILITY_TIMEOUT_S)
-    _check_seconds("sqs delay_s", delay_s, 0, MAX_DELAY_S)
-    _check_seconds("sqs batching_window_s", batching_window_s, 0, MAX_BATCHING_WINDOW_S)
+    _check_seconds("sqs visibility_timeout_s", visibility_timeout_s, 0, VISIBILITY_TIMEOUT_S_MAX)
+    _check_seconds("sqs delay_s", delay_s, 0, DELAY_S_MAX)
+    _check_seconds("sqs batching_window_s", batching_window_s, 0, BATCHING_WINDOW_S_MAX)
     drive: dict[str, Any] = {
         "kind": "sqs",
         "name": name,
@@ -252,7 +252,7 @@ def sqs_queue(name: str, *, delay_s: int = 0, content_based_deduplication: bool 
     """A setup step: a queue the handler sends to and nothing drives; its messages are its snapshot."""
     if not isinstance(name, str) or not name:
         raise UserError(f"sqs_queue name must be a non-empty string, got {name!r}")
-    _check_seconds("sqs_queue delay_s", delay_s, 0, MAX_DELAY_S)
+    _check_seconds("sqs_queue delay_s", delay_s, 0, DELAY_S_MAX)
     return {
         "kind": "sqs_queue",
         "name": name,
@@ -346,7 +346,7 @@ def define_scenario(
     }
     if dynamodb_endpoint is not None:
         scenario["dynamodb"] = {"endpointUrl": dynamodb_endpoint}
-    validate_drive(scenario["drive"], int(scenario["handler"].get("timeoutMs") or DEFAULT_TIMEOUT_MS), f"scenario {name}")
+    validate_drive(scenario["drive"], int(scenario["handler"].get("timeoutMs") or TIMEOUT_MS_DEFAULT), f"scenario {name}")
     _check_targets(scenario)
     return scenario
 

@@ -50,9 +50,9 @@ from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
 
 __all__ = [
     "ACCOUNT_ID",
-    "DEFAULT_MAX_RECEIVE_COUNT",
-    "DEFAULT_TIMEOUT_MS",
-    "DEFAULT_VISIBILITY_TIMEOUT_S",
+    "MAX_RECEIVE_COUNT_DEFAULT",
+    "TIMEOUT_MS_DEFAULT",
+    "VISIBILITY_TIMEOUT_S_DEFAULT",
     "LambdaContext",
     "QueueSettings",
     "SqsQueue",
@@ -64,21 +64,21 @@ __all__ = [
 
 #: AWS asks for a redrive policy's maxReceiveCount of at least 5 on a Lambda event source
 #: queue, so a message survives a few throttled or failed batches before it is moved.
-DEFAULT_MAX_RECEIVE_COUNT = 5
+MAX_RECEIVE_COUNT_DEFAULT = 5
 #: Lambda's default function timeout.
-DEFAULT_TIMEOUT_MS = 3000
+TIMEOUT_MS_DEFAULT = 3000
 #: SQS's default visibility timeout.
-DEFAULT_VISIBILITY_TIMEOUT_S = 30
+VISIBILITY_TIMEOUT_S_DEFAULT = 30
 #: How long SQS remembers a FIFO deduplication id.
 DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000
 #: The account every simulated ARN names.
 ACCOUNT_ID = MOTO_ACCOUNT_ID
 #: Batch sizes the event source mapping accepts.
-MAX_BATCH_SIZE_FIFO = 10
-MAX_BATCH_SIZE_STANDARD = 10_000
-MAX_BATCHING_WINDOW_S = 300
-MAX_DELAY_S = 900
-MAX_VISIBILITY_TIMEOUT_S = 43_200
+BATCH_SIZE_FIFO_MAX = 10
+BATCH_SIZE_STANDARD_MAX = 10_000
+BATCHING_WINDOW_S_MAX = 300
+DELAY_S_MAX = 900
+VISIBILITY_TIMEOUT_S_MAX = 43_200
 
 
 def body_text(body: Any) -> str:
@@ -117,9 +117,9 @@ class QueueSettings:
         return cls(
             name=name,
             fifo=bool(drive.get("fifo", name.endswith(".fifo"))),
-            visibility_ms=int(drive.get("visibilityTimeoutSeconds", DEFAULT_VISIBILITY_TIMEOUT_S)) * 1000,
+            visibility_ms=int(drive.get("visibilityTimeoutSeconds", VISIBILITY_TIMEOUT_S_DEFAULT)) * 1000,
             delay_ms=int(drive.get("delaySeconds", 0)) * 1000,
-            max_receive_count=int(drive.get("maxReceiveCount") or DEFAULT_MAX_RECEIVE_COUNT),
+            max_receive_count=int(drive.get("maxReceiveCount") or MAX_RECEIVE_COUNT_DEFAULT),
             batch_size=int(drive.get("batchSize", 1)),
             window_ms=int(drive.get("maximumBatchingWindowSeconds", 0)) * 1000,
             report_failures=bool(drive.get("reportBatchItemFailures", True)),
@@ -139,12 +139,12 @@ def validate_drive(drive: Mapping[str, Any], timeout_ms: int, where: str) -> Non
             f"visibility_timeout_s to at least the function timeout; AWS recommends six times it)"
         )
     if settings.fifo:
-        if settings.batch_size > MAX_BATCH_SIZE_FIFO:
-            raise UserError(f"{where}: a FIFO queue's batch_size is at most {MAX_BATCH_SIZE_FIFO}, got {settings.batch_size}")
+        if settings.batch_size > BATCH_SIZE_FIFO_MAX:
+            raise UserError(f"{where}: a FIFO queue's batch_size is at most {BATCH_SIZE_FIFO_MAX}, got {settings.batch_size}")
         if settings.window_ms:
             raise UserError(f"{where}: a FIFO queue's event source takes no batching window")
-    elif settings.batch_size > MAX_BATCH_SIZE_STANDARD:
-        raise UserError(f"{where}: batch_size is at most {MAX_BATCH_SIZE_STANDARD}, got {settings.batch_size}")
+    elif settings.batch_size > BATCH_SIZE_STANDARD_MAX:
+        raise UserError(f"{where}: batch_size is at most {BATCH_SIZE_STANDARD_MAX}, got {settings.batch_size}")
     elif settings.batch_size > 10 and settings.window_ms < 1000:
         raise UserError(f"{where}: a batch_size above 10 needs a batching window of at least 1 s (AWS requires it)")
     for event in drive.get("events") or ():

@@ -30,8 +30,8 @@ __all__ = ["BATCH_WRITE_LIMIT", "Tables"]
 BATCH_WRITE_LIMIT = 25
 #: Bounds on paging and on retrying unprocessed items; a scenario's tables are small, so
 #: reaching one means the local service misbehaves.
-_MAX_PAGES = 100_000
-_MAX_UNPROCESSED_ROUNDS = 100
+_PAGES_MAX = 100_000
+_UNPROCESSED_ROUNDS_MAX = 100
 
 
 def _typed_item(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,7 +128,7 @@ class Tables:
                 self._write_batch({name: table_requests[start : start + BATCH_WRITE_LIMIT]})
 
     def _write_batch(self, batch: dict[str, list[Any]]) -> None:
-        for _ in range(_MAX_UNPROCESSED_ROUNDS):
+        for _ in range(_UNPROCESSED_ROUNDS_MAX):
             answer = self.client.batch_write_item(RequestItems=batch)
             batch = answer.get("UnprocessedItems") or {}
             if not batch:
@@ -138,7 +138,7 @@ class Tables:
     def _all_tables(self) -> list[str]:
         names: list[str] = []
         start: str | None = None
-        for _ in range(_MAX_PAGES):
+        for _ in range(_PAGES_MAX):
             page = self.client.list_tables(**({"ExclusiveStartTableName": start} if start else {}))
             names.extend(page.get("TableNames", []))
             start = page.get("LastEvaluatedTableName")
@@ -149,7 +149,7 @@ class Tables:
     def _scan(self, name: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         start: Mapping[str, Any] | None = None
-        for _ in range(_MAX_PAGES):
+        for _ in range(_PAGES_MAX):
             kwargs: dict[str, Any] = {"TableName": name, "ConsistentRead": True}
             if start:
                 kwargs["ExclusiveStartKey"] = start

@@ -202,15 +202,15 @@ def _whole_number(text: str, maximum: int) -> int:
 
 
 def _budget_ms(text: str) -> int:
-    from eutaxy.engine.bounds import MAX_BUDGET_MS
+    from eutaxy.engine.bounds import BUDGET_MS_MAX
 
-    return _whole_number(text, MAX_BUDGET_MS)
+    return _whole_number(text, BUDGET_MS_MAX)
 
 
 def _max_runs(text: str) -> int:
-    from eutaxy.engine.bounds import MAX_RUNS
+    from eutaxy.engine.bounds import RUNS_MAX
 
-    return _whole_number(text, MAX_RUNS)
+    return _whole_number(text, RUNS_MAX)
 
 
 def _seed(text: str) -> str:

@@ -129,9 +129,9 @@ def _checked(where: str, key: str, value: Any) -> Any:
         if not isinstance(value, str) or not value.strip():
             raise bad()
         return value
-    from eutaxy.engine.bounds import MAX_BUDGET_MS, MAX_RUNS
+    from eutaxy.engine.bounds import BUDGET_MS_MAX, RUNS_MAX
 
-    maximum = MAX_BUDGET_MS if key == "budget-ms" else MAX_RUNS
+    maximum = BUDGET_MS_MAX if key == "budget-ms" else RUNS_MAX
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= maximum:
         raise bad()
     return value

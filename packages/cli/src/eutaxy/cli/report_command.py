@@ -24,7 +24,7 @@ __all__ = ["add_report_parser", "run_spec_report"]
 
 #: The seed when none is given: a constant, so the same files give the same verdicts on
 #: every machine (a directory's name would differ between checkouts).
-DEFAULT_SEED = "eutaxy-report"
+SEED_DEFAULT = "eutaxy-report"
 
 
 def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -36,7 +36,7 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
                      "by the engines --prover names."),
     )
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR", help="where to look (default: .)")
-    parser.add_argument("--seed", default=DEFAULT_SEED, help=f"the seed for generated inputs (default: {DEFAULT_SEED})")
+    parser.add_argument("--seed", default=SEED_DEFAULT, help=f"the seed for generated inputs (default: {SEED_DEFAULT})")
     parser.add_argument("--min-inside", type=_positive, default=None, metavar="N",
                         help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
     parser.add_argument("--show-inputs", type=_positive, default=0, metavar="N",

@@ -58,7 +58,7 @@ RUN_TIMEOUT_FLOOR_S = 60.0
 LOG_TAIL_LINES = 40
 
 #: Largest answer line accepted (a run's effect log); past it the host is broken.
-MAX_LINE_BYTES = 256 * 1024 * 1024
+LINE_BYTES_MAX = 256 * 1024 * 1024
 
 #: How long killing a host's session may take before close() goes on anyway.
 KILL_WAIT_S = 5.0
@@ -248,7 +248,7 @@ class Host:
                 self._process.wait(timeout=5)
                 raise self._failure(f"the Node host exited (status {self._process.returncode})")
             self._buffer += chunk
-            if len(self._buffer) > MAX_LINE_BYTES:
+            if len(self._buffer) > LINE_BYTES_MAX:
                 self._kill()
                 raise self._failure("the Node host wrote a line longer than the protocol allows")
         line, _, self._buffer = self._buffer.partition(b"\n")

@@ -12,7 +12,7 @@ A crashed runtime is not the end of a check. When workerd or the Node host dies
 during a run (killed, out of memory), the platform starts a new host, loads the
 Worker again and performs the same plan again, so the check ends with the verdict
 it would have given; each restart is said in ``describe()["restarts"]``, which the
-verdict's provenance carries. After MAX_RESTARTS it gives up with a HostError
+verdict's provenance carries. After RESTARTS_MAX it gives up with a HostError
 naming what died and how. A host that does not answer within its deadline is
 stopped and restarted the same way: a Worker whose code never yields is the
 host's watchdog's to stop (UNSUPPORTED, cpu_bound), so a silent host is a fault.
@@ -39,7 +39,7 @@ BINDING_WITHOUT_SETUP = "binding_without_setup"
 
 #: Host restarts a check may take before it gives up: one dead runtime is the machine's
 #: bad luck (a kill, the OOM killer); three in one check are a pattern to report.
-MAX_RESTARTS = 2
+RESTARTS_MAX = 2
 
 
 class CloudflarePlatform:
@@ -94,7 +94,7 @@ class CloudflarePlatform:
         self._check_same_worker(data["scenario"])
         timeout_s = _run_timeout_s(data["scenario"])
         # A bound: each pass either answers or restarts, and restarts are capped.
-        for _ in range(MAX_RESTARTS + 2):
+        for _ in range(RESTARTS_MAX + 2):
             self.start()
             host = self._host
             assert host is not None
@@ -121,7 +121,7 @@ class CloudflarePlatform:
         """The runtime died during run ``runs + 1``: note it and close the host, or give up."""
         died = host.what_died() or str(error).splitlines()[0]
         self.close()
-        if len(self.restarts) >= MAX_RESTARTS:
+        if len(self.restarts) >= RESTARTS_MAX:
             earlier = "; ".join(self.restarts)
             raise host_module.HostError(
                 f"{died} during run {self.runs + 1}, after {len(self.restarts)} restarts already ({earlier}); "

@@ -22,7 +22,7 @@ from eutaxy.core.errors import UserError
 from . import jsonc
 
 __all__ = [
-    "DEFAULT_MAX_RETRIES",
+    "MAX_RETRIES_DEFAULT",
     "Binding",
     "D1Database",
     "QueueConsumer",
@@ -35,7 +35,7 @@ __all__ = [
 #: (developers.cloudflare.com/queues/configuration/configure-queues/). Miniflare's
 #: README says 2; Eutaxy follows the production platform the user deploys to,
 #: as the seeds do, so a redelivery that production makes is explored here too.
-DEFAULT_MAX_RETRIES = 3
+MAX_RETRIES_DEFAULT = 3
 
 #: Cloudflare caps ``max_retries`` at 100.
 MAX_RETRIES_LIMIT = 100
@@ -260,7 +260,7 @@ def _consumers(reader: _Reader, queues: dict) -> list[QueueConsumer]:
         consumers.append(
             QueueConsumer(
                 queue=queue,
-                max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
+                max_retries=MAX_RETRIES_DEFAULT if max_retries is None else max_retries,
                 max_retries_source="default" if max_retries is None else "config",
                 max_batch_size=reader.optional_int(entry, "max_batch_size", where),
                 dead_letter_queue=reader.optional_string(entry, "dead_letter_queue", where),

@@ -16,7 +16,7 @@ from typing import Any
 __all__ = ["json_problem", "join_path"]
 
 #: Deeper than this is a cycle or a mistake; no scenario nests its data this far.
-MAX_DEPTH = 200
+DEPTH_MAX = 200
 
 _HINTS = {
     "set": "use a list",
@@ -60,8 +60,8 @@ def _problem(item: Any, where: str, tuples: bool, open_containers: tuple[int, ..
         # Only a container met again inside itself is a cycle; one shared side by side is fine.
         if id(item) in open_containers:
             return f"{label}: the {type(item).__name__} contains itself"
-        if len(open_containers) >= MAX_DEPTH:
-            return f"{label}: nested more than {MAX_DEPTH} levels deep"
+        if len(open_containers) >= DEPTH_MAX:
+            return f"{label}: nested more than {DEPTH_MAX} levels deep"
         inside = open_containers + (id(item),)
         if is_list:
             for index, element in enumerate(item):

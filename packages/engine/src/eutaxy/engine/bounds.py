@@ -13,32 +13,32 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["BOUND_NAMES", "DEFAULT_EFFECT_HANG_MS", "MAX_BUDGET_MS", "MAX_RUNS", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
+__all__ = ["BOUND_NAMES", "BUDGET_MS_MAX", "EFFECT_HANG_MS_DEFAULT", "RUNS_MAX", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
-DEFAULT_MAX_FAULTS_PER_RUN = 1
-DEFAULT_MAX_REDELIVERIES = 2
-DEFAULT_MAX_CONCURRENT_INVOCATIONS = 1
+MAX_FAULTS_PER_RUN_DEFAULT = 1
+MAX_REDELIVERIES_DEFAULT = 2
+MAX_CONCURRENT_INVOCATIONS_DEFAULT = 1
 #: Two seconds of exploration: long enough to reach a few hundred runs of a small Worker.
-DEFAULT_BUDGET_MS = 2000
+BUDGET_MS_DEFAULT = 2000
 #: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
-DEFAULT_FAULT_PROBABILITY = 0.9
+FAULT_PROBABILITY_DEFAULT = 0.9
 #: Real time one effect's I/O may take before a runtime counts it hung (the run is then
 #: UNSUPPORTED, effect_hung), when the budget is 0 and so names no threshold.
-DEFAULT_EFFECT_HANG_MS = 10_000
+EFFECT_HANG_MS_DEFAULT = 10_000
 #: The longest budget: runtimes arm real timers of budgetMs (an effect slower than that is
 #: hung), and a JavaScript timer longer than 2**31 - 1 ms (24.8 days) fires at once.
-MAX_BUDGET_MS = 2**31 - 1
+BUDGET_MS_MAX = 2**31 - 1
 #: The most runs a check may be asked for: more than any budget leaves time for (24.8 days
 #: at a thousand runs a second is about 2**31).
-MAX_RUNS = 2**31 - 1
+RUNS_MAX = 2**31 - 1
 
 
 #: The bounds the engine reads, by their JSON (camelCase) names. A platform may add its own.
 BOUND_NAMES = ("maxFaultsPerRun", "maxRedeliveries", "maxConcurrentInvocations", "budgetMs", "faultProbability", "maxRuns")
 
 #: The bounds with an upper limit.
-_MAXIMA = {"budgetMs": MAX_BUDGET_MS, "maxRuns": MAX_RUNS}
+_MAXIMA = {"budgetMs": BUDGET_MS_MAX, "maxRuns": RUNS_MAX}
 
 _SNAKE_PART = re.compile(r"_([a-z0-9])")
 
@@ -101,11 +101,11 @@ class Bounds:
         """Real time one effect's I/O may take in a run before it counts as hung.
 
         The exploration budget when it is set (an effect slower than the whole budget
-        cannot be explored), else DEFAULT_EFFECT_HANG_MS. Plans carry it as the scenario's
+        cannot be explored), else EFFECT_HANG_MS_DEFAULT. Plans carry it as the scenario's
         ``bounds.effectHangMs``; it is not a bound a scenario sets, so the verdict's
         provenance does not list it.
         """
-        return self.budget_ms if self.budget_ms > 0 else DEFAULT_EFFECT_HANG_MS
+        return self.budget_ms if self.budget_ms > 0 else EFFECT_HANG_MS_DEFAULT
 
 
 def _integer(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
@@ -121,21 +121,21 @@ def resolve_bounds(
 ) -> Bounds:
     """The scenario's bounds with the caller's ``max_runs`` and ``budget_ms`` over them."""
     given = dict(scenario.get("bounds") or {})
-    probability = given.get("faultProbability", DEFAULT_FAULT_PROBABILITY)
+    probability = given.get("faultProbability", FAULT_PROBABILITY_DEFAULT)
     if isinstance(probability, bool) or not isinstance(probability, (int, float)) or not 0 <= probability <= 1:
         raise UserError(f"bounds.faultProbability must be a number from 0 to 1, got {probability!r}")
     runs = max_runs if max_runs is not None else given.get("maxRuns")
     return Bounds(
-        max_faults_per_run=_integer(given.get("maxFaultsPerRun", DEFAULT_MAX_FAULTS_PER_RUN), "maxFaultsPerRun", 0),
-        max_redeliveries=_integer(given.get("maxRedeliveries", DEFAULT_MAX_REDELIVERIES), "maxRedeliveries", 0),
+        max_faults_per_run=_integer(given.get("maxFaultsPerRun", MAX_FAULTS_PER_RUN_DEFAULT), "maxFaultsPerRun", 0),
+        max_redeliveries=_integer(given.get("maxRedeliveries", MAX_REDELIVERIES_DEFAULT), "maxRedeliveries", 0),
         max_concurrent_invocations=_integer(
-            given.get("maxConcurrentInvocations", DEFAULT_MAX_CONCURRENT_INVOCATIONS), "maxConcurrentInvocations", 1
+            given.get("maxConcurrentInvocations", MAX_CONCURRENT_INVOCATIONS_DEFAULT), "maxConcurrentInvocations", 1
         ),
         budget_ms=_integer(
-            budget_ms if budget_ms is not None else given.get("budgetMs", DEFAULT_BUDGET_MS), "budgetMs", 0, MAX_BUDGET_MS
+            budget_ms if budget_ms is not None else given.get("budgetMs", BUDGET_MS_DEFAULT), "budgetMs", 0, BUDGET_MS_MAX
         ),
         fault_probability=float(probability),
-        max_runs=None if runs is None else _integer(runs, "maxRuns", 1, MAX_RUNS),
+        max_runs=None if runs is None else _integer(runs, "maxRuns", 1, RUNS_MAX),
     )
 
 

@@ -37,7 +37,7 @@ from eutaxy.engine.audit import run_audit
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.explain import explain
-from eutaxy.engine.module_state import DEFAULT_MODULE_STATE_RUNS, check_module_state
+from eutaxy.engine.module_state import MODULE_STATE_RUNS_DEFAULT, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
 from eutaxy.engine.scenario import default_seed
@@ -77,7 +77,7 @@ def check_verdict(
     max_runs: int | None = None,
     budget_ms: int | None = None,
     exhaustive: bool = False,
-    module_state_runs: int = DEFAULT_MODULE_STATE_RUNS,
+    module_state_runs: int = MODULE_STATE_RUNS_DEFAULT,
     audit: bool = False,
     on_progress: Callable[[dict], None] | None = None,
     clock_ms: Callable[[], float] | None = None,

@@ -15,11 +15,11 @@ from eutaxy.core.canonical import to_json
 from eutaxy.engine.outcomes import Stopped
 from eutaxy.engine.session import Session
 
-__all__ = ["DEFAULT_MODULE_STATE_RUNS", "check_module_state", "first_difference"]
+__all__ = ["MODULE_STATE_RUNS_DEFAULT", "check_module_state", "first_difference"]
 
 #: Two runs, rerun in reverse, cost two extra runs and catch state the first run left
 #: for the second (the common leak); ``module_state_runs`` sizes it, 0 disables it.
-DEFAULT_MODULE_STATE_RUNS = 2
+MODULE_STATE_RUNS_DEFAULT = 2
 
 
 def check_module_state(session: Session, runs: int) -> Stopped | None:

@@ -39,7 +39,7 @@ Design notes, in the manner of Hypothesis's conjecture shrinker:
   twice (a pass proposing what an earlier pass already tried) is never run again. Runs
   are deterministic, so the cached record is the replay.
 
-``MAX_SHRINK_RUNS`` bounds the replays (the guard's fault-free runs included); each
+``SHRINK_RUNS_MAX`` bounds the replays (the guard's fault-free runs included); each
 pass's runs, cache hits and shrinks go to the verdict's ``provenance.shrinkPasses``.
 Wall time never stops shrinking, so the verdict stays deterministic.
 """
@@ -58,12 +58,12 @@ from eutaxy.engine.plans import event_ids, event_of_invocation, events_of, first
 from eutaxy.engine.replay import replay
 from eutaxy.engine.session import RunRecord, Session, same_violation, violation_key
 
-__all__ = ["MAX_SHRINK_RUNS", "SHRINK_PASSES", "ShrinkPass", "Shrunk", "fault_free_run", "protected_events", "shrink"]
+__all__ = ["SHRINK_PASSES", "SHRINK_RUNS_MAX", "ShrinkPass", "Shrunk", "fault_free_run", "protected_events", "shrink"]
 
 #: Replays the shrinker may spend: enough for a few dozen faults and events removed one
 #: at a time, or a thousand events halved down to one, and small next to an exploration
 #: budget.
-MAX_SHRINK_RUNS = 500
+SHRINK_RUNS_MAX = 500
 
 
 @attrs.frozen(kw_only=True)
@@ -74,7 +74,7 @@ class Shrunk:
     kept_events: tuple[str, ...]
     #: Replays spent, the fault-free guard runs included.
     replays: int
-    #: Whether ``MAX_SHRINK_RUNS`` stopped the shrinker before a fixed point.
+    #: Whether ``SHRINK_RUNS_MAX`` stopped the shrinker before a fixed point.
     capped: bool
     #: The kept events' fault-free arrival-order run, when the guard already ran it.
     baseline: RunRecord | None = None
@@ -259,7 +259,7 @@ class _Shrinker:
     _baselines: dict[tuple[str, ...] | None, RunRecord] = attrs.field(factory=dict)
 
     def spent(self) -> bool:
-        return self.replays >= MAX_SHRINK_RUNS
+        return self.replays >= SHRINK_RUNS_MAX
 
     def replay(self, schedule: Schedule, kept: tuple[str, ...]) -> tuple[RunRecord, bool]:
         """The replay of ``schedule`` on ``kept``, and whether the cache answered it."""

@@ -17,7 +17,7 @@ from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_spec, read_specs
 from .rung import RungResult
 from .spec_ladder import run_ladder
-from .tested import DEFAULT_MAX_INSIDE, run_tested
+from .tested import MAX_INSIDE_DEFAULT, run_tested
 
 #: Loaded on first use, so importing the package does not import ``report``
 #: (the CLI treats a missing ``eutaxy.prover.report`` as "no ladder installed").
@@ -33,7 +33,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "DEFAULT_MAX_INSIDE", "ENGINE_KINDS", "Evaluator", "LoadError", "ModuleProofs", "NodeError", "NodeToolchain",
+    "ENGINE_KINDS", "MAX_INSIDE_DEFAULT", "Evaluator", "LoadError", "ModuleProofs", "NodeError", "NodeToolchain",
     "Outcome", "ProveInput", "Prover", "ReadError", "RungResult", "aggregate", "engine_answers", "find_spec_files",
     "find_toolchain", "fold_engines",
     "fold_sampling", "read_spec", "read_specs", "recorded_calls", "render_text", "report_exit_code",

@@ -7,7 +7,7 @@ values (``values.py``):
   zero and one, NaN, the infinities and -0, the empty string, both booleans,
   every member of a union, records built from their fields' edges, arrays
   empty, of one edge, and of one element twice), distinct, and at most
-  :data:`MAX_EDGES` for composite types so nesting does not multiply them.
+  :data:`EDGES_MAX` for composite types so nesting does not multiply them.
   A union of literals keeps every member, however many.
 - ``draw(t, ctx, guide)``: one random value, biased the way bugs are.
 - ``shrink(t, value, guide)``: simpler candidates, simplest first.
@@ -29,13 +29,14 @@ from .steering import NO_GUIDE, Guide
 from .values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, js_string, key, number, utf16_length
 
 #: Composite types keep at most this many edges, so nesting does not multiply them.
-MAX_EDGES = 64
+EDGES_MAX = 64
 #: Arrays are mostly short: claims keyed on order or repeats break at a few elements.
-MAX_ARRAY_LENGTH = 16
+ARRAY_LENGTH_MAX = 16
 #: Strings are short texts; long ones find little a short one misses.
-MAX_STRING_LENGTH = 8
-MAX_DOUBLE = 1.7976931348623157e308
-MIN_DOUBLE = 5e-324
+STRING_LENGTH_MAX = 8
+#: The largest finite double, and the smallest positive one (a subnormal).
+DOUBLE_MAX = 1.7976931348623157e308
+DOUBLE_POSITIVE_MIN = 5e-324
 #: How often an array element repeats an earlier one (claims keyed on distinct elements break on a repeat).
 REPEAT_CHANCE = 0.25
 
@@ -53,8 +54,8 @@ class Undrawable(Exception):
 @attrs.frozen(kw_only=True)
 class DrawContext:
     draws: Draws
-    max_array_length: int = MAX_ARRAY_LENGTH
-    max_string_length: int = MAX_STRING_LENGTH
+    max_array_length: int = ARRAY_LENGTH_MAX
+    max_string_length: int = STRING_LENGTH_MAX
     #: Strings the real RegExp accepted, per pattern, handed out in turn.
     string_pool: Optional[Callable[[Guide], Optional[str]]] = None
     #: The string constants the claim mentions (``s.includes("@")``, ``s === "v1"``): strings are
@@ -99,7 +100,7 @@ def _number_edges(guide: Guide) -> list:
     values += [v for v in guide.equals if is_number(v)]
     if not guide.integer:
         values += [0.5, -0.5]
-    values += [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, MIN_DOUBLE, MAX_DOUBLE, -MAX_DOUBLE]
+    values += [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, DOUBLE_POSITIVE_MIN, DOUBLE_MAX, -DOUBLE_MAX]
     return values
 
 
@@ -139,7 +140,7 @@ def edges(t: SpecType, guide: Guide = NO_GUIDE) -> list:
         return _distinct([_literal(v) for v in t.values], None)
     if isinstance(t, NullableType):
         nulls = ([None] if t.null else []) + ([UNDEFINED] if t.undefined else [])
-        return _distinct(nulls + edges(t.inner, guide), MAX_EDGES)
+        return _distinct(nulls + edges(t.inner, guide), EDGES_MAX)
     if isinstance(t, RecordType):
         return _record_edges(t, guide)
     if isinstance(t, TaggedUnionType):
@@ -148,12 +149,12 @@ def edges(t: SpecType, guide: Guide = NO_GUIDE) -> list:
         return _interleave([edges(m) for m in t.members])
     if isinstance(t, TemplateType):
         hole_edges = [edges(h) for h in t.holes]
-        count = min(max((len(e) for e in hole_edges), default=1), MAX_EDGES)
-        return _distinct([_fill(t, [e[k % len(e)] for e in hole_edges]) for k in range(count)], MAX_EDGES)
+        count = min(max((len(e) for e in hole_edges), default=1), EDGES_MAX)
+        return _distinct([_fill(t, [e[k % len(e)] for e in hole_edges]) for k in range(count)], EDGES_MAX)
     if isinstance(t, ArrayType):
         element = edges(t.element, guide.elements)
         arrays = [()] + [(e,) for e in element] + ([(element[0], element[0])] if element else [])
-        return _distinct(arrays, MAX_EDGES)
+        return _distinct(arrays, EDGES_MAX)
     raise Undrawable(getattr(t, "reason", "") or f"type {t.name!r} is not drawn")
 
 
@@ -162,11 +163,11 @@ def _record_edges(t: RecordType, guide: Guide = NO_GUIDE) -> list:
     field_edges = [edges(f.type, guide.field(f.name)) for f in t.fields]
     if not t.fields:
         return [{}]
-    count = min(max(len(e) for e in field_edges), MAX_EDGES)
+    count = min(max(len(e) for e in field_edges), EDGES_MAX)
     records = [{f.name: e[k % len(e)] for f, e in zip(t.fields, field_edges)} for k in range(count)]
     if any(f.optional for f in t.fields):
         records.insert(1, {f.name: e[0] for f, e in zip(t.fields, field_edges) if not f.optional})
-    return _distinct(records, MAX_EDGES)
+    return _distinct(records, EDGES_MAX)
 
 
 def _fill(t: TemplateType, values: list) -> str:
@@ -181,13 +182,13 @@ def _interleave(lists: list[list]) -> list:
     out = []
     for k in range(max((len(x) for x in lists), default=0)):
         out.extend(x[k] for x in lists if k < len(x))
-    return _distinct(out, MAX_EDGES)
+    return _distinct(out, EDGES_MAX)
 
 
 # --- cardinality ------------------------------------------------------------------
 
 #: Above this a domain counts as unbounded for the early stop.
-MAX_COUNTED_DOMAIN = 10**6
+COUNTED_DOMAIN_MAX = 10**6
 
 
 def cardinality(t: SpecType) -> Optional[int]:
@@ -208,7 +209,7 @@ def cardinality(t: SpecType) -> Optional[int]:
             if c is None:
                 return None
             total *= c + (1 if f.optional else 0)
-            if total > MAX_COUNTED_DOMAIN:
+            if total > COUNTED_DOMAIN_MAX:
                 return None
         return total
     if isinstance(t, (TaggedUnionType, UnionType)):
@@ -223,7 +224,7 @@ def cardinality(t: SpecType) -> Optional[int]:
 
 #: A domain of at most this many assignments is enumerated whole before any random
 #: draw, unless the property's ``sample.maxEnumerate`` says otherwise.
-MAX_ENUMERATE = 4096
+MAX_ENUMERATE_DEFAULT = 4096
 
 
 def _int_range(guide: Guide) -> Optional[tuple[int, int]]:
@@ -234,7 +235,7 @@ def _int_range(guide: Guide) -> Optional[tuple[int, int]]:
     return int(lo_i), int(hi_i)
 
 
-def enumerate_values(t: SpecType, guide: Guide = NO_GUIDE, limit: int = MAX_ENUMERATE) -> Optional[list]:
+def enumerate_values(t: SpecType, guide: Guide = NO_GUIDE, limit: int = MAX_ENUMERATE_DEFAULT) -> Optional[list]:
     """Every value of ``t`` the guide admits, when there are at most ``limit``; else ``None``.
 
     Numbers count only when the guide makes them integral and bounds them on both
@@ -301,7 +302,7 @@ def enumerate_values(t: SpecType, guide: Guide = NO_GUIDE, limit: int = MAX_ENUM
 _ABSENT = object()
 
 
-def enumerate_assignments(types: list, guides: list, limit: int = MAX_ENUMERATE) -> Optional[list[tuple]]:
+def enumerate_assignments(types: list, guides: list, limit: int = MAX_ENUMERATE_DEFAULT) -> Optional[list[tuple]]:
     """Every assignment of the binders (the product of their enumerations), when at most ``limit``."""
     assignments: list[tuple] = [()]
     for t, g in zip(types, guides):
@@ -404,7 +405,7 @@ def _draw_number(guide: Guide, d: Draws) -> float | int:
     if r < 0.68:
         return number(d.between(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER))
     if r < 0.72:
-        return d.choice((MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, MAX_DOUBLE, -MAX_DOUBLE))
+        return d.choice((MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, DOUBLE_MAX, -DOUBLE_MAX))
     if guide.integer and r < 0.97:
         return _small_int(d)
     if r < 0.85:
@@ -416,7 +417,7 @@ def _draw_number(guide: Guide, d: Draws) -> float | int:
         # Magnitudes: the very small and the very large.
         exponent = d.between(-320, 308)
         mantissa = 1 + d.random()
-        value = mantissa * 10.0 ** exponent if exponent > -300 else MIN_DOUBLE * d.between(1, 1000)
+        value = mantissa * 10.0 ** exponent if exponent > -300 else DOUBLE_POSITIVE_MIN * d.between(1, 1000)
         return number(-value if d.chance(0.5) else value)
     return d.choice((math.nan, math.inf, -math.inf, -0.0))
 

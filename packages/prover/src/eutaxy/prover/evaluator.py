@@ -36,10 +36,10 @@ TRUE, FALSE, SKIPPED, THREW, MALFORMED = "true", "false", "skipped", "threw", "m
 TIMEOUT, DIED = "timeout", "died"
 
 #: The most xoshiro128** words one ``words`` request asks for (the evaluator's own limit).
-MAX_WORDS = 1 << 20
+WORDS_MAX = 1 << 20
 
 #: Real time one evaluation may take unless the property says otherwise (``timeoutMs``).
-DEFAULT_LIMIT_MS = 5000
+LIMIT_MS_DEFAULT = 5000
 #: Real time the spec file's import may take.
 LOAD_LIMIT_MS = 30000
 #: Beyond the evaluations' own limits, how long Python waits for an answer before it
@@ -110,7 +110,7 @@ _PLAIN_OUTCOMES = {kind: Outcome(kind=kind) for kind in (TRUE, FALSE, SKIPPED)}
 def limit_ms(prop: Any) -> int:
     """The real time one evaluation of a property may take: its ``timeoutMs``, else the default."""
     given = getattr(prop, "timeout_ms", None)
-    return int(given) if given else DEFAULT_LIMIT_MS
+    return int(given) if given else LIMIT_MS_DEFAULT
 
 
 class LoadError(Exception):
@@ -177,12 +177,12 @@ class Evaluator:
             raise
 
     def evaluate(self, prop: str, assignments: Sequence[Sequence[Any]], *,
-                 limit_ms: int = DEFAULT_LIMIT_MS) -> list[Outcome]:
+                 limit_ms: int = LIMIT_MS_DEFAULT) -> list[Outcome]:
         """Evaluate ``prop`` on each assignment (Python values), in order; see :meth:`evaluate_encoded`."""
         return self.evaluate_encoded(prop, [[encode(v) for v in a] for a in assignments], limit_ms=limit_ms)
 
     def evaluate_encoded(self, prop: str, assignments: Sequence[Sequence[Any]], *,
-                         limit_ms: int = DEFAULT_LIMIT_MS) -> list[Outcome]:
+                         limit_ms: int = LIMIT_MS_DEFAULT) -> list[Outcome]:
         """One outcome per assignment, in order, up to the first that gave no answer.
 
         The list is shorter than ``assignments`` exactly when its last outcome
@@ -209,7 +209,7 @@ class Evaluator:
         They are the words ``eutaxy.core.prng.Xoshiro128(state).next_u32()`` gives, in order,
         which Node computes about a hundred times faster than Python.
         """
-        assert 0 < count <= MAX_WORDS, count
+        assert 0 < count <= WORDS_MAX, count
         answer = self._request({"op": "words", "state": list(state), "count": count}, 1.0)
         if not answer.get("ok"):
             raise NodeError(answer.get("error", "words failed"))
@@ -220,7 +220,7 @@ class Evaluator:
         return struct.unpack(f"<{count}I", data), after  # type: ignore[return-value]
 
     def regex_matches(self, pattern: str, flags: str, strings: Sequence[str], *,
-                      limit_ms: int = DEFAULT_LIMIT_MS) -> list[bool]:
+                      limit_ms: int = LIMIT_MS_DEFAULT) -> list[bool]:
         """Which strings the real RegExp accepts (it has the last word on every walked draw).
 
         A match that runs past the limit counts as no match, and so do the strings after it.

@@ -18,7 +18,7 @@ import attrs
 from .randomness import Draws
 
 #: Extra repetitions past a quantifier's minimum; long runs add nothing a short one misses.
-MAX_EXTRA_REPEATS = 4
+EXTRA_REPEATS_MAX = 4
 #: The characters ``.`` and negated classes draw from.
 PRINTABLE = string.ascii_letters + string.digits + " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 DIGITS = string.digits
@@ -286,7 +286,7 @@ def _walk(node, draws: Optional[Draws], out: list[str], ignore_case: bool) -> No
         _walk(node.options[0] if draws is None else draws.choice(node.options), draws, out, ignore_case)
         return
     if isinstance(node, Repeat):
-        high = node.low + MAX_EXTRA_REPEATS if node.high is None else min(node.high, node.low + MAX_EXTRA_REPEATS)
+        high = node.low + EXTRA_REPEATS_MAX if node.high is None else min(node.high, node.low + EXTRA_REPEATS_MAX)
         count = node.low if draws is None else draws.between(node.low, high)
         for _ in range(count):
             _walk(node.item, draws, out, ignore_case)

@@ -31,7 +31,7 @@ from .engine import Prover
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_specs
 from .spec_ladder import run_ladder
-from .tested import DEFAULT_MAX_INSIDE
+from .tested import MAX_INSIDE_DEFAULT
 from .values import decode, show
 
 SPEC_SUFFIX = ".props.ts"
@@ -48,7 +48,7 @@ def find_spec_files(directory: Path) -> list[Path]:
     return sorted(found)
 
 
-def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
+def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = MAX_INSIDE_DEFAULT,
                toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = (),
                min_inside: Optional[int] = None, show_inputs: int = 0) -> dict:
     """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.

@@ -25,7 +25,7 @@ from .engine import Prover
 from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import read_specs
 from .report import SPEC_SUFFIX, _module_report, _relative
-from .tested import DEFAULT_MAX_INSIDE
+from .tested import MAX_INSIDE_DEFAULT
 
 __all__ = ["calls_by_function", "run_scenario_specs", "spec_file_for", "unusable_calls"]
 
@@ -63,7 +63,7 @@ def unusable_calls(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def run_scenario_specs(root: str | Path, modules: Sequence[str | Path], core_calls: Sequence[Mapping[str, Any]],
-                       seed: str, *, max_inside: int = DEFAULT_MAX_INSIDE,
+                       seed: str, *, max_inside: int = MAX_INSIDE_DEFAULT,
                        toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = ()) -> dict:
     """The ladder's verdicts for every property of the spec files beside ``modules``.
 

@@ -12,12 +12,12 @@ from .engine import Prover, engine_answers
 from .evaluator import Evaluator
 from .ladder import aggregate
 from .rung import RungResult
-from .tested import DEFAULT_MAX_INSIDE, run_tested
+from .tested import MAX_INSIDE_DEFAULT, run_tested
 
 
 def run_ladder(module: SpecModule, prop: Property, evaluator: Evaluator, seed: str, *,
                calls: Optional[Sequence[dict]] = None, provers: Sequence[Prover] = (),
-               max_inside: int = DEFAULT_MAX_INSIDE, show_inputs: int = 0) -> tuple[SpecVerdict, dict[str, RungResult]]:
+               max_inside: int = MAX_INSIDE_DEFAULT, show_inputs: int = 0) -> tuple[SpecVerdict, dict[str, RungResult]]:
     """The folded verdict for ``prop`` and the sampling rungs' results (``{"checked": ..., "tested": ...}``).
 
     CHECKED runs only when ``calls`` is given (a scenario's recorded

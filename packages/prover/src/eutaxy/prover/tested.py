@@ -9,7 +9,7 @@ The order is fixed so a seed fixes the verdict on every machine:
 2. Random draws from the property's own stream (``seed`` + ``"tested/" +
    name``), biased as ``domains`` says, steered by ``when``'s constant guards,
    and relating later integer binders to earlier ones.
-   A domain small enough (an integral range of at most ``MAX_ENUMERATE``
+   A domain small enough (an integral range of at most ``MAX_ENUMERATE_DEFAULT``
    values, a union of literals, booleans, records and products of those) is
    instead enumerated whole after the edges, and no random draw follows.
 3. Stop at ``max_inside`` distinct assignments inside the claim with at least
@@ -41,14 +41,14 @@ from .steering import Guide, guides, mentioned_strings
 from .values import BigInt, encode, is_number, key, number, show
 
 #: Distinct assignments inside the claim the rung stops at, unless configured.
-DEFAULT_MAX_INSIDE = 100
+MAX_INSIDE_DEFAULT = 100
 #: Random draws allowed per assignment asked for inside the claim.
 DRAWS_PER_INSIDE = 20
 #: Draws per round trip to the evaluator, at least, and at most.
 ROUND = 128
-MAX_ROUND = 2048
+ROUND_MAX = 2048
 #: Evaluations a shrink may spend; past it the assignment found so far is reported.
-MAX_SHRINK_EVALUATIONS = 2000
+SHRINK_EVALUATIONS_MAX = 2000
 #: Walked strings asked of the real RegExp at a time.
 POOL_SIZE = 128
 #: How often a later integer binder is tied to earlier ones (equal, sum or difference).
@@ -59,7 +59,7 @@ ASSUMPTIONS = ("the function is pure (it is called outside the simulator)",
 
 
 def run_tested(prop: Property, evaluator: Evaluator, seed: str, *,
-               max_inside: int = DEFAULT_MAX_INSIDE, show_inputs: int = 0) -> RungResult:
+               max_inside: int = MAX_INSIDE_DEFAULT, show_inputs: int = 0) -> RungResult:
     """Run the TESTED rung on one property whose spec file ``evaluator`` has loaded.
 
     ``show_inputs`` keeps the first that many assignments evaluated (encoded, in
@@ -155,8 +155,8 @@ class _Run:
         sample = prop.sample or {}
         self.ctx = domains.DrawContext(
             draws=self.draws,
-            max_array_length=int(sample.get("maxArrayLength", domains.MAX_ARRAY_LENGTH)),
-            max_string_length=int(sample.get("maxStringLength", domains.MAX_STRING_LENGTH)),
+            max_array_length=int(sample.get("maxArrayLength", domains.ARRAY_LENGTH_MAX)),
+            max_string_length=int(sample.get("maxStringLength", domains.STRING_LENGTH_MAX)),
             string_pool=self._pooled_string,
             mentioned=mentioned_strings(prop.when, prop.ensures))
         self.pools: dict[tuple, list[str]] = {}
@@ -173,7 +173,7 @@ class _Run:
         self.stopped: Optional[tuple[tuple, Outcome]] = None
         self.limit_ms = limit_ms(prop)
         self.domain_size = self._domain_size()
-        limit = int(sample.get("maxEnumerate", domains.MAX_ENUMERATE))
+        limit = int(sample.get("maxEnumerate", domains.MAX_ENUMERATE_DEFAULT))
         #: Every assignment of a domain small enough to see whole (``None`` when it is not).
         self.enumeration = domains.enumerate_assignments(self.types, self.guides, limit) if limit > 0 else None
         if self.enumeration is not None and any(g is not None for g in self.gens):
@@ -201,7 +201,7 @@ class _Run:
             ordinals: list[int] = []
             batch_keys: set[str] = set()
             # Rounds grow with what is still owed (the verdict does not depend on their size).
-            round_size = min(MAX_ROUND, max(ROUND, 2 * (self.max_inside - self.inside)))
+            round_size = min(ROUND_MAX, max(ROUND, 2 * (self.max_inside - self.inside)))
             seen, draw = self.seen, self._draw_assignment
             while len(batch) < round_size and random_draws < draw_limit:
                 prepared = _prepared(draw())
@@ -420,7 +420,7 @@ class _Run:
     def _shrink(self, assignment: tuple, outcome: Outcome) -> tuple[tuple, Outcome, int]:
         """Binder by binder, to a fixed point: accept the first candidate that still fails."""
         tried = {_assignment_key(assignment)}
-        budget = MAX_SHRINK_EVALUATIONS
+        budget = SHRINK_EVALUATIONS_MAX
         steps = 0
         improved = True
         while improved and budget > 0:

@@ -7,9 +7,9 @@ function before it is called REFUTED.
 """
 
 from .encode import Unsupported
-from .engine import ASSUMPTIONS, DEFAULT_RLIMIT, NAME, SmtProver
+from .engine import ASSUMPTIONS, NAME, RLIMIT_DEFAULT, SmtProver
 from . import toolchain
 from .toolchain import INSTALL_COMMAND, Z3_VERSION, Z3_WHEEL_VERSION, load_z3
 
-__all__ = ["ASSUMPTIONS", "DEFAULT_RLIMIT", "INSTALL_COMMAND", "NAME", "SmtProver", "Unsupported", "Z3_VERSION",
+__all__ = ["ASSUMPTIONS", "INSTALL_COMMAND", "NAME", "RLIMIT_DEFAULT", "SmtProver", "Unsupported", "Z3_VERSION",
            "Z3_WHEEL_VERSION", "load_z3", "toolchain"]

@@ -37,7 +37,7 @@ from eutaxy.spec import (ArrayType, Binary, Every, BinderRef, BooleanType, Call,
                          RecordType, RegexTest, SpecModule, SpecType, StringType, TaggedUnionType, Unary)
 
 #: Module functions inlined into one query at most (a bound on the walk; recursion is refused anyway).
-MAX_CALL_DEPTH = 16
+CALL_DEPTH_MAX = 16
 
 NUM, INT, BOOL, STR, NULL, UNDEF = ("num",), ("int",), ("bool",), ("str",), ("null",), ("undef",)
 
@@ -662,7 +662,7 @@ class Encoder:
         z3 = self.z3
         if fn.name in self._calls:
             raise Unsupported("recursion", fn.line, f"{fn.name} calls itself")
-        if len(self._calls) >= MAX_CALL_DEPTH:
+        if len(self._calls) >= CALL_DEPTH_MAX:
             raise Unsupported("calls nested too deep", fn.line, fn.name)
         if len(args) != len(fn.params):
             raise Unsupported("a call with a different number of arguments", fn.line, fn.name)

@@ -38,7 +38,7 @@ NAME = "smt"
 #: Z3's resource limit per property. Enough for the linear double arithmetic, strings and
 #: datatypes of the contract corpus with room to spare; a product of two variables
 #: (bit-blasted multipliers) runs past it, which is gave_up.
-DEFAULT_RLIMIT = 4_000_000
+RLIMIT_DEFAULT = 4_000_000
 
 #: What every PROVEN rests on, as the engine models the language.
 ASSUMPTIONS = (
@@ -55,7 +55,7 @@ ASSUMPTIONS = (
 class SmtProver:
     """The ``smt`` engine (``--prover smt``). ``cache_results`` keeps answers by file and engine digests."""
 
-    rlimit: int = DEFAULT_RLIMIT
+    rlimit: int = RLIMIT_DEFAULT
     cache_results: bool = True
     name: str = NAME
 

@@ -11,9 +11,9 @@ from eutaxy.prover.values import UNDEFINED, number
 from .encode import BOOL, INT, NUM, STR, Encoder, Val
 
 #: Code units read out of one string value at most (a model's strings are short; a bound on the walk).
-MAX_UNITS = 4096
+UNITS_MAX = 4096
 #: Elements read out of one array value at most.
-MAX_ELEMENTS = 4096
+ELEMENTS_MAX = 4096
 
 
 def value_of(enc: Encoder, model, v: Val) -> Any:
@@ -46,7 +46,7 @@ def value_of(enc: Encoder, model, v: Val) -> Any:
         raise AssertionError("a union value matches none of its members")
     if kind == "arr":
         n = model.eval(z3.Length(v.e), model_completion=True).as_long()
-        assert n <= MAX_ELEMENTS, n
+        assert n <= ELEMENTS_MAX, n
         return tuple(value_of(enc, model, Val(t[1], v.e[z3.IntVal(i, enc.ctx)])) for i in range(n))
     raise AssertionError(f"no value for type {t}")
 
@@ -62,6 +62,6 @@ def _double(enc: Encoder, model, e) -> float | int:
 def _string(enc: Encoder, model, e) -> str:
     z3 = enc.z3
     n = model.eval(z3.Length(e), model_completion=True).as_long()
-    assert n <= MAX_UNITS, n
+    assert n <= UNITS_MAX, n
     units = [model.eval(z3.StrToCode(z3.SubString(e, i, 1)), model_completion=True).as_long() for i in range(n)]
     return b"".join(u.to_bytes(2, "little") for u in units).decode("utf-16-le", "surrogatepass")
