@@ -22,15 +22,15 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for package in ("spec", "core", "prover", "prover_smt"):
-    sys.path.insert(0, str(ROOT / "packages" / package / "src"))
+# Every package: the toolchain is found by the CLI's one finder (eutaxy.cli.provers.node_toolchain).
+sys.path[:0] = [str(src) for src in sorted((ROOT / "packages").glob("*/src"))]
 
 from eutaxy.prover.engine import engine_answers  # noqa: E402
 from eutaxy.prover.evaluator import Evaluator  # noqa: E402
-from eutaxy.prover.node import find_toolchain  # noqa: E402
 from eutaxy.prover.reader import read_specs  # noqa: E402
 from eutaxy.prover.report import find_spec_files  # noqa: E402
 from eutaxy.prover_smt import SmtProver  # noqa: E402
+from eutaxy.cli.provers import node_toolchain  # noqa: E402 - importable only after the sys.path lines above
 
 CORPUS = ROOT / "corpus" / "prover-contracts"
 
@@ -39,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    toolchain = find_toolchain()
+    toolchain = node_toolchain()
     specs = find_spec_files(CORPUS)
     modules = read_specs(specs, toolchain)
     prover = SmtProver(cache_results=False)

@@ -29,11 +29,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for package in ("spec", "core", "prover"):
-    sys.path.insert(0, str(ROOT / "packages" / package / "src"))
+# Every package: the toolchain is found by the CLI's one finder (eutaxy.cli.provers.node_toolchain).
+sys.path[:0] = [str(src) for src in sorted((ROOT / "packages").glob("*/src"))]
 
 from eutaxy.prover.evaluator import Evaluator  # noqa: E402
-from eutaxy.prover.node import find_toolchain  # noqa: E402
+from eutaxy.cli.provers import node_toolchain  # noqa: E402 - importable only after the sys.path lines above
 from eutaxy.prover.reader import read_spec  # noqa: E402
 from eutaxy.prover.tested import run_tested  # noqa: E402
 
@@ -41,29 +41,22 @@ SPEC = ROOT / "corpus" / "prover-contracts" / "true_claim" / "domain.props.ts"
 
 
 def _toolchain():
-    """The prover's toolchain: EUTAXY_NODE_MODULES, else the pinned one the CLI installs into the cache."""
-    if "EUTAXY_NODE_MODULES" not in os.environ:
-        sys.path[:0] = [str(ROOT / "packages" / p / "src") for p in ("cloudflare", "engine")]
-        try:
-            from eutaxy.cloudflare.toolchain import find_node_toolchain
-
-            found = find_node_toolchain()
-            os.environ["EUTAXY_NODE_MODULES"] = str(found.node_modules)
-            os.environ.setdefault("EUTAXY_NODE", str(found.node))
-        except Exception as error:  # the prover's own lookup says what is missing
-            print(f"no pinned toolchain in the cache ({error})", file=sys.stderr)
-    return find_toolchain()
+    """The one finder's toolchain: EUTAXY_NODE_MODULES, else the pinned one in Eutaxy's cache."""
+    return node_toolchain()
 
 
-def _rate(checkout: Path, inside: int, seed: str) -> float:
+def _rate(checkout: Path, inside: int, seed: str, env: dict[str, str]) -> float:
     """One run of a checkout's own bench in a fresh process: its best assignments per second."""
     done = subprocess.run([sys.executable, str(checkout / "bench" / "spec_tested.py"), "--inside", str(inside),
-                           "--seed", seed, "--repeat", "1"], capture_output=True, text=True, check=True, cwd=checkout)
+                           "--seed", seed, "--repeat", "1"], capture_output=True, text=True, check=True, cwd=checkout,
+                          env=env)
     return float(re.search(r"best ([\d,]+)", done.stdout).group(1).replace(",", ""))
 
 
 def compare(args) -> None:
-    _toolchain()  # the baseline's bench reads EUTAXY_NODE_MODULES
+    # An older checkout's bench may find Node only through the environment: name it for that child alone.
+    toolchain = _toolchain()
+    env = dict(os.environ, EUTAXY_NODE_MODULES=str(toolchain.node_modules), EUTAXY_NODE=str(toolchain.node))
     with tempfile.TemporaryDirectory(prefix="eutaxy-bench-") as tmp:
         baseline = Path(tmp) / "baseline"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(baseline), args.baseline],
@@ -71,8 +64,8 @@ def compare(args) -> None:
         try:
             now, before = [], []
             for r in range(args.rounds):
-                now.append(_rate(ROOT, args.inside, f"{args.seed}-{r}"))
-                before.append(_rate(baseline, args.inside, f"{args.seed}-{r}"))
+                now.append(_rate(ROOT, args.inside, f"{args.seed}-{r}", env))
+                before.append(_rate(baseline, args.inside, f"{args.seed}-{r}", env))
                 print(f"round {r}: this checkout {now[-1]:,.0f}/s, {args.baseline} {before[-1]:,.0f}/s")
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)],

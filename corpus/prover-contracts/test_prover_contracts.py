@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from eutaxy.cli.provers import node_toolchain
 from eutaxy.core.errors import UserError
-from eutaxy.prover.node import find_toolchain
 from eutaxy.prover.report import run_report
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +28,7 @@ def _report(seed: str) -> dict:
     """One report over the whole corpus per seed, shared by every case's assertions."""
     if seed not in _REPORTS:
         try:
-            toolchain = find_toolchain()
+            toolchain = node_toolchain()
         except UserError as error:
             pytest.fail(f"a corpus gate never skips: {error}")
         _REPORTS[seed] = run_report(HERE, seed, toolchain=toolchain)

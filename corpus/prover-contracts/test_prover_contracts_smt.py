@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from eutaxy.cli.provers import node_toolchain
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
-from eutaxy.prover.node import find_toolchain
 from eutaxy.prover.report import run_report
 from eutaxy.prover_smt import SmtProver
 
@@ -32,7 +32,7 @@ def _report(seed: str, cache: bool = True) -> dict:
     """One report per seed over the whole corpus (the engine's answers cached between seeds, as CI keeps them)."""
     if (seed, cache) not in _REPORTS:
         try:
-            toolchain = find_toolchain()
+            toolchain = node_toolchain()
         except UserError as error:
             pytest.fail(f"a corpus gate never skips: {error}")
         prover = SmtProver(cache_results=cache)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from eutaxy.cli.provers import node_toolchain
 from eutaxy.core.errors import UserError
-from eutaxy.prover.node import find_toolchain
 from eutaxy.prover.reader import read_specs
 
 HERE = Path(__file__).resolve().parent
@@ -25,7 +25,7 @@ CASES = sorted(p.name for p in HERE.iterdir() if (p / "expected.json").is_file()
 @pytest.fixture(scope="module")
 def reads():
     try:
-        toolchain = find_toolchain()
+        toolchain = node_toolchain()
     except UserError as error:
         pytest.fail(f"a corpus gate never skips: {error}")
     return dict(zip(CASES, read_specs([HERE / c / "domain.props.ts" for c in CASES], toolchain)))

@@ -9,6 +9,7 @@ real TypeScript, read and evaluated by the prover on the pinned Node.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -96,10 +97,10 @@ def deciding(monkeypatch):
 
 @pytest.fixture(scope="module")
 def node():
-    from eutaxy.prover.node import find_toolchain
+    from eutaxy.cli.provers import node_toolchain
 
     try:
-        return find_toolchain()
+        return node_toolchain()
     except UserError as error:
         pytest.fail(f"the pinned Node toolchain is needed (eutaxy toolchain install, or EUTAXY_NODE_MODULES): {error}")
 
@@ -194,18 +195,18 @@ def test_no_specs_means_no_core_calls_and_no_ladder(deciding, tmp_path, run_cli)
 
 
 def test_a_ladder_that_cannot_find_node_keeps_the_verdict(deciding, tmp_path, run_cli, monkeypatch):
-    import eutaxy.prover.scenario_specs as scenario_specs
+    import eutaxy.cloudflare.toolchain as toolchain
 
-    def missing():
-        raise UserError("no Node toolchain: set EUTAXY_NODE")
+    def missing(*, install=True):
+        raise toolchain.ToolchainError("the Node toolchain is not installed: run `eutaxy toolchain install`")
 
-    monkeypatch.setattr(scenario_specs, "find_toolchain", missing)
+    monkeypatch.setattr(toolchain, "find_node_toolchain", missing)
     path = _write(tmp_path)
     result = _check(run_cli, path, "--json")
     assert 0 == result.code, result.stderr
     data = json.loads(result.stdout)
     assert "bounded" == data["kind"]
-    assert "the spec ladder could not run: no Node toolchain" in data["specs"]["error"]
+    assert "the spec ladder could not run: the Node toolchain is not installed" in data["specs"]["error"]
     assert "not checked: the spec ladder could not run" in _check(run_cli, path).stdout
 
 
@@ -226,3 +227,30 @@ def test_check_prover_smt_runs_the_proven_rung_on_the_scenarios_specs(deciding, 
     assert [("smt", "unknown")] == [(e["engine"]["name"], e["kind"]) for e in short["engines"]]
     without = _properties(json.loads(_check(run_cli, path, "--json").stdout))["withinTotal"]
     assert ("tested", None) == (without["kind"], without.get("engines"))
+
+
+def test_the_ladder_gets_its_node_as_a_value_from_the_one_finder(deciding, node, tmp_path, run_cli, monkeypatch):
+    """The CLI finds Node once (eutaxy.cloudflare.toolchain: the environment, else the cache) and hands the
+    prover that toolchain; it never writes EUTAXY_NODE_MODULES or EUTAXY_NODE into its own environment."""
+    import eutaxy.cloudflare.toolchain as toolchain
+    import eutaxy.prover.scenario_specs as scenario_specs
+
+    monkeypatch.delenv("EUTAXY_NODE_MODULES", raising=False)
+    monkeypatch.delenv("EUTAXY_NODE", raising=False)
+    monkeypatch.setattr(toolchain, "find_node_toolchain",
+                        lambda *, install=True: toolchain.NodeToolchain(node.node, node.node_modules))
+    handed = []
+    real = scenario_specs.run_scenario_specs
+
+    def spy(*args, **kwargs):
+        handed.append(kwargs.get("toolchain"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scenario_specs, "run_scenario_specs", spy)
+    result = _check(run_cli, _write(tmp_path), "--json")
+    assert 1 == result.code, result.stderr  # shortNames is refuted, as in the test above
+    assert [node] == handed
+    assert "EUTAXY_NODE_MODULES" not in os.environ and "EUTAXY_NODE" not in os.environ
+    report = run_cli("report", str(tmp_path), "--json")
+    assert 0 == report.code, report.stderr  # the ladder ran (no Node would be 2); TESTED alone refutes nothing here
+    assert "EUTAXY_NODE_MODULES" not in os.environ and "EUTAXY_NODE" not in os.environ

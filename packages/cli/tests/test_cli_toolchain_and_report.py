@@ -84,13 +84,17 @@ def test_toolchain_install_failure_exits_2(fake_toolchain, run_cli):
 @pytest.fixture
 def fake_ladder(monkeypatch):
     """The real report module with run_report replaced: the command's wiring, without Node."""
+    import eutaxy.cli.report_command as report_command
     import eutaxy.prover
     from eutaxy.prover import report as real
 
     module = types.ModuleType("eutaxy.prover.report")
     calls = []
+    found = object()
+    monkeypatch.setattr(report_command, "node_toolchain", lambda: found)
 
-    def run_report(directory, seed, *, min_inside=None, show_inputs=0, provers=()):
+    def run_report(directory, seed, *, toolchain, min_inside=None, show_inputs=0, provers=()):
+        assert toolchain is found, "the CLI hands the ladder the one finder's toolchain"
         calls.append((directory, seed, min_inside) + ((show_inputs,) if show_inputs else ()))
         name = Path(directory).name
         kind = "refuted" if name == "bad" else "tested"

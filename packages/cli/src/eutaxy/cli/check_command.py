@@ -22,8 +22,8 @@ from eutaxy.cli.exit_codes import EXIT_INTERNAL
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
-from eutaxy.cli.provers import add_prover_arguments, provers_from_args
-from eutaxy.cli.report_command import spec_kinds, use_pinned_node
+from eutaxy.cli.provers import add_prover_arguments, node_toolchain, provers_from_args
+from eutaxy.cli.report_command import spec_kinds
 from eutaxy.core.errors import UserError
 from eutaxy.core.verdict_data import verdict_data
 from eutaxy.core.verdicts import SIMULATION_KINDS, SimulationVerdict, exit_code
@@ -165,8 +165,8 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdi
         return {"seed": seed, "modules": [], "error": f"the spec ladder (eutaxy.prover) is not available: {error}"}
     try:
         # The same Node as ``eutaxy report``: the pinned toolchain in Eutaxy's cache unless the environment names one.
-        use_pinned_node()
-        return run_scenario_specs(root, modules, list(verdict.core_calls or []), seed, provers=provers)
+        return run_scenario_specs(root, modules, list(verdict.core_calls or []), seed, toolchain=node_toolchain(),
+                                  provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
 

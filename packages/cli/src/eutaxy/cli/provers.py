@@ -1,4 +1,5 @@
-"""``--prover`` and ``--no-cache``: which engines the PROVEN rung runs, for ``eutaxy report`` and ``eutaxy check``.
+"""``--prover`` and ``--no-cache``: which engines the PROVEN rung runs, for ``eutaxy report`` and ``eutaxy check``;
+and the Node toolchain the ladder runs on (:func:`node_toolchain`).
 
 ``--prover smt`` runs the SMT engine (:mod:`eutaxy.prover_smt`); ``--prover
 lean`` names the Lean engine, which this release does not build, so every
@@ -13,6 +14,8 @@ import argparse
 from typing import Any, Mapping
 
 import attrs
+
+from eutaxy.core.errors import UserError
 
 ENGINES = ("smt", "lean")
 CHOICES = ENGINES + ("all",)
@@ -54,3 +57,29 @@ class _NotBuilt:
 
     def prove(self, input):  # pragma: no cover - never called: available() says it cannot run
         raise AssertionError(f"{self.name} is not available")
+
+
+def node_toolchain() -> Any:
+    """The pinned Node toolchain as the prover's value (``eutaxy.prover.node.NodeToolchain``).
+
+    There is one finder, ``eutaxy.cloudflare.toolchain.find_node_toolchain``:
+    ``EUTAXY_NODE_MODULES`` when set (how Bazel hands tests its copy), else Eutaxy's cache,
+    installing the pinned toolchain there first when it is missing. The prover may not
+    import the Cloudflare package, so the CLI finds the toolchain and hands it over as a
+    value (``toolchain=``), never through ``os.environ``. The corpus gates and the bench
+    scripts call this too, so they run from a checkout after ``eutaxy toolchain install``.
+
+    Raises:
+        UserError: the toolchain is neither installed nor installable, or lacks a package the ladder needs.
+    """
+    try:
+        from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
+    except ImportError as error:
+        raise UserError(f"the Node toolchain finder (eutaxy.cloudflare.toolchain) is not installed: {error}") from None
+    from eutaxy.prover.node import find_toolchain
+
+    try:
+        found = find_node_toolchain()
+    except ToolchainError as error:
+        raise UserError(str(error)) from None
+    return find_toolchain(node=found.node, node_modules=found.node_modules)

@@ -10,14 +10,13 @@ given (a spec file that does not import or compile, no spec file, no verdict) ex
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 from eutaxy.cli.config import config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INPUT
 from eutaxy.cli.output import Output
-from eutaxy.cli.provers import add_prover_arguments, provers_from_args
+from eutaxy.cli.provers import add_prover_arguments, node_toolchain, provers_from_args
 from eutaxy.core.errors import UserError
 
 __all__ = ["add_report_parser", "run_spec_report"]
@@ -60,8 +59,8 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     if not directory.is_dir():
         raise UserError(f"{args.directory}: no such directory")
     report = _ladder()
-    use_pinned_node()
     result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs,
+                               toolchain=node_toolchain(),
                                provers=provers_from_args(with_configured_provers(args, config_for(directory))))
     out.report(result, kind="spec_report", text=report.render_text(result))
     code = report.report_exit_code(result)
@@ -74,26 +73,6 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
 def spec_kinds(result: dict) -> list[str]:
     """The kind of every property's spec verdict in a ladder result (``run_report``'s or a check's ``specs``)."""
     return [prop["kind"] for module in result.get("modules") or () for prop in module.get("properties") or ()]
-
-
-def use_pinned_node() -> None:
-    """Point the ladder at Eutaxy's pinned Node toolchain (installed once into the cache).
-
-    The prover may not import the Cloudflare package that owns the toolchain, so the
-    CLI, which may import both, hands it over through the environment the prover reads.
-    """
-    if os.environ.get("EUTAXY_NODE_MODULES"):
-        return
-    try:
-        from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
-    except ImportError:
-        return
-    try:
-        found = find_node_toolchain()
-    except ToolchainError as error:
-        raise UserError(str(error)) from None
-    os.environ["EUTAXY_NODE_MODULES"] = str(found.node_modules)
-    os.environ.setdefault("EUTAXY_NODE", str(found.node))
 
 
 def _ladder():

@@ -1,7 +1,10 @@
 """Where Node, typescript and Eutaxy's own scripts are, and the Node processes the rungs talk to.
 
-The prover does not import the Cloudflare package (which installs and names
-the toolchain), so it finds Node through the environment or a parameter:
+The prover does not import the Cloudflare package (which installs the toolchain
+and holds the one finder, ``eutaxy.cloudflare.toolchain.find_node_toolchain``), so
+it is handed Node as a value: the CLI calls ``eutaxy.cli.provers.node_toolchain``
+and passes the result as ``toolchain=``. :func:`find_toolchain` checks a toolchain
+given by parameter; called without one (the prover's own tests) it falls back to:
 
 - ``EUTAXY_NODE``: the node binary (Node 22 or later; it strips TypeScript types itself).
 - ``EUTAXY_NODE_MODULES``: a ``node_modules`` folder holding ``typescript`` and
