@@ -44,8 +44,8 @@ PACKAGES = ("spec", "core", "engine", "aws")
 def child(root: Path, runs: int, seed: str, max_faults: int) -> None:
     for package in PACKAGES:
         sys.path.insert(0, str(root / "packages" / package / "src"))
-    from eutaxy.aws import create_platform, load_scenario  # noqa: PLC0415
-    from eutaxy.engine.check import check_scenario  # noqa: PLC0415
+    from eutaxy.aws import create_platform, load_scenario  # noqa: PLC0415 - in the child, after its sys.path names the checkout
+    from eutaxy.engine.check import check_scenario  # noqa: PLC0415 - in the child, after its sys.path names the checkout
 
     scenario = load_scenario(str(root / CASE))
     scenario["bounds"]["maxFaultsPerRun"] = max_faults

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 for package in ("spec", "core", "engine", "cloudflare"):
     sys.path.insert(0, str(ROOT / "packages" / package / "src"))
 
-from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402
-from eutaxy.engine.plans import seeded_plan  # noqa: E402
+from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.engine.plans import seeded_plan  # noqa: E402 - after the checkout's packages go on sys.path
 
 SCENARIO = ROOT / "corpus" / "planted-bugs" / "refund-lost-update" / "fixed" / "refund-lost-update-fixed.sim.py"
 

@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 for package in ("spec", "core", "engine", "cloudflare"):
     sys.path.insert(0, str(ROOT / "packages" / package / "src"))
 
-from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402
-from eutaxy.cloudflare.differential import DifferentialRunner  # noqa: E402
-from eutaxy.engine.check import check_scenario  # noqa: E402
+from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.cloudflare.differential import DifferentialRunner  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.engine.check import check_scenario  # noqa: E402 - after the checkout's packages go on sys.path
 
 SCENARIO = ROOT / "corpus" / "planted-bugs" / "queue-duplicate-write" / "fixed" / "queue-duplicate-write-fixed.sim.py"
 

@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # Every package: the toolchain is found by the CLI's one finder (eutaxy.cli.provers.node_toolchain).
 sys.path[:0] = [str(src) for src in sorted((ROOT / "packages").glob("*/src"))]
 
-from eutaxy.prover.engine import engine_answers  # noqa: E402
-from eutaxy.prover.evaluator import Evaluator  # noqa: E402
-from eutaxy.prover.reader import read_specs  # noqa: E402
-from eutaxy.prover.report import find_spec_files  # noqa: E402
-from eutaxy.prover_smt import SmtProver  # noqa: E402
+from eutaxy.prover.engine import engine_answers  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.prover.evaluator import Evaluator  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.prover.reader import read_specs  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.prover.report import find_spec_files  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.prover_smt import SmtProver  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.cli.provers import node_toolchain  # noqa: E402 - importable only after the sys.path lines above
 
 CORPUS = ROOT / "corpus" / "prover-contracts"

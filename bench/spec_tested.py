@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # Every package: the toolchain is found by the CLI's one finder (eutaxy.cli.provers.node_toolchain).
 sys.path[:0] = [str(src) for src in sorted((ROOT / "packages").glob("*/src"))]
 
-from eutaxy.prover.evaluator import Evaluator  # noqa: E402
+from eutaxy.prover.evaluator import Evaluator  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.cli.provers import node_toolchain  # noqa: E402 - importable only after the sys.path lines above
-from eutaxy.prover.reader import read_spec  # noqa: E402
-from eutaxy.prover.tested import run_tested  # noqa: E402
+from eutaxy.prover.reader import read_spec  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.prover.tested import run_tested  # noqa: E402 - after the checkout's packages go on sys.path
 
 SPEC = ROOT / "corpus" / "prover-contracts" / "true_claim" / "domain.props.ts"
 

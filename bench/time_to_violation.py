@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 for package in ("spec", "core", "engine", "cloudflare", "aws"):
     sys.path.insert(0, str(ROOT / "packages" / package / "src"))
 
-from eutaxy.engine.check import check_scenario  # noqa: E402
-from eutaxy.engine.scenario_file import import_scenario  # noqa: E402
+from eutaxy.engine.check import check_scenario  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.engine.scenario_file import import_scenario  # noqa: E402 - after the checkout's packages go on sys.path
 
 #: Long enough that only the run cap or a violation ends a check.
 BUDGET_MS = 3_600_000

@@ -11,7 +11,7 @@ from pathlib import Path
 
 os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
-import pytest  # noqa: E402
+import pytest  # noqa: E402 - below the PYTEST_DISABLE_PLUGIN_AUTOLOAD default, which it is there for
 
 
 def main() -> int:

@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "layer_check"))
 sys.path.insert(0, str(ROOT / "tools" / "bazel"))
 
-import import_check  # noqa: E402
-import render  # noqa: E402
+import import_check  # noqa: E402 - after sys.path gets this folder
+import render  # noqa: E402 - after sys.path gets this folder
 
 LAYERS = json.loads((ROOT / "docs" / "layers.json").read_text())
 

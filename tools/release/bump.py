@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import versions  # noqa: E402
+import versions  # noqa: E402 - after sys.path gets this folder
 
 ROOT = Path(__file__).resolve().parents[2]
 CHANGELOG = "CHANGELOG.md"
