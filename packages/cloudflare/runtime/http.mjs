@@ -169,15 +169,14 @@ export async function driveHttp(run, drive, handler) {
   assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
   const ladder = caller.deadlineMs === null ? RESPONSE_FAULTS : RESPONSE_FAULTS_WITH_DEADLINE;
   /** @type {PendingRequest[]} */
-  const pending = (drive.events ?? []).map((event, index) => ({
-    id: String(event.id ?? `req-${index + 1}`),
-    method: String(event.method ?? "GET").toUpperCase(),
-    path: String(event.path ?? "/"),
-    headers: event.headers ?? {},
-    body: event.body,
-    attempts: 0,
-    due: 0,
-  }));
+  assert(Array.isArray(drive.events), "the http drive's plan carries no events list");
+  // eutaxy.cloudflare.http writes every field of a request; the drive fills in none.
+  const pending = drive.events.map((event, index) => {
+    assert(typeof event?.id === "string", () => `http request ${index} of the plan carries no id`);
+    assert(typeof event.method === "string" && typeof event.path === "string", () => `http request ${event.id} of the plan carries no method or path`);
+    assert(event.headers !== null && typeof event.headers === "object", () => `http request ${event.id} of the plan carries no headers`);
+    return { id: event.id, method: event.method.toUpperCase(), path: event.path, headers: event.headers, body: event.body, attempts: 0, due: 0 };
+  });
   // Each attempt either ends its request or queues one resend, so this bounds the loop.
   const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries) + 1);
   /**

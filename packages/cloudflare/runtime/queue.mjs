@@ -52,7 +52,12 @@ export async function driveQueue(run, drive, handler) {
   assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
   const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? /** @type {number} */ (drive.batchSize) : 1);
   /** @type {Pending[]} */
-  const pending = (drive.events ?? []).map((event, index) => ({ id: String(event.id ?? `msg-${index + 1}`), body: event.body, attempts: 0, decision: null }));
+  assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");
+  // eutaxy.cloudflare.queue writes every message's id; the drive fills in none.
+  const pending = drive.events.map((event, index) => {
+    assert(typeof event?.id === "string", () => `queue message ${index} of the plan carries no id`);
+    return { id: event.id, body: event.body, attempts: 0, decision: null };
+  });
   // Every delivery attempt ends with each message acked, requeued or dead-lettered, so the
   // loop ends after at most events * (maxRedeliveries + 1) deliveries.
   const maxDeliveries = pending.length * (Math.min(maxRetries, maxRedeliveries) + 1);

@@ -61,6 +61,22 @@ def test_mistakes_are_user_errors(requests, options, message):
         http(requests, **options)
 
 
+def test_a_hand_written_http_drive_is_checked_as_http_builds_it(tmp_path):
+    """The runtime fills in nothing, so define_scenario rebuilds a plain-dict drive through http():
+    a missing caller is the user's error here (exit 2), a whole one gets every request field."""
+    root = _project(tmp_path)
+    plain = {"kind": "http", "name": "http", "events": [{"path": "/x"}]}
+    with pytest.raises(UserError, match="an http drive needs its caller"):
+        define_scenario(name="plain", drive=plain, root=root, source=root / "plain.sim.py")
+    caller = {"retries": 1, "retryOn": "5xx", "delaysMs": [], "deadlineMs": None}
+    scenario = define_scenario(name="plain", drive={**plain, "caller": caller}, root=root, source=root / "plain.sim.py")
+    assert http([{"path": "/x"}], retries=1, retry_on="5xx") == scenario["drive"]
+    with pytest.raises(UserError, match="retry_on must be one of"):
+        define_scenario(name="plain", drive={**plain, "caller": {**caller, "retryOn": "4xx"}}, root=root, source=root / "plain.sim.py")
+    built = http([{"method": "POST", "path": "/y", "body": {"a": 1}}], retries=2, deadline_ms=100)
+    assert built == define_scenario(name="built", drive=built, root=root, source=root / "built.sim.py")["drive"]
+
+
 def test_http_response_selects_the_response_effect():
     """core's http_response selector matches what the runtime records for the response point."""
     payload = {"args": {"requestId": "req-1", "method": "POST", "path": "/refunds"}, "result": {"status": 201, "ok": True, "body": "created"}}

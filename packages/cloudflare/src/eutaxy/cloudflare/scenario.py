@@ -19,6 +19,7 @@ from eutaxy.engine.scenario import BOUND_NAMES, drive_events, scenario_bounds, s
 from eutaxy.engine.scenario_file import scenario_root
 
 from .externals import validate_externals
+from .http import http
 
 __all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
@@ -131,7 +132,42 @@ def _setup_step(step: Any, index: int) -> dict[str, Any]:
 def _drive(drive: Any) -> dict[str, Any]:
     if not isinstance(drive, Mapping) or not isinstance(drive.get("kind"), str):
         raise UserError(f"define_scenario: drive must be a drive such as queue(...), got {drive!r}")
+    if drive.get("kind") == "http":
+        drive = _http_drive(drive)
     return {**dict(drive), "events": drive_events(drive)}
+
+
+#: The fields of an http drive's caller, as http(...) writes them.
+_CALLER_FIELDS = ("retries", "retryOn", "delaysMs", "deadlineMs")
+
+
+def _http_drive(drive: Mapping[str, Any]) -> dict[str, Any]:
+    """An http drive as :func:`eutaxy.cloudflare.http` builds it, a hand-written one included.
+
+    The runtime's http drive fills in nothing (a request's method and headers, the caller's
+    policy), so a drive written as a plain dict is rebuilt through ``http()``: the same
+    checks, the same fields, and a missing caller is the user's to fix here, not an
+    internal error in the run.
+    """
+    caller = drive.get("caller")
+    if not isinstance(caller, Mapping) or any(field not in caller for field in _CALLER_FIELDS):
+        raise UserError(
+            "define_scenario: an http drive needs its caller "
+            f"{{{', '.join(_CALLER_FIELDS)}}}; build the drive with http(...), got caller {caller!r}"
+        )
+    events = drive.get("events")
+    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
+        raise UserError(f"define_scenario: an http drive's events must be a list of requests, got {events!r}")
+    name = drive.get("name", "http")
+    rebuilt = http(
+        events,
+        retries=caller["retries"],
+        retry_on=caller["retryOn"],
+        delays_ms=caller["delaysMs"],
+        deadline_ms=caller["deadlineMs"],
+        name=name if isinstance(name, str) else "http",
+    )
+    return {**dict(drive), **rebuilt}
 
 
 def _spec_path(root: str | Path, item: Any, index: int) -> str:
