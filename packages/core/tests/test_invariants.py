@@ -37,7 +37,7 @@ def test_duplicate_write_under_redelivery():
     assert 'payment-recorded-once: two D1:DB run effects share key "o-1": msg-1#1 effect #0 and msg-1#2 effect #0' == violation.message
     assert ['"o-1"'] == violation.keys
     assert [0, 1] == violation.effects
-    assert "at_most_once_per_key" == violation.kind
+    assert "at_most_once_per_key" == violation.invariant_kind
 
 
 def test_lost_message_and_rederived_expectations():

@@ -38,7 +38,7 @@ def _effect(kind, ordinal=0, invocation="msg-1#1"):
 
 
 def _violated():
-    violation = Violation(invariant="once", kind="at_most_once_per_key", keys=['"o-1"'], effects=[0], message="m")
+    violation = Violation(invariant="once", invariant_kind="at_most_once_per_key", keys=['"o-1"'], effects=[0], message="m")
     schedule = Schedule(faults=(FaultAt(invocation="msg-1#1", ordinal=0, fault="crash_after"),))
     return simulation_verdict(
         "violated",
@@ -72,12 +72,14 @@ def _violated():
 
 
 def test_a_violated_verdict_has_the_contract_names_and_reads_back_equal():
-    """camelCase names, the missed pair's fault under "kind", and structuring gives the same verdict."""
+    """camelCase names, the violation's invariantKind, the missed pair's fault, and structuring gives the same verdict."""
     verdict = _violated()
     data = verdict_data(verdict)
     assert ["msg-1"] == data["keptEvents"]
     assert 1 == data["schemaVersion"]
-    assert {"target": "D1:DB", "op": "run", "ordinal": 0, "kind": "error"} == data["coverage"]["missed"][0]
+    assert {"target": "D1:DB", "op": "run", "ordinal": 0, "fault": "error"} == data["coverage"]["missed"][0]
+    assert ("violated", "at_most_once_per_key") == (data["kind"], data["violation"]["invariantKind"])
+    assert "kind" not in data["violation"]
     assert 1 == data["faultFree"]["divergence"]["agreedPoints"]
     assert [{"target": "D1:DB", "op": "payments"}] == data["faultFree"]["stateDiffers"]
     assert {"kind": "completed"} == data["faultFree"]["end"]

@@ -27,7 +27,7 @@ def test_a_violated_verdict_has_the_contracts_fields():
     assert {"schemaVersion", "kind", "scenario", "platform", "violation", "trace", "schedule", "keptEvents", "provenance", "invariants", "violations", "coverage", "faultFree"} == set(verdict)
     assert 1 == verdict["schemaVersion"]
     assert ("toy-orders", "toy") == (verdict["scenario"], verdict["platform"])
-    assert {"invariant", "kind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
+    assert {"invariant", "invariantKind", "keys", "effects", "rows", "message"} == set(verdict["violation"])
     assert {"faults", "turns"} == set(verdict["schedule"])
     provenance = verdict["provenance"]
     assert {

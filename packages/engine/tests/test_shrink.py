@@ -35,7 +35,7 @@ def test_seeded_exploration_finds_replays_and_shrinks_the_duplicate_write_to_one
     assert f"{kept}#1" == fault["invocation"]
     assert 1 == fault["ordinal"]
     assert fault["fault"] in ("crash_after", "ambiguous")
-    assert "at_most_once_per_key" == verdict["violation"]["kind"]
+    assert "at_most_once_per_key" == verdict["violation"]["invariantKind"]
     # The trace is the replayed shrunk run: both inserts of the kept message are in it.
     inserts = [e for e in verdict["trace"] if e["op"] == "insert" and e["kind"] == "result"]
     assert [f"{kept}#1", f"{kept}#2"] == [e["invocation"] for e in inserts]

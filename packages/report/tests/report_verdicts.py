@@ -45,7 +45,7 @@ VIOLATED = {
     "platform": "cloudflare",
     "violation": {
         "invariant": "one-payment-per-order",
-        "kind": "at_most_once_per_key",
+        "invariantKind": "at_most_once_per_key",
         "keys": ['"o-1"'],
         "effects": [1, 5],
         "rows": [],
@@ -102,7 +102,7 @@ AWS_VIOLATED = {
     "platform": "aws",
     "violation": {
         "invariant": "ledger-entry-once",
-        "kind": "at_most_once_per_key",
+        "invariantKind": "at_most_once_per_key",
         "keys": ['"o-1"'],
         "effects": [1, 9],
         "rows": [],

@@ -143,7 +143,7 @@ def test_counts_other_broken_invariants_and_shrinking_are_told():
     """What each invariant saw, the other invariants the run breaks, and the shrinker's replays."""
     verdict = verdicts.violated()
     verdict["invariants"] = [{"name": "one-payment-per-order", "kind": "at_most_once_per_key", "effects": 34, "rows": 0, "keys": 34}]
-    other = {"invariant": "every-payment-recorded", "kind": "at_least_once_per_message", "keys": [], "effects": [], "rows": [],
+    other = {"invariant": "every-payment-recorded", "invariantKind": "at_least_once_per_message", "keys": [], "effects": [], "rows": [],
              "message": "every-payment-recorded: event msg-2 got no effect"}
     verdict["violations"] = [verdict["violation"], other]
     verdict["provenance"] = dict(verdict["provenance"], shrinkReplays=12, shrinkCapped=True, schedules=17)
@@ -196,7 +196,7 @@ def test_coverage_is_a_compact_table_and_bounded_names_what_was_never_exercised(
             {"target": "D1:DB", "op": "run", "ordinal": 0, "kinds": ["crash_before", "error"], "injected": ["error"]},
             {"target": "Queue:payments", "op": "ack", "ordinal": 1, "kinds": ["crash_before"], "injected": ["crash_before"]},
         ],
-        "pairs": 3, "exercised": 2, "missed": [{"target": "D1:DB", "op": "run", "ordinal": 0, "kind": "crash_before"}],
+        "pairs": 3, "exercised": 2, "missed": [{"target": "D1:DB", "op": "run", "ordinal": 0, "fault": "crash_before"}],
     }
     text = render_text(verdicts.bounded(coverage=coverage, audit={"reran": 4, "runs": 4, "differences": 0}))
     assert "Fault coverage: 2 of 3 (point, kind) pairs exercised (66%)" in text

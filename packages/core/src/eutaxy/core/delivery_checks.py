@@ -65,7 +65,7 @@ def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effe
     involved = sorted(index for _, indices in shared for index in indices)
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=[text for text, _ in shared],
         effects=involved,
         rows=[],
@@ -89,7 +89,7 @@ def check_at_least_once(invariant: dict[str, Any], effects: Sequence[Effect]) ->
         f"{noun} {join_words(absent)} at {invariant['key']}"
     )
     return Violation(
-        invariant=invariant["name"], kind=invariant["kind"], keys=absent, effects=[], rows=[], message=message
+        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=absent, effects=[], rows=[], message=message
     )
 
 
@@ -131,7 +131,7 @@ def check_at_least_once_per_message(
         parts.append(f"{noun} {join_words(keyless)} have no body value at {body_key!r} to check")
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=absent,
         effects=[],
         rows=[],

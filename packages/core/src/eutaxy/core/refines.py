@@ -130,7 +130,7 @@ def check_refines(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
         message += f" ({count_word(len(problems) - 1)} more effects do not refine their decisions)"
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=keys,
         effects=sorted(involved),
         rows=[],

@@ -39,7 +39,7 @@ def _where(query: dict[str, Any]) -> str:
 def _no_snapshot(invariant: dict[str, Any], query: dict[str, Any]) -> Violation:
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=[],
         effects=[],
         rows=[],
@@ -79,7 +79,7 @@ def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vio
         if text not in keys:
             keys.append(text)
     return Violation(
-        invariant=invariant["name"], kind=invariant["kind"], keys=keys, effects=[index], rows=failing, message=message
+        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=keys, effects=[index], rows=failing, message=message
     )
 
 
@@ -114,7 +114,7 @@ def check_unique(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violat
         message += f" (values {join_words([text for text, _ in shared[1:]])} are shared too)"
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=[text for text, _ in shared],
         effects=[index],
         rows=[row for _, group in shared for row in group],
@@ -155,7 +155,7 @@ def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
     if len(unmatched) > 1:
         message += f" ({count_word(len(unmatched) - 1)} more: {describe_effects(effects, unmatched[1:])})"
     return Violation(
-        invariant=invariant["name"], kind=invariant["kind"], keys=keys, effects=unmatched, rows=[], message=message
+        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=keys, effects=unmatched, rows=[], message=message
     )
 
 
@@ -193,7 +193,7 @@ def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vi
     )
     return Violation(
         invariant=invariant["name"],
-        kind=invariant["kind"],
+        invariant_kind=invariant["kind"],
         keys=keys,
         effects=sorted({source_index, target_index}),
         rows=orphans,

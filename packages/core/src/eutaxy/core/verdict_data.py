@@ -5,8 +5,8 @@ the CLI prints ``to_json(verdict_data(verdict))``, and a report that reads a ver
 from JSON calls ``verdict_from_data``. Names are camelCase in the data (``keptEvents``,
 ``faultsInjected``) and snake_case in Python; a field whose metadata says
 ``omit_if_default`` is left out while it holds its default, so a verdict without the
-optional parts reads byte for byte as before. ``data_name`` in a field's metadata gives its
-JSON name when camelCase of the Python name is not it.
+optional parts reads byte for byte as before. Every JSON name is camelCase of the Python
+name, so one field has one name on both sides.
 
 Records that cross the run protocol too (``Effect``, ``Violation``, ``Schedule``,
 ``EndState``) keep their own ``to_data``/``from_data`` shapes; the converter uses them, so
@@ -90,7 +90,7 @@ def _make_converter() -> cattrs.Converter:
         attrs.resolve_types(record)
         overrides = {
             field.name: override(
-                rename=field.metadata.get("data_name", camel_case(field.name)),
+                rename=camel_case(field.name),
                 omit_if_default=bool(field.metadata.get("omit_if_default", False)),
             )
             for field in attrs.fields(record)
@@ -102,12 +102,8 @@ def _make_converter() -> cattrs.Converter:
 
 _CONVERTER = _make_converter()
 
-#: Each Python field name whose data name differs, for error paths (cattrs names the attribute).
-_DATA_NAMES = {
-    field.name: field.metadata.get("data_name", camel_case(field.name))
-    for record in _RECORDS
-    for field in attrs.fields(record)
-}
+#: Each Python field name's data name, for error paths (cattrs names the attribute).
+_DATA_NAMES = {field.name: camel_case(field.name) for record in _RECORDS for field in attrs.fields(record)}
 
 
 def _data_path(message: str) -> str:

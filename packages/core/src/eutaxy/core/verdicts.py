@@ -253,7 +253,7 @@ class CoverageMiss:
     target: str
     op: str
     ordinal: int
-    fault: str = attrs.field(metadata={"data_name": "kind"})
+    fault: str
 
 
 @attrs.frozen(kw_only=True)

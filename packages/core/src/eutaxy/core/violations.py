@@ -23,11 +23,12 @@ class Violation:
     """An invariant that did not hold on a run's log.
 
     ``keys`` are canonical JSON strings; ``effects`` are indices into the log checked;
-    ``rows`` are the snapshot rows at fault (state invariants).
+    ``rows`` are the snapshot rows at fault (state invariants). ``invariant_kind`` is the
+    broken invariant's kind (``at_most_once_per_key``), named apart from a verdict's ``kind``.
     """
 
     invariant: str
-    kind: str
+    invariant_kind: str
     keys: list = attrs.field(factory=list)
     effects: list = attrs.field(factory=list)
     rows: list = attrs.field(factory=list)
@@ -36,7 +37,7 @@ class Violation:
     def to_data(self) -> dict[str, Any]:
         return {
             "invariant": self.invariant,
-            "kind": self.kind,
+            "invariantKind": self.invariant_kind,
             "keys": list(self.keys),
             "effects": list(self.effects),
             "rows": list(self.rows),
@@ -47,7 +48,7 @@ class Violation:
     def from_data(cls, data: dict[str, Any]) -> "Violation":
         return cls(
             invariant=data["invariant"],
-            kind=data["kind"],
+            invariant_kind=data["invariantKind"],
             keys=list(data.get("keys") or []),
             effects=list(data.get("effects") or []),
             rows=list(data.get("rows") or []),

@@ -282,7 +282,7 @@ def expect_holds(
     violations = [item.to_data() if hasattr(item, "to_data") else item for item in replayed.get("violations") or []]
     if violations:
         lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
-        lines += [f"- {item.get('invariant')} ({item.get('kind')}): {item.get('message')}" for item in violations]
+        lines += [f"- {item.get('invariant')} ({item.get('invariantKind')}): {item.get('message')}" for item in violations]
         raise AssertionError("\n".join(lines))
     end = (replayed.get("result") or {}).get("end") or {}
     if end.get("kind") != "completed":

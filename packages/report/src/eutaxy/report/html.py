@@ -170,7 +170,7 @@ def _headline_detail(verdict: SimulationVerdict) -> str:
     if isinstance(verdict, Violated):
         violation = verdict.violation
         name = violation.invariant or "(unnamed invariant)"
-        return f'<p>Invariant broken: <b>{_e(name)}</b> ({_e(violation.kind or "?")})</p><p class="mono">{_e(violation.message)}</p>'
+        return f'<p>Invariant broken: <b>{_e(name)}</b> ({_e(violation.invariant_kind or "?")})</p><p class="mono">{_e(violation.message)}</p>'
     if isinstance(verdict, Unsupported):
         return f'<p>Cause: <b>{_e(verdict.cause.kind or "unknown")}</b>: {_e(verdict.cause.detail)}</p>'
     assert isinstance(verdict, Bounded), verdict.kind

@@ -180,8 +180,8 @@ def _comment_block(violation: Violation) -> list[str]:
     if not violation.invariant and not violation.message:
         return []
     lines = [f"# Invariant broken: {_printable(violation.invariant or '(unnamed)')}"]
-    if violation.kind:
-        lines[0] += f" ({_printable(violation.kind)})"
+    if violation.invariant_kind:
+        lines[0] += f" ({_printable(violation.invariant_kind)})"
     for line in violation.message.splitlines():
         lines.append("#   " + _printable(line))
     return lines + [""]

@@ -151,7 +151,7 @@ def _headline(verdict: SimulationVerdict) -> list[str]:
 
 def _violation_section(violation: Violation) -> list[str]:
     name = violation.invariant or "(unnamed invariant)"
-    kind = violation.kind
+    kind = violation.invariant_kind
     lines = ["", f"Invariant broken: {name}" + (f" ({kind})" if kind else "")]
     if violation.message:
         lines += ["  " + line for line in violation.message.splitlines()]
@@ -170,7 +170,7 @@ def _also_broken_section(verdict: Violated) -> list[str]:
         return []
     lines = ["", "Also broken in this run:"]
     for other in others:
-        lines.append(f"  {other.invariant or '(unnamed invariant)'}" + (f" ({other.kind})" if other.kind else ""))
+        lines.append(f"  {other.invariant or '(unnamed invariant)'}" + (f" ({other.invariant_kind})" if other.invariant_kind else ""))
         lines += ["    " + line for line in other.message.splitlines()]
     return lines
 
