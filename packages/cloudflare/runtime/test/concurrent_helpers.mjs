@@ -3,30 +3,18 @@
 
 import path from "node:path";
 
-import { FIXTURES, queuePlan } from "./helpers.mjs";
+import { FIXTURES, fixtureLoad, queuePlan } from "./helpers.mjs";
 
 export const FIXTURE = path.join(FIXTURES, "concurrent");
 
 /** @param {object} [extra] */
 export function concurrentLoad(extra = {}) {
-  return {
-    op: "load",
-    worker: {
-      entry: path.join(FIXTURE, "worker.ts"),
-      compatibilityDate: "2025-09-01",
-      compatibilityFlags: [],
-      d1Databases: { A: "a-db", B: "b-db" },
-      queueConsumers: { jobs: { maxRetries: 0 } },
-      specs: [path.join(FIXTURE, "domain.ts")],
-      vars: {},
-      bindings: [],
-      ...extra,
-    },
-    setup: [
-      { kind: "d1_schema", binding: "A", path: path.join(FIXTURE, "schema.sql") },
-      { kind: "d1_schema", binding: "B", path: path.join(FIXTURE, "schema.sql") },
-    ],
-  };
+  return fixtureLoad(FIXTURE, {
+    d1Databases: { A: "a-db", B: "b-db" },
+    queueConsumers: { jobs: { maxRetries: 0 } },
+    specs: [path.join(FIXTURE, "domain.ts")],
+    ...extra,
+  });
 }
 
 /**

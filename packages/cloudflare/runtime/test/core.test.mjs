@@ -6,24 +6,14 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { FIXTURES, HostProcess } from "./helpers.mjs";
+import { FIXTURES, HostProcess, useHost } from "./helpers.mjs";
 import { concurrentLoad, concurrentPlan } from "./concurrent_helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "concurrent");
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok(concurrentLoad());
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(concurrentLoad());
 
 /** @param {any[]} effects */
 function decisions(effects) {

@@ -7,28 +7,14 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { isRead, splitSchema } from "../d1.mjs";
-import { FIXTURES, HostProcess, paymentsPlan } from "./helpers.mjs";
+import { FIXTURES, fixtureLoad, paymentsPlan, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "d1-api");
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok({
-    op: "load",
-    worker: { entry: path.join(FIXTURE, "worker.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: [], d1Databases: { DB: "api-db" }, queueConsumers: { jobs: { maxRetries: 3 } }, specs: [], vars: {}, bindings: [] },
-    setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
-  });
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(fixtureLoad(FIXTURE, { d1Databases: { DB: "api-db" }, queueConsumers: { jobs: { maxRetries: 3 } } }));
 
 /** @param {string} step @param {object} [options] */
 function plan(step, options = {}) {

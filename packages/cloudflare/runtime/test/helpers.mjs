@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -13,23 +14,55 @@ export const NODE_MODULES = process.env.EUTAXY_NODE_MODULES ?? path.join(REPO, "
 export const FIXTURES = path.join(RUNTIME_DIR, "fixtures");
 export const FIXTURE = path.join(FIXTURES, "payments");
 
-/** The load message for the payments fixture. */
-export function paymentsLoad(extra = {}) {
+/**
+ * The load message for a fixture folder's `worker.ts`: `worker` adds to (or overrides) a
+ * Worker with no bindings, and each of its D1 databases gets the folder's `schema.sql`.
+ * @param {string} fixture the fixture folder
+ * @param {{d1Databases?: Record<string, string>, [name: string]: unknown}} worker
+ */
+export function fixtureLoad(fixture, worker) {
   return {
     op: "load",
     worker: {
-      entry: path.join(FIXTURE, "worker.ts"),
+      entry: path.join(fixture, "worker.ts"),
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
-      d1Databases: { DB: "payments-db" },
-      queueConsumers: { payments: { maxRetries: 3 } },
-      bindings: [{ kind: "kv", name: "CACHE" }],
+      d1Databases: {},
+      queueConsumers: {},
+      bindings: [],
       specs: [],
       vars: {},
-      ...extra,
+      ...worker,
     },
-    setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
+    setup: Object.keys(worker.d1Databases ?? {}).map((binding) => ({ kind: "d1_schema", binding, path: path.join(fixture, "schema.sql") })),
   };
+}
+
+/** The load message for the payments fixture. */
+export function paymentsLoad(extra = {}) {
+  return fixtureLoad(FIXTURE, {
+    d1Databases: { DB: "payments-db" },
+    queueConsumers: { payments: { maxRetries: 3 } },
+    bindings: [{ kind: "kv", name: "CACHE" }],
+    ...extra,
+  });
+}
+
+/**
+ * The host process a test file shares: it starts now, loads `load` before the file's tests
+ * run and is closed after them.
+ * @param {object} load the load message
+ * @returns {HostProcess}
+ */
+export function useHost(load) {
+  const host = new HostProcess();
+  before(async () => {
+    await host.ok(load);
+  });
+  after(async () => {
+    await host.close();
+  });
+  return host;
 }
 
 /**

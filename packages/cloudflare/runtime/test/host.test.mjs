@@ -6,25 +6,15 @@
  */
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { HostProcess, paymentsLoad, paymentsPlan } from "./helpers.mjs";
+import { paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
 
 const EPOCH = 1767225600000;
 const INSERT_PAYMENT = "INSERT INTO payments (order_id, amount_cents) VALUES (?, ?)";
 const SEED = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x12345678];
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok(paymentsLoad());
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(paymentsLoad());
 
 /** @param {any[]} effects @param {string} table */
 function snapshot(effects, table) {

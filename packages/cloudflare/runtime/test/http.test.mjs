@@ -6,29 +6,15 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { FIXTURES, HostProcess } from "./helpers.mjs";
+import { FIXTURES, HostProcess, fixtureLoad, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "http");
 const EPOCH = 1767225600000;
 const PAY = { name: "payments-api", host: "*.pay.example", responses: [{ method: "POST", path: "/charges", status: 200, headers: {}, body: { id: "ch-1" } }], dedupeBy: "Idempotency-Key" };
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok({
-    op: "load",
-    worker: { entry: path.join(FIXTURE, "worker.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3 } }, specs: [], vars: {}, bindings: [] },
-    setup: [{ kind: "d1_schema", binding: "DB", path: path.join(FIXTURE, "schema.sql") }],
-  });
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(fixtureLoad(FIXTURE, { compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3 } } }));
 
 /**
  * @param {{events: any[], caller?: object, externals?: object[], drive?: object, policy?: object, prefix?: number[], bounds?: object, maxFaults?: number}} options
@@ -267,7 +253,7 @@ for (const [route, detail] of [
 test("a Worker without fetch() is a user error for the http drive", async () => {
   const other = new HostProcess();
   try {
-    await other.ok({ op: "load", worker: { entry: path.join(FIXTURE, "no-fetch.ts"), compatibilityDate: "2025-09-01", compatibilityFlags: [], d1Databases: {}, queueConsumers: {}, specs: [], vars: {}, bindings: [] }, setup: [] });
+    await other.ok(fixtureLoad(FIXTURE, { entry: path.join(FIXTURE, "no-fetch.ts") }));
     const answer = await other.request({ op: "run", plan: plan({ events: [req("req-1", "/", null, "GET")] }) });
     assert.equal(answer.ok, false);
     assert.equal(answer.user, true);

@@ -7,21 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { HostProcess, paymentsLoad, paymentsPlan } from "./helpers.mjs";
+import { paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok(paymentsLoad());
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(paymentsLoad());
 
 /** @param {object} request */
 async function raw(request) {

@@ -7,24 +7,14 @@
 
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
 import { concurrentLoad, concurrentPlan } from "./concurrent_helpers.mjs";
-import { HostProcess } from "./helpers.mjs";
+import { useHost } from "./helpers.mjs";
 
 const EPOCH = 1767225600000;
 
-/** @type {HostProcess} */
-let host;
-
-before(async () => {
-  host = new HostProcess();
-  await host.ok(concurrentLoad());
-});
-
-after(async () => {
-  await host.close();
-});
+const host = useHost(concurrentLoad());
 
 /** @param {any[]} effects @param {string} target */
 function totals(effects, target = "D1:A") {
