@@ -4,10 +4,11 @@
  * invocations, restore the globals, snapshot, answer. The RunResult is the protocol's
  * (docs/contract.md): `{protocol, effects, eligible, decisions, end}`.
  *
- * With `maxConcurrentInvocations` 1 (the default) a run is sequential: one invocation in
- * flight at a time, fault decisions only. Above 1, the turn scheduler (turns.mjs) interleaves
- * invocations at their effects and makes a turn decision at every turn; the invocation
- * running is then named by its async context rather than by `current`'s field.
+ * The run's scheduler (scheduler/scheduler.mjs) is picked by `maxConcurrentInvocations`: at 1
+ * a run is sequential (scheduler/sequential.mjs: one invocation in flight at a time, fault
+ * decisions only); above 1 the turn scheduler (scheduler/turns.mjs) interleaves invocations at
+ * their effects and makes a turn decision at every turn. The bindings are the records'
+ * (bindings/index.mjs), walked in setup order; no binding kind is named here.
  */
 
 import { active } from "./active.mjs";
@@ -51,9 +52,10 @@ export class Run {
     this.unsupported = null;
     /** @type {Error | null} an internal invariant that broke (assert.mjs); the run then fails */
     this.failure = null;
-    const concurrency = this.scenario.bounds?.maxConcurrentInvocations ?? 1;
+    const concurrency = this.scenario.bounds?.maxConcurrentInvocations;
+    assert(Number.isInteger(concurrency) && concurrency >= 1, () => `the plan's bounds carry maxConcurrentInvocations ${JSON.stringify(concurrency)}, not an integer of at least 1 (with_bounds writes it)`);
     /** @type {import("./scheduler/scheduler.mjs").Scheduler} */
-    this.scheduler = createScheduler(this, Number.isInteger(concurrency) ? concurrency : 1);
+    this.scheduler = createScheduler(this, concurrency);
     const effectHangMs = this.scenario.bounds?.effectHangMs;
     assert(Number.isInteger(effectHangMs) && effectHangMs > 0, () => `the plan's bounds carry effectHangMs ${JSON.stringify(effectHangMs)}, not a positive integer (with_bounds writes it)`);
     /** Real time one effect's I/O may take before it counts as hung; `budgetMs` is the exploration's. */
