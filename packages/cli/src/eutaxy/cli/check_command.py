@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from eutaxy.cli.arguments import add_command, budget_ms, max_runs
 from eutaxy.cli.config import config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INTERNAL
 from eutaxy.cli.output import Output
@@ -32,9 +33,8 @@ __all__ = ["add_check_parser", "run_check"]
 
 
 def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
-    parser = subparsers.add_parser(
-        "check",
-        parents=[common],
+    parser = add_command(
+        subparsers, common, "check", handler=run_check,
         help="explore a scenario; print the verdict and the shrunk trace; write a regression test",
         description=(
             "Explore a scenario's runs under injected faults and check its invariants. "
@@ -45,8 +45,8 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("scenario", help="the scenario file (<name>.sim.py)")
     parser.add_argument("--seed", type=_seed, help="the exploration seed (default: the scenario file's name)")
-    parser.add_argument("--budget-ms", type=_budget_ms, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
-    parser.add_argument("--max-runs", type=_max_runs, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
+    parser.add_argument("--budget-ms", type=budget_ms, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
+    parser.add_argument("--max-runs", type=max_runs, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
     add_prover_arguments(parser)
@@ -59,7 +59,6 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--html", metavar="PATH",
         help="also write the verdict as one self-contained HTML page: the shrunk trace as a timeline (no network needed)",
     )
-    parser.set_defaults(handler=run_check)
 
 
 def run_check(args: argparse.Namespace, out: Output) -> int:
@@ -187,30 +186,6 @@ def _engine_check():
 def _is_terminal(stream: Any) -> bool:
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
-
-
-def _whole_number(text: str, maximum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {value}")
-    if value > maximum:
-        raise argparse.ArgumentTypeError(f"expected a number of at most {maximum}, got {value}")
-    return value
-
-
-def _budget_ms(text: str) -> int:
-    from eutaxy.engine.bounds import BUDGET_MS_MAX
-
-    return _whole_number(text, BUDGET_MS_MAX)
-
-
-def _max_runs(text: str) -> int:
-    from eutaxy.engine.bounds import RUNS_MAX
-
-    return _whole_number(text, RUNS_MAX)
 
 
 def _seed(text: str) -> str:

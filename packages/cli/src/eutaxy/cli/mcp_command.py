@@ -22,6 +22,7 @@ import sys
 import threading
 from typing import Any
 
+from eutaxy.cli.arguments import add_command
 from eutaxy.cli.exit_codes import EXIT_OK
 from eutaxy.cli.output import Output
 from eutaxy.core.errors import UserError
@@ -33,9 +34,8 @@ SERVER_NAME = "eutaxy"
 
 
 def add_mcp_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
-    parser = subparsers.add_parser(
-        "mcp",
-        parents=[common],
+    add_command(
+        subparsers, common, "mcp", handler=run_mcp,
         help="serve the Model Context Protocol over stdio (tools: check, report, prover_status, ...)",
         description=(
             "Serve the Model Context Protocol over stdio, one JSON-RPC message per line, logs on "
@@ -46,7 +46,6 @@ def add_mcp_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
             "the server runs in."
         ),
     )
-    parser.set_defaults(handler=run_mcp)
 
 
 def build_server():

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from eutaxy.cli.arguments import budget_ms, max_runs
+
 __all__ = ["ScenarioFailure", "ScenarioFile", "ScenarioItem"]
 
 SUFFIX = ".sim.py"
@@ -30,9 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("eutaxy", "Eutaxy scenarios (*.sim.py)")
     group.addoption("--eutaxy-seed", metavar="SEED", default=None,
                     help="the exploration seed for every scenario (default: the config, else the file's name)")
-    group.addoption("--eutaxy-max-runs", metavar="N", type=_positive, default=None,
+    group.addoption("--eutaxy-max-runs", metavar="N", type=max_runs, default=None,
                     help="stop each scenario after N runs (default: the config, else bounds.maxRuns)")
-    group.addoption("--eutaxy-budget-ms", metavar="MS", type=_positive, default=None,
+    group.addoption("--eutaxy-budget-ms", metavar="MS", type=budget_ms, default=None,
                     help="wall-time budget per scenario (default: the config, else bounds.budgetMs)")
 
 
@@ -44,18 +46,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.name.endswith(SUFFIX):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
-
-
-def _positive(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number above 0, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number above 0, got {value}")
-    return value
 
 
 class ScenarioFailure(Exception):

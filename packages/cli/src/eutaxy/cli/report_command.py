@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from eutaxy.cli.arguments import add_command, whole_number
 from eutaxy.cli.config import config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INPUT
 from eutaxy.cli.output import Output
@@ -27,31 +28,19 @@ SEED_DEFAULT = "eutaxy-report"
 
 
 def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
-    parser = subparsers.add_parser(
-        "report",
-        parents=[common],
+    parser = add_command(
+        subparsers, common, "report", handler=run_spec_report,
         help="run the spec ladder on every spec file under a directory",
         description=("Run the spec ladder on every spec file under DIR: TESTED on generated inputs, then PROVEN "
                      "by the engines --prover names."),
     )
     parser.add_argument("directory", nargs="?", default=".", metavar="DIR", help="where to look (default: .)")
     parser.add_argument("--seed", default=SEED_DEFAULT, help=f"the seed for generated inputs (default: {SEED_DEFAULT})")
-    parser.add_argument("--min-inside", type=_positive, default=None, metavar="N",
+    parser.add_argument("--min-inside", type=whole_number, default=None, metavar="N",
                         help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
-    parser.add_argument("--show-inputs", type=_positive, default=0, metavar="N",
+    parser.add_argument("--show-inputs", type=whole_number, default=0, metavar="N",
                         help="print the first N inputs evaluated for each property")
     add_prover_arguments(parser)
-    parser.set_defaults(handler=run_spec_report)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value
 
 
 def run_spec_report(args: argparse.Namespace, out: Output) -> int:
