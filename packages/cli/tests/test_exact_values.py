@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from eutaxy.core.canonical import to_json
-from eutaxy.prover.values import UNDEFINED, BigInt, decode, encode
+from eutaxy.spec.values import UNDEFINED, BigInt, decode, encode
 
 # Each JavaScript expression with the value Python holds for it.
 SAMPLES = [

@@ -5,7 +5,8 @@ import math
 from eutaxy.prover import domains
 from eutaxy.prover.randomness import Draws
 from eutaxy.prover.steering import Guide
-from eutaxy.prover.values import UNDEFINED, BigInt, encode, key, utf16_length
+from eutaxy.prover.values import utf16_length
+from eutaxy.spec.values import UNDEFINED, BigInt, encode, key
 from eutaxy.spec import (ArrayType, BigIntType, BooleanType, Field, LiteralType, LiteralUnionType,
                          NullableType, NumberType, RecordType, StringType, TaggedUnionType, UnionType,
                          UnsupportedType, Variant)

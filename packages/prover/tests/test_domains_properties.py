@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from eutaxy.prover import domains
 from eutaxy.prover.randomness import Draws
-from eutaxy.prover.values import decode, encode, key
+from eutaxy.spec.values import decode, encode, key
 from eutaxy.spec import LiteralUnionType
 
 from prover_strategies import drawable_types

@@ -6,7 +6,7 @@ import pytest
 
 from eutaxy.prover.evaluator import Evaluator, LoadError, Outcome
 from eutaxy.prover.node import NodeError
-from eutaxy.prover.values import UNDEFINED, BigInt
+from eutaxy.spec.values import UNDEFINED, BigInt
 
 
 def test_lists_the_properties(evaluator):

@@ -2,7 +2,7 @@
 
 from eutaxy.prover.domains import edges
 from eutaxy.prover.tested import MAX_INSIDE_DEFAULT, DRAWS_PER_INSIDE, _Run, run_tested
-from eutaxy.prover.values import decode, encode, key
+from eutaxy.spec.values import decode, encode, key
 from eutaxy.spec import Binder, BooleanType, ForallProperty, Literal, NumberType
 
 from prover_support import prop

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.spec import js_module_dir
-from eutaxy.spec.values import UNDEFINED, BigInt, decode, encode, key, number
+from eutaxy.spec.values import UNDEFINED, BigInt, decode, encode, js_string, key, number, show
 from test_js_module import NODE
 
 VECTORS = json.loads((Path(__file__).resolve().parents[1] / "src/eutaxy/spec/value_vectors.json").read_text("utf-8"))
@@ -60,3 +60,20 @@ def test_what_the_encoding_cannot_say_is_refused():
         decode({"$": "date", "v": "0"})
     with pytest.raises(KeyError):
         decode({"$": "number", "v": "1e999"})
+
+
+def test_show_writes_values_as_javascript_source():
+    """show spells a decoded value as a literal: -0 keeps its sign, strings are quoted, records spaced."""
+    assert "[-0, NaN, 1n, undefined, null, \"a\"]" == show((-0.0, math.nan, BigInt(1), UNDEFINED, None, "a"))
+    assert "{ a: 1, b: [true] }" == show({"a": 1, "b": (True,)})
+    assert "{}" == show({})
+    assert "-Infinity" == show(-math.inf)
+
+
+@pytest.mark.parametrize("value,text", [
+    (0.5, "0.5"), (-0.0, "0"), (1e21, "1e+21"), (1e-7, "1e-7"), (123e-9, "1.23e-7"), (1e20, "100000000000000000000"),
+    (0.000001, "0.000001"), (2.0**53, "9007199254740992"), (math.nan, "NaN"), (BigInt(-5), "-5"), (None, "null"),
+])
+def test_js_string_is_what_string_writes(value, text):
+    """js_string follows Number::toString's layout: plain digits up to 21, exponents below 1e-6."""
+    assert text == js_string(value)

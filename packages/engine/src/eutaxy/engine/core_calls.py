@@ -9,7 +9,7 @@ was first seen.
 
 The payload's ``args`` and ``result`` are the log's canonical (JSON) reading, which loses
 -0, NaN, the infinities, undefined and bigints. A runtime that can say more records the
-exact reading beside them in the spec ladder's value encoding (``eutaxy.prover.values``):
+exact reading beside them in the spec ladder's value encoding (``eutaxy.spec.values``):
 ``argsExact`` and ``resultExact`` where they differ from the canonical ones, and
 ``argsInexact`` (why) when the arguments hold a value that encoding cannot carry. A call
 keeps those fields, and calls are told apart by their exact readings where present, so

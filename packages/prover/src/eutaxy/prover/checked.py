@@ -20,10 +20,10 @@ from typing import Any, Mapping, Optional, Sequence
 
 from eutaxy.core.verdicts import CHECKED, GAVE_UP, REFUTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import ForallProperty, Property, TotalProperty
+from eutaxy.spec.values import decode, key, show
 
 from .evaluator import DIED, MALFORMED, THREW, Evaluator, limit_ms
 from .rung import RungResult
-from .values import decode, key, show
 
 ASSUMPTIONS = ("the inputs are the calls the simulator made",)
 

@@ -1,7 +1,7 @@
 """Edges, biased draws and shrink candidates for each binder type.
 
 Three questions per SpecType kind, answered by pure functions over Python
-values (``values.py``):
+values (``eutaxy.spec.values``):
 
 - ``edges(t, guide)``: the values every seed tries first (the range's ends,
   zero and one, NaN, the infinities and -0, the empty string, both booleans,
@@ -23,10 +23,12 @@ import attrs
 from eutaxy.spec import (ArrayType, BigIntType, BooleanType, LiteralType, LiteralUnionType,
                          NullableType, NumberType, RecordType, SpecType, StringType,
                          TaggedUnionType, TemplateType, UnionType, UnsupportedType)
+from eutaxy.spec.values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, js_string, key, number
 
 from .randomness import Draws
 from .steering import NO_GUIDE, Guide
-from .values import MAX_SAFE_INTEGER, UNDEFINED, BigInt, decode, encode, is_number, js_string, key, number, utf16_length
+from .values import utf16_length
+
 
 #: Composite types keep at most this many edges, so nesting does not multiply them.
 EDGES_MAX = 64

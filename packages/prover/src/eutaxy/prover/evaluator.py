@@ -24,8 +24,9 @@ from typing import Any, ClassVar, Optional, Sequence
 
 import attrs
 
+from eutaxy.spec.values import encode
+
 from .node import SCRIPTS_DIR, JsonLinesProcess, NodeError, NodeToolchain, script_env
-from .values import encode
 
 #: Assignments per request line: large enough that the round trip is not the
 #: cost, small enough that one answer line stays a few hundred kilobytes.

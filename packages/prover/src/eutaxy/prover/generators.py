@@ -18,10 +18,11 @@ import math
 from typing import Any
 
 from eutaxy.spec import ArrayType, Field, LiteralUnionType, NumberType, RecordType, SpecType, StringType
+from eutaxy.spec.values import encode, is_number, key, number
 
 from . import domains
 from .steering import Guide
-from .values import encode, is_number, key, number, utf16_length
+from .values import utf16_length
 
 
 def domain(g: dict) -> tuple[SpecType, Guide]:

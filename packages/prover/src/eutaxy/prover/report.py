@@ -25,6 +25,7 @@ from eutaxy.core.verdicts import (
     exit_code,
 )
 from eutaxy.spec import SpecModule
+from eutaxy.spec.values import decode, show
 
 from .evaluator import Evaluator, LoadError
 from .engine import Prover
@@ -32,7 +33,6 @@ from .node import NodeError, NodeToolchain, find_toolchain
 from .reader import ReadError, read_specs
 from .spec_ladder import run_ladder
 from .tested import MAX_INSIDE_DEFAULT
-from .values import decode, show
 
 SPEC_SUFFIX = ".props.ts"
 #: Folders never searched for spec files.

@@ -26,9 +26,9 @@ import attrs
 from eutaxy.spec import (ArrayType, Binary, BinderRef, Call, Every, Expr, FieldRead, Literal, Local,
                          NullableType, Outside, RecordType, RegexTest, SpecType, StringType, TaggedUnionType,
                          Unary, children)
+from eutaxy.spec.values import BigInt, decode, is_number
 
 from .regex_walk import is_whole_string
-from .values import BigInt, decode, is_number
 
 
 @attrs.frozen(kw_only=True)

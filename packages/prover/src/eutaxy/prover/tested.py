@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 from eutaxy.core.verdicts import GAVE_UP, REFUTED, TESTED, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import BigIntType, ForallProperty, NullableType, NumberType, Property, TotalProperty
+from eutaxy.spec.values import BigInt, encode, is_number, key, number, show
 
 from . import domains, generators
 from .evaluator import DIED, MALFORMED, THREW, Evaluator, Outcome, limit_ms
@@ -38,7 +39,6 @@ from .randomness import Draws
 from .regex_walk import sample_strings
 from .rung import RungResult
 from .steering import Guide, guides, mentioned_strings
-from .values import BigInt, encode, is_number, key, number, show
 
 #: Distinct assignments inside the claim the rung stops at, unless configured.
 MAX_INSIDE_DEFAULT = 100

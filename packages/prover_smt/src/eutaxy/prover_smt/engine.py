@@ -26,8 +26,8 @@ import attrs
 
 from eutaxy.prover.engine import (GAVE_UP, PROVEN, REFUTED, UNKNOWN, UNSUPPORTED_REASON, ModuleProofs, ProveInput,
                                   SpecVerdict)
-from eutaxy.prover.values import encode, show
 from eutaxy.spec import Call, ForallProperty, Property, children, outside_nodes
+from eutaxy.spec.values import encode, show
 
 from . import cache
 from .encode import Encoder, Unsupported

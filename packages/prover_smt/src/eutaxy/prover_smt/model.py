@@ -6,7 +6,7 @@ import math
 import struct
 from typing import Any
 
-from eutaxy.prover.values import UNDEFINED, number
+from eutaxy.spec.values import UNDEFINED, number
 
 from .encode import BOOL, INT, NUM, STR, Encoder, Val
 

@@ -12,18 +12,21 @@ A record holding a ``"$"`` key travels wrapped, so no user data is read as a tag
 Python holds a decoded value as plain data: ``int``/``float`` for a number (an integral
 double within the safe range is an ``int``), :class:`BigInt` for a bigint, ``str`` for a
 string, ``None`` for null, :data:`UNDEFINED`, ``tuple`` for an array and ``dict`` for a
-record.
+record. :func:`show` writes such a value as JavaScript source would (for reports and
+verdict details), :func:`js_string` as ``String(value)`` does.
 """
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 from typing import Any
 
 import attrs
 
-__all__ = ["MAX_SAFE_INTEGER", "UNDEFINED", "BigInt", "Undefined", "decode", "encode", "is_number", "key", "number"]
+__all__ = ["MAX_SAFE_INTEGER", "UNDEFINED", "BigInt", "Undefined", "decode", "encode", "is_number", "js_string", "key",
+           "number", "show"]
 
 #: Integers a double holds exactly (``Number.MAX_SAFE_INTEGER``); an integral number beyond it stays a float.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -125,3 +128,65 @@ _KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_as
 def key(encoded: Any) -> str:
     """A distinctness key over encoded values: equal inputs, equal keys (-0 and 0 differ, as Object.is says)."""
     return _KEY_ENCODER.encode(encoded)
+
+
+def show(value: Any) -> str:
+    """A value (as :func:`decode` gives) as JavaScript source would write it: ``12n``, ``-0``, ``{ a: 1 }``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Undefined):
+        return "undefined"
+    if isinstance(value, BigInt):
+        return f"{value.value}n"
+    if isinstance(value, float):
+        # As a literal would be written: -0 shows its sign, which String() drops.
+        return "-0" if value == 0 and math.copysign(1, value) < 0 else js_string(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return repr(value)
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` as JavaScript writes it, for a number, bigint, boolean, string, null or undefined."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Undefined):
+        return "undefined"
+    if isinstance(value, BigInt):
+        return str(value.value)
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_string(-x)
+    # Number::toString: the shortest round-trip digits (Python's repr has the same), laid out by n.
+    _, digits_tuple, exponent = decimal.Decimal(repr(x)).normalize().as_tuple()
+    assert isinstance(exponent, int), exponent  # a finite x: never NaN's "n" or "N", nor infinity's "F"
+    digits = "".join(map(str, digits_tuple))
+    k = len(digits)
+    n = k + exponent
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{mantissa}e{'+' if e > 0 else '-'}{abs(e)}"
