@@ -1,96 +1,41 @@
 """The Cloudflare runtime's exact reading of Core decisions agrees with the spec ladder's value encoding.
 
 ``packages/cloudflare/runtime/exact.mjs`` writes a decision's ``argsExact``/``resultExact``;
-the prover reads them with ``eutaxy.prover.values`` (Python) and ``reader/values.mjs``
-(Node). The runtime may not import the prover, so it has an encoder of its own: here (the
-CLI may use both) each special value is encoded by the runtime in Node and compared with
-what the prover's Python encoder writes for the same value, and decoded by the prover's
-Node decoder back to the value itself (under Object.is).
+the prover reads them with the spec package's encoding (``eutaxy.spec.values`` in Python,
+``js/values.mjs`` in Node). The runtime ships on its own and has an encoder of its own, so
+here (the CLI may use both packages) spec's vector test, ``js/test/values.test.mjs``, runs
+with the runtime's ``exact`` as the encoder under test: every vector in
+``value_vectors.json`` must encode as the vector says and decode back, and every inexact one
+must be refused with the vector's reason.
 """
 
 from __future__ import annotations
 
-import json
-import math
+import os
 import subprocess
 
 import pytest
 
-from eutaxy.core.canonical import to_json
-from eutaxy.spec.values import UNDEFINED, BigInt, decode, encode
-
-# Each JavaScript expression with the value Python holds for it.
-SAMPLES = [
-    ("-0", -0.0),
-    ("0", 0),
-    ("NaN", math.nan),
-    ("Infinity", math.inf),
-    ("-Infinity", -math.inf),
-    ("undefined", UNDEFINED),
-    ("null", None),
-    ("true", True),
-    ("1.5", 1.5),
-    ("2 ** 53", float(2**53)),
-    ("1e21", 1e21),
-    ("12n", BigInt(12)),
-    ("-12n", BigInt(-12)),
-    ("2n ** 70n", BigInt(2**70)),
-    ('""', ""),
-    ('"a\\ud800b\\udfff"', "a\ud800b\udfff"),
-    ('"\\u{1F642}"', "\U0001F642"),
-    ("[-0, [NaN, undefined], 3n]", (-0.0, (math.nan, UNDEFINED), BigInt(3))),
-    ("{ a: undefined, b: -0 }", {"a": UNDEFINED, "b": -0.0}),
-    ('{ $: "bigint", v: "1" }', {"$": "bigint", "v": "1"}),
-    ('{ nested: { $: -Infinity } }', {"nested": {"$": -math.inf}}),
-    ("[]", ()),
-    ("({})", {}),
-]
-
-SCRIPT = """
-import { isDeepStrictEqual } from "node:util";
-import { exact } from %(exact)s;
-import { decode } from %(values)s;
-const samples = [%(samples)s];
-const out = samples.map((value) => {
-  const encoded = exact(value);
-  if (!encoded.ok) return { error: encoded.why };
-  const crossed = JSON.parse(JSON.stringify(encoded.value));
-  return { encoded: crossed, roundTrips: isDeepStrictEqual(decode(crossed), value) };
-});
-process.stdout.write(JSON.stringify(out));
-"""
+from eutaxy.cli.provers import node_toolchain
+from eutaxy.cloudflare.host import find_runtime
+from eutaxy.core.errors import UserError
+from eutaxy.spec import js_module_dir
 
 
 @pytest.fixture(scope="module")
-def runtime_encodings() -> list[dict]:
-    from eutaxy.cloudflare.host import find_runtime
-    from eutaxy.core.errors import UserError
-    from eutaxy.prover.node import SCRIPTS_DIR, find_toolchain
-
+def node() -> str:
     try:
-        toolchain = find_toolchain()
+        return str(node_toolchain().node)
     except UserError as error:
         pytest.fail(f"the pinned Node toolchain is needed (eutaxy toolchain install, or EUTAXY_NODE_MODULES): {error}")
-    script = SCRIPT % {
-        "exact": json.dumps((find_runtime() / "exact.mjs").as_uri()),
-        "values": json.dumps((SCRIPTS_DIR / "values.mjs").as_uri()),
-        "samples": ", ".join(js for js, _ in SAMPLES),
-    }
-    answer = subprocess.run([str(toolchain.node), "--input-type=module", "-e", script],
-                            capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(answer.stdout)
 
 
-@pytest.mark.parametrize("index", range(len(SAMPLES)), ids=[js for js, _ in SAMPLES])
-def test_the_runtime_writes_what_the_prover_writes(runtime_encodings, index):
-    js, value = SAMPLES[index]
-    got = runtime_encodings[index]
-    assert "error" not in got, got
-    assert to_json(encode(value)) == to_json(got["encoded"]), js
-    # And the prover's Python decoder reads it back to the same value.
-    assert to_json(encode(decode(got["encoded"]))) == to_json(encode(value))
-
-
-@pytest.mark.parametrize("index", range(len(SAMPLES)), ids=[js for js, _ in SAMPLES])
-def test_the_provers_node_decoder_reads_back_the_value_itself(runtime_encodings, index):
-    assert runtime_encodings[index]["roundTrips"], SAMPLES[index][0]
+def test_the_runtime_encoder_meets_every_value_vector(node):
+    """node --test values.test.mjs passes with runtime/exact.mjs as the encoder, and says it tested that one."""
+    exact_module = (find_runtime() / "exact.mjs").as_uri()
+    done = subprocess.run([node, "--test", "--test-reporter=tap", str(js_module_dir() / "test" / "values.test.mjs")],
+                          env={**os.environ, "EUTAXY_EXACT_MODULE": exact_module},
+                          capture_output=True, text=True, timeout=120)
+    assert 0 == done.returncode, done.stdout + done.stderr
+    # The test names its encoder: the runtime's was the one held to the vectors, not spec's own.
+    assert f"the encoder under test is exact from {exact_module}" in done.stdout

@@ -5,9 +5,10 @@
 // runaway call from a slow batch and end this thread.
 
 import { parentPort, workerData } from "node:worker_threads";
-import { decode } from "./values.mjs";
 
-const { bundle, specJs, progress } = workerData;
+const { bundle, specJs, specValues, progress } = workerData;
+// The value encoding is eutaxy/spec's (js/values.mjs), which ships apart from this folder.
+const { decode } = await import(specValues);
 
 // The protocol owns the supervisor's stdout; this thread's stdout goes to stderr.
 for (const method of ["log", "info", "debug", "dir", "table"]) console[method] = console.error.bind(console);

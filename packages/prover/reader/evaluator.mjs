@@ -37,8 +37,9 @@
 // node_modules are bundled too, as a Worker's build bundles them; Node's
 // built-ins stay imports.
 //
-// Environment: EUTAXY_SPEC_JS (eutaxy/spec's spec.js), EUTAXY_ESBUILD (the
-// pinned esbuild package folder).
+// Environment: EUTAXY_SPEC_JS (eutaxy/spec's spec.js), EUTAXY_SPEC_VALUES
+// (eutaxy/spec's values.mjs, the value encoding the worker decodes arguments
+// with), EUTAXY_ESBUILD (the pinned esbuild package folder).
 
 import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
@@ -49,9 +50,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const specJs = process.env.EUTAXY_SPEC_JS;
+const specValues = process.env.EUTAXY_SPEC_VALUES;
 const esbuildDir = process.env.EUTAXY_ESBUILD;
-if (!specJs || !esbuildDir) {
-  process.stderr.write("evaluator: EUTAXY_SPEC_JS and EUTAXY_ESBUILD must name spec.js and the esbuild package\n");
+if (!specJs || !specValues || !esbuildDir) {
+  process.stderr.write("evaluator: EUTAXY_SPEC_JS, EUTAXY_SPEC_VALUES and EUTAXY_ESBUILD must name spec.js, values.mjs and the esbuild package\n");
   process.exit(2);
 }
 const esbuild = createRequire(path.join(esbuildDir, "package.json"))(esbuildDir);
@@ -112,7 +114,7 @@ let worker = null; // { thread, progress, pending, dead }
 function startWorker(outfile) {
   const progress = new Int32Array(new SharedArrayBuffer(8));
   const thread = new Worker(WORKER, {
-    workerData: { bundle: pathToFileURL(outfile).href, specJs: pathToFileURL(specJs).href, progress },
+    workerData: { bundle: pathToFileURL(outfile).href, specJs: pathToFileURL(specJs).href, specValues: pathToFileURL(specValues).href, progress },
     stdout: true, stderr: false, execArgv: ["--enable-source-maps"],
   });
   // What the code under test prints goes to stderr, never into the answers.

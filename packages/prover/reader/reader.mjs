@@ -3,7 +3,8 @@
 //   node reader.mjs <spec file>...        (stdout: one JSON object per file)
 //
 // Environment: EUTAXY_TYPESCRIPT is the pinned typescript package's folder;
-// EUTAXY_SPEC_DTS is eutaxy/spec's declaration file. Every binder type is
+// EUTAXY_SPEC_DTS is eutaxy/spec's declaration file; EUTAXY_SPEC_VALUES is
+// eutaxy/spec's values.mjs, the value encoding literals are written in. Every binder type is
 // what the compiler resolved (aliases declared later, instantiated generics,
 // inline object types, imports from other files); what stays Eutaxy's is
 // which kinds it names and the expression subset it writes as trees. Nothing
@@ -12,6 +13,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import fs from "node:fs";
+import { pathToFileURL } from "node:url";
 import { readFunctions } from "./bodies.mjs";
 
 const require = createRequire(import.meta.url);
@@ -22,6 +24,13 @@ if (!tsDir) {
 }
 const ts = require(tsDir);
 const specDts = path.resolve(process.env.EUTAXY_SPEC_DTS ?? "");
+const specValues = process.env.EUTAXY_SPEC_VALUES;
+if (!specValues) {
+  process.stderr.write("reader: EUTAXY_SPEC_VALUES must name eutaxy/spec's values.mjs\n");
+  process.exit(2);
+}
+// The spec package owns the value encoding; it ships apart from this folder, so it is found by path.
+const { exact } = await import(pathToFileURL(specValues).href);
 
 /** Limits: nesting deeper than this is read as unsupported, never looped on. */
 const MAX_TYPE_DEPTH = 12;
@@ -124,10 +133,10 @@ class Reader {
   literalValue(type) {
     const f = type.flags;
     if (f & ts.TypeFlags.StringLiteral) return { ok: true, value: type.value };
-    if (f & ts.TypeFlags.NumberLiteral) return { ok: true, value: encodeNumber(type.value) };
+    if (f & ts.TypeFlags.NumberLiteral) return { ok: true, value: encoded(type.value) };
     if (f & ts.TypeFlags.BigIntLiteral) {
       const v = type.value;
-      return { ok: true, value: { $: "bigint", v: (v.negative ? "-" : "") + v.base10Value } };
+      return { ok: true, value: encoded(BigInt((v.negative ? "-" : "") + v.base10Value)) };
     }
     if (f & ts.TypeFlags.BooleanLiteral) return { ok: true, value: type.intrinsicName === "true" };
     return { ok: false };
@@ -148,7 +157,7 @@ class Reader {
     if (f & ts.TypeFlags.BigInt) return { kind: "bigint", name };
     if (f & ts.TypeFlags.String) return { kind: "string", name };
     if (f & ts.TypeFlags.Null) return { kind: "literal", name, value: null };
-    if (f & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return { kind: "literal", name, value: { $: "undefined" } };
+    if (f & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return { kind: "literal", name, value: encoded(undefined) };
     const inner = [...stack, type];
     if (f & ts.TypeFlags.Union) return this.convertUnion(type, name, depth, inner);
     if (f & (ts.TypeFlags.Object | ts.TypeFlags.Intersection)) return this.convertObject(type, name, depth, inner);
@@ -289,9 +298,9 @@ class Reader {
       case ts.SyntaxKind.NonNullExpression:
         return this.expr(node.expression, params, depth);
       case ts.SyntaxKind.NumericLiteral:
-        return { kind: "literal", value: encodeNumber(Number(node.text)) };
+        return { kind: "literal", value: encoded(Number(node.text)) };
       case ts.SyntaxKind.BigIntLiteral:
-        return { kind: "literal", value: { $: "bigint", v: BigInt(node.text.slice(0, -1)).toString() } };
+        return { kind: "literal", value: encoded(BigInt(node.text.slice(0, -1))) };
       case ts.SyntaxKind.StringLiteral:
       case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
         return { kind: "literal", value: node.text };
@@ -304,10 +313,10 @@ class Reader {
         if (!op) return this.outside(node);
         const operand = this.expr(node.operand, params, depth);
         if (op === "-" && operand.kind === "literal" && typeof operand.value === "number") {
-          return { kind: "literal", value: encodeNumber(-operand.value) };
+          return { kind: "literal", value: encoded(-operand.value) };
         }
         if (op === "-" && operand.kind === "literal" && operand.value?.$ === "bigint") {
-          return { kind: "literal", value: { $: "bigint", v: (-BigInt(operand.value.v)).toString() } };
+          return { kind: "literal", value: encoded(-BigInt(operand.value.v)) };
         }
         return { kind: "unary", op, operand };
       }
@@ -339,9 +348,9 @@ class Reader {
     }
     const constant = this.constantOf(node);
     if (constant && constant.kind === "literal") return constant;
-    if (node.text === "undefined") return { kind: "literal", value: { $: "undefined" } };
-    if (node.text === "NaN" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "NaN" } };
-    if (node.text === "Infinity" && this.isGlobal(node)) return { kind: "literal", value: { $: "number", v: "Infinity" } };
+    if (node.text === "undefined") return { kind: "literal", value: encoded(undefined) };
+    if (node.text === "NaN" && this.isGlobal(node)) return { kind: "literal", value: encoded(NaN) };
+    if (node.text === "Infinity" && this.isGlobal(node)) return { kind: "literal", value: encoded(Infinity) };
     const fn = this.moduleFunction(node);
     if (fn) return { kind: "function", name: fn };
     return this.outside(node, "Identifier");
@@ -389,7 +398,7 @@ class Reader {
     for (const [i, p] of fn.parameters.entries()) {
       if (!ts.isIdentifier(p.name) || p.dotDotDotToken) return null;
       const arg = node.arguments[i];
-      bound.set(p.name.text, { tree: arg ? this.expr(arg, params, depth + 1) : { kind: "literal", value: { $: "undefined" } } });
+      bound.set(p.name.text, { tree: arg ? this.expr(arg, params, depth + 1) : { kind: "literal", value: encoded(undefined) } });
     }
     return this.expr(body, bound, depth + 1);
   }
@@ -602,12 +611,11 @@ function singleExpression(body) {
   return body.statements[0].expression;
 }
 
-function encodeNumber(n) {
-  if (Number.isNaN(n)) return { $: "number", v: "NaN" };
-  if (n === Infinity) return { $: "number", v: "Infinity" };
-  if (n === -Infinity) return { $: "number", v: "-Infinity" };
-  if (Object.is(n, -0)) return { $: "number", v: "-0" };
-  return n;
+/** A literal's value in the spec value encoding; every literal the reader writes is one the encoding carries. */
+function encoded(value) {
+  const result = exact(value, "a literal");
+  if (!result.ok) throw new Error(result.why);
+  return result.value;
 }
 
 function formatDiagnostic(d) {

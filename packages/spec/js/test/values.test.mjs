@@ -4,13 +4,22 @@
  * the shared vector file. Each vector's expression encodes to its `encoded`, and `encoded`
  * decodes to a value that encodes back to it; each inexact vector is refused with its reason.
  * Run by tests/test_values.py with the pinned Node (node --test).
+ *
+ * The encoder under test is js/values.mjs's `exact`, or the `exact` of the module whose file
+ * URL EUTAXY_EXACT_MODULE names: packages/cli/tests/test_exact_values.py holds the Cloudflare
+ * runtime's own encoder (runtime/exact.mjs) to these vectors that way. Decoding is always
+ * js/values.mjs's.
  */
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import test from "node:test";
 
-import { decode, exact } from "../values.mjs";
+import { decode } from "../values.mjs";
+
+const EXACT_MODULE = process.env.EUTAXY_EXACT_MODULE || new URL("../values.mjs", import.meta.url).href;
+/** @type {(value: unknown) => import("../values.mjs").Exact} */
+const exact = (await import(EXACT_MODULE)).exact;
 
 const VECTORS = new URL("../../src/eutaxy/spec/value_vectors.json", import.meta.url);
 const data = JSON.parse(readFileSync(VECTORS, "utf8"));
@@ -32,6 +41,10 @@ function same(a, b) {
 function evaluate(source) {
   return new Function(`return (${source});`)();
 }
+
+test(`the encoder under test is exact from ${EXACT_MODULE}`, () => {
+  assert.equal(typeof exact, "function");
+});
 
 test("the vector file holds vectors of both kinds", () => {
   assert.ok(data.vectors.length > 10, "too few vectors");

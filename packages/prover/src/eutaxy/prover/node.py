@@ -30,7 +30,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.spec import js_module_dir
 
 def _scripts_dir() -> Path:
-    """reader.mjs, evaluator.mjs and values.mjs: inside the installed package, or beside ``src`` in a checkout."""
+    """reader.mjs and evaluator.mjs: inside the installed package, or beside ``src`` in a checkout."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "reader", here.parents[2] / "reader"):
         if (candidate / "evaluator.mjs").is_file():
@@ -38,7 +38,7 @@ def _scripts_dir() -> Path:
     raise FileNotFoundError(f"the prover's Node scripts (reader/evaluator.mjs) are not beside {here}")
 
 
-#: The folder holding reader.mjs, evaluator.mjs and values.mjs.
+#: The folder holding reader.mjs and evaluator.mjs (the value encoding is eutaxy/spec's ``values.mjs``).
 SCRIPTS_DIR = _scripts_dir()
 
 
@@ -106,6 +106,7 @@ def script_env(toolchain: NodeToolchain) -> dict[str, str]:
         "EUTAXY_TYPESCRIPT": str(toolchain.typescript),
         "EUTAXY_SPEC_DTS": str(spec_dir / "spec.d.ts"),
         "EUTAXY_SPEC_JS": str(spec_dir / "spec.js"),
+        "EUTAXY_SPEC_VALUES": str(spec_dir / "values.mjs"),
         "EUTAXY_ESBUILD": str(toolchain.esbuild),
         "NODE_NO_WARNINGS": "1",
     })
