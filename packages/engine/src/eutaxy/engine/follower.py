@@ -77,6 +77,20 @@ class PlanFollower:
             turn_words=tuple(streams.get("turns") or (1, 0, 0, 0)),
         )
 
+    def _prefix_pick(self, count: int) -> int | None:
+        """The forced prefix's pick for the next decision, among ``count`` options; None past the prefix.
+
+        A pick outside the options takes option 0 and counts as misaligned.
+        """
+        index = len(self.decisions)
+        if index >= len(self.prefix):
+            return None
+        chosen = self.prefix[index]
+        if not _index_fits(chosen, count):
+            self.misaligned += 1
+            return 0
+        return chosen
+
     # --- fault decisions ----------------------------------------------------------------
 
     def fault(self, invocation: str, ordinal: int, target: str, allowed: Sequence[str]) -> str | None:
@@ -86,13 +100,8 @@ class PlanFollower:
         eligible_ordinal = self.eligible
         self.eligible += 1
         options = ["none", *allowed]
-        index = len(self.decisions)
-        if index < len(self.prefix):
-            chosen = self.prefix[index]
-            if not _index_fits(chosen, len(options)):
-                self.misaligned += 1
-                chosen = 0
-        else:
+        chosen = self._prefix_pick(len(options))
+        if chosen is None:
             chosen = self._fault_by_policy(invocation, ordinal, eligible_ordinal, options)
         assert _index_fits(chosen, len(options)), chosen
         self.decisions.append(
@@ -138,15 +147,10 @@ class PlanFollower:
         The platform sets ``more`` on the returned decision once the turn has run.
         """
         assert options, "a turn decision needs at least one option"
-        index = len(self.decisions)
         nth = self.turns_taken
         self.turns_taken += 1
-        if index < len(self.prefix):
-            chosen = self.prefix[index]
-            if not _index_fits(chosen, len(options)):
-                self.misaligned += 1
-                chosen = 0
-        else:
+        chosen = self._prefix_pick(len(options))
+        if chosen is None:
             chosen = self._turn_by_policy(nth, len(options))
             if not _index_fits(chosen, len(options)):
                 chosen = 0

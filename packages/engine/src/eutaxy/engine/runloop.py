@@ -386,45 +386,35 @@ class RunLoop:
         ``InvocationCrash`` here, after recording.
         """
         with self._outside_handler():
-            return self._effect_point(target, op, args, allowed, perform)
-
-    def _effect_point(
-        self,
-        target: str,
-        op: str,
-        args: Any,
-        allowed: Sequence[str],
-        perform: Callable[[], tuple[Any, Any]],
-    ) -> tuple[str | None, Any]:
-        invocation = self.current
-        assert invocation is not None, f"effect {target} {op} outside an invocation"
-        if invocation.crashed:
-            raise InvocationCrash(f"{invocation.id} already crashed")
-        self._raise_if_unsupported()
-        ordinal = invocation.next_ordinal
-        invocation.next_ordinal += 1
-        self._last_effect = (target, op, ordinal)
-        self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
-        fault = self.follower.fault(invocation.id, ordinal, target, allowed)
-        assert fault is None or fault in allowed, (fault, allowed)
-        try:
-            if fault in _BEFORE:
-                self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
-                if fault == CRASH_BEFORE:
-                    invocation.crashed = True
-                    raise InvocationCrash(f"crash_before at {invocation.id} effect #{ordinal}")
-                return fault, None
-            with self.globals.real_randomness():
-                result, value = perform()
-            self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
-            if fault in _AFTER:
-                self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
-                if fault == CRASH_AFTER:
-                    invocation.crashed = True
-                    raise InvocationCrash(f"crash_after at {invocation.id} effect #{ordinal}")
-            return fault, value
-        finally:
-            self.globals.advance(1)
+            invocation = self.current
+            assert invocation is not None, f"effect {target} {op} outside an invocation"
+            if invocation.crashed:
+                raise InvocationCrash(f"{invocation.id} already crashed")
+            self._raise_if_unsupported()
+            ordinal = invocation.next_ordinal
+            invocation.next_ordinal += 1
+            self._last_effect = (target, op, ordinal)
+            self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
+            fault = self.follower.fault(invocation.id, ordinal, target, allowed)
+            assert fault is None or fault in allowed, (fault, allowed)
+            try:
+                if fault in _BEFORE:
+                    self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+                    if fault == CRASH_BEFORE:
+                        invocation.crashed = True
+                        raise InvocationCrash(f"crash_before at {invocation.id} effect #{ordinal}")
+                    return fault, None
+                with self.globals.real_randomness():
+                    result, value = perform()
+                self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
+                if fault in _AFTER:
+                    self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+                    if fault == CRASH_AFTER:
+                        invocation.crashed = True
+                        raise InvocationCrash(f"crash_after at {invocation.id} effect #{ordinal}")
+                return fault, value
+            finally:
+                self.globals.advance(1)
 
     def platform_effect(self, target: str, op: str, args: Any, result: Any) -> None:
         """An effect the platform itself makes for the current invocation (a dead-letter).
