@@ -109,10 +109,10 @@ def test_render_text(report):
     assert "  UNKNOWN  identity  unsupported: the spec file did not import" in text
 
 
-def test_not_a_directory():
+def test_not_a_directory(toolchain):
     """A path that is not a folder is the user's error, said plainly."""
     with pytest.raises(UserError, match="is not a directory"):
-        run_report(ROOT / "money.ts", "s")
+        run_report(ROOT / "money.ts", "s", toolchain=toolchain)
 
 
 def test_exit_code(report):

@@ -76,10 +76,10 @@ def node_toolchain() -> Any:
         from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
     except ImportError as error:
         raise UserError(f"the Node toolchain finder (eutaxy.cloudflare.toolchain) is not installed: {error}") from None
-    from eutaxy.prover.node import find_toolchain
+    from eutaxy.prover.node import toolchain_at
 
     try:
         found = find_node_toolchain()
     except ToolchainError as error:
         raise UserError(str(error)) from None
-    return find_toolchain(node=found.node, node_modules=found.node_modules)
+    return toolchain_at(node=found.node, node_modules=found.node_modules)

