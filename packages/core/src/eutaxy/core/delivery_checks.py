@@ -23,6 +23,7 @@ from eutaxy.core.violations import (
     describe_selector,
     effects_label,
     join_words,
+    violation_of,
 )
 
 __all__ = ["check_at_least_once", "check_at_least_once_per_message", "check_at_most_once_per_key", "found_keys"]
@@ -63,14 +64,7 @@ def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effe
         others = [text for text, _ in shared[1:]]
         message += f" (keys {join_words(others)} are shared too)"
     involved = sorted(index for _, indices in shared for index in indices)
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=[text for text, _ in shared],
-        effects=involved,
-        rows=[],
-        message=message,
-    )
+    return violation_of(invariant, message, keys=[text for text, _ in shared], effects=involved)
 
 
 def check_at_least_once(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
@@ -88,9 +82,7 @@ def check_at_least_once(invariant: dict[str, Any], effects: Sequence[Effect]) ->
         f"{invariant['name']}: no {describe_selector(invariant['selector'])} effect has "
         f"{noun} {join_words(absent)} at {invariant['key']}"
     )
-    return Violation(
-        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=absent, effects=[], rows=[], message=message
-    )
+    return violation_of(invariant, message, keys=absent)
 
 
 def check_at_least_once_per_message(
@@ -129,11 +121,4 @@ def check_at_least_once_per_message(
     if keyless:
         noun = "event" if len(keyless) == 1 else "events"
         parts.append(f"{noun} {join_words(keyless)} have no body value at {body_key!r} to check")
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=absent,
-        effects=[],
-        rows=[],
-        message=f"{invariant['name']}: " + "; ".join(parts),
-    )
+    return violation_of(invariant, f"{invariant['name']}: " + "; ".join(parts), keys=absent)

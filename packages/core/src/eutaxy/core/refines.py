@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import DECISION, Effect
 from eutaxy.core.selectors import MISSING, get_path, matches, select
-from eutaxy.core.violations import Violation, count_word
+from eutaxy.core.violations import Violation, count_word, violation_of
 
 __all__ = ["check_refines", "decision_target"]
 
@@ -128,11 +128,4 @@ def check_refines(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
     message = f"{invariant['name']}: {problems[0][2]}"
     if len(problems) > 1:
         message += f" ({count_word(len(problems) - 1)} more effects do not refine their decisions)"
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=keys,
-        effects=sorted(involved),
-        rows=[],
-        message=message,
-    )
+    return violation_of(invariant, message, keys=keys, effects=sorted(involved))

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect, find_snapshot
 from eutaxy.core.selectors import MISSING, get_path, row_matches, row_value, select
-from eutaxy.core.violations import Violation, count_word, describe_effects, join_words
+from eutaxy.core.violations import Violation, count_word, describe_effects, join_words, violation_of
 
 __all__ = ["check_every_row", "check_implies", "check_references", "check_unique", "query_rows"]
 
@@ -37,16 +37,10 @@ def _where(query: dict[str, Any]) -> str:
 
 
 def _no_snapshot(invariant: dict[str, Any], query: dict[str, Any]) -> Violation:
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=[],
-        effects=[],
-        rows=[],
-        message=(
-            f"{invariant['name']}: no snapshot of {_where(query)} was recorded, so the state "
-            f"cannot be checked; give {query['target']} a setup step (a missing snapshot never passes)"
-        ),
+    return violation_of(
+        invariant,
+        f"{invariant['name']}: no snapshot of {_where(query)} was recorded, so the state "
+        f"cannot be checked; give {query['target']} a setup step (a missing snapshot never passes)",
     )
 
 
@@ -78,9 +72,7 @@ def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vio
         text = to_json(row)
         if text not in keys:
             keys.append(text)
-    return Violation(
-        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=keys, effects=[index], rows=failing, message=message
-    )
+    return violation_of(invariant, message, keys=keys, effects=[index], rows=failing)
 
 
 def _column_text(row: Any, column: str) -> str | None:
@@ -112,14 +104,7 @@ def check_unique(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violat
     )
     if len(shared) > 1:
         message += f" (values {join_words([text for text, _ in shared[1:]])} are shared too)"
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=[text for text, _ in shared],
-        effects=[index],
-        rows=[row for _, group in shared for row in group],
-        message=message,
-    )
+    return violation_of(invariant, message, keys=[text for text, _ in shared], effects=[index], rows=[row for _, group in shared for row in group])
 
 
 def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
@@ -154,9 +139,7 @@ def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
     message = f"{invariant['name']}: {first.target} {first.op} ({first.describe()}) {why}"
     if len(unmatched) > 1:
         message += f" ({count_word(len(unmatched) - 1)} more: {describe_effects(effects, unmatched[1:])})"
-    return Violation(
-        invariant=invariant["name"], invariant_kind=invariant["kind"], keys=keys, effects=unmatched, rows=[], message=message
-    )
+    return violation_of(invariant, message, keys=keys, effects=unmatched)
 
 
 def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
@@ -191,11 +174,4 @@ def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vi
         f"{invariant['name']}: {count_word(len(orphans))} {noun} of {_where(query)} "
         f"name {column} {join_words(keys)} that no row of {_where(target)} has as {target_column}"
     )
-    return Violation(
-        invariant=invariant["name"],
-        invariant_kind=invariant["kind"],
-        keys=keys,
-        effects=sorted({source_index, target_index}),
-        rows=orphans,
-        message=message,
-    )
+    return violation_of(invariant, message, keys=keys, effects=sorted({source_index, target_index}), rows=orphans)

@@ -15,7 +15,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
 from eutaxy.core.selectors import COMPARISON_OPS
 
-__all__ = ["Violation", "count_word", "describe_effects", "describe_selector", "effects_label", "join_words"]
+__all__ = ["Violation", "count_word", "describe_effects", "describe_selector", "effects_label", "join_words", "violation_of"]
 
 
 @attrs.frozen
@@ -54,6 +54,20 @@ class Violation:
             rows=list(data.get("rows") or []),
             message=data.get("message", ""),
         )
+
+
+def violation_of(
+    invariant: dict[str, Any], message: str, *, keys: Sequence[str] = (), effects: Sequence[int] = (), rows: Sequence[Any] = ()
+) -> Violation:
+    """The violation of ``invariant`` (its name and kind) that ``message`` explains."""
+    return Violation(
+        invariant=invariant["name"],
+        invariant_kind=invariant["kind"],
+        keys=list(keys),
+        effects=list(effects),
+        rows=list(rows),
+        message=message,
+    )
 
 
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
