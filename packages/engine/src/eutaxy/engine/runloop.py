@@ -399,22 +399,23 @@ class RunLoop:
             assert fault is None or fault in allowed, (fault, allowed)
             try:
                 if fault in _BEFORE:
-                    self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
-                    if fault == CRASH_BEFORE:
-                        invocation.crashed = True
-                        raise InvocationCrash(f"crash_before at {invocation.id} effect #{ordinal}")
+                    self._inject(invocation, target, op, args, ordinal, fault)
                     return fault, None
                 with self.globals.real_randomness():
                     result, value = perform()
                 self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
                 if fault in _AFTER:
-                    self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
-                    if fault == CRASH_AFTER:
-                        invocation.crashed = True
-                        raise InvocationCrash(f"crash_after at {invocation.id} effect #{ordinal}")
+                    self._inject(invocation, target, op, args, ordinal, fault)
                 return fault, value
             finally:
                 self.globals.advance(1)
+
+    def _inject(self, invocation: Invocation, target: str, op: str, args: Any, ordinal: int, fault: str) -> None:
+        """Record the fault at this effect point; a crash (before or after) ends the invocation here."""
+        self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+        if fault in _CRASHES:
+            invocation.crashed = True
+            raise InvocationCrash(f"{fault} at {invocation.id} effect #{ordinal}")
 
     def platform_effect(self, target: str, op: str, args: Any, result: Any) -> None:
         """An effect the platform itself makes for the current invocation (a dead-letter).
