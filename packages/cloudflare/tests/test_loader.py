@@ -40,31 +40,27 @@ def test_loading_twice_runs_the_file_afresh(tmp_path):
     assert "edited" == load_scenario(path)["name"]
 
 
-def test_an_exception_names_the_scenario_line(tmp_path):
-    """A runtime error is a UserError with the scenario file's path and line."""
-    path = write(tmp_path, "bad.sim.py", "x = 1\ny = undefined_name\n")
-    with pytest.raises(UserError, match=r"bad\.sim\.py:2: the scenario failed to load: NameError"):
-        load_scenario(path)
-
-
-def test_a_helper_error_names_the_scenario_line_that_called_it(tmp_path):
-    """A UserError raised by a helper is reported at the scenario's own line."""
-    path = write(tmp_path, "bad.sim.py", 'from eutaxy.cloudflare import queue\n\nq = queue("payments", [{"nobody": 1}])\n')
-    with pytest.raises(UserError, match=r"bad\.sim\.py:3: the scenario failed to load: queue\('payments'\)"):
-        load_scenario(path)
-
-
-def test_a_syntax_error_names_the_line(tmp_path):
-    """A file that does not parse is a UserError at the offending line."""
-    path = write(tmp_path, "bad.sim.py", "scenario = {\n\n  'a': (\n}\n")
-    with pytest.raises(UserError, match=r"bad\.sim\.py:\d+: the scenario does not parse"):
-        load_scenario(path)
-
-
-def test_a_file_without_scenario_is_refused(tmp_path):
-    """A module that binds no scenario says how to bind one."""
-    path = write(tmp_path, "empty.sim.py", "x = 1\n")
-    with pytest.raises(UserError, match="scenario = define_scenario"):
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # A runtime error is reported at the scenario file's path and line.
+        pytest.param("x = 1\ny = undefined_name\n", r"bad\.sim\.py:2: the scenario failed to load: NameError", id="exception"),
+        # A UserError raised by a helper is reported at the scenario's own line that called it.
+        pytest.param(
+            'from eutaxy.cloudflare import queue\n\nq = queue("payments", [{"nobody": 1}])\n',
+            r"bad\.sim\.py:3: the scenario failed to load: queue\('payments'\)",
+            id="helper-error",
+        ),
+        # A file that does not parse is refused at the offending line.
+        pytest.param("scenario = {\n\n  'a': (\n}\n", r"bad\.sim\.py:\d+: the scenario does not parse", id="syntax-error"),
+        # A module that binds no scenario is told how to bind one.
+        pytest.param("x = 1\n", "scenario = define_scenario", id="no-scenario"),
+    ],
+)
+def test_a_file_that_does_not_load_is_a_user_error_naming_where_and_why(tmp_path, text, words):
+    """Each way a scenario file fails to load is a UserError whose message matches ``words``."""
+    path = write(tmp_path, "bad.sim.py", text)
+    with pytest.raises(UserError, match=words):
         load_scenario(path)
 
 
