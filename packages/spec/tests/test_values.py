@@ -68,6 +68,7 @@ def test_show_writes_values_as_javascript_source():
     assert "{ a: 1, b: [true] }" == show({"a": 1, "b": (True,)})
     assert "{}" == show({})
     assert "-Infinity" == show(-math.inf)
+    assert '"a\\ud800b\u00e9"' == show("a\ud800b\u00e9")
 
 
 @pytest.mark.parametrize("value,text", [

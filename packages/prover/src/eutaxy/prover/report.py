@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.spec_text import REPORT_LAYOUT, spec_module_lines
 from eutaxy.core.verdicts import (
     FAILING_SPEC_KINDS,
     SCHEMA_VERSION,
@@ -25,7 +26,6 @@ from eutaxy.core.verdicts import (
     exit_code,
 )
 from eutaxy.spec import SpecModule
-from eutaxy.spec.values import decode, show
 
 from .evaluator import Evaluator, LoadError
 from .engine import Prover
@@ -244,7 +244,8 @@ def report_exit_code(result: dict) -> int:
 def render_text(result: dict) -> str:
     """The report as a terminal prints it: one block per module, one line per property.
 
-    Errors are printed whole (every line of an import failure or a compiler
+    The blocks are ``eutaxy.core.spec_text``'s, as ``eutaxy check`` draws its Specs
+    section; errors are printed whole (every line of an import failure or a compiler
     message), indented under their module.
     """
     modules = result.get("modules", [])
@@ -254,69 +255,13 @@ def render_text(result: dict) -> str:
              f"{count} properties in {len(modules)} spec files" + (f": {summary}" if summary else "")]
     for module in modules:
         lines.append("")
-        lines.append(f"{module.get('module') or '?'}  (spec {module['spec']})")
-        if module.get("error"):
-            lines.extend(_indented("error: ", module["error"]))
-        for diagnostic in module.get("diagnostics", []):
-            lines.extend(_indented("compiler: ", diagnostic))
-        for skipped in module.get("skipped", []):
-            lines.append(f"  skipped {skipped['name']} (line {skipped['line']}): {skipped['reason']}")
-        words = [_word(p) for p in module["properties"]]
-        kind_width = max((len(w) for w in words), default=0)
-        width = max((len(p["property"]) for p in module["properties"]), default=0)
-        for word, prop in zip(words, module["properties"]):
-            lines.append(f"  {word:<{max(8, kind_width)}} {prop['property']:<{width}}  {_why(prop)}")
-            for args in (prop.get("tested") or {}).get("inputs", []):
-                lines.append(f"      input {prop.get('function')}({', '.join(show(decode(a)) for a in args)})")
+        lines.extend(spec_module_lines(module, REPORT_LAYOUT))
     problems = input_problems(result)
     if problems:
         lines.append("")
         lines.append("not a pass: the report checked less than it was given")
         for problem in problems:
-            lines.extend(_indented("- ", problem))
+            first, *rest = problem.splitlines() or [""]
+            lines.append(f"  - {first}")
+            lines.extend(f"    {line}" for line in rest)
     return "\n".join(lines) + "\n"
-
-
-def _indented(label: str, text: str) -> list[str]:
-    first, *rest = text.splitlines() or [""]
-    return [f"  {label}{first}"] + [f"  {' ' * len(label)}{line}" for line in rest]
-
-
-def _word(prop: dict) -> str:
-    """The verdict word: ``TESTED (21 of 100)`` when TESTED fell short of its target."""
-    word = prop["kind"].upper()
-    tested = prop.get("tested") or {}
-    inside = prop.get("counts", {}).get("tested", 0)
-    target = tested.get("target", 0)
-    if prop["kind"] == "tested" and target and inside < target and not tested.get("wholeDomain"):
-        word = f"{word} ({inside} of {target})"
-    return word
-
-
-def _why(prop: dict) -> str:
-    kind = prop["kind"]
-    counts = prop.get("counts", {})
-    tested = prop.get("tested", {})
-    short = f"; fewer than --min-inside inputs inside" if prop.get("belowMinInside") else ""
-    if kind == "tested":
-        text = (f"held on {counts.get('tested', 0)} distinct inputs "
-                f"({tested.get('draws', 0)} draws, {tested.get('edges', 0)} edges)")
-        return text + (f"; {prop['detail']}" if prop.get("detail") else "") + short
-    if kind == "checked":
-        return prop.get("detail", "") + short
-    if kind in ("refuted", "conflict"):
-        cx = prop.get("counterexample") or {}
-        args = ", ".join(show(decode(a)) for a in cx.get("args", []))
-        outcome = cx.get("outcome", {})
-        what = "claim false" if outcome.get("kind") == "false" else (
-            f"{outcome.get('phase', 'ensures')} threw {outcome.get('name', '')}: {outcome.get('message', '')}"
-            if outcome.get("kind") == "threw" else outcome.get("kind", ""))
-        text = f"at {(prop.get('rung') or '?').upper()}: {prop['function']}({args}): {what}"
-        return text + (f"; {prop['detail']}" if kind == "conflict" and prop.get("detail") else "")
-    if kind == "proven":
-        engine = prop.get("engine") or {}
-        held = f"; held on {counts['tested']} TESTED inputs" if counts.get("tested") else ""
-        return f"by {engine.get('name', '?')} {engine.get('version', '')}".rstrip() + held
-    if kind == "unknown":
-        return f"{', '.join(prop.get('reasons', []))}: {prop.get('detail', '')}" + short
-    return prop.get("detail", "") + short

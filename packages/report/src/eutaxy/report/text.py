@@ -25,6 +25,7 @@ from typing import Any, Mapping
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
 from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect
+from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
 from eutaxy.core.verdicts import (
     Audit,
@@ -497,13 +498,11 @@ def _provenance_section(provenance: Provenance) -> list[str]:
 # ---------------------------------------------------------------------------- specs
 
 
-#: How each spec verdict kind reads as a word, padded to one column.
-_SPEC_WORDS = {"checked": "CHECKED", "tested": "TESTED", "proven": "PROVEN", "refuted": "REFUTED",
-               "unknown": "UNKNOWN", "conflict": "CONFLICT"}
-
-
 def _specs_section(specs: Any, core_calls: Any) -> list[str]:
-    """The spec verdicts, kept apart from the simulation verdict above them (they never change it)."""
+    """The spec verdicts, kept apart from the simulation verdict above them (they never change it).
+
+    Each module's block is ``eutaxy.core.spec_text``'s, as ``eutaxy report`` draws it.
+    """
     if not isinstance(specs, dict):
         return []
     calls = core_calls if isinstance(core_calls, list) else []
@@ -519,86 +518,10 @@ def _specs_section(specs: Any, core_calls: Any) -> list[str]:
         lines.append("  recorded calls whose arguments could not be recorded exactly, not checked: "
                      + ", ".join(f"{name} {count}" for name, count in sorted(unusable.items())))
     for module in specs.get("modules") or []:
-        if not isinstance(module, dict):
-            continue
-        spec = module.get("spec")
-        lines.append("")
-        lines.append(f"  {module.get('module') or '?'}" + (f"  (spec {spec})" if spec else ""))
-        if module.get("detail"):
-            lines.append(f"    {module['detail']}")
-        if module.get("error"):
-            lines.append(f"    error: {str(module['error']).splitlines()[0]}")
-        for diagnostic in module.get("diagnostics") or []:
-            lines.append(f"    compiler: {str(diagnostic).splitlines()[0]}")
-        for skipped in module.get("skipped") or []:
-            if isinstance(skipped, dict):
-                lines.append(f"    skipped {skipped.get('name', '?')}: {skipped.get('reason', '')}")
-        properties = [p for p in module.get("properties") or [] if isinstance(p, dict)]
-        width = max((len(str(p.get("property", "?"))) for p in properties), default=0)
-        for prop in properties:
-            word = _SPEC_WORDS.get(prop.get("kind"), str(prop.get("kind")).upper())
-            lines.append(f"    {word:<8} {str(prop.get('property', '?')):<{width}}  {_spec_why(prop)}")
+        if isinstance(module, dict):
+            lines.append("")
+            lines.extend(spec_module_lines(module, CHECK_LAYOUT, cut=_cut))
     return lines
-
-
-def _spec_why(prop: dict) -> str:
-    kind = prop.get("kind")
-    detail = prop.get("detail") or ""
-    if kind == "tested":
-        counts = prop.get("counts") or {}
-        tested = prop.get("tested") or {}
-        text = f"held on {counts.get('tested', 0)} distinct drawn inputs ({tested.get('draws', 0)} draws)"
-        checked = prop.get("checked") or {}
-        if checked.get("kind") == "checked":
-            text += f"; also held on {counts.get('checked', 0)} of the simulator's inputs"
-        elif checked:
-            text += f"; not CHECKED: {checked.get('detail') or 'no recorded call was inside the claim'}"
-        return text
-    if kind in ("refuted", "conflict"):
-        cx = prop.get("counterexample") or {}
-        rung = str(prop.get("rung") or "?").upper()
-        call = cx.get("call")
-        args = ", ".join(_spec_value(a) for a in cx.get("args") or [])
-        text = f"at {rung}: {prop.get('function') or '?'}({_cut(args)}): {_outcome_text(cx.get('outcome') or {})}"
-        if isinstance(call, dict):
-            text += " -- a call the simulator made"
-            seen = call.get("firstSeen")
-            if isinstance(seen, dict):
-                text += (f" (first in run {seen.get('run', '?')}, {seen.get('invocation', '?')}"
-                         f" before effect #{seen.get('ordinal', '?')}; it returned {_cut(_spec_value(call.get('result')))})")
-        return text + (f"; {detail}" if detail and kind == "conflict" else "")
-    if kind == "unknown":
-        reasons = ", ".join(str(r) for r in prop.get("reasons") or []) or "unknown"
-        return f"{reasons}: {detail}" if detail else reasons
-    return detail
-
-
-def _outcome_text(outcome: dict) -> str:
-    kind = outcome.get("kind")
-    if kind == "false":
-        return "claim false"
-    if kind == "threw":
-        return f"{outcome.get('phase', 'ensures')} threw {outcome.get('name', '')}: {outcome.get('message', '')}".rstrip(": ")
-    return str(kind or "failed")
-
-
-def _spec_value(value: Any) -> str:
-    """A value in the spec ladder's encoding, as TypeScript would print it (12n, NaN, undefined)."""
-    if isinstance(value, dict) and set(value) <= {"$", "v"} and "$" in value:
-        tag, inner = value.get("$"), value.get("v")
-        if tag == "bigint":
-            return f"{inner}n"
-        if tag == "number":
-            return str(inner)
-        if tag == "undefined":
-            return "undefined"
-        if tag == "object" and isinstance(inner, dict):
-            return "{" + ", ".join(f"{k}: {_spec_value(v)}" for k, v in inner.items()) + "}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_spec_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_spec_value(v) for v in value) + "]"
-    return to_json(value)
 
 
 # ---------------------------------------------------------------------------- the trace

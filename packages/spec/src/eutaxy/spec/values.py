@@ -21,6 +21,7 @@ from __future__ import annotations
 import decimal
 import json
 import math
+import re
 from typing import Any
 
 import attrs
@@ -30,6 +31,9 @@ __all__ = ["MAX_SAFE_INTEGER", "UNDEFINED", "BigInt", "Undefined", "decode", "en
 
 #: Integers a double holds exactly (``Number.MAX_SAFE_INTEGER``); an integral number beyond it stays a float.
 MAX_SAFE_INTEGER = 2**53 - 1
+
+#: A UTF-16 surrogate standing alone in a Python string (a lone one in the JavaScript string).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _SPECIAL_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
 
@@ -146,7 +150,8 @@ def show(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        # As JSON.stringify quotes it: a lone surrogate is escaped, so the text can be printed.
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(show(v) for v in value) + "]"
     if isinstance(value, dict):
