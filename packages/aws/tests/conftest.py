@@ -44,9 +44,8 @@ def plan_fixture():
 
 @pytest.fixture(scope="session")
 def probe_platform():
-    platform = create_platform(probe_scenario([{"id": "a"}]))
-    yield platform
-    platform.close()
+    with create_platform(probe_scenario([{"id": "a"}])) as platform:
+        yield platform
 
 
 @pytest.fixture

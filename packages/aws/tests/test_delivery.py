@@ -25,9 +25,8 @@ def _scenario(messages, *, timeout_ms=3000, bounds=None, queue="jobs", **queue_o
 
 @pytest.fixture(scope="module", name="batch_platform")
 def batch_platform_fixture():
-    platform = create_platform(_scenario([{"id": "a"}]))
-    yield platform
-    platform.close()
+    with create_platform(_scenario([{"id": "a"}])) as platform:
+        yield platform
 
 
 @pytest.fixture(name="run")

@@ -31,11 +31,8 @@ def test_a_handler_caching_state_at_module_level_is_unsupported_module_state_lea
         invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id")],
         bounds={"maxFaultsPerRun": 0},
     )
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="caching", max_runs=4, budget_ms=600_000)
-    finally:
-        platform.close()
     assert "unsupported" == verdict["kind"]
     assert "module_state_leak" == verdict["cause"]["kind"]
 
@@ -58,11 +55,8 @@ def test_a_scenario_asking_for_concurrency_is_unsupported_under_check():
         invariants=[unique("one-row", dynamodb_rows("items"), "id")],
         bounds={"maxConcurrentInvocations": 2},
     )
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="concurrent", max_runs=5, budget_ms=600_000)
-    finally:
-        platform.close()
     assert ("unsupported", "concurrency_not_supported") == (verdict["kind"], verdict["cause"]["kind"])
 
 
@@ -75,12 +69,9 @@ def test_a_logged_cold_start_flag_is_not_module_state_and_replays_carry_the_outp
         setup=[dynamodb_table("items", {"id": "HASH"})],
         invariants=[unique("one-row-per-message", dynamodb_rows("items"), "id")],
     )
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="cold", max_runs=6, budget_ms=600_000)
         replayed = platform.run(plan(scenario)).to_data()
-    finally:
-        platform.close()
     assert "bounded" == verdict["kind"], verdict.get("cause")
     outputs = [e["payload"]["args"]["text"] for e in replayed["effects"] if e["op"] == "output" and e["kind"] == "result"]
     assert ["cold_start=False\n", "cold_start=False\n"] == outputs

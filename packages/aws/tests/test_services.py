@@ -34,9 +34,8 @@ def _scenario(bodies, queue="jobs"):
 
 @pytest.fixture(scope="module", name="platform")
 def platform_fixture():
-    platform = create_platform(_scenario([{"action": "list"}]))
-    yield platform
-    platform.close()
+    with create_platform(_scenario([{"action": "list"}])) as platform:
+        yield platform
 
 
 @pytest.fixture(name="run")

@@ -20,11 +20,8 @@ SCENARIOS = os.path.join(os.path.dirname(__file__), "scenarios")
 
 def test_the_shrunk_overdraft_keeps_the_deposit_and_its_regression_test_passes_once_fixed():
     scenario = load_scenario(os.path.join(SCENARIOS, "balances.sim.py"))
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="balances", max_runs=100, budget_ms=600_000)
-    finally:
-        platform.close()
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "no-overdraft" == verdict["violation"]["invariant"]
     assert ["msg-1", "msg-2"] == verdict["keptEvents"]

@@ -45,9 +45,8 @@ def _scenario(concurrency: int, specs=("./domain.ts",)) -> dict:
 @pytest.fixture(scope="module")
 def concurrent():
     scenario = _scenario(2)
-    platform = create_platform(scenario)
-    yield scenario, platform
-    platform.close()
+    with create_platform(scenario) as platform:
+        yield scenario, platform
 
 
 def test_a_seeded_check_finds_the_lost_update_and_replays_its_turns(concurrent):
@@ -75,11 +74,8 @@ def test_every_turn_is_a_decision_with_the_contract_shape(concurrent):
 def test_one_invocation_at_a_time_is_bounded_and_makes_no_turns():
     """The same Worker sequentially: nothing interleaves, so nothing is lost."""
     scenario = _scenario(1)
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="same-key", max_runs=10, budget_ms=300_000)
-    finally:
-        platform.close()
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
 
 

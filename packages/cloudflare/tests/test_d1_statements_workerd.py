@@ -36,9 +36,8 @@ def _scenario(selector):
 @pytest.fixture(scope="module")
 def returning():
     scenario = _scenario(d1_write("DB"))
-    platform = create_platform(scenario)
-    yield scenario, platform
-    platform.close()
+    with create_platform(scenario) as platform:
+        yield scenario, platform
 
 
 def test_insert_returning_through_all_is_a_write_and_select_through_run_a_read(returning):

@@ -55,9 +55,8 @@ DIFFERENT_TARGETS = [{"key": "k", "amount": 1, "db": "A"}, {"key": "k", "amount"
 @pytest.fixture(scope="module")
 def two_targets():
     scenario = _scenario(DIFFERENT_TARGETS)
-    platform = create_platform(scenario)
-    yield scenario, platform
-    platform.close()
+    with create_platform(scenario) as platform:
+        yield scenario, platform
 
 
 def _enumerate(scenario, platform, *, reduction):
@@ -94,11 +93,8 @@ def test_the_reduction_stays_on_and_runs_fewer_schedules(two_targets):
 def test_a_turn_that_reads_the_clock_turns_the_reduction_off():
     """A turn doing more than its effect restarts the enumeration over every order."""
     scenario = _scenario([{**DIFFERENT_TARGETS[0], "clock": True}, DIFFERENT_TARGETS[1]])
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="two-targets", exhaustive=True, max_runs=200, budget_ms=300_000)
-    finally:
-        platform.close()
     assert "bounded" == verdict["kind"], verdict.get("violation") or verdict.get("cause")
     exhaustive = verdict["exhaustive"]
     assert exhaustive["completed"] and not exhaustive["reduction"]
@@ -109,11 +105,8 @@ def test_a_turn_that_reads_the_clock_turns_the_reduction_off():
 def test_one_target_finds_the_lost_update_exhaustively():
     """Both deliveries on D1:A: their turns do not commute and the enumeration reaches the lost update."""
     scenario = _scenario([{"key": "k", "amount": 1}, {"key": "k", "amount": 2}])
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         verdict = check_scenario(scenario, platform, seed="two-targets", exhaustive=True, max_runs=200, budget_ms=300_000)
-    finally:
-        platform.close()
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "total-follows-decision" == verdict["violation"]["invariant"]
     assert verdict["exhaustive"]["reduction"] and not verdict["exhaustive"]["completed"]

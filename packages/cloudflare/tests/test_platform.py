@@ -27,9 +27,8 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 @pytest.fixture(scope="module")
 def buggy():
     scenario = load_scenario(BUGGY)
-    platform = create_platform(scenario)
-    yield scenario, platform
-    platform.close()
+    with create_platform(scenario) as platform:
+        yield scenario, platform
 
 
 def d1_results(result):

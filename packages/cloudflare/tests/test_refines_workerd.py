@@ -28,11 +28,8 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 def test_both_reads_first_loses_the_first_refund():
     """The stale read is named: req-2 wrote on a read req-1's write had made stale."""
     scenario = load_scenario(BUGGY)
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         outcome = replay_scenario(scenario, platform, BOTH_READS_FIRST, seed="refund-lost-update")
-    finally:
-        platform.close()
     effects = outcome["result"]["effects"]
     snapshot = [e for e in effects if e["kind"] == "snapshot"][0]
     assert [400] == [row["refunded_cents"] for row in snapshot["payload"]["rows"]]

@@ -94,11 +94,8 @@ def scenario():
 
 @pytest.fixture(scope="module")
 def undisturbed(scenario):
-    platform = create_platform(scenario)
-    try:
+    with create_platform(scenario) as platform:
         return check_scenario(scenario, platform, seed=SEED, max_runs=RUNS_MAX, budget_ms=600_000)
-    finally:
-        platform.close()
 
 
 def test_killing_workerd_then_the_host_gives_the_undisturbed_verdict(scenario, undisturbed):
