@@ -7,39 +7,19 @@ picks in its schedule, replaying that schedule repeats the run, and the same
 scenario with one invocation at a time stays BOUNDED.
 """
 
-from pathlib import Path
-
 import pytest
+from concurrent_fixture import FIXTURE, concurrent_scenario
 
-from eutaxy.cloudflare import create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue, refines
+from eutaxy.cloudflare import create_platform, define_scenario, queue
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario, replay_scenario
-
-FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "concurrent"
 
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def _scenario(concurrency: int, specs=("./domain.ts",)) -> dict:
-    return define_scenario(
-        name="same-key",
-        root=FIXTURE,
-        source=FIXTURE / "same-key.sim.py",
-        setup=[d1_schema("A", "./schema.sql"), d1_schema("B", "./schema.sql")],
-        drive=queue("jobs", [{"body": {"key": "k", "amount": 600}}, {"body": {"key": "k", "amount": 400}}]),
-        specs=list(specs),
-        invariants=[
-            refines(
-                "total-follows-decision",
-                "decideTotal",
-                d1_write("A"),
-                follows=[{"effect": d1_param(1), "decision": "result.total"}],
-                state={"read": d1_read("A"), "write": d1_write("A"), "key": d1_param(0)},
-            )
-        ],
-        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": concurrency, "budgetMs": 5000},
-    )
+    return concurrent_scenario("same-key", [{"key": "k", "amount": 600}, {"key": "k", "amount": 400}], concurrency=concurrency, specs=specs)
 
 
 @pytest.fixture(scope="module")

@@ -8,17 +8,15 @@ no turn does more than its effect. The counts are asserted both ways; the verdic
 ``exhaustive`` object is what the text and JSON reports print.
 """
 
-from pathlib import Path
-
 import pytest
+from concurrent_fixture import concurrent_scenario
 
-from eutaxy.cloudflare import create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue, refines
+from eutaxy.cloudflare import create_platform
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.check import check_scenario
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.session import Session
 
-FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "concurrent"
 
 #: Every order of two 3-turn deliveries (start, read, write), msg-1 starting first.
 ALL_ORDERS = 10
@@ -28,25 +26,7 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def _scenario(bodies):
-    return define_scenario(
-        name="two-targets",
-        root=FIXTURE,
-        source=FIXTURE / "two-targets.sim.py",
-        worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
-        setup=[d1_schema("A", "./schema.sql"), d1_schema("B", "./schema.sql")],
-        drive=queue("jobs", [{"body": body} for body in bodies]),
-        specs=["./domain.ts"],
-        invariants=[
-            refines(
-                "total-follows-decision",
-                "decideTotal",
-                d1_write("A"),
-                follows=[{"effect": d1_param(1), "decision": "result.total"}],
-                state={"read": d1_read("A"), "write": d1_write("A"), "key": d1_param(0)},
-            )
-        ],
-        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 2, "budgetMs": 5000},
-    )
+    return concurrent_scenario("two-targets", bodies, concurrency=2, worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"})
 
 
 DIFFERENT_TARGETS = [{"key": "k", "amount": 1, "db": "A"}, {"key": "k", "amount": 2, "db": "B"}]
