@@ -1,6 +1,6 @@
 """Bench: seeded-exploration runs per second on a queue Worker, and the proxies' cost over raw.
 
-    python3 bench/cloudflare_queue.py [--runs 300] [--samples 200] [--seed bench]
+    python3 bench/cloudflare_queue.py [--runs 300] [--samples 200] [--seed bench] [--checkout DIR] [--ratio-only]
 
 Two numbers, both on corpus/planted-bugs/queue-duplicate-write's fixed twin (an
 idempotent consumer, so exploration never stops early and performs all of
@@ -13,11 +13,25 @@ idempotent consumer, so exploration never stops early and performs all of
    before the timed part (a check pays them once).
 2. Proxied over raw: in one process and one Miniflare instance, ``--samples``
    fault-free runs through Eutaxy's proxies (a plan with no faults, through the
-   platform) and as many raw runs (the handler on the unproxied bindings, the
-   differential runner's raw side), alternated so drift hits both alike; the
-   ratio of their median wall times. Both include the same JSON-lines round trip,
-   D1 reset and snapshot, so the ratio is the cost of the proxies, the virtual
-   globals and the queue drive over calling the handler directly.
+   platform), as many raw runs (the handler on the unproxied bindings, the
+   differential runner's raw side) and as many no-op ``probe`` requests (one
+   round trip Python -> Node host -> workerd's control entrypoint and back,
+   doing nothing), alternated so drift hits all three alike. A proxied run is
+   one host request; a raw run is ``k`` requests (reset, one per delivery
+   attempt, snapshot; ``k`` is counted, not assumed, so a checkout whose raw
+   side is one request is measured the same way). The printed ratio is
+
+       (median proxied - 1 x median probe) / (median raw - k x median probe)
+
+   the in-isolate work of a proxied run over that of a raw run, round trips
+   taken out of both: the cost of the proxies, the virtual globals, the plan
+   follower and the queue drive over calling the handler directly, with the
+   same D1 reset and snapshot on both sides. The unadjusted ratio of the two
+   medians is printed beside it.
+
+``--checkout DIR`` puts another checkout's packages (and corpus case) on the
+path instead of this one's, so one script measures a baseline commit (a
+``git worktree``) the same way; ``--ratio-only`` skips the exploration.
 
 Wall time is used here only to report speed; no verdict depends on it.
 """
@@ -29,16 +43,31 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _checkout() -> Path:
+    """The checkout whose packages are measured: ``--checkout DIR``, else this one."""
+    for index, argument in enumerate(sys.argv):
+        if argument == "--checkout" and index + 1 < len(sys.argv):
+            return Path(sys.argv[index + 1]).resolve()
+        if argument.startswith("--checkout="):
+            return Path(argument.split("=", 1)[1]).resolve()
+    return ROOT
+
+
+CHECKOUT = _checkout()
 for package in ("spec", "core", "engine", "cloudflare"):
-    sys.path.insert(0, str(ROOT / "packages" / package / "src"))
+    sys.path.insert(0, str(CHECKOUT / "packages" / package / "src"))
 
 from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.cloudflare import host as host_module  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.cloudflare.differential import DifferentialRunner  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.engine.check import check_scenario  # noqa: E402 - after the checkout's packages go on sys.path
 
-SCENARIO = ROOT / "corpus" / "planted-bugs" / "queue-duplicate-write" / "fixed" / "queue-duplicate-write-fixed.sim.py"
+SCENARIO = CHECKOUT / "corpus" / "planted-bugs" / "queue-duplicate-write" / "fixed" / "queue-duplicate-write-fixed.sim.py"
 
 #: Long enough that only --runs ends the exploration.
 BUDGET_MS = 3_600_000
@@ -60,26 +89,66 @@ def exploration(scenario: dict, runs: int, seed: str) -> None:
           f"in {elapsed:.2f}s: {platform.runs / elapsed:,.0f} runs/s ({explored / elapsed:,.0f} explored runs/s)")
 
 
+class _Counted:
+    """Counts the host requests made through ``Host.request`` (each one round trip)."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self._request = host_module.Host.request
+        counted = self
+
+        def request(host: Any, message: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            counted.requests += 1
+            return counted._request(host, message, **kwargs)
+
+        host_module.Host.request = request  # type: ignore[method-assign]  # the bench counts round trips; restored by close()
+
+    def close(self) -> None:
+        host_module.Host.request = self._request  # type: ignore[method-assign]  # restores the class's own
+
+
 def proxied_over_raw(scenario: dict, samples: int, seed: str) -> None:
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=seed)
-        if not outcome.agree:
-            raise SystemExit(f"the proxied and raw runs disagree, so timing them compares different work: {outcome.differences}")
-        for _ in range(WARMUP):
-            runner.proxied(seed=seed)
+    counted = _Counted()
+    try:
+        with DifferentialRunner(scenario) as runner:
+            outcome = runner.run(seed=seed)
+            if not outcome.agree:
+                raise SystemExit(f"the proxied and raw runs disagree, so timing them compares different work: {outcome.differences}")
+
+            def probe() -> None:
+                # The host the runner's raw side talks to (alive: the run above started it).
+                answer = runner._hosts[-1].request({"op": "probe"}, timeout_s=30)
+                assert answer.get("ok"), answer
+
+            for _ in range(WARMUP):
+                runner.proxied(seed=seed)
+                runner.raw()
+                probe()
+            before = counted.requests
             runner.raw()
-        proxied, raw = [], []
-        for _ in range(samples):
-            started = time.perf_counter()
+            per_raw = counted.requests - before
+            before = counted.requests
             runner.proxied(seed=seed)
-            proxied.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            runner.raw()
-            raw.append(time.perf_counter() - started)
-    p, r = statistics.median(proxied), statistics.median(raw)
-    print(f"proxied fault-free run: median {p * 1000:.2f} ms over {samples} runs")
-    print(f"raw handler run:        median {r * 1000:.2f} ms over {samples} runs")
-    print(f"proxied/raw ratio: {p / r:.2f}")
+            per_proxied = counted.requests - before
+            proxied, raw, probes = [], [], []
+            for _ in range(samples):
+                started = time.perf_counter()
+                runner.proxied(seed=seed)
+                proxied.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                runner.raw()
+                raw.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                probe()
+                probes.append(time.perf_counter() - started)
+    finally:
+        counted.close()
+    p, r, t = statistics.median(proxied), statistics.median(raw), statistics.median(probes)
+    print(f"proxied fault-free run: median {p * 1000:.2f} ms over {samples} runs, {per_proxied} host request(s) each")
+    print(f"raw handler run:        median {r * 1000:.2f} ms over {samples} runs, {per_raw} host request(s) each")
+    print(f"probe round trip:       median {t * 1000:.2f} ms over {samples} requests")
+    print(f"proxied/raw ratio, round trips out: {(p - per_proxied * t) / (r - per_raw * t):.2f} "
+          f"(unadjusted {p / r:.2f})")
 
 
 def main() -> None:
@@ -87,9 +156,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=300, help="max_runs of the seeded exploration")
     parser.add_argument("--samples", type=int, default=200, help="timed runs of each kind for the ratio")
     parser.add_argument("--seed", default="bench")
+    parser.add_argument("--checkout", metavar="DIR", help="measure that checkout's packages (read before parsing)")
+    parser.add_argument("--ratio-only", action="store_true", help="skip the seeded exploration")
     args = parser.parse_args()
+    print(f"checkout: {CHECKOUT}")
     scenario = load_scenario(SCENARIO)
-    exploration(scenario, args.runs, args.seed)
+    if not args.ratio_only:
+        exploration(scenario, args.runs, args.seed)
     proxied_over_raw(scenario, args.samples, args.seed)
 
 
