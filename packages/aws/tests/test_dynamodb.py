@@ -3,6 +3,8 @@
 import botocore.session
 
 from eutaxy.aws.dynamodb import attribute_value, classify, plain, plain_attribute_value, tables_of, target_of
+from eutaxy.aws.local import HUNG_FLOOR_MS, hung_after_s
+from eutaxy.engine.bounds import Bounds
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
 
@@ -52,3 +54,11 @@ def test_numbers_keep_every_digit():
     assert long == str(plain_attribute_value({"N": long}))
     assert 10**37 + 1 == plain_attribute_value({"N": str(10**37 + 1)})
     assert compare("gte", plain_attribute_value({"N": "0.50"}), 0)
+
+
+def test_the_local_service_counts_an_answer_hung_after_the_effect_hang_bound(monkeypatch):
+    """The engine's effect hang bound, not the exploration budget, at least the floor."""
+    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 20_000))
+    assert 20.0 == hung_after_s({"bounds": {"budgetMs": 600_000}})
+    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 500))
+    assert HUNG_FLOOR_MS / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000}})

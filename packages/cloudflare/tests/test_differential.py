@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import load_scenario
+from eutaxy.cloudflare import host as host_module
 from eutaxy.cloudflare.differential import (
+    RAW_PROTOCOL,
+    CloudflareRawSide,
     DifferentialRunner,
     compare,
     decisions_of_effects,
@@ -21,6 +24,8 @@ from eutaxy.cloudflare.differential import (
 )
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
+from eutaxy.engine.bounds import Bounds
+from eutaxy.engine.differential import Delivery
 
 CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "planted-bugs" / "queue-duplicate-write"
 BUGGY = CORPUS / "queue-duplicate-write.sim.py"
@@ -133,6 +138,38 @@ def test_only_queue_drives_have_a_raw_side():
     scenario["drive"] = {"kind": "http", "events": []}
     with pytest.raises(UserError):
         redelivery_table(scenario)
+
+
+# ---------------------------------------------------------------------------
+# The raw side's hang threshold: the engine's effect hang bound.
+
+
+class RecordingHost:
+    """Stands in for the Node host: records each request and its timeout, answers an attempt."""
+
+    def __init__(self):
+        self.requests = []
+
+    def request(self, message, *, timeout_s):
+        self.requests.append((message, timeout_s))
+        return {"ok": True, "result": {"protocol": RAW_PROTOCOL, "outcome": "returned", "calls": []}}
+
+    def log_tail(self):
+        return ""
+
+
+def test_a_raw_attempt_waits_the_effect_hang_bound_not_the_budget(monkeypatch):
+    # A large budget beside a small hang bound (the property patched, since today's
+    # resolution derives one from the other): the attempt must carry the hang bound.
+    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 1_234))
+    scenario = copy.deepcopy(load_scenario(FIXED))
+    scenario["bounds"] = {**scenario["bounds"], "budgetMs": 600_000}
+    host = RecordingHost()
+    side = CloudflareRawSide(scenario, lambda: host)
+    side.attempt("msg-1#1", [Delivery(id="msg-1", body={"n": 1}, attempts=1)])
+    [(message, timeout_s)] = host.requests
+    assert 1_234 == message["request"]["hangMs"]
+    assert host_module.RUN_TIMEOUT_FLOOR_S == timeout_s
 
 
 # ---------------------------------------------------------------------------

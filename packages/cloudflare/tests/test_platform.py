@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, expect_holds, load_scenario
+from eutaxy.cloudflare import host as host_module
+from eutaxy.cloudflare.platform import _run_timeout_s
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import replay_scenario
 
@@ -121,3 +123,18 @@ def test_a_kv_binding_from_the_config_is_refused_when_touched(tmp_path):
     end = outcome["result"]["end"]
     assert ("unsupported", "binding_not_allowed") == (end["kind"], end["cause"])
     assert "CACHE" in end["detail"]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "timeout_s"),
+    [
+        # Four times the plan's effect hang bound, whatever the exploration budget beside it.
+        ({"budgetMs": 600_000, "effectHangMs": 20_000}, 80.0),
+        ({"budgetMs": 1_000, "effectHangMs": 30_000}, 120.0),
+        # Never under the host's floor.
+        ({"budgetMs": 600_000, "effectHangMs": 1_000}, 60.0),
+    ],
+)
+def test_python_waits_for_a_run_by_the_plans_effect_hang_bound(bounds, timeout_s):
+    assert host_module.RUN_TIMEOUT_FLOOR_S == 60.0
+    assert timeout_s == _run_timeout_s({"bounds": bounds})

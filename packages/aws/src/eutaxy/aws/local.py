@@ -24,6 +24,7 @@ from botocore.awsrequest import prepare_request_dict
 from botocore.config import Config
 
 from eutaxy.core.errors import UserError
+from eutaxy.engine.bounds import resolve_bounds
 
 __all__ = ["ENDPOINT_ENV", "HUNG_FLOOR_MS", "LOCAL_REGION", "MOTO_ACCOUNT_ID", "LocalDynamoDB"]
 
@@ -85,9 +86,8 @@ class LocalDynamoDB:
         else:
             description = f"the local DynamoDB at {endpoint}"
         # No retries: a retried write could commit twice behind the handler's back, so a
-        # failure of the local service ends the run instead. An answer slower than the
-        # scenario's budget (at least HUNG_FLOOR_MS) counts as a hung effect.
-        read_timeout_s = max(HUNG_FLOOR_MS, int((scenario.get("bounds") or {}).get("budgetMs") or 0)) / 1000
+        # failure of the local service ends the run instead.
+        read_timeout_s = hung_after_s(scenario)
         client = _local_client(endpoint, connect_timeout=5, read_timeout=read_timeout_s)
         # One quick try, without the retries' backoff, tells a missing service at once.
         probe = _local_client(endpoint, connect_timeout=2, read_timeout=10)
@@ -140,6 +140,15 @@ def _start_moto() -> tuple[Any, str, str]:
     server.start()
     host, port = server.get_host_and_port()
     return server, f"http://{host}:{port}", f"moto {moto.__version__} (its server, in this process)"
+
+
+def hung_after_s(scenario: Mapping[str, Any]) -> float:
+    """Seconds an answer of the local service may take before the effect counts as hung.
+
+    The engine's effect hang bound (``Bounds.effect_hang_ms``, one resolution for every
+    platform; ``budgetMs`` is the exploration budget), at least HUNG_FLOOR_MS.
+    """
+    return max(HUNG_FLOOR_MS, resolve_bounds(scenario).effect_hang_ms) / 1000
 
 
 def _local_client(endpoint: str, *, connect_timeout: float, read_timeout: float, service: str = "dynamodb") -> Any:

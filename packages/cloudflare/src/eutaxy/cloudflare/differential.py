@@ -60,10 +60,6 @@ __all__ = [
 #: The raw requests' protocol version (``RAW_PROTOCOL`` in raw.mjs).
 RAW_PROTOCOL = 2
 
-#: Real time one raw attempt (and, after it, its waitUntil work) may take when the
-#: scenario's budget is 0 and so names none.
-RAW_ATTEMPT_HANG_MS = 10_000
-
 #: A raw run's per-attempt records as the comparison reads them (the engine's ``attempts_of_raw``).
 decisions_of_raw = engine_differential.attempts_of_raw
 
@@ -128,8 +124,9 @@ class CloudflareRawSide:
 
     def __init__(self, scenario: Mapping[str, Any], host: Callable[[], host_module.Host]) -> None:
         self._queue_name = str((scenario.get("drive") or {}).get("name"))
-        budget_ms = resolve_bounds(scenario).budget_ms
-        self._hang_ms = budget_ms if budget_ms > 0 else RAW_ATTEMPT_HANG_MS
+        # Real time one raw attempt (and, after it, its waitUntil work) may take: the effect
+        # hang bound the engine resolves for every run, not the exploration budget.
+        self._hang_ms = resolve_bounds(scenario).effect_hang_ms
         self._host = host
 
     def reset(self) -> None:

@@ -232,5 +232,10 @@ def _as_seen(message: str) -> str:
 
 
 def _run_timeout_s(scenario: Mapping[str, Any]) -> float:
-    budget_ms = (scenario.get("bounds") or {}).get("budgetMs") or 0
-    return max(host_module.RUN_TIMEOUT_FLOOR_S, 4 * budget_ms / 1000)
+    """How long Python waits for a run's answer: a multiple of the plan's effect hang bound.
+
+    ``bounds.effectHangMs`` is what with_bounds resolved (the runtime asserts it is there);
+    ``budgetMs`` is the exploration's budget, no threshold of one run.
+    """
+    hang_ms = (scenario.get("bounds") or {}).get("effectHangMs") or 0
+    return max(host_module.RUN_TIMEOUT_FLOOR_S, 4 * hang_ms / 1000)

@@ -72,8 +72,9 @@ class InvocationCrash(BaseException):
 
 
 #: The least real time a handler's own code may run between effects before it counts as
-#: stuck: a loaded machine can stall a small budget, and cpu_bound must not be a slow
-#: machine's verdict. The threshold is the scenario's budgetMs when that is longer.
+#: stuck: a loaded machine can stall a small threshold, and cpu_bound must not be a slow
+#: machine's verdict. The threshold is the plan's effect hang bound (``bounds.effectHangMs``,
+#: the engine's ``Bounds.effect_hang_ms``) when that is longer.
 STUCK_FLOOR_MS = 10_000
 
 #: How many times a handler that catches the interruption (``except BaseException``) and
@@ -250,11 +251,14 @@ class RunLoop:
         words = (data.get("streams") or {}).get("globals")
         if not words:
             raise ValueError("the run plan carries no globals stream")
-        budget_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("budgetMs") or 0
+        # The effect hang bound the engine resolved (with_bounds writes it into every plan it
+        # makes); budgetMs is the exploration's budget and no threshold of a run. A hand-made
+        # plan without it gets the floor.
+        hang_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("effectHangMs") or 0
         return cls(
             follower=PlanFollower.from_plan(data),
             globals=VirtualGlobals(words),
-            stuck_threshold_s=max(STUCK_FLOOR_MS, int(budget_ms)) / 1000,
+            stuck_threshold_s=max(STUCK_FLOOR_MS, int(hang_ms)) / 1000,
         )
 
     @property
