@@ -3,7 +3,7 @@
  * The queue drive: delivering a scenario's messages to the Worker's `queue()` handler.
  *
  * One invocation per delivery attempt, `<message id>#<attempt>` (a batch takes its first
- * message's id), batches of `drive.batchSize` messages (default 1) taken in order from the
+ * message's id), batches of up to `drive.batchSize` messages taken in order from the
  * pending list. A redelivered message goes to the back of the list, behind messages already
  * waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
  * `ack()`/`retry()` (and `ackAll()`/`retryAll()`, one point per message they reach) are
@@ -19,9 +19,11 @@
  * never changes the acknowledgement.
  *
  * The drive keeps no defaults: the consumer's `maxRetries` comes resolved in the load
- * message (the wrangler reader writes Cloudflare's documented 3 when the config sets none)
- * and `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds); a plan or
- * config without them is Eutaxy's own bug, an internal error.
+ * message (the wrangler reader writes Cloudflare's documented 3 when the config sets none),
+ * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds) and the drive's
+ * `batchSize` in the plan's drive (eutaxy.cloudflare.define_scenario writes it, 1 unless the
+ * scenario asks for more, and the Worker's check keeps it within the consumer's
+ * max_batch_size); a plan or config without them is Eutaxy's own bug, an internal error.
  */
 
 import { Background, makeContext, runBackground } from "./background.mjs";
@@ -40,7 +42,7 @@ export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
 
 /**
  * @param {import("./run.mjs").Run} run
- * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize?: number}} drive
+ * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number}} drive
  * @param {(batch: object, env: object, ctx: object) => unknown} handler
  */
 export async function driveQueue(run, drive, handler) {
@@ -50,7 +52,8 @@ export async function driveQueue(run, drive, handler) {
   assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)} the plan drives`);
   const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
   assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
-  const batchSize = Math.max(1, Number.isInteger(drive.batchSize) ? /** @type {number} */ (drive.batchSize) : 1);
+  const batchSize = drive.batchSize;
+  assert(Number.isInteger(batchSize) && batchSize >= 1, () => `the queue drive's plan carries batchSize ${JSON.stringify(batchSize)}, not a whole number of at least 1 (define_scenario writes it)`);
   /** @type {Pending[]} */
   assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");
   // eutaxy.cloudflare.queue writes every message's id; the drive fills in none.

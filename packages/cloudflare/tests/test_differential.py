@@ -19,6 +19,7 @@ from eutaxy.cloudflare.differential import (
     DifferentialRunner,
     compare,
     decisions_of_effects,
+    raw_queue,
     redelivery_table,
     run_differential,
 )
@@ -131,6 +132,15 @@ def test_the_redelivery_table_is_core_may_redeliver_for_each_attempt(max_redeliv
     assert [may_redeliver(attempts, 3, max_redeliveries) for attempts in range(1, len(table) + 1)] == table
     assert table[-1] is False and all(table[:-1])
     assert min(3, max_redeliveries) + 1 == len(table)
+
+
+def test_the_raw_loop_delivers_the_drives_batch_size():
+    assert 1 == raw_queue(load_scenario(FIXED)).batch_size
+    scenario = copy.deepcopy(load_scenario(FIXED))
+    scenario["drive"]["batchSize"] = 2
+    # The fixed twin's config sets max_batch_size 1: a larger batch is refused, not quietly cut.
+    with pytest.raises(UserError, match="max_batch_size to 1"):
+        raw_queue(scenario)
 
 
 def test_only_queue_drives_have_a_raw_side():

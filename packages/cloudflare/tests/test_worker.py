@@ -105,6 +105,21 @@ def test_mismatches_are_user_errors(project, overrides, problem):
         prepare_worker(scenario_in(project, **overrides))
 
 
+def test_the_drives_batch_size_stays_within_the_consumers_max_batch_size(project):
+    """A batch larger than the config's max_batch_size is refused; within it (or unset) it is kept, and said."""
+    config = CONFIG.replace('{"queue": "payments"}', '{"queue": "payments", "max_batch_size": 2}')
+    (project / "wrangler.jsonc").write_text(config)
+    with pytest.raises(UserError, match="batches of 3, but wrangler.jsonc sets the consumer's max_batch_size to 2"):
+        prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=3)))
+    spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=2)))
+    assert any("in batches of up to 2" in sentence for sentence in spec.assumptions)
+    assert any("one at a time" in sentence for sentence in prepare_worker(scenario_in(project)).assumptions)
+    unset = scenario_in(project)
+    unset["drive"] = {key: value for key, value in unset["drive"].items() if key != "batchSize"}
+    with pytest.raises(UserError, match="carries no batchSize"):
+        prepare_worker(unset)
+
+
 def test_missing_compatibility_date_is_refused(project):
     """Without a date the runtime's behaviour would follow the clock, so it is required."""
     (project / "wrangler.jsonc").write_text('{"main": "./worker.ts", "queues": {"consumers": [{"queue": "payments"}]}}')

@@ -129,6 +129,8 @@ def test_missing_config_file_is_named(project):
         ('{"d1_databases": [{"database_name": "x"}]}', r"d1_databases\[0\] needs binding"),
         ('{"queues": {"consumers": [{"queue": "q", "max_retries": 101}]}}', "between 0 and 100"),
         ('{"queues": {"consumers": [{"queue": "q", "max_retries": "3"}]}}', "must be an integer"),
+        ('{"queues": {"consumers": [{"queue": "q", "max_batch_size": 0}]}}', "max_batch_size .* between 1 and 100"),
+        ('{"queues": {"consumers": [{"queue": "q", "max_batch_size": 101}]}}', "max_batch_size .* between 1 and 100"),
         ('{"queues": {"consumers": [{"queue": "q"}, {"queue": "q"}]}}', "names 'q' twice"),
         ('{"compatibility_flags": "nodejs_compat"}', "list of strings"),
     ],

@@ -67,7 +67,7 @@ export function useHost(load) {
 
 /**
  * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
- * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number,
+ * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number,
  *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
  */
 export function queuePlan(plan) {
@@ -77,7 +77,7 @@ export function queuePlan(plan) {
     scenario: {
       name: plan.name,
       platform: "cloudflare",
-      drive: { kind: "queue", name: plan.queue, events: plan.events },
+      drive: { kind: "queue", name: plan.queue, events: plan.events, batchSize: plan.batchSize ?? 1 },
       bounds: plan.bounds,
     },
     streams: { globals: plan.globals ?? [1, 2, 3, 4], turns: plan.turns ?? [5, 6, 7, 8] },

@@ -222,3 +222,21 @@ test("a plan without what the engine resolves (effectHangMs, maxRedeliveries) is
   const result = await host.run(paymentsPlan());
   assert.equal(result.end.kind, "completed");
 });
+
+test("a queue drive without its batchSize (define_scenario writes it) is an internal error; one of two takes both messages in one invocation", async () => {
+  for (const batchSize of [undefined, 0, 1.5]) {
+    const plan = paymentsPlan();
+    /** @type {any} */ (plan.scenario.drive).batchSize = batchSize;
+    const answer = await host.request({ op: "run", plan });
+    assert.equal(answer.ok, false, JSON.stringify(batchSize));
+    assert.equal(answer.user, false, "not the user's to fix");
+    assert.match(answer.error, /EutaxyInternalError: eutaxy internal error: .*batchSize/);
+  }
+  const one = await host.run(paymentsPlan());
+  const pair = paymentsPlan();
+  /** @type {any} */ (pair.scenario.drive).batchSize = 2;
+  const two = await host.run(pair);
+  const invocations = (/** @type {any} */ result) => [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation).filter((/** @type {string} */ id) => id !== "snapshot"))];
+  assert.deepEqual(invocations(one), ["msg-1#1", "msg-2#1"]);
+  assert.deepEqual(invocations(two), ["msg-1#1"]);
+});

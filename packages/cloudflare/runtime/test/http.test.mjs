@@ -189,7 +189,7 @@ test("a body written by background work is read to its end; cut off, it never en
 });
 
 test("the queue drive's waitUntil work meets the same background point, after the implicit ack", async () => {
-  const drive = { kind: "queue", name: "orders", events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5 } }] };
+  const drive = { kind: "queue", name: "orders", events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5 } }], batchSize: 1 };
   const cut = await host.run(plan({ events: [], drive, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "cut_off" }] } }));
   assert.deepEqual(brief(cut.effects), [
     "msg-1#1/0 D1:DB first call",

@@ -10,9 +10,10 @@ The loop, the redelivery rule and the comparison are the engine's
   the real bindings with a plain MessageBatch whose ``ack()`` and ``retry()`` only note the
   call; the D1 reset and snapshot are the runtime's own, so both sides' tables are read the
   same way;
-- what the raw loop delivers: :func:`raw_queue`, the queue drive's events and batch size
-  and the consumer's ``max_retries`` as the config reader resolved it (Cloudflare's
-  documented 3 when unset);
+- what the raw loop delivers: :func:`raw_queue`, the queue drive's events and its
+  ``batchSize`` (written by ``define_scenario``, as the proxied run reads it) and the
+  consumer's ``max_retries`` as the config reader resolved it (Cloudflare's documented 3
+  when unset);
 - what an attempt's record holds in a proxied log: :func:`decisions_of_effects`, the
   effective acks and retries (implicit or not) and the dead letters of ``Queue:<name>``.
 
@@ -72,13 +73,11 @@ def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
     consumer = prepare_worker(scenario).config.consumer(drive.get("name"))
     if consumer is None:  # prepare_worker already refuses this; kept for a clear message
         raise UserError(f"the Worker has no consumer for queue {drive.get('name')!r}")
-    batch_size = drive.get("batchSize")
-    # The queue drive's reading (queue.mjs): an integer batch size, at least 1, else 1.
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        batch_size = 1
+    # Written once by define_scenario and checked against the consumer by prepare_worker,
+    # as the proxied run's drive reads it.
     return RawQueue(
         events=tuple((str(event["id"]), event.get("body")) for event in drive.get("events") or []),
-        batch_size=max(1, batch_size),
+        batch_size=drive["batchSize"],
         platform_limit=consumer.max_retries,
     )
 

@@ -13,15 +13,28 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.scenario import default_event_id
 
-__all__ = ["queue"]
+__all__ = ["batch_size_of", "queue"]
+
+#: Messages per delivery when a drive names no batch size: one message per invocation.
+BATCH_SIZE_DEFAULT = 1
 
 _MESSAGE_FIELDS = frozenset({"id", "body"})
 
 
-def queue(name: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def batch_size_of(value: Any, where: str) -> int:
+    """A queue drive's ``batchSize``: a whole number of messages, at least 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{where}: batch_size must be a whole number of messages, at least 1, got {value!r}")
+    return value
+
+
+def queue(name: str, messages: Sequence[Mapping[str, Any]], *, batch_size: int = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
     """Drive the consumer of queue ``name`` with ``messages``, each ``{"body": ...}``.
 
-    The body is any JSON value; a message may also carry an ``id``.
+    The body is any JSON value; a message may also carry an ``id``. Each delivery attempt
+    hands the handler up to ``batch_size`` waiting messages in one batch (default one
+    message per invocation); it may not exceed the consumer's ``max_batch_size`` in the
+    wrangler config, which the Worker's check refuses.
     """
     if not isinstance(name, str) or not name:
         raise UserError(f"queue: name must be the queue's name from the wrangler config, got {name!r}")
@@ -43,4 +56,4 @@ def queue(name: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         events.append({"id": event_id, "body": message["body"]})
     if not events:
         raise UserError(f"queue({name!r}): give at least one message")
-    return {"kind": "queue", "name": name, "events": events}
+    return {"kind": "queue", "name": name, "events": events, "batchSize": batch_size_of(batch_size, f"queue({name!r})")}

@@ -20,6 +20,7 @@ from eutaxy.engine.scenario_file import scenario_root
 
 from .externals import validate_externals
 from .http import http
+from .queues import BATCH_SIZE_DEFAULT, batch_size_of
 
 __all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
@@ -134,6 +135,10 @@ def _drive(drive: Any) -> dict[str, Any]:
         raise UserError(f"define_scenario: drive must be a drive such as queue(...), got {drive!r}")
     if drive.get("kind") == "http":
         drive = _http_drive(drive)
+    if drive.get("kind") == "queue":
+        # The runtime's queue drive fills in nothing: the batch size is written here, once
+        # (queue(...) writes it; a hand-written drive without one delivers one message a time).
+        drive = {**dict(drive), "batchSize": batch_size_of(drive.get("batchSize", BATCH_SIZE_DEFAULT), "define_scenario: the queue drive")}
     return {**dict(drive), "events": drive_events(drive)}
 
 

@@ -242,10 +242,23 @@ def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> N
     if drive.get("kind") != "queue":
         return
     name = drive.get("name")
-    if config.consumer(name) is None:
+    consumer = config.consumer(name)
+    if consumer is None:
         consumed = nearest_names(str(name), (consumer.queue for consumer in config.queue_consumers), what="queues.consumers")
         raise UserError(
             f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it; {consumed}", near=str(name)
+        )
+    # define_scenario (queue(...)) writes the batch size; the runtime's drive asserts it.
+    batch_size = drive.get("batchSize")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise UserError(
+            f"the queue drive of {name!r} carries no batchSize (got {batch_size!r}); build it with queue(...) in define_scenario"
+        )
+    if consumer.max_batch_size is not None and batch_size > consumer.max_batch_size:
+        raise UserError(
+            f"the queue drive of {name!r} asks for batches of {batch_size}, but {config.path.name} sets the consumer's "
+            f"max_batch_size to {consumer.max_batch_size}",
+            near=str(name),
         )
 
 
@@ -322,8 +335,10 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
     ]
     if drive.get("kind") == "queue":
+        batch_size = drive.get("batchSize")
+        delivered = "one at a time" if batch_size == 1 else f"in batches of up to {batch_size} (the drive's batchSize)"
         sentences.append(
-            "Queue messages are delivered one at a time, one invocation per delivery attempt; the first ack or retry "
+            f"Queue messages are delivered {delivered}, one invocation per delivery attempt; the first ack or retry "
             "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "
             "then dead-lettered."
         )

@@ -22,6 +22,7 @@ from eutaxy.core.errors import UserError
 from . import jsonc
 
 __all__ = [
+    "MAX_BATCH_SIZE_LIMIT",
     "MAX_RETRIES_DEFAULT",
     "Binding",
     "D1Database",
@@ -39,6 +40,9 @@ MAX_RETRIES_DEFAULT = 3
 
 #: Cloudflare caps ``max_retries`` at 100.
 MAX_RETRIES_LIMIT = 100
+
+#: Cloudflare caps a consumer's ``max_batch_size`` at 100 messages.
+MAX_BATCH_SIZE_LIMIT = 100
 
 #: Config file names wrangler looks for, in its order of preference.
 CONFIG_NAMES = ("wrangler.jsonc", "wrangler.json", "wrangler.toml")
@@ -89,6 +93,8 @@ class QueueConsumer:
     #: ``"config"`` when the config sets ``max_retries``, ``"default"`` when it is
     #: Cloudflare's documented default; the verdict's assumptions say which.
     max_retries_source: str
+    #: The config's ``max_batch_size`` (None when unset): the most messages a drive's batch
+    #: may hold (``eutaxy.cloudflare.worker`` refuses a larger ``batchSize``).
     max_batch_size: int | None
     dead_letter_queue: str | None
 
@@ -257,12 +263,15 @@ def _consumers(reader: _Reader, queues: dict) -> list[QueueConsumer]:
         max_retries = reader.optional_int(entry, "max_retries", where)
         if max_retries is not None and not 0 <= max_retries <= MAX_RETRIES_LIMIT:
             raise reader.error(f"max_retries in {where} must be between 0 and {MAX_RETRIES_LIMIT}, got {max_retries}")
+        max_batch_size = reader.optional_int(entry, "max_batch_size", where)
+        if max_batch_size is not None and not 1 <= max_batch_size <= MAX_BATCH_SIZE_LIMIT:
+            raise reader.error(f"max_batch_size in {where} must be between 1 and {MAX_BATCH_SIZE_LIMIT}, got {max_batch_size}")
         consumers.append(
             QueueConsumer(
                 queue=queue,
                 max_retries=MAX_RETRIES_DEFAULT if max_retries is None else max_retries,
                 max_retries_source="default" if max_retries is None else "config",
-                max_batch_size=reader.optional_int(entry, "max_batch_size", where),
+                max_batch_size=max_batch_size,
                 dead_letter_queue=reader.optional_string(entry, "dead_letter_queue", where),
             )
         )
