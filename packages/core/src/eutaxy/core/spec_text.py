@@ -85,7 +85,7 @@ def spec_module_lines(module: Mapping[str, Any], layout: SpecLayout, *,
     words = [_word(p, layout) for p in properties]
     word_width = max([WORD_WIDTH_MIN, *(len(w) for w in words)])
     name_width = max((len(str(p.get("property", "?"))) for p in properties), default=0)
-    for word, prop in zip(words, properties):
+    for word, prop in zip(words, properties, strict=True):
         lines.append(f"{inner}{word:<{word_width}} {str(prop.get('property', '?')):<{name_width}}  "
                      f"{_why(prop, layout, cut)}")
         for args in (prop.get("tested") or {}).get("inputs", []):
