@@ -16,7 +16,7 @@ __all__ = ["add_command", "budget_ms", "max_runs", "whole_number"]
 def add_command(subparsers: Any, common: argparse.ArgumentParser, name: str, *, handler: Callable[..., int] | None,
                 help: str, description: str | None = None) -> argparse.ArgumentParser:
     """The parser of command ``name``: it takes the common flags and runs ``handler``."""
-    parser = subparsers.add_parser(name, parents=[common], help=help, description=description)
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, parents=[common], help=help, description=description)
     parser.set_defaults(handler=handler)
     return parser
 
