@@ -25,8 +25,11 @@ import tomllib
 DEFAULT_TYPES = ("breaking", "feature", "change", "fix", "doc")
 #: The file whose first commit starts the rule: commits made before it are not judged by it.
 RULE_FILE = "tools/release/fragments.py"
+#: Moves the rule's start later: commits up to the last one that changed this file are not
+#: judged. Changed only when the changes before it are covered by fragments written then.
+RULE_START_FILE = "changelog.d/.rule-start"
 #: Files in changelog.d/ that are not fragments.
-NOT_FRAGMENTS = {"README.md", ".gitignore"}
+NOT_FRAGMENTS = {"README.md", ".gitignore", ".rule-start"}
 #: "Changelog: none" and a reason: at least one word after a separator.
 EXEMPTION = re.compile(r"^changelog:\s*none\b[\s,;:.(—–-]+\w", re.IGNORECASE | re.MULTILINE)
 
@@ -85,9 +88,13 @@ def problems(repo: Path, base: str, head: str = "HEAD") -> list[str]:
 
 
 def _before_the_rule(repo: Path) -> list[str]:
-    """``^<commit>`` for the commit that added this check, so the commits made before there was a rule pass."""
+    """``^<commit>`` for the commit that added this check and for the last that moved the start.
+
+    The commits made before there was a rule, or before its start was moved, pass.
+    """
     added = _git(repo, "log", "--diff-filter=A", "--format=%H", "--", RULE_FILE).split()
-    return [f"^{added[-1]}"] if added else []
+    moved = _git(repo, "log", "-1", "--format=%H", "--", RULE_START_FILE).split()
+    return [f"^{commit}" for commit in (added[-1:] + moved)]
 
 
 def _git(repo: Path, *args: str) -> str:

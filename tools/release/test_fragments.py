@@ -119,3 +119,15 @@ def test_commits_made_before_the_rule_are_not_judged(repo):
     repo.commit("new engine change", {"packages/engine/src/new.py": "1\n"})
     found = repo.problems()
     assert 1 == len(found) and "'new engine change'" in found[0], found
+
+
+def test_the_start_file_moves_the_rule_later(repo):
+    """A change made before the last commit that touched changelog.d/.rule-start is not judged; one after is."""
+    repo.commit("add the rule", {fragments.RULE_FILE: "# the check\n"})
+    repo.commit("engine change without a fragment", {"packages/engine/src/a.py": "1\n"})
+    assert 1 == len(repo.problems())
+    repo.commit("move the start", {fragments.RULE_START_FILE: "covered by the fragments of this commit\n"})
+    assert [] == repo.problems()
+    repo.commit("later engine change", {"packages/engine/src/b.py": "1\n"})
+    found = repo.problems()
+    assert 1 == len(found) and "'later engine change'" in found[0], found
