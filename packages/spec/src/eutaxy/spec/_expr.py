@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Union
 
 import attrs
 
+from ._data import Codec, Data, field, node, nodes
+
 _KINDS: dict[str, type] = {}
 
 
@@ -26,266 +28,165 @@ def _kind(cls):
     return cls
 
 
+def _type_from_data(d: dict) -> Any:
+    from ._types import type_from_data
+
+    return type_from_data(d)
+
+
+_EXPR = node(lambda d: expr_from_data(d))
+_EXPRS = nodes(lambda d: expr_from_data(d))
+_SPEC_TYPE = node(_type_from_data)
+#: A record literal's fields, written as ``[{"name": ..., "value": ...}]`` to keep their order.
+_RECORD_FIELDS = Codec(dump=lambda fs: [{"name": n, "value": v.to_data()} for n, v in fs],
+                       load=lambda ds: tuple((f["name"], expr_from_data(f["value"])) for f in ds))
+
+
 @_kind
 @attrs.frozen(kw_only=True)
-class Literal:
+class Literal(Data):
     KIND: ClassVar[str] = "literal"
     value: Any
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "value": self.value}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Literal":
-        return cls(value=d["value"])
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class BinderRef:
+class BinderRef(Data):
     """A read of binder ``index`` (the function's parameter at that position)."""
 
     KIND: ClassVar[str] = "binder"
     index: int
     name: str
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "index": self.index, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "BinderRef":
-        return cls(index=d["index"], name=d["name"])
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class FunctionRef:
+class FunctionRef(Data):
     """The module's function named by value (not called)."""
 
     KIND: ClassVar[str] = "function"
     name: str
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "FunctionRef":
-        return cls(name=d["name"])
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Unary:
+class Unary(Data):
     KIND: ClassVar[str] = "unary"
     op: str  # "!", "-", "+"
-    operand: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "op": self.op, "operand": self.operand.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Unary":
-        return cls(op=d["op"], operand=expr_from_data(d["operand"]))
+    operand: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Binary:
+class Binary(Data):
     """Comparisons, arithmetic and the logical operators (``&&``, ``||``, ``??``)."""
 
     KIND: ClassVar[str] = "binary"
     op: str
-    left: "Expr"
-    right: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "op": self.op, "left": self.left.to_data(),
-                "right": self.right.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Binary":
-        return cls(op=d["op"], left=expr_from_data(d["left"]), right=expr_from_data(d["right"]))
+    left: "Expr" = field(codec=_EXPR)
+    right: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Conditional:
+class Conditional(Data):
     KIND: ClassVar[str] = "conditional"
-    test: "Expr"
-    then: "Expr"
-    otherwise: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "test": self.test.to_data(), "then": self.then.to_data(),
-                "else": self.otherwise.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Conditional":
-        return cls(test=expr_from_data(d["test"]), then=expr_from_data(d["then"]),
-                   otherwise=expr_from_data(d["else"]))
+    test: "Expr" = field(codec=_EXPR)
+    then: "Expr" = field(codec=_EXPR)
+    otherwise: "Expr" = field(codec=_EXPR, key="else")
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class FieldRead:
+class FieldRead(Data):
     """``object.name`` (``xs.length`` included)."""
 
     KIND: ClassVar[str] = "field"
-    object: "Expr"
+    object: "Expr" = field(codec=_EXPR)
     name: str
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "object": self.object.to_data(), "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "FieldRead":
-        return cls(object=expr_from_data(d["object"]), name=d["name"])
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class IndexRead:
+class IndexRead(Data):
     KIND: ClassVar[str] = "index"
-    object: "Expr"
-    index: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "object": self.object.to_data(), "index": self.index.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "IndexRead":
-        return cls(object=expr_from_data(d["object"]), index=expr_from_data(d["index"]))
+    object: "Expr" = field(codec=_EXPR)
+    index: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Call:
+class Call(Data):
     """A call to the module's function (``target: "module"``) or a builtin such as ``Number.isInteger``."""
 
     KIND: ClassVar[str] = "call"
     callee: str
     target: str  # "module" | "builtin"
-    args: tuple["Expr", ...]
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "callee": self.callee, "target": self.target,
-                "args": [a.to_data() for a in self.args]}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Call":
-        return cls(callee=d["callee"], target=d["target"],
-                   args=tuple(expr_from_data(a) for a in d["args"]))
+    args: tuple["Expr", ...] = field(codec=_EXPRS)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class RegexTest:
+class RegexTest(Data):
     """``/pattern/flags.test(argument)``."""
 
     KIND: ClassVar[str] = "regex_test"
     pattern: str
     flags: str
-    argument: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "pattern": self.pattern, "flags": self.flags,
-                "argument": self.argument.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "RegexTest":
-        return cls(pattern=d["pattern"], flags=d["flags"], argument=expr_from_data(d["argument"]))
+    argument: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Outside:
+class Outside(Data):
     """A construct outside the subset: its syntax kind as the compiler names it, its line, its text."""
 
     KIND: ClassVar[str] = "outside"
     construct: str
     line: int
-    text: str
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "construct": self.construct, "line": self.line, "text": self.text}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Outside":
-        return cls(construct=d["construct"], line=d["line"], text=d.get("text", ""))
+    text: str = field(missing="")
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Local:
+class Local(Data):
     """A read of a locally bound name: the parameter of an enclosing ``every`` arrow (``x`` in
     ``xs.every((x) => x >= 0)``), or in a function body a name a :class:`Let` bound (unique there)."""
 
     KIND: ClassVar[str] = "local"
     name: str
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Local":
-        return cls(name=d["name"])
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Every:
+class Every(Data):
     """``array.every((param) => body)``: ``body`` holds for each element, read as ``Local(param)``."""
 
     KIND: ClassVar[str] = "every"
-    array: "Expr"
+    array: "Expr" = field(codec=_EXPR)
     param: str
-    body: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "array": self.array.to_data(), "param": self.param, "body": self.body.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Every":
-        return cls(array=expr_from_data(d["array"]), param=d["param"], body=expr_from_data(d["body"]))
+    body: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class Let:
+class Let(Data):
     """``const name = value;`` followed by the rest of the body (function bodies only)."""
 
     KIND: ClassVar[str] = "let"
     name: str
-    value: "Expr"
-    body: "Expr"
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "value": self.value.to_data(), "body": self.body.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Let":
-        return cls(name=d["name"], value=expr_from_data(d["value"]), body=expr_from_data(d["body"]))
+    value: "Expr" = field(codec=_EXPR)
+    body: "Expr" = field(codec=_EXPR)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class RecordLiteral:
+class RecordLiteral(Data):
     """``{ a: x, b: y }``: ``type`` is the type the compiler gives it where it stands (its contextual type)."""
 
     KIND: ClassVar[str] = "record"
-    fields: tuple[tuple[str, "Expr"], ...]
-    type: Any  # a SpecType (kept untyped here so _expr does not import _types)
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "fields": [{"name": n, "value": v.to_data()} for n, v in self.fields],
-                "type": self.type.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "RecordLiteral":
-        from ._types import type_from_data
-
-        return cls(fields=tuple((f["name"], expr_from_data(f["value"])) for f in d["fields"]),
-                   type=type_from_data(d["type"]))
+    fields: tuple[tuple[str, "Expr"], ...] = field(codec=_RECORD_FIELDS)
+    type: Any = field(codec=_SPEC_TYPE)  # a SpecType (kept untyped here so _expr does not import _types)
 
 
 Expr = Union[Literal, BinderRef, FunctionRef, Unary, Binary, Conditional, FieldRead, IndexRead,

@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Union
 
 import attrs
 
+from ._data import PLAIN_TUPLE, Data, field, node, nodes
+
 _KINDS: dict[str, type] = {}
 
 
@@ -23,227 +25,134 @@ def _kind(cls):
     return cls
 
 
+_TYPE = node(lambda d: type_from_data(d))
+_TYPES = nodes(lambda d: type_from_data(d))
+
+
 @_kind
 @attrs.frozen(kw_only=True)
-class NumberType:
+class NumberType(Data):
     """The JavaScript double: drawn with fractions, -0, NaN and the infinities."""
 
     KIND: ClassVar[str] = "number"
     name: str = "number"
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "NumberType":
-        return cls(name=d.get("name", "number"))
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class BigIntType:
+class BigIntType(Data):
     KIND: ClassVar[str] = "bigint"
     name: str = "bigint"
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "BigIntType":
-        return cls(name=d.get("name", "bigint"))
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class BooleanType:
+class BooleanType(Data):
     KIND: ClassVar[str] = "boolean"
     name: str = "boolean"
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "BooleanType":
-        return cls(name=d.get("name", "boolean"))
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class StringType:
+class StringType(Data):
     """A string of UTF-16 code units, as JavaScript counts them."""
 
     KIND: ClassVar[str] = "string"
     name: str = "string"
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "StringType":
-        return cls(name=d.get("name", "string"))
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class LiteralType:
+class LiteralType(Data):
     """One literal value (``"open"``, ``3``, ``true``); a bigint literal is ``{"$": "bigint"}``."""
 
     KIND: ClassVar[str] = "literal"
-    value: Any
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "value": self.value}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "LiteralType":
-        return cls(value=d["value"], name=d.get("name", ""))
+    value: Any
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class LiteralUnionType:
+class LiteralUnionType(Data):
     """A union of literals (``"a" | "b"``): every member is an edge and is drawn."""
 
     KIND: ClassVar[str] = "literal_union"
-    values: tuple
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "values": list(self.values)}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "LiteralUnionType":
-        return cls(values=tuple(d["values"]), name=d.get("name", ""))
+    values: tuple = field(codec=PLAIN_TUPLE)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class NullableType:
+class NullableType(Data):
     """``T | null`` and/or ``T | undefined``; null (or undefined) is drawn among the values."""
 
     KIND: ClassVar[str] = "nullable"
-    inner: "SpecType"
+    name: str = ""
+    inner: "SpecType" = field(codec=_TYPE)
     null: bool = True
     undefined: bool = False
-    name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "inner": self.inner.to_data(),
-                "null": self.null, "undefined": self.undefined}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "NullableType":
-        return cls(inner=type_from_data(d["inner"]), null=d.get("null", True),
-                   undefined=d.get("undefined", False), name=d.get("name", ""))
 
 
 @attrs.frozen(kw_only=True)
-class Field:
+class Field(Data):
     name: str
-    type: "SpecType"
+    type: "SpecType" = field(codec=_TYPE)
     optional: bool = False
-
-    def to_data(self) -> dict:
-        return {"name": self.name, "type": self.type.to_data(), "optional": self.optional}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Field":
-        return cls(name=d["name"], type=type_from_data(d["type"]), optional=d.get("optional", False))
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class RecordType:
+class RecordType(Data):
     """An object type with named fields (an interface, an alias, an inline type), drawn field by field."""
 
     KIND: ClassVar[str] = "record"
-    fields: tuple[Field, ...]
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "fields": [f.to_data() for f in self.fields]}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "RecordType":
-        return cls(fields=tuple(Field.from_data(f) for f in d["fields"]), name=d.get("name", ""))
+    fields: tuple[Field, ...] = field(codec=nodes(Field.from_data))
 
 
 @attrs.frozen(kw_only=True)
-class Variant:
+class Variant(Data):
     """One arm of a tagged union: its tag value and the whole record (the tag field included)."""
 
     tag: Any
-    record: RecordType
-
-    def to_data(self) -> dict:
-        return {"tag": self.tag, "record": self.record.to_data()}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "Variant":
-        return cls(tag=d["tag"], record=RecordType.from_data(d["record"]))
+    record: RecordType = field(codec=node(RecordType.from_data))
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class TaggedUnionType:
+class TaggedUnionType(Data):
     """A union of records told apart by one literal field (``tag``); every tag is drawn."""
 
     KIND: ClassVar[str] = "tagged_union"
-    tag: str
-    variants: tuple[Variant, ...]
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "tag": self.tag,
-                "variants": [v.to_data() for v in self.variants]}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "TaggedUnionType":
-        return cls(tag=d["tag"], variants=tuple(Variant.from_data(v) for v in d["variants"]),
-                   name=d.get("name", ""))
+    tag: str
+    variants: tuple[Variant, ...] = field(codec=nodes(Variant.from_data))
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class UnionType:
+class UnionType(Data):
     """Any other union the compiler resolved (``number | string``): a member is picked, then drawn."""
 
     KIND: ClassVar[str] = "union"
-    members: tuple["SpecType", ...]
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "members": [m.to_data() for m in self.members]}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "UnionType":
-        return cls(members=tuple(type_from_data(m) for m in d["members"]), name=d.get("name", ""))
+    members: tuple["SpecType", ...] = field(codec=_TYPES)
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class ArrayType:
+class ArrayType(Data):
     """``T[]``, ``readonly T[]``, ``Array<T>``, ``ReadonlyArray<T>``: mostly short, up to sixteen."""
 
     KIND: ClassVar[str] = "array"
-    element: "SpecType"
-    readonly: bool = False
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "element": self.element.to_data(),
-                "readonly": self.readonly}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "ArrayType":
-        return cls(element=type_from_data(d["element"]), readonly=d.get("readonly", False),
-                   name=d.get("name", ""))
+    element: "SpecType" = field(codec=_TYPE)
+    readonly: bool = False
 
 
 @_kind
 @attrs.frozen(kw_only=True)
-class TemplateType:
+class TemplateType(Data):
     """A template literal type (`` `${number}px` ``): ``texts[0]``, hole 0, ``texts[1]``, ... ``texts[-1]``.
 
     A string binder whose values are the texts around each hole's value as
@@ -251,37 +160,22 @@ class TemplateType:
     """
 
     KIND: ClassVar[str] = "template"
-    texts: tuple[str, ...]
-    holes: tuple["SpecType", ...]
     name: str = ""
+    texts: tuple[str, ...] = field(codec=PLAIN_TUPLE)
+    holes: tuple["SpecType", ...] = field(codec=_TYPES)
 
     def __attrs_post_init__(self) -> None:
         assert len(self.texts) == len(self.holes) + 1, (self.texts, self.holes)
 
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "texts": list(self.texts),
-                "holes": [h.to_data() for h in self.holes]}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "TemplateType":
-        return cls(texts=tuple(d["texts"]), holes=tuple(type_from_data(h) for h in d["holes"]), name=d.get("name", ""))
-
 
 @_kind
 @attrs.frozen(kw_only=True)
-class UnsupportedType:
+class UnsupportedType(Data):
     """A type outside what the rungs draw (a function, a class instance, a recursive type)."""
 
     KIND: ClassVar[str] = "unsupported"
-    reason: str
     name: str = ""
-
-    def to_data(self) -> dict:
-        return {"kind": self.KIND, "name": self.name, "reason": self.reason}
-
-    @classmethod
-    def from_data(cls, d: dict) -> "UnsupportedType":
-        return cls(reason=d.get("reason", ""), name=d.get("name", ""))
+    reason: str = field(missing="")
 
 
 SpecType = Union[NumberType, BigIntType, BooleanType, StringType, LiteralType, LiteralUnionType,
