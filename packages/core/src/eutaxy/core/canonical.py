@@ -47,6 +47,8 @@ from typing import Any
 
 import attrs
 
+from eutaxy.spec.values import js_string
+
 __all__ = ["NESTED", "canonical_key", "format_float", "string_order", "to_json"]
 
 #: What a cycle is written as.
@@ -78,41 +80,13 @@ def string_order(text: str) -> bytes:
 
 
 def format_float(number: float) -> str:
-    """Write a float as ECMAScript's Number::toString does (finite numbers only)."""
-    assert math.isfinite(number), number
-    if number == 0:
-        return "0"
-    sign = "-" if number < 0 else ""
-    digits, point = _shortest_digits(abs(number))
-    count = len(digits)
-    if count <= point <= 21:
-        return sign + digits + "0" * (point - count)
-    if 0 < point <= 21:
-        return sign + digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return sign + "0." + "0" * (-point) + digits
-    exponent = point - 1
-    exponent_text = ("+" if exponent >= 0 else "-") + str(abs(exponent))
-    mantissa = digits if count == 1 else digits[0] + "." + digits[1:]
-    return sign + mantissa + "e" + exponent_text
+    """Write a float as ECMAScript's Number::toString does (finite numbers only).
 
-
-def _shortest_digits(number: float) -> tuple[str, int]:
-    """The shortest round-tripping digits of a positive float and the decimal point position.
-
-    ``repr`` gives the shortest digits that round-trip (the same digits ECMAScript asks
-    for); the value is ``0.<digits> * 10**point``.
+    ``eutaxy.spec.values.js_string`` is the one writer of JavaScript numbers; canonical
+    JSON asks it, so a key and a spec value never write one number two ways.
     """
-    text = repr(number)
-    mantissa, _, exponent_text = text.partition("e")
-    exponent = int(exponent_text) if exponent_text else 0
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
-    point = len(whole) + exponent - leading_zeros
-    digits = digits.rstrip("0")
-    assert digits, text
-    return digits, point
+    assert math.isfinite(number), number
+    return js_string(number)
 
 
 def _write_string(text: str, parts: list[str]) -> None:

@@ -136,12 +136,8 @@ def key(encoded: Any) -> str:
 
 def show(value: Any) -> str:
     """A value (as :func:`decode` gives) as JavaScript source would write it: ``12n``, ``-0``, ``{ a: 1 }``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Undefined):
-        return "undefined"
+    if value is None or isinstance(value, (bool, Undefined)):
+        return js_string(value)  # a literal writes these as String() does
     if isinstance(value, BigInt):
         return f"{value.value}n"
     if isinstance(value, float):
