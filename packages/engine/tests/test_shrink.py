@@ -286,11 +286,17 @@ def test_a_concurrent_violation_shrinks_to_no_more_turn_switches_than_it_needs()
         assert after <= before, picks
 
 
+def _three_switch_race(turns):
+    """The race scenario replayed on ``turns``, checked to violate with three turn switches."""
+    session = _session(_race_scenario())
+    record = replay(session, Schedule(turns=turns))
+    assert record.violations and 3 == turn_switches(record.result.effects)
+    return session, record
+
+
 def test_lower_turn_picks_alone_lowers_a_pick_and_keeps_the_later_ones():
     """From picks 0,1,1,0,1,0 (three switches) the pass lowers the fifth pick: 0,1,1,0,0,0, two switches."""
-    session = _session(_race_scenario())
-    record = replay(session, Schedule(turns=(0, 1, 1, 0, 1, 0)))
-    assert record.violations and 3 == turn_switches(record.result.effects)
+    session, record = _three_switch_race((0, 1, 1, 0, 1, 0))
     shrunk = shrink(session, record, record.violations[0], passes=["lower_turn_picks"])
     assert (0, 1, 1, 0, 0, 0) == shrunk.schedule.turns
     assert 2 == turn_switches(shrunk.record.result.effects)
@@ -299,9 +305,7 @@ def test_lower_turn_picks_alone_lowers_a_pick_and_keeps_the_later_ones():
 
 def test_fewer_turn_switches_alone_raises_a_pick_when_the_trace_switches_less():
     """From 0,0,1,1,0,0 (three switches) no lower pick still violates; raising the fifth lets msg-2 finish first."""
-    session = _session(_race_scenario())
-    record = replay(session, Schedule(turns=(0, 0, 1, 1, 0, 0)))
-    assert record.violations and 3 == turn_switches(record.result.effects)
+    session, record = _three_switch_race((0, 0, 1, 1, 0, 0))
     alone = shrink(session, record, record.violations[0], passes=["lower_turn_picks"])
     assert (0, 0, 1, 1, 0, 0) == alone.schedule.turns
     shrunk = shrink(session, record, record.violations[0], passes=["fewer_turn_switches"])

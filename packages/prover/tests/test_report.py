@@ -16,6 +16,16 @@ def report(toolchain):
     return run_report(ROOT, "report-seed", toolchain=toolchain)
 
 
+def _module(report, spec):
+    """The report's module for the spec file ``spec`` (relative to the folder)."""
+    return next(m for m in report["modules"] if m["spec"] == spec)
+
+
+def _verdicts(module):
+    """Each property of ``module`` with its verdict kind, in order."""
+    return [(p["property"], p["kind"]) for p in module["properties"]]
+
+
 def test_finds_spec_files_skipping_node_modules(tmp_path):
     """Every *.props.ts under the folder, sorted, none from node_modules or hidden folders."""
     assert ["broken/broken.props.ts", "broken/exits.props.ts", "broken/loops.props.ts", "broken/throws.props.ts",
@@ -34,7 +44,7 @@ def test_shape_and_verdicts_by_module(report):
     by_spec = {m["spec"]: m for m in report["modules"]}
     money = by_spec["money.props.ts"]
     assert "money.ts" == money["module"]
-    assert [("roundIsInteger", "tested"), ("roundKeepsSign", "refuted")] == [(p["property"], p["kind"]) for p in money["properties"]]
+    assert [("roundIsInteger", "tested"), ("roundKeepsSign", "refuted")] == _verdicts(money)
     refuted = money["properties"][1]
     assert [-0.5] == refuted["counterexample"]["args"]
     assert ("round", [{"name": "cents", "type": "number"}]) == (refuted["function"], refuted["binders"])
@@ -44,7 +54,7 @@ def test_shape_and_verdicts_by_module(report):
 
 def test_unreadable_property_is_unknown_with_the_compilers_error(report):
     """forall over an import that does not resolve is still a property: UNKNOWN (unsupported), the compiler's error beside it."""
-    broken = next(m for m in report["modules"] if m["spec"] == "broken/broken.props.ts")
+    broken = _module(report, "broken/broken.props.ts")
     assert [("never", "unknown", ["unsupported"])] == [(p["property"], p["kind"], p["reasons"]) for p in broken["properties"]]
     assert "the reader could not read the property" in broken["properties"][0]["detail"]
     assert [] == broken["skipped"]
@@ -53,7 +63,7 @@ def test_unreadable_property_is_unknown_with_the_compilers_error(report):
 
 def test_spec_that_does_not_import_is_unknown_with_the_whole_message(report):
     """A module that throws when imported makes each property UNKNOWN (unsupported); the module's error is the whole message."""
-    throws = next(m for m in report["modules"] if m["spec"] == "broken/throws.props.ts")
+    throws = _module(report, "broken/throws.props.ts")
     assert throws["error"].startswith("the spec file did not import: Error: this module fails when imported")
     assert "throws.ts:5" in throws["error"], "the frame in the user's file, mapped back to its source"
     assert [("identity", "unknown", ["unsupported"])] == [(p["property"], p["kind"], p["reasons"]) for p in throws["properties"]]
@@ -61,9 +71,8 @@ def test_spec_that_does_not_import_is_unknown_with_the_whole_message(report):
 
 def test_code_that_exits_the_evaluator_costs_only_its_property(report):
     """Code under test that calls process.exit gives its property UNKNOWN (unsupported), naming the input; the rest go on."""
-    exits = next(m for m in report["modules"] if m["spec"] == "broken/exits.props.ts")
-    assert [("fineHolds", "tested"), ("bails", "unknown"), ("after", "tested")] == [
-        (p["property"], p["kind"]) for p in exits["properties"]]
+    exits = _module(report, "broken/exits.props.ts")
+    assert [("fineHolds", "tested"), ("bails", "unknown"), ("after", "tested")] == _verdicts(exits)
     bails = exits["properties"][1]
     assert ["unsupported"] == bails["reasons"]
     assert "on input bail(1): ensures ended the evaluator" in bails["detail"] and "exit code 3" in bails["detail"]
@@ -72,9 +81,8 @@ def test_code_that_exits_the_evaluator_costs_only_its_property(report):
 
 def test_a_runaway_evaluation_is_gave_up_naming_the_input(report):
     """An input the function loops on ends its property as UNKNOWN (gave_up) naming it; the properties before and after keep their verdicts."""
-    loops = next(m for m in report["modules"] if m["spec"] == "broken/loops.props.ts")
-    assert [("beforeLoop", "tested"), ("spins", "unknown"), ("afterLoop", "tested")] == [
-        (p["property"], p["kind"]) for p in loops["properties"]]
+    loops = _module(report, "broken/loops.props.ts")
+    assert [("beforeLoop", "tested"), ("spins", "unknown"), ("afterLoop", "tested")] == _verdicts(loops)
     spins = loops["properties"][1]
     assert ["gave_up"] == spins["reasons"]
     assert "on input settle(3): ensures ran past the 1000 ms limit on one evaluation" in spins["detail"]
@@ -90,9 +98,9 @@ def test_deterministic_and_canonical(report, toolchain):
 
 def test_tested_short_of_its_target_says_so(report):
     """TESTED on fewer inputs than the target says how many in its word; a whole small domain does not."""
-    money = next(m for m in report["modules"] if m["spec"] == "money.props.ts")
+    money = _module(report, "money.props.ts")
     text = render_text(report)
-    loops = next(m for m in report["modules"] if m["spec"] == "broken/loops.props.ts")
+    loops = _module(report, "broken/loops.props.ts")
     before = loops["properties"][0]
     assert 1 == before["counts"]["tested"] and 100 == before["tested"]["target"]
     assert "  TESTED (1 of 100) beforeLoop" in text
