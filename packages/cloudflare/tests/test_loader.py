@@ -87,15 +87,22 @@ def test_sys_exit_in_a_scenario_is_a_user_error(tmp_path):
 WORKER_GOOD = GOOD.replace("drive=queue(", 'worker={"entry": "./worker.ts"}, drive=queue(')
 
 
-def test_a_symlinked_scenario_reads_its_files_beside_the_file_it_links_to(tmp_path):
-    """A scenario opened through a symlink resolves its paths, and imports its helpers, as the real file does."""
+def _real_and_linked(tmp_path: Path, helper: str, name: str) -> tuple[Path, Path]:
+    """A folder ``real`` holding a worker scenario that names itself ``name`` through its
+    helper module ``helper``, and an empty folder ``linked`` for the symlinks."""
     real = tmp_path / "real"
     linked = tmp_path / "linked"
     real.mkdir()
     linked.mkdir()
-    write(real, "helper_beside_the_real_file.py", 'NAME = "beside-the-real-file"\n')
+    write(real, f"{helper}.py", f"NAME = {name!r}\n")
     write(real, "worker.ts", "export default {};\n")
-    write(real, "good.sim.py", WORKER_GOOD.replace("from helper import", "from helper_beside_the_real_file import"))
+    write(real, "good.sim.py", WORKER_GOOD.replace("from helper import", f"from {helper} import"))
+    return real, linked
+
+
+def test_a_symlinked_scenario_reads_its_files_beside_the_file_it_links_to(tmp_path):
+    """A scenario opened through a symlink resolves its paths, and imports its helpers, as the real file does."""
+    real, linked = _real_and_linked(tmp_path, "helper_beside_the_real_file", "beside-the-real-file")
     (linked / "good.sim.py").symlink_to(real / "good.sim.py")
     scenario = load_scenario(linked / "good.sim.py")
     assert (str(real), "beside-the-real-file") == (scenario["root"], scenario["name"])
@@ -104,13 +111,7 @@ def test_a_symlinked_scenario_reads_its_files_beside_the_file_it_links_to(tmp_pa
 
 def test_a_symlinked_scenario_with_its_files_beside_the_link_keeps_the_link_folder(tmp_path):
     """As in Bazel's runfiles, where each declared file is a symlink beside the others: root is the link's folder."""
-    real = tmp_path / "real"
-    linked = tmp_path / "linked"
-    real.mkdir()
-    linked.mkdir()
-    write(real, "helper.py", 'NAME = "n"\n')
-    write(real, "worker.ts", "export default {};\n")
-    write(real, "good.sim.py", WORKER_GOOD)
+    real, linked = _real_and_linked(tmp_path, "helper", "n")
     for name in ("helper.py", "worker.ts", "good.sim.py"):
         (linked / name).symlink_to(real / name)
     assert str(linked) == load_scenario(linked / "good.sim.py")["root"]
