@@ -101,27 +101,34 @@ function evaluateOne(property, encodedArgs) {
     }
   }
   if (property.when !== undefined) {
-    let held;
-    Atomics.store(progress, 1, 0);
-    try {
-      held = property.when(...argsOf(property, encodedArgs));
-    } catch (error) {
-      return { kind: "threw", phase: "when", ...describe(error) };
-    }
-    if (typeof held !== "boolean") return { kind: "malformed", phase: "when", got: typeof held };
-    if (!held) return { kind: "skipped" };
+    const when = runArrow("when", property.when, property, encodedArgs);
+    if (when.ended) return when.ended;
+    if (!when.held) return { kind: "skipped" };
   }
-  let result;
-  Atomics.store(progress, 1, 1);
+  const ensures = runArrow("ensures", property.ensures, property, encodedArgs);
+  if (ensures.ended) return ensures.ended;
+  return { kind: ensures.held ? "true" : "false" };
+}
+
+/** The `progress` phase word of each arrow (the header's 0 when, 1 ensures). */
+const PHASE_WORDS = { when: 0, ensures: 1 };
+
+/**
+ * Runs the property's `when` or `ensures` arrow (`phase`): `{held}` with its boolean, or
+ * `{ended}` with the outcome that ends the evaluation (the arrow threw, or gave no boolean).
+ */
+function runArrow(phase, arrow, property, encodedArgs) {
+  Atomics.store(progress, 1, PHASE_WORDS[phase]);
+  let answer;
   try {
-    // A fresh copy for the claim: a function that mutates its input changes
+    // A fresh copy for each arrow: a function that mutates its input changes
     // neither what `when` saw nor what Python holds.
-    result = property.ensures(...argsOf(property, encodedArgs));
+    answer = arrow(...argsOf(property, encodedArgs));
   } catch (error) {
-    return { kind: "threw", phase: "ensures", ...describe(error) };
+    return { ended: { kind: "threw", phase, ...describe(error) } };
   }
-  if (typeof result !== "boolean") return { kind: "malformed", phase: "ensures", got: typeof result };
-  return { kind: result ? "true" : "false" };
+  if (typeof answer !== "boolean") return { ended: { kind: "malformed", phase, got: typeof answer } };
+  return { held: answer };
 }
 
 function evaluate(name, assignments) {
