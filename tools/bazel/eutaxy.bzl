@@ -35,12 +35,14 @@ def _layer_of(label):
     # "//packages/core" or "//packages/core:core" -> "core"
     return label.split(":")[0].rsplit("/", 1)[-1]
 
-def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], test_data = [], test_deps = [], test_size = "medium", test_tags = []):
+def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], test_data = [], test_deps = [], test_size = "medium", test_tags = [], test_support = [], test_support_users = []):
     """A py_library for eutaxy.<layer> whose every build checks the layer rule.
 
     deps: the eutaxy layers this one may import (labels //packages/<layer>);
     users: the layers allowed to import this one (its visibility);
-    third_party: other py deps (e.g. the z3 wheel repository).
+    third_party: other py deps (e.g. the z3 wheel repository);
+    test_support: helper modules in tests/ (uniquely named) that the tests of
+    test_support_users import too, as :test_support (their test_deps name it).
     """
     srcs = native.glob(["src/**/*.py"], exclude = ["src/**/_layer_checked.py"])
     layer_check(
@@ -59,6 +61,15 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
     )
     native.exports_files(["BUILD.bazel", "pyproject.toml"], visibility = ["//tools:__subpackages__"])
     native.filegroup(name = "srcs_for_layer_check", srcs = srcs + native.glob(["tests/**"], exclude = ["**/__pycache__/**", "**/.hypothesis/**"]), visibility = ["//tools:__subpackages__"])
+    if test_support:
+        native.py_library(
+            name = "test_support",
+            testonly = True,
+            srcs = test_support,
+            imports = ["tests"],
+            deps = [":" + layer],
+            visibility = ["//packages/%s:__pkg__" % u for u in test_support_users],
+        )
     tests = native.glob(["tests/**/*.py"])
     if tests:
         native.py_test(

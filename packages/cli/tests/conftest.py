@@ -16,6 +16,11 @@ import pytest
 from eutaxy.cli.main import main
 from eutaxy.cli.platforms import register_platform, unregister_platform
 
+# The workerd tests' shared fixtures: Bazel puts them on the path (//packages/cloudflare:test_support);
+# a run from a checkout finds them in the Cloudflare package's tests folder.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "cloudflare" / "tests"))
+from workerd_support import toolchain as toolchain
+
 FAKE_PLATFORM_DIR = Path(__file__).parent / "fake_platform"
 
 SCENARIO_TEMPLATE = '''\
@@ -90,15 +95,3 @@ def run_cli():
         return Result(code, out.getvalue(), err.getvalue())
 
     return run
-
-
-@pytest.fixture(scope="session")
-def toolchain():
-    """The pinned Node toolchain; a test that needs it fails, never skips, without it."""
-    from eutaxy.cloudflare.host import HostError, find_node, find_runtime
-
-    try:
-        find_node(install=False)
-        find_runtime()
-    except HostError as error:
-        pytest.fail(f"the Node toolchain or the runtime is not available: {error}")

