@@ -1,6 +1,7 @@
 """The self-check can fail: bugs planted in a copy of core are each caught by the properties.
 
-Method: copy core's source tree to a temporary directory, apply one textual replacement
+Method: copy core's source tree (and spec's, which core builds on: spec owns how a
+JavaScript number is written) to a temporary directory, apply one textual replacement
 (a planted bug) per mutant, and run only the property tests that bear on the mutated code
 in a subprocess whose PYTHONPATH puts the mutant first. A mutant is caught when that run
 fails its tests (exit status 1). The unmutated copy must pass under the same harness, and
@@ -26,6 +27,8 @@ import pytest
 
 TESTS = pathlib.Path(__file__).resolve().parent
 SOURCE = TESTS.parent / "src"
+#: spec's package, copied beside core's so a mutant may plant a bug in what core calls there.
+SPEC_PACKAGE = TESTS.parents[1] / "spec" / "src" / "eutaxy" / "spec"
 PROPERTIES = TESTS / "test_properties.py"
 
 #: Two cores: the subprocesses run two at a time.
@@ -125,10 +128,10 @@ MUTANTS = (
            "    entries.sort(key=lambda entry: (string_order(entry[0]), string_order(entry[1])))\n", "", "to_json"),
     Mutant("to_json: true written as 1", "canonical.py",
            '    elif value is True:\n        parts.append("true")', '    elif value is True:\n        parts.append("1")', "to_json"),
-    Mutant("to_json: integral floats keep .0", "canonical.py",
-           'return sign + digits + "0" * (point - count)', 'return sign + digits + "0" * (point - count) + ".0"', "to_json"),
-    Mutant("to_json: -0.0 written as -0", "canonical.py",
-           '    if number == 0:\n        return "0"', '    if number == 0:\n        return "-0" if math.copysign(1, number) < 0 else "0"', "to_json"),
+    Mutant("to_json: integral floats keep .0", "spec/values.py",
+           'return digits + "0" * (n - k)', 'return digits + "0" * (n - k) + ".0"', "to_json"),
+    Mutant("to_json: -0.0 written as -0", "spec/values.py",
+           '    if x == 0:\n        return "0"', '    if x == 0:\n        return "-0" if math.copysign(1, x) < 0 else "0"', "to_json"),
     Mutant("to_json: sets in iteration order", "canonical.py",
            "_write_array([text for _, text in sorted(_set_entries(value, path))], parts)",
            "_write_array([text for _, text in _set_entries(value, path)], parts)", "to_json"),
@@ -154,8 +157,10 @@ def _plant(workdir: pathlib.Path, mutant: Mutant | None) -> pathlib.Path:
     """A fresh copy of core's source with the mutant applied; returns its source root."""
     root = workdir / "src"
     shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SPEC_PACKAGE, root / "eutaxy" / "spec", ignore=shutil.ignore_patterns("__pycache__"))
     if mutant is not None:
-        path = root / "eutaxy" / "core" / mutant.module
+        # A bare file name is core's; "spec/values.py" names a file of spec's copy.
+        path = root / "eutaxy" / (mutant.module if "/" in mutant.module else f"core/{mutant.module}")
         text = path.read_text(encoding="utf-8")
         count = text.count(mutant.old)
         assert 1 == count, f"mutant {mutant.name!r}: its text occurs {count} times in {mutant.module}"
@@ -175,9 +180,10 @@ def _run_properties(source_root: pathlib.Path, tests: str) -> subprocess.Complet
     )
 
 
-def _imported_from(source_root: pathlib.Path) -> str:
-    probe = [sys.executable, "-c", "import eutaxy.core.invariants as m; print(m.__file__)"]
-    return subprocess.run(probe, env=_environment(source_root), capture_output=True, text=True, check=True).stdout.strip()
+def _imported_from(source_root: pathlib.Path) -> list[str]:
+    """Where the subprocess imports core and spec from: both must be the copies."""
+    probe = [sys.executable, "-c", "import eutaxy.core.invariants as c, eutaxy.spec.values as s; print(c.__file__); print(s.__file__)"]
+    return subprocess.run(probe, env=_environment(source_root), capture_output=True, text=True, check=True).stdout.split()
 
 
 def _try(mutant: Mutant) -> tuple[Mutant, int, str, float]:
@@ -196,7 +202,8 @@ def run_mutation() -> tuple[int, list[str]]:
     """Plant every mutant; return the count caught and a line for each one missed."""
     with tempfile.TemporaryDirectory(prefix="eutaxy-baseline-") as workdir:
         root = _plant(pathlib.Path(workdir), None)
-        assert _imported_from(root).startswith(str(root)), "the subprocess does not import the copy"
+        imported = _imported_from(root)
+        assert all(path.startswith(str(root)) for path in imported), f"the subprocess does not import the copies: {imported}"
         tests = " or ".join(sorted({mutant.tests for mutant in MUTANTS}, key=str))
         baseline = _run_properties(root, tests)
         assert 0 == baseline.returncode, "the unmutated copy fails:\n" + baseline.stdout[-3000:]
