@@ -1,10 +1,12 @@
 """The Cloudflare runtime's exact reading of Core decisions agrees with the spec ladder's value encoding.
 
-``packages/cloudflare/runtime/exact.mjs`` writes a decision's ``argsExact``/``resultExact``;
-the prover reads them with the spec package's encoding (``eutaxy.spec.values`` in Python,
-``js/values.mjs`` in Node). The runtime ships on its own and has an encoder of its own, so
-here (the CLI may use both packages) spec's vector test, ``js/test/values.test.mjs``, runs
-with the runtime's ``exact`` as the encoder under test: every vector in
+``packages/cloudflare/runtime/exact.mjs`` writes a decision's ``argsExact``/``resultExact``
+with spec's encoder, which it re-exports from ``../../spec/js/values.mjs`` (the path holds in a
+checkout, in runfiles and in installed wheels); the prover reads them with the same encoding
+(``eutaxy.spec.values`` in Python, ``js/values.mjs`` in Node). Here (the CLI may use both
+packages) spec's vector test, ``js/test/values.test.mjs``, runs with the runtime's module as
+the encoder under test, so a runtime that stops reaching spec's encoder, or keeps one of its own
+that drifts, fails: every vector in
 ``value_vectors.json`` must encode as the vector says and decode back, and every inexact one
 must be refused with the vector's reason.
 """

@@ -7,7 +7,7 @@
  *
  * The encoder under test is js/values.mjs's `exact`, or the `exact` of the module whose file
  * URL EUTAXY_EXACT_MODULE names: packages/cli/tests/test_exact_values.py holds the Cloudflare
- * runtime's own encoder (runtime/exact.mjs) to these vectors that way. Decoding is always
+ * runtime's encoder module (runtime/exact.mjs, which re-exports this one) to these vectors that way. Decoding is always
  * js/values.mjs's.
  */
 
