@@ -6,14 +6,13 @@ with their defaults written out, and reported as plain data.
 
 from __future__ import annotations
 
-import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["BOUND_NAMES", "BUDGET_MS_MAX", "EFFECT_HANG_MS_DEFAULT", "RUNS_MAX", "Bounds", "normalise_bounds", "resolve_bounds", "with_bounds"]
+__all__ = ["BOUND_NAMES", "BUDGET_MS_MAX", "EFFECT_HANG_MS_DEFAULT", "RUNS_MAX", "Bounds", "check_bound_values", "resolve_bounds", "with_bounds"]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
 MAX_FAULTS_PER_RUN_DEFAULT = 1
@@ -40,35 +39,22 @@ BOUND_NAMES = ("maxFaultsPerRun", "maxRedeliveries", "maxConcurrentInvocations",
 #: The bounds with an upper limit.
 _MAXIMA = {"budgetMs": BUDGET_MS_MAX, "maxRuns": RUNS_MAX}
 
-_SNAKE_PART = re.compile(r"_([a-z0-9])")
+def check_bound_values(bounds: Mapping[str, Any]) -> dict[str, Any]:
+    """A scenario's bounds, already named in camelCase, each checked for its type and range.
 
-
-def normalise_bounds(bounds: Mapping[str, Any], *, names: Sequence[str] = BOUND_NAMES) -> dict[str, Any]:
-    """A scenario's bounds keyed by their camelCase names, each checked for its type and range.
-
-    What a platform's ``define_scenario`` calls, so a scenario's mistakes surface at its own
-    line: an unknown name is refused rather than ignored (a misspelt bound would quietly
-    check less); snake_case names (``max_faults_per_run``) are converted.
+    The names (snake_case, unknown, given twice) are the scenario layer's to check
+    (``eutaxy.engine.scenario.scenario_bounds``); this is what a value may be.
     """
-    if not isinstance(bounds, Mapping):
-        raise UserError(f"define_scenario: bounds must be a dict, got {type(bounds).__name__}")
     result: dict[str, Any] = {}
-    for key, value in bounds.items():
-        if not isinstance(key, str):
-            raise UserError(f"define_scenario: bound names are strings, got {key!r}")
-        camel = _SNAKE_PART.sub(lambda match: match.group(1).upper(), key)
-        if camel not in names:
-            raise UserError(f"define_scenario: unknown bound {key!r}; the bounds are {', '.join(names)}")
-        if camel in result:
-            raise UserError(f"define_scenario: bound {camel} is given twice")
-        if camel == "faultProbability":
+    for name, value in bounds.items():
+        if name == "faultProbability":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise UserError(f"define_scenario: faultProbability must be a number from 0 to 1, got {value!r}")
         elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise UserError(f"define_scenario: {camel} must be a non-negative integer, got {value!r}")
-        elif value > _MAXIMA.get(camel, value):
-            raise UserError(f"define_scenario: {camel} must be at most {_MAXIMA[camel]}, got {value!r}")
-        result[camel] = value
+            raise UserError(f"define_scenario: {name} must be a non-negative integer, got {value!r}")
+        elif value > _MAXIMA.get(name, value):
+            raise UserError(f"define_scenario: {name} must be at most {_MAXIMA[name]}, got {value!r}")
+        result[name] = value
     if result.get("maxConcurrentInvocations") == 0:
         raise UserError("define_scenario: maxConcurrentInvocations must be at least 1")
     return result

@@ -35,7 +35,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.scenario_stem import SCENARIO_SUFFIXES, scenario_stem
 from eutaxy.core.selectors import MISSING, get_path
 
-from eutaxy.engine.bounds import BOUND_NAMES, normalise_bounds
+from eutaxy.engine.bounds import BOUND_NAMES, check_bound_values
 
 __all__ = [
     "BOUND_NAMES",
@@ -159,7 +159,7 @@ def scenario_bounds(
             raise UserError(f"{_WHERE}: bound {name} is given twice in bounds (as {spelt[name]!r} and {key!r})", near=key)
         camel[name] = value
         spelt[name] = key
-    return normalise_bounds(camel, names=names)
+    return check_bound_values(camel)
 
 
 # --- invariants ----------------------------------------------------------------------
