@@ -36,11 +36,14 @@ def seed_of(path: str | Path) -> str:
     return Path(path).name.removesuffix(".sim.py")
 
 
-def check_case(path: str | Path, *, max_runs: int, budget_ms: int = BUDGET_MS, audit: bool = False) -> dict:
+def check_case(
+    path: str | Path, *, max_runs: int, budget_ms: int = BUDGET_MS, audit: bool = False, seed: str | None = None
+) -> dict:
+    """Check a case's scenario with the CLI's seed (the file's name) unless ``seed`` names another (a twin's)."""
     scenario, platform = _open(path)
     try:
         return check_scenario(
-            scenario, platform, seed=seed_of(path), max_runs=max_runs, budget_ms=budget_ms, audit=audit
+            scenario, platform, seed=seed or seed_of(path), max_runs=max_runs, budget_ms=budget_ms, audit=audit
         )
     finally:
         platform.close()

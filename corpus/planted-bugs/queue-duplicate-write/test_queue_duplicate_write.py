@@ -8,7 +8,7 @@ speed. A planted bug the checker misses fails CI.
 
 from pathlib import Path
 
-
+from eutaxy.core.canonical import to_json
 from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case
 
 HERE = Path(__file__).resolve().parent
@@ -34,3 +34,17 @@ def test_fixed_twin_is_bounded():
     """The idempotent insert survives every explored schedule."""
     verdict = check_case(HERE / "fixed" / "queue-duplicate-write-fixed.sim.py", max_runs=RUNS_MAX, audit=True)
     assert_bounded_with_evidence(verdict)
+
+
+def test_the_wrangler_toml_twin_gives_the_same_verdict():
+    """The same Worker configured by wrangler.toml, checked with the JSONC scenario's seed, gives the same bytes."""
+    from_jsonc = check_case(HERE / "queue-duplicate-write.sim.py", max_runs=RUNS_MAX)
+    from_toml = check_case(HERE / "queue-duplicate-write-toml.sim.py", max_runs=RUNS_MAX, seed="queue-duplicate-write")
+    assert "violated" == from_toml["kind"], from_toml.get("cause")
+    assert _comparable(from_jsonc) == _comparable(from_toml)
+
+
+def _comparable(verdict: dict) -> str:
+    """The verdict's canonical JSON without what differs between any two checks (wall time, timings)."""
+    provenance = {key: value for key, value in verdict["provenance"].items() if key not in ("elapsedMs", "startedAt", "timing")}
+    return to_json({**verdict, "provenance": provenance})

@@ -95,12 +95,13 @@ def test_config_is_found_beside_the_scenario(project):
         ({"setup": [d1_schema("DB", "./nope.sql")]}, "file './nope.sql' does not exist"),
         ({"setup": [d1_schema("DB", "./schema.sql")] * 2}, "2 d1_schema steps"),
         ({"drive": queue("refunds", [{"body": 1}])}, "drives queue 'refunds', but wrangler.jsonc has no consumer"),
-        ({"worker": {"config": "./wrangler.toml"}}, "convert it to wrangler.jsonc"),
+        ({"worker": {"config": "./wrangler.toml"}}, "compatibility_date is missing"),
+        ({"worker": {"config": "./wrangler.jsonc", "env": "prod"}}, "there is no environment 'prod'; it defines none"),
     ],
 )
 def test_mismatches_are_user_errors(project, overrides, problem):
     """Each mismatch between scenario and config is a UserError saying which."""
-    (project / "wrangler.toml").write_text("")
+    (project / "wrangler.toml").write_text('main = "./worker.ts"\n')
     with pytest.raises(UserError, match=problem):
         prepare_worker(scenario_in(project, **overrides))
 
@@ -150,3 +151,40 @@ def test_the_platform_refuses_another_platforms_scenario(project):
     scenario = {**scenario_in(project), "platform": "aws"}
     with pytest.raises(UserError, match="not cloudflare"):
         CloudflarePlatform(scenario)
+
+
+ENVIRONMENT_CONFIG = """
+name = "payments"
+main = "./worker.ts"
+compatibility_date = "2026-01-01"
+d1_databases = [{ binding = "DB", database_id = "db-top" }]
+queues.consumers = [{ queue = "payments" }]
+kv_namespaces = [{ binding = "CACHE", id = "kv" }]
+
+[env.staging]
+d1_databases = [{ binding = "DB", database_id = "db-staging" }]
+queues.consumers = [{ queue = "payments", max_retries = 1 }]
+"""
+
+
+def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
+    """worker={"env": ...} reads env.<name> as wrangler does: its own bindings, nothing inherited of them."""
+    (project / "wrangler.toml").write_text(ENVIRONMENT_CONFIG)
+    top = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml"}))
+    assert {"DB": "db-top"} == top.load_message()["worker"]["d1Databases"]
+    assert [{"kind": "kv", "name": "CACHE"}] == top.load_message()["worker"]["bindings"]
+    staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
+    worker = staging.load_message()["worker"]
+    assert {"DB": "db-staging"} == worker["d1Databases"]
+    assert {"payments": {"maxRetries": 1}} == worker["queueConsumers"]
+    assert [] == worker["bindings"], "kv_namespaces is not inherited by an environment"
+    assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
+    assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)
+    assert not any("environment" in sentence for sentence in top.assumptions)
+
+
+@pytest.mark.parametrize("env", ["", 3, None])
+def test_a_worker_env_that_is_not_a_name_is_refused(project, env):
+    """worker.env must be a non-empty string."""
+    with pytest.raises(UserError, match="worker.env must name a wrangler environment"):
+        scenario_in(project, worker={"env": env})

@@ -1,7 +1,8 @@
-"""Reading wrangler configs: JSONC accepted, TOML refused, mistakes named."""
+"""Reading wrangler configs: JSONC and TOML with one meaning, environments as wrangler applies them, mistakes named."""
 
 from pathlib import Path
 
+import attrs
 import pytest
 
 from eutaxy.cloudflare import wrangler
@@ -78,15 +79,159 @@ def test_plain_json_config_is_read(project):
     assert (project / "worker.ts").resolve() == wrangler.read_config(path).main
 
 
-def test_toml_config_is_refused_with_the_conversion(project):
-    """A TOML config is a UserError that says to convert it to wrangler.jsonc."""
-    path = write(project, "wrangler.toml", 'main = "worker.ts"\n')
-    with pytest.raises(UserError, match="convert it to wrangler.jsonc"):
+TOML_TWIN = """
+name = "payments"
+main = "./worker.ts"
+compatibility_date = "2026-01-01"
+compatibility_flags = ["nodejs_compat"]
+vars = { MODE = "test" }
+
+[[d1_databases]]
+binding = "DB"
+database_name = "payments"
+database_id = "abc"
+migrations_dir = "db/migrations"
+
+[[queues.producers]]
+binding = "OUT"
+queue = "receipts"
+
+[[queues.consumers]]
+queue = "payments"
+max_batch_size = 1
+
+[[kv_namespaces]]
+binding = "CACHE"
+id = "kv1"
+
+[durable_objects]
+bindings = [{ name = "COUNTER", class_name = "Counter" }]
+"""
+
+JSONC_TWIN = """{
+  // the same Worker, written as JSONC
+  "name": "payments",
+  "main": "./worker.ts",
+  "compatibility_date": "2026-01-01",
+  "compatibility_flags": ["nodejs_compat"],
+  "vars": {"MODE": "test"},
+  "d1_databases": [{"binding": "DB", "database_name": "payments", "database_id": "abc", "migrations_dir": "db/migrations"}],
+  "queues": {"producers": [{"binding": "OUT", "queue": "receipts"}], "consumers": [{"queue": "payments", "max_batch_size": 1}]},
+  "kv_namespaces": [{"binding": "CACHE", "id": "kv1"}],
+  "durable_objects": {"bindings": [{"name": "COUNTER", "class_name": "Counter"}]},
+}"""
+
+
+def test_toml_config_means_what_its_jsonc_twin_means(project):
+    """A wrangler.toml is read with tomllib and gives the same config as the JSONC it mirrors (paths aside)."""
+    from_toml = wrangler.read_config(write(project, "wrangler.toml", TOML_TWIN))
+    from_jsonc = wrangler.read_config(write(project, "wrangler.jsonc", JSONC_TWIN))
+    assert from_toml.path.name == "wrangler.toml"
+    assert attrs.evolve(from_toml, path=from_jsonc.path) == from_jsonc
+    assert "db/migrations" == from_toml.d1("DB").migrations_dir
+
+
+def test_toml_syntax_error_names_file_and_line(project):
+    """A TOML syntax error is a UserError with file:line:column and tomllib's problem."""
+    path = write(project, "wrangler.toml", 'name = "w"\nmain = "worker.ts"\ncompatibility_date = 2026-01-01-\n')
+    with pytest.raises(UserError, match=r"wrangler\.toml:3:\d+: not valid TOML: "):
         wrangler.read_config(path)
 
 
-def test_find_config_prefers_jsonc_and_finds_toml_to_refuse_it(project):
-    """Beside a scenario the config is found as wrangler finds it; a lone TOML is found, then refused."""
+def test_toml_error_at_the_end_names_the_last_line(project):
+    """An error tomllib places at the end of the document is reported at the file's last line."""
+    path = write(project, "wrangler.toml", 'name = "w"\nflags = [\n')
+    with pytest.raises(UserError, match=r"wrangler\.toml:2:1: not valid TOML"):
+        wrangler.read_config(path)
+
+
+def test_an_unquoted_toml_date_is_refused_as_wrangler_refuses_it(project):
+    """TOML's bare date is not the string wrangler needs; the message shows the quoted form."""
+    path = write(project, "wrangler.toml", 'main = "worker.ts"\ncompatibility_date = 2026-01-01\n')
+    with pytest.raises(UserError, match=r'wrangler\.toml: compatibility_date must be a quoted string such as "2026-01-01"'):
+        wrangler.read_config(path)
+
+
+@pytest.mark.parametrize("date", ["2026-02-30", "2026-1-01", "next week", "20260101", "2026-13-01"])
+def test_a_compatibility_date_that_is_not_a_date_is_refused(project, date):
+    """Anything but a real calendar date written YYYY-MM-DD is a UserError naming the file and what came."""
+    path = write(project, "wrangler.jsonc", f'{{"main": "worker.ts", "compatibility_date": "{date}"}}')
+    with pytest.raises(UserError) as caught:
+        wrangler.read_config(path)
+    assert "wrangler.jsonc" in str(caught.value)
+    assert repr(date) in str(caught.value)
+
+
+ENVIRONMENTS = """
+name = "shop"
+main = "./worker.ts"
+compatibility_date = "2026-01-01"
+compatibility_flags = ["nodejs_compat"]
+vars = { MODE = "top" }
+
+[[d1_databases]]
+binding = "DB"
+database_name = "shop"
+
+[env.staging]
+compatibility_date = "2026-02-01"
+vars = { MODE = "staging" }
+
+[[env.staging.d1_databases]]
+binding = "DB"
+database_name = "shop-staging"
+
+[env.bare]
+name = "shop-bare-worker"
+"""
+
+
+def test_an_environment_overrides_and_inherits_as_wrangler_does(project):
+    """Inheritable keys come from the top level unless set; vars and bindings come from the environment alone."""
+    path = write(project, "wrangler.toml", ENVIRONMENTS)
+    top = wrangler.read_config(path)
+    assert (None, ("staging", "bare")) == (top.environment, top.environments)
+    assert ("shop", "2026-01-01", {"MODE": "top"}) == (top.name, top.compatibility_date, top.vars)
+    staging = wrangler.read_config(path, env="staging")
+    assert ("staging", "shop-staging") == (staging.environment, staging.name)
+    assert "2026-02-01" == staging.compatibility_date
+    assert ("nodejs_compat",) == staging.compatibility_flags
+    assert top.main == staging.main
+    assert {"MODE": "staging"} == staging.vars
+    assert "shop-staging" == staging.d1("DB").database_id
+
+
+def test_an_environment_that_sets_no_bindings_has_none(project):
+    """Non-inheritable keys are not inherited: an environment without vars or d1_databases has neither."""
+    bare = wrangler.read_config(write(project, "wrangler.toml", ENVIRONMENTS), env="bare")
+    assert ("shop-bare-worker", {}, ()) == (bare.name, bare.vars, bare.d1_databases)
+    assert "2026-01-01" == bare.compatibility_date
+
+
+def test_an_unknown_environment_names_the_ones_that_exist(project):
+    """--env naming no environment is a UserError listing the environments the config defines."""
+    path = write(project, "wrangler.toml", ENVIRONMENTS)
+    with pytest.raises(UserError, match=r"there is no environment 'prod'; it defines 'staging', 'bare'"):
+        wrangler.read_config(path, env="prod")
+    plain = write(project, "wrangler.jsonc", '{"main": "worker.ts"}')
+    with pytest.raises(UserError, match=r"there is no environment 'prod'; it defines none"):
+        wrangler.read_config(plain, env="prod")
+
+
+def test_environments_read_the_same_from_jsonc(project):
+    """The JSONC form of environments means the same as the TOML one."""
+    path = write(
+        project,
+        "wrangler.jsonc",
+        """{"name": "shop", "main": "./worker.ts", "compatibility_date": "2026-01-01", "vars": {"MODE": "top"},
+           "env": {"staging": {"vars": {"MODE": "staging"}}}}""",
+    )
+    staging = wrangler.read_config(path, env="staging")
+    assert ("shop-staging", {"MODE": "staging"}, "2026-01-01") == (staging.name, staging.vars, staging.compatibility_date)
+
+
+def test_find_config_prefers_jsonc_then_json_then_toml(project):
+    """Beside a scenario the config is found as wrangler finds it; a lone TOML is found and read."""
     write(project, "wrangler.toml", "")
     assert "wrangler.toml" == wrangler.find_config(project).name
     write(project, "wrangler.jsonc", "{}")

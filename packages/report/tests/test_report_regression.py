@@ -44,6 +44,18 @@ def test_source_is_valid_python_importing_expect_holds_with_the_schedule():
     assert '#   key "o-1" was written 2 times' in source
 
 
+def test_platform_arguments_the_check_ran_with_are_passed_to_expect_holds():
+    """Arguments such as a Cloudflare check's env reach expect_holds as keywords, in name order."""
+    verdict = verdicts.violated()
+    source = regression_test_source(
+        verdict, scenario_path=Path("/s/q.sim.py"), platform="cloudflare", arguments={"env": "staging"}
+    )
+    call = "expect_holds(str(SCENARIO), schedule=SCHEDULE, events=EVENTS, seed=SEED, env='staging')"
+    assert call in source
+    plain = regression_test_source(verdict, scenario_path=Path("/s/q.sim.py"), platform="cloudflare")
+    assert "expect_holds(str(SCENARIO), schedule=SCHEDULE, events=EVENTS, seed=SEED)" in plain
+
+
 def test_scenario_is_named_relative_to_the_test_file():
     """A test written elsewhere names the scenario by a relative path."""
     source = regression_test_source(

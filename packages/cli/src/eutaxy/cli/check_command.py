@@ -49,6 +49,10 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-runs", type=max_runs, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
+    parser.add_argument(
+        "--env", metavar="NAME",
+        help="check a Cloudflare Worker as its wrangler environment NAME (env.NAME in the config), as wrangler --env does",
+    )
     add_prover_arguments(parser)
     parser.add_argument(
         "--audit", action="store_true",
@@ -74,6 +78,10 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     scenario = import_scenario(scenario_path)
     platform_name = scenario["platform"]
     module = import_platform(platform_name)
+    # Options a platform takes beyond the scenario (--env), also written into the regression test.
+    platform_arguments = _platform_arguments(args, module, platform_name)
+    if "env" in platform_arguments:
+        scenario = module.with_environment(scenario, platform_arguments["env"])
     create_platform = getattr(module, "create_platform", None)
     if not callable(create_platform):
         raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
@@ -115,7 +123,8 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         chosen = platform_module_name(platform_name)
         try:
             written = write_regression_test(
-                verdict, scenario_path, platform_name, module=None if chosen == default_module else chosen
+                verdict, scenario_path, platform_name, module=None if chosen == default_module else chosen,
+                arguments=platform_arguments,
             )
         except OSError as error:
             # The verdict stands whether or not the file could be written; say why not.
@@ -168,6 +177,15 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdi
                                   provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
+
+
+def _platform_arguments(args: argparse.Namespace, module: Any, platform_name: str) -> dict[str, Any]:
+    """The flags that are a platform's own: ``--env`` for Cloudflare's wrangler environments."""
+    if getattr(args, "env", None) is None:
+        return {}
+    if not callable(getattr(module, "with_environment", None)):
+        raise UserError(f"--env names a wrangler environment; the {platform_name} platform has none (drop --env)")
+    return {"env": args.env}
 
 
 def _first(*values: Any) -> Any:

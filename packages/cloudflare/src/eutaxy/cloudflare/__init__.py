@@ -29,6 +29,7 @@ from .platform import (
     create_platform as create_platform,
     check as check,
     expect_holds as expect_holds,
+    with_environment as with_environment,
 )
 from .queues import queue as queue
 from .scenario import define_scenario as define_scenario
@@ -72,5 +73,6 @@ __all__ = [
     "refines",
     "rows",
     "unique",
+    "with_environment",
     "workflow_step",
 ]

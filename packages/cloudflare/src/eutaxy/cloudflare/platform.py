@@ -32,7 +32,7 @@ from .d1 import with_statement_classes
 from .loader import load_scenario
 from .worker import WorkerSpec, prepare_worker, unset_binding_touched
 
-__all__ = ["CloudflarePlatform", "create_platform", "expect_holds"]
+__all__ = ["CloudflarePlatform", "create_platform", "expect_holds", "with_environment"]
 
 #: The cause a run ends with when it touched a D1 binding no setup resets.
 BINDING_WITHOUT_SETUP = "binding_without_setup"
@@ -187,19 +187,33 @@ def expect_holds(
     schedule: Mapping[str, Any],
     events: list[str] | None = None,
     seed: str | None = None,
+    env: str | None = None,
 ) -> dict[str, Any]:
     """Replay ``schedule`` on the scenario and raise AssertionError if an invariant breaks.
 
     What a regression test written by ``eutaxy check`` calls (``eutaxy.engine.scenario.expect_holds``
     on this platform): it fails while the bug exists and passes once it is fixed; a replay
     that ends UNSUPPORTED fails too. ``events`` are the verdict's ``keptEvents`` (all when
-    None); ``seed`` the verdict's (the scenario file's stem when None).
+    None); ``seed`` the verdict's (the scenario file's stem when None); ``env`` the wrangler
+    environment the check ran with (``eutaxy check --env``), which wins over the scenario's.
     """
     from eutaxy.engine import scenario as scenario_layer
 
+    def load(path: str) -> dict[str, Any]:
+        return with_environment(load_scenario(path), env)
+
     return scenario_layer.expect_holds(
-        scenario_path, load_scenario=load_scenario, create_platform=create_platform, schedule=schedule, events=events, seed=seed
+        scenario_path, load_scenario=load, create_platform=create_platform, schedule=schedule, events=events, seed=seed
     )
+
+
+def with_environment(scenario: dict[str, Any], env: str | None) -> dict[str, Any]:
+    """The scenario checked as wrangler environment ``env`` (``eutaxy check --env``); itself when None."""
+    if env is None:
+        return scenario
+    if not isinstance(env, str) or not env:
+        raise UserError(f"--env must name a wrangler environment such as 'staging', got {env!r}")
+    return {**scenario, "worker": {**(scenario.get("worker") or {}), "env": env}}
 
 
 def check(

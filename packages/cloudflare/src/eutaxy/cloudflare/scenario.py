@@ -54,7 +54,8 @@ def define_scenario(
         worker: ``{"entry": "./worker.ts", "config": "./wrangler.jsonc"}``, both
             relative to the scenario file. Either may be left out: the entry then
             comes from the config's ``main``, the config from the file wrangler
-            would find beside the scenario.
+            would find beside the scenario. ``"env": "staging"`` applies that
+            wrangler environment (as ``wrangler --env staging`` would).
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
         drive: the one drive, such as :func:`eutaxy.cloudflare.queue` or :func:`eutaxy.cloudflare.http`.
         invariants: invariants from :mod:`eutaxy.core.invariants`, each with its own name.
@@ -83,7 +84,7 @@ def define_scenario(
     if root is None:
         if source_path is None:
             raise UserError("define_scenario could not tell which file called it; pass root= (the scenario's directory)")
-        named = [*worker_fields.values(), *(step["path"] for step in steps if isinstance(step.get("path"), str))]
+        named = [*(worker_fields[field] for field in ("entry", "config") if field in worker_fields), *(step["path"] for step in steps if isinstance(step.get("path"), str))]
         named += [str(item) for item in spec_items if isinstance(item, (str, Path))]
         root = scenario_root(source_path, named)
     drive_data = _drive(drive)
@@ -104,15 +105,24 @@ def define_scenario(
     return scenario
 
 
+#: The fields ``worker=`` takes.
+WORKER_FIELDS = ("entry", "config", "env")
+
+
 def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:
     if worker is None:
         return {}
     if not isinstance(worker, Mapping):
         raise UserError(f"define_scenario: worker must be a dict with entry and config, got {worker!r}")
-    unknown = set(worker) - {"entry", "config"}
+    unknown = set(worker) - set(WORKER_FIELDS)
     if unknown:
-        raise UserError(f"define_scenario: worker takes entry and config, not {', '.join(sorted(unknown))}")
-    result = {}
+        raise UserError(f"define_scenario: worker takes {', '.join(WORKER_FIELDS)}, not {', '.join(sorted(unknown))}")
+    result: dict[str, Any] = {}
+    if "env" in worker:
+        env = worker["env"]
+        if not isinstance(env, str) or not env:
+            raise UserError(f"define_scenario: worker.env must name a wrangler environment such as 'staging', got {env!r}")
+        result["env"] = env
     for field in ("entry", "config"):
         if field in worker:
             value = worker[field]

@@ -118,7 +118,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     root = Path(scenario.get("root") or ".")
     worker = scenario.get("worker") or {}
     config_path = _resolve(root, worker["config"]) if worker.get("config") else wrangler.find_config(root)
-    config = wrangler.read_config(config_path)
+    config = wrangler.read_config(config_path, env=worker.get("env"))
     entry = _entry(root, worker, config)
     if config.compatibility_date is None:
         raise UserError(
@@ -351,6 +351,12 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
                 )
             else:
                 sentences.append(f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, from {config.path.name}.")
+    if config.environment is not None:
+        sentences.append(
+            f"The Worker is checked as environment {config.environment!r} of {config.path.name} (Worker name "
+            f"{config.name}): its keys replace the top level's, inheritable ones come from the top level, and its vars "
+            "and bindings are its own, as wrangler applies an environment."
+        )
     if unset_d1:
         sentences.append(
             f"D1 bindings without a setup step ({', '.join(unset_d1)}) are not reset; a run touching one is UNSUPPORTED."

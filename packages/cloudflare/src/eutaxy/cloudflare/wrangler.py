@@ -1,10 +1,19 @@
-"""Reading a Worker's wrangler config (JSON or JSONC) into what the simulator needs.
+"""Reading a Worker's wrangler config (JSONC, JSON or TOML) into what the simulator needs.
 
-Only the top level of the config is read: its entry (``main``), compatibility
-date and flags, and its bindings. Environments (``env.<name>``) are not merged;
-a scenario checks the Worker as the top level describes it. TOML configs are
-refused with the conversion to make, since reading TOML would mean a second
-grammar to keep in step with wrangler's.
+The grammars give one meaning: a config is parsed into plain data (JSONC by
+:mod:`.jsonc`, TOML by the standard library's ``tomllib``) and everything after that
+is one reader, so a ``wrangler.toml`` and its ``wrangler.jsonc`` twin give the same
+:class:`WranglerConfig`. Read are the entry (``main``), the compatibility date and
+flags, the bindings and ``vars``.
+
+An environment (``--env NAME``, ``worker={"env": NAME}``) is applied as wrangler
+applies it (its documentation, "Environments" and "Non-inheritable keys"): the
+environment's keys replace the top level's; every other top-level key is inherited
+(``main``, ``compatibility_date``, ``compatibility_flags``, ...) except the
+non-inheritable ones (``vars``, ``define`` and every binding section), which an
+environment has only when it sets them: one that sets no ``d1_databases`` has none,
+as it would deployed. ``name`` becomes ``<name>-<env>`` unless the environment names
+itself, as wrangler deploys it.
 
 Every problem is a :class:`~eutaxy.core.errors.UserError` naming the file and
 what is wrong in it, because the config is the user's to fix.
@@ -12,6 +21,9 @@ what is wrong in it, because the config is the user's to fix.
 
 from __future__ import annotations
 
+import datetime
+import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +58,22 @@ MAX_BATCH_SIZE_LIMIT = 100
 
 #: Config file names wrangler looks for, in its order of preference.
 CONFIG_NAMES = ("wrangler.jsonc", "wrangler.json", "wrangler.toml")
+
+#: Top-level keys an environment does not inherit (wrangler's non-inheritable keys): the
+#: vars and every binding section. An environment has them only where it sets them.
+NON_INHERITABLE_KEYS = frozenset({
+    "define", "vars", "secrets", "durable_objects", "workflows", "kv_namespaces", "send_email", "queues",
+    "r2_buckets", "d1_databases", "vectorize", "hyperdrive", "services", "analytics_engine_datasets",
+    "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "browser", "ai", "images",
+    "version_metadata", "pipelines", "secrets_store_secrets", "logfwdr", "ratelimits", "worker_loaders",
+    "containers", "cloudchamber", "vpc_services", "unsafe_hello_world",
+})
+
+#: A compatibility date as wrangler writes one; :func:`_compatibility_date` also checks the calendar.
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+#: Where tomllib's message says the error is ("(at line 3, column 5)").
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 #: Binding sections whose entries are ``{"binding": NAME, ...}`` lists, with the
 #: field naming the resource behind each binding.
@@ -82,6 +110,8 @@ class D1Database:
     #: keys the local database by. Two bindings with one id share one database.
     database_id: str
     database_name: str | None
+    #: The entry's ``migrations_dir`` as written (relative to the config), None when unset.
+    migrations_dir: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -114,6 +144,10 @@ class WranglerConfig:
 
     path: Path
     name: str | None
+    #: The environment applied (``env.<name>``), None for the top level.
+    environment: str | None
+    #: Every environment the config defines, in its order.
+    environments: tuple[str, ...]
     #: The entry module from ``main``, resolved against the config's directory.
     main: Path | None
     compatibility_date: str | None
@@ -154,31 +188,87 @@ def find_config(directory: Path) -> Path:
     )
 
 
-def read_config(path: str | Path) -> WranglerConfig:
-    """Read and check the wrangler config at ``path``."""
+def read_config(path: str | Path, *, env: str | None = None) -> WranglerConfig:
+    """Read and check the wrangler config at ``path``, with environment ``env`` applied when given."""
     config_path = Path(path)
-    if config_path.suffix == ".toml":
-        raise UserError(
-            f"{config_path}: wrangler.toml is not read by Eutaxy; convert it to wrangler.jsonc "
-            "(wrangler accepts both, and the JSON form is the one Cloudflare now recommends)"
-        )
     if not config_path.is_file():
         raise UserError(f"{config_path}: the wrangler config does not exist")
     try:
         text = config_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UserError(f"{config_path}: cannot be read: {error}") from None
+    data = _parse_toml(config_path, text) if config_path.suffix == ".toml" else _parse_jsonc(config_path, text)
+    return _from_data(config_path.resolve(), data, env)
+
+
+def _parse_jsonc(path: Path, text: str) -> Any:
     try:
-        data = jsonc.loads(text)
+        return jsonc.loads(text)
     except jsonc.JsoncError as error:
-        raise UserError(f"{config_path}:{error.line}:{error.column}: not valid JSONC: {error.problem}") from None
-    return _from_data(config_path.resolve(), data)
+        raise UserError(f"{path}:{error.line}:{error.column}: not valid JSONC: {error.problem}") from None
 
 
-def _from_data(path: Path, data: Any) -> WranglerConfig:
+def _parse_toml(path: Path, text: str) -> Any:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        problem = str(error)
+        at = _TOML_AT.search(problem)
+        # tomllib says "(at end of document)" for an error on the last line.
+        line, column = (int(at.group(1)), int(at.group(2))) if at else (max(1, len(text.splitlines())), 1)
+        problem = _TOML_AT.sub("", problem).replace("(at end of document)", "").strip()
+        raise UserError(f"{path}:{line}:{column}: not valid TOML: {problem}") from None
+
+
+def environment_names(path: Path, data: dict) -> tuple[str, ...]:
+    """The environments a parsed config defines (``env.<name>``), in its order."""
+    section = data.get("env", {})
+    if not isinstance(section, dict) or not all(isinstance(value, dict) for value in section.values()):
+        raise UserError(f"{path}: env must be an object of environments, each an object, got {section!r}")
+    return tuple(section)
+
+
+def _with_environment(path: Path, data: dict, env: str | None) -> dict:
+    """The config as environment ``env`` sees it, by wrangler's inheritance rules."""
+    names = environment_names(path, data)
+    if env is None:
+        return {key: value for key, value in data.items() if key != "env"}
+    if env not in names:
+        defined = f"it defines {', '.join(repr(name) for name in names)}" if names else "it defines none (no env section)"
+        raise UserError(f"{path}: there is no environment {env!r}; {defined}", near=env)
+    section = data["env"][env]
+    merged = {key: value for key, value in data.items() if key != "env" and key not in NON_INHERITABLE_KEYS}
+    merged.update({key: value for key, value in section.items() if key != "env"})
+    if "name" not in section and isinstance(data.get("name"), str):
+        merged["name"] = f"{data['name']}-{env}"
+    return merged
+
+
+def _compatibility_date(reader: "_Reader", data: dict) -> str | None:
+    """The config's compatibility date, checked to be a real calendar date written YYYY-MM-DD."""
+    value = data.get("compatibility_date")
+    if value is None:
+        return None
+    if isinstance(value, datetime.date):
+        raise reader.error(
+            f"compatibility_date must be a quoted string such as \"{value.isoformat()}\", got the TOML date "
+            f"{value.isoformat()} (wrangler refuses it too)"
+        )
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            datetime.date.fromisoformat(value)
+            return value
+        except ValueError:
+            pass
+    raise reader.error(f"compatibility_date must be a calendar date written YYYY-MM-DD, such as \"2026-01-01\", got {value!r}")
+
+
+def _from_data(path: Path, data: Any, env: str | None = None) -> WranglerConfig:
     reader = _Reader(path)
     if not isinstance(data, dict):
         raise reader.error("the top level must be an object")
+    environments = environment_names(path, data)
+    data = _with_environment(path, data, env)
     main = reader.optional_string(data, "main")
     main_path = None
     if main is not None:
@@ -197,8 +287,10 @@ def _from_data(path: Path, data: Any) -> WranglerConfig:
     return WranglerConfig(
         path=path,
         name=reader.optional_string(data, "name"),
+        environment=env,
+        environments=environments,
         main=main_path,
-        compatibility_date=reader.optional_string(data, "compatibility_date"),
+        compatibility_date=_compatibility_date(reader, data),
         compatibility_flags=tuple(flags),
         d1_databases=tuple(_d1_databases(reader, data)),
         queue_consumers=tuple(_consumers(reader, queues)),
@@ -250,7 +342,8 @@ def _d1_databases(reader: _Reader, data: dict) -> list[D1Database]:
         binding = reader.string(entry, "binding", where)
         name = reader.optional_string(entry, "database_name", where)
         database_id = reader.optional_string(entry, "database_id", where) or name or binding
-        databases.append(D1Database(binding=binding, database_id=database_id, database_name=name))
+        migrations_dir = reader.optional_string(entry, "migrations_dir", where)
+        databases.append(D1Database(binding=binding, database_id=database_id, database_name=name, migrations_dir=migrations_dir))
     _refuse_duplicates(reader, "d1_databases", [database.binding for database in databases])
     return databases
 

@@ -48,6 +48,7 @@ def regression_test_source(
     platform: str,
     module: str | None = None,
     test_path: str | os.PathLike | None = None,
+    arguments: Mapping[str, Any] | None = None,
 ) -> str:
     """The Python source of the regression test for a violated verdict.
 
@@ -59,6 +60,9 @@ def regression_test_source(
         module: where ``expect_holds`` is imported from; ``eutaxy.<platform>`` by default.
         test_path: where the test will be written; ``regression_test_path`` by default.
             The scenario is named relative to it, so the pair can move together.
+        arguments: further keyword arguments of the platform's ``expect_holds`` that the
+            check ran with (plain data, such as ``{"env": "staging"}`` for a Cloudflare
+            check run with ``--env``), so the test replays what the check explored.
 
     Raises:
         ValueError: the verdict is not a violation, or lacks what a replay needs.
@@ -82,6 +86,8 @@ def regression_test_source(
     relative = Path(os.path.relpath(scenario_path.absolute(), test_path.absolute().parent)).as_posix()
     stem = scenario_stem(scenario_path)
     violation = verdict.violation
+    extra = "".join(f", {name}={_literal(value)}" for name, value in sorted((arguments or {}).items()))
+    assert all(name.isidentifier() for name in (arguments or {})), arguments
 
     lines = [
         f'"""Regression test for the scenario {_safe(stem)!s}, written by `eutaxy check`.',
@@ -107,7 +113,7 @@ def regression_test_source(
         "",
         "",
         f"def test_{_identifier(stem)}_regression():",
-        "    expect_holds(str(SCENARIO), schedule=SCHEDULE, events=EVENTS, seed=SEED)",
+        f"    expect_holds(str(SCENARIO), schedule=SCHEDULE, events=EVENTS, seed=SEED{extra})",
         "",
     ]
     source = "\n".join(lines)
@@ -121,6 +127,7 @@ def write_regression_test(
     platform: str,
     *,
     module: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write the regression test beside the scenario, atomically, and return its path.
 
@@ -130,7 +137,7 @@ def write_regression_test(
     """
     test_path = regression_test_path(scenario_path)
     source = regression_test_source(
-        verdict, scenario_path=scenario_path, platform=platform, module=module, test_path=test_path
+        verdict, scenario_path=scenario_path, platform=platform, module=module, test_path=test_path, arguments=arguments
     )
     handle, temporary = tempfile.mkstemp(prefix="." + test_path.name + ".", suffix=".tmp", dir=test_path.parent)
     try:

@@ -1,0 +1,58 @@
+"""End to end: ``eutaxy check --env NAME`` on a real Worker in workerd, configured by wrangler.toml.
+
+``env_e2e/`` is the planted payments consumer whose wrangler.toml binds its database and
+queue only in ``env.staging`` (the top level binds none), so the scenario checks only as
+that environment. The written
+regression test carries the environment, so it replays what the check explored. The pinned
+Node toolchain is required: this test fails rather than skips without it.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import shutil
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent / "env_e2e"
+
+
+@pytest.fixture
+def scenario_path(tmp_path) -> Path:
+    from eutaxy.cloudflare.host import HostError, find_node
+
+    try:
+        find_node(install=False)
+    except HostError as error:
+        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
+    folder = tmp_path / "env_e2e"
+    shutil.copytree(HERE, folder)
+    return folder / "pay.sim.py"
+
+
+def test_env_checks_the_environment_and_the_regression_test_keeps_it(scenario_path, run_cli):
+    """--env staging finds the bug; the regression test names env='staging' and fails while the bug is there."""
+    result = run_cli("check", str(scenario_path), "--env", "staging", "--max-runs", "40", "--budget-ms", "120000", "--json")
+    assert 1 == result.code, result.stderr
+    data = json.loads(result.stdout)
+    assert "payment-recorded-once" == data["violation"]["invariant"]
+    assert any("environment 'staging' of wrangler.toml" in sentence for sentence in data["provenance"]["assumptions"])
+    written = Path(data["regressionTest"])
+    source = written.read_text()
+    assert "env='staging'" in source
+    tests = [test for name, test in runpy.run_path(str(written)).items() if name.startswith("test_")]
+    with pytest.raises(AssertionError):
+        tests[0]()
+
+
+def test_without_env_the_top_level_binds_nothing_and_an_unknown_env_names_the_known(scenario_path, run_cli):
+    """The top level has no D1 binding (exit 2); --env prod is exit 2 naming 'staging'; nothing is written."""
+    top = run_cli("check", str(scenario_path), "--max-runs", "4")
+    assert 2 == top.code
+    assert "D1 binding 'DB', which wrangler.toml does not declare" in top.stderr
+    unknown = run_cli("check", str(scenario_path), "--env", "prod", "--max-runs", "4")
+    assert 2 == unknown.code
+    assert "there is no environment 'prod'; it defines 'staging'" in unknown.stderr
+    assert [] == list(scenario_path.parent.glob("*_regression_test.py"))
