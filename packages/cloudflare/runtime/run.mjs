@@ -31,7 +31,8 @@ export const CONFIG_BINDING = "__EUTAXY_CONFIG";
 export { UserFacingError };
 
 /**
- * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, queueConsumers?: Record<string, {maxRetries?: number}>,
+ * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
+ *   queueConsumers?: Record<string, {maxRetries?: number}>,
  *   traps?: Record<string, string>}} RuntimeConfig
  */
 

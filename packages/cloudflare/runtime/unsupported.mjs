@@ -3,8 +3,9 @@
  * What a run cannot control, and the traps that make touching it UNSUPPORTED.
  *
  * The seeds' allowlist leaves out KV, AI, Hyperdrive, the Cache API and raw sockets
- * (`binding_not_allowed`); bindings this runtime does not model yet (R2, Durable Objects,
- * services, queue producers, ...) are `binding_not_modelled`; an outbound `fetch` no declared
+ * (`binding_not_allowed`); bindings this runtime does not model yet (Durable Objects,
+ * services, queue producers, ...) are `binding_not_modelled`; a modelled binding no setup
+ * step resets (an R2 bucket) is `binding_without_setup` (`trapUnset`); an outbound `fetch` no declared
  * external answers is `outbound_request` (fetch.mjs; `trappedFetch` is its stand-in where no
  * externals are read). A trap marks
  * the run, then stops the caller: a synchronous touch throws an UnsupportedSignal, an
@@ -43,17 +44,32 @@ function refuse(cause, detail) {
  */
 export function trapBinding(kind, name) {
   const label = KIND_NAMES[kind] ?? kind;
-  const detail = `${label} binding ${name} was touched`;
+  return trap((detail) => refuse(causeFor(kind), detail), `${label} binding ${name} was touched`, "");
+}
+
+/**
+ * A stand-in for a modelled binding no setup step resets: its state would carry over
+ * between runs, so touching it marks the run `binding_without_setup`.
+ * @param {string} label the binding kind as users name it ("R2") @param {string} name
+ * @param {string} step the setup step to add, as the scenario writes it
+ */
+export function trapUnset(label, name, step) {
+  const tail = ` but no setup step resets it; add ${step} to the scenario's setup`;
+  return trap((detail) => refuse("binding_without_setup", detail), `${label} binding ${name} was touched`, tail);
+}
+
+/** @param {(detail: string) => Error} refused @param {string} detail @param {string} tail */
+function trap(refused, detail, tail) {
   return new Proxy(Object.create(null), {
     get(_target, property) {
       if (typeof property === "symbol" || property === "then") return undefined;
-      throw refuse(causeFor(kind), `${detail} (.${property})`);
+      throw refused(`${detail} (.${property})${tail}`);
     },
     has() {
-      throw refuse(causeFor(kind), detail);
+      throw refused(`${detail}${tail}`);
     },
     set() {
-      throw refuse(causeFor(kind), detail);
+      throw refused(`${detail}${tail}`);
     },
   });
 }

@@ -12,12 +12,13 @@
 import { d1 } from "./d1.mjs";
 import { externals } from "./externals.mjs";
 import { queueConsumer } from "./queue_consumer.mjs";
+import { r2 } from "./r2.mjs";
 import { traps } from "./traps.mjs";
 
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** @type {readonly BindingRecord[]} */
-export const RECORDS = Object.freeze([d1, queueConsumer, externals, traps]);
+export const RECORDS = Object.freeze([d1, r2, queueConsumer, externals, traps]);
 
 /**
  * Each env name a record owns, with its record and config entry: records in setup order,

@@ -57,7 +57,16 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, {schema: string[], sources: string[]}>} */
   const d1 = {};
   for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [] };
+  /** @type {Record<string, {objects: Record<string, unknown> | null}>} */
+  const r2 = {};
+  for (const binding of Object.keys(worker.r2Buckets)) r2[binding] = { objects: null };
   for (const step of setup) {
+    if (step?.kind === "r2_bucket") {
+      if (!r2[step.binding]) throw new UserError(`setup r2_bucket names binding ${step.binding}, which the Worker's config does not declare as an R2 bucket`);
+      if (!step.objects || typeof step.objects !== "object") throw new Error(`setup r2_bucket ${step.binding}: objects must be an object (eutaxy.cloudflare.r2_bucket writes it)`);
+      r2[step.binding] = { objects: step.objects };
+      continue;
+    }
     if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
     if (!d1[step.binding]) throw new UserError(`setup d1_schema names binding ${step.binding}, which the Worker's config does not declare as a D1 database`);
     if (!path.isAbsolute(step.path)) throw new UserError(`setup d1_schema path must be absolute, got ${step.path}`);
@@ -84,7 +93,7 @@ function runtimeConfig(worker, setup) {
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
     queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
-  return { d1, traps, queueConsumers };
+  return { d1, r2, traps, queueConsumers };
 }
 
 /**
@@ -101,7 +110,7 @@ function withAsyncContext(flags) {
 /**
  * @param {any} message the load request
  * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, vars: Record<string, unknown>}}
+ *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>, vars: Record<string, unknown>}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -115,6 +124,7 @@ export function readLoad(message) {
     compatibilityDate: worker.compatibilityDate,
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
     d1Databases: worker.d1Databases,
+    r2Buckets: worker.r2Buckets,
     vars: worker.vars,
   };
 }

@@ -36,7 +36,7 @@ class StderrLog extends Log {
 
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
+ *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
  */
 
 /** The running workerd with the loaded bundle, if any. */
@@ -66,6 +66,7 @@ export class Isolate {
       compatibilityDate: options.compatibilityDate,
       compatibilityFlags: options.compatibilityFlags,
       d1Databases: options.d1Databases,
+      r2Buckets: options.r2Buckets,
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
       log: new StderrLog(LogLevel.WARN),

@@ -28,6 +28,7 @@ export function fixtureLoad(fixture, worker) {
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       d1Databases: {},
+      r2Buckets: {},
       queueConsumers: {},
       bindings: [],
       specs: [],

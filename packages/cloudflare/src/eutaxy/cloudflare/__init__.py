@@ -32,6 +32,7 @@ from .platform import (
     with_environment as with_environment,
 )
 from .queues import queue as queue
+from .r2 import r2_bucket as r2_bucket
 from .scenario import define_scenario as define_scenario
 from .selectors import (
     d1_param as d1_param,
@@ -42,6 +43,7 @@ from .selectors import (
     http_response as http_response,
     queue_ack as queue_ack,
     r2_op as r2_op,
+    r2_rows as r2_rows,
     workflow_step as workflow_step,
 )
 
@@ -68,7 +70,9 @@ __all__ = [
     "load_scenario",
     "queue",
     "queue_ack",
+    "r2_bucket",
     "r2_op",
+    "r2_rows",
     "references",
     "refines",
     "rows",

@@ -1,9 +1,9 @@
-"""Selectors and keys over what the Workers platform records: D1, queues, outbound fetch, http.
+"""Selectors and keys over what the Workers platform records: D1, R2, queues, outbound fetch, http.
 
 Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
 by hand and one built here are the same thing. They live with the platform whose targets
-they name (``D1:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
+they name (``D1:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
 ``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them.
 """
 
@@ -23,6 +23,7 @@ __all__ = [
     "http_response",
     "queue_ack",
     "r2_op",
+    "r2_rows",
     "workflow_step",
 ]
 
@@ -79,8 +80,16 @@ def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
 
 
 def r2_op(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """R2 operations that completed; a put only when it stored an object."""
+    """R2 operations that completed (put, delete, get, head, list); a put only when it stored an object.
+
+    The key of a put, get, head or single-key delete is ``"args.key"``.
+    """
     return _selector(f"R2:{binding}", op, where={"result.stored": {"neq": False}})
+
+
+def r2_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An R2 bucket's objects after the run: ``{key, size, etag, httpMetadata, customMetadata, text}`` each."""
+    return rows(f"R2:{binding}", "objects", where)
 
 
 def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:

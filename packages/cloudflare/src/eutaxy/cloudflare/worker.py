@@ -28,7 +28,7 @@ from .http import caller_assumption
 __all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
-MODELLED_KINDS = ("d1", "queue_consumer")
+MODELLED_KINDS = ("d1", "queue_consumer", "r2")
 
 #: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
 #: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
@@ -58,6 +58,8 @@ class LoadMessage:
     compatibility_flags: tuple[str, ...]
     #: D1 binding -> database id (the binding's name when the config gives none).
     d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
+    #: R2 binding -> bucket name (the binding's name when the config gives none).
+    r2_buckets: Mapping[str, str] = attrs.field(converter=_frozen_dict)
     #: The config's plain-text vars, as the Worker sees them in ``env``.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict)
     #: Queue name -> its consumer's max_retries (the config's or Cloudflare's default).
@@ -65,7 +67,7 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps (``d1_schema``), with absolute paths.
+    #: The setup steps (``d1_schema`` with absolute paths, ``r2_bucket`` with its objects).
     setup: tuple[Mapping[str, Any], ...]
 
     def __attrs_post_init__(self) -> None:
@@ -74,8 +76,9 @@ class LoadMessage:
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
         assert all(isinstance(retries, int) and retries >= 0 for retries in self.queue_consumers.values()), self.queue_consumers
         for step in self.setup:
-            assert Path(step["path"]).is_absolute(), step
+            assert "path" not in step or Path(step["path"]).is_absolute(), step
             assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
+            assert step["kind"] != "r2_bucket" or step["binding"] in self.r2_buckets, step
         names = [name for _, name in self.bindings]
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
 
@@ -88,6 +91,7 @@ class LoadMessage:
                 "compatibilityDate": self.compatibility_date,
                 "compatibilityFlags": list(self.compatibility_flags),
                 "d1Databases": dict(self.d1_databases),
+                "r2Buckets": dict(self.r2_buckets),
                 "vars": dict(self.vars),
                 "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
                 "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
@@ -130,16 +134,21 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in reset:
         if reset.count(binding) > 1:
             raise UserError(f"the scenario's setup has {reset.count(binding)} d1_schema steps for D1 binding {binding!r}")
+    seeded_r2 = [step["binding"] for step in setup if step.get("kind") == "r2_bucket"]
+    for binding in seeded_r2:
+        if seeded_r2.count(binding) > 1:
+            raise UserError(f"the scenario's setup has {seeded_r2.count(binding)} r2_bucket steps for R2 binding {binding!r}")
     unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
-    _check_invariant_targets(scenario, config, reset)
+    _check_invariant_targets(scenario, config, reset, seeded_r2)
     load = LoadMessage(
         entry=str(entry),
         specs=tuple(_specs(scenario)),
         compatibility_date=config.compatibility_date,
         compatibility_flags=tuple(config.compatibility_flags),
         d1_databases={database.binding: database.database_id for database in config.d1_databases},
+        r2_buckets=_r2_buckets(config),
         vars=dict(config.vars),
         queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
         bindings=tuple(_unmodelled_bindings(config)),
@@ -188,8 +197,13 @@ def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str
     """Every binding the runtime does not model, as (kind, name), in the config's order."""
     bindings = [("queue_producer", binding) for binding, _ in config.queue_producers]
     bindings += [("durable_object", binding) for binding, _, _ in config.durable_objects]
-    bindings += [(binding.kind, binding.name) for binding in config.bindings]
+    bindings += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in MODELLED_KINDS]
     return bindings
+
+
+def _r2_buckets(config: wrangler.WranglerConfig) -> dict[str, str]:
+    """R2 binding -> bucket name (the binding's name when the config names no bucket)."""
+    return {binding.name: binding.resource or binding.name for binding in config.bindings if binding.kind == "r2"}
 
 
 def unset_binding_touched(effects: Iterable[Mapping[str, Any]], unset_d1: Iterable[str]) -> str | None:
@@ -230,6 +244,17 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
                 f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare; {known}",
                 near=str(binding),
             )
+    if step.get("kind") == "r2_bucket":
+        binding = step.get("binding")
+        buckets = _r2_buckets(config)
+        if binding not in buckets:
+            known = nearest_names(str(binding), buckets, what="its R2 buckets")
+            raise UserError(
+                f"setup[{index}]: r2_bucket names R2 binding {binding!r}, which {config.path.name} does not declare; {known}",
+                near=str(binding),
+            )
+        if not isinstance(step.get("objects"), Mapping):
+            raise UserError(f"setup[{index}]: r2_bucket({binding!r}) carries no objects; build it with r2_bucket(...)")
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
         if not path.is_file():
@@ -276,7 +301,9 @@ def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]
                 yield f"state.{field}", value["target"]
 
 
-def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str]) -> None:
+def _check_invariant_targets(
+    scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str], seeded_r2: list[str]
+) -> None:
     """An invariant over a binding, queue or external the Worker does not have would hold vacuously.
 
     Targets whose kind this build knows are checked against the config and the scenario:
@@ -290,6 +317,7 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
             f"the queues of {config.path.name}",
         ),
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
+        "R2": (list(_r2_buckets(config)), f"the R2 buckets of {config.path.name}"),
     }
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
@@ -309,6 +337,12 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
                     f"its state; add d1_schema({name!r}, './schema.sql') to the scenario's setup",
                     near=str(invariant.get("name")),
                 )
+            if kind == "R2" and name not in seeded_r2:
+                raise UserError(
+                    f"{label} names {target}, but no setup step resets that bucket, so no run can touch it; "
+                    f"add r2_bucket({name!r}, {{...}}) to the scenario's setup",
+                    near=str(invariant.get("name")),
+                )
 
 
 def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
@@ -323,15 +357,28 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     return sentences + externals.assumptions(scenario.get("externals") or [])
 
 
+def _r2_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    if not _r2_buckets(config):
+        return []
+    return [
+        "R2 is Miniflare's local bucket: strongly consistent, the last writer wins, a conditional put whose "
+        "precondition fails stores nothing and a conditional get whose precondition fails returns no body "
+        "(Cloudflare, R2: consistency model, Workers API reference); versions and upload times are stand-ins "
+        "counted in the order the run first saw them, at the virtual time it saw them."
+    ]
+
+
 def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:
     sentences = [
         "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
         "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
         "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
-        "names before each run (D1: drop every user table, re-apply the schema).",
+        "names before each run (D1: drop every user table, re-apply the schema; R2: empty the bucket but its "
+        "seeds, write the seeds).",
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
+        *_r2_assumptions(config),
         "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
     ]
     if drive.get("kind") == "queue":

@@ -1,0 +1,75 @@
+"""R2 setup steps: the objects a bucket holds at the start of every run.
+
+Before each run the runtime empties the bucket of everything but its seeds and
+writes the seeds that are missing or changed, through the real binding and
+outside the effect log (runtime/bindings/r2.mjs), so every run starts from the
+seeds alone. A bucket the Worker binds without a setup step is a trap: touching
+it makes the run UNSUPPORTED (``binding_without_setup``).
+
+A seed's body is text (written as UTF-8) or bytes; the step carries it as
+``{"text": ...}`` or ``{"base64": ...}`` so the scenario stays plain JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Mapping
+
+from eutaxy.core.errors import UserError
+
+__all__ = ["r2_bucket"]
+
+#: The fields a seed object may give besides its body, as R2's put() takes them.
+_HTTP_METADATA_FIELDS = ("contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl")
+
+
+def r2_bucket(binding: str, objects: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Reset R2 bucket ``binding`` to ``objects`` before each run.
+
+    ``objects`` maps each key to its body (``str`` or ``bytes``) or to
+    ``{"body": str | bytes, "httpMetadata": {...}, "customMetadata": {str: str}}``.
+    """
+    if not isinstance(binding, str) or not binding:
+        raise UserError(f"r2_bucket: binding must be a binding name such as 'BUCKET', got {binding!r}")
+    if objects is None:
+        objects = {}
+    if not isinstance(objects, Mapping):
+        raise UserError(f"r2_bucket({binding!r}): objects must be a dict of key -> body, got {objects!r}")
+    seeded = {}
+    for key, value in objects.items():
+        if not isinstance(key, str) or not key:
+            raise UserError(f"r2_bucket({binding!r}): every key must be a non-empty string, got {key!r}")
+        seeded[key] = _seed(binding, key, value)
+    return {"kind": "r2_bucket", "binding": binding, "objects": seeded}
+
+
+def _seed(binding: str, key: str, value: Any) -> dict[str, Any]:
+    where = f"r2_bucket({binding!r}): object {key!r}"
+    if isinstance(value, (str, bytes, bytearray)):
+        return {"body": _body(where, value), "httpMetadata": {}, "customMetadata": {}}
+    if not isinstance(value, Mapping):
+        raise UserError(f"{where} must be text, bytes or {{'body': ..., 'httpMetadata': ..., 'customMetadata': ...}}, got {value!r}")
+    unknown = sorted(set(value) - {"body", "httpMetadata", "customMetadata"})
+    if unknown:
+        raise UserError(f"{where}: unknown fields {', '.join(unknown)}; an object has body, httpMetadata and customMetadata")
+    if "body" not in value:
+        raise UserError(f"{where}: body is missing (text or bytes)")
+    http_metadata = value.get("httpMetadata") or {}
+    if not isinstance(http_metadata, Mapping) or any(
+        field not in _HTTP_METADATA_FIELDS or not isinstance(text, str) for field, text in http_metadata.items()
+    ):
+        raise UserError(f"{where}: httpMetadata must map some of {', '.join(_HTTP_METADATA_FIELDS)} to strings, got {http_metadata!r}")
+    custom_metadata = value.get("customMetadata") or {}
+    if not isinstance(custom_metadata, Mapping) or any(
+        not isinstance(name, str) or not isinstance(text, str) for name, text in custom_metadata.items()
+    ):
+        raise UserError(f"{where}: customMetadata must map strings to strings, got {custom_metadata!r}")
+    return {"body": _body(where, value["body"]), "httpMetadata": dict(http_metadata), "customMetadata": dict(custom_metadata)}
+
+
+def _body(where: str, body: Any) -> dict[str, str]:
+    if isinstance(body, str):
+        return {"text": body}
+    if isinstance(body, (bytes, bytearray)):
+        return {"base64": base64.b64encode(bytes(body)).decode("ascii")}
+    raise UserError(f"{where}: body must be text or bytes, got {body!r}")
