@@ -188,3 +188,38 @@ def test_a_worker_env_that_is_not_a_name_is_refused(project, env):
     """worker.env must be a non-empty string."""
     with pytest.raises(UserError, match="worker.env must name a wrangler environment"):
         scenario_in(project, worker={"env": env})
+
+
+def test_vars_and_secrets_reach_the_load_message_and_only_names_reach_the_assumptions(project):
+    """config vars < .dev.vars (.dev.vars.<env> with an env) < the scenario's; secrets are named, never shown."""
+    (project / "wrangler.toml").write_text(ENVIRONMENT_CONFIG.replace('kv_namespaces', 'vars = { MODE = "top", LIMIT = 3 }\nkv_namespaces'))
+    (project / ".dev.vars").write_text("API_KEY=dev-key-1\n")
+    (project / ".dev.vars.staging").write_text("API_KEY=staging-key-1\n")
+    worker = {"config": "./wrangler.toml", "vars": {"MODE": "scenario"}, "secrets": {"TOKEN": "tok-secret-1"}}
+    top = prepare_worker(scenario_in(project, worker=worker))
+    assert {"MODE": "scenario", "LIMIT": 3, "API_KEY": "dev-key-1", "TOKEN": "tok-secret-1"} == top.load_message()["worker"]["vars"]
+    assert {"API_KEY": "dev-key-1", "TOKEN": "tok-secret-1"} == dict(top.secrets)
+    staging = prepare_worker(scenario_in(project, worker={**worker, "env": "staging"}))
+    # env.staging sets no vars: none are inherited; its own .dev.vars.staging replaces .dev.vars.
+    assert {"MODE": "scenario", "API_KEY": "staging-key-1", "TOKEN": "tok-secret-1"} == staging.load_message()["worker"]["vars"]
+    for spec in (top, staging):
+        text = " ".join(spec.assumptions) + repr(spec) + repr(spec.load)
+        assert "API_KEY" in text and "TOKEN" in text
+        for value in ("dev-key-1", "staging-key-1", "tok-secret-1"):
+            assert value not in text
+
+
+@pytest.mark.parametrize(
+    ("worker", "problem"),
+    [
+        ({"secrets": {"A": 1}}, r"worker.secrets\['A'\] must be a string"),
+        ({"vars": {"A": None}}, r"worker.vars\['A'\] must be a string or plain JSON"),
+        ({"vars": ["A"]}, "worker.vars must be a dict"),
+        ({"vars": {"A": "1"}, "secrets": {"A": "2"}}, "both name A"),
+        ({"secret": {}}, "worker takes entry, config, env, vars, secrets, not secret"),
+    ],
+)
+def test_scenario_vars_and_secrets_of_the_wrong_shape_are_refused(project, worker, problem):
+    """worker.vars and worker.secrets are checked where the scenario is defined."""
+    with pytest.raises(UserError, match=problem):
+        scenario_in(project, worker=worker)

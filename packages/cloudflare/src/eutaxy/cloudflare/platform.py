@@ -30,6 +30,7 @@ from eutaxy.core.protocol import RunPlan, RunResult
 from . import host as host_module
 from .d1 import with_statement_classes
 from .loader import load_scenario
+from .variables import redact
 from .worker import WorkerSpec, prepare_worker, unset_binding_touched
 
 __all__ = ["CloudflarePlatform", "create_platform", "expect_holds", "with_environment"]
@@ -83,7 +84,8 @@ class CloudflarePlatform:
             # A failure the host marks as the user's says all there is; any other keeps the host's log.
             tail = "" if answer.get("user") else started.log_tail()
             started.close()
-            message = _as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}")
+            message = redact(_as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}"), self._spec.secrets)
+            tail = redact(tail, self._spec.secrets)
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
         started.note_processes()
         self._host = started
@@ -105,13 +107,15 @@ class CloudflarePlatform:
                 continue
             if answer.get("ok"):
                 self.runs += 1
-                result = answer["result"]
+                # Secret values leave the run here, before anything records, shows or writes it.
+                result = redact(answer["result"], self._spec.secrets)
                 result = {**result, "effects": with_statement_classes(result.get("effects") or [])}
                 return RunResult.from_data(self._with_unset_bindings(result))
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
-                raise UserError(_as_seen(str(answer.get("error"))))
-            error = host_module.HostError(f"the Node host failed a run: {answer.get('error')}\n{host.log_tail()}")
+                raise UserError(redact(_as_seen(str(answer.get("error"))), self._spec.secrets))
+            failure = redact(f"the Node host failed a run: {answer.get('error')}\n{host.log_tail()}", self._spec.secrets)
+            error = host_module.HostError(failure)
             if host.what_died() is None:
                 raise error
             self._restart(host, error)
@@ -141,7 +145,8 @@ class CloudflarePlatform:
     def _check_same_worker(self, scenario: Mapping[str, Any]) -> None:
         # The host loaded one Worker; a plan for another would run the wrong code.
         for field in ("root", "worker", "setup"):
-            assert scenario.get(field) == self._scenario.get(field), (field, scenario.get(field))
+            # The message names the field only: worker holds the scenario's secrets.
+            assert scenario.get(field) == self._scenario.get(field), f"a plan for another Worker: its {field} differs"
 
     def describe(self) -> dict[str, Any]:
         described: dict[str, Any] = {"platform": "cloudflare", "assumptions": list(self._spec.assumptions)}

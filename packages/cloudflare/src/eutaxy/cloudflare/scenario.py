@@ -56,6 +56,9 @@ def define_scenario(
             comes from the config's ``main``, the config from the file wrangler
             would find beside the scenario. ``"env": "staging"`` applies that
             wrangler environment (as ``wrangler --env staging`` would).
+            ``"vars": {"MODE": "test"}`` and ``"secrets": {"API_KEY": "..."}`` add
+            to the Worker's ``env``, winning over the config's ``vars`` and
+            ``.dev.vars``; a secret's value is never shown in a report.
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
         drive: the one drive, such as :func:`eutaxy.cloudflare.queue` or :func:`eutaxy.cloudflare.http`.
         invariants: invariants from :mod:`eutaxy.core.invariants`, each with its own name.
@@ -106,7 +109,7 @@ def define_scenario(
 
 
 #: The fields ``worker=`` takes.
-WORKER_FIELDS = ("entry", "config", "env")
+WORKER_FIELDS = ("entry", "config", "env", "vars", "secrets")
 
 
 def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -123,6 +126,12 @@ def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:
         if not isinstance(env, str) or not env:
             raise UserError(f"define_scenario: worker.env must name a wrangler environment such as 'staging', got {env!r}")
         result["env"] = env
+    for field in ("vars", "secrets"):
+        if field in worker:
+            result[field] = _variables(worker[field], field)
+    both = sorted(set(result.get("vars", {})) & set(result.get("secrets", {})))
+    if both:
+        raise UserError(f"define_scenario: worker.vars and worker.secrets both name {', '.join(both)}; keep each name in one")
     for field in ("entry", "config"):
         if field in worker:
             value = worker[field]
@@ -131,6 +140,22 @@ def _worker(worker: Mapping[str, Any] | None) -> dict[str, Any]:
             if not isinstance(value, str) or not value:
                 raise UserError(f"define_scenario: worker.{field} must be a path string, got {value!r}")
             result[field] = value
+    return result
+
+
+def _variables(value: Any, field: str) -> dict[str, Any]:
+    """worker.vars (plain data values) or worker.secrets (strings), checked; a secret's value is never quoted."""
+    if not isinstance(value, Mapping):
+        raise UserError(f"define_scenario: worker.{field} must be a dict of names to values, got {type(value).__name__}")
+    result = {}
+    for name, item in value.items():
+        if not isinstance(name, str) or not name:
+            raise UserError(f"define_scenario: worker.{field} has a name that is not a non-empty string: {name!r}")
+        if field == "secrets" and not isinstance(item, str):
+            raise UserError(f"define_scenario: worker.secrets[{name!r}] must be a string, got {type(item).__name__}")
+        if field == "vars" and (item is None or not isinstance(item, (str, int, float, bool, list, dict))):
+            raise UserError(f"define_scenario: worker.{field}[{name!r}] must be a string or plain JSON data, got {item!r}")
+        result[name] = item
     return result
 
 

@@ -22,7 +22,7 @@ import attrs
 
 from eutaxy.core.errors import UserError, nearest_names
 
-from . import externals, wrangler
+from . import externals, variables, wrangler
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
@@ -60,8 +60,9 @@ class LoadMessage:
     d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
     #: R2 binding -> bucket name (the binding's name when the config gives none).
     r2_buckets: Mapping[str, str] = attrs.field(converter=_frozen_dict)
-    #: The config's plain-text vars, as the Worker sees them in ``env``.
-    vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict)
+    #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
+    #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
+    vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
     #: Queue name -> its consumer's max_retries (the config's or Cloudflare's default).
     queue_consumers: Mapping[str, int] = attrs.field(converter=_frozen_dict)
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
@@ -111,6 +112,8 @@ class WorkerSpec:
     #: D1 bindings no setup step resets.
     unset_d1: tuple[str, ...]
     assumptions: tuple[str, ...]
+    #: Secret name -> value, for ``variables.redact``; never printed.
+    secrets: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
     def load_message(self) -> dict[str, Any]:
         """The load request's data (``LoadMessage.to_data``, its only producer)."""
@@ -142,6 +145,13 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
     _check_invariant_targets(scenario, config, reset, seeded_r2)
+    env_values = variables.worker_variables(
+        config.vars,
+        config.path.name,
+        variables.dev_vars_path(config.path, config.environment),
+        worker.get("vars") or {},
+        worker.get("secrets") or {},
+    )
     load = LoadMessage(
         entry=str(entry),
         specs=tuple(_specs(scenario)),
@@ -149,7 +159,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         compatibility_flags=tuple(config.compatibility_flags),
         d1_databases={database.binding: database.database_id for database in config.d1_databases},
         r2_buckets=_r2_buckets(config),
-        vars=dict(config.vars),
+        vars=dict(env_values.values),
         queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup),
@@ -159,7 +169,13 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         entry=entry,
         load=load,
         unset_d1=unset_d1,
-        assumptions=tuple(_assumptions(config, drive, unset_d1) + _io_assumptions(scenario) + _concurrency_assumptions(scenario)),
+        assumptions=tuple(
+            _assumptions(config, drive, unset_d1)
+            + [sentence for sentence in [env_values.assumption()] if sentence]
+            + _io_assumptions(scenario)
+            + _concurrency_assumptions(scenario)
+        ),
+        secrets=dict(env_values.secrets),
     )
 
 
