@@ -26,7 +26,7 @@
  * make it UNSUPPORTED too (see unsupported.mjs).
  */
 
-import { originals } from "./patch.mjs";
+import { originals, realConsole } from "./patch.mjs";
 import { assert } from "./assert.mjs";
 import { Xoshiro128 } from "./prng.mjs";
 import { TimerQueue } from "./timers.mjs";
@@ -230,7 +230,7 @@ export class VirtualGlobals {
     try {
       timer.callback(...timer.args);
     } catch (error) {
-      console.error("eutaxy: a timer callback threw:", error);
+      realConsole.error("eutaxy: a timer callback threw:", error);
     }
     return true;
   }

@@ -50,6 +50,7 @@ import { makeContext, Background, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { mayRedeliver } from "./queue.mjs";
+import { realConsole } from "./patch.mjs";
 import { drain, waitForChange } from "./settle.mjs";
 
 /** The origin requests are addressed to (a reserved name: nothing real answers it). */
@@ -244,7 +245,7 @@ export async function driveHttp(run, drive, handler) {
     /** @type {((body: unknown) => void) | null} */
     let fill = null;
     if (outcome.kind !== "crashed") {
-      if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
+      if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
       if (outcome.kind === "returned" && outcome.value instanceof Response) response = outcome.value;
       const status = response ? response.status : 500;
       const late = deadline !== null && run.clock.now > deadline;

@@ -40,6 +40,16 @@ export const originals = Object.freeze({
   structuredClone: g.structuredClone,
 });
 
+/**
+ * The real console, bound at isolate start: Eutaxy's own messages (a handler that threw, a
+ * timer callback that threw) go here, so a run's console capture (console.mjs) keeps only
+ * the Worker's lines.
+ */
+export const realConsole = Object.freeze({
+  log: g.console.log.bind(g.console),
+  error: g.console.error.bind(g.console),
+});
+
 /** What the Worker's module made at load that no run can virtualise, by constructor name. */
 export const usedAtLoad = /** @type {string[]} */ ([]);
 

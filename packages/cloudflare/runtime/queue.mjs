@@ -29,7 +29,7 @@
 import { Background, makeContext, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
-import { originals } from "./patch.mjs";
+import { originals, realConsole } from "./patch.mjs";
 
 /** core's redelivery rule (eutaxy.core.faults.may_redeliver). @param {number} attempts @param {number} platformLimit @param {number} maxRedeliveries */
 export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
@@ -90,7 +90,7 @@ export async function driveQueue(run, drive, handler) {
       run.endInvocation(inv);
       return true;
     }
-    if (outcome.kind === "threw") console.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
+    if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
     if (outcome.kind === "returned") {
       for (const item of items) {
         if (item.decision !== null) continue;

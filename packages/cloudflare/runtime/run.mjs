@@ -2,7 +2,8 @@
 /**
  * One run inside the isolate: reset, install the virtual globals, drive the events as
  * invocations, restore the globals, snapshot, answer. The RunResult is the protocol's
- * (docs/contract.md): `{protocol, effects, eligible, decisions, end}`.
+ * (docs/contract.md): `{protocol, effects, eligible, decisions, end}`, and `console` when
+ * the Worker logged (console.mjs: the lines are kept beside the effect log, never in it).
  *
  * The run's scheduler (scheduler/scheduler.mjs) is picked by `maxConcurrentInvocations`: at 1
  * a run is sequential (scheduler/sequential.mjs: one invocation in flight at a time, fault
@@ -12,6 +13,7 @@
  */
 
 import { active } from "./active.mjs";
+import { ConsoleCapture } from "./console.mjs";
 import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
 import { RECORDS, owners, resetBindings, snapshotBindings } from "./bindings/index.mjs";
@@ -66,6 +68,8 @@ export class Run {
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
       work: (promise) => this.work(promise),
     });
+    /** The Worker's console lines, each under the point its invocation last opened (console.mjs). */
+    this.console = new ConsoleCapture({ now: () => this.clock.now, current: () => this.current });
     /** Each env name a binding record owns, with its record and config entry (bindings/index.mjs). */
     this.owners = owners(config);
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
@@ -165,12 +169,14 @@ export class Run {
   result() {
     const faultDecisions = this.follower.decisions.filter((decision) => decision.kind === "fault").length;
     assert(faultDecisions <= this.follower.eligible, () => `${faultDecisions} fault decisions were made at ${this.follower.eligible} eligible points`);
+    const lines = this.console.result();
     return {
       protocol: PROTOCOL_VERSION,
       effects: this.effects,
       eligible: this.follower.eligible,
       decisions: this.follower.decisions,
       end: this.unsupported ? { kind: "unsupported", ...this.unsupported } : { kind: "completed" },
+      ...(lines.length > 0 ? { console: lines } : {}),
     };
   }
 }
@@ -216,6 +222,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   try {
     run.globals.install();
     run.scheduler.watch(run.globals);
+    for (const [object, name, value] of run.console.methods()) run.globals.set(object, name, value);
     for (const record of RECORDS) for (const [object, name, value] of record.globals?.(run) ?? []) run.globals.set(object, name, value);
     if (delivery && handler && !run.stopped) await delivery.drive(run, drive, handler);
   } finally {

@@ -79,3 +79,55 @@ def test_every_plan_and_result_of_a_real_check_fits_the_schema(path, verdict, de
     seen = {decision["kind"] for result in platform.results for decision in result["decisions"]}
     assert decision_kinds <= seen
     assert any(effect["kind"] == "snapshot" for effect in platform.results[0]["effects"])
+
+
+LOGGING_WORKER = """
+export default {
+  async queue(batch: MessageBatch<{ orderId: string }>, env: { DB: D1Database }): Promise<void> {
+    for (const message of batch.messages) {
+      for (let i = 0; i < 205; i++) console.log("line %d of", i, message.body);
+      await env.DB.prepare("INSERT INTO orders (order_id) VALUES (?)").bind(message.body.orderId).run();
+      console.warn(new RangeError("after the insert"));
+    }
+  },
+};
+"""
+
+LOGGING_SCENARIO = """
+from eutaxy.cloudflare import at_least_once, d1_param, d1_schema, d1_write, define_scenario, queue
+
+scenario = define_scenario(
+    name="logging",
+    worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
+    setup=[d1_schema("DB", "./schema.sql")],
+    drive=queue("orders", [{"body": {"orderId": "o-1"}}]),
+    invariants=[at_least_once("recorded", d1_write("DB"), d1_param(0), ["o-1"])],
+    bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 1, "maxConcurrentInvocations": 1, "budgetMs": 120_000},
+)
+"""
+
+
+def test_a_result_with_console_lines_past_the_cap_fits_the_schema(tmp_path):
+    """A Worker that logs more than a run keeps: 200 lines, then one capped line, all in the schema."""
+    (tmp_path / "worker.ts").write_text(LOGGING_WORKER)
+    (tmp_path / "schema.sql").write_text("CREATE TABLE orders (order_id TEXT PRIMARY KEY);\n")
+    (tmp_path / "wrangler.jsonc").write_text(
+        '{"name": "logging", "main": "./worker.ts", "compatibility_date": "2025-09-01",'
+        ' "d1_databases": [{"binding": "DB", "database_name": "db", "database_id": "db-id"}],'
+        ' "queues": {"consumers": [{"queue": "orders", "max_retries": 0}]}}'
+    )
+    (tmp_path / "logging.sim.py").write_text(LOGGING_SCENARIO)
+    scenario = load_scenario(tmp_path / "logging.sim.py")
+    platform = _Recording(create_platform(scenario))
+    try:
+        check_scenario(scenario, platform, max_runs=1, module_state_runs=0)
+    finally:
+        platform.close()
+    [result] = platform.results
+    _validator("result").validate(result)
+    lines = result["console"]
+    assert 201 == len(lines)
+    assert {"invocation": "msg-1#1", "ordinal": None, "level": "log", "text": 'line 0 of {"orderId":"o-1"}'} == {
+        k: v for k, v in lines[0].items() if k != "time"
+    }
+    assert ("capped", "6 more console lines were not kept (a run keeps 200)") == (lines[-1]["level"], lines[-1]["text"])

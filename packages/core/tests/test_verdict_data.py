@@ -134,3 +134,21 @@ def test_shrink_pass_counts_come_only_with_shrink_replays_and_never_exceed_them(
     with pytest.raises(AssertionError):
         _provenance(shrink_replays=2, shrink_capped=False, shrink_passes=(count,))
     assert (count,) == _provenance(shrink_replays=3, shrink_capped=False, shrink_passes=[count]).shrink_passes
+
+
+def test_console_lines_round_trip_and_are_left_out_when_empty():
+    """``console``, ``faultFree.console`` and ``firstRunConsole`` read back as written; empty, they are absent."""
+    from eutaxy.core.verdict_data import verdict_data, verdict_from_data
+
+    line = {"invocation": None, "ordinal": None, "time": 1767225600000, "level": "log", "text": "loaded"}
+    data = {
+        "schemaVersion": 1, "kind": "bounded", "scenario": "s", "platform": "cloudflare",
+        "provenance": {"seed": "s", "runs": 1, "faultsInjected": 0, "bounds": {}, "boundsReached": [],
+                       "schedulePoints": 0, "replayed": 0, "notReplayed": 0, "assumptions": [],
+                       "schedules": 1, "completed": False},
+        "firstRunConsole": [line],
+    }
+    verdict = verdict_from_data(data)
+    assert "loaded" == verdict.first_run_console[0].text
+    assert [line] == verdict_data(verdict)["firstRunConsole"]
+    assert "firstRunConsole" not in verdict_data(verdict_from_data({k: v for k, v in data.items() if k != "firstRunConsole"}))

@@ -295,3 +295,46 @@ def test_a_verdict_without_fault_free_data_renders_as_before():
     assert "This report could not read the verdict (" in text
     assert "@ $.faultFree.divergence.agreedPoints" in text
     assert "required field missing @ $.faultFree.schedule" in text
+
+
+def _line(invocation, ordinal, level, text, time=0):
+    return {"invocation": invocation, "ordinal": ordinal, "time": verdicts.START_MS + time, "level": level, "text": text}
+
+
+def test_console_lines_sit_under_the_point_they_followed_and_the_rest_after_the_trace():
+    """A line goes under the last record of its point, before its invocation's first point
+    when it came before any, and after the trace when no point shown is its invocation's."""
+    verdict = verdicts.violated()
+    verdict["console"] = [
+        _line("msg-1#1", None, "log", "handling o-1"),
+        _line("msg-1#1", 0, "warn", "wrote o-1\nsecond line", 1),
+        _line("msg-1#2", 1, "error", "acked", 4),
+        _line(None, None, "capped", "3 more console lines were not kept (a run keeps 200)", 5),
+    ]
+    lines = render_text(verdict).splitlines()
+    stripped = [line.strip() for line in lines]
+    handling = stripped.index("console.log: handling o-1")
+    assert stripped[handling - 1] == "msg-1#1" and stripped[handling + 1].startswith("#0 D1:DB run")
+    wrote = stripped.index("console.warn: wrote o-1")
+    assert stripped[wrote - 1].startswith("!! crash_after") and stripped[wrote + 1] == "second line"
+    assert lines[wrote + 1].index("second") == lines[wrote].index("wrote")
+    acked = stripped.index("console.error: acked")
+    assert stripped[acked - 1].startswith("#1 Queue:payments ack")
+    outside = stripped.index("Console output not under a point shown:")
+    assert stripped[outside + 1] == "(console) 3 more console lines were not kept (a run keeps 200)"
+
+
+def test_other_runs_console_output_is_counted_and_shown_with_logs():
+    """Only the trace's lines are always printed; the comparison run's and the first run's need logs=True."""
+    verdict = verdicts.violated_with_fault_free()
+    verdict["faultFree"]["console"] = [_line("msg-1#1", 0, "info", "charged o-1", 1)]
+    text = render_text(verdict)
+    assert "Console output of the comparison run: 1 line (--logs shows them; the JSON report has them)." in text
+    assert "charged o-1" not in text
+    shown = render_text(verdict, logs=True)
+    assert "Console output of the comparison run:\n  msg-1#1 after #0  console.info: charged o-1\n" in shown
+
+    bounded = verdicts.bounded(firstRunConsole=[_line("msg-1#1", None, "error", "not configured: API_KEY")])
+    assert "Console output of the first run: 1 line (--logs shows them" in render_text(bounded)
+    assert "  msg-1#1  console.error: not configured: API_KEY\n" in render_text(bounded, logs=True)
+    assert "Console output" not in render_text(verdicts.bounded())

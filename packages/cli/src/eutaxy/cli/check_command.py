@@ -60,6 +60,10 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--wide", action="store_true", help="print arguments and results whole in the text report")
     parser.add_argument(
+        "--logs", action="store_true",
+        help="print the console output of every run the report holds (the trace's is always printed)",
+    )
+    parser.add_argument(
         "--html", metavar="PATH",
         help="also write the verdict as one self-contained HTML page: the shrunk trace as a timeline (no network needed)",
     )
@@ -139,7 +143,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
         verdict = verdict.with_fields(specs=specs)
         code = exit_code(kind, spec_kinds=spec_kinds(specs))
-    text = render_text(verdict, wide=args.wide)
+    text = render_text(verdict, wide=args.wide, logs=args.logs)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
     elif kind == "violated":

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 import attrs
 
+from eutaxy.core.console_lines import ConsoleLine, console_lines
 from eutaxy.core.schedule import FaultAt
 
 #: Bumped whenever a plan or a result changes shape or meaning; both sides refuse
@@ -273,6 +274,8 @@ class RunResult:
     eligible: int = 0
     decisions: tuple[Decision, ...] = ()
     end: EndState = attrs.field(factory=EndState)
+    #: What the user's code logged, in order (``eutaxy.core.console_lines``); never effects.
+    console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=console_lines)
 
     def __attrs_post_init__(self) -> None:
         assert self.eligible >= 0, self.eligible
@@ -286,6 +289,8 @@ class RunResult:
             "eligible": self.eligible,
             "decisions": [d.to_data() for d in self.decisions],
             "end": self.end.to_data(),
+            # Only a run whose code logged carries lines, so every other result reads as before.
+            **({"console": [line.to_data() for line in self.console]} if self.console else {}),
         }
 
     @classmethod
@@ -295,11 +300,16 @@ class RunResult:
         eligible = int(data.get("eligible", 0))
         if sum(1 for d in decisions if d.kind == "fault") > eligible:
             raise ProtocolError(f"result: more fault decisions than its {eligible} eligible points")
+        try:
+            lines = console_lines(data.get("console") or [])
+        except ValueError as error:
+            raise ProtocolError(f"result: {error}") from None
         return cls(
             effects=tuple(data.get("effects", [])),
             eligible=eligible,
             decisions=decisions,
             end=EndState.from_data(data.get("end", {"kind": "completed"})),
+            console=lines,
         )
 
 

@@ -9,7 +9,7 @@ optional parts reads byte for byte as before. Every JSON name is camelCase of th
 name, so one field has one name on both sides.
 
 Records that cross the run protocol too (``Effect``, ``Violation``, ``Schedule``,
-``EndState``) keep their own ``to_data``/``from_data`` shapes; the converter uses them, so
+``EndState``, ``ConsoleLine``) keep their own ``to_data``/``from_data`` shapes; the converter uses them, so
 one record has one shape wherever it appears.
 """
 
@@ -22,6 +22,7 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import Effect
 from eutaxy.core.protocol import EndState
 from eutaxy.core.schedule import Schedule
@@ -78,7 +79,7 @@ _RECORDS = (
 )
 
 #: Protocol records with a hand-written shape of their own (the run protocol's).
-_PROTOCOL_RECORDS = (Effect, Violation, Schedule, EndState)
+_PROTOCOL_RECORDS = (Effect, Violation, Schedule, EndState, ConsoleLine)
 
 
 def _make_converter() -> cattrs.Converter:

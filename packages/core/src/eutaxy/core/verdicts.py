@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 import attrs
 
+from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import EndState
@@ -314,6 +315,8 @@ class FaultFree:
     end: EndState
     violations: tuple[Violation, ...] = ()
     trace: tuple[Effect, ...] = ()
+    #: What the comparison run's code logged (``eutaxy.core.console_lines``).
+    console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
     #: None when both logs hold the same effect points.
     divergence: Divergence | None = None
     state_differs: tuple[SnapshotName, ...] = ()
@@ -367,6 +370,8 @@ class Violated(SimulationVerdict):
     #: Every invariant the shrunk run breaks, ``violation`` first.
     violations: tuple[Violation, ...] = ()
     fault_free: FaultFree | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: What the trace's code logged, each line under the point it followed (``eutaxy.core.console_lines``).
+    console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
     def __attrs_post_init__(self) -> None:
         assert not self.violations or self.violations[0] == self.violation, "violations lists the violation first"
@@ -377,6 +382,8 @@ class Bounded(SimulationVerdict):
     """No invariant broke in any explored run within the stated bounds (never "verified")."""
 
     kind: str = attrs.field(default=BOUNDED, validator=attrs.validators.in_((BOUNDED,)))
+    #: What the first exploration run's code logged (no trace to put it under).
+    first_run_console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
 
 @attrs.frozen(kw_only=True)
@@ -385,6 +392,8 @@ class Unsupported(SimulationVerdict):
 
     kind: str = attrs.field(default=UNSUPPORTED, validator=attrs.validators.in_((UNSUPPORTED,)))
     cause: Cause
+    #: What the first exploration run's code logged (no trace to put it under).
+    first_run_console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
 
 #: The verdict class for each simulation verdict kind.

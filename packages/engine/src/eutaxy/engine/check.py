@@ -225,6 +225,7 @@ def _verdict(
             violations=(shrunk.violation,) + others,
             # What the fault changed: the kept events run without it, and where the two logs part.
             fault_free=explain(session, shrunk),
+            console=shrunk.record.result.console,
             **common,
         )
     if isinstance(outcome, Stopped):
@@ -232,11 +233,13 @@ def _verdict(
             "unsupported",
             provenance=_provenance(session, platform, (), assumptions),
             cause=Cause(kind=outcome.cause, detail=outcome.detail),
+            first_run_console=session.first_console,
             **common,
         )
     return simulation_verdict(
         "bounded",
         provenance=_provenance(session, platform, outcome.bounds_reached, assumptions, completed=outcome.completed),
+        first_run_console=session.first_console,
         **common,
     )
 

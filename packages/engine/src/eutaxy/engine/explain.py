@@ -60,6 +60,7 @@ def explain(session: Session, shrunk: Shrunk) -> FaultFree:
         end=record.result.end,
         violations=tuple(record.violations),
         trace=tuple(trace),
+        console=record.result.console,
         divergence=divergence(violating, trace),
         state_differs=_state_differs(violating, trace),
     )

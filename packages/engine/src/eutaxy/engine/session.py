@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 
+from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import as_effects
 from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point
 from eutaxy.core.invariants import check_invariants
@@ -103,6 +104,8 @@ class Session:
     #: (target, op, kind) of every effect the exploration runs recorded, to name the
     #: effects nearest to a selector that matched nothing.
     effect_points: set[tuple[str, str, str]] = attrs.field(init=False, factory=set)
+    #: What the first exploration run's code logged: a verdict with no trace shows it.
+    first_console: tuple[ConsoleLine, ...] = attrs.field(init=False, default=())
     _started_ms: float = attrs.field(init=False, default=0.0)
     _progress_ms: float = attrs.field(init=False, default=float("-inf"))
 
@@ -145,6 +148,8 @@ class Session:
         if self.runs == 0 and not record.unsupported:
             # The first run injects no faults: the names only a run can tell are checked on it.
             check_run_fit(plan.scenario.get("invariants") or [], as_effects(record.result.effects))
+        if self.runs == 0:
+            self.first_console = record.result.console
         if self.core_calls is not None:
             self.core_calls.observe(self.runs, record.result.effects)
         self._count_invariants(record)

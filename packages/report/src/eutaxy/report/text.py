@@ -4,6 +4,9 @@ The verdict word comes first, because it is what the reader came for; then why (
 invariant and its message, or the cause), then the evidence (the shrunk trace, grouped so
 each line is one effect point of one invocation, with injected faults marked ``!!``), then
 how to reproduce it (schedule and seed) and what was explored (runs, bounds, assumptions).
+What the Worker logged (``console``) is shown under the trace's point it followed; the
+console output of the other runs a verdict carries (the fault-free comparison run, the
+first run of a verdict with no trace) only when asked (``logs=True``, ``eutaxy check --logs``).
 When the check ran the spec ladder (``specs`` beside the verdict), a Specs section comes
 last: verdicts about pure functions, kept apart from the simulation verdict they never
 change.
@@ -23,6 +26,7 @@ import json
 from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
+from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
 from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
@@ -75,10 +79,11 @@ _TAILS = {
 }
 
 
-def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = False) -> str:
+def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = False, logs: bool = False) -> str:
     """Render a simulation verdict as the text report (ends with a newline).
 
     ``wide`` prints arguments and results whole instead of cutting them to one line.
+    ``logs`` adds the console output of the runs other than the trace's (which is always shown).
     """
     try:
         typed = as_verdict(verdict)
@@ -86,7 +91,7 @@ def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = 
         return _unreadable(verdict, error)
     token = _CUTTING.set((wide, _key_texts(typed)))
     try:
-        return _render(typed)
+        return _render(typed, logs=logs)
     finally:
         _CUTTING.reset(token)
 
@@ -120,18 +125,22 @@ def _key_texts(verdict: SimulationVerdict) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _render(verdict: SimulationVerdict) -> str:
+def _render(verdict: SimulationVerdict, *, logs: bool) -> str:
     lines = _headline(verdict)
     if isinstance(verdict, Violated):
         lines += _violation_section(verdict.violation)
         lines += _also_broken_section(verdict)
         lines += _trace_section(verdict)
         lines += _fault_free_section(verdict)
+        if verdict.fault_free is not None:
+            lines += _console_section("Console output of the comparison run", verdict.fault_free.console, logs=logs)
         lines += _schedule_section(verdict)
     elif isinstance(verdict, Bounded):
         lines += _bounded_section(verdict)
+        lines += _console_section("Console output of the first run", verdict.first_run_console, logs=logs)
     elif isinstance(verdict, Unsupported):
         lines += _unsupported_section(verdict.cause)
+        lines += _console_section("Console output of the first run", verdict.first_run_console, logs=logs)
     lines += _invariants_section(verdict.invariants)
     lines += _coverage_section(verdict.coverage, bounded=isinstance(verdict, Bounded))
     lines += _audit_section(verdict.audit)
@@ -199,15 +208,26 @@ def _trace_section(verdict: Violated) -> list[str]:
         labels.append(invocation_label(invocation, started) if invocation != previous_invocation else "")
         previous_invocation = invocation
     width = max([_label_width(live), *(len(label) for label in labels)])
+    shown = groups[:TRACE_POINTS_MAX]
+    under, before, elsewhere = _place_console(verdict.console, shown)
     starred = False
-    for group, label in zip(groups, labels):
+    for position, (group, label) in enumerate(zip(groups, labels)):
         marker = " *" if any(index in named for index, _ in group) else ""
         starred = starred or bool(marker)
         first, *rest = _group_lines(group)
+        console_before = [f"  {'':<{width}}  {text}" for line in before.get(position, []) for text in _console_text(line)]
+        if console_before and label:
+            lines.append(f"  {label:<{width}}")
+            label = ""
+        lines += console_before
         lines.append(f"  {label:<{width}}  {first}{marker}")
         lines += [f"  {'':<{width}}  {line}" for line in rest]
+        lines += [f"  {'':<{width}}     {text}" for line in under.get(position, []) for text in _console_text(line)]
     if len(groups) > TRACE_POINTS_MAX:
         lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
+    if elsewhere:
+        lines.append("  Console output not under a point shown:")
+        lines += ["    " + text for line in elsewhere for text in _console_text(line, labelled=True)]
     if starred:
         lines.append("  (* an effect the violation names)")
     if snapshots:
@@ -216,6 +236,53 @@ def _trace_section(verdict: Violated) -> list[str]:
             rows = _snapshot_payload_rows(snapshot)
             lines.append(f"  {snapshot.target} {snapshot.op}: {len(rows)} row" + ("" if len(rows) == 1 else "s"))
             lines += ["    " + _cut(to_json(row)) for row in rows]
+    return lines
+
+
+def _place_console(
+    console: tuple[ConsoleLine, ...], groups: list[list[tuple[int, Effect]]]
+) -> tuple[dict[int, list[ConsoleLine]], dict[int, list[ConsoleLine]], list[ConsoleLine]]:
+    """Where each console line goes in the trace: under the last group of the point it
+    followed, before its invocation's first group when it came before any point, or after
+    the trace when no group shown is its invocation's (or it came outside invocations)."""
+    last_group: dict[tuple[str, int], int] = {}
+    first_group: dict[str, int] = {}
+    for position, group in enumerate(groups):
+        head = group[0][1]
+        last_group[(head.invocation, head.ordinal)] = position
+        first_group.setdefault(head.invocation, position)
+    under: dict[int, list[ConsoleLine]] = {}
+    before: dict[int, list[ConsoleLine]] = {}
+    elsewhere: list[ConsoleLine] = []
+    for line in console:
+        if line.invocation is not None and line.ordinal is not None and (line.invocation, line.ordinal) in last_group:
+            under.setdefault(last_group[(line.invocation, line.ordinal)], []).append(line)
+        elif line.invocation is not None and line.ordinal is None and line.invocation in first_group:
+            before.setdefault(first_group[line.invocation], []).append(line)
+        else:
+            elsewhere.append(line)
+    return under, before, elsewhere
+
+
+def _console_text(line: ConsoleLine, *, labelled: bool = False) -> list[str]:
+    """One console line as report lines: ``console.error: text``, a multi-line text indented under it."""
+    head = "(console)" if line.level == CAPPED_LEVEL else f"console.{line.level}:"
+    if labelled and line.invocation is not None:
+        where = line.invocation + ("" if line.ordinal is None else f" after #{line.ordinal}")
+        head = f"{where}  {head}"
+    first, *rest = line.text.split("\n") or [""]
+    return [f"{head} {first}".rstrip()] + [" " * (len(head) + 1) + more for more in rest]
+
+
+def _console_section(title: str, console: tuple[ConsoleLine, ...], *, logs: bool) -> list[str]:
+    """The console output of a run the report shows no trace of: every line with ``logs``, else a count."""
+    if not console:
+        return []
+    if not logs:
+        count = len(console)
+        return ["", f"{title}: {count} line" + ("" if count == 1 else "s") + " (--logs shows them; the JSON report has them)."]
+    lines = ["", f"{title}:"]
+    lines += ["  " + text for line in console for text in _console_text(line, labelled=True)]
     return lines
 
 
