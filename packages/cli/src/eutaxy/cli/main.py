@@ -16,6 +16,7 @@ import traceback
 from typing import Iterator, NoReturn, Sequence, TextIO
 
 from eutaxy.cli.check_command import add_check_parser
+from eutaxy.cli.draft_command import add_draft_parser
 from eutaxy.cli.exit_codes import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
 from eutaxy.cli.mcp_command import add_mcp_parser
 from eutaxy.cli.output import Output
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_check_parser(subparsers, common)
+    add_draft_parser(subparsers, common)
     add_report_parser(subparsers, common)
     add_toolchain_parser(subparsers, common)
     add_prover_parser(subparsers, common)
@@ -125,7 +127,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     handler = getattr(args, "handler", None)
     if handler is None:
         if out.json:
-            out.error("a command is needed: check, report or toolchain")
+            out.error("a command is needed: check, draft, report or toolchain")
         else:
             parser.print_help(stderr)
         return EXIT_INPUT

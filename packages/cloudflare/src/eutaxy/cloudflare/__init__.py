@@ -19,6 +19,7 @@ from eutaxy.core.invariants import (
     unique as unique,
 )
 from eutaxy.core.selectors import rows as rows
+from eutaxy.engine.holes import todo as todo
 
 from .d1 import d1_schema as d1_schema
 from .externals import external as external
@@ -76,6 +77,7 @@ __all__ = [
     "references",
     "refines",
     "rows",
+    "todo",
     "unique",
     "with_environment",
     "workflow_step",

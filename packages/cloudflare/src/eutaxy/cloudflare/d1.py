@@ -17,16 +17,22 @@ from typing import Any
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.statements import classify_d1_payload
+from eutaxy.engine.holes import Hole
 
 __all__ = ["d1_schema", "with_statement_classes"]
 
 _D1_PREFIX = "D1:"
 
 
-def d1_schema(binding: str, path: str | Path) -> dict[str, Any]:
-    """Reset D1 binding ``binding`` to the schema in ``path`` (relative to the scenario) before each run."""
+def d1_schema(binding: str, path: str | Path | Hole) -> dict[str, Any]:
+    """Reset D1 binding ``binding`` to the schema in ``path`` (relative to the scenario) before each run.
+
+    ``path`` may be a draft's ``todo(...)`` hole, kept for ``define_scenario`` to refuse.
+    """
     if not isinstance(binding, str) or not binding:
         raise UserError(f"d1_schema: binding must be a binding name such as 'DB', got {binding!r}")
+    if isinstance(path, Hole):
+        return {"kind": "d1_schema", "binding": binding, "path": path}
     if isinstance(path, Path):
         path = str(path)
     if not isinstance(path, str) or not path:

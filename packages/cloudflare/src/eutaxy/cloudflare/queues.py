@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
+from eutaxy.engine.holes import Hole
 from eutaxy.engine.scenario import default_event_id
 
 __all__ = ["batch_size_of", "queue"]
@@ -28,16 +29,19 @@ def batch_size_of(value: Any, where: str) -> int:
     return value
 
 
-def queue(name: str, messages: Sequence[Mapping[str, Any]], *, batch_size: int = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
+def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size: int = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
     """Drive the consumer of queue ``name`` with ``messages``, each ``{"body": ...}``.
 
     The body is any JSON value; a message may also carry an ``id``. Each delivery attempt
     hands the handler up to ``batch_size`` waiting messages in one batch (default one
     message per invocation); it may not exceed the consumer's ``max_batch_size`` in the
-    wrangler config, which the Worker's check refuses.
+    wrangler config, which the Worker's check refuses. ``messages`` may be a draft's
+    ``todo(...)`` hole, kept for ``define_scenario`` to refuse.
     """
     if not isinstance(name, str) or not name:
         raise UserError(f"queue: name must be the queue's name from the wrangler config, got {name!r}")
+    if isinstance(messages, Hole):
+        return {"kind": "queue", "name": name, "events": messages, "batchSize": batch_size_of(batch_size, f"queue({name!r})")}
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise UserError(f"queue({name!r}): messages must be a list of {{'body': ...}}, got {messages!r}")
     events = []

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.engine.holes import refuse_holes
 from eutaxy.engine.scenario import BOUND_NAMES, drive_events, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
@@ -75,8 +76,13 @@ def define_scenario(
         The scenario as the contract's plain dict, with ``platform: "cloudflare"``.
 
     Raises:
-        UserError: a field has the wrong shape.
+        UserError: a field has the wrong shape, or still holds a ``todo(...)`` hole (a
+            draft not yet filled in; ``eutaxy.engine.holes``).
     """
+    refuse_holes(
+        {"name": name, "worker": worker, "setup": setup, "drive": drive, "invariants": invariants,
+         "bounds": bounds, "specs": specs, "externals": externals}
+    )
     if source is None:
         source = _caller_file()
     source_path = _absolute(source) if source is not None else None

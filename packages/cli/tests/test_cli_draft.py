@@ -1,0 +1,171 @@
+"""``eutaxy draft``: a scenario skeleton for every corpus Worker, its holes, --json, no overwrite,
+and a filled draft checked on workerd.
+
+Each corpus Worker's folder is copied into a temporary folder without its scenario files,
+so the draft writes ``<name>.sim.py`` where the case's own scenario was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).absolute().parents[1]
+
+
+def corpus() -> Path:
+    for root in (Path.cwd(), PACKAGE.parents[1]):
+        if (root / "corpus" / "planted-bugs").is_dir():
+            return root / "corpus" / "planted-bugs"
+    raise AssertionError("corpus/planted-bugs is not in the test's files")
+
+
+def worker_cases() -> list[str]:
+    """Every corpus case with a wrangler config: the Cloudflare Workers."""
+    return sorted(path.parent.name for path in corpus().glob("*/wrangler.jsonc"))
+
+
+def copy_worker(case: str, into: Path) -> Path:
+    """The case's folder (Worker, config, schema) without its scenarios or its fixed twin."""
+    folder = into / case
+    shutil.copytree(corpus() / case, folder, ignore=shutil.ignore_patterns("*.py", "fixed", "__pycache__"))
+    return folder
+
+
+def fill(source: str, events: str, invariants: str) -> str:
+    """The draft with its events and invariants holes written, as the author would."""
+    source = re.sub(r'todo\("events", "[^"]*"\)', events, source)
+    return re.sub(r'todo\("invariants", "[^"]*"\)', invariants, source)
+
+
+def test_there_are_corpus_workers_to_draft():
+    """The parametrized test below is not vacuous."""
+    assert len(worker_cases()) >= 4, worker_cases()
+
+
+@pytest.mark.parametrize("case", worker_cases())
+def test_draft_on_each_corpus_worker_writes_a_file_that_loads_up_to_its_holes(case, tmp_path, run_cli):
+    """Exit 0 and <name>.sim.py beside the config; its holes are marked TODO in comments and as
+    todo(...) values; checking it unfilled is exit 2 naming each hole with its line."""
+    folder = copy_worker(case, tmp_path)
+    result = run_cli("draft", str(folder / "wrangler.jsonc"))
+    assert 0 == result.code, result.stderr
+    path = folder / f"{case}.sim.py"
+    assert f"Draft written: {path}" in result.stdout
+    source = path.read_text()
+    assert "# TODO(events):" in source and "# TODO(invariants):" in source
+    holes = re.findall(r'^\s*(?:\w+\s*=\s*)?(?:d1_schema\("\w+", )?todo\("(\w+)"', source, re.MULTILINE)
+    assert {"events", "invariants"} <= set(holes)
+    checked = run_cli("check", str(path), "--max-runs", "1")
+    assert 2 == checked.code, checked.stdout
+    assert "this scenario is a draft with" in checked.stderr
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = re.search(r'todo\("(\w+)"', line)
+        if match:
+            assert f"{path.name}:{number}: TODO({match.group(1)})" in checked.stderr
+            assert f"line {number}: TODO({match.group(1)})" in result.stdout
+
+
+@pytest.mark.parametrize("case", worker_cases())
+def test_each_corpus_draft_filled_with_its_examples_loads(case, tmp_path, run_cli):
+    """With the example events and a first example invariant written in, the draft loads whole:
+    the holes were the only thing missing."""
+    from eutaxy.cloudflare import load_scenario
+    from eutaxy.cloudflare.worker import prepare_worker
+
+    folder = copy_worker(case, tmp_path)
+    result = run_cli("draft", str(folder), "--json")
+    assert 0 == result.code, result.stderr
+    data = json.loads(result.stdout)
+    assert not (folder / f"{case}.sim.py").exists()
+    events = data["exampleEvents"] or ([{"method": "GET", "path": "/"}] if data["drive"]["kind"] == "http" else [{"body": {}}])
+    invariant = data["exampleInvariants"][0].rstrip(",")
+    path = folder / f"{case}.sim.py"
+    path.write_text(fill(data["source"], json.dumps(events), invariant))
+    scenario = load_scenario(path)
+    prepare_worker(scenario)
+
+
+def test_json_prints_the_draft_as_data_and_writes_nothing(tmp_path, run_cli, monkeypatch):
+    """--json: one object, kind draft, the holes with their lines, the notes and the file's text;
+    with no config named, the one in the working folder is found. The same twice."""
+    folder = copy_worker("webhook-double-charge", tmp_path)
+    monkeypatch.chdir(folder)
+    first = run_cli("draft", "--json")
+    assert 0 == first.code, first.stderr
+    assert first.stdout == run_cli("draft", "--json").stdout
+    data = json.loads(first.stdout)
+    assert ("draft", 1, False) == (data["kind"], data["schemaVersion"], data["written"])
+    assert str(folder / "webhook-double-charge.sim.py") == data["path"]
+    assert [("events", "invariants")] == [tuple(hole["name"] for hole in data["holes"])]
+    assert [{"host": "api.pay.example", "name": "api.pay.example",
+             "requests": [{"method": "POST", "path": "/v1/charges", "where": "worker.ts:22"}]}] == data["externals"]
+    assert {"kind": "http", "name": "http", "variable": "requests"} == data["drive"]
+    assert ["fetch"] == data["handlers"]
+    assert any(note["kind"] == "guess" for note in data["notes"])
+    assert [] == sorted(p.name for p in folder.glob("*.sim.py"))
+    assert 0 == run_cli("draft").code
+    assert data["source"] == (folder / "webhook-double-charge.sim.py").read_text()
+
+
+def test_draft_never_overwrites_and_says_which_file(tmp_path, run_cli):
+    """The case's own scenario is where the draft would go: exit 2, naming it; the file is untouched."""
+    folder = tmp_path / "queue-duplicate-write"
+    shutil.copytree(corpus() / "queue-duplicate-write", folder, ignore=shutil.ignore_patterns("fixed", "__pycache__"))
+    before = (folder / "queue-duplicate-write.sim.py").read_text()
+    result = run_cli("draft", str(folder / "wrangler.jsonc"))
+    assert 2 == result.code
+    assert f"{folder / 'queue-duplicate-write.sim.py'}: already exists; eutaxy draft never replaces a file" in result.stderr
+    assert before == (folder / "queue-duplicate-write.sim.py").read_text()
+    as_json = run_cli("draft", str(folder / "wrangler.jsonc"), "--json")
+    assert 0 == as_json.code  # --json writes nothing, so it replaces nothing
+
+
+def test_an_unproxied_binding_gets_a_note_in_the_file(tmp_path, run_cli):
+    """A KV namespace and an R2 bucket in the config: each named as not proxied, in the file."""
+    folder = copy_worker("background-lost", tmp_path)
+    config = folder / "wrangler.jsonc"
+    text = config.read_text().rstrip().rstrip("}")
+    config.write_text(text + '  "kv_namespaces": [{ "binding": "SESSIONS", "id": "s" }],\n'
+                      '  "r2_buckets": [{ "binding": "FILES", "bucket_name": "files" }],\n}\n')
+    result = run_cli("draft", str(config))
+    assert 0 == result.code, result.stderr
+    source = (folder / "background-lost.sim.py").read_text()
+    assert "# - unproxied: kv binding SESSIONS is not proxied in this build" in source
+    assert "# - unproxied: r2 binding FILES is not proxied in this build" in source
+    assert "unproxied: kv binding SESSIONS" in result.stdout
+
+
+def test_bad_input_is_exit_2(tmp_path, run_cli, monkeypatch):
+    """No config anywhere above, or a config whose main is missing: exit 2 with the reason."""
+    monkeypatch.chdir(tmp_path)
+    missing = run_cli("draft", "--json")
+    assert 2 == missing.code
+    assert "error" == json.loads(missing.stdout)["kind"]
+    (tmp_path / "wrangler.jsonc").write_text('{"name": "x", "main": "./gone.ts"}')
+    result = run_cli("draft")
+    assert 2 == result.code
+    assert "main names './gone.ts', which does not exist" in result.stderr
+
+
+def test_a_filled_draft_checks_on_workerd(tmp_path, run_cli, toolchain):
+    """queue-duplicate-write drafted, its two holes filled as a user would, checked with runs
+    capped: a verdict (the planted duplicate insert is found), not an error."""
+    folder = copy_worker("queue-duplicate-write", tmp_path)
+    assert 0 == run_cli("draft", str(folder)).code
+    path = folder / "queue-duplicate-write.sim.py"
+    path.write_text(fill(
+        path.read_text(),
+        '[{"body": {"orderId": "o-1", "amountCents": 1200}}, {"body": {"orderId": "o-2", "amountCents": 500}}]',
+        'at_most_once_per_key("one-db-write-per-key", d1_write("DB"), d1_param(0))',
+    ))
+    result = run_cli("check", str(path), "--max-runs", "30", "--budget-ms", "120000", "--no-regression", "--json")
+    data = json.loads(result.stdout)
+    assert data["kind"] in ("violated", "bounded"), result.stderr
+    assert "violated" == data["kind"]
+    assert 1 == result.code
+    assert ["one-db-write-per-key"] == [item["invariant"] for item in data["violations"]]

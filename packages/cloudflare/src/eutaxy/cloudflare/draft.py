@@ -1,0 +1,688 @@
+"""``eutaxy draft``: a first scenario for a Worker, from its wrangler config and its source.
+
+The draft is a starting point that guesses nothing it cannot read. The wrangler config
+(``eutaxy.cloudflare.wrangler.read_config``) gives the setup: each D1 binding with its
+schema file, found beside the config as the seeds say (``schema.sql``, then
+``<database_name>.sql``, then the only ``.sql`` file there). The Worker's modules,
+scanned as text (``eutaxy.cloudflare.source_scan``; nothing imported, bundled or run),
+give the drive for its entry point (the queue it consumes when the config has a consumer,
+else ``fetch()`` over the http drive; Cron Triggers and Agents' routes have no drive in
+this build and are noted), the externals it fetches by a literal URL, and hints for the
+events (the paths it routes on, the fields of the body type it reads).
+
+What must hold and which events to send are the author's to say, so the invariants and
+the drive's events are holes: ``todo(...)`` values (``eutaxy.engine.holes``) that make
+loading the file fail, naming each hole and its line, until they are filled. Example
+invariants for the bindings found are written as comments beside the hole. Every binding
+the simulation does not proxy, every other entry point, everything the scan could not
+read and every guess is a note, in the file as comments and in ``Draft.notes``.
+
+:func:`draft_worker` builds the :class:`Draft` (plain data plus the file's text, the same
+for the same files); :func:`write_draft` writes it beside the config and never replaces a
+file. Every problem is a ``UserError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from eutaxy.core.errors import UserError
+from eutaxy.engine import bounds as engine_bounds
+
+from . import wrangler
+from .source_scan import SourceScan, body_example, scan_worker
+
+__all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_draft"]
+
+#: Binding kinds a scenario sets up or drives in this build, beside D1 and the queue
+#: consumer, which the draft writes itself. Any other kind in the config is noted as not
+#: proxied: a run that touches it ends UNSUPPORTED.
+_PROXIED_KINDS: frozenset[str] = frozenset()
+
+#: The most parent folders searched for a wrangler config when none is named.
+_PARENTS_MAX = 64
+
+#: The most ``.sql`` files read for table names.
+_SQL_FILES_MAX = 50
+
+_CREATE_TABLE = re.compile(
+    r"create\s+table\s+(?:if\s+not\s+exists\s+)?[\"`\[]?([A-Za-z_][A-Za-z0-9_]*)[\"`\]]?\s*\(", re.IGNORECASE
+)
+
+#: Words that open a table constraint rather than a column definition.
+_TABLE_CONSTRAINTS = frozenset({"primary", "unique", "foreign", "check", "constraint"})
+
+#: The longest table body read for its columns.
+_TABLE_BODY_MAX = 20_000
+
+
+@attrs.frozen(kw_only=True)
+class DraftNote:
+    """One thing the draft says about itself.
+
+    ``kind``: ``read`` (what it found and where), ``guess`` (a choice it made that the
+    author should check), ``unproxied`` (a binding a run cannot touch without ending
+    UNSUPPORTED), ``entry_point`` (another handler the draft does not drive), ``unread``
+    (what the text scan could not see).
+    """
+
+    kind: str
+    text: str
+
+    def to_data(self) -> dict[str, str]:
+        return {"kind": self.kind, "text": self.text}
+
+
+@attrs.frozen(kw_only=True)
+class Draft:
+    """A drafted scenario: where it goes, what it holds, its notes, and the file's text."""
+
+    #: The file the draft is written to: ``<name>.sim.py`` beside the config.
+    path: Path
+    name: str
+    #: The config and entry as the file names them (relative to the file's folder).
+    config: str
+    entry: str
+    setup: tuple[dict[str, Any], ...]
+    #: ``{"kind": "queue", "name", "variable"}``, ``{"kind": "http", "variable"}``, or None
+    #: when the Worker has no entry point this build drives (the drive is then a hole).
+    drive: dict[str, Any] | None
+    externals: tuple[dict[str, Any], ...]
+    #: ``{"name", "hint", "line"}`` for each ``todo(...)``, in the file's order.
+    holes: tuple[dict[str, Any], ...]
+    #: Example invariants, as the Python the file shows in comments.
+    example_invariants: tuple[str, ...]
+    #: Example events for the drive's hole, as plain data (empty when nothing was read).
+    example_events: tuple[dict[str, Any], ...]
+    notes: tuple[DraftNote, ...]
+    scan: SourceScan
+    #: The scenario file's text.
+    source: str
+
+    def to_data(self) -> dict[str, Any]:
+        """The draft as data: the same information the file holds, for ``--json``."""
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "config": self.config,
+            "entry": self.entry,
+            "setup": [dict(step) for step in self.setup],
+            "drive": None if self.drive is None else dict(self.drive),
+            "externals": [dict(item) for item in self.externals],
+            "holes": [dict(hole) for hole in self.holes],
+            "exampleInvariants": list(self.example_invariants),
+            "exampleEvents": [dict(event) for event in self.example_events],
+            "handlers": list(self.scan.handlers),
+            "modules": list(self.scan.modules),
+            "notes": [note.to_data() for note in self.notes],
+            "source": self.source,
+        }
+
+
+def find_config_upward(start: Path) -> Path:
+    """The wrangler config wrangler would use from ``start``: in it, else in the nearest parent."""
+    directory = start.resolve()
+    for _ in range(_PARENTS_MAX):
+        for name in wrangler.CONFIG_NAMES:
+            if (directory / name).is_file():
+                return directory / name
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    raise UserError(
+        f"no wrangler config in {start} or any folder above it: name one (eutaxy draft path/to/wrangler.jsonc) "
+        f"or run eutaxy draft in the Worker's folder ({', '.join(wrangler.CONFIG_NAMES)})"
+    )
+
+
+def draft_worker(config_path: str | Path | None = None, *, cwd: Path | None = None, entry: str | Path | None = None) -> Draft:
+    """Draft a scenario for the Worker the wrangler config at ``config_path`` describes.
+
+    Args:
+        config_path: the wrangler config; None finds it as wrangler does, from ``cwd`` up.
+        cwd: where a relative ``config_path`` and the search start (default: the working folder).
+        entry: the Worker's entry module, when the config's ``main`` should not be used.
+
+    Raises:
+        UserError: no config, a config the reader refuses, no entry module.
+    """
+    base = Path.cwd() if cwd is None else cwd
+    if config_path is None:
+        path = find_config_upward(base)
+    else:
+        path = Path(config_path)
+        path = path if path.is_absolute() else base / path
+        if path.is_dir():
+            path = wrangler.find_config(path)
+    config = wrangler.read_config(path)
+    folder = config.path.parent
+    entry_path = _entry(config, entry, base)
+    scan = scan_worker(entry_path, folder)
+    name = _scenario_name(config)
+    builder = _Builder(config=config, folder=folder, scan=scan, entry=entry_path, name=name)
+    return builder.build()
+
+
+def write_draft(draft: Draft) -> Path:
+    """Write the draft's file, which must not exist yet; return its path.
+
+    Raises:
+        UserError: the file exists (it is never replaced) or cannot be written.
+    """
+    try:
+        with open(draft.path, "x", encoding="utf-8") as handle:
+            handle.write(draft.source)
+    except FileExistsError:
+        raise UserError(
+            f"{draft.path}: already exists; eutaxy draft never replaces a file. Move it away or edit it "
+            "(eutaxy draft --json prints the draft without writing)"
+        ) from None
+    except OSError as error:
+        raise UserError(f"{draft.path}: cannot be written: {error}") from None
+    return draft.path
+
+
+# --- what the draft reads ------------------------------------------------------------
+
+
+def _entry(config: wrangler.WranglerConfig, entry: str | Path | None, base: Path) -> Path:
+    if entry is not None:
+        path = Path(entry)
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise UserError(f"{entry}: the Worker's entry module does not exist ({path})")
+        return path.resolve()
+    if config.main is None:
+        raise UserError(f"{config.path}: names no main module; add \"main\" to the config or pass --entry path/to/worker.ts")
+    return config.main
+
+
+def _scenario_name(config: wrangler.WranglerConfig) -> str:
+    """The config's ``name`` (else its folder's), as a file name: letters, digits, '.', '_', '-'."""
+    raw = config.name or config.path.parent.name or "worker"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.") or "worker"
+    return name
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``./x`` for a file under ``folder``, else a ``../`` path (never absolute, so the draft moves with the project)."""
+    relative = os.path.relpath(path, folder)
+    relative = Path(relative).as_posix()
+    return relative if relative.startswith("../") else f"./{relative}"
+
+
+def _identifier(text: str, taken: set[str], fallback: str) -> str:
+    """A Python name for ``text`` (``order-events`` -> ``order_events``) no other name has."""
+    name = re.sub(r"\W+", "_", text).strip("_").lower()
+    if not name or not name.isidentifier() or keyword.iskeyword(name) or name[0].isdigit():
+        name = fallback
+    candidate, suffix = name, 2
+    while candidate in taken:
+        candidate = f"{name}_{suffix}"
+        suffix += 1
+    taken.add(candidate)
+    return candidate
+
+
+def _sql_files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.glob("*.sql") if path.is_file())
+
+
+def _schema(folder: Path, database: wrangler.D1Database, databases: int) -> tuple[Path | None, str]:
+    """The schema file for a D1 database, as the seeds locate it, and how it was found."""
+    named = f"{database.database_name}.sql" if database.database_name else None
+    if (folder / "schema.sql").is_file():
+        how = "schema.sql beside the config"
+        if databases > 1:
+            how += f" (one file for {databases} databases: check it is this one's)"
+        return folder / "schema.sql", how
+    if named and (folder / named).is_file():
+        return folder / named, f"{named} beside the config (the database's name)"
+    files = _sql_files(folder)
+    if len(files) == 1:
+        return files[0], f"the only .sql file beside the config ({files[0].name})"
+    if files:
+        return None, f"{len(files)} .sql files beside the config ({', '.join(p.name for p in files[:5])}) and none named schema.sql or {named or '<database_name>.sql'}"
+    return None, f"no schema.sql, {named or '<database_name>.sql'} or other .sql file beside the config"
+
+
+def _key_column(body: str) -> str | None:
+    """The first column of a table body that looks like a key (``order_id``) and that the
+    database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
+    ``unique`` invariant says something the schema does not."""
+    depth, start, pieces = 0, 0, []
+    for index, char in enumerate(body[:_TABLE_BODY_MAX]):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                pieces.append(body[start:index])
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(body[start:index])
+            start = index + 1
+    for piece in pieces:
+        words = piece.split()
+        if not words or words[0].lower() in _TABLE_CONSTRAINTS:
+            continue
+        name = words[0].strip('"`[]')
+        declared = " ".join(words[1:]).lower()
+        if "primary key" in declared or "unique" in declared:
+            continue
+        if re.search(r"(^|_)(id|key)$", name.lower()) or name.lower().endswith("id"):
+            return name
+    return None
+
+
+def _tables(paths: list[Path]) -> list[tuple[str, str | None]]:
+    """(table, key column or None) of each ``CREATE TABLE`` in the files, in order."""
+    tables: list[tuple[str, str | None]] = []
+    for path in paths[:_SQL_FILES_MAX]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        tables += [(match.group(1), _key_column(text[match.end() :])) for match in _CREATE_TABLE.finditer(text)]
+    return tables
+
+
+def _py(value: Any) -> str:
+    """A value as Python source (JSON data only: strings, numbers, booleans, None, lists, dicts)."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float, str)):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(key)}: {_py(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_py(item) for item in value) + "]"
+    raise AssertionError(f"not JSON data: {value!r}")
+
+
+# --- building the draft --------------------------------------------------------------
+
+
+@attrs.define
+class _Builder:
+    """Collects the draft's parts, its notes and its imports, then renders the file once."""
+
+    config: wrangler.WranglerConfig
+    folder: Path
+    scan: SourceScan
+    entry: Path
+    name: str
+    notes: list[DraftNote] = attrs.Factory(list)
+    imports: set[str] = attrs.Factory(lambda: {"define_scenario", "todo"})
+    names: set[str] = attrs.Factory(lambda: {"scenario"})
+    holes: list[dict[str, str]] = attrs.Factory(list)
+
+    def note(self, kind: str, text: str) -> None:
+        self.notes.append(DraftNote(kind=kind, text=text))
+
+    def hole(self, name: str, hint: str) -> str:
+        """The ``todo(...)`` call for a hole, recorded for the data."""
+        self.holes.append({"name": name, "hint": hint})
+        return f"todo({json.dumps(name)}, {json.dumps(hint)})"
+
+    def build(self) -> Draft:
+        scan = self.scan
+        self.note("read", f"read {_relative(self.config.path, self.folder)} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
+        for skipped in scan.skipped:
+            self.note("unread", f"not scanned: {skipped}")
+        setup, setup_lines, tables = self._setup()
+        drive, drive_lines, events = self._drive()
+        externals, external_lines = self._externals()
+        self._unproxied()
+        self._env_names()
+        examples = self._examples(drive, tables, externals)
+        source = self._render(setup_lines, drive, drive_lines, external_lines, examples)
+        holes = _with_lines(self.holes, source)
+        return Draft(
+            path=self.folder / f"{self.name}.sim.py",
+            name=self.name,
+            config=_relative(self.config.path, self.folder),
+            entry=_relative(self.entry, self.folder),
+            setup=tuple(setup),
+            drive=drive,
+            externals=tuple(externals),
+            holes=tuple(holes),
+            example_invariants=tuple(examples),
+            example_events=tuple(events),
+            notes=tuple(self.notes),
+            scan=scan,
+            source=source,
+        )
+
+    # -- setup --
+
+    def _setup(self) -> tuple[list[dict[str, Any]], list[str], dict[str, list[tuple[str, str | None]]]]:
+        steps: list[dict[str, Any]] = []
+        lines: list[str] = []
+        tables: dict[str, list[tuple[str, str | None]]] = {}
+        databases = self.config.d1_databases
+        for database in databases:
+            self.imports.add("d1_schema")
+            schema, how = _schema(self.folder, database, len(databases))
+            if schema is None:
+                hint = f"the .sql file that creates D1 database {database.binding}'s tables"
+                self.note("unread", f"D1 binding {database.binding}: {how}; its schema is a hole")
+                steps.append({"kind": "d1_schema", "binding": database.binding, "path": None, "found": how})
+                lines.append(f"# TODO(schema): {hint}.")
+                lines.append(f"d1_schema({json.dumps(database.binding)}, {self.hole('schema', hint)}),")
+                continue
+            path = _relative(schema, self.folder)
+            guessed = not how.startswith("schema.sql beside the config") or len(databases) > 1
+            self.note("guess" if guessed else "read", f"D1 binding {database.binding}: schema {path}, {how}")
+            steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
+            lines.append(f"d1_schema({json.dumps(database.binding)}, {json.dumps(path)}),")
+            tables[database.binding] = _tables([schema])
+        return steps, lines, tables
+
+    # -- drive --
+
+    def _drive(self) -> tuple[dict[str, Any] | None, list[str], list[dict[str, Any]]]:
+        scan = self.scan
+        handlers = set(scan.handlers)
+        entry = _relative(self.entry, self.folder)
+        if scan.export_shape == "router":
+            self.note("guess", f"{entry} default-exports an object made with new ...(): taken to answer fetch() (a router such as Hono's)")
+        elif scan.export_shape == "none":
+            self.note("unread", f"no default export with handlers found in {entry}; the drive is chosen from the config alone")
+        consumers = self.config.queue_consumers
+        chosen: str
+        if consumers:
+            chosen = "queue"
+            if "queue" not in handlers:
+                self.note("guess", f"the config has a consumer of queue {consumers[0].queue} but no queue() handler was found in {entry} by the text scan; the queue is driven anyway")
+            for other in consumers[1:]:
+                self.note("entry_point", f"the Worker also consumes queue {other.queue}; a second scenario can drive it with queue({other.queue!r}, ...)")
+        elif "queue" in handlers:
+            self.note("entry_point", f"{entry} has a queue() handler but the config has no queues.consumers entry, so it is not driven")
+            chosen = "fetch"
+        else:
+            chosen = "fetch"
+        if "scheduled" in handlers:
+            self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
+        if scan.routes_agents:
+            self.note("entry_point", "the code calls routeAgentRequest (an Agents SDK Worker); this build has no Agent route drive, so its agents are reached only through fetch()")
+        for other in ("email", "tail", "trace", "test"):
+            if other in handlers:
+                self.note("entry_point", f"the Worker has an {other}() handler, which this build does not drive")
+        if chosen == "queue":
+            return self._queue_drive(consumers[0], handlers)
+        if "fetch" not in handlers and scan.export_shape != "none":
+            self.note("unread", f"{entry} has no fetch() or queue() handler this build can drive; the drive is a hole")
+            hint = "a drive, queue(...) or http(...), for an entry point of this Worker"
+            lines = [f"# TODO(drive): {hint}.", f"drive = {self.hole('drive', hint)}"]
+            return None, lines, []
+        if scan.export_shape == "none":
+            self.note("guess", "the drive is http(...), calling fetch(), since nothing else was found")
+        elif "queue" in handlers or "scheduled" in handlers:
+            self.note("guess", "the drive calls fetch() since the config gives no queue consumer")
+        return self._http_drive()
+
+    def _body_hint(self) -> tuple[dict[str, Any] | None, str]:
+        scan = self.scan
+        if not scan.body_fields:
+            return None, ""
+        return body_example(scan.body_fields), f"The code reads the body as {scan.body_type}"
+
+    def _queue_drive(self, consumer: wrangler.QueueConsumer, handlers: set[str]) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        self.imports.add("queue")
+        variable = _identifier(consumer.queue, self.names, "messages")
+        if "fetch" in handlers:
+            self.note("entry_point", "the Worker also has a fetch() handler; a second scenario can drive it with http(...)")
+        self.note("read", f"the drive delivers messages of queue {consumer.queue} (the config's consumer; max_retries {consumer.max_retries}, {consumer.max_retries_source})")
+        body, said = self._body_hint()
+        events = [{"body": body}] if body is not None else []
+        hint = f"the messages queue {consumer.queue} delivers, in order, each {{'body': ...}}"
+        lines = [f"{variable} = queue(", f"    {json.dumps(consumer.queue)},"]
+        lines.append(f"    # TODO(events): {hint}.")
+        if body is not None:
+            lines.append(f"    # {said}, e.g. [{_py(events[0])}, ...]")
+        lines.append(f"    {self.hole('events', hint)},")
+        lines.append(")")
+        return {"kind": "queue", "name": consumer.queue, "variable": variable}, lines, events
+
+    def _http_drive(self) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        self.imports.add("http")
+        scan = self.scan
+        variable = _identifier("requests", self.names, "requests")
+        routes = [route for route in scan.routes]
+        body, said = self._body_hint()
+        events: list[dict[str, Any]] = []
+        seen: set[tuple[str | None, str]] = set()
+        for route in routes:
+            method = route.method or (scan.methods[0] if len(scan.methods) == 1 else None) or "GET"
+            if (method, route.path) in seen:
+                continue
+            seen.add((method, route.path))
+            event: dict[str, Any] = {"method": method, "path": route.path}
+            if body is not None and method not in ("GET", "HEAD"):
+                event["body"] = body
+            events.append(event)
+        hint = "the requests to send to fetch(), in order, each {'method', 'path', 'body'}"
+        lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
+        if routes:
+            places = ", ".join(f"{route.path} ({route.where})" for route in routes[:8])
+            lines.append(f"    # Paths the code routes on: {places}.")
+            self.note("read", f"paths the code routes on: {places}")
+        if scan.methods:
+            lines.append(f"    # Methods it compares request.method to: {', '.join(scan.methods)}.")
+        if events:
+            lines.append(f"    # {said + ', e.g.' if said else 'e.g.'} [{_py(events[0])}, ...]")
+        lines.append(f"    {self.hole('events', hint)},")
+        lines.append("    # The caller: retries=0 never resends (a browser). A webhook sender resends until")
+        lines.append("    # it gets a 2xx: retries=3, retry_on=\"non-2xx\", delays_ms=[1000, 5000].")
+        lines.append("    retries=0,")
+        lines.append(")")
+        self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
+        return {"kind": "http", "name": "http", "variable": variable}, lines, events
+
+    # -- externals --
+
+    def _externals(self) -> tuple[list[dict[str, Any]], list[str]]:
+        scan = self.scan
+        by_host: dict[str, list[Any]] = {}
+        for fetch in scan.fetches:
+            by_host.setdefault(fetch.host, []).append(fetch)
+        externals: list[dict[str, Any]] = []
+        lines: list[str] = []
+        for host in sorted(by_host):
+            self.imports.add("external")
+            requests = by_host[host]
+            listed = []
+            for fetch in requests:
+                listed.append({"method": fetch.method, "path": fetch.path, "where": fetch.where})
+                if fetch.host_guessed:
+                    self.note("guess", f"{fetch.where}: the host {host} ends a template literal's literal part; check it is the whole host")
+            places = "; ".join(f"{item['method'] or '?'} {item['path']} ({item['where']})" for item in listed)
+            lines.append(f"# {host}: fetched by literal URL: {places}.")
+            lines.append("# Until replies are scripted, every request is answered 200 with an empty body; script")
+            first = listed[0]
+            example = {"method": first["method"] or "GET", "path": first["path"], "status": 200, "body": None}
+            lines.append(f"# them as responses=[{_py(example)}, ...].")
+            if scan.idempotency_headers:
+                lines.append(f"# The code sends a {scan.idempotency_headers[0]} header: if this API deduplicates by it, add dedupe_by={json.dumps(scan.idempotency_headers[0])}.")
+            lines.append(f"external({json.dumps(host)}, {json.dumps(host)}),")
+            externals.append({"name": host, "host": host, "requests": listed})
+            self.note("read", f"external {host}: fetched by literal URL ({places}); declared with no scripted replies (200, empty body)")
+        for where in scan.dynamic_fetches:
+            self.note("unread", f"{where}: a fetch whose URL is built at run time; its host is not known to the draft (a request to an undeclared host makes the run UNSUPPORTED: declare it with external(...))")
+        return externals, lines
+
+    # -- notes on bindings --
+
+    def _unproxied(self) -> None:
+        config = self.config
+        for binding, queue in config.queue_producers:
+            self.note("unproxied", f"queue producer {binding} (queue {queue}) is not proxied in this build: a run that sends to it ends UNSUPPORTED")
+        for binding, class_name, _script in config.durable_objects:
+            self.note("unproxied", f"Durable Object binding {binding} (class {class_name}) is not proxied in this build: a run that touches it ends UNSUPPORTED")
+        for binding in config.bindings:
+            if binding.kind in _PROXIED_KINDS:
+                continue
+            self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
+
+    def _env_names(self) -> None:
+        config = self.config
+        known = {database.binding for database in config.d1_databases}
+        known |= {binding for binding, _ in config.queue_producers}
+        known |= {binding for binding, _, _ in config.durable_objects}
+        known |= {binding.name for binding in config.bindings}
+        known |= set(config.vars)
+        unknown = [name for name in self.scan.env_names if name not in known]
+        if unknown:
+            self.note(
+                "unread",
+                f"the code reads env.{', env.'.join(unknown)}, which the config declares neither as a binding nor as a var "
+                "(secrets, perhaps): in a run they are undefined",
+            )
+
+    # -- invariants --
+
+    def _examples(self, drive: dict[str, Any] | None, tables: dict[str, list[tuple[str, str | None]]], externals: list[dict[str, Any]]) -> list[str]:
+        examples: list[str] = []
+        body_key = next((name for name, kind in self.scan.body_fields if kind == "string"), None)
+        for binding in [database.binding for database in self.config.d1_databases]:
+            examples.append(f'at_most_once_per_key("one-{binding.lower()}-write-per-key", d1_write({json.dumps(binding)}), d1_param(0)),')
+            if drive is not None:
+                key = body_key or "id"
+                examples.append(
+                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, d1_write({json.dumps(binding)}), d1_param(0), {json.dumps(key)}),'
+                )
+            for table, column in [(table, column) for table, column in tables.get(binding, []) if column][:3]:
+                examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
+        for item in externals:
+            key = f"args.body.{body_key}" if body_key else "args.url"
+            examples.append(f'at_most_once_per_key("one-call-per-key-{item["name"]}", fetch_call({json.dumps(item["name"])}), {json.dumps(key)}),')
+        if drive is not None and drive["kind"] == "http" and not examples:
+            examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
+        used = " ".join(examples)
+        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response"):
+            if f"{helper}(" in used:
+                self.imports.add(helper)
+        return examples
+
+    # -- the file --
+
+    def _render(self, setup_lines: list[str], drive: dict[str, Any] | None, drive_lines: list[str],
+                external_lines: list[str], examples: list[str]) -> str:
+        config = _relative(self.config.path, self.folder)
+        entry = _relative(self.entry, self.folder)
+        invariants_hint = "what must hold after every run, whatever faults it took"
+        invariants_hole = self.hole("invariants", invariants_hint)
+        file_name = f"{self.name}.sim.py"
+        out: list[str] = [
+            f'"""A scenario for the Worker {self.name}, drafted by `eutaxy draft` from {config.removeprefix("./")}.',
+            "",
+            "The draft read the wrangler config and scanned the Worker's source as text; nothing was",
+            "imported or run. Fill each todo(...) hole (loading this file fails while one is left),",
+            "read the notes below, then check it:",
+            "",
+            f"    eutaxy check {file_name}",
+            '"""',
+            "",
+            "from eutaxy.cloudflare import (",
+        ]
+        out += _wrapped(sorted(self.imports), "    ")
+        out.append(")")
+        out.append("")
+        out.append("# Notes from the draft: what it read, what it guessed, and what it left out.")
+        for note in self.notes:
+            out += _comment(f"- {note.kind}: {note.text}", "")
+        out.append("")
+        out += drive_lines
+        out.append("")
+        out.append("scenario = define_scenario(")
+        out.append(f"    name={json.dumps(self.name)},")
+        out.append(f"    worker={{\"entry\": {json.dumps(entry)}, \"config\": {json.dumps(config)}}},")
+        if setup_lines:
+            out.append("    setup=[")
+            out += [f"        {line}" for line in setup_lines]
+            out.append("    ],")
+        out.append(f"    drive={drive['variable'] if drive is not None else 'drive'},")
+        if external_lines:
+            out.append("    externals=[")
+            out += [f"        {line}" for line in external_lines]
+            out.append("    ],")
+        out.append("    invariants=[")
+        out.append(f"        # TODO(invariants): {invariants_hint}.")
+        if examples:
+            out.append("        # Examples for what the draft found (names, keys and tables to adjust):")
+            out += [f"        # {line}" for line in examples]
+        out.append(f"        {invariants_hole},")
+        out.append("    ],")
+        bounds = {
+            "maxFaultsPerRun": engine_bounds.MAX_FAULTS_PER_RUN_DEFAULT,
+            "maxRedeliveries": engine_bounds.MAX_REDELIVERIES_DEFAULT,
+            "maxConcurrentInvocations": engine_bounds.MAX_CONCURRENT_INVOCATIONS_DEFAULT,
+            "budgetMs": engine_bounds.BUDGET_MS_DEFAULT,
+        }
+        out.append(f"    bounds={_py(bounds)},")
+        out.append(")")
+        return "\n".join(out) + "\n"
+
+
+def _with_lines(holes: list[dict[str, str]], source: str) -> list[dict[str, Any]]:
+    """Each hole with the line of the file its ``todo(...)`` is on (holes in file order)."""
+    lines = source.splitlines()
+    placed: list[dict[str, Any]] = []
+    cursor = 0
+    for hole in sorted(holes, key=lambda item: source.index(_todo_call(item))):
+        call = _todo_call(hole)
+        while cursor < len(lines) and call not in lines[cursor]:
+            cursor += 1
+        assert cursor < len(lines), f"the draft holds every hole it made: {call}"
+        placed.append({**hole, "line": cursor + 1})
+        cursor += 1
+    return placed
+
+
+def _todo_call(hole: dict[str, str]) -> str:
+    return f"todo({json.dumps(hole['name'])}, {json.dumps(hole['hint'])})"
+
+
+#: The widest line the draft writes in a comment before wrapping it.
+_COMMENT_WIDTH = 100
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    """``text`` as comment lines of at most _COMMENT_WIDTH characters, continuation lines indented."""
+    words = text.split(" ")
+    lines: list[str] = []
+    current = f"{indent}#"
+    for word in words:
+        candidate = f"{current} {word}"
+        if len(candidate) > _COMMENT_WIDTH and current.strip() not in ("#", "#  "):
+            lines.append(current)
+            current = f"{indent}#   {word}"
+        else:
+            current = candidate
+    lines.append(current)
+    return lines
+
+
+def _wrapped(names: list[str], indent: str) -> list[str]:
+    """Import names, several to a line."""
+    lines: list[str] = []
+    current = indent
+    for name in names:
+        piece = f"{name},"
+        if len(current) + len(piece) + 1 > _COMMENT_WIDTH and current.strip():
+            lines.append(current.rstrip())
+            current = indent
+        current += piece + " "
+    if current.strip():
+        lines.append(current.rstrip())
+    return lines

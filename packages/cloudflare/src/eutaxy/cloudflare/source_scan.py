@@ -1,0 +1,726 @@
+"""Reading a Worker's source as text: its entry points, the URLs it fetches, the paths it routes.
+
+``eutaxy draft`` must cost nothing and cannot fail on the Worker's own imports, so the
+Worker is never imported, bundled or run: this module tokenizes JavaScript and TypeScript
+(comments, strings, template literals with their ``${...}`` substitutions, regular
+expression literals) and reads a few shapes from the tokens:
+
+- the handlers of the default export (``fetch``, ``queue``, ``scheduled``, …): methods,
+  properties or shorthands at the top level of ``export default {...}`` or of the default
+  exported class, or of the object or class a default-exported name is bound to; a name
+  bound to ``new Something(...)`` (a Hono or itty router) is taken to answer ``fetch``, a
+  guess the draft says it made;
+- the outbound requests: ``fetch(...)`` and ``new Request(...)`` whose first argument is a
+  string literal, a template literal whose host is literal, or a name bound once to either
+  (``const CHARGES_URL = "https://..."``), with the ``method`` a literal init object gives;
+  every other first argument is a URL built at run time, which is counted, not guessed;
+- the paths the code routes on (``pathname === "/orders"``, ``case "/orders":``, a
+  router's ``.post("/orders", ...)``) and the request methods it compares, as hints for
+  the events the author writes;
+- the modules imported by relative path, which are scanned the same way.
+
+What a text scan cannot see (a URL assembled at run time, a handler attached
+dynamically) is left out, and the draft says what it could not read. Every loop is
+bounded by the text's length or the module limit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlsplit
+
+import attrs
+
+__all__ = ["Fetch", "Route", "SourceScan", "Token", "body_example", "scan_worker", "tokenize"]
+
+#: The most modules one scan reads (the entry and what it imports by relative path): a
+#: Worker's own code, not a vendored library tree.
+MODULES_MAX = 200
+
+#: The largest module read, in bytes; a bigger file (a bundled dependency) is skipped and named.
+MODULE_BYTES_MAX = 2_000_000
+
+#: The handlers a Worker's default export may have, as the runtime calls them.
+HANDLER_NAMES = ("fetch", "queue", "scheduled", "email", "tail", "trace", "test")
+
+#: Extensions tried, in order, for an import without one (TypeScript's and bundlers' order).
+_SCRIPT_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+#: An import written with a JavaScript extension may name a TypeScript file (TypeScript's
+#: own rule for ``import "./x.js"``).
+_TS_TWINS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
+
+#: Punctuation after which a ``/`` starts a regular expression rather than a division.
+_REGEX_AFTER_PUNCT = frozenset("(,=:[!&|?{};+-*%<>~^")
+#: Keywords after which a ``/`` starts a regular expression.
+_REGEX_AFTER_WORDS = frozenset(
+    {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"}
+)
+
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
+_HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_ROUTER_METHODS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "head": "HEAD", "options": "OPTIONS"}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+@attrs.frozen
+class Token:
+    """One token: ``ident``, ``string``, ``template`` (a literal piece), ``number``, ``regex`` or ``punct``."""
+
+    kind: str
+    #: The identifier, the punctuation, or a string's or template piece's decoded text.
+    value: str
+    line: int
+    #: For a template piece: whether a ``${`` substitution follows it.
+    open: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Fetch:
+    """An outbound request the code makes by a literal URL."""
+
+    host: str
+    #: The URL's path (its literal prefix when the rest is substituted at run time).
+    path: str
+    #: The method its literal init names, GET when it has none, None when the init is not literal.
+    method: str | None
+    #: ``file:line`` relative to the scan's root.
+    where: str
+    #: True when the URL's host ended a template literal's literal head (``https://host${path}``).
+    host_guessed: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Route:
+    """A path the code compares a request's path to, or a router registers."""
+
+    path: str
+    method: str | None
+    where: str
+
+
+@attrs.frozen(kw_only=True)
+class SourceScan:
+    """What the text of a Worker's modules shows."""
+
+    entry: Path
+    #: The default export's handlers, in the order of HANDLER_NAMES.
+    handlers: tuple[str, ...]
+    #: How the handlers were read: ``object``, ``class``, ``bound object``, ``bound class``,
+    #: ``router`` (a name bound to ``new X(...)``: fetch, a guess) or ``none``.
+    export_shape: str
+    fetches: tuple[Fetch, ...]
+    #: ``file:line`` of each fetch whose URL is built at run time.
+    dynamic_fetches: tuple[str, ...]
+    routes: tuple[Route, ...]
+    #: Request methods the code compares ``request.method`` to.
+    methods: tuple[str, ...]
+    #: Whether the code calls ``routeAgentRequest`` (an Agents SDK Worker).
+    routes_agents: bool
+    #: Header names sent literally that suggest a deduplication key (``Idempotency-Key``).
+    idempotency_headers: tuple[str, ...]
+    #: The fields of the type the code reads a request's or a message's body as
+    #: (``request.json<Order>()``, ``MessageBatch<Payment>``), each (name, first word of its
+    #: type), when that type is declared in a scanned module; empty otherwise.
+    body_fields: tuple[tuple[str, str], ...]
+    #: The name of that type, when one was read.
+    body_type: str | None
+    #: Names the code reads from ``env`` (``env.API_TOKEN``, ``this.env.DB``), sorted.
+    env_names: tuple[str, ...]
+    #: Modules scanned, relative to the root, entry first.
+    modules: tuple[str, ...]
+    #: Modules named but not read (missing, too large, over the limit), each with why.
+    skipped: tuple[str, ...]
+
+
+# --- the tokenizer -------------------------------------------------------------------
+
+
+def tokenize(text: str) -> list[Token]:
+    """The significant tokens of JavaScript or TypeScript source (comments dropped).
+
+    Template literals give one ``template`` token per literal piece; the substitutions'
+    tokens come between them, so braces stay balanced. Unterminated strings, comments and
+    templates end at the text's end; nothing here raises on odd input.
+    """
+    return list(_Tokenizer(text).tokens())
+
+
+class _Tokenizer:
+    __slots__ = ("text", "index", "line", "previous", "braces")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.index = 0
+        self.line = 1
+        self.previous: Token | None = None
+        #: One entry per open brace: True when it is a template's ``${`` (its ``}`` resumes the template).
+        self.braces: list[bool] = []
+
+    def tokens(self) -> Iterator[Token]:
+        text = self.text
+        while self.index < len(text):
+            start = self.index
+            token = self._next()
+            assert self.index > start, "every step consumes text"
+            if token is not None:
+                self.previous = token
+                yield token
+
+    def _next(self) -> Token | None:
+        text, i = self.text, self.index
+        char = text[i]
+        if char == "\n":
+            self.line += 1
+            self.index += 1
+            return None
+        if char.isspace():
+            self.index += 1
+            return None
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            self.index = len(text) if end < 0 else end
+            return None
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = len(text) if end < 0 else end + 2
+            self.line += text.count("\n", i, end)
+            self.index = end
+            return None
+        if char in "'\"":
+            return self._string(char)
+        if char == "`":
+            self.index += 1
+            return self._template_piece()
+        if char.isalpha() or char in "_$" or ord(char) > 127:
+            end = i + 1
+            while end < len(text) and (text[end].isalnum() or text[end] in "_$" or ord(text[end]) > 127):
+                end += 1
+            self.index = end
+            return Token("ident", text[i:end], self.line)
+        if char.isdigit():
+            end = i + 1
+            while end < len(text) and (text[end].isalnum() or text[end] in "._"):
+                end += 1
+            self.index = end
+            return Token("number", text[i:end], self.line)
+        if char == "/" and self._regex_allowed():
+            return self._regex()
+        self.index += 1
+        if char == "{":
+            self.braces.append(False)
+        elif char == "}":
+            if self.braces and self.braces.pop():
+                return self._template_piece()
+        return Token("punct", char, self.line)
+
+    def _regex_allowed(self) -> bool:
+        previous = self.previous
+        if previous is None:
+            return True
+        if previous.kind == "punct":
+            return previous.value in _REGEX_AFTER_PUNCT
+        return previous.kind == "ident" and previous.value in _REGEX_AFTER_WORDS
+
+    def _string(self, quote: str) -> Token:
+        text, line = self.text, self.line
+        i = self.index + 1
+        value: list[str] = []
+        while i < len(text) and text[i] != quote and text[i] != "\n":
+            if text[i] == "\\" and i + 1 < len(text):
+                escaped = text[i + 1]
+                if escaped == "\n":
+                    self.line += 1
+                else:
+                    value.append(_ESCAPES.get(escaped, escaped))
+                i += 2
+                continue
+            value.append(text[i])
+            i += 1
+        self.index = min(i + 1, len(text)) if i < len(text) and text[i] == quote else i
+        return Token("string", "".join(value), line)
+
+    def _template_piece(self) -> Token:
+        """A template's literal text up to its end or its next ``${`` (the opening backtick
+        or the substitution's closing brace already consumed)."""
+        text, line = self.text, self.line
+        i = self.index
+        value: list[str] = []
+        while i < len(text):
+            char = text[i]
+            if char == "`":
+                self.index = i + 1
+                return Token("template", "".join(value), line)
+            if char == "$" and text.startswith("${", i):
+                self.index = i + 2
+                self.braces.append(True)
+                return Token("template", "".join(value), line, open=True)
+            if char == "\\" and i + 1 < len(text):
+                value.append(_ESCAPES.get(text[i + 1], text[i + 1]))
+                self.line += text[i + 1] == "\n"
+                i += 2
+                continue
+            if char == "\n":
+                self.line += 1
+            value.append(char)
+            i += 1
+        self.index = len(text)
+        return Token("template", "".join(value), line)
+
+    def _regex(self) -> Token:
+        text, line = self.text, self.line
+        i = self.index + 1
+        in_class = False
+        while i < len(text) and text[i] != "\n":
+            char = text[i]
+            if char == "\\":
+                i += 2
+                continue
+            if char == "[":
+                in_class = True
+            elif char == "]":
+                in_class = False
+            elif char == "/" and not in_class:
+                break
+            i += 1
+        end = min(i + 1, len(text))
+        while end < len(text) and text[end].isalpha():
+            end += 1
+        start, self.index = self.index, max(end, self.index + 1)
+        return Token("regex", text[start : self.index], line)
+
+
+# --- reading the tokens --------------------------------------------------------------
+
+
+def _matching(tokens: list[Token], start: int, opening: str, closing: str) -> int:
+    """The index of the token closing the bracket at ``start`` (the last token when unclosed)."""
+    assert tokens[start].value == opening
+    depth = 0
+    for index in range(start, len(tokens)):
+        token = tokens[index]
+        if token.kind != "punct":
+            continue
+        if token.value == opening:
+            depth += 1
+        elif token.value == closing:
+            depth -= 1
+            if depth == 0:
+                return index
+    return len(tokens) - 1
+
+
+def _is(tokens: list[Token], index: int, kind: str, value: str | None = None) -> bool:
+    if not 0 <= index < len(tokens):
+        return False
+    token = tokens[index]
+    return token.kind == kind and (value is None or token.value == value)
+
+
+def _bindings(tokens: list[Token]) -> dict[str, int]:
+    """Where each name is first bound by ``const|let|var NAME [: type] =``: the index of its value's first token."""
+    bound: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or token.value not in ("const", "let", "var") or not _is(tokens, index + 1, "ident"):
+            continue
+        name = tokens[index + 1].value
+        cursor = index + 2
+        if _is(tokens, cursor, "punct", ":"):
+            # A type annotation: skip to the '=' at this level (bounded by the statement).
+            while cursor < len(tokens) and not _is(tokens, cursor, "punct", "=") and not _is(tokens, cursor, "punct", ";"):
+                cursor += 1
+        if _is(tokens, cursor, "punct", "=") and name not in bound:
+            bound[name] = cursor + 1
+    return bound
+
+
+def _classes(tokens: list[Token]) -> dict[str, int]:
+    """Where each ``class NAME`` body opens (the index of its ``{``)."""
+    found: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        if token.kind == "ident" and token.value == "class" and _is(tokens, index + 1, "ident"):
+            body = _body_after(tokens, index + 2)
+            if body is not None:
+                found.setdefault(tokens[index + 1].value, body)
+    return found
+
+
+def _body_after(tokens: list[Token], start: int) -> int | None:
+    """The first ``{`` at or after ``start`` before any ``;`` (a class's body)."""
+    for index in range(start, len(tokens)):
+        if _is(tokens, index, "punct", "{"):
+            return index
+        if _is(tokens, index, "punct", ";"):
+            return None
+    return None
+
+
+def _default_export(tokens: list[Token]) -> tuple[str, int | None]:
+    """The default export's shape and the index of the ``{`` whose top level holds its handlers."""
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value == "export" and _is(tokens, index + 1, "ident", "default")):
+            continue
+        cursor = index + 2
+        if _is(tokens, cursor, "punct", "{"):
+            return "object", cursor
+        if _is(tokens, cursor, "ident", "class"):
+            body = _body_after(tokens, cursor + 1)
+            return ("class", body) if body is not None else ("none", None)
+        if _is(tokens, cursor, "ident"):
+            name = tokens[cursor].value
+            value = _bindings(tokens).get(name)
+            if value is not None and _is(tokens, value, "punct", "{"):
+                return "bound object", value
+            if value is not None and _is(tokens, value, "ident", "new"):
+                return "router", None
+            body = _classes(tokens).get(name)
+            if body is not None:
+                return "bound class", body
+        return "none", None
+    return "none", None
+
+
+def _handlers(tokens: list[Token], opening: int) -> list[str]:
+    """The handler names defined at the top level of the braces opening at ``opening``."""
+    closing = _matching(tokens, opening, "{", "}")
+    found: set[str] = set()
+    braces = parens = brackets = 0
+    for index in range(opening + 1, closing):
+        token = tokens[index]
+        if token.kind == "punct":
+            braces += {"{": 1, "}": -1}.get(token.value, 0)
+            parens += {"(": 1, ")": -1}.get(token.value, 0)
+            brackets += {"[": 1, "]": -1}.get(token.value, 0)
+            continue
+        if braces or parens or brackets or token.kind not in ("ident", "string") or token.value not in HANDLER_NAMES:
+            continue
+        before = tokens[index - 1]
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        member_start = before.kind == "punct" and before.value in "{,;}" or (
+            before.kind == "ident" and before.value in ("async", "static", "public", "override")
+        ) or (before.kind == "punct" and before.value == "*")
+        if not member_start or after is None or after.kind != "punct":
+            continue
+        if after.value in ":,}" or after.value == "(" or after.value == "<" or after.value == "=":
+            found.add(token.value)
+    return [name for name in HANDLER_NAMES if name in found]
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A module's path as the draft writes it: relative to ``root`` when inside it."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _where(path: Path, root: Path, line: int) -> str:
+    return f"{_shown(path, root)}:{line}"
+
+
+def _literal_url(tokens: list[Token], index: int, bound: dict[str, int]) -> tuple[str, bool] | None:
+    """The URL text at ``index`` (a literal, a template's literal head, or a name bound to
+    one), and whether it is a template head; None when it is built at run time."""
+    for _ in range(2):  # a name is followed once to its value, never further
+        token = tokens[index] if 0 <= index < len(tokens) else None
+        if token is None:
+            return None
+        if token.kind == "string":
+            return token.value, False
+        if token.kind == "template":
+            return token.value, token.open
+        if token.kind == "ident" and token.value in bound:
+            index = bound[token.value]
+            continue
+        return None
+    return None
+
+
+def _fetch_of(url: str, is_head: bool, method: str | None, where: str) -> Fetch | None:
+    """The request a literal URL names, or None when its host is not literal."""
+    if not re.match(r"^https?://", url, re.IGNORECASE):
+        return None
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    guessed = is_head and not re.search(r"^https?://[^/?#]+[/?#]", url, re.IGNORECASE)
+    if not _HOST.match(host):
+        return None
+    return Fetch(host=host, path=parts.path or "/", method=method, where=where, host_guessed=guessed)
+
+
+def _init_method(tokens: list[Token], start: int, end: int) -> str | None:
+    """The literal ``method`` of a fetch's init object between ``start`` and ``end``;
+    GET when the call has no init, None when the init is not written out."""
+    commas = [i for i in range(start, end) if _is(tokens, i, "punct", ",")]
+    if not commas:
+        return "GET"
+    for index in range(commas[0], end):
+        token = tokens[index]
+        if token.kind in ("ident", "string") and token.value == "method" and _is(tokens, index + 1, "punct", ":"):
+            value = tokens[index + 2] if index + 2 < end else None
+            if value is not None and value.kind == "string" and value.value.upper() in _HTTP_METHODS:
+                return value.value.upper()
+            return None
+    if _is(tokens, commas[0] + 1, "punct", "{"):
+        return "GET"
+    return None
+
+
+def _requests(tokens: list[Token], path: Path, root: Path) -> tuple[list[Fetch], list[str]]:
+    """The module's literal requests and the places of those built at run time."""
+    bound = _bindings(tokens)
+    fetches: list[Fetch] = []
+    dynamic: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or not _is(tokens, index + 1, "punct", "("):
+            continue
+        before = tokens[index - 1] if index else None
+        if token.value == "fetch":
+            if before is not None and before.kind == "punct" and before.value == ".":
+                owner = tokens[index - 2] if index >= 2 else None
+                if owner is None or owner.value not in ("globalThis", "self", "window"):
+                    continue  # a binding's fetch (a service, a Durable Object stub): not outbound
+            if before is not None and before.kind == "ident" and before.value in ("function", "async"):
+                continue
+        elif token.value == "Request":
+            if before is None or not (before.kind == "ident" and before.value == "new"):
+                continue
+        else:
+            continue
+        closing = _matching(tokens, index + 1, "(", ")")
+        member = before is None or (before.kind == "punct" and before.value in "{,;}")
+        if _is(tokens, closing + 1, "punct", "{") or (member and _is(tokens, closing + 1, "punct", ":")):
+            continue  # a method's definition (fetch(request) {...}), not a call
+        where = _where(path, root, token.line)
+        literal = _literal_url(tokens, index + 2, bound)
+        request = None
+        if literal is not None:
+            request = _fetch_of(literal[0], literal[1], _init_method(tokens, index + 2, closing), where)
+        if request is None and _is(tokens, index + 2, "ident", "new") and _is(tokens, index + 3, "ident", "Request"):
+            continue  # fetch(new Request(...)): the Request is read as a request of its own
+        if request is None:
+            dynamic.append(where)
+        else:
+            fetches.append(request)
+    return fetches, dynamic
+
+
+def _routes(tokens: list[Token], path: Path, root: Path) -> tuple[list[Route], list[str]]:
+    """Paths compared to a request's path or registered with a router, and methods compared."""
+    routes: list[Route] = []
+    methods: list[str] = []
+    comparisons = ("=", "!")
+    for index, token in enumerate(tokens):
+        if token.kind not in ("string", "template") or token.open or not token.value.startswith("/"):
+            continue
+        where = _where(path, root, token.line)
+        before = tokens[index - 1] if index else None
+        # `pathname === "/x"`: the three tokens before are = = = or ! = =.
+        near = [tokens[i] for i in range(max(0, index - 4), index)]
+        compared = bool(near) and all(t.kind == "punct" and t.value in comparisons for t in near[-2:]) and any(
+            t.kind == "ident" and t.value in ("pathname", "path") for t in near
+        )
+        after = tokens[index + 1 : index + 7]
+        compared = compared or (
+            len(after) >= 3
+            and all(t.kind == "punct" and t.value in comparisons for t in after[:2])
+            and any(t.kind == "ident" and t.value in ("pathname", "path") for t in after)
+        )
+        if compared or (before is not None and before.kind == "ident" and before.value == "case"):
+            routes.append(Route(path=token.value, method=None, where=where))
+            continue
+        # A router's registration: .post("/orders", ...)
+        if before is not None and before.kind == "punct" and before.value == "(" and index >= 3:
+            name = tokens[index - 2]
+            dot = tokens[index - 3]
+            if name.kind == "ident" and name.value.lower() in _ROUTER_METHODS and dot.kind == "punct" and dot.value == ".":
+                routes.append(Route(path=token.value, method=_ROUTER_METHODS[name.value.lower()], where=where))
+    for index, token in enumerate(tokens):
+        if token.kind == "ident" and token.value == "method" and _is(tokens, index - 1, "punct", "."):
+            for offset in range(1, 5):
+                value = tokens[index + offset] if index + offset < len(tokens) else None
+                if value is not None and value.kind == "string" and value.value.upper() in _HTTP_METHODS:
+                    methods.append(value.value.upper())
+                    break
+                if value is None or value.kind != "punct" or value.value not in comparisons:
+                    break
+    return routes, methods
+
+
+#: A body field's example value by its declared type's first word.
+_EXAMPLE_VALUES = {"string": "", "number": 0, "bigint": 0, "boolean": False}
+
+
+def _body_types(tokens: list[Token]) -> list[str]:
+    """Type names the code reads a body as: ``request.json<T>()``, ``MessageBatch<T>``, ``Message<T>``."""
+    names: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or not _is(tokens, index + 1, "punct", "<") or not _is(tokens, index + 2, "ident"):
+            continue
+        if not _is(tokens, index + 3, "punct", ">"):
+            continue
+        if token.value == "json" and _is(tokens, index - 1, "punct", ".") or token.value in ("MessageBatch", "Message"):
+            names.append(tokens[index + 2].value)
+    return list(dict.fromkeys(names))
+
+
+def _type_fields(tokens: list[Token], name: str) -> list[tuple[str, str]] | None:
+    """The fields of ``interface NAME {...}`` or ``type NAME = {...}``: (field, first word of its type)."""
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or token.value not in ("interface", "type") or not _is(tokens, index + 1, "ident", name):
+            continue
+        opening = index + 2
+        if _is(tokens, opening, "punct", "="):
+            opening += 1
+        if not _is(tokens, opening, "punct", "{"):
+            continue
+        closing = _matching(tokens, opening, "{", "}")
+        fields: list[tuple[str, str]] = []
+        depth = 0
+        for cursor in range(opening + 1, closing):
+            item = tokens[cursor]
+            if item.kind == "punct" and item.value in "{[(<":
+                depth += 1
+            elif item.kind == "punct" and item.value in "}])>":
+                depth -= 1
+            elif depth == 0 and item.kind in ("ident", "string") and _is(tokens, cursor - 1, "punct") and tokens[cursor - 1].value in "{;,":
+                colon = cursor + 2 if _is(tokens, cursor + 1, "punct", "?") else cursor + 1
+                if _is(tokens, colon, "punct", ":") and colon + 1 < closing:
+                    fields.append((item.value, tokens[colon + 1].value))
+        return fields
+    return None
+
+
+def body_example(fields: tuple[tuple[str, str], ...]) -> dict[str, object]:
+    """An example body from declared fields: "" for a string, 0 for a number, false, else null."""
+    return {name: _EXAMPLE_VALUES.get(kind) for name, kind in fields}
+
+
+def _relative_imports(tokens: list[Token]) -> list[str]:
+    """The specifiers the module imports or re-exports by relative path, in order."""
+    specifiers: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.kind != "string" or not token.value.startswith(("./", "../")):
+            continue
+        before = tokens[index - 1] if index else None
+        if before is None:
+            continue
+        if before.kind == "ident" and before.value in ("from", "import"):
+            specifiers.append(token.value)
+        elif before.kind == "punct" and before.value == "(" and index >= 2 and tokens[index - 2].value in ("import", "require"):
+            specifiers.append(token.value)
+    return specifiers
+
+
+def _resolve(importer: Path, specifier: str) -> Path | None:
+    """The script file a relative specifier names, as TypeScript and bundlers resolve it."""
+    target = (importer.parent / specifier).resolve()
+    candidates = [target]
+    if target.suffix in _TS_TWINS:
+        candidates += [target.with_suffix(ext) for ext in _TS_TWINS[target.suffix]]
+    candidates += [Path(str(target) + ext) for ext in _SCRIPT_EXTENSIONS]
+    candidates += [target / f"index{ext}" for ext in _SCRIPT_EXTENSIONS]
+    for candidate in candidates:
+        if candidate.is_file() and candidate.suffix in _SCRIPT_EXTENSIONS:
+            return candidate
+    return None
+
+
+def _body_shape(names: list[str], modules: list[list[Token]]) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The first body type read whose declaration a scanned module holds, and its fields."""
+    for name in dict.fromkeys(names):
+        for tokens in modules:
+            fields = _type_fields(tokens, name)
+            if fields:
+                return name, tuple(fields)
+    return None, ()
+
+
+def scan_worker(entry: Path, root: Path) -> SourceScan:
+    """Scan the Worker's entry module and the modules it imports by relative path.
+
+    ``root`` is the directory places are shown relative to (the draft's folder). Nothing
+    is imported or run; an unreadable module is named in ``skipped``.
+    """
+    entry = entry.resolve()
+    pending = [entry]
+    seen = {entry}
+    modules: list[str] = []
+    skipped: list[str] = []
+    fetches: list[Fetch] = []
+    dynamic: list[str] = []
+    routes: list[Route] = []
+    methods: list[str] = []
+    headers: set[str] = set()
+    handlers: list[str] = []
+    shape = "none"
+    agents = False
+    body_types: list[str] = []
+    env_names: set[str] = set()
+    module_tokens: list[list[Token]] = []
+    while pending:
+        path = pending.pop(0)
+        shown = _shown(path, root)
+        if len(modules) >= MODULES_MAX:
+            skipped.append(f"{shown} (over the {MODULES_MAX}-module limit)")
+            continue
+        try:
+            size = path.stat().st_size
+            if size > MODULE_BYTES_MAX:
+                skipped.append(f"{shown} ({size} bytes, over {MODULE_BYTES_MAX})")
+                continue
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            skipped.append(f"{shown} (cannot be read: {error})")
+            continue
+        modules.append(shown)
+        tokens = tokenize(text)
+        module_tokens.append(tokens)
+        body_types += _body_types(tokens)
+        env_names.update(
+            tokens[i + 2].value
+            for i, t in enumerate(tokens)
+            if t.kind == "ident" and t.value == "env" and _is(tokens, i + 1, "punct", ".") and _is(tokens, i + 2, "ident")
+        )
+        if path == entry:
+            shape, opening = _default_export(tokens)
+            if opening is not None:
+                handlers = _handlers(tokens, opening)
+            elif shape == "router":
+                handlers = ["fetch"]
+        module_fetches, module_dynamic = _requests(tokens, path, root)
+        fetches += module_fetches
+        dynamic += module_dynamic
+        module_routes, module_methods = _routes(tokens, path, root)
+        routes += module_routes
+        methods += module_methods
+        agents = agents or any(t.kind == "ident" and t.value == "routeAgentRequest" for t in tokens)
+        headers.update(t.value for t in tokens if t.kind == "string" and t.value.lower() in ("idempotency-key", "x-idempotency-key"))
+        for specifier in _relative_imports(tokens):
+            resolved = _resolve(path, specifier)
+            if resolved is None:
+                if not Path(specifier).suffix or Path(specifier).suffix in _SCRIPT_EXTENSIONS:
+                    skipped.append(f"{specifier} (imported by {shown}; no such module)")
+                continue
+            if resolved not in seen:
+                seen.add(resolved)
+                pending.append(resolved)
+    body_type, body_fields = _body_shape(body_types, module_tokens)
+    return SourceScan(
+        entry=entry,
+        body_fields=body_fields,
+        body_type=body_type,
+        env_names=tuple(sorted(env_names)),
+        handlers=tuple(handlers),
+        export_shape=shape,
+        fetches=tuple(fetches),
+        dynamic_fetches=tuple(dynamic),
+        routes=tuple(routes),
+        methods=tuple(dict.fromkeys(methods)),
+        routes_agents=agents,
+        idempotency_headers=tuple(sorted(headers)),
+        modules=tuple(modules),
+        skipped=tuple(skipped),
+    )

@@ -1,0 +1,198 @@
+"""``eutaxy.cloudflare.draft``: a first scenario from a wrangler config and the Worker's text.
+
+Each test writes a small Worker project into a temporary folder, drafts it, and reads the
+draft's data and file: the setup found, the drive chosen, the notes, the holes and that the
+file loads up to its holes (and fully once they are filled). Nothing here starts workerd.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import load_scenario
+from eutaxy.cloudflare.draft import draft_worker, find_config_upward, write_draft
+from eutaxy.cloudflare.worker import prepare_worker
+from eutaxy.core.errors import UserError
+
+QUEUE_WORKER = """
+interface Job { jobId: string; attempt: number }
+export default {
+  async queue(batch: MessageBatch<Job>, env: Env): Promise<void> {
+    for (const message of batch.messages) {
+      await env.DB.prepare("INSERT INTO jobs (job_id) VALUES (?)").bind(message.body.jobId).run();
+      await env.CACHE.put(message.body.jobId, "done");
+      message.ack();
+    }
+  },
+  async fetch(request: Request, env: Env): Promise<Response> {
+    return new Response(await env.SECRET_TOKEN);
+  },
+};
+"""
+
+SCHEMA = "CREATE TABLE jobs (\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  job_id TEXT NOT NULL\n);\n"
+
+
+def _project(folder: Path, config: dict, worker: str = QUEUE_WORKER, files: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "worker.ts").write_text(worker)
+    for name, text in (files or {}).items():
+        (folder / name).write_text(text)
+    path = folder / "wrangler.jsonc"
+    path.write_text("// a test Worker\n" + json.dumps({"main": "./worker.ts", "compatibility_date": "2026-01-01", **config}, indent=2))
+    return path
+
+
+def _config(**extra) -> dict:
+    return {
+        "name": "jobs",
+        "d1_databases": [{"binding": "DB", "database_name": "jobs-db"}],
+        "queues": {"consumers": [{"queue": "jobs"}]},
+        **extra,
+    }
+
+
+def fill(source: str, events: str, invariants: str) -> str:
+    """The draft's text with its events and invariants holes written (as a test author would)."""
+    source = re.sub(r'todo\("events", "[^"]*"\)', events, source)
+    return re.sub(r'todo\("invariants", "[^"]*"\)', invariants, source)
+
+
+def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
+    """D1 from schema.sql, the consumer's queue as the drive (queue() and a consumer), the
+    events and invariants as holes, the body type's fields as the example."""
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    draft = draft_worker(config)
+    assert tmp_path / "w" / "jobs.sim.py" == draft.path
+    assert [{"kind": "d1_schema", "binding": "DB", "path": "./schema.sql", "found": "schema.sql beside the config"}] == list(draft.setup)
+    assert {"kind": "queue", "name": "jobs", "variable": "jobs"} == draft.drive
+    assert ["events", "invariants"] == [hole["name"] for hole in draft.holes]
+    assert ({"body": {"jobId": "", "attempt": 0}},) == draft.example_events
+    assert 'unique("jobs-job_id-unique", d1_rows("DB", "jobs"), "job_id"),' in draft.example_invariants
+    lines = draft.source.splitlines()
+    for hole in draft.holes:
+        assert f'todo("{hole["name"]}"' in lines[hole["line"] - 1]
+    assert "# TODO(events):" in draft.source and "# TODO(invariants):" in draft.source
+
+
+def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):
+    """KV, a Durable Object and a producer are noted as not proxied; fetch() as not driven;
+    env.SECRET_TOKEN as read but not declared. Each note is in the file too."""
+    config = _project(
+        tmp_path / "w",
+        _config(
+            kv_namespaces=[{"binding": "CACHE", "id": "c"}],
+            durable_objects={"bindings": [{"name": "ROOMS", "class_name": "Room"}]},
+            queues={"consumers": [{"queue": "jobs"}], "producers": [{"binding": "OUT", "queue": "done"}]},
+        ),
+        files={"schema.sql": SCHEMA},
+    )
+    draft = draft_worker(config)
+    unproxied = [note.text for note in draft.notes if note.kind == "unproxied"]
+    assert any(text.startswith("kv binding CACHE is not proxied") for text in unproxied)
+    assert any("Durable Object binding ROOMS (class Room)" in text for text in unproxied)
+    assert any("queue producer OUT (queue done)" in text for text in unproxied)
+    assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")
+    assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
+    comments = " ".join(line.lstrip("# ").strip() for line in draft.source.splitlines() if line.startswith("#"))
+    for note in draft.notes:
+        assert f"- {note.kind}: {note.text}" in comments
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        ({"jobs-db.sql": SCHEMA}, "jobs-db.sql beside the config (the database's name)"),
+        ({"init.sql": SCHEMA}, "the only .sql file beside the config (init.sql)"),
+    ],
+)
+def test_the_schema_is_found_as_the_seeds_say(tmp_path, files, found):
+    """<database_name>.sql, else the only .sql file: each a guess the notes name."""
+    draft = draft_worker(_project(tmp_path / "w", _config(), files=files))
+    assert found == draft.setup[0]["found"]
+    assert any(note.kind == "guess" and found in note.text for note in draft.notes)
+
+
+def test_no_schema_is_a_hole(tmp_path):
+    """Two .sql files and none named as the seeds say: the schema path is a hole, not a pick."""
+    draft = draft_worker(_project(tmp_path / "w", _config(), files={"a.sql": SCHEMA, "b.sql": SCHEMA}))
+    assert None is draft.setup[0]["path"]
+    assert ["events", "schema", "invariants"] == sorted([h["name"] for h in draft.holes], key=["events", "schema", "invariants"].index)
+    assert 'd1_schema("DB", todo("schema"' in draft.source
+
+
+def test_a_fetch_worker_gets_an_http_drive_the_externals_and_route_hints(tmp_path):
+    """No consumer: fetch() over http(...), the caller a noted guess; a literal URL an external."""
+    worker = """
+const API = "https://api.shop.example/v1/orders";
+type Order = { orderId: string };
+export default {
+  async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname !== "/orders") return new Response("", { status: 404 });
+    const order = await request.json<Order>();
+    await fetch(API, { method: "POST", body: JSON.stringify(order) });
+    return new Response("ok");
+  },
+};
+"""
+    draft = draft_worker(_project(tmp_path / "w", {"name": "shop"}, worker=worker))
+    assert "http" == draft.drive["kind"]
+    assert [{"name": "api.shop.example", "host": "api.shop.example", "requests": [{"method": "POST", "path": "/v1/orders", "where": "worker.ts:8"}]}] == list(draft.externals)
+    assert ({"method": "GET", "path": "/orders"},) == draft.example_events
+    assert 'external("api.shop.example", "api.shop.example"),' in draft.source
+    assert any(note.kind == "guess" and "retries=0" in note.text for note in draft.notes)
+
+
+def test_a_worker_with_only_a_scheduled_handler_gets_a_drive_hole(tmp_path):
+    """Cron has no drive in this build: noted, and the drive itself is a hole."""
+    worker = "export default { async scheduled(controller, env) { await env.DB.exec('x'); } };"
+    draft = draft_worker(_project(tmp_path / "w", {"name": "cron"}, worker=worker))
+    assert None is draft.drive
+    assert "drive" in [hole["name"] for hole in draft.holes]
+    assert any("scheduled() handler" in note.text for note in draft.notes if note.kind == "entry_point")
+
+
+def test_the_draft_loads_up_to_its_holes_and_fully_once_filled(tmp_path):
+    """Unfilled: loading names each hole with its line (exit 2 material). Filled: the scenario
+    loads and the Worker's config and setup pass prepare_worker."""
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    draft = draft_worker(config)
+    path = write_draft(draft)
+    with pytest.raises(UserError) as caught:
+        load_scenario(path)
+    message = str(caught.value)
+    assert "a draft with 2 holes still to fill" in message
+    for hole in draft.holes:
+        assert f"jobs.sim.py:{hole['line']}: TODO({hole['name']})" in message
+    path.write_text(fill(draft.source, '[{"body": {"jobId": "j-1", "attempt": 1}}]',
+                         'at_most_once_per_key("one-write-per-job", d1_write("DB"), d1_param(0))'))
+    scenario = load_scenario(path)
+    assert "jobs" == scenario["name"]
+    assert [{"id": "msg-1", "body": {"jobId": "j-1", "attempt": 1}}] == scenario["drive"]["events"]
+    prepare_worker(scenario)
+
+
+def test_a_draft_never_replaces_a_file_and_is_deterministic(tmp_path):
+    """The second write is refused naming the file, which keeps its text; two drafts are equal."""
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    first = draft_worker(config)
+    assert first.to_data() == draft_worker(config).to_data()
+    path = write_draft(first)
+    path.write_text("# mine\n")
+    with pytest.raises(UserError, match=re.escape(f"{path}: already exists; eutaxy draft never replaces a file")):
+        write_draft(draft_worker(config))
+    assert "# mine\n" == path.read_text()
+
+
+def test_the_config_is_found_from_a_subfolder_and_a_missing_one_is_named(tmp_path):
+    """As wrangler: the nearest wrangler config at or above the folder; none is a UserError."""
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    (tmp_path / "w" / "src").mkdir()
+    assert config == find_config_upward(tmp_path / "w" / "src")
+    assert config.resolve() == draft_worker(cwd=tmp_path / "w" / "src").scan.entry.parent / "wrangler.jsonc"
+    with pytest.raises(UserError, match="no wrangler config in"):
+        find_config_upward(Path("/proc/self"))  # no wrangler config at or above it on any machine

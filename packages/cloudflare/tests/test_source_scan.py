@@ -1,0 +1,124 @@
+"""The text scan of a Worker's source: handlers, literal fetches, routes, body types, imports.
+
+Each test writes a small module and reads what the scan found; nothing is bundled or run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eutaxy.cloudflare.source_scan import body_example, scan_worker, tokenize
+
+
+def _scan(tmp_path: Path, source: str, **others: str):
+    (tmp_path / "worker.ts").write_text(source)
+    for name, text in others.items():
+        (tmp_path / name.replace("__", ".")).write_text(text)
+    return scan_worker(tmp_path / "worker.ts", tmp_path)
+
+
+def test_tokens_skip_comments_and_keep_strings_templates_and_regexes():
+    """A URL inside a comment is no token; a template splits at its substitution; a regex is one token."""
+    tokens = tokenize('// fetch("https://no.example")\nconst a = `https://h.example/${id}/x`; const r = /a\\/b/g; "s\\"q"')
+    kinds = [(token.kind, token.value) for token in tokens]
+    assert ("string", "https://no.example") not in kinds
+    assert ("template", "https://h.example/") in kinds
+    assert ("template", "/x") in kinds
+    assert ("regex", "/a\\/b/g") in kinds
+    assert ("string", 's"q') in kinds
+    assert [token.line for token in tokens if token.kind == "template"] == [2, 2]
+
+
+def test_handlers_of_an_object_default_export_and_not_of_other_classes(tmp_path):
+    """queue() and fetch() at the export's top level are handlers; a Durable Object's fetch is not."""
+    scan = _scan(tmp_path, """
+export class Counter extends DurableObject {
+  async fetch(request: Request) { return new Response("x"); }
+  async scheduled() {}
+}
+export default {
+  async queue(batch: MessageBatch<Job>, env: Env): Promise<void> {
+    await fetch("https://api.example.com/jobs", { method: "post" });
+  },
+  fetch: handleFetch,
+} satisfies ExportedHandler<Env>;
+""")
+    assert ("fetch", "queue") == scan.handlers
+    assert "object" == scan.export_shape
+    assert [("api.example.com", "/jobs", "POST")] == [(f.host, f.path, f.method) for f in scan.fetches]
+
+
+def test_handlers_of_a_class_a_bound_object_and_a_router(tmp_path):
+    """export default class …, export default handler (an object), export default app (new Hono())."""
+    assert ("fetch",) == _scan(tmp_path, "export default class extends WorkerEntrypoint { async fetch(r) { return r; } }").handlers
+    bound = _scan(tmp_path, "const handler = { scheduled(controller) {}, queue };\nexport default handler;")
+    assert ("queue", "scheduled") == bound.handlers
+    assert "bound object" == bound.export_shape
+    router = _scan(tmp_path, 'const app = new Hono();\napp.post("/orders", (c) => c.json({}));\nexport default app;')
+    assert ("fetch",) == router.handlers
+    assert "router" == router.export_shape
+    assert [("/orders", "POST")] == [(route.path, route.method) for route in router.routes]
+
+
+def test_literal_urls_through_a_constant_a_template_and_new_request(tmp_path):
+    """A name bound to a literal is followed once; a template's literal head gives the host and
+    path prefix; a URL built at run time is counted, not guessed; a binding's fetch is not outbound."""
+    scan = _scan(tmp_path, """
+const CHARGES = "https://api.pay.example/v1/charges";
+export default {
+  async fetch(request: Request, env: Env) {
+    await fetch(CHARGES, { method: "POST", headers: { "Idempotency-Key": "k" } });
+    await fetch(`https://hooks.example.org/v2/${request.url}`);
+    await fetch(new Request("https://cdn.example.net/a.json"));
+    await fetch(request.url);
+    await env.SERVICE.fetch("https://internal/x");
+    return new Response("ok");
+  },
+};
+""")
+    found = [(f.host, f.path, f.method, f.where) for f in scan.fetches]
+    assert ("api.pay.example", "/v1/charges", "POST", "worker.ts:5") in found
+    assert ("hooks.example.org", "/v2/", "GET", "worker.ts:6") in found
+    assert ("cdn.example.net", "/a.json", "GET", "worker.ts:7") in found
+    assert 3 == len(found)
+    assert ("worker.ts:8",) == scan.dynamic_fetches  # fetch(request.url); new Request(...) is read by itself
+    assert ("Idempotency-Key",) == scan.idempotency_headers
+
+
+def test_routes_methods_body_type_env_names_and_relative_imports(tmp_path):
+    """Paths compared to pathname, the method compared, the body's declared fields (in an imported
+    module), env names read; the imported module is scanned too, a missing one named."""
+    scan = _scan(
+        tmp_path,
+        """
+import { save } from "./store.js";
+import "./missing";
+import type { Order } from "./types";
+export default {
+  async fetch(request: Request, env: Env) {
+    const url = new URL(request.url);
+    if (request.method !== "POST" || url.pathname !== "/orders") return new Response("", { status: 404 });
+    const order = await request.json<Order>();
+    await save(env.DB, order, env.API_TOKEN);
+    return new Response("ok");
+  },
+};
+""",
+        store__ts='export async function save(db, order) { await fetch("https://audit.example/log", { method: "PUT" }); }',
+        types__ts="export interface Order { orderId: string; amountCents: number; rush?: boolean; items: Item[] }",
+    )
+    assert ("worker.ts", "store.ts", "types.ts") == scan.modules
+    assert any("./missing" in item for item in scan.skipped)
+    assert [("/orders", "worker.ts:8")] == [(route.path, route.where) for route in scan.routes]
+    assert ("POST",) == scan.methods
+    assert "Order" == scan.body_type
+    assert {"orderId": "", "amountCents": 0, "rush": False, "items": None} == body_example(scan.body_fields)
+    assert ("API_TOKEN", "DB") == scan.env_names
+    assert [("audit.example", "PUT", "store.ts:1")] == [(f.host, f.method, f.where) for f in scan.fetches]
+
+
+def test_a_default_export_without_handlers_and_odd_text_do_not_fail(tmp_path):
+    """Unterminated strings, templates and comments end at the text's end; no handler is none."""
+    scan = _scan(tmp_path, 'export default function () {}\nconst s = "open\nconst t = `x ${ y\n/* never closed')
+    assert () == scan.handlers
+    assert "none" == scan.export_shape
