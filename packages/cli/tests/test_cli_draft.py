@@ -169,3 +169,36 @@ def test_a_filled_draft_checks_on_workerd(tmp_path, run_cli, toolchain):
     assert "violated" == data["kind"]
     assert 1 == result.code
     assert ["one-db-write-per-key"] == [item["invariant"] for item in data["violations"]]
+
+
+def test_the_toml_twin_drafts_as_its_jsonc(tmp_path, run_cli):
+    """queue-duplicate-write's wrangler.toml gives the draft its wrangler.jsonc gives, but for the config's name."""
+    folder = copy_worker("queue-duplicate-write", tmp_path)
+    from_jsonc = json.loads(run_cli("draft", str(folder / "wrangler.jsonc"), "--json").stdout)
+    from_toml = json.loads(run_cli("draft", str(folder / "wrangler.toml"), "--json").stdout)
+    assert "./wrangler.toml" == from_toml["config"]
+    assert from_jsonc["source"].replace("wrangler.jsonc", "wrangler.toml") == from_toml["source"]
+
+
+def test_env_drafts_the_environment_and_names_it(tmp_path, run_cli):
+    """--env staging: the staging database and consumer (the top level has neither), the file
+    named for the environment, and worker={"env": "staging"} so check reads the same config."""
+    from eutaxy.cloudflare import load_scenario
+
+    folder = tmp_path / "env_e2e"
+    shutil.copytree(Path(__file__).parent / "env_e2e", folder, ignore=shutil.ignore_patterns("*.py"))
+    top = json.loads(run_cli("draft", str(folder), "--json").stdout)
+    assert ([], None) == (top["setup"], top["drive"])  # queue() alone, and no consumer: the drive is a hole
+    assert any("has a queue() handler but the config has no queues.consumers entry" in note["text"] for note in top["notes"])
+    result = run_cli("draft", str(folder), "--env", "staging")
+    assert 0 == result.code, result.stderr
+    path = folder / "pay-staging.sim.py"
+    source = path.read_text()
+    assert 'worker={"entry": "./worker.ts", "config": "./wrangler.toml", "env": "staging"},' in source
+    assert 'd1_schema("DB", "./schema.sql"),' in source
+    assert "payments = queue(" in source
+    path.write_text(fill(source, '[{"body": {"orderId": "o-1"}}]', 'at_most_once_per_key("once", d1_write("DB"), d1_param(0))'))
+    assert "staging" == load_scenario(path)["worker"]["env"]
+    unknown = run_cli("draft", str(folder), "--env", "prod")
+    assert 2 == unknown.code
+    assert "there is no environment 'prod'" in unknown.stderr

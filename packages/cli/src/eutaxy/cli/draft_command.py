@@ -36,12 +36,14 @@ def add_draft_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="the wrangler config, or its folder (default: found as wrangler finds it, from here up)")
     parser.add_argument("--entry", metavar="PATH", default=None,
                         help="the Worker's entry module (default: the config's main)")
+    parser.add_argument("--env", metavar="NAME", default=None,
+                        help="draft for the wrangler environment NAME (env.NAME in the config), as eutaxy check --env reads it")
 
 
 def run_draft(args: argparse.Namespace, out: Output) -> int:
     from eutaxy.cloudflare.draft import draft_worker, write_draft
 
-    draft = draft_worker(args.config, cwd=Path.cwd(), entry=args.entry)
+    draft = draft_worker(args.config, cwd=Path.cwd(), entry=args.entry, env=args.env)
     if out.json:
         out.report({**draft.to_data(), "written": False}, kind="draft")
         return EXIT_OK

@@ -90,6 +90,8 @@ class Draft:
     #: The config and entry as the file names them (relative to the file's folder).
     config: str
     entry: str
+    #: The wrangler environment drafted for, None for the top level.
+    env: str | None
     setup: tuple[dict[str, Any], ...]
     #: ``{"kind": "queue", "name", "variable"}``, ``{"kind": "http", "variable"}``, or None
     #: when the Worker has no entry point this build drives (the drive is then a hole).
@@ -113,6 +115,7 @@ class Draft:
             "name": self.name,
             "config": self.config,
             "entry": self.entry,
+            "env": self.env,
             "setup": [dict(step) for step in self.setup],
             "drive": None if self.drive is None else dict(self.drive),
             "externals": [dict(item) for item in self.externals],
@@ -142,13 +145,17 @@ def find_config_upward(start: Path) -> Path:
     )
 
 
-def draft_worker(config_path: str | Path | None = None, *, cwd: Path | None = None, entry: str | Path | None = None) -> Draft:
+def draft_worker(
+    config_path: str | Path | None = None, *, cwd: Path | None = None, entry: str | Path | None = None, env: str | None = None
+) -> Draft:
     """Draft a scenario for the Worker the wrangler config at ``config_path`` describes.
 
     Args:
         config_path: the wrangler config; None finds it as wrangler does, from ``cwd`` up.
         cwd: where a relative ``config_path`` and the search start (default: the working folder).
         entry: the Worker's entry module, when the config's ``main`` should not be used.
+        env: a wrangler environment (``env.<name>``) to draft for, as ``--env`` checks it;
+            the file is then ``<name>-<env>.sim.py`` and its worker names the environment.
 
     Raises:
         UserError: no config, a config the reader refuses, no entry module.
@@ -161,7 +168,7 @@ def draft_worker(config_path: str | Path | None = None, *, cwd: Path | None = No
         path = path if path.is_absolute() else base / path
         if path.is_dir():
             path = wrangler.find_config(path)
-    config = wrangler.read_config(path)
+    config = wrangler.read_config(path, env=env)
     folder = config.path.parent
     entry_path = _entry(config, entry, base)
     scan = scan_worker(entry_path, folder)
@@ -336,7 +343,8 @@ class _Builder:
 
     def build(self) -> Draft:
         scan = self.scan
-        self.note("read", f"read {_relative(self.config.path, self.folder)} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
+        environment = f" (environment {self.config.environment})" if self.config.environment else ""
+        self.note("read", f"read {_relative(self.config.path, self.folder)}{environment} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
         setup, setup_lines, tables = self._setup()
@@ -352,6 +360,7 @@ class _Builder:
             name=self.name,
             config=_relative(self.config.path, self.folder),
             entry=_relative(self.entry, self.folder),
+            env=self.config.environment,
             setup=tuple(setup),
             drive=drive,
             externals=tuple(externals),
@@ -606,7 +615,10 @@ class _Builder:
         out.append("")
         out.append("scenario = define_scenario(")
         out.append(f"    name={json.dumps(self.name)},")
-        out.append(f"    worker={{\"entry\": {json.dumps(entry)}, \"config\": {json.dumps(config)}}},")
+        worker = {"entry": entry, "config": config}
+        if self.config.environment is not None:
+            worker["env"] = self.config.environment
+        out.append(f"    worker={_py(worker)},")
         if setup_lines:
             out.append("    setup=[")
             out += [f"        {line}" for line in setup_lines]
