@@ -126,18 +126,18 @@ def test_draft_never_overwrites_and_says_which_file(tmp_path, run_cli):
 
 
 def test_an_unproxied_binding_gets_a_note_in_the_file(tmp_path, run_cli):
-    """A KV namespace and an R2 bucket in the config: each named as not proxied, in the file."""
+    """An AI binding and a Hyperdrive config (outside the seeds' allowlist): each named as not proxied, in the file."""
     folder = copy_worker("background-lost", tmp_path)
     config = folder / "wrangler.jsonc"
     text = config.read_text().rstrip().rstrip("}")
-    config.write_text(text + '  "kv_namespaces": [{ "binding": "SESSIONS", "id": "s" }],\n'
-                      '  "r2_buckets": [{ "binding": "FILES", "bucket_name": "files" }],\n}\n')
+    config.write_text(text + '  "ai": { "binding": "AI" },\n'
+                      '  "hyperdrive": [{ "binding": "PG", "id": "pg" }],\n}\n')
     result = run_cli("draft", str(config))
     assert 0 == result.code, result.stderr
     source = (folder / "background-lost.sim.py").read_text()
-    assert "# - unproxied: kv binding SESSIONS is not proxied in this build" in source
-    assert "# - unproxied: r2 binding FILES is not proxied in this build" in source
-    assert "unproxied: kv binding SESSIONS" in result.stdout
+    assert "# - unproxied: ai binding AI is not proxied in this build" in source
+    assert "# - unproxied: hyperdrive binding PG is not proxied in this build" in source
+    assert "unproxied: ai binding AI" in result.stdout
 
 
 def test_bad_input_is_exit_2(tmp_path, run_cli, monkeypatch):

@@ -52,8 +52,13 @@ def _config(**extra) -> dict:
         "name": "jobs",
         "d1_databases": [{"binding": "DB", "database_name": "jobs-db"}],
         "queues": {"consumers": [{"queue": "jobs"}]},
+        "kv_namespaces": [{"binding": "CACHE", "id": "c"}],
         **extra,
     }
+
+
+#: The secret the queue Worker's fetch() reads, given as wrangler reads it in development.
+DEV_VARS = {".dev.vars": "SECRET_TOKEN=dev-token\n"}
 
 
 def fill(source: str, events: str, invariants: str) -> str:
@@ -65,7 +70,7 @@ def fill(source: str, events: str, invariants: str) -> str:
 def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
     """D1 from schema.sql, the consumer's queue as the drive (queue() and a consumer), the
     events and invariants as holes, the body type's fields as the example."""
-    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA, **DEV_VARS})
     draft = draft_worker(config)
     assert tmp_path / "w" / "jobs.sim.py" == draft.path
     assert [{"kind": "d1_schema", "binding": "DB", "path": "./schema.sql", "found": "schema.sql beside the config"}] == list(draft.setup)
@@ -81,11 +86,10 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
 
 def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):
     """KV, a Durable Object and a producer are noted as not proxied; fetch() as not driven;
-    env.SECRET_TOKEN as read but not declared. Each note is in the file too."""
+    env.SECRET_TOKEN as read but not declared, and a hole in worker.secrets. Each note is in the file too."""
     config = _project(
         tmp_path / "w",
         _config(
-            kv_namespaces=[{"binding": "CACHE", "id": "c"}],
             durable_objects={"bindings": [{"name": "ROOMS", "class_name": "Room"}]},
             queues={"consumers": [{"queue": "jobs"}], "producers": [{"binding": "OUT", "queue": "done"}]},
         ),
@@ -98,6 +102,8 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     assert any("queue producer OUT (queue done)" in text for text in unproxied)
     assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")
     assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
+    assert ["events", "secrets", "invariants"] == [hole["name"] for hole in draft.holes]
+    assert '"SECRET_TOKEN": todo("secrets", "a test value for env.SECRET_TOKEN"),' in draft.source
     comments = " ".join(line.lstrip("# ").strip() for line in draft.source.splitlines() if line.startswith("#"))
     for note in draft.notes:
         assert f"- {note.kind}: {note.text}" in comments
@@ -112,14 +118,25 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
 )
 def test_the_schema_is_found_as_the_seeds_say(tmp_path, files, found):
     """<database_name>.sql, else the only .sql file: each a guess the notes name."""
-    draft = draft_worker(_project(tmp_path / "w", _config(), files=files))
+    draft = draft_worker(_project(tmp_path / "w", _config(), files={**files, **DEV_VARS}))
     assert found == draft.setup[0]["found"]
     assert any(note.kind == "guess" and found in note.text for note in draft.notes)
 
 
+def test_an_r2_bucket_is_set_up_empty_with_a_note_and_an_example(tmp_path):
+    """R2 is proxied: r2_bucket(name) in the setup (starting empty, a noted guess), an r2_op example."""
+    draft = draft_worker(_project(tmp_path / "w", _config(r2_buckets=[{"binding": "FILES", "bucket_name": "files"}]),
+                                  files={"schema.sql": SCHEMA, **DEV_VARS}))
+    assert {"kind": "r2_bucket", "binding": "FILES"} == draft.setup[1]
+    assert '        r2_bucket("FILES"),' in draft.source.splitlines()
+    assert any(note.kind == "guess" and "FILES: starts every run empty" in note.text for note in draft.notes)
+    assert not any("FILES" in note.text for note in draft.notes if note.kind == "unproxied")
+    assert 'at_most_once_per_key("one-put-per-key-files", r2_op("FILES", "put"), "args.key"),' in draft.example_invariants
+
+
 def test_no_schema_is_a_hole(tmp_path):
     """Two .sql files and none named as the seeds say: the schema path is a hole, not a pick."""
-    draft = draft_worker(_project(tmp_path / "w", _config(), files={"a.sql": SCHEMA, "b.sql": SCHEMA}))
+    draft = draft_worker(_project(tmp_path / "w", _config(), files={"a.sql": SCHEMA, "b.sql": SCHEMA, **DEV_VARS}))
     assert None is draft.setup[0]["path"]
     assert ["events", "schema", "invariants"] == sorted([h["name"] for h in draft.holes], key=["events", "schema", "invariants"].index)
     assert 'd1_schema("DB", todo("schema"' in draft.source
@@ -159,7 +176,7 @@ def test_a_worker_with_only_a_scheduled_handler_gets_a_drive_hole(tmp_path):
 def test_the_draft_loads_up_to_its_holes_and_fully_once_filled(tmp_path):
     """Unfilled: loading names each hole with its line (exit 2 material). Filled: the scenario
     loads and the Worker's config and setup pass prepare_worker."""
-    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA})
+    config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA, **DEV_VARS})
     draft = draft_worker(config)
     path = write_draft(draft)
     with pytest.raises(UserError) as caught:

@@ -38,13 +38,16 @@ from eutaxy.engine import bounds as engine_bounds
 
 from . import wrangler
 from .source_scan import SourceScan, body_example, scan_worker
+from .variables import dev_vars_path, parse_dev_vars
+from .worker import MODELLED_KINDS
 
 __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_draft"]
 
-#: Binding kinds a scenario sets up or drives in this build, beside D1 and the queue
-#: consumer, which the draft writes itself. Any other kind in the config is noted as not
-#: proxied: a run that touches it ends UNSUPPORTED.
-_PROXIED_KINDS: frozenset[str] = frozenset()
+#: Binding kinds of the config's other bindings (``WranglerConfig.bindings``) the draft
+#: writes a setup step for: the step's helper, called with the binding's name. The rest of
+#: the kinds the Worker's check proxies (``eutaxy.cloudflare.worker.MODELLED_KINDS``) need
+#: none; every other kind is noted as not proxied (a run that touches it ends UNSUPPORTED).
+_SETUP_HELPERS = {"r2": "r2_bucket"}
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
@@ -351,9 +354,9 @@ class _Builder:
         drive, drive_lines, events = self._drive()
         externals, external_lines = self._externals()
         self._unproxied()
-        self._env_names()
+        secrets = self._secrets()
         examples = self._examples(drive, tables, externals)
-        source = self._render(setup_lines, drive, drive_lines, external_lines, examples)
+        source = self._render(setup_lines, drive, drive_lines, external_lines, examples, secrets)
         holes = _with_lines(self.holes, source)
         return Draft(
             path=self.folder / f"{self.name}.sim.py",
@@ -395,6 +398,14 @@ class _Builder:
             steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
             lines.append(f"d1_schema({json.dumps(database.binding)}, {json.dumps(path)}),")
             tables[database.binding] = _tables([schema])
+        for binding in self.config.bindings:
+            helper = _SETUP_HELPERS.get(binding.kind)
+            if helper is None:
+                continue
+            self.imports.add(helper)
+            steps.append({"kind": helper, "binding": binding.name})
+            lines.append(f"{helper}({json.dumps(binding.name)}),")
+            self.note("guess", f"{binding.kind} binding {binding.name}: starts every run empty ({helper}({binding.name!r})); give it the objects it should hold")
         return steps, lines, tables
 
     # -- drive --
@@ -539,24 +550,32 @@ class _Builder:
         for binding, class_name, _script in config.durable_objects:
             self.note("unproxied", f"Durable Object binding {binding} (class {class_name}) is not proxied in this build: a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
-            if binding.kind in _PROXIED_KINDS:
+            if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
                 continue
             self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
 
-    def _env_names(self) -> None:
+    def _secrets(self) -> list[str]:
+        """``worker.secrets`` entries (as Python lines) for the names the code reads from ``env``
+        that neither the config nor ``.dev.vars`` gives: each a hole, since a Worker that finds
+        a secret missing takes a path production never takes."""
         config = self.config
         known = {database.binding for database in config.d1_databases}
         known |= {binding for binding, _ in config.queue_producers}
         known |= {binding for binding, _, _ in config.durable_objects}
         known |= {binding.name for binding in config.bindings}
         known |= set(config.vars)
+        dev_vars = dev_vars_path(config.path, config.environment)
+        if dev_vars is not None:
+            known |= set(parse_dev_vars(dev_vars.read_text(encoding="utf-8"), dev_vars))
         unknown = [name for name in self.scan.env_names if name not in known]
-        if unknown:
-            self.note(
-                "unread",
-                f"the code reads env.{', env.'.join(unknown)}, which the config declares neither as a binding nor as a var "
-                "(secrets, perhaps): in a run they are undefined",
-            )
+        if not unknown:
+            return []
+        self.note(
+            "unread",
+            f"the code reads env.{', env.'.join(unknown)}, which neither the config (bindings, vars) nor .dev.vars gives: "
+            "secrets, perhaps; each is a hole in worker.secrets (remove one the Worker does without)",
+        )
+        return [f"{json.dumps(name)}: {self.hole('secrets', f'a test value for env.{name}')}," for name in unknown]
 
     # -- invariants --
 
@@ -572,13 +591,16 @@ class _Builder:
                 )
             for table, column in [(table, column) for table, column in tables.get(binding, []) if column][:3]:
                 examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
+        for binding in self.config.bindings:
+            if binding.kind == "r2":
+                examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", r2_op({json.dumps(binding.name)}, "put"), "args.key"),')
         for item in externals:
             key = f"args.body.{body_key}" if body_key else "args.url"
             examples.append(f'at_most_once_per_key("one-call-per-key-{item["name"]}", fetch_call({json.dumps(item["name"])}), {json.dumps(key)}),')
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response"):
+        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response", "r2_op"):
             if f"{helper}(" in used:
                 self.imports.add(helper)
         return examples
@@ -586,7 +608,7 @@ class _Builder:
     # -- the file --
 
     def _render(self, setup_lines: list[str], drive: dict[str, Any] | None, drive_lines: list[str],
-                external_lines: list[str], examples: list[str]) -> str:
+                external_lines: list[str], examples: list[str], secrets: list[str]) -> str:
         config = _relative(self.config.path, self.folder)
         entry = _relative(self.entry, self.folder)
         invariants_hint = "what must hold after every run, whatever faults it took"
@@ -618,7 +640,13 @@ class _Builder:
         worker = {"entry": entry, "config": config}
         if self.config.environment is not None:
             worker["env"] = self.config.environment
-        out.append(f"    worker={_py(worker)},")
+        if secrets:
+            out.append(f"    worker={_py(worker)[:-1]}, \"secrets\": {{")
+            out.append("        # TODO(secrets): values for the names the code reads from env that nothing declares.")
+            out += [f"        {line}" for line in secrets]
+            out.append("    }},")
+        else:
+            out.append(f"    worker={_py(worker)},")
         if setup_lines:
             out.append("    setup=[")
             out += [f"        {line}" for line in setup_lines]
