@@ -223,3 +223,59 @@ def test_scenario_vars_and_secrets_of_the_wrong_shape_are_refused(project, worke
     """worker.vars and worker.secrets are checked where the scenario is defined."""
     with pytest.raises(UserError, match=problem):
         scenario_in(project, worker=worker)
+
+
+def migrations(folder: Path, *names: str) -> Path:
+    folder.mkdir(parents=True)
+    for name in names:
+        (folder / name).write_text(f"-- {name}\nCREATE TABLE t_{name.split('_')[0]} (x TEXT);\n")
+    return folder
+
+
+def test_a_migrations_directory_becomes_one_step_per_file_in_wrangler_order(project):
+    """d1_schema on a directory applies its .sql files by name (0002 before 0010); other files are not read."""
+    migrations(project / "migrations", "0010_index.sql", "0001_create.sql", "0002_alter.sql", "notes.txt")
+    spec = prepare_worker(scenario_in(project, setup=[d1_schema("DB", "./migrations")]))
+    folder = (project / "migrations").resolve()
+    assert [
+        {"kind": "d1_schema", "binding": "DB", "path": str(folder / name)}
+        for name in ("0001_create.sql", "0002_alter.sql", "0010_index.sql")
+    ] == [step for step in spec.load_message()["setup"] if step["binding"] == "DB"]
+    assert any("applying the 3 .sql files of migrations/ (the setup's d1_schema)" in s for s in spec.assumptions)
+
+
+def test_the_configs_migrations_dir_resets_a_binding_the_setup_names_no_schema_for(project):
+    """AUDIT's migrations_dir is applied (it is no longer unset); DB keeps the setup's schema file."""
+    (project / "wrangler.jsonc").write_text(CONFIG.replace('{"binding": "AUDIT"}', '{"binding": "AUDIT", "migrations_dir": "audit"}'))
+    migrations(project / "audit", "0001_log.sql")
+    spec = prepare_worker(scenario_in(project))
+    assert () == spec.unset_d1
+    assert [("DB", "schema.sql"), ("AUDIT", "0001_log.sql")] == [
+        (step["binding"], Path(step["path"]).name) for step in spec.load_message()["setup"]
+    ]
+    assert any("AUDIT is reset by applying the 1 .sql files of audit/ (the migrations_dir of wrangler.jsonc" in s for s in spec.assumptions)
+
+
+def test_wranglers_default_migrations_folder_is_used_and_a_setup_schema_wins_over_it(project):
+    """Without migrations_dir, ./migrations beside the config is wrangler's default; a d1_schema step wins over it."""
+    migrations(project / "migrations", "0001_create.sql")
+    spec = prepare_worker(scenario_in(project))
+    assert () == spec.unset_d1
+    setup = [(step["binding"], Path(step["path"]).name) for step in spec.load_message()["setup"]]
+    assert [("DB", "schema.sql"), ("AUDIT", "0001_create.sql")] == setup
+
+
+@pytest.mark.parametrize(
+    ("config", "setup", "problem"),
+    [
+        ('{"binding": "AUDIT", "migrations_dir": "nowhere"}', None, "names migrations_dir 'nowhere', which is not a directory holding .sql files"),
+        ('{"binding": "AUDIT"}', "./empty", "the migrations directory './empty' holds no .sql file"),
+    ],
+)
+def test_a_migrations_directory_without_sql_files_is_refused(project, config, setup, problem):
+    """A migrations_dir that is missing, or a d1_schema directory with no .sql file, is a UserError naming it."""
+    (project / "wrangler.jsonc").write_text(CONFIG.replace('{"binding": "AUDIT"}', config))
+    (project / "empty").mkdir()
+    steps = [d1_schema("DB", "./schema.sql")] + ([d1_schema("AUDIT", setup)] if setup else [])
+    with pytest.raises(UserError, match=problem):
+        prepare_worker(scenario_in(project, setup=steps))

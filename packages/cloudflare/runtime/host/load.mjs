@@ -82,7 +82,7 @@ function runtimeConfig(worker, setup) {
       const at = text.indexOf(statement, cursor);
       cursor = at + statement.length;
       d1[step.binding].schema.push(statement);
-      d1[step.binding].sources.push(`${step.path}:${text.slice(0, at).split("\n").length}`);
+      d1[step.binding].sources.push(`${step.path}:${text.slice(0, at + sqlStart(statement)).split("\n").length}`);
     }
   }
   /** @type {Record<string, string>} */
@@ -94,6 +94,32 @@ function runtimeConfig(worker, setup) {
     queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
   return { d1, r2, traps, queueConsumers };
+}
+
+/**
+ * Where a statement's SQL begins: past the blank lines and comments splitSchema keeps in
+ * front of it, so a failing statement is named by the line its SQL is on.
+ * @param {string} statement
+ */
+function sqlStart(statement) {
+  let at = 0;
+  // Bounded: every pass moves `at` forward or stops.
+  while (at < statement.length) {
+    const rest = statement.slice(at);
+    const space = /^\s+/.exec(rest);
+    if (space) {
+      at += space[0].length;
+    } else if (rest.startsWith("--")) {
+      const end = rest.indexOf("\n");
+      at += end < 0 ? rest.length : end + 1;
+    } else if (rest.startsWith("/*")) {
+      const end = rest.indexOf("*/");
+      at += end < 0 ? rest.length : end + 2;
+    } else {
+      break;
+    }
+  }
+  return at;
 }
 
 /**

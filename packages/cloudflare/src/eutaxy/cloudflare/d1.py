@@ -2,7 +2,10 @@
 
 Before each run the runtime drops every user table of the binding's database
 and applies the schema file again, through the real binding and outside the
-effect log, so every run starts from the schema alone.
+effect log, so every run starts from the schema alone. A schema may be a
+migrations directory, as ``wrangler d1 migrations`` keeps one: its ``.sql``
+files are applied in wrangler's order (:func:`migration_files`), each statement
+still known by its file and line.
 
 After each run the platform writes ``statement`` (``read``, ``write`` or
 ``schema``, core's :mod:`eutaxy.core.statements`) into the payload of every D1
@@ -19,7 +22,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.statements import classify_d1_payload
 from eutaxy.engine.holes import Hole
 
-__all__ = ["d1_schema", "with_statement_classes"]
+__all__ = ["d1_schema", "migration_files", "with_statement_classes"]
 
 _D1_PREFIX = "D1:"
 
@@ -27,7 +30,9 @@ _D1_PREFIX = "D1:"
 def d1_schema(binding: str, path: str | Path | Hole) -> dict[str, Any]:
     """Reset D1 binding ``binding`` to the schema in ``path`` (relative to the scenario) before each run.
 
-    ``path`` may be a draft's ``todo(...)`` hole, kept for ``define_scenario`` to refuse.
+    ``path`` is a ``.sql`` file, or a migrations directory whose ``.sql`` files are all
+    applied in wrangler's order (``./migrations``). It may be a draft's ``todo(...)`` hole,
+    kept for ``define_scenario`` to refuse.
     """
     if not isinstance(binding, str) or not binding:
         raise UserError(f"d1_schema: binding must be a binding name such as 'DB', got {binding!r}")
@@ -36,8 +41,18 @@ def d1_schema(binding: str, path: str | Path | Hole) -> dict[str, Any]:
     if isinstance(path, Path):
         path = str(path)
     if not isinstance(path, str) or not path:
-        raise UserError(f"d1_schema: path must name a .sql file, got {path!r}")
+        raise UserError(f"d1_schema: path must name a .sql file or a migrations directory, got {path!r}")
     return {"kind": "d1_schema", "binding": binding, "path": path}
+
+
+def migration_files(directory: Path) -> list[Path]:
+    """The ``.sql`` files of a migrations directory in the order wrangler applies them.
+
+    Wrangler lists the directory's ``.sql`` files and sorts them by name
+    (``0001_create.sql`` before ``0002_index.sql``, as ``wrangler d1 migrations create``
+    numbers them), so that is the order here. Other files and subdirectories are not read.
+    """
+    return sorted((entry for entry in directory.iterdir() if entry.suffix == ".sql" and entry.is_file()), key=lambda entry: entry.name)
 
 
 def with_statement_classes(effects: list[Any]) -> list[Any]:

@@ -23,6 +23,7 @@ import attrs
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import externals, variables, wrangler
+from .d1 import migration_files
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
@@ -141,6 +142,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in seeded_r2:
         if seeded_r2.count(binding) > 1:
             raise UserError(f"the scenario's setup has {seeded_r2.count(binding)} r2_bucket steps for R2 binding {binding!r}")
+    migrated = _config_migrations(config, reset)
+    reset += [binding for binding, _ in migrated]
+    schema_files = _schema_files(setup, migrated)
+    setup = _file_steps(setup, schema_files)
     unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
@@ -171,6 +176,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         unset_d1=unset_d1,
         assumptions=tuple(
             _assumptions(config, drive, unset_d1)
+            + _schema_assumptions(config, schema_files)
             + [sentence for sentence in [env_values.assumption()] if sentence]
             + _io_assumptions(scenario)
             + _concurrency_assumptions(scenario)
@@ -273,10 +279,99 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
             raise UserError(f"setup[{index}]: r2_bucket({binding!r}) carries no objects; build it with r2_bucket(...)")
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
-        if not path.is_file():
+        if step.get("kind") == "d1_schema" and path.is_dir():
+            if not migration_files(path):
+                raise UserError(f"setup[{index}]: the migrations directory {step['path']!r} holds no .sql file ({path})", near=step["path"])
+        elif not path.is_file():
             raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})", near=step["path"])
         resolved["path"] = str(path)
     return resolved
+
+
+def _config_migrations(config: wrangler.WranglerConfig, reset: list[str]) -> list[tuple[str, Path]]:
+    """(binding, directory) for each D1 binding no setup step names whose config has migrations.
+
+    The directory is the entry's ``migrations_dir`` (which must exist and hold .sql files),
+    else wrangler's default ``migrations`` beside the config when that directory exists.
+    A binding with neither stays unset, as before.
+    """
+    found = []
+    for database in config.d1_databases:
+        if database.binding in reset:
+            continue
+        if database.migrations_dir is not None:
+            directory = (config.path.parent / database.migrations_dir).resolve()
+            if not directory.is_dir() or not migration_files(directory):
+                raise UserError(
+                    f"{config.path}: d1_databases entry {database.binding!r} names migrations_dir "
+                    f"{database.migrations_dir!r}, which is not a directory holding .sql files ({directory}); fix it, "
+                    f"or name the schema with d1_schema({database.binding!r}, ...) in the scenario's setup"
+                )
+        else:
+            directory = (config.path.parent / "migrations").resolve()
+            if not directory.is_dir() or not migration_files(directory):
+                continue
+        found.append((database.binding, directory))
+    return found
+
+
+@attrs.frozen
+class _SchemaSource:
+    """Where a D1 binding's schema comes from: a file, a directory named in the setup, or the config's migrations."""
+
+    binding: str
+    #: The file or directory named.
+    path: Path
+    files: tuple[Path, ...]
+    #: ``setup`` or ``config``.
+    origin: str
+
+
+def _schema_files(setup: tuple[dict[str, Any], ...], migrated: list[tuple[str, Path]]) -> list[_SchemaSource]:
+    sources = []
+    for step in setup:
+        if step.get("kind") != "d1_schema":
+            continue
+        path = Path(step["path"])
+        files = tuple(migration_files(path)) if path.is_dir() else (path,)
+        sources.append(_SchemaSource(step["binding"], path, files, "setup"))
+    for binding, directory in migrated:
+        sources.append(_SchemaSource(binding, directory, tuple(migration_files(directory)), "config"))
+    return sources
+
+
+def _file_steps(setup: tuple[dict[str, Any], ...], sources: list[_SchemaSource]) -> tuple[dict[str, Any], ...]:
+    """The setup with each d1_schema step one step per file, in place (the runtime applies a binding's
+    steps in turn, and setup order is the reset's and the snapshot's), then the config's migrations."""
+    by_binding = {source.binding: source for source in sources}
+    steps: list[dict[str, Any]] = []
+    for step in setup:
+        if step.get("kind") != "d1_schema":
+            steps.append(step)
+            continue
+        steps += [{"kind": "d1_schema", "binding": step["binding"], "path": str(path)} for path in by_binding[step["binding"]].files]
+    for source in sources:
+        if source.origin == "config":
+            steps += [{"kind": "d1_schema", "binding": source.binding, "path": str(path)} for path in source.files]
+    return tuple(steps)
+
+
+def _schema_assumptions(config: wrangler.WranglerConfig, sources: list[_SchemaSource]) -> list[str]:
+    sentences = []
+    for source in sources:
+        if source.origin == "setup" and not source.path.is_dir():
+            continue
+        where = (
+            f"the migrations_dir of {config.path.name}, as the setup names no schema for it"
+            if source.origin == "config"
+            else "the setup's d1_schema"
+        )
+        names = ", ".join(path.name for path in source.files)
+        sentences.append(
+            f"D1 binding {source.binding} is reset by applying the {len(source.files)} .sql files of {source.path.name}/ "
+            f"({where}) in wrangler's order, by file name: {names}; the d1_migrations table wrangler keeps is not created."
+        )
+    return sentences
 
 
 def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
