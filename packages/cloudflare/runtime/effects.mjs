@@ -63,6 +63,13 @@ export class Invocation {
     this.waiters = [];
     /** @type {(() => void) | null} the turn scheduler's listener (concurrent runs only) */
     this.onChange = null;
+    /**
+     * The objects whose code runs this invocation's work now (a Durable Object call in
+     * progress, innermost last), each as the function that resets it: a crash while one is
+     * running resets it where the crash happens (bindings/durable_object.mjs).
+     * @type {(() => void)[]}
+     */
+    this.hosts = [];
   }
 
   bump() {
@@ -81,6 +88,9 @@ export class Invocation {
   crash() {
     this.crashed = true;
     this.dead = true;
+    const host = this.hosts.at(-1);
+    this.hosts = [];
+    host?.();
     this.bump();
   }
 }
@@ -108,6 +118,8 @@ export class Invocation {
  * @property {() => unknown} perform the effect itself (a promise for `io`)
  * @property {(value: any) => unknown} summarize the recorded result of what `perform` gave
  * @property {(fault: string) => Error} [injectedError] the Error the caller sees for `error` and `ambiguous` (`io` only)
+ * @property {boolean} [hosts] the effect runs code that makes effects of its own (a Durable
+ *   Object call): its I/O is not serialized behind other I/O, where it would wait for itself
  */
 
 /** The ladder of a platform effect that always commits (an implicit ack, a dead letter, giving up). */
@@ -179,7 +191,8 @@ async function ioPoint(run, inv, spec) {
   /** @type {{ok: true, value: unknown} | {ok: false, error: unknown}} */
   let outcome;
   try {
-    outcome = { ok: true, value: await run.serialize(/** @type {() => Promise<unknown>} */ (spec.perform)) };
+    const perform = /** @type {() => Promise<unknown>} */ (spec.perform);
+    outcome = { ok: true, value: await (spec.hosts ? perform() : run.serialize(perform)) };
   } catch (error) {
     outcome = { ok: false, error };
   }

@@ -35,7 +35,7 @@ export { UserFacingError };
 /**
  * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
  *   queueConsumers?: Record<string, {maxRetries?: number}>,
- *   traps?: Record<string, string>}} RuntimeConfig
+ *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
  */
 
 export class Run {

@@ -2,7 +2,8 @@
 /**
  * The bundler: the user's Worker and the in-isolate runtime in one ES module (esbuild).
  * The bundle's entry imports the patch module first, re-exports the Worker's default and
- * adds the control entrypoint (CONTROL_EXPORT) the host talks to; `cloudflare:sockets`
+ * adds the control entrypoint (CONTROL_EXPORT) the host talks to and the Worker's Durable
+ * Object classes, each wrapped (objects.mjs); `cloudflare:sockets`
  * resolves to the runtime's trap; a plugin puts a recording wrapper in front of each spec
  * module (corePlugin).
  */
@@ -112,9 +113,10 @@ async function corePlugin(specs, workDir) {
  * globals before the Worker's module evaluates; `cloudflare:sockets` in user code resolves to
  * the runtime's trap; imports of a spec module from outside it go through its recording
  * wrapper (corePlugin).
- * @param {string} entry @param {string} outFile @param {string[]} [specs]
+ * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name.
+ * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
  */
-export async function bundle(entry, outFile, specs = []) {
+export async function bundle(entry, outFile, specs = [], objectClasses = []) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
   const contents = [
     `import ${runtime("patch.mjs")};`,
@@ -123,6 +125,8 @@ export async function bundle(entry, outFile, specs = []) {
     // A Worker without a default export still starts, so the runtime can say so in its terms.
     `export default userModule.default ?? {};`,
     `export const ${CONTROL_EXPORT} = createControl(userModule);`,
+    ...(objectClasses.length ? [`import { wrapDurableObject } from ${runtime("objects.mjs")};`] : []),
+    ...objectClasses.map((name) => `export const ${name} = wrapDurableObject(userModule[${JSON.stringify(name)}], ${JSON.stringify(name)});`),
   ].join("\n");
   /** @type {import("esbuild").Plugin} */
   const sockets = {

@@ -60,7 +60,15 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, {objects: Record<string, unknown> | null}>} */
   const r2 = {};
   for (const binding of Object.keys(worker.r2Buckets)) r2[binding] = { objects: null };
+  /** @type {Record<string, import("../bindings/durable_object.mjs").ObjectEntry>} */
+  const durableObjects = {};
+  for (const [binding, { className, sqlite }] of Object.entries(worker.durableObjects)) durableObjects[binding] = { className, sqlite, setup: null };
   for (const step of setup) {
+    if (step?.kind === "durable_object") {
+      if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
+      durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
+      continue;
+    }
     if (step?.kind === "r2_bucket") {
       if (!r2[step.binding]) throw new UserError(`setup r2_bucket names binding ${step.binding}, which the Worker's config does not declare as an R2 bucket`);
       if (!step.objects || typeof step.objects !== "object") throw new Error(`setup r2_bucket ${step.binding}: objects must be an object (eutaxy.cloudflare.r2_bucket writes it)`);
@@ -93,7 +101,7 @@ function runtimeConfig(worker, setup) {
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
     queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
-  return { d1, r2, traps, queueConsumers };
+  return { d1, r2, traps, queueConsumers, durableObjects };
 }
 
 /**
@@ -136,7 +144,8 @@ function withAsyncContext(flags) {
 /**
  * @param {any} message the load request
  * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>, vars: Record<string, unknown>}}
+ *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
+ *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -151,6 +160,8 @@ export function readLoad(message) {
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
     d1Databases: worker.d1Databases,
     r2Buckets: worker.r2Buckets,
+    durableObjects: Object.fromEntries(Object.entries(worker.durableObjects).map(([binding, { className, sqlite }]) => [binding, { className, useSQLite: sqlite }])),
+    objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),
     vars: worker.vars,
   };
 }

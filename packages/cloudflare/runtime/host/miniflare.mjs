@@ -36,7 +36,8 @@ class StderrLog extends Log {
 
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
+ *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
+ *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
  */
 
 /** The running workerd with the loaded bundle, if any. */
@@ -67,6 +68,7 @@ export class Isolate {
       compatibilityFlags: options.compatibilityFlags,
       d1Databases: options.d1Databases,
       r2Buckets: options.r2Buckets,
+      durableObjects: options.durableObjects,
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
       log: new StderrLog(LogLevel.WARN),

@@ -30,6 +30,7 @@ export function fixtureLoad(fixture, worker) {
       d1Databases: {},
       r2Buckets: {},
       queueConsumers: {},
+      durableObjects: {},
       bindings: [],
       specs: [],
       vars: {},

@@ -22,6 +22,7 @@ from eutaxy.core.selectors import rows as rows
 from eutaxy.engine.holes import todo as todo
 
 from .d1 import d1_schema as d1_schema
+from .durable_objects import durable_object as durable_object
 from .externals import external as external
 from .http import http as http
 from .loader import load_scenario as load_scenario
@@ -40,6 +41,9 @@ from .selectors import (
     d1_read as d1_read,
     d1_rows as d1_rows,
     d1_write as d1_write,
+    do_call as do_call,
+    durable_object_rows as durable_object_rows,
+    durable_object_table as durable_object_table,
     fetch_call as fetch_call,
     http_response as http_response,
     queue_ack as queue_ack,
@@ -61,6 +65,10 @@ __all__ = [
     "d1_schema",
     "d1_write",
     "define_scenario",
+    "do_call",
+    "durable_object",
+    "durable_object_rows",
+    "durable_object_table",
     "every_row",
     "expect_holds",
     "external",

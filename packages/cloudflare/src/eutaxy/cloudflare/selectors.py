@@ -1,4 +1,4 @@
-"""Selectors and keys over what the Workers platform records: D1, R2, queues, outbound fetch, http.
+"""Selectors and keys over what the Workers platform records: D1, R2, queues, outbound fetch, http, Durable Objects.
 
 Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
@@ -19,6 +19,9 @@ __all__ = [
     "d1_read",
     "d1_rows",
     "d1_write",
+    "do_call",
+    "durable_object_rows",
+    "durable_object_table",
     "fetch_call",
     "http_response",
     "queue_ack",
@@ -95,6 +98,26 @@ def r2_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict
 def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
     """A Workflow's step attempts (the ``step`` point's results), optionally one step by name."""
     return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
+
+
+def do_call(binding: str, method: str | list[str] | None = None) -> dict[str, Any]:
+    """Durable Object stub calls that reached their object (``DO:<binding>``), by method.
+
+    A call faulted before it reached the object (crash_before, error) has no result, so it is
+    not selected; an ambiguous call ran in the object and is, as is a call whose method threw.
+    ``method`` is the stub method or awaited property (``fetch`` for stub.fetch()).
+    """
+    return _selector(f"DO:{binding}", method)
+
+
+def durable_object_rows(binding: str, object_name: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A Durable Object's key-value entries at the end of a run, as rows ``{key, value}``."""
+    return rows(f"DO:{binding}", object_name, where)
+
+
+def durable_object_table(binding: str, object_name: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One SQL table of a SQLite-backed Durable Object at the end of a run (``<object>/<table>``)."""
+    return rows(f"DO:{binding}", f"{object_name}/{table}", where)
 
 
 def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from .http import caller_assumption
 __all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
-MODELLED_KINDS = ("d1", "queue_consumer", "r2")
+MODELLED_KINDS = ("d1", "queue_consumer", "r2", "durable_object")
 
 #: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
 #: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
@@ -69,8 +69,10 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps (``d1_schema`` with absolute paths, ``r2_bucket`` with its objects).
+    #: The setup steps (``d1_schema`` with absolute paths, ``r2_bucket`` with its objects, ``durable_object``).
     setup: tuple[Mapping[str, Any], ...]
+    #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
+    durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         assert Path(self.entry).is_absolute(), self.entry
@@ -81,6 +83,7 @@ class LoadMessage:
             assert "path" not in step or Path(step["path"]).is_absolute(), step
             assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
             assert step["kind"] != "r2_bucket" or step["binding"] in self.r2_buckets, step
+            assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
         names = [name for _, name in self.bindings]
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
 
@@ -97,6 +100,10 @@ class LoadMessage:
                 "vars": dict(self.vars),
                 "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
                 "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
+                "durableObjects": {
+                    binding: {"className": class_name, "sqlite": sqlite}
+                    for binding, (class_name, sqlite) in self.durable_objects.items()
+                },
             },
             "setup": [dict(step) for step in self.setup],
         }
@@ -142,6 +149,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in seeded_r2:
         if seeded_r2.count(binding) > 1:
             raise UserError(f"the scenario's setup has {seeded_r2.count(binding)} r2_bucket steps for R2 binding {binding!r}")
+    objects_reset = [step["binding"] for step in setup if step.get("kind") == "durable_object"]
+    for binding in objects_reset:
+        if objects_reset.count(binding) > 1:
+            raise UserError(f"the scenario's setup has {objects_reset.count(binding)} durable_object steps for binding {binding!r}")
     migrated = _config_migrations(config, reset)
     reset += [binding for binding, _ in migrated]
     schema_files = _schema_files(setup, migrated)
@@ -168,6 +179,11 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup),
+        durable_objects={
+            binding: (class_name, class_name in config.sqlite_classes)
+            for binding, class_name, script in config.durable_objects
+            if script is None
+        },
     )
     return WorkerSpec(
         config=config,
@@ -218,7 +234,8 @@ def _specs(scenario: Mapping[str, Any]) -> list[str]:
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
     """Every binding the runtime does not model, as (kind, name), in the config's order."""
     bindings = [("queue_producer", binding) for binding, _ in config.queue_producers]
-    bindings += [("durable_object", binding) for binding, _, _ in config.durable_objects]
+    # A class of another Worker's script is not this Worker's to run: a trap.
+    bindings += [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
     bindings += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in MODELLED_KINDS]
     return bindings
 
@@ -277,6 +294,8 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
             )
         if not isinstance(step.get("objects"), Mapping):
             raise UserError(f"setup[{index}]: r2_bucket({binding!r}) carries no objects; build it with r2_bucket(...)")
+    if step.get("kind") == "durable_object":
+        _check_object_step(config, step, index)
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
         if step.get("kind") == "d1_schema" and path.is_dir():
@@ -374,6 +393,27 @@ def _schema_assumptions(config: wrangler.WranglerConfig, sources: list[_SchemaSo
     return sentences
 
 
+def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> None:
+    """A durable_object step names one of the Worker's own namespaces; a sql seed needs SQLite storage."""
+    binding = step.get("binding")
+    own = {name: class_name for name, class_name, script in config.durable_objects if script is None}
+    if binding not in own:
+        known = nearest_names(str(binding), own, what="its Durable Object bindings (of its own classes)")
+        raise UserError(
+            f"setup[{index}]: durable_object names binding {binding!r}, which {config.path.name} does not declare "
+            f"as a Durable Object binding of a class of its own; {known}",
+            near=str(binding),
+        )
+    class_name = own[binding]
+    if step.get("sql") and class_name not in config.sqlite_classes:
+        raise UserError(
+            f"setup[{index}]: durable_object({binding!r}) seeds SQL storage, but class {class_name} is not "
+            f"SQLite-backed; add a migration to {config.path.name}: "
+            f'"migrations": [{{"tag": "v1", "new_sqlite_classes": ["{class_name}"]}}]',
+            near=str(binding),
+        )
+
+
 def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
     if drive.get("kind") != "queue":
         return
@@ -429,6 +469,7 @@ def _check_invariant_targets(
         ),
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
         "R2": (list(_r2_buckets(config)), f"the R2 buckets of {config.path.name}"),
+        "DO": ([binding for binding, _, script in config.durable_objects if script is None], f"the Durable Object bindings of {config.path.name}"),
     }
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):

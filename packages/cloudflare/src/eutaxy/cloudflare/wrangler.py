@@ -158,6 +158,8 @@ class WranglerConfig:
     queue_producers: tuple[tuple[str, str], ...]
     #: Durable Object bindings: (binding, class name, script name or None).
     durable_objects: tuple[tuple[str, str, str | None], ...]
+    #: Classes the migrations make SQLite-backed (``new_sqlite_classes``, renames followed).
+    sqlite_classes: frozenset[str] = frozenset()
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
 
@@ -296,6 +298,7 @@ def _from_data(path: Path, data: Any, env: str | None = None) -> WranglerConfig:
         queue_consumers=tuple(_consumers(reader, queues)),
         queue_producers=tuple(_producers(reader, queues)),
         durable_objects=tuple(_durable_objects(reader, data)),
+        sqlite_classes=_sqlite_classes(reader, data),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
     )
@@ -395,6 +398,32 @@ def _durable_objects(reader: _Reader, data: dict) -> list[tuple[str, str, str | 
             )
         )
     return objects
+
+
+def _sqlite_classes(reader: _Reader, data: dict) -> frozenset[str]:
+    """The classes the migrations, applied in order, leave SQLite-backed."""
+    migrations = data.get("migrations", [])
+    if not isinstance(migrations, list):
+        raise reader.error("migrations must be a list")
+    sqlite: set[str] = set()
+    for index, migration in enumerate(migrations):
+        where = f"migrations[{index}]"
+        if not isinstance(migration, dict):
+            raise reader.error(f"{where} must be an object")
+        for field in ("new_sqlite_classes", "deleted_classes", "new_classes"):
+            value = migration.get(field, [])
+            if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+                raise reader.error(f"{where}.{field} must be a list of class names")
+        sqlite |= set(migration.get("new_sqlite_classes", []))
+        sqlite -= set(migration.get("deleted_classes", []))
+        renamed = migration.get("renamed_classes", [])
+        if not isinstance(renamed, list):
+            raise reader.error(f"{where}.renamed_classes must be a list of {{from, to}}")
+        for rename in renamed:
+            if isinstance(rename, dict) and rename.get("from") in sqlite and isinstance(rename.get("to"), str):
+                sqlite.discard(rename["from"])
+                sqlite.add(rename["to"])
+    return frozenset(sqlite)
 
 
 def _other_bindings(reader: _Reader, data: dict) -> list[Binding]:

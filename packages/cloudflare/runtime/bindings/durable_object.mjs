@@ -1,0 +1,330 @@
+// @ts-check
+/**
+ * The Durable Object record: the caller's side of the objects workerd runs.
+ *
+ * The objects are the real ones (their storage, transactions, coalesced writes,
+ * blockConcurrencyWhile and gates are the runtime's own); the bundle exports each of the
+ * Worker's classes wrapped (objects.mjs), so the object's own binding calls are effects of the
+ * call that entered it and the wrapper can clear, seed and read its storage without
+ * constructing the user's class. This file is the boundary the Worker crosses:
+ *
+ * - Entry (`durableObjects` section, host/load.mjs): `{className, sqlite, setup}` per binding,
+ *   `setup` the `durable_object` step's `{objects, sql}` or null.
+ * - Proxy: the namespace. idFromName, idFromString, newUniqueId, get and getByName give ids
+ *   and stubs as the runtime does; newUniqueId() is a named id whose name is drawn from the
+ *   run's random stream (`unique-<32 hex digits>`), so it repeats on replay and the reset finds
+ *   its object, and the Worker sees that name on `id.name`. Each stub call is one `io` effect
+ *   at `DO:<binding>`, op the method (or property) name, `fetch` for stub.fetch(), payload
+ *   `{args: {object, args}}` for a call and `{args: {object, property: true}}` for an awaited
+ *   property, result `{value}` (fetch: `{status, ok, body}`). The write ladder, with the seeds'
+ *   meanings: crash_before and error never reached the object; ambiguous: the object ran the
+ *   call and the answer was lost; crash_after: the caller died after the call.
+ * - Reset: every object a run reached since the last reset (tracked here, keyed by id) and, on
+ *   the first reset of a load, every seeded object, is cleared (key-value, SQL and its alarm),
+ *   seeded and evicted (ctx.abort()), so it starts from storage alone. Objects no run reached
+ *   are not visited: the cost follows what runs touch, not how many objects ever existed.
+ * - Snapshot: per object, sorted by name, its key-value rows `{key, value}` under its name and,
+ *   for a SQLite-backed class, each user table under `<object>/<table>`; rows sorted by
+ *   canonical JSON. An object no call reached shows what its reset read back after seeding.
+ *
+ * UNSUPPORTED, each with its cause: a namespace without a `durable_object` setup step
+ * (`binding_without_setup`), a stub call from inside an object (`object_binding_call`: the
+ * object reached only through another object's binding), `jurisdiction()` or a unique id
+ * asked for one (`jurisdiction`), an argument or result that is not plain data such as an RPC
+ * capability (`not_plain_data`), and stub calls in a concurrent run (`object_concurrency`,
+ * calls entering an object concurrently are the next model).
+ */
+
+import { compareText, toJson } from "../canonical.mjs";
+import { effectPoint, never, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+
+/** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
+export const OBJECT_RESET = "__eutaxyReset";
+export const OBJECT_SNAPSHOT = "__eutaxySnapshot";
+export const OBJECT_EVICT = "__eutaxyEvict";
+
+/**
+ * @typedef {{objects: Record<string, Record<string, unknown>>, sql: Record<string, {schema: string, rows: Record<string, object[]>}>}} ObjectSetup
+ * @typedef {{className: string, sqlite: boolean, setup: ObjectSetup | null}} ObjectEntry
+ * @typedef {{kv: {key: string, value: unknown}[], tables: {table: string, rows: unknown[]}[]}} ObjectState
+ */
+
+/** Per binding, the objects runs reached since its last reset: id string -> the object's name. @type {Map<string, Map<string, string>>} */
+const reached = new Map();
+/** Per binding, what each seeded object's storage read back after its last reset. @type {Map<string, Map<string, ObjectState>>} */
+const seeded = new Map();
+/** Names the runtime made ids for, by id string, so an id rebuilt with idFromString keeps its name. @type {Map<string, string>} */
+const names = new Map();
+
+/** The objects of `binding` runs reached since its last reset (for tests and the bench). @param {string} binding */
+export function reachedObjects(binding) {
+  return [...(reached.get(binding)?.values() ?? [])];
+}
+
+/** @param {any} id @returns {string} */
+function objectName(id) {
+  const key = String(id);
+  return id.name ?? names.get(key) ?? key;
+}
+
+/**
+ * Plain data: JSON's values, undefined, a Date and bytes (as the runtime's structured clone
+ * carries them); anything else (a stub, a function, a class instance, a stream) is a
+ * capability or an object whose calls would bypass the proxy.
+ * @param {unknown} value @param {number} [depth]
+ * @returns {boolean}
+ */
+export function isPlain(value, depth = 0) {
+  if (depth > 64) return false;
+  if (value === null || value === undefined) return true;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean" || type === "bigint") return true;
+  if (type !== "object") return false;
+  if (value instanceof Date || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
+  if (Array.isArray(value)) return value.every((item) => isPlain(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(/** @type {object} */ (value)).every((item) => isPlain(item, depth + 1));
+}
+
+/** The recorded form of plain data: bytes as arrays of numbers, undefined as null. @param {unknown} value @returns {unknown} */
+export function recorded(value) {
+  if (value === undefined) return null;
+  if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
+  if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(recorded);
+  if (value !== null && typeof value === "object") {
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    for (const [key, item] of Object.entries(value)) out[key] = recorded(item);
+    return out;
+  }
+  return value;
+}
+
+/** @param {string} fault */
+function injectedError(fault) {
+  const error = fault === "ambiguous"
+    ? new Error("Network connection lost. (eutaxy: ambiguous outcome injected; the object ran the call)")
+    : new Error("Network connection lost. (eutaxy: error injected; the call never reached the object)");
+  Object.assign(error, { retryable: true });
+  return error;
+}
+
+/** The run was just marked UNSUPPORTED (`_marked`): stop the caller. @param {import("../run.mjs").Run} run @param {void} _marked */
+function stopped(run, _marked) {
+  return new UnsupportedSignal(run.unsupported?.detail ?? "a Durable Object use outside the model");
+}
+
+/**
+ * A namespace no setup step resets: touching it makes the run UNSUPPORTED, since its objects'
+ * storage would carry over between runs.
+ * @param {import("../run.mjs").Run} run @param {string} binding
+ */
+function unsetNamespace(run, binding) {
+  return new Proxy(Object.create(null), {
+    get(_target, property) {
+      if (typeof property === "symbol" || property === "then") return undefined;
+      throw stopped(run, run.markUnsupported("binding_without_setup",
+        `Durable Object binding ${binding} was touched (.${property}) but no setup step resets it; add durable_object(${JSON.stringify(binding)}) to the scenario's setup`));
+    },
+  });
+}
+
+/**
+ * The namespace one invocation sees.
+ * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
+ * @param {string} binding @param {any} real the real DurableObjectNamespace
+ */
+function makeNamespace(run, inv, binding, real) {
+  const inside = Boolean(/** @type {any} */ (inv).hosted);
+  /** @param {string} name */
+  const named = (name) => {
+    const id = real.idFromName(name);
+    names.set(String(id), name);
+    return id;
+  };
+  /** @param {any} id @param {unknown} [options] */
+  const get = (id, options) => {
+    if (inside) {
+      throw stopped(run, run.markUnsupported("object_binding_call",
+        `a Durable Object called ${binding} (object ${objectName(id)}) through its own binding; an object reached only through another object's binding is not modelled`));
+    }
+    return makeStub(run, inv, binding, real.get(id, options), id);
+  };
+  return {
+    /** @param {string} name */
+    idFromName: (name) => named(String(name)),
+    /** @param {string} text */
+    idFromString: (text) => real.idFromString(text),
+    /** @param {{jurisdiction?: string}} [options] */
+    newUniqueId(options) {
+      if (options?.jurisdiction !== undefined) {
+        throw stopped(run, run.markUnsupported("jurisdiction", `Durable Object binding ${binding}: newUniqueId({jurisdiction: ${JSON.stringify(options.jurisdiction)}}) is not modelled`));
+      }
+      run.scheduler.noteMore("randomness");
+      const stream = run.globals.stream;
+      const hex = [0, 1, 2, 3].map(() => stream.nextU32().toString(16).padStart(8, "0")).join("");
+      return named(`unique-${hex}`);
+    },
+    get,
+    /** @param {string} name @param {unknown} [options] */
+    getByName: (name, options) => get(named(String(name)), options),
+    /** @param {string} where */
+    jurisdiction(where) {
+      throw stopped(run, run.markUnsupported("jurisdiction", `Durable Object binding ${binding}: jurisdiction(${JSON.stringify(where)}) namespaces are not modelled`));
+    },
+  };
+}
+
+/**
+ * The stub one invocation holds: each call, awaited property and fetch() one effect point.
+ * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
+ * @param {string} binding @param {any} realStub @param {any} id
+ */
+function makeStub(run, inv, binding, realStub, id) {
+  const target = `DO:${binding}`;
+  const key = String(id);
+  const object = objectName(id);
+  /**
+   * @param {string} op @param {object} args @param {() => Promise<unknown>} perform
+   * @param {(value: any) => unknown} summarize
+   */
+  const point = (op, args, perform, summarize) => {
+    if ((run.scenario.bounds?.maxConcurrentInvocations ?? 1) > 1) {
+      run.markUnsupported("object_concurrency", `Durable Object ${binding}/${object}.${op}: calls into Durable Objects in a concurrent run are not modelled yet`);
+      return never();
+    }
+    return effectPoint(run, inv, {
+      kind: "io", hosts: true, target, op, args, ladder: WRITE_FAULTS, injectedError, summarize,
+      perform: async () => {
+        let objects = reached.get(binding);
+        if (!objects) reached.set(binding, (objects = new Map()));
+        objects.set(key, object);
+        try {
+          return await perform();
+        } catch (error) {
+          // A crash inside the object reset it (ctx.abort()); the dead caller hears nothing.
+          if (inv.crashed) return never();
+          throw error;
+        }
+      },
+    });
+  };
+  /** @param {string} op @param {unknown} value */
+  const plainResult = (op, value) => {
+    if (!isPlain(value)) {
+      run.markUnsupported("not_plain_data", `Durable Object ${binding}/${object}.${op} answered with something that is not plain data (an RPC capability, a function, a class instance); calls on it would bypass the proxy`);
+    }
+    return value;
+  };
+  /** @param {string} op */
+  const member = (op) => {
+    /** @param {unknown[]} args */
+    const call = (...args) => {
+      if (!isPlain(args)) {
+        run.markUnsupported("not_plain_data", `Durable Object ${binding}/${object}.${op} was called with an argument that is not plain data (a function, a stub, a class instance)`);
+        return never();
+      }
+      return point(op, { object, args: recorded(args) }, async () => plainResult(op, await realStub[op](...args)), (value) => ({ value: recorded(value) }));
+    };
+    /** @param {(value: unknown) => unknown} [resolve] @param {(error: unknown) => unknown} [reject] */
+    call.then = (resolve, reject) =>
+      point(op, { object, property: true }, async () => plainResult(op, await realStub[op]), (value) => ({ value: recorded(value) })).then(resolve, reject);
+    return call;
+  };
+  /** @param {RequestInfo} input @param {RequestInit} [init] */
+  const fetch = (input, init) => {
+    const request = new Request(input, init);
+    /** @type {{status: number, ok: boolean, body: string}} */
+    let seen = { status: 0, ok: false, body: "" };
+    return point("fetch", { object, args: [{ method: request.method, url: request.url }] }, async () => {
+      const response = await realStub.fetch(request);
+      const body = await response.text();
+      seen = { status: response.status, ok: response.ok, body };
+      return new Response(response.status === 101 || response.status === 204 || response.status === 304 ? null : body,
+        { status: response.status, statusText: response.statusText, headers: response.headers });
+    }, () => seen);
+  };
+  return new Proxy(Object.create(null), {
+    get(_target, property) {
+      if (typeof property === "symbol" || property === "then") return undefined;
+      if (property === "id") return id;
+      if (property === "name") return id.name;
+      if (property === "fetch") return fetch;
+      return member(property);
+    },
+  });
+}
+
+/**
+ * What the reset seeds into one object: its key-value entries and, for a SQLite-backed
+ * class, its schema and rows.
+ * @param {ObjectEntry} entry @param {string} object
+ */
+function seedOf(entry, object) {
+  const setup = /** @type {ObjectSetup} */ (entry.setup);
+  return { kv: setup.objects?.[object] ?? {}, sql: setup.sql?.[object] ?? null, sqlite: entry.sqlite };
+}
+
+/** Rows sorted by their canonical JSON. @param {unknown[]} rows */
+function sortedRows(rows) {
+  return rows.map((row) => /** @type {[string, unknown]} */ ([toJson(row), row])).sort((a, b) => compareText(a[0], b[0])).map(([, row]) => row);
+}
+
+/** @type {import("./record.mjs").BindingRecord} */
+export const durableObject = {
+  kind: "durable_object",
+  names: (config) => Object.entries(config.durableObjects ?? {}),
+  proxy: (run, inv, name, real, entry) => (entry.setup ? makeNamespace(run, inv, name, real) : unsetNamespace(run, name)),
+  async reset(name, real, entry) {
+    /** @type {ObjectEntry} */
+    const objectEntry = entry;
+    if (!objectEntry.setup) return;
+    const first = !seeded.has(name);
+    /** @type {Map<string, ObjectState>} */
+    const reads = seeded.get(name) ?? new Map();
+    const seeds = new Set([...Object.keys(objectEntry.setup.objects ?? {}), ...Object.keys(objectEntry.setup.sql ?? {})]);
+    /** @type {Map<string, string>} id string -> object name: every object to reset */
+    const targets = new Map(reached.get(name) ?? []);
+    if (first) for (const object of seeds) targets.set(String(real.idFromName(object)), object);
+    for (const [key, object] of [...targets].sort(([, a], [, b]) => compareText(a, b))) {
+      const stub = real.get(real.idFromString(key));
+      /** @type {ObjectState} */
+      const state = await stub[OBJECT_RESET](seeds.has(object) ? seedOf(objectEntry, object) : { kv: {}, sql: null, sqlite: objectEntry.sqlite });
+      if (seeds.has(object)) reads.set(object, state);
+      try {
+        await stub[OBJECT_EVICT]();
+      } catch {
+        // ctx.abort() ends the call with its reason: the object is evicted.
+      }
+    }
+    seeded.set(name, reads);
+    reached.get(name)?.clear();
+  },
+  async snapshot(owned) {
+    /** @type {{target: string, table: string, rows: unknown[]}[]} */
+    const snapshots = [];
+    for (const [name, real, entry] of [...owned].sort(([a], [b]) => compareText(a, b))) {
+      if (!entry.setup) continue;
+      /** @type {Map<string, ObjectState | null>} object name -> state, null when a call reached it */
+      const objects = new Map();
+      for (const [object, state] of seeded.get(name) ?? []) objects.set(object, state);
+      /** @type {Map<string, string>} */
+      const keys = new Map();
+      for (const [key, object] of reached.get(name) ?? []) {
+        objects.set(object, null);
+        keys.set(object, key);
+      }
+      for (const object of [...objects.keys()].sort(compareText)) {
+        let state = objects.get(object) ?? null;
+        if (state === null) state = await real.get(real.idFromString(/** @type {string} */ (keys.get(object))))[OBJECT_SNAPSHOT](entry.sqlite);
+        const read = /** @type {ObjectState} */ (state);
+        snapshots.push({ target: `DO:${name}`, table: object, rows: sortedRows(read.kv.map(({ key, value }) => ({ key, value: recorded(value) }))) });
+        for (const { table, rows } of read.tables) snapshots.push({ target: `DO:${name}`, table: `${object}/${table}`, rows: sortedRows(rows.map(recorded)) });
+      }
+    }
+    return snapshots;
+  },
+};
