@@ -202,3 +202,33 @@ def test_env_drafts_the_environment_and_names_it(tmp_path, run_cli):
     unknown = run_cli("draft", str(folder), "--env", "prod")
     assert 2 == unknown.code
     assert "there is no environment 'prod'" in unknown.stderr
+
+
+def test_out_and_the_mcp_tool_write_where_asked_with_paths_from_there(tmp_path, run_cli):
+    """--out (and the MCP draft tool's write) put the file elsewhere, its paths relative to its
+    own folder; without write the tool writes nothing; an existing file is refused either way."""
+    from eutaxy.cli.mcp_tools import call_tool
+    from eutaxy.cloudflare import load_scenario
+    from eutaxy.cloudflare.worker import prepare_worker
+
+    folder = copy_worker("queue-duplicate-write", tmp_path)
+    (tmp_path / "scenarios").mkdir()
+    result = run_cli("draft", str(folder), "--out", str(tmp_path / "scenarios"), "--json")
+    assert 0 == result.code, result.stderr
+    data = json.loads(result.stdout)
+    path = tmp_path / "scenarios" / "queue-duplicate-write.sim.py"
+    assert (str(path), True) == (data["path"], data["written"])
+    source = path.read_text()
+    assert 'worker={"entry": "../queue-duplicate-write/worker.ts", "config": "../queue-duplicate-write/wrangler.jsonc"},' in source
+    assert 'd1_schema("DB", "../queue-duplicate-write/schema.sql"),' in source
+    path.write_text(fill(source, '[{"body": {"orderId": "o-1", "amountCents": 1}}]', 'at_most_once_per_key("once", d1_write("DB"), d1_param(0))'))
+    prepare_worker(load_scenario(path))  # the paths resolve from the file's own folder
+
+    answer = call_tool("draft", {"config": str(folder), "write": str(tmp_path / "mcp.sim.py")})
+    assert not answer.is_error, answer.text
+    assert answer.data["written"] and (tmp_path / "mcp.sim.py").read_text() == answer.data["source"]
+    again = call_tool("draft", {"config": str(folder), "write": str(tmp_path / "mcp.sim.py")})
+    assert again.is_error and "already exists" in again.text
+    unwritten = call_tool("draft", {"config": str(folder)})
+    assert not unwritten.is_error and not unwritten.data["written"]
+    assert not (folder / "queue-duplicate-write.sim.py").exists()

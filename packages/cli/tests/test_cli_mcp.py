@@ -61,10 +61,11 @@ async def drive(params: StdioServerParameters, mode: str, scenario: str) -> dict
         checked = await client.call_tool("check", check_arguments(scenario))
         missing = await client.call_tool("check", {"scenario": "no-such.sim.py"})
         bad = await client.call_tool("check", {"scenario": f"{CASE}/{CASE}.sim.py", "maxRuns": "ten"})
-        draft = await client.call_tool("draft", {"config": "wrangler.jsonc"})
+        draft = await client.call_tool("draft", {"config": CASE})
+        no_config = await client.call_tool("draft", {"config": "wrangler.jsonc"})
         return {"session": client.session, "version": client.protocol_version, "server": client.server_info,
                 "tools": {tool.name for tool in listed.tools}, "check": checked, "missing": missing, "bad": bad,
-                "draft": draft}
+                "draft": draft, "no_config": no_config}
 
 
 def test_modern_era_discovers_lists_and_checks_a_planted_bug(workdir):
@@ -98,7 +99,12 @@ def assert_tool_errors(answers: dict) -> None:
     assert answers["missing"].is_error and "no-such.sim.py" in answers["missing"].content[0].text
     assert answers["bad"].is_error and "'maxRuns'" in answers["bad"].content[0].text
     assert "a whole number" in answers["bad"].content[0].text
-    assert answers["draft"].is_error and "has not landed" in answers["draft"].content[0].text
+    draft = answers["draft"]
+    assert not draft.is_error
+    assert ("draft", False) == (draft.structured_content["kind"], draft.structured_content["written"])
+    assert ["events", "invariants"] == [hole["name"] for hole in draft.structured_content["holes"]]
+    assert "Not written" in draft.content[0].text and "todo(" in draft.content[0].text
+    assert answers["no_config"].is_error and "wrangler.jsonc: the wrangler config does not exist" in answers["no_config"].content[0].text
 
 
 def raw_session(workdir: Path, lines: list[str]) -> list[dict]:

@@ -3,8 +3,9 @@
 The drafting is the Cloudflare package's (``eutaxy.cloudflare.draft``): it reads the
 config, scans the Worker's source as text and builds the scenario file with its holes and
 notes. This command finds the config as wrangler does when none is named, writes
-``<name>.sim.py`` beside it (never over an existing file: exit 2 naming it), and says
-which holes are left to fill. ``--json`` prints the draft as data instead of writing it.
+``<name>.sim.py`` beside it, or where ``--out`` says (never over an existing file: exit 2
+naming it), and says which holes are left to fill. ``--json`` prints the draft as data
+instead of writing it (with ``--out``, it writes the file too).
 Exit codes: 0 written (or printed), 2 bad input or an existing file, 3 a bug in Eutaxy.
 """
 
@@ -36,6 +37,9 @@ def add_draft_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="the wrangler config, or its folder (default: found as wrangler finds it, from here up)")
     parser.add_argument("--entry", metavar="PATH", default=None,
                         help="the Worker's entry module (default: the config's main)")
+    parser.add_argument("--out", metavar="PATH", default=None,
+                        help="write the draft to PATH (a file, or a folder for <name>.sim.py) instead of beside the config; "
+                        "also under --json")
     parser.add_argument("--env", metavar="NAME", default=None,
                         help="draft for the wrangler environment NAME (env.NAME in the config), as eutaxy check --env reads it")
 
@@ -43,9 +47,13 @@ def add_draft_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def run_draft(args: argparse.Namespace, out: Output) -> int:
     from eutaxy.cloudflare.draft import draft_worker, write_draft
 
-    draft = draft_worker(args.config, cwd=Path.cwd(), entry=args.entry, env=args.env)
+    draft = draft_worker(args.config, cwd=Path.cwd(), entry=args.entry, env=args.env, out=args.out)
     if out.json:
-        out.report({**draft.to_data(), "written": False}, kind="draft")
+        # --json alone prints the draft instead of writing it; --out asks for the file too.
+        written = args.out is not None
+        if written:
+            write_draft(draft)
+        out.report({**draft.to_data(), "written": written}, kind="draft")
         return EXIT_OK
     path = write_draft(draft)
     lines = [f"Draft written: {path}"]

@@ -202,6 +202,31 @@ def _report(arguments: Mapping[str, Any]) -> ToolAnswer:
     return _run_command(argv, verdict_kinds=frozenset({"spec_report"}), render=render_text)
 
 
+_DRAFT_SCHEMA = _schema({
+    "config": {**_STRING, "description": "the wrangler config or its folder (default: found from the server's directory up)"},
+    "worker": {**_STRING, "description": "the Worker's entry module (default: the config's main)"},
+    "env": {**_STRING, "description": "the wrangler environment to draft for"},
+    "write": {**_STRING, "description": "where to write the scenario file (never over an existing one); "
+                                         "without it nothing is written"},
+})
+
+
+def _draft(arguments: Mapping[str, Any]) -> ToolAnswer:
+    argv = ["draft"]
+    if "config" in arguments:
+        argv.append(arguments["config"])
+    for name, flag in (("worker", "--entry"), ("env", "--env"), ("write", "--out")):
+        if name in arguments:
+            argv += [flag, arguments[name]]
+
+    def render(data: dict) -> str:
+        holes = "".join(f"  line {hole['line']}: TODO({hole['name']}): {hole['hint']}\n" for hole in data["holes"])
+        where = f"Written to {data['path']}" if data.get("written") else f"Not written (it would go to {data['path']})"
+        return f"{where}. Holes to fill:\n{holes}\n{data['source']}"
+
+    return _run_command(argv, verdict_kinds=frozenset({"draft"}), render=render)
+
+
 def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
     """The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean (not built)."""
     toolchains: dict[str, dict] = {}
@@ -248,10 +273,10 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          "is BOUNDED (no violation within the bounds reached; not a proof), VIOLATED (a replayed, shrunk trace; "
          "regressionTest names the regression test written) or UNSUPPORTED (with its cause).",
          _CHECK_SCHEMA, _check),
-    Tool("draft", "Draft a scenario from a wrangler config and optionally the Worker module (not in this release).",
-         _schema({"config": _STRING, "worker": _STRING, "write": _STRING}, required=("config",)),
-         _not_landed("eutaxy draft", "no command drafts scenarios yet; write the <name>.sim.py by hand "
-                                     "(docs/cli.md shows one) and call check on it")),
+    Tool("draft", "Draft a first scenario (<name>.sim.py) for a Worker from its wrangler config and the Worker module, "
+         "scanned as text: setup, drive, externals, and the events and invariants left as todo(...) holes with notes "
+         "on every guess. Answers the draft as data (source, holes, notes); writes it only where write says.",
+         _DRAFT_SCHEMA, _draft),
     Tool("report", "Run the spec ladder (CHECKED, TESTED, and PROVEN with provers) on every spec file under a "
          "directory; refuted or conflicting properties are verdicts in the report.", _REPORT_SCHEMA, _report),
     Tool("goals", "Write the Lean engine's open goals beside each spec file under a directory (not in this release).",

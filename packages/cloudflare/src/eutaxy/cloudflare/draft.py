@@ -87,7 +87,7 @@ class DraftNote:
 class Draft:
     """A drafted scenario: where it goes, what it holds, its notes, and the file's text."""
 
-    #: The file the draft is written to: ``<name>.sim.py`` beside the config.
+    #: The file the draft is written to: ``<name>.sim.py`` beside the config, unless asked otherwise.
     path: Path
     name: str
     #: The config and entry as the file names them (relative to the file's folder).
@@ -149,7 +149,12 @@ def find_config_upward(start: Path) -> Path:
 
 
 def draft_worker(
-    config_path: str | Path | None = None, *, cwd: Path | None = None, entry: str | Path | None = None, env: str | None = None
+    config_path: str | Path | None = None,
+    *,
+    cwd: Path | None = None,
+    entry: str | Path | None = None,
+    env: str | None = None,
+    out: str | Path | None = None,
 ) -> Draft:
     """Draft a scenario for the Worker the wrangler config at ``config_path`` describes.
 
@@ -159,6 +164,8 @@ def draft_worker(
         entry: the Worker's entry module, when the config's ``main`` should not be used.
         env: a wrangler environment (``env.<name>``) to draft for, as ``--env`` checks it;
             the file is then ``<name>-<env>.sim.py`` and its worker names the environment.
+        out: the file to write instead of ``<name>.sim.py`` beside the config (relative to
+            ``cwd``); the paths the draft names are then relative to its folder.
 
     Raises:
         UserError: no config, a config the reader refuses, no entry module.
@@ -174,9 +181,18 @@ def draft_worker(
     config = wrangler.read_config(path, env=env)
     folder = config.path.parent
     entry_path = _entry(config, entry, base)
-    scan = scan_worker(entry_path, folder)
     name = _scenario_name(config)
-    builder = _Builder(config=config, folder=folder, scan=scan, entry=entry_path, name=name)
+    if out is None:
+        path = folder / f"{name}.sim.py"
+    else:
+        path = Path(out) if Path(out).is_absolute() else base / out
+        if path.is_dir():
+            path = path / f"{name}.sim.py"
+        if not path.name.endswith(".py"):
+            raise UserError(f"{out}: a scenario file is Python; name it <name>.sim.py")
+        path = Path(os.path.abspath(path))
+    scan = scan_worker(entry_path, path.parent)
+    builder = _Builder(config=config, folder=folder, path=path, scan=scan, entry=entry_path, name=name)
     return builder.build()
 
 
@@ -327,7 +343,10 @@ class _Builder:
     """Collects the draft's parts, its notes and its imports, then renders the file once."""
 
     config: wrangler.WranglerConfig
+    #: The config's folder, where schema files are looked for.
     folder: Path
+    #: The file the draft is written to; the paths it names are relative to its folder.
+    path: Path
     scan: SourceScan
     entry: Path
     name: str
@@ -347,7 +366,7 @@ class _Builder:
     def build(self) -> Draft:
         scan = self.scan
         environment = f" (environment {self.config.environment})" if self.config.environment else ""
-        self.note("read", f"read {_relative(self.config.path, self.folder)}{environment} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
+        self.note("read", f"read {_relative(self.config.path, self.path.parent)}{environment} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
         setup, setup_lines, tables = self._setup()
@@ -359,10 +378,10 @@ class _Builder:
         source = self._render(setup_lines, drive, drive_lines, external_lines, examples, secrets)
         holes = _with_lines(self.holes, source)
         return Draft(
-            path=self.folder / f"{self.name}.sim.py",
+            path=self.path,
             name=self.name,
-            config=_relative(self.config.path, self.folder),
-            entry=_relative(self.entry, self.folder),
+            config=_relative(self.config.path, self.path.parent),
+            entry=_relative(self.entry, self.path.parent),
             env=self.config.environment,
             setup=tuple(setup),
             drive=drive,
@@ -392,7 +411,7 @@ class _Builder:
                 lines.append(f"# TODO(schema): {hint}.")
                 lines.append(f"d1_schema({json.dumps(database.binding)}, {self.hole('schema', hint)}),")
                 continue
-            path = _relative(schema, self.folder)
+            path = _relative(schema, self.path.parent)
             guessed = not how.startswith("schema.sql beside the config") or len(databases) > 1
             self.note("guess" if guessed else "read", f"D1 binding {database.binding}: schema {path}, {how}")
             steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
@@ -413,7 +432,7 @@ class _Builder:
     def _drive(self) -> tuple[dict[str, Any] | None, list[str], list[dict[str, Any]]]:
         scan = self.scan
         handlers = set(scan.handlers)
-        entry = _relative(self.entry, self.folder)
+        entry = _relative(self.entry, self.path.parent)
         if scan.export_shape == "router":
             self.note("guess", f"{entry} default-exports an object made with new ...(): taken to answer fetch() (a router such as Hono's)")
         elif scan.export_shape == "none":
@@ -609,11 +628,11 @@ class _Builder:
 
     def _render(self, setup_lines: list[str], drive: dict[str, Any] | None, drive_lines: list[str],
                 external_lines: list[str], examples: list[str], secrets: list[str]) -> str:
-        config = _relative(self.config.path, self.folder)
-        entry = _relative(self.entry, self.folder)
+        config = _relative(self.config.path, self.path.parent)
+        entry = _relative(self.entry, self.path.parent)
         invariants_hint = "what must hold after every run, whatever faults it took"
         invariants_hole = self.hole("invariants", invariants_hint)
-        file_name = f"{self.name}.sim.py"
+        file_name = self.path.name
         out: list[str] = [
             f'"""A scenario for the Worker {self.name}, drafted by `eutaxy draft` from {config.removeprefix("./")}.',
             "",
