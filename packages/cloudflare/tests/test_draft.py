@@ -41,6 +41,7 @@ def _project(folder: Path, config: dict, worker: str = QUEUE_WORKER, files: dict
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "worker.ts").write_text(worker)
     for name, text in (files or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     path = folder / "wrangler.jsonc"
     path.write_text("// a test Worker\n" + json.dumps({"main": "./worker.ts", "compatibility_date": "2026-01-01", **config}, indent=2))
@@ -132,6 +133,19 @@ def test_an_r2_bucket_is_set_up_empty_with_a_note_and_an_example(tmp_path):
     assert any(note.kind == "guess" and "FILES: starts every run empty" in note.text for note in draft.notes)
     assert not any("FILES" in note.text for note in draft.notes if note.kind == "unproxied")
     assert 'at_most_once_per_key("one-put-per-key-files", r2_op("FILES", "put"), "args.key"),' in draft.example_invariants
+
+
+def test_migrations_are_the_schema_when_the_config_names_them_or_nothing_else_is_there(tmp_path):
+    """The entry's migrations_dir is read, not guessed; wrangler's default migrations/ is the
+    last fallback, a guess; the example invariants read the tables the migrations create."""
+    named = _config(d1_databases=[{"binding": "DB", "database_name": "jobs-db", "migrations_dir": "db/migrations"}])
+    draft = draft_worker(_project(tmp_path / "a", named, files={"db/migrations/0001_init.sql": SCHEMA, "schema.sql": "", **DEV_VARS}))
+    assert "./db/migrations" == draft.setup[0]["path"]
+    assert any(note.kind == "read" and "the migrations_dir the config names (db/migrations)" in note.text for note in draft.notes)
+    assert 'unique("jobs-job_id-unique", d1_rows("DB", "jobs"), "job_id"),' in draft.example_invariants
+    default = draft_worker(_project(tmp_path / "b", _config(), files={"migrations/0001_init.sql": SCHEMA, **DEV_VARS}))
+    assert "./migrations" == default.setup[0]["path"]
+    assert any(note.kind == "guess" and "default migrations/ folder" in note.text for note in default.notes)
 
 
 def test_no_schema_is_a_hole(tmp_path):

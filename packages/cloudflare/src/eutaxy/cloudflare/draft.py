@@ -37,6 +37,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.engine import bounds as engine_bounds
 
 from . import wrangler
+from .d1 import migration_files
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import dev_vars_path, parse_dev_vars
 from .worker import MODELLED_KINDS
@@ -262,7 +263,15 @@ def _sql_files(folder: Path) -> list[Path]:
 
 
 def _schema(folder: Path, database: wrangler.D1Database, databases: int) -> tuple[Path | None, str]:
-    """The schema file for a D1 database, as the seeds locate it, and how it was found."""
+    """The schema for a D1 database and how it was found: the entry's ``migrations_dir``
+    when the config names one (read, not guessed); else a file as the seeds locate it
+    (``schema.sql``, ``<database_name>.sql``, the only ``.sql`` file beside the config);
+    else wrangler's default ``migrations/`` folder when it holds ``.sql`` files."""
+    if database.migrations_dir:
+        directory = (folder / database.migrations_dir).resolve()
+        if directory.is_dir() and migration_files(directory):
+            return directory, f"the migrations_dir the config names ({database.migrations_dir}), applied in wrangler's order"
+        return None, f"the config names migrations_dir {database.migrations_dir}, which holds no .sql file"
     named = f"{database.database_name}.sql" if database.database_name else None
     if (folder / "schema.sql").is_file():
         how = "schema.sql beside the config"
@@ -274,9 +283,12 @@ def _schema(folder: Path, database: wrangler.D1Database, databases: int) -> tupl
     files = _sql_files(folder)
     if len(files) == 1:
         return files[0], f"the only .sql file beside the config ({files[0].name})"
+    default = folder / "migrations"
+    if not files and default.is_dir() and migration_files(default):
+        return default, "wrangler's default migrations/ folder beside the config, applied in wrangler's order"
     if files:
         return None, f"{len(files)} .sql files beside the config ({', '.join(p.name for p in files[:5])}) and none named schema.sql or {named or '<database_name>.sql'}"
-    return None, f"no schema.sql, {named or '<database_name>.sql'} or other .sql file beside the config"
+    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config"
 
 
 def _key_column(body: str) -> str | None:
@@ -412,11 +424,11 @@ class _Builder:
                 lines.append(f"d1_schema({json.dumps(database.binding)}, {self.hole('schema', hint)}),")
                 continue
             path = _relative(schema, self.path.parent)
-            guessed = not how.startswith("schema.sql beside the config") or len(databases) > 1
+            guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or len(databases) > 1
             self.note("guess" if guessed else "read", f"D1 binding {database.binding}: schema {path}, {how}")
             steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
             lines.append(f"d1_schema({json.dumps(database.binding)}, {json.dumps(path)}),")
-            tables[database.binding] = _tables([schema])
+            tables[database.binding] = _tables(migration_files(schema) if schema.is_dir() else [schema])
         for binding in self.config.bindings:
             helper = _SETUP_HELPERS.get(binding.kind)
             if helper is None:
