@@ -91,7 +91,7 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     config = _project(
         tmp_path / "w",
         _config(
-            durable_objects={"bindings": [{"name": "ROOMS", "class_name": "Room"}]},
+            durable_objects={"bindings": [{"name": "ROOMS", "class_name": "Room", "script_name": "chat"}]},
             queues={"consumers": [{"queue": "jobs"}], "producers": [{"binding": "OUT", "queue": "done"}]},
         ),
         files={"schema.sql": SCHEMA},
@@ -99,7 +99,7 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     draft = draft_worker(config)
     unproxied = [note.text for note in draft.notes if note.kind == "unproxied"]
     assert any(text.startswith("kv binding CACHE is not proxied") for text in unproxied)
-    assert any("Durable Object binding ROOMS (class Room)" in text for text in unproxied)
+    assert any("Durable Object binding ROOMS (class Room of Worker chat) belongs to another Worker" in text for text in unproxied)
     assert any("queue producer OUT (queue done)" in text for text in unproxied)
     assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")
     assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
@@ -146,6 +146,17 @@ def test_migrations_are_the_schema_when_the_config_names_them_or_nothing_else_is
     default = draft_worker(_project(tmp_path / "b", _config(), files={"migrations/0001_init.sql": SCHEMA, **DEV_VARS}))
     assert "./migrations" == default.setup[0]["path"]
     assert any(note.kind == "guess" and "default migrations/ folder" in note.text for note in default.notes)
+
+
+def test_a_durable_object_of_the_workers_own_is_set_up_with_a_note_and_an_example(tmp_path):
+    """The Worker's own class: durable_object(binding), empty storage a noted guess, a do_call example."""
+    config = _config(durable_objects={"bindings": [{"name": "COUNTER", "class_name": "Counter"}]})
+    draft = draft_worker(_project(tmp_path / "w", config, files={"schema.sql": SCHEMA, **DEV_VARS}))
+    assert {"kind": "durable_object", "binding": "COUNTER"} == draft.setup[1]
+    assert '        durable_object("COUNTER"),' in draft.source.splitlines()
+    assert any(note.kind == "guess" and "COUNTER (class Counter): every object starts" in note.text for note in draft.notes)
+    assert not any(note.kind == "unproxied" for note in draft.notes if "COUNTER" in note.text)
+    assert 'at_most_once_per_key("one-counter-call-per-object", do_call("COUNTER"), "args.object"),' in draft.example_invariants
 
 
 def test_no_schema_is_a_hole(tmp_path):
@@ -227,3 +238,19 @@ def test_the_config_is_found_from_a_subfolder_and_a_missing_one_is_named(tmp_pat
     assert config.resolve() == draft_worker(cwd=tmp_path / "w" / "src").scan.entry.parent / "wrangler.jsonc"
     with pytest.raises(UserError, match="no wrangler config in"):
         find_config_upward(Path("/proc/self"))  # no wrangler config at or above it on any machine
+
+
+def test_cloudflares_hello_world_durable_object_template_drafts_and_loads_once_filled(tmp_path):
+    """The template in hello_do/ (wrangler.json, src/index.ts): its Durable Object set up, fetch()
+    driven, and with the holes filled the scenario loads and its Worker passes prepare_worker."""
+    import shutil
+
+    folder = tmp_path / "hello_do"
+    shutil.copytree(Path(__file__).parent / "hello_do", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    draft = draft_worker(cwd=folder)
+    assert ("./src/index.ts", "./wrangler.json") == (draft.entry, draft.config)
+    assert [{"kind": "durable_object", "binding": "MY_DURABLE_OBJECT"}] == list(draft.setup)
+    assert ("fetch",) == draft.scan.handlers
+    path = write_draft(draft)
+    path.write_text(fill(draft.source, '[{"path": "/a"}]', draft.example_invariants[0].rstrip(",")))
+    prepare_worker(load_scenario(path))

@@ -437,6 +437,13 @@ class _Builder:
             steps.append({"kind": helper, "binding": binding.name})
             lines.append(f"{helper}({json.dumps(binding.name)}),")
             self.note("guess", f"{binding.kind} binding {binding.name}: starts every run empty ({helper}({binding.name!r})); give it the objects it should hold")
+        for binding_name, class_name, script in self.config.durable_objects:
+            if script is not None:
+                continue  # another Worker's class: noted as not proxied
+            self.imports.add("durable_object")
+            steps.append({"kind": "durable_object", "binding": binding_name})
+            lines.append(f"durable_object({json.dumps(binding_name)}),")
+            self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage (durable_object({binding_name!r})); give it the objects it should hold")
         return steps, lines, tables
 
     # -- drive --
@@ -578,8 +585,10 @@ class _Builder:
         config = self.config
         for binding, queue in config.queue_producers:
             self.note("unproxied", f"queue producer {binding} (queue {queue}) is not proxied in this build: a run that sends to it ends UNSUPPORTED")
-        for binding, class_name, _script in config.durable_objects:
-            self.note("unproxied", f"Durable Object binding {binding} (class {class_name}) is not proxied in this build: a run that touches it ends UNSUPPORTED")
+        for binding, class_name, script in config.durable_objects:
+            if script is None:
+                continue
+            self.note("unproxied", f"Durable Object binding {binding} (class {class_name} of Worker {script}) belongs to another Worker: a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
             if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
                 continue
@@ -622,6 +631,9 @@ class _Builder:
                 )
             for table, column in [(table, column) for table, column in tables.get(binding, []) if column][:3]:
                 examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
+        for binding_name, _class_name, script in self.config.durable_objects:
+            if script is None:
+                examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
         for binding in self.config.bindings:
             if binding.kind == "r2":
                 examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", r2_op({json.dumps(binding.name)}, "put"), "args.key"),')
@@ -631,7 +643,7 @@ class _Builder:
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response", "r2_op"):
+        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response", "r2_op", "do_call"):
             if f"{helper}(" in used:
                 self.imports.add(helper)
         return examples
