@@ -2,13 +2,22 @@
 /**
  * Outbound fetch, answered from the scenario's declared externals; it never reaches the network.
  *
- * `plan.scenario.externals` is `[{name, host, responses, dedupeBy}]` (docs/contract.md).
- * A request's host matches an external whose `host` is that name, or a `*.suffix` pattern
- * the host ends in (`*.pay.example` takes `api.pay.example`, not `pay.example`). Its reply
- * is the first scripted response with the request's method and URL path; an external with
- * no responses answers 200 with an empty body. A host no external declares, or a request
- * no scripted response answers, makes the run UNSUPPORTED (`outbound_request`, naming the
- * URL), and the caller's promise never settles.
+ * `plan.scenario.externals` is `[{name, host, responses, dedupeBy}]` (docs/contract.md;
+ * eutaxy.cloudflare.externals checks and normalises it). A request's host matches an
+ * external whose `host` is that name, or a `*.suffix` pattern the host ends in
+ * (`*.pay.example` takes `api.pay.example`, not `pay.example`). Its route is the first of
+ * the external's `responses` that matches (`routeFor`): the method, then the URL path
+ * (`path` exact, or a prefix when it ends in `*`; or `pattern`, a regular expression the
+ * whole path must match), then every `query` parameter the route names, with that value.
+ * An external with no routes answers 200 with an empty body. A host no external declares,
+ * or a request no route matches, makes the run UNSUPPORTED (`outbound_request`, naming the
+ * method, host and path), and the caller's promise never settles.
+ *
+ * A route answers with its one reply or its `replies` in turn: the n-th request the route
+ * answers in a run gets the n-th reply, the last repeating (`replyAt`). The count is per run
+ * and per route, and moves when a request reaches the external (the point performs: no
+ * fault, `crash_after`, `ambiguous`), not for `crash_before` or `error`, which never reach
+ * it, nor for a dedupe hit, which gets the earlier reply and does nothing.
  *
  * Each request to a declared external is one effect point with the write ladder: target
  * `Fetch:<name>`, op the method, payload `{args: {url, method, headers, body, dedupeKey},
@@ -22,11 +31,16 @@
  */
 
 import { effectPoint, never, WRITE_FAULTS } from "./effects.mjs";
+import { UserFacingError } from "./errors.mjs";
 
 /**
- * @typedef {{method?: string, path?: string, status?: number, headers?: Record<string, string>, body?: unknown}} Scripted
+ * @typedef {{status?: number, headers?: Record<string, string>, body?: unknown}} ScriptedReply
+ * @typedef {{method?: string, path?: string, pattern?: string, query?: Record<string, string>,
+ *   replies?: ScriptedReply[]} & ScriptedReply} Scripted
  * @typedef {{name: string, host: string, responses?: Scripted[], dedupeBy?: string | null}} External
  * @typedef {{status: number, headers: Record<string, string>, body: unknown}} Reply
+ * @typedef {{index: number, method: string | null, matchPath: (path: string) => boolean,
+ *   query: [string, string][], replies: Reply[]}} Route
  */
 
 /** Statuses whose response may carry no body. */
@@ -45,16 +59,55 @@ export function externalFor(externals, host) {
   return externals.find((external) => hostMatches(external.host, host)) ?? null;
 }
 
+/** The reply an external with no routes gives every request. */
+/** @type {Reply} */
+const DEFAULT_REPLY = Object.freeze({ status: 200, headers: Object.freeze({}), body: null });
+
+/** @param {ScriptedReply} reply @returns {Reply} */
+function replyOf(reply) {
+  return { status: Number.isInteger(reply.status) ? /** @type {number} */ (reply.status) : 200, headers: reply.headers ?? {}, body: reply.body ?? null };
+}
+
 /**
- * The scripted reply to a request, or null when the external scripts replies and none fits.
- * @param {External} external @param {string} method @param {string} path @returns {Reply | null}
+ * An external's routes, ready to match. A pattern JavaScript cannot compile is the
+ * scenario's mistake, raised before the run drives anything.
+ * @param {External} external @returns {Route[]}
  */
-export function replyFor(external, method, path) {
-  const responses = external.responses ?? [];
-  if (responses.length === 0) return { status: 200, headers: {}, body: null };
-  const found = responses.find((r) => (r.method == null || r.method.toUpperCase() === method) && (r.path == null || r.path === path));
-  if (!found) return null;
-  return { status: Number.isInteger(found.status) ? /** @type {number} */ (found.status) : 200, headers: found.headers ?? {}, body: found.body ?? null };
+export function compileRoutes(external) {
+  return (external.responses ?? []).map((scripted, index) => {
+    /** @type {(path: string) => boolean} */
+    let matchPath = () => true;
+    if (typeof scripted.path === "string") {
+      const path = scripted.path;
+      matchPath = path.endsWith("*") ? (given) => given.startsWith(path.slice(0, -1)) : (given) => given === path;
+    } else if (typeof scripted.pattern === "string") {
+      let regex;
+      try {
+        regex = new RegExp(`^(?:${scripted.pattern})$`);
+      } catch (error) {
+        throw new UserFacingError(`external(${JSON.stringify(external.name)}): responses[${index}]: pattern must be a JavaScript regular expression, got ${JSON.stringify(scripted.pattern)} (${error instanceof Error ? error.message : String(error)})`);
+      }
+      matchPath = (given) => regex.test(given);
+    }
+    const replies = Array.isArray(scripted.replies) && scripted.replies.length > 0 ? scripted.replies.map(replyOf) : [replyOf(scripted)];
+    return { index, method: scripted.method == null ? null : scripted.method.toUpperCase(), matchPath, query: Object.entries(scripted.query ?? {}), replies };
+  });
+}
+
+/**
+ * The first route that matches the request, `"default"` when the external scripts no route
+ * (every request gets 200 and an empty body), or null when it scripts routes and none fits.
+ * @param {Route[]} routes @param {string} method @param {URL} url @returns {Route | "default" | null}
+ */
+export function routeFor(routes, method, url) {
+  if (routes.length === 0) return "default";
+  const found = routes.find((route) => (route.method === null || route.method === method) && route.matchPath(url.pathname) && route.query.every(([name, value]) => url.searchParams.get(name) === value));
+  return found ?? null;
+}
+
+/** The reply for a route's `position`-th answer (from 0): the last reply repeats. @param {Route} route @param {number} position */
+export function replyAt(route, position) {
+  return route.replies[Math.min(position, route.replies.length - 1)];
 }
 
 /** The body as recorded. @param {string | null} text @param {string} contentType */
@@ -95,6 +148,10 @@ export function makeFetch(run) {
   const externals = Array.isArray(run.scenario.externals) ? run.scenario.externals : [];
   /** Per external, the replies it committed by dedupe key, in this run. @type {Map<string, Map<string, Reply>>} */
   const remembered = new Map();
+  /** Each external's routes, compiled once per run. @type {Map<string, Route[]>} */
+  const routes = new Map(externals.map((external) => [external.name, compileRoutes(external)]));
+  /** Per external and route, how many requests it answered in this run. @type {Map<string, number[]>} */
+  const answered = new Map(externals.map((external) => [external.name, (external.responses ?? []).map(() => 0)]));
 
   /** @param {unknown} input @param {any} [init] */
   return async function fetch(input, init) {
@@ -111,8 +168,8 @@ export function makeFetch(run) {
       run.markUnsupported("outbound_request", `outbound fetch ${method} ${request.url}: no external declares host ${url.hostname}`);
       return never();
     }
-    const reply = replyFor(external, method, url.pathname);
-    if (!reply) {
+    const route = routeFor(/** @type {Route[]} */ (routes.get(external.name)), method, url);
+    if (!route) {
       run.markUnsupported("outbound_request", `outbound fetch ${method} ${request.url}: external ${external.name} scripts no response for ${method} ${url.pathname}`);
       return never();
     }
@@ -139,6 +196,13 @@ export function makeFetch(run) {
         if (!store) remembered.set(external.name, (store = new Map()));
         const earlier = dedupeKey !== null ? store.get(dedupeKey) : undefined;
         if (earlier) return { reply: earlier, effective: false };
+        /** @type {Reply} */
+        let reply = DEFAULT_REPLY;
+        if (route !== "default") {
+          const counts = /** @type {number[]} */ (answered.get(external.name));
+          reply = replyAt(route, counts[route.index]);
+          counts[route.index]++;
+        }
         if (dedupeKey !== null) store.set(dedupeKey, reply);
         return { reply, effective: true };
       },

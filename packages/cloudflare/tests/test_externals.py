@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import define_scenario, external, http, queue
+from eutaxy.cloudflare.externals import assumptions, validate_externals
 from eutaxy.cloudflare.platform import CloudflarePlatform
 from eutaxy.core.errors import UserError
 
@@ -32,11 +33,53 @@ def test_an_external_is_plain_data_with_defaults():
         (("x", "a.example", [{"method": "GET", "path": "/a", "body": {1, 2}}]), {}, "body must be JSON"),
         (("x", "a.example", [{"method": "GET", "path": "/a", "delay": 1}]), {}, "unknown fields delay"),
         (("x", "a.example"), {"dedupe_by": "Idempotency Key"}, "dedupe_by must be a header name"),
+        (("x", "a.example", [{"method": "GET", "path": "/a/*/b"}]), {}, "'\\*' only at its end"),
+        (("x", "a.example", [{"method": "GET"}]), {}, "give a path .* or a pattern, exactly one"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "pattern": "/a"}]), {}, "exactly one"),
+        (("x", "a.example", [{"method": "GET", "pattern": "/a(+"}]), {}, "pattern must be a regular expression, got '/a\\(\\+'"),
+        (("x", "a.example", [{"method": "GET", "pattern": "/(?P<id>[0-9]+)"}]), {}, "JavaScript regular expression, which has no '\\(\\?P'"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "query": {"cursor": 2}}]), {}, "query must be a dict of parameter names to string values"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "status": 200, "replies": [{}]}]), {}, "either replies or a single reply's .*\\(got replies and status\\)"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "replies": []}]), {}, "replies must be a non-empty list"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "replies": [{"status": 429, "delay": 1}]}]), {},
+         "responses\\[0\\].replies\\[0\\] has unknown fields delay"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "replies": [{"status": 700}]}]), {}, "replies\\[0\\]: status must be .* got 700"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "replies": [{}] * 101}]), {}, "at most 100 replies, got 101"),
+        (("x", "a.example", [{"method": "GET", "path": "/a", "headers": {"Retry After": "1"}}]), {}, "headers must be a dict of header names"),
     ],
 )
 def test_mistakes_are_user_errors(args, kwargs, message):
     with pytest.raises(UserError, match=message):
         external(*args, **kwargs)
+
+
+def test_routes_keep_what_they_were_given_and_validate_again_unchanged():
+    """A prefix, a pattern, a query and a sequence are plain data; validate_externals reads them back as they are."""
+    routes = [
+        {"method": "get", "path": "/v1/items", "query": {"cursor": "c2"}, "body": {"items": []}},
+        {"method": "GET", "path": "/v1/items*", "replies": [{"status": 429, "headers": {"Retry-After": "1"}}, {"body": "ok"}]},
+        {"method": "GET", "pattern": "/v2/orders/[0-9]+"},
+    ]
+    declared = external("api", "api.example", routes)
+    assert [
+        {"method": "GET", "path": "/v1/items", "query": {"cursor": "c2"}, "status": 200, "headers": {}, "body": {"items": []}},
+        {"method": "GET", "path": "/v1/items*", "replies": [
+            {"status": 429, "headers": {"Retry-After": "1"}, "body": None}, {"status": 200, "headers": {}, "body": "ok"}]},
+        {"method": "GET", "pattern": "/v2/orders/[0-9]+", "status": 200, "headers": {}, "body": None},
+    ] == declared["responses"]
+    assert [declared] == validate_externals([declared])
+
+
+def test_assumptions_name_each_route_and_the_sequence_rule():
+    declared = external("api", "api.example", [
+        {"method": "GET", "path": "/v1/items*", "replies": [{"status": 429}, {"status": 200}]},
+        {"method": "GET", "pattern": "/v2/[a-z]+", "query": {"page": "2"}, "status": 404},
+    ])
+    [sentence, rule, _network] = assumptions([declared])
+    assert "GET /v1/items* -> 429, 200; GET //v2/[a-z]+/ ?page=2 -> 404" in sentence
+    assert rule.startswith("A route with a sequence of replies gives the n-th reply")
+    [plain, _network] = assumptions([external("p", "p.example", [{"method": "POST", "path": "/c"}])])
+    assert "(POST /c -> 200)" in plain
 
 
 CONFIG = '{"name": "w", "main": "./worker.ts", "compatibility_date": "2026-01-01", "queues": {"consumers": [{"queue": "jobs"}]}}'

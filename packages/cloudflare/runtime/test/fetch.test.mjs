@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { externalFor, hostMatches, recordedBody, replyFor, responseOf } from "../fetch.mjs";
+import { compileRoutes, externalFor, hostMatches, recordedBody, replyAt, routeFor, responseOf } from "../fetch.mjs";
 import { buildRequest, callerPolicy, resendDelay, statusFailed, targetPath } from "../http.mjs";
 
 test("a host matches its exact name or a *.suffix pattern of its subdomains", () => {
@@ -20,12 +20,61 @@ test("a host matches its exact name or a *.suffix pattern of its subdomains", ()
   assert.equal(externalFor(externals, "example.org"), null);
 });
 
-test("a reply is the first scripted response with the method and path; none scripted is 200 and empty", () => {
+/** The route a request takes, as its index, "default" or null. @param {any} external @param {string} method @param {string} url */
+function routed(external, method, url) {
+  const route = routeFor(compileRoutes(external), method, new URL(url));
+  return route === null || route === "default" ? route : route.index;
+}
+
+test("a route is the first declared that matches the method, the path and the query; none scripted is 200 and empty", () => {
   const external = { name: "pay", host: "p.example", responses: [{ method: "POST", path: "/charges", status: 201, body: { id: 1 } }, { method: "POST", path: "/charges", status: 500 }] };
-  assert.deepEqual(replyFor(external, "POST", "/charges"), { status: 201, headers: {}, body: { id: 1 } });
-  assert.equal(replyFor(external, "GET", "/charges"), null);
-  assert.equal(replyFor(external, "POST", "/refunds"), null);
-  assert.deepEqual(replyFor({ name: "x", host: "x.example" }, "DELETE", "/any"), { status: 200, headers: {}, body: null });
+  assert.equal(routed(external, "POST", "https://p.example/charges"), 0);
+  assert.equal(routed(external, "GET", "https://p.example/charges"), null);
+  assert.equal(routed(external, "POST", "https://p.example/refunds"), null);
+  assert.deepEqual(replyAt(compileRoutes(external)[0], 0), { status: 201, headers: {}, body: { id: 1 } });
+  assert.equal(routed({ name: "x", host: "x.example" }, "DELETE", "https://x.example/any"), "default");
+  const api = {
+    name: "api",
+    host: "a.example",
+    responses: [
+      { method: "GET", path: "/v1/items", query: { cursor: "c2" }, status: 200 },
+      { method: "GET", path: "/v1/items", status: 200 },
+      { method: "GET", path: "/v1/items*", status: 200 },
+      { method: "GET", pattern: "/v2/orders/[0-9]+", status: 200 },
+    ],
+  };
+  assert.equal(routed(api, "GET", "https://a.example/v1/items?cursor=c2&limit=5"), 0, "the query route declared first wins");
+  assert.equal(routed(api, "GET", "https://a.example/v1/items?cursor=c3"), 1, "another cursor falls through to the exact path");
+  assert.equal(routed(api, "GET", "https://a.example/v1/items/7"), 2, "a prefix takes what starts with it");
+  assert.equal(routed(api, "GET", "https://a.example/v1/itemsX"), 2, "a prefix is a string prefix");
+  assert.equal(routed(api, "GET", "https://a.example/v2/orders/12"), 3);
+  assert.equal(routed(api, "GET", "https://a.example/v2/orders/12/lines"), null, "a pattern matches the whole path");
+  assert.equal(routed(api, "POST", "https://a.example/v1/items"), null);
+});
+
+test("a sequence of replies is answered in turn, the last repeating; a single reply always", () => {
+  const [retry, single] = compileRoutes({
+    name: "api",
+    host: "a.example",
+    responses: [
+      { method: "GET", path: "/v1/items", replies: [{ status: 429, headers: { "Retry-After": "2" } }, { status: 200, body: { items: [1] } }] },
+      { method: "GET", path: "/v1/other", status: 503 },
+    ],
+  });
+  assert.deepEqual([0, 1, 2, 9].map((n) => replyAt(retry, n)), [
+    { status: 429, headers: { "Retry-After": "2" }, body: null },
+    { status: 200, headers: {}, body: { items: [1] } },
+    { status: 200, headers: {}, body: { items: [1] } },
+    { status: 200, headers: {}, body: { items: [1] } },
+  ]);
+  assert.deepEqual(replyAt(single, 5), { status: 503, headers: {}, body: null });
+});
+
+test("a pattern JavaScript cannot compile is the scenario's mistake, named", () => {
+  assert.throws(() => compileRoutes({ name: "api", host: "a.example", responses: [{ method: "GET", pattern: "/a(+" }] }), {
+    name: "UserFacingError",
+    message: /external\("api"\): responses\[0\]: pattern must be a JavaScript regular expression, got "\/a\(\+"/,
+  });
 });
 
 test("recorded bodies: JSON when declared or shaped so, else text; no body is null", async () => {
