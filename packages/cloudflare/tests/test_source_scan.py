@@ -122,3 +122,21 @@ def test_a_default_export_without_handlers_and_odd_text_do_not_fail(tmp_path):
     scan = _scan(tmp_path, 'export default function () {}\nconst s = "open\nconst t = `x ${ y\n/* never closed')
     assert () == scan.handlers
     assert "none" == scan.export_shape
+
+
+def test_the_keys_of_a_json_body_a_fetch_sends(tmp_path):
+    """body: JSON.stringify({...}) gives its top-level keys and the name each value reads, so a
+    draft can key an example by the field that carries the event's value (to: email)."""
+    scan = _scan(tmp_path, """
+export default {
+  async queue(batch, env) {
+    for (const { body: { email, id } } of batch.messages) {
+      await fetch("https://api.mail.example/v1/send", {
+        method: "POST",
+        body: JSON.stringify({ from: env.FROM, to: email, id, meta: { nested: email } }),
+      });
+    }
+  },
+};
+""")
+    assert (("from", None), ("to", "email"), ("id", "id"), ("meta", None)) == scan.fetches[0].body_keys

@@ -366,6 +366,8 @@ class _Builder:
     imports: set[str] = attrs.Factory(lambda: {"define_scenario", "todo"})
     names: set[str] = attrs.Factory(lambda: {"scenario"})
     holes: list[dict[str, str]] = attrs.Factory(list)
+    #: Per external host, the keys its first JSON body written out has (for the examples).
+    body_keys: dict[str, tuple[tuple[str, str | None], ...]] = attrs.Factory(dict)
 
     def note(self, kind: str, text: str) -> None:
         self.notes.append(DraftNote(kind=kind, text=text))
@@ -574,6 +576,7 @@ class _Builder:
                 lines.append(f"# The code sends a {scan.idempotency_headers[0]} header: if this API deduplicates by it, add dedupe_by={json.dumps(scan.idempotency_headers[0])}.")
             lines.append(f"external({json.dumps(host)}, {json.dumps(host)}),")
             externals.append({"name": host, "host": host, "requests": listed})
+            self.body_keys[host] = next((fetch.body_keys for fetch in requests if fetch.body_keys), ())
             self.note("read", f"external {host}: fetched by literal URL ({places}); declared with no scripted replies (200, empty body)")
         for where in scan.dynamic_fetches:
             self.note("unread", f"{where}: a fetch whose URL is built at run time; its host is not known to the draft (a request to an undeclared host makes the run UNSUPPORTED: declare it with external(...))")
@@ -637,8 +640,9 @@ class _Builder:
         for binding in self.config.bindings:
             if binding.kind == "r2":
                 examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", r2_op({json.dumps(binding.name)}, "put"), "args.key"),')
+        fields = {name for name, _ in self.scan.body_fields}
         for item in externals:
-            key = f"args.body.{body_key}" if body_key else "args.url"
+            key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
             examples.append(f'at_most_once_per_key("one-call-per-key-{item["name"]}", fetch_call({json.dumps(item["name"])}), {json.dumps(key)}),')
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
@@ -715,6 +719,17 @@ class _Builder:
         out.append(f"    bounds={_py(bounds)},")
         out.append(")")
         return "\n".join(out) + "\n"
+
+
+def _external_key(keys: tuple[tuple[str, str | None], ...], fields: set[str], body_key: str | None) -> str:
+    """The key an example invariant over an external's calls reads: the body key whose value is
+    a field of the event's body (``to: email``), else the event's first string field, else the URL."""
+    for key, value in keys:
+        if value is not None and value in fields:
+            return f"args.body.{key}"
+    if body_key is not None:
+        return f"args.body.{body_key}"
+    return "args.url"
 
 
 def _with_lines(holes: list[dict[str, str]], source: str) -> list[dict[str, Any]]:

@@ -90,6 +90,9 @@ class Fetch:
     where: str
     #: True when the URL's host ended a template literal's literal head (``https://host${path}``).
     host_guessed: bool = False
+    #: The top-level keys of a ``body: JSON.stringify({...})`` the init writes out, each with
+    #: the name its value reads (``to: email`` -> ("to", "email"); None for any other value).
+    body_keys: tuple[tuple[str, str | None], ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -468,6 +471,35 @@ def _init_method(tokens: list[Token], start: int, end: int) -> str | None:
     return None
 
 
+def _init_body_keys(tokens: list[Token], start: int, end: int) -> tuple[tuple[str, str | None], ...]:
+    """The keys of the object literal a fetch's init sends as ``body: JSON.stringify({...})``."""
+    for index in range(start, end):
+        if not (tokens[index].kind in ("ident", "string") and tokens[index].value == "body" and _is(tokens, index + 1, "punct", ":")):
+            continue
+        if not (_is(tokens, index + 2, "ident", "JSON") and _is(tokens, index + 4, "ident", "stringify") and _is(tokens, index + 6, "punct", "{")):
+            return ()
+        opening = index + 6
+        closing = _matching(tokens, opening, "{", "}")
+        keys: list[tuple[str, str | None]] = []
+        depth = 0
+        for cursor in range(opening + 1, closing):
+            token = tokens[cursor]
+            if token.kind == "punct" and token.value in "{[(":
+                depth += 1
+            elif token.kind == "punct" and token.value in "}])":
+                depth -= 1
+            elif depth == 0 and token.kind in ("ident", "string") and tokens[cursor - 1].kind == "punct" and tokens[cursor - 1].value in "{,":
+                after = tokens[cursor + 1]
+                if after.kind == "punct" and after.value == ":":
+                    value = tokens[cursor + 2]
+                    ends = _is(tokens, cursor + 3, "punct", ",") or cursor + 3 == closing
+                    keys.append((token.value, value.value if value.kind == "ident" and ends else None))
+                elif after.kind == "punct" and after.value in ",}":
+                    keys.append((token.value, token.value))  # shorthand { email }
+        return tuple(keys)
+    return ()
+
+
 def _requests(tokens: list[Token], path: Path, root: Path) -> tuple[list[Fetch], list[str]]:
     """The module's literal requests and the places of those built at run time."""
     bound = _bindings(tokens)
@@ -498,6 +530,8 @@ def _requests(tokens: list[Token], path: Path, root: Path) -> tuple[list[Fetch],
         request = None
         if literal is not None:
             request = _fetch_of(literal[0], literal[1], _init_method(tokens, index + 2, closing), where)
+            if request is not None:
+                request = attrs.evolve(request, body_keys=_init_body_keys(tokens, index + 2, closing))
         if request is None and _is(tokens, index + 2, "ident", "new") and _is(tokens, index + 3, "ident", "Request"):
             continue  # fetch(new Request(...)): the Request is read as a request of its own
         if request is None:
