@@ -78,7 +78,7 @@ export default {
 """)
     found = [(f.host, f.path, f.method, f.where) for f in scan.fetches]
     assert ("api.pay.example", "/v1/charges", "POST", "worker.ts:5") in found
-    assert ("hooks.example.org", "/v2/", "GET", "worker.ts:6") in found
+    assert ("hooks.example.org", "/v2/*", "GET", "worker.ts:6") in found  # a prefix, as an external route writes one
     assert ("cdn.example.net", "/a.json", "GET", "worker.ts:7") in found
     assert 3 == len(found)
     assert ("worker.ts:8",) == scan.dynamic_fetches  # fetch(request.url); new Request(...) is read by itself

@@ -82,7 +82,8 @@ class Fetch:
     """An outbound request the code makes by a literal URL."""
 
     host: str
-    #: The URL's path (its literal prefix when the rest is substituted at run time).
+    #: The URL's path: exact, or its literal prefix followed by ``*`` (an external route's
+    #: prefix form) when the rest is substituted at run time (``/v2/${id}`` -> ``/v2/*``).
     path: str
     #: The method its literal init names, GET when it has none, None when the init is not literal.
     method: str | None
@@ -450,7 +451,10 @@ def _fetch_of(url: str, is_head: bool, method: str | None, where: str) -> Fetch 
     guessed = is_head and not re.search(r"^https?://[^/?#]+[/?#]", url, re.IGNORECASE)
     if not _HOST.match(host):
         return None
-    return Fetch(host=host, path=parts.path or "/", method=method, where=where, host_guessed=guessed)
+    path = parts.path or "/"
+    if is_head:
+        path += "*"
+    return Fetch(host=host, path=path, method=method, where=where, host_guessed=guessed)
 
 
 def _init_method(tokens: list[Token], start: int, end: int) -> str | None:
