@@ -338,3 +338,11 @@ def test_other_runs_console_output_is_counted_and_shown_with_logs():
     assert "Console output of the first run: 1 line (--logs shows them" in render_text(bounded)
     assert "  msg-1#1  console.error: not configured: API_KEY\n" in render_text(bounded, logs=True)
     assert "Console output" not in render_text(verdicts.bounded())
+
+
+def test_the_html_page_holds_every_run_console_output():
+    """The HTML page embeds the text report with ``logs=True``: nothing the verdict holds is hidden there."""
+    from eutaxy.report.html import render_html
+
+    verdict = verdicts.bounded(firstRunConsole=[_line("msg-1#1", None, "error", "not configured: API_KEY")])
+    assert "msg-1#1  console.error: not configured: API_KEY" in render_html(verdict)

@@ -144,7 +144,8 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
     parts += _provenance(verdict)
     parts += [
         '<h2 id="report">Text report</h2>',
-        f'<pre class="mono">{_e(render_text(verdict))}</pre>',
+        # The page holds everything the verdict does, so every run's console output too.
+        f'<pre class="mono">{_e(render_text(verdict, logs=True))}</pre>',
         '<aside id="panel" aria-live="polite"></aside>',
         f"<script>{_SCRIPT}</script>",
         "</body></html>",
