@@ -232,3 +232,56 @@ def test_out_and_the_mcp_tool_write_where_asked_with_paths_from_there(tmp_path, 
     unwritten = call_tool("draft", {"config": str(folder)})
     assert not unwritten.is_error and not unwritten.data["written"]
     assert not (folder / "queue-duplicate-write.sim.py").exists()
+
+
+def walkthrough() -> Path:
+    """docs/examples/welcome-emails: the Worker docs/cloudflare.md walks from draft to verdict."""
+    for root in (Path.cwd(), PACKAGE.parents[1]):
+        if (root / "docs" / "examples" / "welcome-emails").is_dir():
+            return root / "docs" / "examples" / "welcome-emails"
+    raise AssertionError("docs/examples/welcome-emails is not in the test's files")
+
+
+#: The walkthrough's fill (docs/cloudflare.md, "Checking an existing project"), as written there.
+WALKTHROUGH_EVENTS = (
+    '[{"body": {"signupId": "s-1", "email": "ada@example.com"}}, '
+    '{"body": {"signupId": "s-2", "email": "bob@example.com"}}]'
+)
+WALKTHROUGH_INVARIANT = 'at_most_once_per_key("one-welcome-per-address", fetch_call("api.mail.example"), "args.body.to")'
+
+
+def test_the_docs_walkthrough_goes_from_draft_to_violated_and_to_bounded_once_fixed(tmp_path, run_cli, toolchain):
+    """docs/cloudflare.md's walkthrough, step by step: the draft (wrangler.toml, migrations/, a
+    var and a .dev.vars secret, the mail API found by its literal URL), the two holes filled,
+    VIOLATED on a second welcome email with one fault, then the documented fix BOUNDED."""
+    folder = tmp_path / "welcome-emails"
+    shutil.copytree(walkthrough(), folder, ignore=shutil.ignore_patterns("*.sim.py", "*_regression_test.py", "__pycache__"))
+    drafted = run_cli("draft", str(folder))
+    assert 0 == drafted.code, drafted.stderr
+    path = folder / "welcome-emails.sim.py"
+    source = path.read_text()
+    assert 'd1_schema("DB", "./migrations"),' in source
+    assert 'external("api.mail.example", "api.mail.example"),' in source
+    assert "signups = queue(" in source
+    assert '"secrets"' not in source  # MAIL_API_KEY comes from .dev.vars, FROM_ADDRESS from [vars]
+    assert f"# {WALKTHROUGH_INVARIANT.replace('one-welcome-per-address', 'one-call-per-key-api.mail.example')}," in source
+    path.write_text(fill(source, WALKTHROUGH_EVENTS, WALKTHROUGH_INVARIANT))
+    args = ("--max-runs", "40", "--budget-ms", "120000", "--no-regression", "--json")
+    violated = run_cli("check", str(path), *args)
+    data = json.loads(violated.stdout)
+    assert ("violated", 1) == (data["kind"], violated.code), violated.stderr
+    assert ["one-welcome-per-address"] == [item["invariant"] for item in data["violations"]]
+    assert "dev-only-key" not in violated.stdout  # the secret's value is shown nowhere
+
+    worker = folder / "src" / "index.ts"
+    assert worker.read_text().count('"content-type": "application/json" },') == 1
+    worker.write_text(worker.read_text().replace(
+        '"content-type": "application/json" },',
+        '"content-type": "application/json", "idempotency-key": `welcome/${signupId}` },',
+    ))
+    path.write_text(path.read_text().replace(
+        'external("api.mail.example", "api.mail.example"),',
+        'external("api.mail.example", "api.mail.example", dedupe_by="Idempotency-Key"),',
+    ))
+    bounded = run_cli("check", str(path), *args)
+    assert ("bounded", 0) == (json.loads(bounded.stdout)["kind"], bounded.code), bounded.stdout
