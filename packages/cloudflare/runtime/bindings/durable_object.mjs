@@ -205,8 +205,10 @@ function makeStub(run, inv, binding, realStub, id) {
         try {
           return await perform();
         } catch (error) {
-          // A crash inside the object reset it (ctx.abort()); the dead caller hears nothing.
-          if (inv.crashed) return never();
+          // A crash inside the object reset it (ctx.abort()) and the call ends with the
+          // reset's error, recorded as its result; the dead caller hears nothing. This ending
+          // runs on the caller's side, where it wakes the caller's waits (the crash's own
+          // wake-up was made inside the object, where workerd does not deliver it to them).
           throw error;
         }
       },

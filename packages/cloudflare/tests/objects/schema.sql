@@ -1,0 +1,1 @@
+CREATE TABLE deposits (account TEXT NOT NULL, cents INTEGER NOT NULL);

@@ -1,0 +1,136 @@
+"""Durable Object runs on real workerd: effects, faults inside an object, reset, snapshot, UNSUPPORTED.
+
+The fixture (objects/) has a SQLite-backed Ledger that writes to D1 from inside the object,
+a key-value Tally reached through newUniqueId(), and one path for each use the model refuses.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import create_platform, d1_schema, define_scenario, durable_object, http, unique, durable_object_table
+from eutaxy.core.errors import UserError
+from eutaxy.engine.check import replay_scenario
+
+pytestmark = pytest.mark.usefixtures("toolchain")
+
+FIXTURE = Path(__file__).resolve().parent / "objects"
+
+SETUP = [
+    d1_schema("DB", "./schema.sql"),
+    durable_object(
+        "LEDGER",
+        {"acct": {"last": "none"}, "idle": {"note": "never called"}},
+        sql={
+            "acct": {
+                "schema": "CREATE TABLE balances (account TEXT PRIMARY KEY, cents INTEGER NOT NULL DEFAULT 0)",
+                "rows": {"balances": [{"account": "alice", "cents": 10}]},
+            },
+            "idle": {"schema": "CREATE TABLE balances (account TEXT PRIMARY KEY, cents INTEGER NOT NULL DEFAULT 7)", "rows": {"balances": [{}]}},
+        },
+    ),
+    durable_object("TALLY"),
+]
+
+
+def scenario(paths, *, retries=0, setup=SETUP):
+    return define_scenario(
+        name="objects",
+        root=FIXTURE,
+        source=FIXTURE / "objects.sim.py",
+        setup=setup,
+        drive=http([{"path": path} for path in paths], retries=retries),
+        invariants=[unique("one-row-per-account", durable_object_table("LEDGER", "acct", "balances"), "account", allow_vacuous=True)],
+        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    )
+
+
+def run(platform, built, faults=()):
+    result = replay_scenario(built, platform, {"faults": list(faults), "turns": []}, seed="objects")["result"]
+    return result
+
+
+def points(result):
+    return [(e["invocation"], e["ordinal"], e["target"], e["op"], e["kind"]) for e in result["effects"] if e["kind"] != "snapshot"]
+
+
+def snapshots(result):
+    return {(e["target"], e["op"]): e["payload"]["rows"] for e in result["effects"] if e["kind"] == "snapshot"}
+
+
+def test_a_stub_call_is_one_effect_and_the_objects_own_d1_call_is_numbered_after_it():
+    """The deposit call opens at ordinal 0; the object's D1 insert is the same invocation's ordinal 1; snapshots follow."""
+    built = scenario(["/deposit", "/unique"])
+    with create_platform(built) as platform:
+        first = run(platform, built)
+        again = run(platform, built)
+    assert "completed" == first["end"]["kind"], first["end"]
+    assert [
+        ("req-1#1", 0, "DO:LEDGER", "deposit", "call"),
+        ("req-1#1", 1, "D1:DB", "run", "call"),
+        ("req-1#1", 1, "D1:DB", "run", "result"),
+        ("req-1#1", 0, "DO:LEDGER", "deposit", "result"),
+        ("req-1#1", 2, "Http:/deposit", "response", "call"),
+        ("req-1#1", 2, "Http:/deposit", "response", "result"),
+        ("req-2#1", 0, "DO:TALLY", "bump", "call"),
+        ("req-2#1", 0, "DO:TALLY", "bump", "result"),
+        ("req-2#1", 1, "DO:TALLY", "total", "call"),
+        ("req-2#1", 1, "DO:TALLY", "total", "result"),
+        ("req-2#1", 2, "Http:/unique", "response", "call"),
+        ("req-2#1", 2, "Http:/unique", "response", "result"),
+    ] == points(first)
+    calls = [e["payload"] for e in first["effects"] if e["kind"] == "result" and e["target"].startswith("DO:")]
+    assert {"args": {"object": "acct", "args": ["alice", 5]}, "result": {"value": {"calls": 1}}} == calls[0]
+    assert calls[2]["args"]["property"] is True and 1 == calls[2]["result"]["value"]
+    seen = snapshots(first)
+    assert [{"key": "last", "value": "alice"}] == seen[("DO:LEDGER", "acct")]
+    assert [{"account": "alice", "cents": 15}] == seen[("DO:LEDGER", "acct/balances")]
+    # No call reached "idle": it shows its seed as the reset read it back, the default included.
+    assert [{"key": "note", "value": "never called"}] == seen[("DO:LEDGER", "idle")]
+    assert [{"account": None, "cents": 7}] == seen[("DO:LEDGER", "idle/balances")]
+    [(unique_object, rows)] = [(op, rows) for (target, op), rows in seen.items() if target == "DO:TALLY"]
+    assert unique_object.startswith("unique-") and 39 == len(unique_object)
+    assert [{"key": "n", "value": 1}] == rows
+    # The reset cleared what the first run wrote, and newUniqueId drew the same name: the runs agree.
+    assert first["effects"] == again["effects"]
+
+
+def test_a_crash_inside_the_object_resets_it_and_the_retry_meets_a_new_instance():
+    """crash_before at the object's D1 insert kills the call and aborts the object; the resend's deposit is the instance's first."""
+    built = scenario(["/deposit"], retries=1)
+    with create_platform(built) as platform:
+        result = run(platform, built, [{"invocation": "req-1#1", "ordinal": 1, "fault": "crash_before"}])
+    assert "completed" == result["end"]["kind"], result["end"]
+    deposits = [(e["invocation"], e["payload"]["result"]) for e in result["effects"] if (e["target"], e["kind"]) == ("DO:LEDGER", "result")]
+    [(first, ended), (second, answered)] = deposits
+    assert ("req-1#1", "req-1#2") == (first, second)
+    # The first call ends with the reset (its object aborted where the crash happened)...
+    assert "Error" == ended["error"]["name"] and "crashed inside this Durable Object" in ended["error"]["message"]
+    # ...and the resend meets a new instance: its first call, not its second.
+    assert {"value": {"calls": 1}} == answered
+    seen = snapshots(result)
+    assert [{"account": "alice", "cents": 5}] == seen[("D1:DB", "deposits")]
+    assert [{"account": "alice", "cents": 15}] == seen[("DO:LEDGER", "acct/balances")]
+
+
+@pytest.mark.parametrize(
+    ("path", "cause"),
+    [
+        ("/jurisdiction", "jurisdiction"),
+        ("/capability", "not_plain_data"),
+        ("/nested", "object_binding_call"),
+        ("/unset", "binding_without_setup"),
+    ],
+)
+def test_uses_outside_the_model_are_unsupported_with_their_cause(path, cause):
+    """Each refused use ends the run UNSUPPORTED, naming its cause."""
+    built = scenario([path])
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    assert ("unsupported", cause) == (result["end"]["kind"], result["end"].get("cause")), result["end"]
+
+
+def test_a_sql_seed_for_a_key_value_class_names_the_migration_to_add():
+    """Tally is a new_classes (key-value) class: seeding SQL for it is the user's to fix."""
+    with pytest.raises(UserError, match=r'class Tally is not SQLite-backed; add a migration .*"new_sqlite_classes": \["Tally"\]'):
+        create_platform(scenario(["/unique"], setup=[*SETUP[:2], durable_object("TALLY", sql={"t": {"schema": "CREATE TABLE x (a)"}})]))
