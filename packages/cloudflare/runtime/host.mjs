@@ -6,7 +6,7 @@
  * on stderr.
  *
  * Requests, answered in order, each answer carrying the request's id:
- *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true}
+ *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true, "result": {"compatibilityDate": {asked, used, newest}}}
  *   {"id", "op": "run", "plan": RunPlan}                  ->  {"id", "ok": true, "result": RunResult}
  *   {"id", "op": "probe"}                                 ->  {"id", "ok": true, "result": {"patched": [...]}}
  *   {"id", "op": "raw_run", "request": RawRequest}        ->  {"id", "ok": true, "result": RawResult} (raw.mjs)
@@ -68,6 +68,7 @@ async function load(message) {
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
+  return { compatibilityDate: loaded.dates };
 }
 
 /** @param {unknown} id @param {string} [resultJson] */
@@ -111,8 +112,7 @@ async function handle(line) {
   try {
     switch (message?.op) {
       case "load":
-        await load(message);
-        answerOk(id);
+        answerOk(id, JSON.stringify(await load(message)));
         return;
       case "run":
         answerOk(id, await isolate.run(JSON.stringify(message.plan), stuckMs(message.plan)));

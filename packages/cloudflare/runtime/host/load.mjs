@@ -7,6 +7,11 @@
  * Python's producer (eutaxy.cloudflare.worker.LoadMessage.to_data) is tested against too:
  * a message that does not fit is Eutaxy's own bug, so it fails as an internal error naming
  * the field, what was expected and what came. Nothing here has a default of its own.
+ *
+ * The compatibility date is the one rule applied here: a Worker asking for a date newer than
+ * the pinned workerd supports runs with the newest it supports, as wrangler does (it warns and
+ * runs with Miniflare's supported date, which is workerd's). The load answer says both dates,
+ * and Python states them in the verdict's assumptions.
  */
 
 import { readFileSync } from "node:fs";
@@ -14,7 +19,24 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { splitSchema } from "../d1.mjs";
-import { UserError } from "./toolchain.mjs";
+import { UserError, toolchain } from "./toolchain.mjs";
+
+/**
+ * The newest compatibility date the pinned workerd supports: the date its package exports,
+ * fixed by the pin (not by the clock, unlike Miniflare's supportedCompatibilityDate, which is
+ * also capped at today), so a verdict does not depend on the day it was reached.
+ * @type {string}
+ */
+export const NEWEST_COMPATIBILITY_DATE = toolchain.workerd.compatibilityDate;
+
+/**
+ * The date the Worker runs with: its own, or the newest supported when it asks for a later one.
+ * Both are YYYY-MM-DD (Python's reader checked the Worker's), so they compare as strings.
+ * @param {string} asked @param {string} newest @returns {string}
+ */
+export function supportedDate(asked, newest) {
+  return asked > newest ? newest : asked;
+}
 
 /** The load message's schema (a subset of JSON Schema: type, const, required, properties, additionalProperties, items). */
 export const LOAD_SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL("./load.schema.json", import.meta.url)), "utf8"));
@@ -144,7 +166,7 @@ function withAsyncContext(flags) {
 /**
  * @param {any} message the load request
  * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
+ *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>}}
  */
 export function readLoad(message) {
@@ -156,7 +178,12 @@ export function readLoad(message) {
     entry: worker.entry,
     specs: worker.specs,
     runtime: runtimeConfig(worker, message.setup),
-    compatibilityDate: worker.compatibilityDate,
+    compatibilityDate: supportedDate(worker.compatibilityDate, NEWEST_COMPATIBILITY_DATE),
+    dates: {
+      asked: worker.compatibilityDate,
+      used: supportedDate(worker.compatibilityDate, NEWEST_COMPATIBILITY_DATE),
+      newest: NEWEST_COMPATIBILITY_DATE,
+    },
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
     d1Databases: worker.d1Databases,
     r2Buckets: worker.r2Buckets,

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The host's toolchain: miniflare and esbuild, loaded from the pinned node_modules that
+ * The host's toolchain: miniflare, esbuild and workerd's package (for the newest compatibility
+ * date the pinned runtime supports), loaded from the pinned node_modules that
  * EUTAXY_NODE_MODULES or `--node-modules DIR` names. When they cannot be loaded the host
  * says why on stdout (the one line Python reads before any request) and exits 2.
  */
@@ -26,7 +27,7 @@ function nodeModulesDir() {
 function loadToolchain() {
   try {
     const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
-    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild") };
+    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild"), workerd: requireTool("workerd") };
   } catch (error) {
     const text = `the host cannot start: ${/** @type {Error} */ (error).message}`;
     process.stdout.write(JSON.stringify({ id: null, ok: false, error: text }) + "\n");

@@ -31,7 +31,7 @@ from . import host as host_module
 from .d1 import with_statement_classes
 from .loader import load_scenario
 from .variables import redact
-from .worker import WorkerSpec, prepare_worker, unset_binding_touched
+from .worker import WorkerSpec, compatibility_date_assumption, prepare_worker, unset_binding_touched
 
 __all__ = ["CloudflarePlatform", "create_platform", "expect_holds", "with_environment"]
 
@@ -62,6 +62,9 @@ class CloudflarePlatform:
         self.runs = 0
         #: One sentence per host restart: what died, during which run.
         self.restarts: list[str] = []
+        #: The sentence saying the runtime ran an older compatibility date than the config asks,
+        #: from the host's load answer (the host owns that rule); None when it ran the one asked.
+        self.date_assumption: str | None = None
 
     @property
     def worker(self) -> WorkerSpec:
@@ -89,6 +92,9 @@ class CloudflarePlatform:
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
         started.note_processes()
         self._host = started
+        dates = (answer.get("result") or {}).get("compatibilityDate")
+        assert isinstance(dates, dict) and dates.get("asked") == self._spec.load.compatibility_date, dates
+        self.date_assumption = compatibility_date_assumption(self._spec.config.path.name, dates)
 
     def run(self, plan: RunPlan) -> RunResult:
         """Perform one run as ``plan`` says and return what happened."""
@@ -149,7 +155,8 @@ class CloudflarePlatform:
             assert scenario.get(field) == self._scenario.get(field), f"a plan for another Worker: its {field} differs"
 
     def describe(self) -> dict[str, Any]:
-        described: dict[str, Any] = {"platform": "cloudflare", "assumptions": list(self._spec.assumptions)}
+        assumptions = list(self._spec.assumptions) + ([self.date_assumption] if self.date_assumption else [])
+        described: dict[str, Any] = {"platform": "cloudflare", "assumptions": assumptions}
         if self.restarts:
             described["restarts"] = list(self.restarts)
         return described

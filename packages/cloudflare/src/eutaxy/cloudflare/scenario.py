@@ -93,7 +93,8 @@ def define_scenario(
     if root is None:
         if source_path is None:
             raise UserError("define_scenario could not tell which file called it; pass root= (the scenario's directory)")
-        named = [*(worker_fields[field] for field in ("entry", "config") if field in worker_fields), *(step["path"] for step in steps if isinstance(step.get("path"), str))]
+        named = [worker_fields[field] for field in ("entry", "config") if field in worker_fields]
+        named += [step["path"] for step in steps if isinstance(step.get("path"), str)]
         named += [str(item) for item in spec_items if isinstance(item, (str, Path))]
         root = scenario_root(source_path, named)
     drive_data = _drive(drive)

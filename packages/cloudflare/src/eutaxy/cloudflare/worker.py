@@ -26,7 +26,7 @@ from . import externals, variables, wrangler
 from .d1 import migration_files
 from .http import caller_assumption
 
-__all__ = ["LoadMessage", "WorkerSpec", "prepare_worker", "unset_binding_touched"]
+__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
 MODELLED_KINDS = ("d1", "queue_consumer", "r2", "durable_object")
@@ -198,6 +198,23 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _concurrency_assumptions(scenario)
         ),
         secrets=dict(env_values.secrets),
+    )
+
+
+def compatibility_date_assumption(config_name: str, dates: Mapping[str, str]) -> str | None:
+    """The verdict's sentence when the runtime ran an older date than the config asks (the host's answer), else None.
+
+    The host applies the rule (host/load.mjs ``supportedDate``): a date newer than the pinned
+    workerd supports runs with the newest it supports, as wrangler does.
+    """
+    asked, used, newest = dates["asked"], dates["used"], dates["newest"]
+    assert used <= asked and used <= newest, dates
+    if used == asked:
+        return None
+    return (
+        f"compatibility_date {asked} in {config_name} is newer than the pinned workerd supports (its newest is "
+        f"{newest}), so runs use {used}, as wrangler does; behaviour behind a compatibility flag dated after "
+        f"{used} is not what production gives the Worker."
     )
 
 
