@@ -2,8 +2,9 @@
 /**
  * What a run cannot control, and the traps that make touching it UNSUPPORTED.
  *
- * The seeds' allowlist leaves out KV, AI, Hyperdrive, the Cache API and raw sockets
- * (`binding_not_allowed`); bindings this runtime does not model yet (Durable Objects,
+ * The allowlist leaves out AI, Hyperdrive, the Cache API and raw sockets
+ * (`binding_not_allowed`; the seeds left KV out too, which issue 15 brought in as
+ * bindings/kv.mjs); bindings this runtime does not model yet (Durable Objects,
  * services, queue producers, ...) are `binding_not_modelled`; a modelled binding no setup
  * step resets (an R2 bucket) is `binding_without_setup` (`trapUnset`); an outbound `fetch` no declared
  * external answers is `outbound_request` (fetch.mjs; `trappedFetch` is its stand-in where no
@@ -17,10 +18,10 @@ import { UnsupportedSignal, never } from "./effects.mjs";
 import { active } from "./active.mjs";
 
 /** Binding kinds (as the wrangler reader names them) the seeds refuse outright. */
-const NOT_ALLOWED = new Set(["kv", "ai", "hyperdrive", "cache", "sockets"]);
+const NOT_ALLOWED = new Set(["ai", "hyperdrive", "cache", "sockets"]);
 
 const KIND_NAMES = /** @type {Record<string, string>} */ ({
-  kv: "KV", ai: "AI", hyperdrive: "Hyperdrive", r2: "R2", durable_object: "Durable Object",
+  ai: "AI", hyperdrive: "Hyperdrive", r2: "R2", durable_object: "Durable Object",
   service: "service", queue_producer: "queue producer", workflow: "Workflow", vectorize: "Vectorize",
   analytics_engine: "Analytics Engine", browser: "Browser Rendering", images: "Images",
 });

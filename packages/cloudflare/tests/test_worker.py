@@ -7,7 +7,7 @@ import jsonschema
 
 import pytest
 
-from eutaxy.cloudflare import d1_schema, define_scenario, queue
+from eutaxy.cloudflare import d1_schema, define_scenario, kv_namespace, queue
 from eutaxy.cloudflare.platform import CloudflarePlatform
 from eutaxy.cloudflare.worker import prepare_worker, unset_binding_touched
 from eutaxy.core.errors import UserError
@@ -19,6 +19,7 @@ CONFIG = """{
   "d1_databases": [{"binding": "DB", "database_id": "db-1"}, {"binding": "AUDIT"}],
   "queues": {"consumers": [{"queue": "payments"}]},
   "kv_namespaces": [{"binding": "CACHE", "id": "kv"}],
+  "ai": {"binding": "AI"},
 }"""
 
 
@@ -44,7 +45,7 @@ def scenario_in(project: Path, **overrides):
 
 
 def test_load_message_has_absolute_paths_and_bindings(project):
-    """Entry and setup paths are absolute; D1 ids, consumers and refused bindings are listed."""
+    """Entry and setup paths are absolute; D1 ids, KV ids, consumers and refused bindings are listed."""
     spec = prepare_worker(scenario_in(project))
     message = spec.load_message()
     assert "load" == message["op"]
@@ -53,7 +54,8 @@ def test_load_message_has_absolute_paths_and_bindings(project):
     assert "2026-01-01" == worker["compatibilityDate"]
     assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
     assert {"payments": {"maxRetries": 3}} == worker["queueConsumers"]
-    assert [{"kind": "kv", "name": "CACHE"}] == worker["bindings"]
+    assert {"CACHE": "kv"} == worker["kvNamespaces"]
+    assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
     assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
     assert ("AUDIT",) == spec.unset_d1
 
@@ -97,6 +99,10 @@ def test_config_is_found_beside_the_scenario(project):
         ({"drive": queue("refunds", [{"body": 1}])}, "drives queue 'refunds', but wrangler.jsonc has no consumer"),
         ({"worker": {"config": "./wrangler.toml"}}, "compatibility_date is missing"),
         ({"worker": {"config": "./wrangler.jsonc", "env": "prod"}}, "there is no environment 'prod'; it defines none"),
+        ({"setup": [kv_namespace("CACHES", {})]}, "KV binding 'CACHES', which wrangler.jsonc does not declare.*did you mean 'CACHE'"),
+        ({"setup": [kv_namespace("DB", {})]}, "KV binding 'DB', which wrangler.jsonc does not declare"),
+        ({"setup": [kv_namespace("CACHE", {})] * 2}, "2 kv_namespace steps for KV binding 'CACHE'"),
+        ({"setup": [{"kind": "kv_namespace", "binding": "CACHE", "entries": [{"key": "k"}]}]}, r"entries\[0\] must be \{key, value, metadata\}"),
     ],
 )
 def test_mismatches_are_user_errors(project, overrides, problem):
@@ -172,12 +178,12 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     (project / "wrangler.toml").write_text(ENVIRONMENT_CONFIG)
     top = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml"}))
     assert {"DB": "db-top"} == top.load_message()["worker"]["d1Databases"]
-    assert [{"kind": "kv", "name": "CACHE"}] == top.load_message()["worker"]["bindings"]
+    assert {"CACHE": "kv"} == top.load_message()["worker"]["kvNamespaces"]
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
     assert {"DB": "db-staging"} == worker["d1Databases"]
     assert {"payments": {"maxRetries": 1}} == worker["queueConsumers"]
-    assert [] == worker["bindings"], "kv_namespaces is not inherited by an environment"
+    assert {} == worker["kvNamespaces"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
     assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)
     assert not any("environment" in sentence for sentence in top.assumptions)

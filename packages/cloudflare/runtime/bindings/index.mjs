@@ -12,6 +12,7 @@
 import { d1 } from "./d1.mjs";
 import { durableObject } from "./durable_object.mjs";
 import { externals } from "./externals.mjs";
+import { kv } from "./kv.mjs";
 import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
 import { traps } from "./traps.mjs";
@@ -19,7 +20,7 @@ import { traps } from "./traps.mjs";
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** @type {readonly BindingRecord[]} */
-export const RECORDS = Object.freeze([d1, r2, durableObject, queueConsumer, externals, traps]);
+export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, externals, traps]);
 
 /**
  * Each env name a record owns, with its record and config entry: records in setup order,

@@ -85,7 +85,15 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, import("../bindings/durable_object.mjs").ObjectEntry>} */
   const durableObjects = {};
   for (const [binding, { className, sqlite }] of Object.entries(worker.durableObjects)) durableObjects[binding] = { className, sqlite, setup: null };
+  /** @type {Record<string, {entries: [string, string, unknown][]}>} */
+  const kv = {};
+  for (const binding of Object.keys(worker.kvNamespaces)) kv[binding] = { entries: [] };
   for (const step of setup) {
+    if (step?.kind === "kv_namespace") {
+      if (!kv[step.binding]) throw new UserError(`setup kv_namespace names binding ${step.binding}, which the Worker's config does not declare as a KV namespace`);
+      for (const { key, value, metadata } of step.entries ?? []) kv[step.binding].entries.push([key, value, metadata ?? null]);
+      continue;
+    }
     if (step?.kind === "durable_object") {
       if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
       durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
@@ -123,7 +131,7 @@ function runtimeConfig(worker, setup) {
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
     queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
-  return { d1, r2, traps, queueConsumers, durableObjects };
+  return { d1, kv, r2, traps, queueConsumers, durableObjects };
 }
 
 /**
@@ -166,7 +174,7 @@ function withAsyncContext(flags) {
 /**
  * @param {any} message the load request
  * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
+ *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>}}
  */
 export function readLoad(message) {
@@ -186,6 +194,7 @@ export function readLoad(message) {
     },
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
     d1Databases: worker.d1Databases,
+    kvNamespaces: worker.kvNamespaces,
     r2Buckets: worker.r2Buckets,
     durableObjects: Object.fromEntries(Object.entries(worker.durableObjects).map(([binding, { className, sqlite }]) => [binding, { className, useSQLite: sqlite }])),
     objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),

@@ -36,7 +36,7 @@ class StderrLog extends Log {
 
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, r2Buckets: Record<string, string>,
+ *   d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
  */
 
@@ -67,6 +67,7 @@ export class Isolate {
       compatibilityDate: options.compatibilityDate,
       compatibilityFlags: options.compatibilityFlags,
       d1Databases: options.d1Databases,
+      kvNamespaces: options.kvNamespaces,
       r2Buckets: options.r2Buckets,
       durableObjects: options.durableObjects,
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },

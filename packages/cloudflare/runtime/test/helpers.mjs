@@ -28,6 +28,7 @@ export function fixtureLoad(fixture, worker) {
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       d1Databases: {},
+      kvNamespaces: {},
       r2Buckets: {},
       queueConsumers: {},
       durableObjects: {},
@@ -45,7 +46,7 @@ export function paymentsLoad(extra = {}) {
   return fixtureLoad(FIXTURE, {
     d1Databases: { DB: "payments-db" },
     queueConsumers: { payments: { maxRetries: 3 } },
-    bindings: [{ kind: "kv", name: "CACHE" }],
+    bindings: [{ kind: "ai", name: "AI" }],
     ...extra,
   });
 }

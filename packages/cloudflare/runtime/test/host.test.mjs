@@ -178,7 +178,7 @@ test("Web Crypto is waited for, unrecorded, and scheduler.wait is a virtual time
 });
 
 for (const [touch, cause, detail] of [
-  ["kv", "binding_not_allowed", /KV binding CACHE was touched/],
+  ["ai", "binding_not_allowed", /AI binding AI was touched/],
   ["fetch", "outbound_request", /outbound fetch POST https:\/\/payments.invalid\/charge/],
   ["weakref", "weakref", /WeakRef/],
   ["caches", "binding_not_allowed", /Cache API/],

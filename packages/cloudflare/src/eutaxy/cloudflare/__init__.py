@@ -25,6 +25,7 @@ from .d1 import d1_schema as d1_schema
 from .durable_objects import durable_object as durable_object
 from .externals import external as external
 from .http import http as http
+from .kv import kv_namespace as kv_namespace
 from .loader import load_scenario as load_scenario
 from .platform import (
     CloudflarePlatform as CloudflarePlatform,
@@ -46,6 +47,10 @@ from .selectors import (
     durable_object_table as durable_object_table,
     fetch_call as fetch_call,
     http_response as http_response,
+    kv_key as kv_key,
+    kv_read as kv_read,
+    kv_rows as kv_rows,
+    kv_write as kv_write,
     queue_ack as queue_ack,
     r2_op as r2_op,
     r2_rows as r2_rows,
@@ -76,6 +81,11 @@ __all__ = [
     "http",
     "http_response",
     "implies",
+    "kv_key",
+    "kv_namespace",
+    "kv_read",
+    "kv_rows",
+    "kv_write",
     "load_scenario",
     "queue",
     "queue_ack",

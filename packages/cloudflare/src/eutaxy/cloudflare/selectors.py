@@ -1,9 +1,9 @@
-"""Selectors and keys over what the Workers platform records: D1, R2, queues, outbound fetch, http, Durable Objects.
+"""Selectors and keys over what the Workers platform records: D1, KV, R2, queues, outbound fetch, http, Durable Objects.
 
 Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
 by hand and one built here are the same thing. They live with the platform whose targets
-they name (``D1:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
+they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
 ``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them.
 """
 
@@ -24,6 +24,10 @@ __all__ = [
     "durable_object_table",
     "fetch_call",
     "http_response",
+    "kv_key",
+    "kv_read",
+    "kv_rows",
+    "kv_write",
     "queue_ack",
     "r2_op",
     "r2_rows",
@@ -55,6 +59,30 @@ def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
 def d1_param(index: int) -> str:
     """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
     return f"args.params.{index}"
+
+
+#: KV's operations by what they do (runtime/bindings/kv.mjs records each as one effect).
+KV_WRITE_OPS = ("put", "delete")
+KV_READ_OPS = ("get", "getWithMetadata", "list")
+
+
+def kv_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """KV writes that completed (``put``, ``delete``); ``op`` narrows to one of them.
+
+    A write the store refused (an expiration too close) recorded ``{error}`` and is not
+    selected; an ``ambiguous`` write was stored and is.
+    """
+    return _selector(f"KV:{binding}", op if op is not None else list(KV_WRITE_OPS), where={"result.ok": True})
+
+
+def kv_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """KV reads that completed (``get``, ``getWithMetadata``, ``list``); ``op`` narrows to some."""
+    return _selector(f"KV:{binding}", op if op is not None else list(KV_READ_OPS), where={"result.ok": True})
+
+
+def kv_key() -> str:
+    """The key of a one-key KV effect (``get``, ``getWithMetadata``, ``put``, ``delete``): ``"args.key"``."""
+    return "args.key"
 
 
 def queue_ack(queue: str) -> dict[str, Any]:
@@ -123,3 +151,8 @@ def durable_object_table(binding: str, object_name: str, table: str, where: Iter
 def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A D1 table's rows."""
     return rows(f"D1:{binding}", table, where)
+
+
+def kv_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A KV namespace's keys at the end of a run: rows ``{key, value, metadata, expiration}``."""
+    return rows(f"KV:{binding}", "keys", where)

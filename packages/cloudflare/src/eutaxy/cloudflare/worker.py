@@ -22,14 +22,14 @@ import attrs
 
 from eutaxy.core.errors import UserError, nearest_names
 
-from . import externals, variables, wrangler
+from . import externals, kv, variables, wrangler
 from .d1 import migration_files
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
-MODELLED_KINDS = ("d1", "queue_consumer", "r2", "durable_object")
+MODELLED_KINDS = ("d1", "kv", "queue_consumer", "r2", "durable_object")
 
 #: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
 #: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
@@ -59,6 +59,9 @@ class LoadMessage:
     compatibility_flags: tuple[str, ...]
     #: D1 binding -> database id (the binding's name when the config gives none).
     d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
+    #: KV binding -> namespace id (the binding's name when the config gives none). Every
+    #: one is emptied before each run and seeded by its ``kv_namespace`` step, if any.
+    kv_namespaces: Mapping[str, str] = attrs.field(converter=_frozen_dict)
     #: R2 binding -> bucket name (the binding's name when the config gives none).
     r2_buckets: Mapping[str, str] = attrs.field(converter=_frozen_dict)
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
@@ -69,7 +72,7 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps (``d1_schema`` with absolute paths, ``r2_bucket`` with its objects, ``durable_object``).
+    #: The setup steps (``d1_schema`` with absolute paths, ``kv_namespace`` with its entries, ``r2_bucket`` with its objects, ``durable_object``).
     setup: tuple[Mapping[str, Any], ...]
     #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
     durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
@@ -84,6 +87,7 @@ class LoadMessage:
             assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
             assert step["kind"] != "r2_bucket" or step["binding"] in self.r2_buckets, step
             assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
+            assert step["kind"] != "kv_namespace" or step["binding"] in self.kv_namespaces, step
         names = [name for _, name in self.bindings]
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
 
@@ -96,6 +100,7 @@ class LoadMessage:
                 "compatibilityDate": self.compatibility_date,
                 "compatibilityFlags": list(self.compatibility_flags),
                 "d1Databases": dict(self.d1_databases),
+                "kvNamespaces": dict(self.kv_namespaces),
                 "r2Buckets": dict(self.r2_buckets),
                 "vars": dict(self.vars),
                 "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
@@ -149,6 +154,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in seeded_r2:
         if seeded_r2.count(binding) > 1:
             raise UserError(f"the scenario's setup has {seeded_r2.count(binding)} r2_bucket steps for R2 binding {binding!r}")
+    seeded = [step["binding"] for step in setup if step.get("kind") == "kv_namespace"]
+    for binding in seeded:
+        if seeded.count(binding) > 1:
+            raise UserError(f"the scenario's setup has {seeded.count(binding)} kv_namespace steps for KV binding {binding!r}")
     objects_reset = [step["binding"] for step in setup if step.get("kind") == "durable_object"]
     for binding in objects_reset:
         if objects_reset.count(binding) > 1:
@@ -174,6 +183,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         compatibility_date=config.compatibility_date,
         compatibility_flags=tuple(config.compatibility_flags),
         d1_databases={database.binding: database.database_id for database in config.d1_databases},
+        kv_namespaces=dict(config.kv_namespaces()),
         r2_buckets=_r2_buckets(config),
         vars=dict(env_values.values),
         queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
@@ -313,6 +323,17 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
             raise UserError(f"setup[{index}]: r2_bucket({binding!r}) carries no objects; build it with r2_bucket(...)")
     if step.get("kind") == "durable_object":
         _check_object_step(config, step, index)
+    if step.get("kind") == "kv_namespace":
+        binding = step.get("binding")
+        namespaces = [name for name, _ in config.kv_namespaces()]
+        if binding not in namespaces:
+            known = nearest_names(str(binding), namespaces, what="its KV namespaces")
+            raise UserError(
+                f"setup[{index}]: kv_namespace names KV binding {binding!r}, which {config.path.name} does not declare "
+                f"in kv_namespaces; {known}",
+                near=str(binding),
+            )
+        resolved["entries"] = kv.seed_entries(step.get("entries") or [], f"setup[{index}]: kv_namespace({binding!r})")
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
         if step.get("kind") == "d1_schema" and path.is_dir():
@@ -487,6 +508,7 @@ def _check_invariant_targets(
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
         "R2": (list(_r2_buckets(config)), f"the R2 buckets of {config.path.name}"),
         "DO": ([binding for binding, _, script in config.durable_objects if script is None], f"the Durable Object bindings of {config.path.name}"),
+        "KV": ([name for name, _ in config.kv_namespaces()], f"the KV namespaces of {config.path.name}"),
     }
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
@@ -573,8 +595,25 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
             f"{config.name}): its keys replace the top level's, inheritable ones come from the top level, and its vars "
             "and bindings are its own, as wrangler applies an environment."
         )
+    sentences += _kv_assumptions(config)
     if unset_d1:
         sentences.append(
             f"D1 bindings without a setup step ({', '.join(unset_d1)}) are not reset; a run touching one is UNSUPPORTED."
         )
     return sentences
+
+
+def _kv_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    """What a verdict assumes of KV, when the Worker declares a namespace."""
+    names = [name for name, _ in config.kv_namespaces()]
+    if not names:
+        return []
+    return [
+        f"KV ({', '.join(names)}) is Miniflare's local namespace, emptied and seeded from its kv_namespace step "
+        "before each run (empty without one). Reads were strongly consistent: each get, getWithMetadata and list "
+        "saw every write before it, while production KV is eventually consistent (a write can take 60 seconds or "
+        "more to be seen elsewhere) and no stale-read fault is modelled yet.",
+        "KV expiration is in virtual time: expiration and expirationTtl are checked against the virtual clock "
+        "(at least 60 s ahead), never given to Miniflare, and a key is gone once the virtual clock reaches its "
+        "expiration.",
+    ]

@@ -170,6 +170,10 @@ class WranglerConfig:
                 return database
         return None
 
+    def kv_namespaces(self) -> tuple[tuple[str, str], ...]:
+        """Each ``kv_namespaces`` binding with its namespace ``id`` (the binding's name when it has none)."""
+        return tuple((binding.name, binding.resource or binding.name) for binding in self.bindings if binding.kind == "kv")
+
     def consumer(self, queue: str) -> QueueConsumer | None:
         """The consumer settings for ``queue``, if this Worker consumes it."""
         for consumer in self.queue_consumers:
