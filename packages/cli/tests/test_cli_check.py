@@ -69,7 +69,7 @@ def test_written_regression_test_replays_through_expect_holds(testplatform, writ
 
 @pytest.mark.parametrize(
     ("behaviour", "code", "headline", "words"),
-    [("idempotent", 0, "BOUNDED", "bounded, not verified"), ("kv", 2, "UNSUPPORTED", "binding_not_allowed")],
+    [("idempotent", 0, "BOUNDED", "bounded, not verified"), ("ai", 2, "UNSUPPORTED", "binding_not_allowed")],
 )
 def test_bounded_exits_0_and_unsupported_2_and_neither_writes(testplatform, write_scenario, run_cli, behaviour, code, headline, words):
     """An idempotent insert holds within the bounds: BOUNDED, exit 0, "not verified". A run

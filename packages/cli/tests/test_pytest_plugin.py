@@ -97,7 +97,7 @@ def _twin(case_dir: Path) -> tuple[Path, str]:
 
 def fake_scenarios(folder: Path) -> dict:
     folder.mkdir()
-    for file_name, mode in (("a-double-write", "buggy"), ("b-touches-kv", "kv"), ("c-idempotent", "idempotent")):
+    for file_name, mode in (("a-double-write", "buggy"), ("b-touches-ai", "ai"), ("c-idempotent", "idempotent")):
         (folder / f"{file_name}.sim.py").write_text(SCENARIO_TEMPLATE.format(name=file_name, mode=mode))
     return {"PYTHONPATH": os.pathsep.join([str(FAKE_PLATFORM_DIR), os.environ.get("PYTHONPATH", "")]),
             "EUTAXY_PLATFORM_MODULES": "testplatform=eutaxy_testplatform"}
@@ -109,10 +109,10 @@ def test_unsupported_fails_with_its_cause_and_options_reach_the_check(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert {node: outcome for node, (outcome, _) in outcomes.items()} == {
         "sims/a-double-write.sim.py::a-double-write": "failed",
-        "sims/b-touches-kv.sim.py::b-touches-kv": "failed",
+        "sims/b-touches-ai.sim.py::b-touches-ai": "failed",
         "sims/c-idempotent.sim.py::c-idempotent": "passed",
     }
-    unsupported = outcomes["sims/b-touches-kv.sim.py::b-touches-kv"][1]
+    unsupported = outcomes["sims/b-touches-ai.sim.py::b-touches-ai"][1]
     assert unsupported.startswith("UNSUPPORTED") and "binding_not_allowed" in unsupported
     violated = outcomes["sims/a-double-write.sim.py::a-double-write"][1]
     assert "seed: plugin-seed" in violated and "maxRuns 30" in violated

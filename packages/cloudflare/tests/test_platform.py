@@ -102,19 +102,20 @@ def test_a_worker_that_does_not_bundle_is_a_user_error(tmp_path):
         create_platform(scenario)
 
 
-def test_a_kv_binding_from_the_config_is_refused_when_touched(tmp_path):
-    """The config's KV binding reaches the runtime as a trap: touching it is UNSUPPORTED (binding_not_allowed)."""
+def test_an_ai_binding_from_the_config_is_refused_when_touched(tmp_path):
+    """The config's AI binding reaches the runtime as a trap: touching it is UNSUPPORTED (binding_not_allowed).
+
+    (KV was refused the same way until it was modelled: test_kv_workerd.py.)
+    """
     (tmp_path / "schema.sql").write_text((CORPUS / "schema.sql").read_text())
     (tmp_path / "queue-duplicate-write.sim.py").write_text(BUGGY.read_text())
     (tmp_path / "wrangler.jsonc").write_text(
-        (CORPUS / "wrangler.jsonc").read_text().replace(
-            '"queues"', '"kv_namespaces": [{ "binding": "CACHE", "id": "cache" }],\n  "queues"'
-        )
+        (CORPUS / "wrangler.jsonc").read_text().replace('"queues"', '"ai": { "binding": "AI" },\n  "queues"')
     )
     (tmp_path / "worker.ts").write_text(
         (CORPUS / "worker.ts").read_text().replace(
             "const { orderId, amountCents } = message.body;",
-            "const { orderId, amountCents } = message.body;\n      await (env as any).CACHE.get(orderId);",
+            "const { orderId, amountCents } = message.body;\n      await (env as any).AI.run(orderId, {});",
         )
     )
     scenario = load_scenario(tmp_path / "queue-duplicate-write.sim.py")
@@ -122,7 +123,7 @@ def test_a_kv_binding_from_the_config_is_refused_when_touched(tmp_path):
         outcome = replay_scenario(scenario, platform, NO_FAULTS, seed=SEED)
     end = outcome["result"]["end"]
     assert ("unsupported", "binding_not_allowed") == (end["kind"], end["cause"])
-    assert "CACHE" in end["detail"]
+    assert "AI binding AI was touched" in end["detail"]
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,8 @@ class _Run:
 
     def perform(self) -> RunResult:
         bounds = self.scenario.get("bounds") or {}
-        if self.scenario.get("mode") == "kv":
-            return RunResult(end=EndState(kind="unsupported", cause="binding_not_allowed", detail="KV binding CACHE was touched"))
+        if self.scenario.get("mode") == "ai":
+            return RunResult(end=EndState(kind="unsupported", cause="binding_not_allowed", detail="AI binding AI was touched"))
         for event in self.scenario["drive"]["events"]:
             attempt = 1
             while True:
