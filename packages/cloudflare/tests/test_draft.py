@@ -86,7 +86,7 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
 
 
 def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):
-    """KV, a Durable Object and a producer are noted as not proxied; fetch() as not driven;
+    """A Durable Object and a producer are noted as not proxied (KV is proxied: a note says it starts empty); fetch() as not driven;
     env.SECRET_TOKEN as read but not declared, and a hole in worker.secrets. Each note is in the file too."""
     config = _project(
         tmp_path / "w",
@@ -98,7 +98,9 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     )
     draft = draft_worker(config)
     unproxied = [note.text for note in draft.notes if note.kind == "unproxied"]
-    assert any(text.startswith("kv binding CACHE is not proxied") for text in unproxied)
+    assert not any("CACHE" in text for text in unproxied)
+    assert any(note.text.startswith("KV binding CACHE starts every run empty") for note in draft.notes if note.kind == "read")
+    assert any('kv_write("CACHE", "put"), kv_key())' in line for line in draft.example_invariants)
     assert any("Durable Object binding ROOMS (class Room of Worker chat) belongs to another Worker" in text for text in unproxied)
     assert any("queue producer OUT (queue done)" in text for text in unproxied)
     assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")

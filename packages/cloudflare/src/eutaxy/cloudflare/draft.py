@@ -446,6 +446,8 @@ class _Builder:
             steps.append({"kind": "durable_object", "binding": binding_name})
             lines.append(f"durable_object({json.dumps(binding_name)}),")
             self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage (durable_object({binding_name!r})); give it the objects it should hold")
+        for name, _ in self.config.kv_namespaces():
+            self.note("read", f"KV binding {name} starts every run empty; seed it with kv_namespace({name!r}, {{key: value}}) in the setup")
         return steps, lines, tables
 
     # -- drive --
@@ -640,6 +642,8 @@ class _Builder:
         for binding in self.config.bindings:
             if binding.kind == "r2":
                 examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", r2_op({json.dumps(binding.name)}, "put"), "args.key"),')
+            if binding.kind == "kv":
+                examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", kv_write({json.dumps(binding.name)}, "put"), kv_key()),')
         fields = {name for name, _ in self.scan.body_fields}
         for item in externals:
             key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
@@ -647,7 +651,9 @@ class _Builder:
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        for helper in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows", "fetch_call", "http_response", "r2_op", "do_call"):
+        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows",
+                   "fetch_call", "http_response", "r2_op", "do_call", "kv_write", "kv_key")
+        for helper in helpers:
             if f"{helper}(" in used:
                 self.imports.add(helper)
         return examples
