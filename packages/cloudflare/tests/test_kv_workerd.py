@@ -65,7 +65,8 @@ def test_each_operation_is_one_effect_with_its_result_as_plain_data(seeded):
     """get in every type and in bulk, getWithMetadata, put, delete and list are recorded with what they answered."""
     results = _kv(_run(seeded, ["all"]))
     assert [
-        "put", "put", "get", "get", "get", "get", "put", "get", "getWithMetadata", "list", "list", "delete", "put",
+        "put", "put", "get", "get", "get", "get", "put", "get", "getWithMetadata", "list", "list", "delete", "put", "put",
+        "getWithMetadata",
     ] == [op for op, _ in results]
     payloads = [payload for _, payload in results]
     assert {"key": "a", "value": "1", "options": {"metadata": {"m": 1}}} == payloads[0]["args"]
@@ -78,13 +79,17 @@ def test_each_operation_is_one_effect_with_its_result_as_plain_data(seeded):
     assert {"cursor": payloads[9]["result"]["cursor"]} == payloads[10]["args"]
     assert ["j", "s2", "seeded", "streamed"] == [key["name"] for key in payloads[10]["result"]["keys"]]
     assert {"key": "bytes", "value": {"base64": "/wA="}, "options": {}} == payloads[12]["args"]
+    assert {"stream": "read in the put"} == payloads[13]["args"]["value"]
+    assert {"keys": ["j", "s2"], "type": "json"} == payloads[14]["args"]
+    assert {"ok": True, "values": {"j": {"value": {"x": 2}, "metadata": None}, "s2": {"value": {"a": 1}, "metadata": {"m": True}}}} == payloads[14]["result"]
 
 
 def test_the_snapshot_lists_every_key_with_value_metadata_and_expiration(seeded):
     """Rows {key, value, metadata, expiration}, in canonical order; the stream's text was handed back whole."""
     effects = _run(seeded, ["all"])
     rows = _rows(effects)
-    assert {"bytes", "j", "s2", "seeded", "streamed"} == set(rows)
+    assert {"bytes", "j", "piped", "s2", "seeded", "streamed"} == set(rows)
+    assert "from a stream" == rows["piped"]["value"]
     assert {"key": "s2", "value": '{"a":1}', "metadata": {"m": True}, "expiration": None} == rows["s2"]
     assert {"base64": "/wA="} == rows["bytes"]["value"]
     assert "1" == rows["streamed"]["value"]

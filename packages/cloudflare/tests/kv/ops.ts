@@ -20,6 +20,8 @@ async function all(kv: KVNamespace): Promise<void> {
   await kv.list({ cursor: first.cursor });
   await kv.delete("a");
   await kv.put("bytes", new Uint8Array([255, 0]));
+  await kv.put("piped", new Response("from a stream").body as ReadableStream);
+  await kv.getWithMetadata(["j", "s2"], "json");
 }
 
 async function caught(kv: KVNamespace, work: () => Promise<unknown>): Promise<void> {
