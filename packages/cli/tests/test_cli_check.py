@@ -34,6 +34,30 @@ def test_violation_exits_1_prints_the_story_and_writes_the_regression_test(testp
     assert [] == [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_the_text_report_prints_the_command_that_runs_the_regression_test(testplatform, write_scenario, run_cli, tmp_path):
+    """One line, text only: pytest under eutaxy's own interpreter; run as printed, it fails while the bug exists."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from conftest import FAKE_PLATFORM_DIR
+
+    path = write_scenario("buggy")
+    result = run_cli(*_args(path))
+    test_file = path.with_name("pay_once_regression_test.py")
+    lines = [line for line in result.stdout.splitlines() if line.startswith("Run it: ")]
+    assert [f"Run it: {shlex.join([sys.executable, '-m', 'pytest', str(test_file)])}"] == lines
+    assert "Run it" not in run_cli(*_args(path, "--json")).stdout
+    pythonpath = os.pathsep.join([str(FAKE_PLATFORM_DIR), *sys.path])
+    ran = subprocess.run(
+        [*shlex.split(lines[0].removeprefix("Run it: ")), "-p", "no:cacheprovider", "-q"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": pythonpath}, capture_output=True, text=True, timeout=300,
+    )
+    assert 1 == ran.returncode, ran.stdout + ran.stderr
+    assert "1 failed" in ran.stdout
+
+
 def test_the_regression_test_is_written_with_the_umask(testplatform, write_scenario, run_cli):
     """Not mkstemp's 0600: the mode the process's umask gives any new file (0644 under 022)."""
     import os

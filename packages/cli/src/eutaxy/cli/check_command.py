@@ -14,6 +14,8 @@ at any rung is always an error. Exit codes: 0 BOUNDED, 1 VIOLATED (or a refuted 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     text = render_text(verdict, wide=args.wide, logs=args.logs)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
+        text += f"Run it: {regression_command(written)}\n"
     elif kind == "violated":
         text += f"\nRegression test not written ({unwritten}).\n"
     if args.html:
@@ -181,6 +184,13 @@ def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdi
                                   provers=provers)
     except UserError as error:
         return {"seed": seed, "modules": [], "error": f"the spec ladder could not run: {error}"}
+
+
+def regression_command(test_path: Path) -> str:
+    """The shell command that runs a written regression test: pytest (a dependency of this CLI)
+    under the interpreter running eutaxy, which has it whether eutaxy was installed into a
+    project's environment or an isolated one (pipx) whose scripts are not on PATH."""
+    return shlex.join([sys.executable, "-m", "pytest", str(test_path)])
 
 
 def _platform_arguments(args: argparse.Namespace, module: Any, platform_name: str) -> dict[str, Any]:
