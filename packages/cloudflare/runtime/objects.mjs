@@ -20,13 +20,21 @@
  * code runs when no call of it is in progress (after its answer) is the next model: an
  * effect it reaches then makes the run UNSUPPORTED (`object_after_work`) rather than being
  * counted to whichever invocation runs.
+ *
+ * Alarms. The user's object gets the real `ctx`, whose storage's setAlarm, getAlarm and
+ * deleteAlarm are taken over during a run (own properties of that storage object) (inside `transaction()` too, where a change applies
+ * when the transaction commits and not at all when it rolls back), so no alarm is scheduled
+ * on the real clock; the run keeps one alarm per object (bindings/durable_object.mjs) and
+ * fires it in virtual time through the wrapper's own alarm method. setAlarm inside
+ * `transactionSync()` makes the run UNSUPPORTED (`alarm_in_transaction_sync`). The
+ * constructor runs with the takeover in place, so an alarm it reads or sets is the run's.
  */
 
 // @ts-ignore: workerd provides the module; the runtime keeps no type declarations of it.
 import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
-import { OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, objectAlarm } from "./bindings/durable_object.mjs";
 import { Invocation } from "./effects.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
@@ -152,6 +160,95 @@ function objectEnv(realEnv, className) {
   });
 }
 
+/** @param {unknown} value @returns {number} an alarm time in ms, as setAlarm takes a Date or a number */
+function alarmTime(value) {
+  const time = value instanceof Date ? value.getTime() : Number(value);
+  if (!Number.isFinite(time)) throw new TypeError(`setAlarm() needs a Date or a number of milliseconds, got ${String(value)}`);
+  return time;
+}
+
+/**
+ * Take the alarm methods of one object's storage over, as own properties of that storage
+ * (workerd hands the object the same storage every time; its prototype stays as it is):
+ * during a run they read and change the run's alarm; outside a run (the differential
+ * runner's raw side) they are the real ones.
+ * @param {any} storage the real DurableObjectStorage
+ * @param {() => {run: import("./run.mjs").Run, alarm: import("./bindings/durable_object.mjs").Alarm} | null} current
+ * @param {() => boolean} hasHandler
+ */
+function takeOverAlarms(storage, current, hasHandler) {
+  /** @type {Record<string, Function>} */
+  const real = {};
+  for (const name of ["setAlarm", "getAlarm", "deleteAlarm", "transaction", "transactionSync"]) real[name] = storage[name].bind(storage);
+  let inSync = 0;
+  /** @param {{run: import("./run.mjs").Run, alarm: import("./bindings/durable_object.mjs").Alarm}} here @param {unknown} time */
+  const setAlarm = (here, time) => {
+    if (!hasHandler()) throw new TypeError("Your Durable Object class must have an alarm() handler in order to call setAlarm()");
+    if (inSync > 0) {
+      here.run.markUnsupported("alarm_in_transaction_sync", "setAlarm() was called inside transactionSync(); an alarm set there is not taken over");
+      throw new Error("eutaxy: unsupported: setAlarm() inside transactionSync()");
+    }
+    changeAlarm(here.run, here.alarm, alarmTime(time));
+  };
+  /** @param {any} txn the real transaction @param {{changes: (number | null)[], rolledBack: boolean}} attempt */
+  const transactionView = (txn, attempt) => new Proxy(txn, {
+    get(target, property) {
+      if (property === "setAlarm") return async (/** @type {unknown} */ time) => { attempt.changes.push(alarmTime(time)); };
+      if (property === "deleteAlarm") return async () => { attempt.changes.push(null); };
+      if (property === "getAlarm") return async () => (attempt.changes.length ? attempt.changes.at(-1) : current()?.alarm.time ?? null);
+      if (property === "rollback") return () => { attempt.rolledBack = true; return target.rollback(); };
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  /** @type {Record<string, Function>} */
+  const taken = {
+    /** @param {unknown} time @param {unknown} [options] */
+    setAlarm(time, options) {
+      const here = current();
+      if (!here) return real.setAlarm(time, options);
+      setAlarm(here, time);
+      return Promise.resolve();
+    },
+    /** @param {unknown} [options] */
+    getAlarm(options) {
+      const here = current();
+      return here ? Promise.resolve(here.alarm.time) : real.getAlarm(options);
+    },
+    /** @param {unknown} [options] */
+    deleteAlarm(options) {
+      const here = current();
+      if (!here) return real.deleteAlarm(options);
+      changeAlarm(here.run, here.alarm, null);
+      return Promise.resolve();
+    },
+    /** @param {(txn: any) => unknown} closure */
+    async transaction(closure) {
+      const here = current();
+      if (!here) return real.transaction(closure);
+      /** @type {{changes: (number | null)[], rolledBack: boolean}} */
+      let attempt = { changes: [], rolledBack: false };
+      const result = await real.transaction(async (/** @type {any} */ txn) => {
+        attempt = { changes: [], rolledBack: false };
+        return closure(transactionView(txn, attempt));
+      });
+      // The attempt that committed applies its alarm changes, in order; a rollback none.
+      if (!attempt.rolledBack) for (const time of attempt.changes) changeAlarm(here.run, here.alarm, time);
+      return result;
+    },
+    /** @param {() => unknown} closure */
+    transactionSync(closure) {
+      inSync++;
+      try {
+        return real.transactionSync(closure);
+      } finally {
+        inSync--;
+      }
+    },
+  };
+  for (const [name, value] of Object.entries(taken)) Object.defineProperty(storage, name, { value, configurable: true, writable: true });
+}
+
 /**
  * The class the bundle exports for one of the Worker's Durable Object classes.
  * @param {any} User the Worker's class @param {string} className as the config names it
@@ -169,11 +266,21 @@ export function wrapDurableObject(User, className) {
       /** @type {any} the user's object, built at the first call that reaches it */
       this.instance = null;
       this.objectEnv = objectEnv(env, className);
+      const current = () => {
+        const run = active.run;
+        return run ? { run, alarm: objectAlarm(run, className, ctx.id) } : null;
+      };
+      takeOverAlarms(ctx.storage, current, () => typeof User.prototype.alarm === "function");
     }
 
     user() {
       if (this.instance === null) this.instance = Reflect.construct(User, [this.state, this.objectEnv]);
       return this.instance;
+    }
+
+    /** The alarm's delivery (bindings/durable_object.mjs): the user's alarm() for the invocation in flight. @param {{retryCount: number, isRetry: boolean}} info */
+    [OBJECT_ALARM](info) {
+      return hosted(this.state, () => this.user().alarm(info));
     }
 
     /**

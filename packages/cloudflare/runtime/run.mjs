@@ -72,6 +72,8 @@ export class Run {
     this.console = new ConsoleCapture({ now: () => this.clock.now, current: () => this.current });
     /** Each env name a binding record owns, with its record and config entry (bindings/index.mjs). */
     this.owners = owners(config);
+    /** @type {import("./scheduler/scheduler.mjs").Source[]} the records' own events (alarms), delivered beside the drive's */
+    this.eventSources = RECORDS.flatMap((record) => (record.events ? [record.events(this)] : []));
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
   }

@@ -84,7 +84,7 @@ def test_define_scenario_gives_the_contract_shape():
     # Under Bazel this file is a runfiles symlink with no worker.ts beside it: root is then its real folder.
     assert os.path.dirname(os.path.realpath(here)) == os.path.realpath(scenario["root"])
     assert str(here) == scenario["source"]
-    assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000} == scenario["bounds"]
+    assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000, "alarmsPerObject": 3} == scenario["bounds"]
     assert "payments" == scenario["invariants"][1]["drive"]
     assert [] == scenario["specs"]
     assert drive == scenario["drive"]
@@ -127,12 +127,13 @@ def test_explicit_root_overrides_the_caller(tmp_path):
     assert str(tmp_path / "s.sim.py") == scenario["source"]
 
 
-def test_alarms_per_object_is_refused_until_durable_objects_are_modelled():
-    """The seeds' alarmsPerObject caps Durable Object alarms; this build has none, so the bound is refused, saying why."""
-    with pytest.raises(UserError, match="'alarmsPerObject' is not accepted by this build: .*Durable Objects"):
-        define_scenario(name="s", drive=payments(), bounds={"alarmsPerObject": 3})
-    with pytest.raises(UserError, match="'alarms_per_object' is not accepted"):
-        define_scenario(name="s", drive=payments(), bounds={"alarms_per_object": 3})
+def test_alarms_per_object_defaults_to_three_and_takes_either_spelling():
+    """The seeds' alarmsPerObject caps how many alarms one Durable Object fires in a run: 3 unless the scenario says."""
+    assert 3 == define_scenario(name="s", drive=payments())["bounds"]["alarmsPerObject"]
+    assert 5 == define_scenario(name="s", drive=payments(), bounds={"alarmsPerObject": 5})["bounds"]["alarmsPerObject"]
+    assert 0 == define_scenario(name="s", drive=payments(), bounds={"alarms_per_object": 0})["bounds"]["alarmsPerObject"]
+    with pytest.raises(UserError, match="alarmsPerObject must be a non-negative integer"):
+        define_scenario(name="s", drive=payments(), bounds={"alarmsPerObject": -1})
 
 
 def test_two_invariants_with_one_name_are_refused():

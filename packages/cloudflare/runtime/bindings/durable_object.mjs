@@ -35,13 +35,26 @@
  * calls entering an object concurrently are the next model).
  */
 
+import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
-import { effectPoint, never, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+import { mayRedeliver } from "../queue.mjs";
 
 /** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
 export const OBJECT_RESET = "__eutaxyReset";
 export const OBJECT_SNAPSHOT = "__eutaxySnapshot";
 export const OBJECT_EVICT = "__eutaxyEvict";
+export const OBJECT_ALARM = "__eutaxyAlarm";
+
+/**
+ * The alarm point's ladder: crash_before (it never ran), crash_after (it ran and committed,
+ * and counts as failed), error (it threw). No ambiguous: nobody waits for an alarm's answer.
+ */
+export const ALARM_FAULTS = READ_FAULTS;
+/** Cloudflare retries a failed alarm up to six times (Durable Object Alarms API). */
+export const ALARM_RETRIES_MAX = 6;
+/** The first retry's delay; each later one doubles it (2 s, 4 s, 8 s, ...). */
+export const ALARM_RETRY_DELAY_MS = 2000;
 
 /**
  * @typedef {{objects: Record<string, Record<string, unknown>>, sql: Record<string, {schema: string, rows: Record<string, object[]>}>}} ObjectSetup
@@ -55,6 +68,122 @@ const reached = new Map();
 const seeded = new Map();
 /** Names the runtime made ids for, by id string, so an id rebuilt with idFromString keeps its name. @type {Map<string, string>} */
 const names = new Map();
+
+/**
+ * One object's alarm in a run, as Eutaxy keeps it in place of the runtime's (objects.mjs
+ * takes setAlarm, getAlarm and deleteAlarm over): at most one per object, so a later
+ * setAlarm replaces it; it lives on the run, not the instance, so it survives eviction.
+ * Every change (set, delete) starts a new `generation`: a pending retry or an alarm a change
+ * superseded is gone before any fault could apply to it.
+ * @typedef {{binding: string, object: string, key: string, time: number | null, generation: number,
+ *   retryCount: number, firings: number, order: number}} Alarm
+ */
+
+/** Each run's alarms, by `<class>/<id string>`. @type {WeakMap<import("../run.mjs").Run, Map<string, Alarm>>} */
+const runAlarms = new WeakMap();
+
+/** @param {import("../run.mjs").Run} run */
+function alarmsOf(run) {
+  let alarms = runAlarms.get(run);
+  if (!alarms) runAlarms.set(run, (alarms = new Map()));
+  return alarms;
+}
+
+/**
+ * The alarm of one object in the run (created empty): the object is named by the binding of
+ * the first namespace with a setup step over its class, as its events are.
+ * @param {import("../run.mjs").Run} run @param {string} className @param {any} id the object's DurableObjectId
+ * @returns {Alarm}
+ */
+export function objectAlarm(run, className, id) {
+  const key = String(id);
+  const alarms = alarmsOf(run);
+  const known = alarms.get(`${className}/${key}`);
+  if (known) return known;
+  const entries = /** @type {[string, ObjectEntry][]} */ (Object.entries(run.config.durableObjects ?? {}));
+  const binding = entries.find(([, entry]) => entry.className === className && entry.setup)?.[0];
+  assert(binding !== undefined, () => `an object of class ${className} runs, but no namespace with a setup step binds that class`);
+  /** @type {Alarm} */
+  const alarm = { binding, object: id.name ?? names.get(key) ?? key, key, time: null, generation: 0, retryCount: 0, firings: 0, order: 0 };
+  alarms.set(`${className}/${key}`, alarm);
+  return alarm;
+}
+
+/** Set (a time) or delete (null) an object's alarm: a new generation. @param {import("../run.mjs").Run} run @param {Alarm} alarm @param {number | null} time */
+export function changeAlarm(run, alarm, time) {
+  alarm.time = time;
+  alarm.generation++;
+  alarm.retryCount = 0;
+  alarm.order = nextOrder(run);
+}
+
+/** A run-wide counter: alarms due at one time fire in the order they were set. @type {WeakMap<import("../run.mjs").Run, number>} */
+const orders = new WeakMap();
+/** @param {import("../run.mjs").Run} run */
+function nextOrder(run) {
+  const next = (orders.get(run) ?? 0) + 1;
+  orders.set(run, next);
+  return next;
+}
+
+/** @param {string} fault */
+function alarmError(fault) {
+  return new Error(`Durable Object alarm failed (eutaxy: ${fault} injected; the alarm did not run)`);
+}
+
+/**
+ * The alarms' delivery, as a scheduler source beside the drive's: the earliest due alarm
+ * (by time, then the order it was set) fires once the clock reaches it, each attempt one
+ * invocation `DO:<binding>/<object>/alarm.<n>#<attempt>` whose one point is `DO:<binding>`
+ * `alarm` `{args: {object, retryCount}}`. An object fires at most `bounds.alarmsPerObject`
+ * alarms per run (retries of one alarm are that alarm); past that its alarm stays pending.
+ * @param {import("../run.mjs").Run} run
+ * @returns {import("../scheduler/scheduler.mjs").Source}
+ */
+function alarmSource(run) {
+  const cap = run.scenario.bounds?.alarmsPerObject;
+  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
+  const pending = () => [...alarmsOf(run).values()]
+    .filter((alarm) => alarm.time !== null && (alarm.retryCount > 0 || alarm.firings < cap))
+    .sort((a, b) => /** @type {number} */ (a.time) - /** @type {number} */ (b.time) || a.order - b.order);
+  const due = () => pending().find((alarm) => /** @type {number} */ (alarm.time) <= run.clock.now) ?? null;
+  return {
+    next: () => {
+      const alarm = due();
+      return alarm ? `DO:${alarm.binding}/${alarm.object}/alarm` : null;
+    },
+    wake: () => pending()[0]?.time ?? null,
+    start: async () => {
+      assert(Number.isInteger(cap) && cap >= 0, () => `the plan's bounds carry alarmsPerObject ${JSON.stringify(cap)}, not a non-negative integer (define_scenario writes it)`);
+      const alarm = /** @type {Alarm} */ (due());
+      const { generation, retryCount } = alarm;
+      if (retryCount === 0) alarm.firings++;
+      alarm.time = null;
+      const real = run.realEnv[alarm.binding];
+      const stub = real.get(real.idFromString(alarm.key));
+      const inv = run.startInvocation(`DO:${alarm.binding}/${alarm.object}/alarm.${alarm.firings}#${retryCount + 1}`);
+      const info = { retryCount, isRetry: retryCount > 0 };
+      const done = effectPoint(run, inv, {
+        kind: "io", hosts: true, target: `DO:${alarm.binding}`, op: "alarm", args: { object: alarm.object, retryCount },
+        ladder: ALARM_FAULTS, injectedError: alarmError, perform: () => stub[OBJECT_ALARM](info), summarize: () => ({}),
+      });
+      const outcome = await run.scheduler.settle(inv, done);
+      run.endInvocation(inv);
+      if (run.stopped) return true;
+      // A crash drops the instance, so in-memory state is lost as in a real crash.
+      if (outcome.kind === "crashed") await Promise.resolve(stub[OBJECT_EVICT]()).catch(() => {});
+      if (outcome.kind === "returned" || alarm.generation !== generation) return false;
+      if (mayRedeliver(retryCount + 1, ALARM_RETRIES_MAX, maxRedeliveries)) {
+        alarm.retryCount = retryCount + 1;
+        alarm.time = run.clock.now + ALARM_RETRY_DELAY_MS * 2 ** retryCount;
+        alarm.order = nextOrder(run);
+      } else {
+        alarm.retryCount = 0;
+      }
+      return false;
+    },
+  };
+}
 
 /** The objects of `binding` runs reached since its last reset (for tests and the bench). @param {string} binding */
 export function reachedObjects(binding) {
@@ -280,6 +409,7 @@ export const durableObject = {
   kind: "durable_object",
   names: (config) => Object.entries(config.durableObjects ?? {}),
   proxy: (run, inv, name, real, entry) => (entry.setup ? makeNamespace(run, inv, name, real) : unsetNamespace(run, name)),
+  events: (run) => alarmSource(run),
   async reset(name, real, entry) {
     /** @type {ObjectEntry} */
     const objectEntry = entry;

@@ -26,6 +26,8 @@
  *   globals for the run (and put back with them): state made here is per run.
  * - `drives`: `{[drive kind]: {method, drive}}`, the delivery of the binding's own events: the
  *   Worker handler `method` it calls and the drive function `drive(run, drive, handler)`.
+ * - `events(run)`: events the binding makes during a run (a Durable Object's alarms), as a
+ *   scheduler source (scheduler/scheduler.mjs) the scheduler delivers beside the drive's.
  *
  * @typedef {object} BindingRecord
  * @property {string} kind
@@ -36,6 +38,7 @@
  * @property {(owned: [string, any, any][]) => Promise<{target: string, table: string, rows: unknown[]}[]>} [snapshot]
  * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
  * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
+ * @property {(run: import("../run.mjs").Run) => import("../scheduler/scheduler.mjs").Source} [events]
  */
 
 export {};

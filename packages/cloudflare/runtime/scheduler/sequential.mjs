@@ -3,7 +3,8 @@
  * The sequential scheduler (`bounds.maxConcurrentInvocations` 1): one invocation in flight at
  * a time, fault decisions only (with nothing else able to move, there is no turn to decide).
  *
- * `drive` starts each delivery once the one before it has ended; when nothing is ready, time
+ * `drive` starts each delivery once the one before it has ended, a binding record's own event
+ * (a Durable Object's alarm) due now before the drive's next; when nothing is ready, time
  * passes to the earliest delayed event (`wake`). `settle` waits for one invocation: while an
  * effect's real I/O (or Web Crypto work) is in flight it waits for it (`waitForChange`, up to
  * the effect hang threshold: `effect_hung`). Otherwise it lets the isolate's event loop turn
@@ -31,19 +32,25 @@ export class SequentialScheduler {
     this.current = null;
   }
 
-  /** @param {import("./scheduler.mjs").Source} source */
+  /**
+   * The drive's source and the binding records' own (`run.eventSources`: alarms): a record's
+   * event due now goes before the drive's next, and the drive ends once none has anything left.
+   * @param {import("./scheduler.mjs").Source} source
+   */
   async drive(source) {
     const run = this.run;
+    const sources = [...run.eventSources, source];
     for (let step = 0; step < MAX_STEPS; step++) {
       if (run.stopped) return;
-      if (source.next() === null) {
+      const ready = sources.find((each) => each.next() !== null);
+      if (!ready) {
         // Nothing ready: time passes to the earliest delayed event, if there is one.
-        const wake = source.wake?.() ?? null;
-        if (wake === null || wake <= run.clock.now) return;
-        run.clock.now = wake;
+        const wakes = sources.map((each) => each.wake?.() ?? null).filter((wake) => wake !== null && wake > run.clock.now);
+        if (wakes.length === 0) return;
+        run.clock.now = Math.min(...wakes);
         continue;
       }
-      if (await source.start()) return;
+      if (await ready.start()) return;
     }
     assert(false, `a sequential drive made more than ${MAX_STEPS} deliveries; its own bound should have ended it`);
   }

@@ -8,6 +8,7 @@ interface Env {
   LEDGER: DurableObjectNamespace<Ledger>;
   TALLY: DurableObjectNamespace<Tally>;
   UNSET: DurableObjectNamespace<Tally>;
+  REMINDER: DurableObjectNamespace<Reminder>;
 }
 
 class Handle extends RpcTarget {
@@ -48,6 +49,36 @@ export class Tally extends DurableObject<Env> {
   }
 }
 
+// Alarms in virtual time: an alarm that records each firing in D1 and in its storage, fails
+// while its seeded failUntil is above the retry count, and re-arms itself when told to.
+export class Reminder extends DurableObject<Env> {
+  async schedule(delayMs: number): Promise<number | null> {
+    await this.ctx.storage.setAlarm(Date.now() + delayMs);
+    return await this.ctx.storage.getAlarm();
+  }
+
+  async scheduleInTransaction(delayMs: number, rollback: boolean): Promise<void> {
+    await this.ctx.storage.transaction(async (txn) => {
+      await txn.setAlarm(Date.now() + delayMs);
+      if (rollback) txn.rollback();
+    });
+  }
+
+  scheduleInSync(): void {
+    this.ctx.storage.transactionSync(() => {
+      void this.ctx.storage.setAlarm(Date.now() + 1000);
+    });
+  }
+
+  async alarm(info: { retryCount: number; isRetry: boolean }): Promise<void> {
+    await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind(`alarm-${info.retryCount}-${info.isRetry}`, Date.now()).run();
+    const fired = ((await this.ctx.storage.get<number>("fired")) ?? 0) + 1;
+    await this.ctx.storage.put("fired", fired);
+    if (((await this.ctx.storage.get<number>("failUntil")) ?? 0) > info.retryCount) throw new Error("not yet");
+    if (await this.ctx.storage.get<boolean>("rearm")) await this.ctx.storage.setAlarm(Date.now() + 1000);
+  }
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
@@ -62,6 +93,12 @@ export default {
     if (path === "/capability") await env.LEDGER.getByName("acct").capability();
     if (path === "/nested") await env.LEDGER.getByName("acct").nested();
     if (path === "/unset") env.UNSET.idFromName("x");
+    const reminder = env.REMINDER.getByName("r");
+    if (path === "/remind") return Response.json(await reminder.schedule(5000));
+    if (path === "/remind-sooner") return Response.json(await reminder.schedule(1000));
+    if (path === "/remind-txn") return Response.json(await reminder.scheduleInTransaction(5000, false));
+    if (path === "/remind-rollback") return Response.json(await reminder.scheduleInTransaction(5000, true));
+    if (path === "/remind-sync") return Response.json(await reminder.scheduleInSync());
     return new Response("not refused", { status: 500 });
   },
 };

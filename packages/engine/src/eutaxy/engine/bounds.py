@@ -131,6 +131,10 @@ def with_bounds(scenario: Mapping[str, Any], bounds: Bounds) -> dict:
     A runtime reads the bounds from the plan's scenario; giving it the resolved ones
     means no runtime keeps defaults of its own that could drift from the engine's. Beside
     them goes ``effectHangMs``, the per-effect hang threshold the engine resolved
-    (``Bounds.effect_hang_ms``), which runtimes arm instead of reading ``budgetMs``.
+    (``Bounds.effect_hang_ms``), which runtimes arm instead of reading ``budgetMs``, and
+    the platform's own bounds as its scenario helper wrote them (Cloudflare's
+    ``alarmsPerObject``).
     """
-    return {**scenario, "bounds": {**bounds.to_data(), "effectHangMs": bounds.effect_hang_ms}}
+    # A platform's own bounds (the scenario layer checked their names and values) ride along.
+    own = {name: value for name, value in (scenario.get("bounds") or {}).items() if name not in BOUND_NAMES}
+    return {**scenario, "bounds": {**own, **bounds.to_data(), "effectHangMs": bounds.effect_hang_ms}}

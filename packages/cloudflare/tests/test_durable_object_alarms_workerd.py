@@ -1,0 +1,116 @@
+"""Durable Object alarms in virtual time on real workerd (objects/worker.ts, class Reminder).
+
+Eutaxy takes setAlarm, getAlarm and deleteAlarm over on each object's storage, so no alarm is
+set on the real clock: an alarm fires when the run's virtual clock reaches it, as one effect
+of its own invocation, is retried after 2 s, 4 s, 8 s while it fails (up to six retries and
+maxRedeliveries, with retryCount and isRetry), and an object fires at most alarmsPerObject.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import create_platform, d1_schema, define_scenario, durable_object, http
+from eutaxy.engine.check import replay_scenario
+
+pytestmark = pytest.mark.usefixtures("toolchain")
+
+FIXTURE = Path(__file__).resolve().parent / "objects"
+EPOCH_MS = 1767225600000
+
+
+def scenario(paths, seed=None, *, bounds=None):
+    return define_scenario(
+        name="alarms",
+        root=FIXTURE,
+        source=FIXTURE / "alarms.sim.py",
+        setup=[d1_schema("DB", "./schema.sql"), durable_object("REMINDER", {"r": seed or {}})],
+        drive=http([{"path": path} for path in paths]),
+        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000, **(bounds or {})},
+    )
+
+
+def run(built, faults=()):
+    with create_platform(built) as platform:
+        result = replay_scenario(built, platform, {"faults": list(faults), "turns": []}, seed="alarms")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    return result
+
+
+def alarm_points(result):
+    """Each alarm attempt: (invocation, retryCount, virtual ms after the epoch, kinds recorded)."""
+    seen = {}
+    for effect in result["effects"]:
+        if (effect["target"], effect["op"]) == ("DO:REMINDER", "alarm"):
+            entry = seen.setdefault(effect["invocation"], [effect["payload"]["args"]["retryCount"], effect["time"] - EPOCH_MS, []])
+            entry[2].append(effect["kind"])
+    return [(invocation, *entry) for invocation, entry in seen.items()]
+
+
+def rows(result, target, table):
+    [found] = [e["payload"]["rows"] for e in result["effects"] if (e["kind"], e["target"], e["op"]) == ("snapshot", target, table)]
+    return found
+
+
+def test_an_alarm_fires_in_virtual_time_as_one_effect_of_its_own_invocation():
+    """setAlarm(now + 5 s) fires once the run's clock reaches it, never on the real clock; its D1 write is its own."""
+    result = run(scenario(["/remind"]))
+    [(invocation, retry_count, at_ms, kinds)] = alarm_points(result)
+    assert ("DO:REMINDER/r/alarm.1#1", 0, ["call", "result"]) == (invocation, retry_count, kinds)
+    assert at_ms >= 5000
+    inner = [e for e in result["effects"] if e["invocation"] == invocation and e["target"] == "D1:DB" and e["kind"] == "call"]
+    assert [1] == [e["ordinal"] for e in inner]
+    assert [{"key": "fired", "value": 1}] == rows(result, "DO:REMINDER", "r")
+
+
+def test_a_failing_alarm_is_retried_after_two_then_four_seconds_with_retry_count_and_is_retry():
+    """failUntil 2: attempts 1 and 2 throw, the third (retryCount 2, isRetry) succeeds; maxRedeliveries 2 allows it."""
+    result = run(scenario(["/remind"], {"failUntil": 2}))
+    points = alarm_points(result)
+    assert ["DO:REMINDER/r/alarm.1#1", "DO:REMINDER/r/alarm.1#2", "DO:REMINDER/r/alarm.1#3"] == [p[0] for p in points]
+    assert [0, 1, 2] == [p[1] for p in points]
+    first, second, third = (p[2] for p in points)
+    assert second - first >= 2000 and second - first < 3000
+    assert third - second >= 4000 and third - second < 5000
+    accounts = sorted(row["account"] for row in rows(result, "D1:DB", "deposits"))
+    assert ["alarm-0-false", "alarm-1-true", "alarm-2-true"] == accounts
+
+
+def test_retries_stop_at_max_redeliveries():
+    """failUntil 9 with maxRedeliveries 1: one retry, then the alarm is given up."""
+    result = run(scenario(["/remind"], {"failUntil": 9}, bounds={"maxRedeliveries": 1}))
+    assert ["DO:REMINDER/r/alarm.1#1", "DO:REMINDER/r/alarm.1#2"] == [p[0] for p in alarm_points(result)]
+
+
+@pytest.mark.parametrize("fault", ["crash_after", "error", "crash_before"])
+def test_a_faulted_alarm_counts_as_failed_and_is_retried(fault):
+    """crash_after: it ran and committed, then retried (two D1 rows); crash_before and error: it never ran, one row."""
+    result = run(scenario(["/remind"]), [{"invocation": "DO:REMINDER/r/alarm.1#1", "ordinal": 0, "fault": fault}])
+    assert ["DO:REMINDER/r/alarm.1#1", "DO:REMINDER/r/alarm.1#2"] == [p[0] for p in alarm_points(result)]
+    expected = ["alarm-0-false", "alarm-1-true"] if fault == "crash_after" else ["alarm-1-true"]
+    assert expected == sorted(row["account"] for row in rows(result, "D1:DB", "deposits"))
+
+
+def test_an_object_that_keeps_rearming_fires_at_most_alarms_per_object():
+    """rearm: each alarm sets the next; the run fires 3 (the default), or 2 when the scenario says."""
+    assert 3 == len(alarm_points(run(scenario(["/remind"], {"rearm": True}))))
+    assert 2 == len(alarm_points(run(scenario(["/remind"], {"rearm": True}, bounds={"alarmsPerObject": 2}))))
+
+
+def test_a_later_set_alarm_replaces_the_earlier():
+    """Two setAlarm calls: one alarm, at the second's time (1 s after its request)."""
+    result = run(scenario(["/remind", "/remind-sooner"]))
+    [(_, _, at_ms, _)] = alarm_points(result)
+    assert 1000 <= at_ms < 5000
+
+
+def test_a_transactions_alarm_applies_on_commit_and_not_after_a_rollback():
+    assert 1 == len(alarm_points(run(scenario(["/remind-txn"]))))
+    assert 0 == len(alarm_points(run(scenario(["/remind-rollback"]))))
+
+
+def test_set_alarm_inside_transaction_sync_is_unsupported():
+    built = scenario(["/remind-sync"])
+    with create_platform(built) as platform:
+        result = replay_scenario(built, platform, {"faults": [], "turns": []}, seed="alarms")["result"]
+    assert ("unsupported", "alarm_in_transaction_sync") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
