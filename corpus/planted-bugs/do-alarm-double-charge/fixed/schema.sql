@@ -1,0 +1,1 @@
+CREATE TABLE charges (order_id TEXT PRIMARY KEY, cents INTEGER NOT NULL);

@@ -1,0 +1,1 @@
+CREATE TABLE charges (order_id TEXT NOT NULL, cents INTEGER NOT NULL);
