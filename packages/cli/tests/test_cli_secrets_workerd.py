@@ -1,7 +1,7 @@
 """End to end: vars and secrets reach the Worker's env in workerd, and no secret value is ever shown.
 
 The Worker is the planted duplicate-payment consumer, made to write its env's values into
-each row it inserts: MODE (config vars < .dev.vars < the scenario's vars), API_KEY (from
+each row it inserts (and to log its key): MODE (config vars < .dev.vars < the scenario's vars), API_KEY (from
 .dev.vars, a secret) and TOKEN (the scenario's secret). A violating check's text report, its
 JSON report and the regression test it writes must hold neither secret's value, and show
 where they went as <secret NAME>. The pinned Node toolchain is required: this test fails
@@ -24,6 +24,7 @@ interface Env { DB: D1Database; MODE: string; API_KEY: string; TOKEN: string }
 export default {
   async queue(batch: MessageBatch<{ orderId: string }>, env: Env): Promise<void> {
     for (const message of batch.messages) {
+      console.log(`charging with key ${env.API_KEY}`);
       await env.DB.prepare("INSERT INTO payments (order_id, mode, api_key, token) VALUES (?, ?, ?, ?)")
         .bind(message.body.orderId, env.MODE, env.API_KEY, `Bearer ${env.TOKEN}`)
         .run();
@@ -76,7 +77,7 @@ def scenario_path(tmp_path) -> Path:
 
 def test_secrets_reach_the_worker_and_no_report_or_test_shows_their_values(scenario_path, run_cli):
     """Text, JSON and the regression test of a violating run name the secrets and never hold their values."""
-    text = run_cli("check", str(scenario_path), "--max-runs", "40", "--budget-ms", "120000", "--wide")
+    text = run_cli("check", str(scenario_path), "--max-runs", "40", "--budget-ms", "120000", "--wide", "--logs")
     assert 1 == text.code, text.stderr
     as_json = run_cli("check", str(scenario_path), "--max-runs", "40", "--budget-ms", "120000", "--json")
     assert 1 == as_json.code, as_json.stderr
@@ -91,6 +92,7 @@ def test_secrets_reach_the_worker_and_no_report_or_test_shows_their_values(scena
         assert "<secret API_KEY>" in shown
         assert "Bearer <secret TOKEN>" in shown
         assert "scenario-mode" in shown
+        assert "charging with key <secret API_KEY>" in shown, "console output is redacted too"
     assumptions = " ".join(data["provenance"]["assumptions"])
     assert "vars MODE (the scenario)" in assumptions
     assert "secrets API_KEY (.dev.vars), TOKEN (the scenario)" in assumptions
