@@ -56,3 +56,19 @@ def test_without_env_the_top_level_binds_nothing_and_an_unknown_env_names_the_kn
     assert 2 == unknown.code
     assert "there is no environment 'prod'; it defines 'staging'" in unknown.stderr
     assert [] == list(scenario_path.parent.glob("*_regression_test.py"))
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda text: text.replace('name = "pay"', 'name = "pay'), "wrangler.toml:3:"),
+        (lambda text: text.replace('"2026-01-01"', '"2026-02-30"'), "compatibility_date must be a calendar date written YYYY-MM-DD"),
+    ],
+)
+def test_a_broken_toml_or_a_date_that_is_not_one_exits_2_naming_the_file(scenario_path, run_cli, edit, words):
+    """A TOML syntax error names the file and line; a compatibility_date that is no date names the file and what came."""
+    config = scenario_path.parent / "wrangler.toml"
+    config.write_text(edit(config.read_text()))
+    result = run_cli("check", str(scenario_path), "--env", "staging", "--max-runs", "4")
+    assert 2 == result.code
+    assert words in result.stderr and "wrangler.toml" in result.stderr
