@@ -74,7 +74,10 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
     config = _project(tmp_path / "w", _config(), files={"schema.sql": SCHEMA, **DEV_VARS})
     draft = draft_worker(config)
     assert tmp_path / "w" / "jobs.sim.py" == draft.path
-    assert [{"kind": "d1_schema", "binding": "DB", "path": "./schema.sql", "found": "schema.sql beside the config"}] == list(draft.setup)
+    assert [
+        {"kind": "d1_schema", "binding": "DB", "path": "./schema.sql", "found": "schema.sql beside the config"},
+        {"kind": "kv_namespace", "binding": "CACHE"},
+    ] == list(draft.setup)
     assert {"kind": "queue", "name": "jobs", "variable": "jobs"} == draft.drive
     assert ["events", "invariants"] == [hole["name"] for hole in draft.holes]
     assert ({"body": {"jobId": "", "attempt": 0}},) == draft.example_events
@@ -99,7 +102,8 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     draft = draft_worker(config)
     unproxied = [note.text for note in draft.notes if note.kind == "unproxied"]
     assert not any("CACHE" in text for text in unproxied)
-    assert any(note.text.startswith("KV binding CACHE starts every run empty") for note in draft.notes if note.kind == "read")
+    assert any(note.text.startswith("kv binding CACHE: starts every run empty") for note in draft.notes if note.kind == "guess")
+    assert '        kv_namespace("CACHE"),' in draft.source.splitlines()
     assert any('kv_write("CACHE", "put"), kv_key())' in line for line in draft.example_invariants)
     assert any("Durable Object binding ROOMS (class Room of Worker chat) belongs to another Worker" in text for text in unproxied)
     assert any("queue producer OUT (queue done)" in text for text in unproxied)
@@ -130,7 +134,7 @@ def test_an_r2_bucket_is_set_up_empty_with_a_note_and_an_example(tmp_path):
     """R2 is proxied: r2_bucket(name) in the setup (starting empty, a noted guess), an r2_op example."""
     draft = draft_worker(_project(tmp_path / "w", _config(r2_buckets=[{"binding": "FILES", "bucket_name": "files"}]),
                                   files={"schema.sql": SCHEMA, **DEV_VARS}))
-    assert {"kind": "r2_bucket", "binding": "FILES"} == draft.setup[1]
+    assert {"kind": "r2_bucket", "binding": "FILES"} in draft.setup
     assert '        r2_bucket("FILES"),' in draft.source.splitlines()
     assert any(note.kind == "guess" and "FILES: starts every run empty" in note.text for note in draft.notes)
     assert not any("FILES" in note.text for note in draft.notes if note.kind == "unproxied")
@@ -154,7 +158,7 @@ def test_a_durable_object_of_the_workers_own_is_set_up_with_a_note_and_an_exampl
     """The Worker's own class: durable_object(binding), empty storage a noted guess, a do_call example."""
     config = _config(durable_objects={"bindings": [{"name": "COUNTER", "class_name": "Counter"}]})
     draft = draft_worker(_project(tmp_path / "w", config, files={"schema.sql": SCHEMA, **DEV_VARS}))
-    assert {"kind": "durable_object", "binding": "COUNTER"} == draft.setup[1]
+    assert {"kind": "durable_object", "binding": "COUNTER"} in draft.setup
     assert '        durable_object("COUNTER"),' in draft.source.splitlines()
     assert any(note.kind == "guess" and "COUNTER (class Counter): every object starts" in note.text for note in draft.notes)
     assert not any(note.kind == "unproxied" for note in draft.notes if "COUNTER" in note.text)

@@ -48,7 +48,7 @@ __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_dr
 #: writes a setup step for: the step's helper, called with the binding's name. The rest of
 #: the kinds the Worker's check proxies (``eutaxy.cloudflare.worker.MODELLED_KINDS``) need
 #: none; every other kind is noted as not proxied (a run that touches it ends UNSUPPORTED).
-_SETUP_HELPERS = {"r2": "r2_bucket"}
+_SETUP_HELPERS = {"r2": "r2_bucket", "kv": "kv_namespace"}
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
@@ -438,7 +438,8 @@ class _Builder:
             self.imports.add(helper)
             steps.append({"kind": helper, "binding": binding.name})
             lines.append(f"{helper}({json.dumps(binding.name)}),")
-            self.note("guess", f"{binding.kind} binding {binding.name}: starts every run empty ({helper}({binding.name!r})); give it the objects it should hold")
+            what = "the entries" if binding.kind == "kv" else "the objects"
+            self.note("guess", f"{binding.kind} binding {binding.name}: starts every run empty ({helper}({binding.name!r})); give it {what} it should hold")
         for binding_name, class_name, script in self.config.durable_objects:
             if script is not None:
                 continue  # another Worker's class: noted as not proxied
@@ -446,8 +447,6 @@ class _Builder:
             steps.append({"kind": "durable_object", "binding": binding_name})
             lines.append(f"durable_object({json.dumps(binding_name)}),")
             self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage (durable_object({binding_name!r})); give it the objects it should hold")
-        for name, _ in self.config.kv_namespaces():
-            self.note("read", f"KV binding {name} starts every run empty; seed it with kv_namespace({name!r}, {{key: value}}) in the setup")
         return steps, lines, tables
 
     # -- drive --
