@@ -30,6 +30,11 @@ Each twin runs with the seed the CLI would give it (its file's name).
    the cost before any history, with their ratio. The reset lists the bucket's
    current objects (the seeds and what the last run wrote), so the ratio should
    stay near 1 whatever ``h``.
+4. Does a Durable Object reset grow with the objects a namespace ever had? The same
+   on the DO twin: one fault-free run of ``h`` orders (the run reaches ``h``
+   objects, each charged by its alarm), the next reset timed alone (it clears,
+   seeds and evicts them), then ordinary triples. The reset visits only the objects
+   whose code ran since the last reset, so the ratio should stay near 1.
 
 Wall time is used here only to report speed; no verdict depends on it.
 """
@@ -59,11 +64,13 @@ PLANTED = ROOT / "corpus" / "planted-bugs"
 TWINS: list[tuple[str, Path]] = [
     ("D1 queue twin (baseline)", PLANTED / "queue-duplicate-write" / "fixed" / "queue-duplicate-write-fixed.sim.py"),
     ("R2 twin", PLANTED / "r2-orphan-reference" / "fixed" / "r2-orphan-reference-fixed.sim.py"),
-    # --- Durable Object twin: the Durable Object work adds its row here, as ("DO twin", <its fixed twin's .sim.py>). ---
+    ("DO twin", PLANTED / "do-alarm-double-charge" / "fixed" / "do-alarm-double-charge-fixed.sim.py"),
 ]
 
 #: The R2 twin, for the history measure (3).
 R2_TWIN = TWINS[1][1]
+#: The Durable Object twin (one object per order, each charged by its alarm), for the history measure (4).
+DO_TWIN = TWINS[2][1]
 
 #: Long enough that only --runs ends an exploration.
 BUDGET_MS = 3_600_000
@@ -157,14 +164,47 @@ def uploads(twin: Twin, count: int) -> dict[str, Any]:
     )
 
 
+def orders(twin: Twin, count: int) -> dict[str, Any]:
+    """The DO twin's scenario with ``count`` orders, each its own object, instead of its own requests."""
+    scenario = twin.scenario
+    return define_scenario(
+        name=scenario["name"],
+        worker=scenario["worker"],
+        setup=scenario["setup"],
+        drive=http([
+            {"method": "POST", "path": "/orders", "body": {"orderId": f"h-{index}", "cents": index}}
+            for index in range(count)
+        ]),
+        invariants=scenario["invariants"],
+        bounds=scenario["bounds"],
+        root=scenario["root"],
+        source=DO_TWIN,
+    )
+
+
+def history(twin: Twin, sizes: list[int], samples: int, before: float, build: Callable[[Twin, int], dict[str, Any]], what: str) -> None:
+    """Print how a twin's reset costs after runs that touched ``sizes`` objects once (measures 3 and 4)."""
+    print(f"   no history:   reset after an ordinary run {before * 1000:6.2f} ms")
+    held = 0
+    for size in sizes:
+        twin.run(build(twin, size))
+        touched = twin.reset()
+        held += size
+        reset, probe = reset_samples(twin, samples)
+        after = reset - probe
+        print(f"   +{size:5} {what}: the reset after the run that reached them {(touched - probe) * 1000:8.2f} ms; "
+              f"then after ordinary runs {after * 1000:6.2f} ms, ratio to no history {after / before:.2f} "
+              f"({held} reached and reset so far)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=150, help="max_runs of each twin's check per round")
     parser.add_argument("--rounds", type=int, default=3, help="checks of each twin, alternating")
     parser.add_argument("--samples", type=int, default=60, help="timed resets per twin (and per history size)")
-    parser.add_argument("--history", default="250,1000", help="comma-separated counts of objects the R2 bucket is made to hold once")
+    parser.add_argument("--history", default="250,1000", help="comma-separated counts of objects the R2 bucket is made to hold, and the DO namespace to have, once")
     args = parser.parse_args()
-    history = [int(size) for size in args.history.split(",") if size.strip()]
+    history_sizes = [int(size) for size in args.history.split(",") if size.strip()]
     twins = [Twin(label, path) for label, path in TWINS]
     try:
         for twin in twins:
@@ -207,7 +247,7 @@ def main() -> None:
         print(f"3. R2 reset against the objects the bucket ever held (ordinary runs touch {len(r2.scenario['drive']['events'])} uploads)")
         print(f"   no history:   reset after an ordinary run {before * 1000:6.2f} ms")
         held = 0
-        for size in history:
+        for size in history_sizes:
             r2.run(uploads(r2, size))
             touched = r2.reset()
             held += size
@@ -216,6 +256,10 @@ def main() -> None:
             print(f"   +{size:5} held: the reset after the run that wrote them {(touched - probe) * 1000:8.2f} ms; "
                   f"then after ordinary runs {after * 1000:6.2f} ms, ratio to no history {after / before:.2f} "
                   f"({held} objects held and deleted so far)")
+        dos = next(twin for twin in twins if twin.scenario["name"] == load_scenario(DO_TWIN)["name"])
+        reset, probe = costs[dos.label]
+        print(f"4. Durable Object reset against the objects the namespace ever had (ordinary runs reach {len(dos.scenario['drive']['events'])} objects)")
+        history(dos, history_sizes, args.samples, reset - probe, orders, "objects")
     finally:
         for twin in twins:
             twin.close()

@@ -34,7 +34,7 @@
 import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
-import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, objectAlarm } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
 import { Invocation } from "./effects.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
@@ -274,6 +274,7 @@ export function wrapDurableObject(User, className) {
     }
 
     user() {
+      noteReached(className, this.state.id);
       if (this.instance === null) this.instance = Reflect.construct(User, [this.state, this.objectEnv]);
       return this.instance;
     }

@@ -19,8 +19,9 @@
  *   property, result `{value}` (fetch: `{status, ok, body}`). The write ladder, with the seeds'
  *   meanings: crash_before and error never reached the object; ambiguous: the object ran the
  *   call and the answer was lost; crash_after: the caller died after the call.
- * - Reset: every object a run reached since the last reset (tracked here, keyed by id) and, on
- *   the first reset of a load, every seeded object, is cleared (key-value, SQL and its alarm),
+ * - Reset: every object whose code ran since the last reset (the wrapper notes each call that
+ *   enters one, in a run or on the differential runner's raw side) and, on the first reset of
+ *   a load, every seeded object, is cleared (key-value, SQL and its alarm),
  *   seeded and evicted (ctx.abort()), so it starts from storage alone. Objects no run reached
  *   are not visited: the cost follows what runs touch, not how many objects ever existed.
  * - Snapshot: per object, sorted by name, its key-value rows `{key, value}` under its name and,
@@ -62,8 +63,20 @@ export const ALARM_RETRY_DELAY_MS = 2000;
  * @typedef {{kv: {key: string, value: unknown}[], tables: {table: string, rows: unknown[]}[]}} ObjectState
  */
 
-/** Per binding, the objects runs reached since its last reset: id string -> the object's name. @type {Map<string, Map<string, string>>} */
+/**
+ * Per class, the objects whose code ran since their class's last reset (noted by the wrapper,
+ * objects.mjs, at every call that enters one, in a run or on the differential runner's raw
+ * side): id string -> the object's name. @type {Map<string, Map<string, string>>}
+ */
 const reached = new Map();
+
+/** An object of `className` ran code of the user's: the next reset resets it. @param {string} className @param {any} id */
+export function noteReached(className, id) {
+  let objects = reached.get(className);
+  if (!objects) reached.set(className, (objects = new Map()));
+  const key = String(id);
+  if (!objects.has(key)) objects.set(key, id.name ?? names.get(key) ?? key);
+}
 /** Per binding, what each seeded object's storage read back after its last reset. @type {Map<string, Map<string, ObjectState>>} */
 const seeded = new Map();
 /** Names the runtime made ids for, by id string, so an id rebuilt with idFromString keeps its name. @type {Map<string, string>} */
@@ -185,9 +198,9 @@ function alarmSource(run) {
   };
 }
 
-/** The objects of `binding` runs reached since its last reset (for tests and the bench). @param {string} binding */
-export function reachedObjects(binding) {
-  return [...(reached.get(binding)?.values() ?? [])];
+/** The objects of `className` reached since its last reset (for tests and the bench). @param {string} className */
+export function reachedObjects(className) {
+  return [...(reached.get(className)?.values() ?? [])];
 }
 
 /** @param {any} id @returns {string} */
@@ -314,7 +327,6 @@ function makeNamespace(run, inv, binding, real) {
  */
 function makeStub(run, inv, binding, realStub, id) {
   const target = `DO:${binding}`;
-  const key = String(id);
   const object = objectName(id);
   /**
    * @param {string} op @param {object} args @param {() => Promise<unknown>} perform
@@ -328,9 +340,6 @@ function makeStub(run, inv, binding, realStub, id) {
     return effectPoint(run, inv, {
       kind: "io", hosts: true, target, op, args, ladder: WRITE_FAULTS, injectedError, summarize,
       perform: async () => {
-        let objects = reached.get(binding);
-        if (!objects) reached.set(binding, (objects = new Map()));
-        objects.set(key, object);
         try {
           return await perform();
         } catch (error) {
@@ -419,7 +428,7 @@ export const durableObject = {
     const reads = seeded.get(name) ?? new Map();
     const seeds = new Set([...Object.keys(objectEntry.setup.objects ?? {}), ...Object.keys(objectEntry.setup.sql ?? {})]);
     /** @type {Map<string, string>} id string -> object name: every object to reset */
-    const targets = new Map(reached.get(name) ?? []);
+    const targets = new Map(reached.get(objectEntry.className) ?? []);
     if (first) for (const object of seeds) targets.set(String(real.idFromName(object)), object);
     for (const [key, object] of [...targets].sort(([, a], [, b]) => compareText(a, b))) {
       const stub = real.get(real.idFromString(key));
@@ -433,7 +442,7 @@ export const durableObject = {
       }
     }
     seeded.set(name, reads);
-    reached.get(name)?.clear();
+    reached.get(objectEntry.className)?.clear();
   },
   async snapshot(owned) {
     /** @type {{target: string, table: string, rows: unknown[]}[]} */
@@ -445,7 +454,7 @@ export const durableObject = {
       for (const [object, state] of seeded.get(name) ?? []) objects.set(object, state);
       /** @type {Map<string, string>} */
       const keys = new Map();
-      for (const [key, object] of reached.get(name) ?? []) {
+      for (const [key, object] of reached.get(entry.className) ?? []) {
         objects.set(object, null);
         keys.set(object, key);
       }

@@ -1,0 +1,1 @@
+CREATE TABLE audit (account TEXT NOT NULL, op TEXT NOT NULL, cents INTEGER NOT NULL);
