@@ -97,6 +97,13 @@ def test_an_object_that_keeps_rearming_fires_at_most_alarms_per_object():
     assert 2 == len(alarm_points(run(scenario(["/remind"], {"rearm": True}, bounds={"alarmsPerObject": 2}))))
 
 
+def test_an_alarm_set_during_a_failing_alarm_supersedes_its_retry():
+    """rearm and failUntil: each attempt sets the next alarm, then throws; the change drops the retry, so every firing is a first attempt."""
+    points = alarm_points(run(scenario(["/remind"], {"rearm": True, "failUntil": 9})))
+    assert ["DO:REMINDER/r/alarm.1#1", "DO:REMINDER/r/alarm.2#1", "DO:REMINDER/r/alarm.3#1"] == [p[0] for p in points]
+    assert [0, 0, 0] == [p[1] for p in points]
+
+
 def test_a_later_set_alarm_replaces_the_earlier():
     """Two setAlarm calls: one alarm, at the second's time (1 s after its request)."""
     result = run(scenario(["/remind", "/remind-sooner"]))

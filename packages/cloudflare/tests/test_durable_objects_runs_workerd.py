@@ -33,7 +33,7 @@ SETUP = [
 ]
 
 
-def scenario(paths, *, retries=0, setup=SETUP):
+def scenario(paths, *, retries=0, setup=SETUP, concurrency=1):
     return define_scenario(
         name="objects",
         root=FIXTURE,
@@ -41,7 +41,7 @@ def scenario(paths, *, retries=0, setup=SETUP):
         setup=setup,
         drive=http([{"path": path} for path in paths], retries=retries),
         invariants=[unique("one-row-per-account", durable_object_table("LEDGER", "acct", "balances"), "account", allow_vacuous=True)],
-        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": concurrency, "budgetMs": 60_000},
     )
 
 
@@ -111,6 +111,26 @@ def test_a_crash_inside_the_object_resets_it_and_the_retry_meets_a_new_instance(
     seen = snapshots(result)
     assert [{"account": "alice", "cents": 5}] == seen[("D1:DB", "deposits")]
     assert [{"account": "alice", "cents": 15}] == seen[("DO:LEDGER", "acct/balances")]
+
+
+def test_stub_fetch_is_one_effect_with_the_objects_answer():
+    """stub.fetch() is the point DO:LEDGER fetch: the request's method and URL, the answer's status and body."""
+    built = scenario(["/fetch"])
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    [payload] = [e["payload"] for e in result["effects"] if (e["target"], e["op"], e["kind"]) == ("DO:LEDGER", "fetch", "result")]
+    assert {"object": "acct", "args": [{"method": "GET", "url": "https://ledger.invalid/balance"}]} == payload["args"]
+    assert {"status": 203, "ok": True, "body": "/balance 10"} == payload["result"]
+    [response] = [e["payload"]["result"] for e in result["effects"] if (e["op"], e["kind"]) == ("response", "result")]
+    assert (203, "/balance 10") == (response["status"], response["body"])
+
+
+def test_stub_calls_in_a_concurrent_run_are_unsupported():
+    """Calls entering objects concurrently are the next model: the run says so instead of guessing."""
+    built = scenario(["/deposit", "/deposit"], concurrency=2)
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    assert ("unsupported", "object_concurrency") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,11 @@ export class Ledger extends DurableObject<Env> {
     return { calls: this.calls };
   }
 
+  async fetch(request: Request): Promise<Response> {
+    const [row] = this.ctx.storage.sql.exec("SELECT cents FROM balances WHERE account = 'alice'").toArray();
+    return new Response(`${new URL(request.url).pathname} ${row?.cents}`, { status: 203 });
+  }
+
   async capability(): Promise<Handle> {
     return new Handle();
   }
@@ -74,8 +79,8 @@ export class Reminder extends DurableObject<Env> {
     await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind(`alarm-${info.retryCount}-${info.isRetry}`, Date.now()).run();
     const fired = ((await this.ctx.storage.get<number>("fired")) ?? 0) + 1;
     await this.ctx.storage.put("fired", fired);
-    if (((await this.ctx.storage.get<number>("failUntil")) ?? 0) > info.retryCount) throw new Error("not yet");
     if (await this.ctx.storage.get<boolean>("rearm")) await this.ctx.storage.setAlarm(Date.now() + 1000);
+    if (((await this.ctx.storage.get<number>("failUntil")) ?? 0) > info.retryCount) throw new Error("not yet");
   }
 }
 
@@ -83,6 +88,10 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/deposit") return Response.json(await env.LEDGER.getByName("acct").deposit("alice", 5));
+    if (path === "/fetch") {
+      const answer = await env.LEDGER.getByName("acct").fetch("https://ledger.invalid/balance");
+      return new Response(await answer.text(), { status: answer.status });
+    }
     if (path === "/unique") {
       const id = env.TALLY.newUniqueId();
       const n = await env.TALLY.get(id).bump();
