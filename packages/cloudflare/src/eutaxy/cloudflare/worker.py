@@ -559,6 +559,22 @@ def _r2_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     ]
 
 
+def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    """What a verdict assumes of the Worker's own Durable Objects, when it has any."""
+    own = sorted(binding for binding, _, script in config.durable_objects if script is None)
+    if not own:
+        return []
+    return [
+        f"Durable Objects ({', '.join(own)}) are the ones workerd runs: storage, transactions, coalesced writes, "
+        "blockConcurrencyWhile and the input and output gates are the runtime's own. Each stub call is one effect "
+        "(crash_before and error: it never reached the object; ambiguous: the object ran it and the answer was lost; "
+        "crash_after: the caller died after it); a crash inside the object resets it with ctx.abort().",
+        "Durable Object alarms fire in virtual time, taken over from each object's storage: one alarm per object, "
+        "alarm() one effect, a failed alarm retried after 2 s, 4 s, 8 s up to six retries and maxRedeliveries, at "
+        "most alarmsPerObject alarms per object per run.",
+    ]
+
+
 def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:
     sentences = [
         "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
@@ -570,6 +586,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "order and any difference is UNSUPPORTED (module_state_leak).",
         "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
         *_r2_assumptions(config),
+        *_object_assumptions(config),
         "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
     ]
     if drive.get("kind") == "queue":
