@@ -190,3 +190,13 @@ def test_a_write_to_s3_sns_or_eventbridge_takes_the_write_ladder(run, service, f
         assert (commits > 0) == ("k.txt" in [row["key"] for row in _snapshot(result, "S3:docs")])
     else:
         assert commits == len(_snapshot(result, target))
+
+
+def test_sends_beyond_the_runs_bound_make_it_unsupported(platform, plan):
+    """bounds.producedMessagesMax caps the messages a run's handler sends; one more is UNSUPPORTED, never dropped."""
+    scenario = _scenario([{"action": "forward", "queue": "outbox", "payload": {"n": n}} for n in (1, 2)])
+    within = platform.run(plan({**scenario, "bounds": {"maxRedeliveries": 1, "producedMessagesMax": 2}})).to_data()
+    assert {"kind": "completed"} == within["end"]
+    beyond = platform.run(plan({**scenario, "bounds": {"maxRedeliveries": 1, "producedMessagesMax": 1}})).to_data()
+    assert ("unsupported", "produced_message_limit") == (beyond["end"]["kind"], beyond["end"]["cause"])
+    assert "msg-2#1 sent message 2 of the run (SQS SendMessage to outbox)" in beyond["end"]["detail"]

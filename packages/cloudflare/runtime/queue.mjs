@@ -2,10 +2,17 @@
 /**
  * The queue drive: delivering a scenario's messages to the Worker's `queue()` handler.
  *
+ * Each queue the Worker consumes is one `ConsumedQueue` per run (`consumedQueues`): the
+ * driven queue's messages enter it at the start, and a message the Worker produces onto it
+ * (producer.mjs) enters it when sent, due after its delay. The driven queue is the drive's
+ * source; the others are the queue consumer record's own events (`undrivenQueues`), so a
+ * produced message is delivered later in the run, from whichever queue it joined, by the same
+ * code as a driven one.
+ *
  * One invocation per delivery attempt, `<message id>#<attempt>` (a batch takes its first
- * message's id), batches of up to `drive.batchSize` messages taken in order from the
- * pending list. A redelivered message goes to the back of the list, behind messages already
- * waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
+ * message's id), batches of up to `drive.batchSize` messages (1 on a queue not driven) taken
+ * in order from the waiting messages that are due. A redelivered message goes to the back of
+ * the list, behind messages already waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
  * `ack()`/`retry()` (and `ackAll()`/`retryAll()`, one point per message they reach) are
  * decision points at `Queue:<name>` (ops `ack`, `retry`; faults crash_before, crash_after),
  * recorded with `result.effective` false when an earlier decision had won. When the handler
@@ -37,44 +44,148 @@ export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
 }
 
 /**
- * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null}} Pending
+ * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null, due: number}} Pending
  */
 
+/** Each run's consumed queues, by name (made once per run by `consumedQueues`). @type {WeakMap<object, Map<string, ConsumedQueue>>} */
+const RUN_QUEUES = new WeakMap();
+
 /**
- * @param {import("./run.mjs").Run} run
- * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number}} drive
- * @param {(batch: object, env: object, ctx: object) => unknown} handler
+ * The run's queues the Worker consumes (`queueConsumers` in the config, in its order), each
+ * made once per run: the queue drive delivers its events through one, and a message the
+ * Worker produces onto one (bindings/queue_producer.mjs) joins the same queue.
+ * @param {import("./run.mjs").Run} run @returns {Map<string, ConsumedQueue>}
  */
-export async function driveQueue(run, drive, handler) {
-  const name = drive.name;
-  const target = `Queue:${name}`;
-  const maxRetries = run.config.queueConsumers?.[name]?.maxRetries;
-  assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)} the plan drives`);
-  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
-  assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
-  const batchSize = drive.batchSize;
-  assert(Number.isInteger(batchSize) && batchSize >= 1, () => `the queue drive's plan carries batchSize ${JSON.stringify(batchSize)}, not a whole number of at least 1 (define_scenario writes it)`);
-  /** @type {Pending[]} */
-  assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");
-  // eutaxy.cloudflare.queue writes every message's id; the drive fills in none.
-  const pending = drive.events.map((event, index) => {
-    assert(typeof event?.id === "string", () => `queue message ${index} of the plan carries no id`);
-    return { id: event.id, body: event.body, attempts: 0, decision: null };
-  });
-  // Every delivery attempt ends with each message acked, requeued or dead-lettered, so the
-  // loop ends after at most events * (maxRedeliveries + 1) deliveries.
-  const maxDeliveries = pending.length * (Math.min(maxRetries, maxRedeliveries) + 1);
+export function consumedQueues(run) {
+  let queues = RUN_QUEUES.get(run);
+  if (!queues) {
+    queues = new Map();
+    for (const name of Object.keys(run.config.queueConsumers ?? {})) queues.set(name, new ConsumedQueue(run, name));
+    RUN_QUEUES.set(run, queues);
+  }
+  return queues;
+}
+
+/**
+ * The queue consumer record's own events (`events`, bindings/record.mjs): the messages waiting
+ * on the queues the Worker consumes that no queue drive delivers (produced onto them during
+ * the run), as one scheduler source. The first such queue with a message due starts it (queues
+ * in the config's order); `wake` is the earliest time one of their delayed messages is due.
+ * @param {import("./run.mjs").Run} run @returns {import("./scheduler/scheduler.mjs").Source}
+ */
+export function undrivenQueues(run) {
+  const queues = () => [...consumedQueues(run).values()].filter((queue) => !queue.driven);
+  const ready = () => queues().find((queue) => queue.source.next() !== null) ?? null;
+  return {
+    next: () => ready()?.source.next() ?? null,
+    wake: () => {
+      /** @type {number | null} */
+      let earliest = null;
+      for (const queue of queues()) {
+        const wake = queue.source.wake?.() ?? null;
+        if (wake !== null && (earliest === null || wake < earliest)) earliest = wake;
+      }
+      return earliest;
+    },
+    start: () => {
+      const queue = ready();
+      assert(queue !== null, "a delivery of a produced message started with none due");
+      return queue.source.start();
+    },
+  };
+}
+
+/**
+ * One queue the Worker consumes, in one run: the messages waiting (each due from a virtual
+ * time on: the drive's at once, a produced one after its delivery delay), and the source the
+ * run's scheduler starts deliveries from (`source`: the drive's for a driven queue, one of
+ * the run's other event sources for the rest).
+ */
+export class ConsumedQueue {
+  /** @param {import("./run.mjs").Run} run @param {string} name */
+  constructor(run, name) {
+    this.run = run;
+    this.name = name;
+    this.target = `Queue:${name}`;
+    const maxRetries = run.config.queueConsumers?.[name]?.maxRetries;
+    assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)}`);
+    /** @type {number} */
+    this.maxRetries = /** @type {number} */ (maxRetries);
+    const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
+    assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
+    /** @type {number} */
+    this.maxRedeliveries = maxRedeliveries;
+    /** Messages per delivery: the drive's batchSize for a driven queue, else 1. */
+    this.batchSize = 1;
+    /** True once the queue drive delivers this queue: its source is then the drive's, not the record's. */
+    this.driven = false;
+    /** @type {Pending[]} waiting messages, in the order they (re-)entered the queue */
+    this.pending = [];
+    /** Messages that ever entered; each takes at most min(maxRetries, maxRedeliveries) + 1 deliveries. */
+    this.added = 0;
+    this.deliveries = 0;
+    /** @type {((batch: object, env: object, ctx: object) => unknown) | null} the Worker's queue() handler */
+    this.handler = null;
+    /** @type {import("./scheduler/scheduler.mjs").Source} */
+    this.source = {
+      next: () => {
+        const at = this.ready();
+        return at < 0 ? null : this.pending[at].id;
+      },
+      wake: () => {
+        const later = this.pending.filter((item) => item.due > this.run.clock.now).map((item) => item.due);
+        return this.deliveries < this.maxDeliveries() && later.length ? Math.min(...later) : null;
+      },
+      start: () => {
+        const first = this.ready();
+        assert(first >= 0, () => `a delivery of queue ${this.name} started with no message due`);
+        this.deliveries++;
+        /** @type {Pending[]} */
+        const items = [];
+        // Up to batchSize due messages, in queue order.
+        for (let i = first; i < this.pending.length && items.length < this.batchSize; ) {
+          if (this.pending[i].due <= this.run.clock.now) items.push(...this.pending.splice(i, 1));
+          else i++;
+        }
+        return this.deliver(items);
+      },
+    };
+  }
+
+  /** Every delivery attempt ends with each message acked, requeued or dead-lettered, so this bounds the loop. */
+  maxDeliveries() {
+    return this.added * (Math.min(this.maxRetries, this.maxRedeliveries) + 1);
+  }
+
+  /** The index of the first waiting message that is due, or -1 (none, or the bound is spent). */
+  ready() {
+    if (this.deliveries >= this.maxDeliveries()) return -1;
+    return this.pending.findIndex((item) => item.due <= this.run.clock.now);
+  }
+
+  /**
+   * A message enters the queue, due from `due` (virtual ms) on.
+   * @param {string} id @param {unknown} body @param {number} due
+   */
+  add(id, body, due) {
+    this.pending.push({ id, body, attempts: 0, decision: null, due });
+    this.added++;
+  }
+
   /**
    * One delivery attempt of `items`, to its end; true when the run stopped.
    * @param {Pending[]} items
    */
-  const deliver = async (items) => {
+  async deliver(items) {
+    const run = this.run;
+    const target = this.target;
+    const handler = this.handler ?? (this.handler = run.handler("queue"));
     for (const item of items) {
       item.attempts++;
       item.decision = null;
     }
     const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
-    const batch = makeBatch(run, inv, target, name, items);
+    const batch = makeBatch(run, inv, target, this.name, items);
     const background = new Background();
     const ctx = makeContext(background);
     const env = run.envFor(inv);
@@ -104,20 +215,39 @@ export async function driveQueue(run, drive, handler) {
     if (run.stopped) return true;
     for (const item of items) {
       if (item.decision === "ack") continue;
-      if (mayRedeliver(item.attempts, maxRetries, maxRedeliveries)) pending.push(item);
-      else effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
+      if (mayRedeliver(item.attempts, this.maxRetries, this.maxRedeliveries)) {
+        // A redelivered message is due at once, behind the messages already waiting.
+        item.due = run.clock.now;
+        this.pending.push(item);
+      } else {
+        effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
+      }
     }
     return false;
-  };
-  let deliveries = 0;
-  // The scheduler starts deliveries in order: one after another, or while a slot is free.
-  await run.scheduler.drive({
-    next: () => (deliveries < maxDeliveries && pending.length ? pending[0].id : null),
-    start: () => {
-      deliveries++;
-      return deliver(pending.splice(0, batchSize));
-    },
+  }
+}
+
+/**
+ * @param {import("./run.mjs").Run} run
+ * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number}} drive
+ * @param {(batch: object, env: object, ctx: object) => unknown} handler
+ */
+export async function driveQueue(run, drive, handler) {
+  const queue = consumedQueues(run).get(drive.name);
+  assert(queue !== undefined, () => `the load message carries no queue consumer ${JSON.stringify(drive.name)} the plan drives`);
+  const batchSize = drive.batchSize;
+  assert(Number.isInteger(batchSize) && batchSize >= 1, () => `the queue drive's plan carries batchSize ${JSON.stringify(batchSize)}, not a whole number of at least 1 (define_scenario writes it)`);
+  queue.batchSize = batchSize;
+  queue.handler = handler;
+  queue.driven = true;
+  assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");
+  // eutaxy.cloudflare.queue writes every message's id; the drive fills in none.
+  drive.events.forEach((event, index) => {
+    assert(typeof event?.id === "string", () => `queue message ${index} of the plan carries no id`);
+    queue.add(event.id, event.body, run.clock.now);
   });
+  // The scheduler starts deliveries in order: one after another, or while a slot is free.
+  await run.scheduler.drive(queue.source);
 }
 
 /**

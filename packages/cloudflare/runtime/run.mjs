@@ -35,13 +35,18 @@ export { UserFacingError };
 /**
  * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
  *   queueConsumers?: Record<string, {maxRetries?: number}>,
+ *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
  */
 
 export class Run {
-  /** @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv */
-  constructor(plan, config, realEnv) {
+  /** @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} [userModule] */
+  constructor(plan, config, realEnv, userModule = null) {
     this.plan = plan;
+    /** The Worker's module namespace, whose handlers the drives call. */
+    this.userModule = userModule;
+    /** @type {Map<string, (event: any, env: any, ctx: any) => unknown>} each handler method, looked up once */
+    this.handlers = new Map();
     this.scenario = plan.scenario ?? {};
     this.config = config;
     this.realEnv = realEnv;
@@ -72,7 +77,7 @@ export class Run {
     this.console = new ConsoleCapture({ now: () => this.clock.now, current: () => this.current });
     /** Each env name a binding record owns, with its record and config entry (bindings/index.mjs). */
     this.owners = owners(config);
-    /** @type {import("./scheduler/scheduler.mjs").Source[]} the records' own events (alarms), delivered beside the drive's */
+    /** @type {import("./scheduler/scheduler.mjs").Source[]} the records' own events (alarms, produced messages), delivered beside the drive's */
     this.eventSources = RECORDS.flatMap((record) => (record.events ? [record.events(this)] : []));
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
@@ -136,6 +141,20 @@ export class Run {
     };
     promise.then(done, done);
     return promise;
+  }
+
+  /**
+   * The Worker's handler for `method` (`queue`, `fetch`), as the runtime calls it: a drive's,
+   * or a record's delivering its own events (a produced message to a queue the Worker consumes).
+   * @param {string} method
+   */
+  handler(method) {
+    let handler = this.handlers.get(method);
+    if (!handler) {
+      handler = handlerFor(this.userModule, method);
+      this.handlers.set(method, handler);
+    }
+    return handler;
   }
 
   /** @param {string} id */
@@ -209,10 +228,10 @@ export function handlerFor(userModule, method) {
 export async function runPlan(plan, config, realEnv, userModule) {
   if (plan?.protocol !== PROTOCOL_VERSION) throw new Error(`plan: protocol version ${plan?.protocol}, expected ${PROTOCOL_VERSION}`);
   if (active.run) throw new Error("a run is already in progress in this isolate");
-  const run = new Run(plan, config, realEnv);
+  const run = new Run(plan, config, realEnv, userModule);
   const drive = run.scenario.drive ?? {};
   const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
-  const handler = delivery ? handlerFor(userModule, delivery.method) : null;
+  const handler = delivery ? run.handler(delivery.method) : null;
   await resetBindings(config, realEnv);
   if (usedAtLoad.length) {
     run.markUnsupported("weakref", `${usedAtLoad.join(" and ")} was used at module top level, when the Worker loaded; garbage collection is not virtualised`);
@@ -233,7 +252,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   }
   if (run.failure) throw run.failure;
   if (!run.stopped) {
-    for (const { target, table, rows } of await snapshotBindings(config, realEnv)) {
+    for (const { target, table, rows } of await snapshotBindings(config, realEnv, run)) {
       run.record(target, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
     }
   }

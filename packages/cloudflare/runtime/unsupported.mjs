@@ -5,7 +5,7 @@
  * The allowlist leaves out AI, Hyperdrive, the Cache API and raw sockets
  * (`binding_not_allowed`; the seeds left KV out too, which issue 15 brought in as
  * bindings/kv.mjs); bindings this runtime does not model yet (Durable Objects,
- * services, queue producers, ...) are `binding_not_modelled`; a modelled binding no setup
+ * services, ...) are `binding_not_modelled`; a modelled binding no setup
  * step resets (an R2 bucket) is `binding_without_setup` (`trapUnset`); an outbound `fetch` no declared
  * external answers is `outbound_request` (fetch.mjs; `trappedFetch` is its stand-in where no
  * externals are read). A trap marks

@@ -4,7 +4,7 @@ from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
 from eutaxy.core.schedule import FaultAt, Schedule
 from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT, resolve_bounds, with_bounds
-from eutaxy.engine.plans import event_ids, replay_plan, restrict_events, run_streams, schedule_of
+from eutaxy.engine.plans import event_ids, event_of_invocation, replay_plan, restrict_events, run_streams, schedule_of
 
 
 def test_restricting_events_keeps_their_ids():
@@ -43,9 +43,17 @@ def test_bounds_have_defaults_and_the_callers_overrides():
     bounds = resolve_bounds({"bounds": {"maxFaultsPerRun": 3, "maxRuns": 9}}, budget_ms=50)
     assert {
         "maxFaultsPerRun": 3, "maxRedeliveries": 2, "maxConcurrentInvocations": 1,
-        "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9,
+        "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9, "producedMessagesMax": 100,
     } == bounds.to_data()
     assert 4 == resolve_bounds({"bounds": {"maxRuns": 9}}, max_runs=4).max_runs
+    assert 7 == resolve_bounds({"bounds": {"producedMessagesMax": 7}}).produced_messages_max
+
+
+def test_an_invocation_belongs_to_the_input_event_it_descends_from():
+    """A message the run produced carries its producer's invocation id: removing the input event removes it."""
+    assert "msg-1" == event_of_invocation("msg-1#2")
+    assert "req-1" == event_of_invocation("req-1#1/sent-2#3")
+    assert "req-1" == event_of_invocation("req-1#2/sent-1#1/sent-1#1")
 
 
 def test_plans_carry_the_effect_hang_threshold_apart_from_the_budget():

@@ -15,12 +15,13 @@ import { externals } from "./externals.mjs";
 import { kv } from "./kv.mjs";
 import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
+import { queueProducer } from "./queue_producer.mjs";
 import { traps } from "./traps.mjs";
 
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** @type {readonly BindingRecord[]} */
-export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, externals, traps]);
+export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, externals, traps]);
 
 /**
  * Each env name a record owns, with its record and config entry: records in setup order,
@@ -64,16 +65,18 @@ export async function resetBindings(config, realEnv) {
 
 /**
  * The state every binding ends with, records in setup order: `{target, table, rows}` each,
- * which a run records as `snapshot` effects.
- * @param {any} config @param {Record<string, any>} realEnv
+ * which a run records as `snapshot` effects. `run` is the run that ended (none for the
+ * differential runner's raw side): state a record keeps per run (the messages produced onto
+ * queues the Worker does not consume) is read from it.
+ * @param {any} config @param {Record<string, any>} realEnv @param {import("../run.mjs").Run} [run]
  * @returns {Promise<{target: string, table: string, rows: unknown[]}[]>}
  */
-export async function snapshotBindings(config, realEnv) {
+export async function snapshotBindings(config, realEnv, run) {
   const owned = owners(config);
   /** @type {{target: string, table: string, rows: unknown[]}[]} */
   const snapshots = [];
   for (const record of RECORDS) {
-    if (record.snapshot) snapshots.push(...(await record.snapshot(ownedBy(owned, record, realEnv))));
+    if (record.snapshot) snapshots.push(...(await record.snapshot(ownedBy(owned, record, realEnv), run)));
   }
   return snapshots;
 }

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The binding record: everything the runtime knows about one binding kind, in one file
- * (bindings/d1.mjs, bindings/durable_object.mjs, bindings/queue_consumer.mjs, bindings/externals.mjs, bindings/traps.mjs).
+ * (bindings/d1.mjs, bindings/durable_object.mjs, bindings/queue_consumer.mjs,
+ * bindings/queue_producer.mjs, bindings/externals.mjs, bindings/traps.mjs).
  * The run, the reset and the snapshot iterate `RECORDS` (bindings/index.mjs) in setup order
  * and name no kind; a new binding is one more record file and its tests.
  *
@@ -18,16 +19,19 @@
  * - `reset(name, real, entry)`: bring the real binding to the state the scenario's setup step
  *   asks for, before every run and outside the effect log. It forgets whatever the record
  *   kept from the run before (D1's table listing).
- * - `snapshot(owned)`: the state the binding ends with, `{target, table, rows}` per table,
+ * - `snapshot(owned, run)`: the state the binding ends with, `{target, table, rows}` per table,
  *   which a completed run records after the last event (kind `snapshot`, invocation
  *   `snapshot`, ordinal 0). `owned` is the record's `[name, real, entry]` triples in the
- *   order `names` gave them.
+ *   order `names` gave them; `run` the run that ended (absent on the differential runner's
+ *   raw side), for state the record keeps per run.
  * - `globals(run)`: `[object, property, value]` triples installed on top of the virtual
  *   globals for the run (and put back with them): state made here is per run.
  * - `drives`: `{[drive kind]: {method, drive}}`, the delivery of the binding's own events: the
  *   Worker handler `method` it calls and the drive function `drive(run, drive, handler)`.
- * - `events(run)`: events the binding makes during a run (a Durable Object's alarms), as a
- *   scheduler source (scheduler/scheduler.mjs) the scheduler delivers beside the drive's.
+ * - `events(run)`: events the binding makes during a run, as one scheduler source
+ *   (scheduler/scheduler.mjs) the scheduler delivers beside the drive's, before it (a Durable
+ *   Object's alarms; the messages the Worker produces onto a queue it consumes). A source
+ *   empty for the whole run changes nothing.
  *
  * @typedef {object} BindingRecord
  * @property {string} kind
@@ -35,7 +39,7 @@
  * @property {boolean} [standsIn]
  * @property {(run: import("../run.mjs").Run, inv: import("../effects.mjs").Invocation, name: string, real: any, entry: any) => unknown} [proxy]
  * @property {(name: string, real: any, entry: any) => Promise<void>} [reset]
- * @property {(owned: [string, any, any][]) => Promise<{target: string, table: string, rows: unknown[]}[]>} [snapshot]
+ * @property {(owned: [string, any, any][], run?: import("../run.mjs").Run) => Promise<{target: string, table: string, rows: unknown[]}[]>} [snapshot]
  * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
  * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
  * @property {(run: import("../run.mjs").Run) => import("../scheduler/scheduler.mjs").Source} [events]

@@ -131,7 +131,13 @@ function runtimeConfig(worker, setup) {
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
     queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
   }
-  return { d1, kv, r2, traps, queueConsumers, durableObjects };
+  /** @type {Record<string, {queue: string, deliveryDelaySeconds: number}>} */
+  const queueProducers = {};
+  for (const [binding, producer] of Object.entries(worker.queueProducers)) {
+    const { queue, deliveryDelaySeconds } = /** @type {{queue: string, deliveryDelaySeconds: number}} */ (producer);
+    queueProducers[binding] = { queue, deliveryDelaySeconds };
+  }
+  return { d1, kv, r2, traps, queueConsumers, queueProducers, durableObjects };
 }
 
 /**

@@ -12,7 +12,10 @@
  *   A source is `{next(): string | null, start(): Promise<unknown>, wake?(): number | null}`:
  *   `next` names the event the next start would deliver (null when none is ready), `start`
  *   performs one whole delivery (it resolves to true when the run stopped), and `wake` gives
- *   the virtual time a delayed event (a caller's resend) becomes ready.
+ *   the virtual time a delayed event (a caller's resend) becomes ready. The binding records'
+ *   own sources (`run.eventSources`: alarms, messages produced onto a queue the Worker
+ *   consumes) are driven with it, before it (sources.mjs `eventSources`): the drive ends when
+ *   none of them has an event left.
  * - `bind(inv)` / `release(inv)`: an invocation starts / its drive is done with it.
  * - `running()`: the invocation whose code is running now (null between invocations).
  * - `park(inv, target, op)`: an `io` effect point asks to wait for its turn; a promise to

@@ -3,9 +3,10 @@
  * The sequential scheduler (`bounds.maxConcurrentInvocations` 1): one invocation in flight at
  * a time, fault decisions only (with nothing else able to move, there is no turn to decide).
  *
- * `drive` starts each delivery once the one before it has ended, a binding record's own event
- * (a Durable Object's alarm) due now before the drive's next; when nothing is ready, time
- * passes to the earliest delayed event (`wake`). `settle` waits for one invocation: while an
+ * `drive` starts each delivery once the one before it has ended, from the first source with an
+ * event ready: a binding record's own (a Durable Object's alarm, a message the Worker produced
+ * onto a queue it consumes) before the drive's next; when nothing is ready, time passes to the
+ * earliest delayed event of any source (`wake`). `settle` waits for one invocation: while an
  * effect's real I/O (or Web Crypto work) is in flight it waits for it (`waitForChange`, up to
  * the effect hang threshold: `effect_hung`). Otherwise it lets the isolate's event loop turn
  * once (a real zero timer, a few microseconds in workerd), so every continuation already set
@@ -18,6 +19,7 @@
 import { assert } from "../assert.mjs";
 import { realTurn } from "../patch.mjs";
 import { IDLE_TURNS, MAX_STEPS, waitForChange } from "../settle.mjs";
+import { earliestWake, eventSources } from "./sources.mjs";
 
 /**
  * @typedef {import("../effects.mjs").Invocation} Invocation
@@ -33,21 +35,23 @@ export class SequentialScheduler {
   }
 
   /**
-   * The drive's source and the binding records' own (`run.eventSources`: alarms): a record's
-   * event due now goes before the drive's next, and the drive ends once none has anything left.
+   * The drive's source and the binding records' own (`run.eventSources`: alarms, produced
+   * messages): a record's event due now goes before the drive's next, and the drive ends once
+   * none has anything left.
    * @param {import("./scheduler.mjs").Source} source
    */
   async drive(source) {
     const run = this.run;
-    const sources = [...run.eventSources, source];
+    const sources = eventSources(run, source);
     for (let step = 0; step < MAX_STEPS; step++) {
       if (run.stopped) return;
-      const ready = sources.find((each) => each.next() !== null);
+      // The first source with an event ready starts it: the records' before the drive's.
+      const ready = sources.find((candidate) => candidate.next() !== null);
       if (!ready) {
         // Nothing ready: time passes to the earliest delayed event, if there is one.
-        const wakes = sources.map((each) => each.wake?.() ?? null).filter((wake) => wake !== null && wake > run.clock.now);
-        if (wakes.length === 0) return;
-        run.clock.now = Math.min(...wakes);
+        const wake = earliestWake(sources, run.clock.now);
+        if (wake === null) return;
+        run.clock.now = wake;
         continue;
       }
       if (await ready.start()) return;

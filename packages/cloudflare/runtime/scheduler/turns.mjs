@@ -13,8 +13,9 @@
  * - `{kind: "effect", invocation, target}` for each parked effect, in the order they parked:
  *   the effect is performed (its fault decision, its I/O) and its invocation runs on to its
  *   next park, its end, or an idle wait;
- * - `{kind: "start", event}` while a slot is free and the drive has an event left: the next
- *   delivery starts and runs to its first park;
+ * - `{kind: "start", event}` while a slot is free, one per source with an event ready (the
+ *   binding records' own first, such as a queue the Worker consumes and produces onto, then
+ *   the drive's): that source's next delivery starts and runs to its first park;
  * - `{kind: "timer"}` when a virtual timer is due (at or before the virtual now): the
  *   earliest fires (timers keep their due order, so one option is enough).
  *
@@ -56,6 +57,7 @@ import { assert } from "../assert.mjs";
 import { realTurn } from "../patch.mjs";
 import { IDLE_TURNS, waitForChange } from "../settle.mjs";
 import { TimerQueue } from "../timers.mjs";
+import { earliestWake, eventSources } from "./sources.mjs";
 
 /** A loop bound: no run makes more turn decisions than this. */
 export const MAX_TURNS = 100_000;
@@ -276,10 +278,10 @@ export class TurnScheduler {
 
   /**
    * The moves on offer now, each with what taking it does.
-   * @param {Source} source
+   * @param {Source[]} sources the records' own sources, then the drive's
    * @returns {{option: object, take: () => void}[]}
    */
-  moves(source) {
+  moves(sources) {
     /** @type {{option: object, take: () => void}[]} */
     const moves = [];
     this.parked = this.parked.filter((p) => !p.inv.dead);
@@ -293,9 +295,12 @@ export class TurnScheduler {
         },
       });
     }
-    const event = this.deliveries.size < this.limit ? source.next() : null;
-    if (event !== null) {
-      moves.push({ option: { kind: "start", event }, take: () => { this.turn = { kind: "start" }; this.start(source); } });
+    // One start per source with an event ready while a slot is free: the records' own first.
+    for (const source of sources) {
+      const event = this.deliveries.size < this.limit ? source.next() : null;
+      if (event !== null) {
+        moves.push({ option: { kind: "start", event }, take: () => { this.turn = { kind: "start" }; this.start(source); } });
+      }
     }
     const timer = this.earliestTimer();
     if (timer && timer.due <= this.run.clock.now) {
@@ -333,6 +338,7 @@ export class TurnScheduler {
    */
   async drive(source) {
     const run = this.run;
+    const sources = eventSources(run, source);
     try {
       let idle = 0;
       for (let turns = 0; turns < MAX_TURNS; turns++) {
@@ -342,11 +348,11 @@ export class TurnScheduler {
         // Alarms the clock has passed (the last turn's effects moved it) fire before the turn.
         this.ringAlarms("passed");
         if (run.stopped) return;
-        const moves = this.moves(source);
+        const moves = this.moves(sources);
         if (moves.length === 0) {
           // Nothing can move: time passes to the earliest alarm, timer or delayed event;
           // timers and delayed events due at an alarm's instant come before the alarm.
-          const wake = source.wake?.() ?? null;
+          const wake = earliestWake(sources, run.clock.now);
           const timer = this.earliestTimer();
           const alarm = this.earliestAlarm();
           const waking = wake !== null && wake > run.clock.now ? wake : null;

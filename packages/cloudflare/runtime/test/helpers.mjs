@@ -32,6 +32,7 @@ export function fixtureLoad(fixture, worker) {
       r2Buckets: {},
       queueConsumers: {},
       durableObjects: {},
+      queueProducers: {},
       bindings: [],
       specs: [],
       vars: {},

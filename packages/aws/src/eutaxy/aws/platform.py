@@ -28,6 +28,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunResult
+from eutaxy.engine.bounds import PRODUCED_MESSAGES_MAX_DEFAULT
 from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
 from eutaxy.engine.scenario_file import no_bytecode
 
@@ -174,7 +175,11 @@ class AwsPlatform:
         where = f"scenario {scenario.get('name')}"
         driven = queue_of(drive, loop.now_ms, where)
         declared = {step["name"]: SqsQueue(settings=QueueSettings.of(step)) for step in steps_of(setup, "sqs_queue")}
-        services = Services(local=self.local, queues={**declared, driven.settings.name: driven})
+        services = Services(
+            local=self.local,
+            queues={**declared, driven.settings.name: driven},
+            sent_max=int(bounds.get("producedMessagesMax", PRODUCED_MESSAGES_MAX_DEFAULT)),
+        )
 
         def deliver(running: RunLoop) -> None:
             deliver_queue(

@@ -29,6 +29,7 @@ from botocore.response import StreamingBody
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import AMBIGUOUS, ERROR, READ_FAULTS, WRITE_FAULTS
+from eutaxy.engine.bounds import PRODUCED_MESSAGES_MAX_DEFAULT
 from eutaxy.engine.runloop import RunLoop
 
 from eutaxy.aws.dynamodb import READ, WRITE
@@ -122,6 +123,9 @@ class Services:
 
     local: Any
     queues: dict[str, SqsQueue]
+    #: The most messages the run's handler may send (the plan's ``bounds.producedMessagesMax``);
+    #: a send beyond it makes the run UNSUPPORTED (produced_message_limit).
+    sent_max: int = PRODUCED_MESSAGES_MAX_DEFAULT
     #: Messages the run's handler sent, for their ids (``sent-1``, ...).
     _sent: int = 0
 
@@ -167,6 +171,12 @@ class Services:
         if op == "GetQueueUrl":
             return lambda: ({"ok": True, "QueueUrl": queue_url(name)}, {"QueueUrl": queue_url(name)})
         entries = [dict(params)] if op == "SendMessage" else [dict(entry) for entry in params.get("Entries") or ()]
+        if self._sent + len(entries) > self.sent_max:
+            raise loop.unsupported(
+                "produced_message_limit",
+                f"{invocation} sent message {self._sent + len(entries)} of the run (SQS {op} to {name}), beyond "
+                f"bounds.producedMessagesMax ({self.sent_max}); raise the bound, or check fewer events",
+            )
 
         def perform() -> tuple[Any, Any]:
             results, answers = [], []

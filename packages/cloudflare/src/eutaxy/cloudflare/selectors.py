@@ -29,6 +29,8 @@ __all__ = [
     "kv_rows",
     "kv_write",
     "queue_ack",
+    "queue_rows",
+    "queue_send",
     "r2_op",
     "r2_rows",
     "workflow_step",
@@ -88,6 +90,27 @@ def kv_key() -> str:
 def queue_ack(queue: str) -> dict[str, Any]:
     """The acknowledgement that took effect for each message (an earlier decision did not win)."""
     return _selector(f"Queue:{queue}", "ack", where={"result.effective": True})
+
+
+def queue_send(queue: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """Messages the Worker produced onto ``queue`` that were sent (``send``, ``sendBatch``).
+
+    Each is one effect: ``send``'s body is at ``args.body`` (key ``"args.body.orderId"``), a
+    ``sendBatch``'s messages at ``args.messages.<i>.body``; the ids they got at
+    ``result.messageIds``. A send that took ``error`` or ``crash_before`` sent nothing and is
+    not selected; ``ambiguous`` and ``crash_after`` sent it. ``op`` narrows to one method.
+    """
+    return _selector(f"Queue:{queue}", ["send", "sendBatch"] if op is None else op)
+
+
+def queue_rows(queue: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The messages produced onto ``queue``, a queue the Worker does not consume, as the run ends.
+
+    Rows ``{messageId, body, contentType?, delaySeconds}``: the table ``messages`` of
+    ``Queue:<queue>`` (``rows("Queue:<queue>", "messages")``). A message onto a queue the
+    Worker consumes is delivered to it instead, and kept in no table.
+    """
+    return rows(f"Queue:{queue}", "messages", where)
 
 
 def fetch_call(external: str, method: str | None = None, ok: bool | None = None) -> dict[str, Any]:

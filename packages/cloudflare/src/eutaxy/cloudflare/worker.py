@@ -29,7 +29,7 @@ from .http import caller_assumption
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
 
 #: Binding kinds the runtime proxies and models in this build.
-MODELLED_KINDS = ("d1", "kv", "queue_consumer", "r2", "durable_object")
+MODELLED_KINDS = ("d1", "kv", "queue_consumer", "queue_producer", "r2", "durable_object")
 
 #: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
 #: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
@@ -69,6 +69,9 @@ class LoadMessage:
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
     #: Queue name -> its consumer's max_retries (the config's or Cloudflare's default).
     queue_consumers: Mapping[str, int] = attrs.field(converter=_frozen_dict)
+    #: Producer binding -> (the queue it sends to, its delivery delay in seconds: the
+    #: config's ``delivery_delay``, else 0).
+    queue_producers: Mapping[str, tuple[str, int]] = attrs.field(converter=_frozen_dict)
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
@@ -88,7 +91,8 @@ class LoadMessage:
             assert step["kind"] != "r2_bucket" or step["binding"] in self.r2_buckets, step
             assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
             assert step["kind"] != "kv_namespace" or step["binding"] in self.kv_namespaces, step
-        names = [name for _, name in self.bindings]
+        assert all(delay >= 0 for _, delay in self.queue_producers.values()), self.queue_producers
+        names = [name for _, name in self.bindings] + list(self.queue_producers)
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
 
     def to_data(self) -> dict[str, Any]:
@@ -104,6 +108,10 @@ class LoadMessage:
                 "r2Buckets": dict(self.r2_buckets),
                 "vars": dict(self.vars),
                 "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
+                "queueProducers": {
+                    binding: {"queue": queue, "deliveryDelaySeconds": delay}
+                    for binding, (queue, delay) in self.queue_producers.items()
+                },
                 "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
                 "durableObjects": {
                     binding: {"className": class_name, "sqlite": sqlite}
@@ -187,6 +195,9 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         r2_buckets=_r2_buckets(config),
         vars=dict(env_values.values),
         queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
+        queue_producers={
+            binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
+        },
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup),
         durable_objects={
@@ -260,9 +271,8 @@ def _specs(scenario: Mapping[str, Any]) -> list[str]:
 
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
     """Every binding the runtime does not model, as (kind, name), in the config's order."""
-    bindings = [("queue_producer", binding) for binding, _ in config.queue_producers]
     # A class of another Worker's script is not this Worker's to run: a trap.
-    bindings += [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
+    bindings = [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
     bindings += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in MODELLED_KINDS]
     return bindings
 
@@ -522,6 +532,13 @@ def _check_invariant_targets(
                     f"{label} names {target}, which the Worker does not have; {nearest_names(name, names, what=what)}",
                     near=name,
                 )
+            if kind == "Queue" and field in ("query", "target") and config.consumer(name) is not None:
+                raise UserError(
+                    f"{label} reads the rows of {target}, but the Worker consumes that queue, so what it produces "
+                    f"onto it is delivered to it, not kept; select the deliveries' effects instead (queue_send("
+                    f"{name!r}) for the sends), or read the rows of a queue the Worker only produces onto",
+                    near=str(invariant.get("name")),
+                )
             if kind == "D1" and field in ("query", "target") and name not in reset:
                 raise UserError(
                     f"{label} reads the rows of {target}, but no setup step resets that database, so no run has "
@@ -613,6 +630,15 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
             "and bindings are its own, as wrangler applies an environment."
         )
     sentences += _kv_assumptions(config)
+    if config.queue_producers:
+        consumed = [queue for _, queue in config.queue_producers if config.consumer(queue) is not None]
+        sentences.append(
+            "Queue producers send into Eutaxy's model of the queue, not Miniflare's: each send or sendBatch is one "
+            "effect (all of a batch or none of it), a message onto a queue the Worker consumes is delivered to it "
+            "later in the run (after its delay in virtual time, with its own faults and redeliveries), and one onto "
+            "any other queue is kept as that queue's snapshot rows."
+            + (f" Consumed and produced onto: {', '.join(sorted(set(consumed)))}." if consumed else "")
+        )
     if unset_d1:
         sentences.append(
             f"D1 bindings without a setup step ({', '.join(unset_d1)}) are not reset; a run touching one is UNSUPPORTED."

@@ -25,7 +25,7 @@ import datetime
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import attrs
 
@@ -50,6 +50,8 @@ __all__ = [
 #: as the seeds do, so a redelivery that production makes is explored here too.
 MAX_RETRIES_DEFAULT = 3
 
+#: Cloudflare delays a message's delivery by at most 12 hours (``delivery_delay``, ``delaySeconds``).
+DELIVERY_DELAY_S_MAX = 43_200
 #: Cloudflare caps ``max_retries`` at 100.
 MAX_RETRIES_LIMIT = 100
 
@@ -156,6 +158,9 @@ class WranglerConfig:
     queue_consumers: tuple[QueueConsumer, ...]
     #: Producer bindings: (binding, queue name).
     queue_producers: tuple[tuple[str, str], ...]
+    #: Each producer binding's ``delivery_delay`` in seconds, where the config sets one: the
+    #: delay of the messages it sends unless a message or a sendBatch names its own.
+    queue_delivery_delays: Mapping[str, int] = attrs.field(factory=dict)
     #: Durable Object bindings: (binding, class name, script name or None).
     durable_objects: tuple[tuple[str, str, str | None], ...]
     #: Classes the migrations make SQLite-backed (``new_sqlite_classes``, renames followed).
@@ -301,6 +306,7 @@ def _from_data(path: Path, data: Any, env: str | None = None) -> WranglerConfig:
         d1_databases=tuple(_d1_databases(reader, data)),
         queue_consumers=tuple(_consumers(reader, queues)),
         queue_producers=tuple(_producers(reader, queues)),
+        queue_delivery_delays=_delivery_delays(reader, queues),
         durable_objects=tuple(_durable_objects(reader, data)),
         sqlite_classes=_sqlite_classes(reader, data),
         bindings=tuple(_other_bindings(reader, data)),
@@ -385,6 +391,20 @@ def _producers(reader: _Reader, queues: dict) -> list[tuple[str, str]]:
         where = f"queues.producers[{index}]"
         producers.append((reader.string(entry, "binding", where), reader.string(entry, "queue", where)))
     return producers
+
+
+def _delivery_delays(reader: _Reader, queues: dict) -> dict[str, int]:
+    """Each producer binding's ``delivery_delay`` (seconds, 0 to 43200, as Cloudflare accepts)."""
+    delays = {}
+    for index, entry in enumerate(reader.entries(queues, "producers")):
+        where = f"queues.producers[{index}]"
+        delay = reader.optional_int(entry, "delivery_delay", where)
+        if delay is None:
+            continue
+        if not 0 <= delay <= DELIVERY_DELAY_S_MAX:
+            raise reader.error(f"delivery_delay in {where} must be between 0 and {DELIVERY_DELAY_S_MAX} seconds, got {delay}")
+        delays[reader.string(entry, "binding", where)] = delay
+    return delays
 
 
 def _durable_objects(reader: _Reader, data: dict) -> list[tuple[str, str, str | None]]:

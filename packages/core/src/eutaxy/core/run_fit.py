@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from eutaxy.core.effects import SNAPSHOT, Effect
 from eutaxy.core.errors import UserError, nearest_names
-from eutaxy.core.selectors import MISSING, get_path, select
+from eutaxy.core.selectors import MISSING, get_path, row_value, select
 
 __all__ = ["check_run_fit", "payload_paths"]
 
@@ -96,7 +96,9 @@ def check_run_fit(invariants: Sequence[Mapping[str, Any]], effects: Sequence[Eff
             present = sorted({str(column) for row in rows for column in row})
             conditions = [c.get("column") for c in query.get("where") or () if isinstance(c, Mapping)]
             for column in [*columns, *(c for c in conditions if isinstance(c, str))]:
-                if rows and column not in present:
+                # A column is a row's key or, as row_value reads it, a dot path into a row
+                # (``body.orderId`` into a queue message's body).
+                if rows and column not in present and all(row_value(row, column) is MISSING for row in rows):
                     raise UserError(
                         f"{label}: it reads column {column!r} of {target} table {table!r}, which its rows do not "
                         f"have; {nearest_names(column, present, what='its columns')}",

@@ -12,7 +12,17 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["BOUND_NAMES", "BUDGET_MS_MAX", "EFFECT_HANG_MS_DEFAULT", "RUNS_MAX", "Bounds", "check_bound_values", "resolve_bounds", "with_bounds"]
+__all__ = [
+    "BOUND_NAMES",
+    "BUDGET_MS_MAX",
+    "EFFECT_HANG_MS_DEFAULT",
+    "PRODUCED_MESSAGES_MAX_DEFAULT",
+    "RUNS_MAX",
+    "Bounds",
+    "check_bound_values",
+    "resolve_bounds",
+    "with_bounds",
+]
 
 #: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
 MAX_FAULTS_PER_RUN_DEFAULT = 1
@@ -22,6 +32,10 @@ MAX_CONCURRENT_INVOCATIONS_DEFAULT = 1
 BUDGET_MS_DEFAULT = 2000
 #: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
 FAULT_PROBABILITY_DEFAULT = 0.9
+#: Messages a run's handlers may produce (a Worker's queue send, an SQS SendMessage): each one
+#: onto a queue the handler consumes is another delivery, so a handler that produces on every
+#: delivery would never end. A run that produces more is UNSUPPORTED (produced_message_limit).
+PRODUCED_MESSAGES_MAX_DEFAULT = 100
 #: Real time one effect's I/O may take before a runtime counts it hung (the run is then
 #: UNSUPPORTED, effect_hung), when the budget is 0 and so names no threshold.
 EFFECT_HANG_MS_DEFAULT = 10_000
@@ -34,7 +48,15 @@ RUNS_MAX = 2**31 - 1
 
 
 #: The bounds the engine reads, by their JSON (camelCase) names. A platform may add its own.
-BOUND_NAMES = ("maxFaultsPerRun", "maxRedeliveries", "maxConcurrentInvocations", "budgetMs", "faultProbability", "maxRuns")
+BOUND_NAMES = (
+    "maxFaultsPerRun",
+    "maxRedeliveries",
+    "maxConcurrentInvocations",
+    "budgetMs",
+    "faultProbability",
+    "maxRuns",
+    "producedMessagesMax",
+)
 
 #: The bounds with an upper limit.
 _MAXIMA = {"budgetMs": BUDGET_MS_MAX, "maxRuns": RUNS_MAX}
@@ -69,6 +91,8 @@ class Bounds:
     fault_probability: float
     #: None: no cap on runs (the budget stops exploration).
     max_runs: int | None
+    #: The most messages one run's handlers may produce (PRODUCED_MESSAGES_MAX_DEFAULT).
+    produced_messages_max: int = PRODUCED_MESSAGES_MAX_DEFAULT
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -77,6 +101,7 @@ class Bounds:
             "maxConcurrentInvocations": self.max_concurrent_invocations,
             "budgetMs": self.budget_ms,
             "faultProbability": self.fault_probability,
+            "producedMessagesMax": self.produced_messages_max,
         }
         if self.max_runs is not None:
             data["maxRuns"] = self.max_runs
@@ -122,6 +147,9 @@ def resolve_bounds(
         ),
         fault_probability=float(probability),
         max_runs=None if runs is None else _integer(runs, "maxRuns", 1, RUNS_MAX),
+        produced_messages_max=_integer(
+            given.get("producedMessagesMax", PRODUCED_MESSAGES_MAX_DEFAULT), "producedMessagesMax", 0
+        ),
     )
 
 

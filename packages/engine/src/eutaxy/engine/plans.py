@@ -131,5 +131,12 @@ def faults_injected(result: RunResult) -> int:
 
 
 def event_of_invocation(invocation: str) -> str:
-    """``msg-1#2`` belongs to event ``msg-1``."""
-    return parse_invocation(invocation)[0]
+    """The input event an invocation descends from: ``msg-1#2`` belongs to event ``msg-1``.
+
+    An event a run makes itself (a message the Worker produced onto a queue it consumes)
+    carries the id of the invocation that made it (``req-1#1/sent-1``, delivered as
+    ``req-1#1/sent-1#1``), and input event ids hold no ``#``, so the input event is the text
+    before the first ``#``: removing ``req-1`` removes what it produced, faults included.
+    """
+    event = parse_invocation(invocation)[0]
+    return event.split("#", 1)[0]

@@ -1,0 +1,20 @@
+// @ts-check
+/**
+ * The queue producer record: a `queueProducers` section entry `{queue, deliveryDelaySeconds}`
+ * per binding (host/load.mjs), the proxy of producer.mjs (send and sendBatch each an `io`
+ * effect point with the write ladder), standing in for a binding Miniflare is not given (the
+ * queue is Eutaxy's model, so no message reaches Miniflare's broker). A message onto a queue
+ * the Worker consumes is delivered by the queue consumer record's source later in the run;
+ * the snapshot holds what was produced onto every other queue, `Queue:<queue>` `messages`.
+ */
+
+import { makeProducer, snapshotProduced } from "../producer.mjs";
+
+/** @type {import("./record.mjs").BindingRecord} */
+export const queueProducer = {
+  kind: "queue_producer",
+  names: (config) => Object.entries(config.queueProducers ?? {}),
+  standsIn: true,
+  proxy: (run, inv, name, _real, entry) => makeProducer(run, inv, name, entry),
+  snapshot: async (owned, run) => snapshotProduced(owned, run),
+};

@@ -1,0 +1,238 @@
+// @ts-check
+/**
+ * Queue producers: what `env.<BINDING>.send(body, options)` and `sendBatch(messages, options)`
+ * do in a run. The queue is Eutaxy's model, not Miniflare's broker (which would deliver on
+ * the real clock, outside the run): no message leaves the isolate.
+ *
+ * Each call is one `io` effect point at `Queue:<queue>` (the queue's name, not the
+ * binding's), op `send` or `sendBatch`, with the write ladder (crash_before, crash_after,
+ * ambiguous, error): crash_before and error mean the message was never sent (error throws
+ * `injectedError` into the Worker), crash_after and ambiguous that it was sent (ambiguous
+ * throws the same error anyway, as a lost connection would). A sendBatch is one point, so
+ * its messages are sent all or none. The payload is plain data, written the same every run:
+ * `args: {body, contentType?, delaySeconds}` for send, `args: {messages: [{body, contentType?,
+ * delaySeconds}]}` for sendBatch (each message's delay resolved: its own, else the call's
+ * options, else the producer's `delivery_delay`), `result: {messageIds}`.
+ *
+ * A message's id is `<invocation>/sent-<n>`, the n-th message that invocation sent (counted
+ * when sending performs), so ids depend only on what that invocation did: a schedule keyed by
+ * them stays valid when the shrinker removes other events, and the input event it descends
+ * from is the text before the first `#`.
+ *
+ * Where it goes: onto a queue the Worker consumes (`queueConsumers`), the message joins that
+ * queue (queue.mjs `ConsumedQueue`) and is delivered to the Worker's queue() handler later in
+ * the run, due once its delay has passed in virtual time, with its own faults, redeliveries
+ * and dead letter. Onto any other queue it is kept for the run's snapshot: one table per
+ * queue, `Queue:<queue>` `messages`, rows `{messageId, body, contentType?, delaySeconds}`.
+ *
+ * Bodies must be plain data (JSON's values: objects, arrays, strings, finite numbers,
+ * booleans, null), which is what a consumer of `contentType: "json"` receives and what the
+ * log can hold exactly: `json` takes the body through JSON as the runtime does; `text` must be
+ * a string (else a TypeError, as the runtime throws); without a content type, or with `v8`, a
+ * body that is not plain data (a Date, a Map, bytes, undefined) and any `bytes` message make
+ * the run UNSUPPORTED (`message_not_plain`). More messages in one run than the plan's
+ * `bounds.producedMessagesMax` make it UNSUPPORTED (`produced_message_limit`), never dropped.
+ */
+
+import { assert } from "./assert.mjs";
+import { effectPoint, never, WRITE_FAULTS } from "./effects.mjs";
+import { consumedQueues } from "./queue.mjs";
+
+/** The content types the Queues API accepts. */
+const CONTENT_TYPES = new Set(["json", "text", "bytes", "v8"]);
+/** The longest delivery delay Cloudflare accepts, in seconds (12 hours). */
+export const DELAY_SECONDS_MAX = 43_200;
+/** The most messages one sendBatch may carry. */
+export const BATCH_MESSAGES_MAX = 100;
+
+/**
+ * @typedef {{queue: string, deliveryDelaySeconds: number}} ProducerEntry
+ * @typedef {{body: unknown, contentType?: string, delaySeconds: number}} Message
+ * @typedef {{produced: number, sentBy: Map<string, number>, outbox: Map<string, object[]>}} RunState
+ */
+
+/** Each run's producer state (made at its first use). @type {WeakMap<object, RunState>} */
+const RUN_STATE = new WeakMap();
+
+/** @param {import("./run.mjs").Run} run @returns {RunState} */
+function stateOf(run) {
+  let state = RUN_STATE.get(run);
+  if (!state) {
+    state = { produced: 0, sentBy: new Map(), outbox: new Map() };
+    RUN_STATE.set(run, state);
+  }
+  return state;
+}
+
+/** The Error the Worker sees for `error` and `ambiguous`. @param {string} fault */
+function injectedError(fault) {
+  return fault === "ambiguous"
+    ? new Error("Queue send failed: Network connection lost. (eutaxy: ambiguous outcome injected; the message was sent)")
+    : new Error("Queue send failed: internal error (eutaxy: error injected; the message was not sent)");
+}
+
+/**
+ * Whether a value is plain data: what JSON carries, exactly (no undefined, no non-finite
+ * number, no object but plain objects and arrays, no cycle).
+ * @param {unknown} value @param {Set<object>} [path] @returns {boolean}
+ */
+export function isPlain(value, path = new Set()) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object") return false;
+  if (path.has(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return false;
+  path.add(value);
+  try {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlain(value[i], path)) return false;
+      return true;
+    }
+    return Object.values(value).every((item) => isPlain(item, path));
+  } finally {
+    path.delete(value);
+  }
+}
+
+/**
+ * One message as the producer sends it, or why it cannot be: `{message}`, `{typeError}` (the
+ * runtime's own refusal, thrown to the Worker) or `{unsupported}` (a body the log cannot hold).
+ * @param {unknown} body @param {any} options the message's own options @param {any} callOptions the call's (sendBatch)
+ * @param {ProducerEntry} entry
+ * @returns {{message: Message} | {typeError: string} | {unsupported: string}}
+ */
+export function messageOf(body, options, callOptions, entry) {
+  const contentType = options?.contentType;
+  if (contentType !== undefined && !CONTENT_TYPES.has(contentType)) {
+    return { typeError: `Unknown content type ${JSON.stringify(contentType)}; expected one of json, text, bytes, v8` };
+  }
+  const delay = options?.delaySeconds ?? callOptions?.delaySeconds ?? entry.deliveryDelaySeconds;
+  if (!Number.isInteger(delay) || delay < 0 || delay > DELAY_SECONDS_MAX) {
+    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${DELAY_SECONDS_MAX}, got ${JSON.stringify(delay)}` };
+  }
+  /** @type {unknown} */
+  let sent = body;
+  if (contentType === "text") {
+    if (typeof body !== "string") return { typeError: `a message with contentType "text" must have a string body, got ${typeof body}` };
+  } else if (contentType === "json") {
+    let text;
+    try {
+      text = JSON.stringify(body);
+    } catch (error) {
+      return { typeError: `a message with contentType "json" must be JSON: ${/** @type {Error} */ (error).message}` };
+    }
+    if (text === undefined) return { typeError: `a message with contentType "json" must be JSON, got ${typeof body}` };
+    sent = JSON.parse(text);
+  } else if (contentType === "bytes") {
+    return { unsupported: "a message with contentType \"bytes\" (its body is bytes, which the effect log does not hold)" };
+  } else if (!isPlain(body)) {
+    return { unsupported: `a message body that is not plain data (${describe(body)}); send JSON values, or give contentType "json"` };
+  }
+  /** @type {Message} */
+  const message = { body: sent, delaySeconds: delay };
+  if (contentType !== undefined) message.contentType = contentType;
+  return { message };
+}
+
+/** @param {unknown} value */
+function describe(value) {
+  if (value === undefined) return "undefined";
+  if (typeof value !== "object" || value === null) return typeof value;
+  return Array.isArray(value) ? "an array holding something else" : `a ${value.constructor?.name ?? "null-prototype object"} or an object holding one`;
+}
+
+/**
+ * The producer binding one invocation sees.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {string} binding @param {ProducerEntry} entry
+ */
+export function makeProducer(run, inv, binding, entry) {
+  assert(typeof entry?.queue === "string", () => `the load message carries no queue for the producer binding ${binding}`);
+  assert(Number.isInteger(entry.deliveryDelaySeconds), () => `the load message carries no deliveryDelaySeconds for the producer binding ${binding}`);
+  const target = `Queue:${entry.queue}`;
+  /**
+   * @param {"send" | "sendBatch"} op @param {({message: Message} | {typeError: string} | {unsupported: string})[]} made
+   */
+  const produce = (op, made) => {
+    for (const item of made) {
+      if ("typeError" in item) return Promise.reject(new TypeError(item.typeError));
+      if ("unsupported" in item) {
+        run.markUnsupported("message_not_plain", `${inv.id} sent ${item.unsupported} to queue ${entry.queue} through ${binding}.${op}()`);
+        return never();
+      }
+    }
+    const messages = made.map((item) => /** @type {{message: Message}} */ (item).message);
+    const args = op === "send" ? { ...messages[0] } : { messages };
+    return effectPoint(run, inv, {
+      kind: "io", target, op, args, ladder: WRITE_FAULTS, injectedError,
+      perform: async () => send(run, inv, entry, binding, op, messages),
+      summarize: (messageIds) => ({ messageIds }),
+    }).then(() => undefined);
+  };
+  return Object.freeze({
+    /** @param {unknown} body @param {any} [options] */
+    send: (body, options) => produce("send", [messageOf(body, options, undefined, entry)]),
+    /** @param {Iterable<any>} batch @param {any} [options] */
+    sendBatch: (batch, options) => {
+      /** @type {any[]} */
+      let items;
+      try {
+        items = [...batch];
+      } catch {
+        return Promise.reject(new TypeError("sendBatch takes an iterable of messages ({body, contentType?, delaySeconds?})"));
+      }
+      if (items.length === 0 || items.length > BATCH_MESSAGES_MAX) {
+        return Promise.reject(new TypeError(`sendBatch takes 1 to ${BATCH_MESSAGES_MAX} messages, got ${items.length}`));
+      }
+      return produce("sendBatch", items.map((item) => messageOf(item?.body, item, options, entry)));
+    },
+  });
+}
+
+/**
+ * Sending, all messages of the call at once: each gets its id, then joins the queue the
+ * Worker consumes (due after its delay) or the run's record of the other queue.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {ProducerEntry} entry @param {string} binding @param {string} op @param {Message[]} messages
+ * @returns {string[]} the messages' ids
+ */
+function send(run, inv, entry, binding, op, messages) {
+  const state = stateOf(run);
+  const max = run.scenario.bounds?.producedMessagesMax;
+  assert(Number.isInteger(max), "the plan's bounds carry no producedMessagesMax (with_bounds writes it)");
+  if (state.produced + messages.length > max) {
+    const detail = `${inv.id} sent message ${state.produced + messages.length} of the run (${binding}.${op}() to queue ${entry.queue}), beyond bounds.producedMessagesMax (${max}); raise the bound, or check fewer events`;
+    run.markUnsupported("produced_message_limit", detail);
+    throw new Error(`eutaxy: unsupported: ${detail}`);
+  }
+  state.produced += messages.length;
+  const consumed = consumedQueues(run).get(entry.queue);
+  return messages.map((message) => {
+    const n = (state.sentBy.get(inv.id) ?? 0) + 1;
+    state.sentBy.set(inv.id, n);
+    const id = `${inv.id}/sent-${n}`;
+    if (consumed) {
+      consumed.add(id, message.body, run.clock.now + message.delaySeconds * 1000);
+    } else {
+      let rows = state.outbox.get(entry.queue);
+      if (!rows) state.outbox.set(entry.queue, (rows = []));
+      rows.push({ messageId: id, ...message });
+    }
+    return id;
+  });
+}
+
+/**
+ * The messages produced onto queues the Worker does not consume, one table per queue a
+ * producer binding names (empty when nothing was sent), queues in name order.
+ * @param {[string, any, ProducerEntry][]} owned @param {import("./run.mjs").Run} [run]
+ * @returns {{target: string, table: string, rows: unknown[]}[]}
+ */
+export function snapshotProduced(owned, run) {
+  if (!run) return [];
+  const consumed = consumedQueues(run);
+  const queues = [...new Set(owned.map(([, , entry]) => entry.queue))].filter((queue) => !consumed.has(queue)).sort();
+  const outbox = stateOf(run).outbox;
+  return queues.map((queue) => ({ target: `Queue:${queue}`, table: "messages", rows: outbox.get(queue) ?? [] }));
+}
