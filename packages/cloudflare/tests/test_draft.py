@@ -89,7 +89,7 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
 
 
 def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):
-    """A Durable Object and a producer are noted as not proxied (KV is proxied: a note says it starts empty); fetch() as not driven;
+    """A Durable Object is noted as not proxied, a producer as read (KV is proxied: a note says it starts empty); fetch() as not driven;
     env.SECRET_TOKEN as read but not declared, and a hole in worker.secrets. Each note is in the file too."""
     config = _project(
         tmp_path / "w",
@@ -106,7 +106,9 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     assert '        kv_namespace("CACHE"),' in draft.source.splitlines()
     assert any('kv_write("CACHE", "put"), kv_key())' in line for line in draft.example_invariants)
     assert any("Durable Object binding ROOMS (class Room of Worker chat) belongs to another Worker" in text for text in unproxied)
-    assert any("queue producer OUT (queue done)" in text for text in unproxied)
+    assert not any("queue producer" in text for text in unproxied)
+    produced = [note.text for note in draft.notes if note.kind == "read" and "queue producer OUT" in note.text]
+    assert ["queue producer OUT (queue done): what it sends is kept as rows, queue_rows('done'), for state invariants"] == produced
     assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")
     assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
     assert ["events", "secrets", "invariants"] == [hole["name"] for hole in draft.holes]

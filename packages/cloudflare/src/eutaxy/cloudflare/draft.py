@@ -588,7 +588,11 @@ class _Builder:
     def _unproxied(self) -> None:
         config = self.config
         for binding, queue in config.queue_producers:
-            self.note("unproxied", f"queue producer {binding} (queue {queue}) is not proxied in this build: a run that sends to it ends UNSUPPORTED")
+            if config.consumer(queue) is not None:
+                what = "this Worker consumes that queue, so what it sends is delivered to its queue() handler later in each run"
+            else:
+                what = f"what it sends is kept as rows, queue_rows({queue!r}), for state invariants"
+            self.note("read", f"queue producer {binding} (queue {queue}): {what}")
         for binding, class_name, script in config.durable_objects:
             if script is None:
                 continue
