@@ -110,6 +110,10 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     produced = [note.text for note in draft.notes if note.kind == "read" and "queue producer OUT" in note.text]
     assert ["queue producer OUT (queue done): what it sends is kept as rows, queue_rows('done'), for state invariants"] == produced
     assert any("also has a fetch() handler" in note.text for note in draft.notes if note.kind == "entry_point")
+    assert not any("end to end" in note.text for note in draft.notes)  # OUT sends to a queue it does not consume
+    own = draft_worker(_project(tmp_path / "own", _config(queues={"consumers": [{"queue": "jobs"}], "producers": [{"binding": "JOBS", "queue": "jobs"}]}),
+                                files={"schema.sql": SCHEMA, **DEV_VARS}))
+    assert any("what it sends to queue jobs is delivered to queue() in the same run" in note.text for note in own.notes if note.kind == "entry_point")
     assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
     assert ["events", "secrets", "invariants"] == [hole["name"] for hole in draft.holes]
     assert '"SECRET_TOKEN": todo("secrets", "a test value for env.SECRET_TOKEN"),' in draft.source

@@ -502,7 +502,13 @@ class _Builder:
         self.imports.add("queue")
         variable = _identifier(consumer.queue, self.names, "messages")
         if "fetch" in handlers:
-            self.note("entry_point", "the Worker also has a fetch() handler; a second scenario can drive it with http(...)")
+            own = [queue for _, queue in self.config.queue_producers if self.config.consumer(queue) is not None]
+            end_to_end = (
+                f"; what it sends to queue {own[0]} is delivered to queue() in the same run, so that scenario checks the "
+                "produce-then-consume path end to end"
+                if own else ""
+            )
+            self.note("entry_point", f"the Worker also has a fetch() handler; a second scenario can drive it with http(...){end_to_end}")
         self.note("read", f"the drive delivers messages of queue {consumer.queue} (the config's consumer; max_retries {consumer.max_retries}, {consumer.max_retries_source})")
         body, said = self._body_hint()
         events = [{"body": body}] if body is not None else []
