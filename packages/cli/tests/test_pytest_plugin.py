@@ -56,10 +56,36 @@ def test_the_entry_point_names_the_plugin():
     assert meta["entry-points"]["pytest11"] == {"eutaxy": PLUGIN}
 
 
+#: Scenarios of the corpus beside each case's bug and fixed twin, each one more bug item on purpose:
+#: a wrangler.toml twin of a case's Worker, which must break as its JSONC scenario does.
+EXTRA_SCENARIOS = ("queue-duplicate-write/queue-duplicate-write-toml.sim.py",)
+
+
+def corpus_scenarios() -> list[Path]:
+    """What the corpus must hold: for each case (a folder with its gate, test_*.py), the bug
+    ``<case>/<case>.sim.py`` and its fixed twin, plus EXTRA_SCENARIOS."""
+    cases = sorted(folder.name for folder in corpus().iterdir() if folder.is_dir() and any(folder.glob("test_*.py")))
+    assert len(cases) >= 12, cases
+    expected = [Path(case, f"{case}.sim.py") for case in cases] + [_fixed_twin(case) for case in cases]
+    return sorted(expected + [Path(extra) for extra in EXTRA_SCENARIOS])
+
+
+def _fixed_twin(case: str) -> Path:
+    """``fixed/<case>-fixed.sim.py`` (the AWS cases name it ``fixed/<case>.sim.py``)."""
+    plain = Path(case, "fixed", f"{case}.sim.py")
+    return plain if (corpus() / plain).is_file() else Path(case, "fixed", f"{case}-fixed.sim.py")
+
+
+def test_the_corpus_holds_each_cases_bug_and_twin_and_no_stray_scenario():
+    """A new case is accounted for by its folder; a scenario of any other name is a mistake or an
+    EXTRA_SCENARIOS entry, never silently one more failing item of ``pytest corpus/planted-bugs``."""
+    found = sorted(path.relative_to(corpus()) for path in corpus().rglob("*.sim.py"))
+    assert found == corpus_scenarios()
+
+
 def test_every_scenario_of_the_planted_bug_corpus_is_collected_and_nothing_else(tmp_path):
     root = corpus().parents[1]
-    scenarios = sorted(path.relative_to(root) for path in corpus().rglob("*.sim.py"))
-    assert len(scenarios) >= 16, scenarios  # eight cases, each bug with its fixed twin
+    scenarios = sorted(Path("corpus", "planted-bugs", path) for path in corpus_scenarios())
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "--collect-only", "-q",
          "-m", "eutaxy", "corpus/planted-bugs"],
