@@ -41,9 +41,11 @@ export default {
         body: JSON.stringify({ from: env.FROM_ADDRESS, to: email, template: "welcome" }),
       });
       if (!reply.ok) {
+        console.error(`mail API answered ${reply.status} for ${signupId}; retrying`);
         message.retry();
         continue;
       }
+      console.log(`welcome email sent for ${signupId}`);
       await env.DB.prepare("INSERT INTO welcomes (signup_id, email, sent_at) VALUES (?, ?, ?)")
         .bind(signupId, email, new Date().toISOString())
         .run();
