@@ -108,8 +108,12 @@ def test_json_prints_the_draft_as_data_and_writes_nothing(tmp_path, run_cli, mon
     assert ["fetch"] == data["handlers"]
     assert any(note["kind"] == "guess" for note in data["notes"])
     assert [] == sorted(p.name for p in folder.glob("*.sim.py"))
-    assert 0 == run_cli("draft").code
+    written = run_cli("draft")
+    assert 0 == written.code
     assert data["source"] == (folder / "webhook-double-charge.sim.py").read_text()
+    # In the working folder, the text names the file as the person would type it.
+    assert written.stdout.startswith("Draft written: webhook-double-charge.sim.py\n")
+    assert written.stdout.endswith("Then: eutaxy check webhook-double-charge.sim.py\n")
 
 
 def test_draft_never_overwrites_and_says_which_file(tmp_path, run_cli):
@@ -285,3 +289,36 @@ def test_the_docs_walkthrough_goes_from_draft_to_violated_and_to_bounded_once_fi
     ))
     bounded = run_cli("check", str(path), *args)
     assert ("bounded", 0) == (json.loads(bounded.stdout)["kind"], bounded.code), bounded.stdout
+
+
+#: The walkthrough's second scenario: fetch() driven, the produced message consumed in the same run.
+WALKTHROUGH_END_TO_END = """\
+from eutaxy.cloudflare import at_most_once_per_key, d1_schema, define_scenario, external, fetch_call, http
+
+signups = http([{"method": "POST", "path": "/signups", "body": {"email": "ada@example.com"}}], retries=2)
+
+scenario = define_scenario(
+    name="signups-end-to-end",
+    worker={"config": "./wrangler.toml"},
+    setup=[d1_schema("DB", "./migrations")],
+    drive=signups,
+    externals=[external("api.mail.example", "api.mail.example")],
+    invariants=[at_most_once_per_key("one-welcome-per-address", fetch_call("api.mail.example"), "args.body.to")],
+)
+"""
+
+
+def test_the_docs_walkthroughs_end_to_end_scenario_finds_the_bug_through_the_producer(tmp_path, run_cli, toolchain):
+    """The sign-up request's send is delivered to the Worker's own consumer in the same run, whose
+    welcome email is sent twice after one fault: VIOLATED, the message's invocation under the request's."""
+    folder = tmp_path / "welcome-emails"
+    shutil.copytree(walkthrough(), folder, ignore=shutil.ignore_patterns("*.sim.py", "*_regression_test.py", "__pycache__"))
+    path = folder / "signups-end-to-end.sim.py"
+    path.write_text(WALKTHROUGH_END_TO_END)
+    result = run_cli("check", str(path), "--max-runs", "40", "--budget-ms", "120000", "--no-regression", "--json")
+    data = json.loads(result.stdout)
+    assert ("violated", 1) == (data["kind"], result.code), result.stderr
+    assert ["one-welcome-per-address"] == [item["invariant"] for item in data["violations"]]
+    sends = [(e["invocation"], e["op"]) for e in data["trace"] if e["target"] == "Queue:signups" and e["op"] == "send"]
+    assert [("req-1#1", "send")] == sends[:1]
+    assert any(e["invocation"].startswith("req-1#1/") for e in data["trace"])  # the consumer ran under the request

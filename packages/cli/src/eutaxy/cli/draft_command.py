@@ -55,7 +55,10 @@ def run_draft(args: argparse.Namespace, out: Output) -> int:
             write_draft(draft)
         out.report({**draft.to_data(), "written": written}, kind="draft")
         return EXIT_OK
-    path = write_draft(draft)
+    from eutaxy.engine.scenario_file import display_path
+
+    # Paths as the person at the terminal would type them: relative to where they are.
+    path = display_path(write_draft(draft))
     lines = [f"Draft written: {path}"]
     lines.append(f"Holes to fill ({len(draft.holes)}; loading the file fails until each is filled):")
     lines += [f"  line {hole['line']}: TODO({hole['name']}): {hole['hint']}" for hole in draft.holes]
