@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import at_most_once_per_key, create_platform, d1_param, d1_schema, d1_write, define_scenario, queue
+from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import replay_scenario
 
@@ -77,6 +78,21 @@ def test_the_configs_migrations_dir_is_used_when_the_setup_names_no_schema(tmp_p
     """With no d1_schema step, the d1_databases entry's migrations_dir resets the binding: it is not unset."""
     root = project(tmp_path, migrations_dir="db/migrations")
     assert [{"order_id": "o-1", "currency": "EUR"}] == rows_after_one_run(scenario_in(root, []))
+
+
+@pytest.mark.parametrize(
+    ("migrations_dir", "where"),
+    [
+        ("db/migrations", "(the migrations_dir of wrangler.jsonc, as the setup names no schema for it)"),
+        (None, "(wrangler's default migrations folder beside wrangler.jsonc, as neither the setup nor a migrations_dir"),
+    ],
+)
+def test_the_assumptions_say_which_files_reset_the_binding_and_where_they_were_found(tmp_path, migrations_dir, where):
+    """A config's migrations_dir and wrangler's default migrations/ are told apart; the files are in order."""
+    spec = prepare_worker(scenario_in(project(tmp_path, migrations_dir=migrations_dir), []))
+    (sentence,) = [text for text in spec.assumptions if text.startswith("D1 binding DB is reset")]
+    assert where in sentence, sentence
+    assert "0001_create.sql, 0002_currency.sql, 0010_index.sql;" in sentence, sentence
 
 
 def test_a_failing_migration_statement_names_its_file_and_line(tmp_path):

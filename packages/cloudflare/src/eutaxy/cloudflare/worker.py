@@ -428,11 +428,16 @@ def _schema_assumptions(config: wrangler.WranglerConfig, sources: list[_SchemaSo
     for source in sources:
         if source.origin == "setup" and not source.path.is_dir():
             continue
-        where = (
-            f"the migrations_dir of {config.path.name}, as the setup names no schema for it"
-            if source.origin == "config"
-            else "the setup's d1_schema"
-        )
+        database = config.d1(source.binding)
+        if source.origin != "config":
+            where = "the setup's d1_schema"
+        elif database is not None and database.migrations_dir is not None:
+            where = f"the migrations_dir of {config.path.name}, as the setup names no schema for it"
+        else:
+            where = (
+                f"wrangler's default migrations folder beside {config.path.name}, as neither the setup nor a "
+                "migrations_dir names a schema for it"
+            )
         names = ", ".join(path.name for path in source.files)
         sentences.append(
             f"D1 binding {source.binding} is reset by applying the {len(source.files)} .sql files of {source.path.name}/ "
