@@ -148,7 +148,7 @@ def test_toml_error_at_the_end_names_the_last_line(project):
 def test_an_unquoted_toml_date_is_refused_as_wrangler_refuses_it(project):
     """TOML's bare date is not the string wrangler needs; the message shows the quoted form."""
     path = write(project, "wrangler.toml", 'main = "worker.ts"\ncompatibility_date = 2026-01-01\n')
-    with pytest.raises(UserError, match=r'wrangler\.toml: compatibility_date must be a quoted string such as "2026-01-01"'):
+    with pytest.raises(UserError, match=r'wrangler\.toml:2: compatibility_date must be a quoted string such as "2026-01-01"'):
         wrangler.read_config(path)
 
 
@@ -158,8 +158,23 @@ def test_a_compatibility_date_that_is_not_a_date_is_refused(project, date):
     path = write(project, "wrangler.jsonc", f'{{"main": "worker.ts", "compatibility_date": "{date}"}}')
     with pytest.raises(UserError) as caught:
         wrangler.read_config(path)
-    assert "wrangler.jsonc" in str(caught.value)
+    assert "wrangler.jsonc:1: compatibility_date must be a calendar date" in str(caught.value)
     assert repr(date) in str(caught.value)
+
+
+def test_a_bad_date_in_an_environment_names_the_environments_line(project):
+    """The line is the one that sets the date the reader refused: the environment's own, not the top level's."""
+    path = write(project, "wrangler.toml", 'main = "worker.ts"\ncompatibility_date = "2026-01-01"\n\n'
+                 '[env.staging]\ncompatibility_date = "2026-02-30"\n')
+    assert "2026-01-01" == wrangler.read_config(path).compatibility_date
+    with pytest.raises(UserError, match=r"wrangler\.toml:5: compatibility_date must be a calendar date.*got '2026-02-30'"):
+        wrangler.read_config(path, env="staging")
+
+
+def test_a_main_that_does_not_exist_names_its_line(project):
+    path = write(project, "wrangler.jsonc", '{\n  "compatibility_date": "2026-01-01",\n  "main": "./src/index.ts",\n}')
+    with pytest.raises(UserError, match=r"wrangler\.jsonc:3: main names './src/index.ts', which does not exist"):
+        wrangler.read_config(path)
 
 
 ENVIRONMENTS = """

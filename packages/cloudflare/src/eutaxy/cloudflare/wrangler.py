@@ -209,7 +209,7 @@ def read_config(path: str | Path, *, env: str | None = None) -> WranglerConfig:
     except (OSError, UnicodeDecodeError) as error:
         raise UserError(f"{config_path}: cannot be read: {error}") from None
     data = _parse_toml(config_path, text) if config_path.suffix == ".toml" else _parse_jsonc(config_path, text)
-    return _from_data(config_path.resolve(), data, env)
+    return _from_data(config_path.resolve(), data, env, text)
 
 
 def _parse_jsonc(path: Path, text: str) -> Any:
@@ -231,7 +231,7 @@ def _parse_toml(path: Path, text: str) -> Any:
         raise UserError(f"{path}:{line}:{column}: not valid TOML: {problem}") from None
 
 
-def environment_names(path: Path, data: dict) -> tuple[str, ...]:
+def environment_names(path: Path, data: dict[str, Any]) -> tuple[str, ...]:
     """The environments a parsed config defines (``env.<name>``), in its order."""
     section = data.get("env", {})
     if not isinstance(section, dict) or not all(isinstance(value, dict) for value in section.values()):
@@ -239,7 +239,7 @@ def environment_names(path: Path, data: dict) -> tuple[str, ...]:
     return tuple(section)
 
 
-def _with_environment(path: Path, data: dict, env: str | None) -> dict:
+def _with_environment(path: Path, data: dict[str, Any], env: str | None) -> dict[str, Any]:
     """The config as environment ``env`` sees it, by wrangler's inheritance rules."""
     names = environment_names(path, data)
     if env is None:
@@ -255,7 +255,7 @@ def _with_environment(path: Path, data: dict, env: str | None) -> dict:
     return merged
 
 
-def _compatibility_date(reader: "_Reader", data: dict) -> str | None:
+def _compatibility_date(reader: "_Reader", data: dict[str, Any]) -> str | None:
     """The config's compatibility date, checked to be a real calendar date written YYYY-MM-DD."""
     value = data.get("compatibility_date")
     if value is None:
@@ -263,7 +263,9 @@ def _compatibility_date(reader: "_Reader", data: dict) -> str | None:
     if isinstance(value, datetime.date):
         raise reader.error(
             f"compatibility_date must be a quoted string such as \"{value.isoformat()}\", got the TOML date "
-            f"{value.isoformat()} (wrangler refuses it too)"
+            f"{value.isoformat()} (wrangler refuses it too)",
+            key="compatibility_date",
+            written=value.isoformat(),
         )
     if isinstance(value, str) and _DATE.match(value):
         try:
@@ -271,11 +273,15 @@ def _compatibility_date(reader: "_Reader", data: dict) -> str | None:
             return value
         except ValueError:
             pass
-    raise reader.error(f"compatibility_date must be a calendar date written YYYY-MM-DD, such as \"2026-01-01\", got {value!r}")
+    raise reader.error(
+        f"compatibility_date must be a calendar date written YYYY-MM-DD, such as \"2026-01-01\", got {value!r}",
+        key="compatibility_date",
+        written=str(value),
+    )
 
 
-def _from_data(path: Path, data: Any, env: str | None = None) -> WranglerConfig:
-    reader = _Reader(path)
+def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") -> WranglerConfig:
+    reader = _Reader(path, text)
     if not isinstance(data, dict):
         raise reader.error("the top level must be an object")
     environments = environment_names(path, data)
@@ -285,7 +291,7 @@ def _from_data(path: Path, data: Any, env: str | None = None) -> WranglerConfig:
     if main is not None:
         main_path = (path.parent / main).resolve()
         if not main_path.is_file():
-            raise reader.error(f"main names {main!r}, which does not exist ({main_path})")
+            raise reader.error(f"main names {main!r}, which does not exist ({main_path})", key="main", written=main)
     flags = data.get("compatibility_flags", [])
     if not isinstance(flags, list) or not all(isinstance(flag, str) for flag in flags):
         raise reader.error("compatibility_flags must be a list of strings")
@@ -319,36 +325,50 @@ class _Reader:
     """Field access that turns a shape mismatch into a UserError naming the field."""
 
     path: Path
+    #: The config's text, where a field's line is looked for.
+    text: str = ""
 
-    def error(self, problem: str) -> UserError:
-        return UserError(f"{self.path}: {problem}")
+    def error(self, problem: str, *, key: str | None = None, written: str | None = None) -> UserError:
+        """``path: problem``, or ``path:line: problem`` when ``key`` is given and a line of the text
+        sets it (to a value containing ``written``, when given: an environment may set it again)."""
+        line = _line_of_key(self.text, key, written) if key is not None else None
+        return UserError(f"{self.path}:{line}: {problem}" if line is not None else f"{self.path}: {problem}")
 
-    def entries(self, data: dict, section: str) -> list[dict]:
+    def entries(self, data: dict[str, Any], section: str) -> list[dict[str, Any]]:
         value = data.get(section, [])
         if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
             raise self.error(f"{section} must be a list of objects")
         return value
 
-    def string(self, entry: dict, field: str, where: str) -> str:
+    def string(self, entry: dict[str, Any], field: str, where: str) -> str:
         value = entry.get(field)
         if not isinstance(value, str) or not value:
             raise self.error(f"{where} needs {field} (a non-empty string), got {value!r}")
         return value
 
-    def optional_string(self, entry: dict, field: str, where: str = "the config") -> str | None:
+    def optional_string(self, entry: dict[str, Any], field: str, where: str = "the config") -> str | None:
         value = entry.get(field)
         if value is not None and not isinstance(value, str):
             raise self.error(f"{field} in {where} must be a string, got {value!r}")
         return value
 
-    def optional_int(self, entry: dict, field: str, where: str) -> int | None:
+    def optional_int(self, entry: dict[str, Any], field: str, where: str) -> int | None:
         value = entry.get(field)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise self.error(f"{field} in {where} must be an integer, got {value!r}")
         return value
 
 
-def _d1_databases(reader: _Reader, data: dict) -> list[D1Database]:
+def _line_of_key(text: str, key: str, written: str | None) -> int | None:
+    """The first line that sets ``key`` (``key =`` in TOML, ``"key":`` in JSONC) to a value holding ``written``."""
+    setter = re.compile(rf"""(^|[\s{{,])["']?{re.escape(key)}["']?\s*[:=]""")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if setter.search(line) and (written is None or written in line):
+            return number
+    return None
+
+
+def _d1_databases(reader: _Reader, data: dict[str, Any]) -> list[D1Database]:
     databases = []
     for index, entry in enumerate(reader.entries(data, "d1_databases")):
         where = f"d1_databases[{index}]"
@@ -361,7 +381,7 @@ def _d1_databases(reader: _Reader, data: dict) -> list[D1Database]:
     return databases
 
 
-def _consumers(reader: _Reader, queues: dict) -> list[QueueConsumer]:
+def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
     consumers = []
     for index, entry in enumerate(reader.entries(queues, "consumers")):
         where = f"queues.consumers[{index}]"
@@ -385,7 +405,7 @@ def _consumers(reader: _Reader, queues: dict) -> list[QueueConsumer]:
     return consumers
 
 
-def _producers(reader: _Reader, queues: dict) -> list[tuple[str, str]]:
+def _producers(reader: _Reader, queues: dict[str, Any]) -> list[tuple[str, str]]:
     producers = []
     for index, entry in enumerate(reader.entries(queues, "producers")):
         where = f"queues.producers[{index}]"
@@ -393,7 +413,7 @@ def _producers(reader: _Reader, queues: dict) -> list[tuple[str, str]]:
     return producers
 
 
-def _delivery_delays(reader: _Reader, queues: dict) -> dict[str, int]:
+def _delivery_delays(reader: _Reader, queues: dict[str, Any]) -> dict[str, int]:
     """Each producer binding's ``delivery_delay`` (seconds, 0 to 43200, as Cloudflare accepts)."""
     delays = {}
     for index, entry in enumerate(reader.entries(queues, "producers")):
@@ -407,7 +427,7 @@ def _delivery_delays(reader: _Reader, queues: dict) -> dict[str, int]:
     return delays
 
 
-def _durable_objects(reader: _Reader, data: dict) -> list[tuple[str, str, str | None]]:
+def _durable_objects(reader: _Reader, data: dict[str, Any]) -> list[tuple[str, str, str | None]]:
     section = data.get("durable_objects", {})
     if not isinstance(section, dict):
         raise reader.error("durable_objects must be an object with bindings")
@@ -424,7 +444,7 @@ def _durable_objects(reader: _Reader, data: dict) -> list[tuple[str, str, str | 
     return objects
 
 
-def _sqlite_classes(reader: _Reader, data: dict) -> frozenset[str]:
+def _sqlite_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
     """The classes the migrations, applied in order, leave SQLite-backed."""
     migrations = data.get("migrations", [])
     if not isinstance(migrations, list):
@@ -450,7 +470,7 @@ def _sqlite_classes(reader: _Reader, data: dict) -> frozenset[str]:
     return frozenset(sqlite)
 
 
-def _other_bindings(reader: _Reader, data: dict) -> list[Binding]:
+def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     bindings = []
     for section, (kind, resource_field) in _LIST_SECTIONS.items():
         # wrangler allows `send_email` etc. to be absent; a present one must be a list.
@@ -464,12 +484,12 @@ def _other_bindings(reader: _Reader, data: dict) -> list[Binding]:
                 )
             )
     for section, kind in _SINGLE_SECTIONS.items():
-        entry = data.get(section)
-        if entry is None:
+        single = data.get(section)
+        if single is None:
             continue
-        if not isinstance(entry, dict):
+        if not isinstance(single, dict):
             raise reader.error(f"{section} must be an object with a binding")
-        bindings.append(Binding(kind=kind, name=reader.string(entry, "binding", section), resource=None))
+        bindings.append(Binding(kind=kind, name=reader.string(single, "binding", section), resource=None))
     assets = data.get("assets")
     if isinstance(assets, dict) and isinstance(assets.get("binding"), str):
         bindings.append(Binding(kind="assets", name=assets["binding"], resource=None))
