@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare.variables import dev_vars_path, parse_dev_vars, redact, worker_variables
+from eutaxy.cloudflare.variables import dev_vars_path, parse_dev_vars, redact, secret_files, worker_variables
 from eutaxy.core.errors import UserError
 
 DOTENV = """\
@@ -61,6 +61,32 @@ def test_dev_vars_env_replaces_dev_vars_when_it_exists(tmp_path):
     assert tmp_path / ".dev.vars" == dev_vars_path(config, None)
 
 
+def test_env_files_are_read_when_there_is_no_dev_vars_and_merged_most_specific_last(tmp_path):
+    """Without .dev.vars, wrangler reads .env, .env.<env>, .env.local, .env.<env>.local, the later winning a name."""
+    config = tmp_path / "wrangler.toml"
+    assert () == secret_files(config, "staging")
+    for name in (".env", ".env.staging", ".env.local", ".env.staging.local", ".env.prod"):
+        (tmp_path / name).write_text(f"FROM={name}\nONLY_{name.replace('.', '_').upper()}=x1234\n")
+    assert [".env", ".env.local"] == [path.name for path in secret_files(config, None)]
+    files = secret_files(config, "staging")
+    assert [".env", ".env.staging", ".env.local", ".env.staging.local"] == [path.name for path in files]
+    merged = worker_variables({"FROM": "config"}, "wrangler.toml", files, {}, {})
+    assert ".env.staging.local" == merged.values["FROM"] == merged.sources["FROM"]
+    assert {"FROM", "ONLY__ENV", "ONLY__ENV_STAGING", "ONLY__ENV_LOCAL", "ONLY__ENV_STAGING_LOCAL"} == set(merged.secrets)
+    assert "ONLY__ENV_PROD" not in merged.values
+
+
+def test_a_dev_vars_file_shadows_every_env_file(tmp_path):
+    """Either .dev.vars or .env, never both: a .dev.vars (or .dev.vars.<env>) is the only file read."""
+    config = tmp_path / "wrangler.toml"
+    (tmp_path / ".env").write_text("A=from-env\n")
+    (tmp_path / ".dev.vars.staging").write_text("A=from-dev-vars-staging\n")
+    assert [".dev.vars.staging"] == [path.name for path in secret_files(config, "staging")]
+    assert [".env"] == [path.name for path in secret_files(config, None)]
+    (tmp_path / ".dev.vars").write_text("A=from-dev-vars\n")
+    assert [".dev.vars"] == [path.name for path in secret_files(config, None)]
+
+
 def test_later_sources_win_and_decide_what_is_secret(tmp_path):
     """config vars < .dev.vars < scenario; .dev.vars and scenario secrets are secret, vars are not."""
     dev_vars = tmp_path / ".dev.vars"
@@ -68,7 +94,7 @@ def test_later_sources_win_and_decide_what_is_secret(tmp_path):
     merged = worker_variables(
         {"MODE": "config", "LIMIT": 5},
         "wrangler.toml",
-        dev_vars,
+        [dev_vars],
         {"DB_PASSWORD": "not-secret-here"},
         {"TOKEN": "scenario-token"},
     )

@@ -215,6 +215,16 @@ def test_vars_and_secrets_reach_the_load_message_and_only_names_reach_the_assump
             assert value not in text
 
 
+def test_a_project_with_only_env_files_gives_the_worker_its_secrets(project):
+    """No .dev.vars: the .env files are the local secrets, as wrangler reads them; the verdict names the file."""
+    (project / ".env").write_text("API_KEY=env-key-1\n")
+    (project / ".env.local").write_text("API_KEY=env-local-key-1\n")
+    spec = prepare_worker(scenario_in(project))
+    assert {"API_KEY": "env-local-key-1"} == dict(spec.secrets) == spec.load_message()["worker"]["vars"]
+    text = " ".join(spec.assumptions)
+    assert "secrets API_KEY (.env.local)" in text and "env-local-key-1" not in text and "env-key-1" not in text
+
+
 @pytest.mark.parametrize(
     ("worker", "problem"),
     [

@@ -4,8 +4,10 @@ Three sources, later ones winning a name, as wrangler layers them for ``wrangler
 
 1. ``vars`` in the wrangler config (the environment's, when one is applied): plain values;
 2. ``.dev.vars`` beside the config, or ``.dev.vars.<env>`` instead of it when an
-   environment is applied and that file exists: dotenv syntax, every value a secret (wrangler
-   reads the file as the Worker's local secrets);
+   environment is applied and that file exists; when neither exists, the ``.env`` files
+   wrangler reads instead (``.env``, ``.env.<env>``, ``.env.local``, ``.env.<env>.local``,
+   a later one winning a name): dotenv syntax, every value a secret (wrangler reads these
+   files as the Worker's local secrets);
 3. the scenario's ``worker={"vars": {...}, "secrets": {...}}``.
 
 A secret's value reaches the Worker's ``env`` and nothing else: every string of a run's
@@ -20,13 +22,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import attrs
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["SECRET_SUBSTRING_MIN", "WorkerVariables", "dev_vars_path", "parse_dev_vars", "redact", "worker_variables"]
+__all__ = [
+    "SECRET_SUBSTRING_MIN", "WorkerVariables", "dev_vars_path", "parse_dev_vars", "redact", "secret_files", "worker_variables",
+]
 
 #: Secret values at least this long are hidden wherever they occur inside a string.
 SECRET_SUBSTRING_MIN = 4
@@ -67,7 +71,7 @@ class WorkerVariables:
                 f"secrets {', '.join(hidden)}, whose values are shown nowhere: each is written <secret NAME> in "
                 "traces and reports"
             )
-        return f"The Worker's env holds {' and '.join(parts)}; a later source wins a name (config < .dev.vars < scenario)."
+        return f"The Worker's env holds {' and '.join(parts)}; a later source wins a name (config < .dev.vars or .env files < scenario)."
 
 
 def dev_vars_path(config_path: Path, env: str | None) -> Path | None:
@@ -77,6 +81,22 @@ def dev_vars_path(config_path: Path, env: str | None) -> Path | None:
         return directory / f".dev.vars.{env}"
     plain = directory / ".dev.vars"
     return plain if plain.is_file() else None
+
+
+def secret_files(config_path: Path, env: str | None) -> tuple[Path, ...]:
+    """The dotenv files wrangler reads the Worker's local secrets from, a later one winning a name.
+
+    ``.dev.vars.<env>`` or ``.dev.vars`` alone when one exists (:func:`dev_vars_path`); else each
+    of ``.env``, ``.env.<env>``, ``.env.local`` and ``.env.<env>.local`` that exists, least
+    specific first, as wrangler merges them (Cloudflare's "Environment variables and secrets"
+    for local development: use either ``.dev.vars`` or ``.env``, never both).
+    """
+    dev_vars = dev_vars_path(config_path, env)
+    if dev_vars is not None:
+        return (dev_vars,)
+    directory = config_path.parent
+    names = [".env", f".env.{env}", ".env.local", f".env.{env}.local"] if env is not None else [".env", ".env.local"]
+    return tuple(directory / name for name in names if (directory / name).is_file())
 
 
 def parse_dev_vars(text: str, path: Path) -> dict[str, str]:
@@ -140,7 +160,7 @@ def _closing(text: str, quote: str) -> int:
 def worker_variables(
     config_vars: Mapping[str, Any],
     config_name: str,
-    dev_vars: Path | None,
+    dev_vars: Sequence[Path],
     scenario_vars: Mapping[str, Any],
     scenario_secrets: Mapping[str, str],
 ) -> WorkerVariables:
@@ -159,12 +179,12 @@ def worker_variables(
                 secrets.pop(name, None)
 
     put(config_vars, config_name, secret=False)
-    if dev_vars is not None:
+    for path in dev_vars:
         try:
-            text = dev_vars.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            raise UserError(f"{dev_vars}: cannot be read: {error}") from None
-        put(parse_dev_vars(text, dev_vars), dev_vars.name, secret=True)
+            raise UserError(f"{path}: cannot be read: {error}") from None
+        put(parse_dev_vars(text, path), path.name, secret=True)
     put(scenario_vars, "the scenario", secret=False)
     put(scenario_secrets, "the scenario", secret=True)
     return WorkerVariables(values=values, secrets=secrets, sources=sources)

@@ -181,7 +181,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     env_values = variables.worker_variables(
         config.vars,
         config.path.name,
-        variables.dev_vars_path(config.path, config.environment),
+        variables.secret_files(config.path, config.environment),
         worker.get("vars") or {},
         worker.get("secrets") or {},
     )
