@@ -6,6 +6,7 @@ import pytest
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.check import check_scenario, default_seed
 from eutaxy.engine.shrink import SHRINK_PASSES
 
@@ -55,6 +56,16 @@ def test_a_bounded_verdict_names_the_bound_that_stopped_it():
     assert ["maxRuns"] == verdict["provenance"]["boundsReached"]
     assert 25 == verdict["provenance"]["runs"]
     assert verdict["provenance"]["faultsInjected"] > 0
+
+
+def test_a_platforms_own_bounds_reach_its_plans_and_the_verdict_states_them():
+    """A bound the platform adds (Workers' alarmsPerObject) rides in every plan and is stated beside the engine's."""
+    scenario = orders_scenario()
+    scenario["bounds"] = {**scenario.get("bounds", {}), "alarmsPerObject": 2}
+    assert 2 == with_bounds(scenario, resolve_bounds(scenario))["bounds"]["alarmsPerObject"]
+    verdict = check_scenario(scenario, ToyPlatform(), max_runs=5)
+    assert 2 == verdict["provenance"]["bounds"]["alarmsPerObject"]
+    assert 5 == verdict["provenance"]["bounds"]["maxRuns"]
 
 
 def test_an_unsupported_run_is_unsupported_with_its_cause():

@@ -34,7 +34,7 @@ from eutaxy.core.verdicts import (
 )
 
 from eutaxy.engine.audit import run_audit
-from eutaxy.engine.bounds import resolve_bounds, with_bounds
+from eutaxy.engine.bounds import BOUND_NAMES, resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import explore_exhaustive
 from eutaxy.engine.explain import explain
 from eutaxy.engine.module_state import MODULE_STATE_RUNS_DEFAULT, check_module_state
@@ -162,6 +162,13 @@ def _invariant_counts(session: Session) -> tuple[InvariantSeen, ...]:
     return tuple(counted)
 
 
+def _stated_bounds(session: Session) -> dict[str, Any]:
+    """The bounds a verdict states: the engine's, resolved, and the platform's own as its plans carry them."""
+    carried = session.scenario.get("bounds") or {}
+    own = {name: value for name, value in carried.items() if name not in BOUND_NAMES and name != "effectHangMs"}
+    return {**own, **session.bounds.to_data()}
+
+
 def _provenance(
     session: Session,
     platform: Platform,
@@ -175,7 +182,7 @@ def _provenance(
         seed=session.seed,
         runs=session.runs,
         faults_injected=session.faults,
-        bounds=session.bounds.to_data(),
+        bounds=_stated_bounds(session),
         bounds_reached=tuple(bounds_reached),
         schedule_points=session.most_eligible,
         replayed=session.replayed,
