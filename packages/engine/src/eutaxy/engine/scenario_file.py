@@ -185,8 +185,8 @@ def _line_of(path: Path, word: str) -> int | None:
     return None
 
 
-#: A message that starts with ``path:line:`` (or ``path:``) already says where.
-_LOCATED = re.compile(r"^[^\s:]+\.[A-Za-z0-9]+:(\d+:)?\s")
+#: A message that starts with ``path:line:column:``, ``path:line:`` or ``path:`` already says where.
+_LOCATED = re.compile(r"^[^\s:]+\.[A-Za-z0-9]+:(\d+:){0,2}\s")
 
 
 def failure_text(scenario_path: Path, error: BaseException) -> str:
