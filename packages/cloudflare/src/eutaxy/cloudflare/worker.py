@@ -603,7 +603,8 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
         "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
         "names before each run (D1: drop every user table, re-apply the schema; R2: empty the bucket but its "
-        "seeds, write the seeds).",
+        "seeds, write the seeds; Durable Objects: clear, seed and evict each object whose code ran since the last "
+        "reset).",
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
