@@ -19,7 +19,9 @@
  * with ctx.abort(), called there, inside the object, where abort() works. Work the object's
  * code runs when no call of it is in progress (after its answer) is the next model: an
  * effect it reaches then makes the run UNSUPPORTED (`object_after_work`) rather than being
- * counted to whichever invocation runs.
+ * counted to whichever invocation runs. A call's code that awaits a virtual timer is woken
+ * from inside the object (`wakeTimers`), since the caller's wait does not fire timers while
+ * its call is in flight.
  *
  * Alarms. The user's object gets the real `ctx`, whose storage's setAlarm, getAlarm and
  * deleteAlarm are taken over during a run (own properties of that storage object) (inside `transaction()` too, where a change applies
@@ -36,6 +38,8 @@ import { DurableObject } from "cloudflare:workers";
 import { active } from "./active.mjs";
 import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
 import { Invocation } from "./effects.mjs";
+import { realTimer } from "./patch.mjs";
+import { IDLE_TURNS } from "./settle.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -97,9 +101,44 @@ function hosted(ctx, call) {
     done();
     throw error;
   }
-  if (result instanceof Promise) return result.finally(done);
+  if (result instanceof Promise) {
+    let settled = false;
+    const ended = result.finally(() => {
+      settled = true;
+      done();
+    });
+    wakeTimers(/** @type {import("./run.mjs").Run} */ (active.run), inv, () => settled);
+    return ended;
+  }
   done();
   return result;
+}
+
+/**
+ * While a call's code awaits in the object, fire the invocation's virtual timers when nothing
+ * else of it moves: the caller waits on the call (an effect in flight), so its own wait never
+ * fires them, and a promise the object's code made must be settled inside the object, which
+ * this poller is (armed here, its real zero timers run in the object's context). The
+ * invocation counts as idle when, over IDLE_TURNS real turns, nothing of it changed and no
+ * effect but the call itself is in flight.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv @param {() => boolean} settled
+ */
+function wakeTimers(run, inv, settled) {
+  let idle = 0;
+  let version = inv.version;
+  const poll = () => {
+    if (settled() || inv.dead || run.stopped || active.run !== run) return;
+    const quiet = inv.inflight === 1 && inv.version === version;
+    version = inv.version;
+    idle = quiet ? idle + 1 : 0;
+    if (idle >= IDLE_TURNS) {
+      idle = 0;
+      run.globals.fireNext(inv);
+      version = inv.version;
+    }
+    realTimer(0, poll);
+  };
+  realTimer(0, poll);
 }
 
 /**

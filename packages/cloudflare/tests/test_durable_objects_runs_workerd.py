@@ -125,6 +125,20 @@ def test_stub_fetch_is_one_effect_with_the_objects_answer():
     assert (203, "/balance 10") == (response["status"], response["body"])
 
 
+def test_an_object_that_awaits_a_timer_of_its_own_is_woken_by_it_in_virtual_time():
+    """nap(250) awaits setTimeout inside the object: the timer fires in virtual time, the D1 write after it is the call's."""
+    built = scenario(["/nap"])
+    with create_platform(built) as platform:
+        first = run(platform, built)
+        again = run(platform, built)
+    assert "completed" == first["end"]["kind"], first["end"]
+    [answer] = [e["payload"]["result"]["value"] for e in first["effects"] if (e["target"], e["op"], e["kind"]) == ("DO:LEDGER", "nap", "result")]
+    assert answer >= 250
+    [write] = [e for e in first["effects"] if (e["target"], e["kind"]) == ("D1:DB", "call")]
+    assert ("req-1#1", 1) == (write["invocation"], write["ordinal"])
+    assert first["effects"] == again["effects"]
+
+
 def test_stub_calls_in_a_concurrent_run_are_unsupported():
     """Calls entering objects concurrently are the next model: the run says so instead of guessing."""
     built = scenario(["/deposit", "/deposit"], concurrency=2)

@@ -33,6 +33,14 @@ export class Ledger extends DurableObject<Env> {
     return new Response(`${new URL(request.url).pathname} ${row?.cents}`, { status: 203 });
   }
 
+  async nap(ms: number): Promise<number> {
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind("nap", Date.now() - started).run();
+    await this.ctx.storage.put("napped", Date.now() - started);
+    return Date.now() - started;
+  }
+
   async capability(): Promise<Handle> {
     return new Handle();
   }
@@ -92,6 +100,7 @@ export default {
       const answer = await env.LEDGER.getByName("acct").fetch("https://ledger.invalid/balance");
       return new Response(await answer.text(), { status: answer.status });
     }
+    if (path === "/nap") return Response.json(await env.LEDGER.getByName("acct").nap(250));
     if (path === "/unique") {
       const id = env.TALLY.newUniqueId();
       const n = await env.TALLY.get(id).bump();
