@@ -210,8 +210,8 @@ function objectName(id) {
 }
 
 /**
- * Plain data: JSON's values, undefined, a Date and bytes (as the runtime's structured clone
- * carries them); anything else (a stub, a function, a class instance, a stream) is a
+ * Plain data: JSON's values, undefined, a Date, bytes, a Map and a Set of plain data (as the
+ * runtime's structured clone carries them; storage.list() answers a Map); anything else (a stub, a function, a class instance, a stream) is a
  * capability or an object whose calls would bypass the proxy.
  * @param {unknown} value @param {number} [depth]
  * @returns {boolean}
@@ -224,18 +224,26 @@ export function isPlain(value, depth = 0) {
   if (type !== "object") return false;
   if (value instanceof Date || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
   if (Array.isArray(value)) return value.every((item) => isPlain(item, depth + 1));
+  if (value instanceof Map) return [...value].every(([key, item]) => isPlain(key, depth + 1) && isPlain(item, depth + 1));
+  if (value instanceof Set) return [...value].every((item) => isPlain(item, depth + 1));
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   return Object.values(/** @type {object} */ (value)).every((item) => isPlain(item, depth + 1));
 }
 
-/** The recorded form of plain data: bytes as arrays of numbers, undefined as null. @param {unknown} value @returns {unknown} */
+/**
+ * The recorded form of plain data: bytes as arrays of numbers, undefined as null, a Date in
+ * ISO form, a Map as its `[key, value]` pairs and a Set as its values, in their order.
+ * @param {unknown} value @returns {unknown}
+ */
 export function recorded(value) {
   if (value === undefined) return null;
   if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
   if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(recorded);
+  if (value instanceof Map) return [...value].map(([key, item]) => [recorded(key), recorded(item)]);
+  if (value instanceof Set) return [...value].map(recorded);
   if (value !== null && typeof value === "object") {
     /** @type {Record<string, unknown>} */
     const out = {};
