@@ -59,6 +59,34 @@ export function trapUnset(label, name, step) {
   return trap((detail) => refuse("binding_without_setup", detail), `${label} binding ${name} was touched`, tail);
 }
 
+/**
+ * A modelled binding's proxy that answers only what it models: a read of any other property
+ * (a method the proxy lacks, such as a producer's `metrics()`) marks the run
+ * `binding_not_modelled`, as the R2 record does, instead of handing the Worker an `undefined`
+ * production would not give it. Symbol reads, `then` (await probing) and `toJSON`
+ * (JSON.stringify, console output) answer undefined without marking.
+ * @param {object} proxy the record's proxy object, its own properties the modelled ones
+ * @param {string} label the binding kind as users name it ("KV") @param {string} name
+ * @returns {any}
+ */
+export function modelledOnly(proxy, label, name) {
+  /** @param {string} what */
+  const refused = (what) => refuse("binding_not_modelled", `${label} binding ${name}: ${what} is not modelled`);
+  return new Proxy(proxy, {
+    get(target, property) {
+      if (Object.hasOwn(target, property)) return Reflect.get(target, property);
+      if (typeof property === "symbol" || property === "then" || property === "toJSON") return undefined;
+      throw refused(`.${property}`);
+    },
+    has(target, property) {
+      return Object.hasOwn(target, property);
+    },
+    set(_target, property) {
+      throw refused(`assigning .${String(property)}`);
+    },
+  });
+}
+
 /** @param {(detail: string) => Error} refused @param {string} detail @param {string} tail */
 function trap(refused, detail, tail) {
   return new Proxy(Object.create(null), {

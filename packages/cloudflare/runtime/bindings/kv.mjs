@@ -31,6 +31,7 @@ import { effectPoint, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { UserFacingError } from "../errors.mjs";
+import { modelledOnly } from "../unsupported.mjs";
 
 /** KV's shortest expiration: a TTL, or the distance of an absolute time from now, in seconds. */
 const EXPIRATION_SECONDS_MIN = 60;
@@ -60,7 +61,7 @@ function stateOf(name) {
 export const kv = {
   kind: "kv",
   names: (config) => Object.entries(config.kv ?? {}),
-  proxy: (run, inv, name, real) => makeKv(run, inv, name, real),
+  proxy: (run, inv, name, real) => modelledOnly(makeKv(run, inv, name, real), "KV", name),
   async reset(name, real, entry) {
     STATE.delete(name);
     for (const key of await allKeys(real)) await real.delete(key);

@@ -9,12 +9,14 @@
  */
 
 import { makeProducer, snapshotProduced } from "../producer.mjs";
+import { modelledOnly } from "../unsupported.mjs";
 
 /** @type {import("./record.mjs").BindingRecord} */
 export const queueProducer = {
   kind: "queue_producer",
   names: (config) => Object.entries(config.queueProducers ?? {}),
   standsIn: true,
-  proxy: (run, inv, name, _real, entry) => makeProducer(run, inv, name, entry),
+  // Any other property (metrics(), added to Cloudflare's producers) is UNSUPPORTED, not undefined.
+  proxy: (run, inv, name, _real, entry) => modelledOnly(makeProducer(run, inv, name, entry), "queue producer", name),
   snapshot: async (owned, run) => snapshotProduced(owned, run),
 };

@@ -194,3 +194,13 @@ test("more produced messages than producedMessagesMax make the run UNSUPPORTED",
   assert.equal(beyond.end.cause, "produced_message_limit");
   assert.match(beyond.end.detail, /req-1#1 sent message 3 of the run .*beyond bounds.producedMessagesMax \(2\)/);
 });
+
+test("a producer property the model lacks (metrics()) is UNSUPPORTED even when the Worker catches; looking is not", async () => {
+  const metrics = await host.run(plan({ events: [req("req-1", "/metrics")] }));
+  assert.equal(metrics.end.kind, "unsupported");
+  assert.equal(metrics.end.cause, "binding_not_modelled");
+  assert.match(metrics.end.detail, /queue producer binding JOBS: \.metrics is not modelled/);
+  const inspect = await host.run(plan({ events: [req("req-1", "/inspect")] }));
+  assert.deepEqual(inspect.end, { kind: "completed" });
+  assert.deepEqual(status(inspect.effects), [202]);
+});
