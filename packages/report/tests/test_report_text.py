@@ -335,9 +335,14 @@ def test_other_runs_console_output_is_counted_and_shown_with_logs():
     assert "Console output of the comparison run:\n  msg-1#1 after #0  console.info: charged o-1\n" in shown
 
     bounded = verdicts.bounded(firstRunConsole=[_line("msg-1#1", None, "error", "not configured: API_KEY")])
-    assert "Console output of the first run: 1 line (--logs shows them" in render_text(bounded)
+    assert "Console output of the first run: 1 line, 1 console.error among them (--logs shows them" in render_text(bounded)
     assert "  msg-1#1  console.error: not configured: API_KEY\n" in render_text(bounded, logs=True)
     assert "Console output" not in render_text(verdicts.bounded())
+    noisy = verdicts.bounded(firstRunConsole=[
+        _line("msg-1#1", None, "warn", "retrying"), _line("msg-1#1", 0, "error", "no key"),
+        _line("msg-1#1", 0, "log", "done"), _line("msg-1#1", 1, "error", "no key again"),
+    ])
+    assert "first run: 4 lines, 2 console.error and 1 console.warn among them (--logs" in render_text(noisy)
 
 
 def test_the_html_page_holds_every_run_console_output():

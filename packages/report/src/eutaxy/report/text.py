@@ -280,7 +280,14 @@ def _console_section(title: str, console: tuple[ConsoleLine, ...], *, logs: bool
         return []
     if not logs:
         count = len(console)
-        return ["", f"{title}: {count} line" + ("" if count == 1 else "s") + " (--logs shows them; the JSON report has them)."]
+        # Errors and warnings are named in the count: a Worker that took its "not configured"
+        # path says so there, and a BOUNDED verdict over that path should not hide it.
+        loud = [
+            f"{number} console.{level}" for level in ("error", "warn")
+            for number in [sum(1 for line in console if line.level == level)] if number
+        ]
+        among = f", {' and '.join(loud)} among them" if loud else ""
+        return ["", f"{title}: {count} line" + ("" if count == 1 else "s") + f"{among} (--logs shows them; the JSON report has them)."]
     lines = ["", f"{title}:"]
     lines += ["  " + text for line in console for text in _console_text(line, labelled=True)]
     return lines
