@@ -117,6 +117,8 @@ def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(t
     assert any("env.SECRET_TOKEN" in note.text for note in draft.notes if note.kind == "unread")
     assert ["events", "secrets", "invariants"] == [hole["name"] for hole in draft.holes]
     assert '"SECRET_TOKEN": todo("secrets", "a test value for env.SECRET_TOKEN"),' in draft.source
+    (tmp_path / "w" / ".env").write_text("SECRET_TOKEN=from-dotenv\n")  # wrangler's other local secret file
+    assert ["events", "invariants"] == [hole["name"] for hole in draft_worker(config).holes]
     comments = " ".join(line.lstrip("# ").strip() for line in draft.source.splitlines() if line.startswith("#"))
     for note in draft.notes:
         assert f"- {note.kind}: {note.text}" in comments

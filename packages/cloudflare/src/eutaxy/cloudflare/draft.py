@@ -39,7 +39,7 @@ from eutaxy.engine import bounds as engine_bounds
 from . import wrangler
 from .d1 import migration_files
 from .source_scan import SourceScan, body_example, scan_worker
-from .variables import dev_vars_path, parse_dev_vars
+from .variables import parse_dev_vars, secret_files
 from .worker import MODELLED_KINDS
 
 __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_draft"]
@@ -610,7 +610,7 @@ class _Builder:
 
     def _secrets(self) -> list[str]:
         """``worker.secrets`` entries (as Python lines) for the names the code reads from ``env``
-        that neither the config nor ``.dev.vars`` gives: each a hole, since a Worker that finds
+        that neither the config nor the local secret files (``.dev.vars``, else ``.env``) give: each a hole, since a Worker that finds
         a secret missing takes a path production never takes."""
         config = self.config
         known = {database.binding for database in config.d1_databases}
@@ -618,15 +618,17 @@ class _Builder:
         known |= {binding for binding, _, _ in config.durable_objects}
         known |= {binding.name for binding in config.bindings}
         known |= set(config.vars)
-        dev_vars = dev_vars_path(config.path, config.environment)
-        if dev_vars is not None:
-            known |= set(parse_dev_vars(dev_vars.read_text(encoding="utf-8"), dev_vars))
+        for path in secret_files(config.path, config.environment):
+            try:
+                known |= set(parse_dev_vars(path.read_text(encoding="utf-8"), path))
+            except (OSError, UnicodeDecodeError) as error:
+                raise UserError(f"{path}: cannot be read: {error}") from None
         unknown = [name for name in self.scan.env_names if name not in known]
         if not unknown:
             return []
         self.note(
             "unread",
-            f"the code reads env.{', env.'.join(unknown)}, which neither the config (bindings, vars) nor .dev.vars gives: "
+            f"the code reads env.{', env.'.join(unknown)}, which neither the config (bindings, vars) nor .dev.vars (or .env) gives: "
             "secrets, perhaps; each is a hole in worker.secrets (remove one the Worker does without)",
         )
         return [f"{json.dumps(name)}: {self.hole('secrets', f'a test value for env.{name}')}," for name in unknown]
