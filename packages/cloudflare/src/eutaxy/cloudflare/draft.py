@@ -380,7 +380,7 @@ class _Builder:
     def build(self) -> Draft:
         scan = self.scan
         environment = f" (environment {self.config.environment})" if self.config.environment else ""
-        self.note("read", f"read {_relative(self.config.path, self.path.parent)}{environment} and scanned {', '.join(scan.modules)} as text; nothing was imported or run")
+        self.note("read", f"the config {_relative(self.config.path, self.path.parent)}{environment}, and {', '.join(scan.modules)} scanned as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
         setup, setup_lines, tables = self._setup()
