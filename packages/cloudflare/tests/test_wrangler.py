@@ -245,12 +245,14 @@ def test_environments_read_the_same_from_jsonc(project):
     assert ("shop-staging", {"MODE": "staging"}, "2026-01-01") == (staging.name, staging.vars, staging.compatibility_date)
 
 
-def test_find_config_prefers_jsonc_then_json_then_toml(project):
-    """Beside a scenario the config is found as wrangler finds it; a lone TOML is found and read."""
+def test_find_config_prefers_json_then_jsonc_then_toml(project):
+    """Beside a scenario the config is found as wrangler finds it (json, jsonc, toml); a lone TOML is found and read."""
     write(project, "wrangler.toml", "")
     assert "wrangler.toml" == wrangler.find_config(project).name
     write(project, "wrangler.jsonc", "{}")
     assert "wrangler.jsonc" == wrangler.find_config(project).name
+    write(project, "wrangler.json", "{}")
+    assert "wrangler.json" == wrangler.find_config(project).name
 
 
 def test_no_config_at_all_names_the_directory(tmp_path):

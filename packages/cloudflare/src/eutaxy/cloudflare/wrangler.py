@@ -59,7 +59,9 @@ MAX_RETRIES_LIMIT = 100
 MAX_BATCH_SIZE_LIMIT = 100
 
 #: Config file names wrangler looks for, in its order of preference.
-CONFIG_NAMES = ("wrangler.jsonc", "wrangler.json", "wrangler.toml")
+#: The config files wrangler looks for, in its order: ``wrangler.json`` wins over
+#: ``wrangler.jsonc``, which wins over ``wrangler.toml``, when one folder holds several.
+CONFIG_NAMES = ("wrangler.json", "wrangler.jsonc", "wrangler.toml")
 
 #: Top-level keys an environment does not inherit (wrangler's non-inheritable keys): the
 #: vars and every binding section. An environment has them only where it sets them.
