@@ -23,11 +23,11 @@
  * effects saw them) is the 32-hex-digit n, and its `uploaded` is the virtual time it was first
  * seen, so traces repeat byte for byte. Etags are the body's MD5 in Miniflare (and R2), so they
  * are the real ones. Conditions on etags are evaluated by the real bucket. Conditions on the
- * upload time (uploadedBefore, uploadedAfter) are evaluated here, against the stand-in the
- * Worker saw (the store would compare its real time), with R2's precedence (`uploadHolds`);
- * the same conditions given as If-Modified-Since or If-Unmodified-Since headers make the run
- * UNSUPPORTED (`binding_not_modelled`), as do multipart uploads and every method the proxy does
- * not model.
+ * upload time (uploadedBefore, uploadedAfter in an onlyIf object, If-Modified-Since or
+ * If-Unmodified-Since in onlyIf Headers) make the run UNSUPPORTED (`binding_not_modelled`): the
+ * store would compare its real upload time, not the stand-in the Worker saw, and a seeded
+ * object has no upload time in the run at all. So do multipart uploads and every method the
+ * proxy does not model.
  *
  * Reset and snapshot. The reset lists the bucket, deletes every object that is not a seed as
  * the last reset wrote it (same etag and metadata) and writes the seeds that are missing or
@@ -148,58 +148,20 @@ function hex(bytes) {
   return text;
 }
 
-/** The fields of an R2Conditional that compare the upload time. */
-const UPLOAD_FIELDS = ["uploadedBefore", "uploadedAfter", "secondsGranularity"];
-
 /**
- * The upload-time header an onlyIf given as Headers carries, if any: how workerd reads an
- * HTTP date there is not modelled, so such a call is UNSUPPORTED.
+ * What an onlyIf compares the upload time with, if anything: the uploadedBefore or
+ * uploadedAfter field of an R2Conditional, or the If-Modified-Since or If-Unmodified-Since
+ * header of onlyIf Headers.
  * @param {unknown} onlyIf @returns {string | null}
  */
-function uploadHeader(onlyIf) {
-  if (!(onlyIf instanceof Headers)) return null;
-  for (const header of ["if-modified-since", "if-unmodified-since"]) if (onlyIf.has(header)) return header;
+export function uploadCondition(onlyIf) {
+  if (onlyIf instanceof Headers) {
+    for (const header of ["if-modified-since", "if-unmodified-since"]) if (onlyIf.has(header)) return `an ${header} header`;
+    return null;
+  }
+  if (!onlyIf || typeof onlyIf !== "object") return null;
+  for (const field of ["uploadedBefore", "uploadedAfter"]) if (/** @type {any} */ (onlyIf)[field] !== undefined) return field;
   return null;
-}
-
-/** True when an onlyIf object compares the upload time. @param {unknown} onlyIf */
-function comparesUpload(onlyIf) {
-  return Boolean(onlyIf) && typeof onlyIf === "object" && !(onlyIf instanceof Headers)
-    && (/** @type {any} */ (onlyIf).uploadedBefore !== undefined || /** @type {any} */ (onlyIf).uploadedAfter !== undefined);
-}
-
-/** @param {unknown} value a Date (the run's virtual one included) or what Date parses */
-function timeOf(value) {
-  const ms = typeof (/** @type {any} */ (value))?.getTime === "function" ? /** @type {Date} */ (value).getTime() : Date.parse(String(value));
-  if (Number.isNaN(ms)) throw new TypeError(`R2 onlyIf: ${String(value)} is not a date`);
-  return ms;
-}
-
-/**
- * Whether an onlyIf's upload-time part holds for the object as the run sees it, its
- * stand-in upload time (null when there is no object), as R2 and Miniflare evaluate it: an
- * etagMatches makes uploadedBefore moot and an etagDoesNotMatch makes uploadedAfter moot
- * (If-Match over If-Unmodified-Since, If-None-Match over If-Modified-Since, RFC 9110),
- * secondsGranularity truncates both times to seconds, and a missing object fails
- * uploadedAfter. The etag part stays the real bucket's to evaluate.
- * @param {any} onlyIf @param {number | null} uploaded
- */
-export function uploadHolds(onlyIf, uploaded) {
-  if (uploaded === null) return onlyIf.uploadedAfter === undefined;
-  const cut = onlyIf.secondsGranularity ? (/** @type {number} */ ms) => Math.floor(ms / 1000) * 1000 : (/** @type {number} */ ms) => ms;
-  const at = cut(uploaded);
-  if (onlyIf.etagDoesNotMatch === undefined && onlyIf.uploadedAfter !== undefined && !(cut(timeOf(onlyIf.uploadedAfter)) < at)) return false;
-  if (onlyIf.etagMatches === undefined && onlyIf.uploadedBefore !== undefined && !(at < cut(timeOf(onlyIf.uploadedBefore)))) return false;
-  return true;
-}
-
-/** The options with the upload-time fields taken out of onlyIf (and onlyIf dropped when nothing is left). @param {any} options */
-function withoutUpload(options) {
-  const onlyIf = Object.fromEntries(Object.entries(options.onlyIf).filter(([field]) => !UPLOAD_FIELDS.includes(field)));
-  const rest = { ...options };
-  if (Object.keys(onlyIf).length) rest.onlyIf = onlyIf;
-  else delete rest.onlyIf;
-  return rest;
 }
 
 /**
@@ -217,23 +179,8 @@ export function makeBucket(run, inv, binding, real) {
   };
   /** @param {string} op @param {any} options */
   const checkConditions = (op, options) => {
-    const header = uploadHeader(options?.onlyIf);
-    if (header) throw notModelled(`${op}() with an onlyIf of Headers carrying ${header} (give uploadedBefore or uploadedAfter in an object instead)`);
-  };
-  /**
-   * The real bucket's answer to `op`, an upload-time condition first evaluated here against
-   * the stand-in upload time the Worker saw (a failed one answers `failed` with the object
-   * as it is, or null), the rest of onlyIf left to the bucket. Performs run one at a time, so
-   * nothing writes between the head and the operation.
-   * @param {string} key @param {any} options @param {(options: any) => Promise<any>} perform
-   * @param {(current: any) => any} failed
-   */
-  const conditional = async (key, options, perform, failed) => {
-    if (!comparesUpload(options?.onlyIf)) return perform(options);
-    const current = await real.head(key);
-    const uploaded = current ? standIn(run, binding, current.version).uploaded : null;
-    if (!uploadHolds(options.onlyIf, uploaded)) return failed(current);
-    return perform(withoutUpload(options));
+    const condition = uploadCondition(options?.onlyIf);
+    if (condition) throw notModelled(`${op}() with an onlyIf on the upload time (${condition})`);
   };
   /**
    * @param {string} op @param {unknown} args @param {readonly string[]} ladder
@@ -257,7 +204,7 @@ export function makeBucket(run, inv, binding, real) {
       checkConditions("get", options);
       return point("get", { key, options: plain(options ?? {}) }, READ_FAULTS,
         async () => {
-          const object = await conditional(key, options, (given) => real.get(key, given), (current) => current);
+          const object = await real.get(key, options);
           if (!object) return null;
           const made = meta(object);
           if (!("body" in object)) return made;
@@ -274,7 +221,7 @@ export function makeBucket(run, inv, binding, real) {
       return point("put", { key, options: plain(options ?? {}) }, WRITE_FAULTS,
         async () => {
           const bytes = await bytesOf(value);
-          const object = await conditional(key, options, (given) => real.put(key, bytes, given), () => null);
+          const object = await real.put(key, bytes, options);
           return object ? meta(object) : null;
         },
         (object) => (object ? { stored: true, ...summary(object) } : { stored: false }));
