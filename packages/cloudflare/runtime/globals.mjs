@@ -22,8 +22,10 @@
  * `crypto.subtle` stays real; the drive waits for its promises as for an effect's I/O
  * (unrecorded, never faulted), so no timer fires while one is running.
  * `WeakRef` and `FinalizationRegistry` keep working but make the run UNSUPPORTED (cause
- * `weakref`): collection is not virtualised. Outbound `fetch` and the Cache API (`caches`)
- * make it UNSUPPORTED too (see unsupported.mjs).
+ * `weakref`): collection is not virtualised. An outbound `fetch` is answered by the
+ * scenario's declared externals (fetch.mjs, bindings/externals.mjs); one no external answers
+ * is UNSUPPORTED (`outbound_request`), as is the Cache API (`caches`, `binding_not_allowed`;
+ * see unsupported.mjs).
  */
 
 import { originals, realConsole } from "./patch.mjs";
