@@ -85,7 +85,8 @@ def test_the_load_message_lists_the_workers_own_classes_with_their_storage(proje
         ([durable_object("ROOMS")], "names binding 'ROOMS', which wrangler.jsonc does not declare as a Durable Object binding of a class of its"),
         (
             [durable_object("NOTES", sql={"n": {"schema": "CREATE TABLE t (a)"}})],
-            'class Notes is not SQLite-backed; add a migration .*"new_sqlite_classes": \\["Notes"\\]',
+            'class Notes is not SQLite-backed; add a migration .*"new_sqlite_classes": \\["Notes"\\] '
+            '\\(a class created with "new_classes" keeps key-value storage',
         ),
         ([durable_object("COUNTER"), durable_object("COUNTER")], "2 durable_object steps for binding 'COUNTER'"),
     ],

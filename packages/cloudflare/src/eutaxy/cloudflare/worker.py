@@ -461,7 +461,9 @@ def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any],
     if step.get("sql") and class_name not in config.sqlite_classes:
         raise UserError(
             f"setup[{index}]: durable_object({binding!r}) seeds SQL storage, but class {class_name} is not "
-            f"SQLite-backed; add a migration to {config.path.name}: "
+            f"SQLite-backed; add a migration to {config.path.name} that creates it with "
+            f'"new_sqlite_classes": ["{class_name}"] (a class created with "new_classes" keeps key-value storage: '
+            f'name it in new_sqlite_classes there instead); with no migrations yet, '
             f'"migrations": [{{"tag": "v1", "new_sqlite_classes": ["{class_name}"]}}]',
             near=str(binding),
         )
