@@ -34,7 +34,7 @@
  * changed: its cost follows the objects in the bucket now (the seeds and what the last run
  * added), never the objects the bucket ever had. The snapshot is table `objects` of
  * `R2:<binding>`, one row per object `{key, size, etag, httpMetadata, customMetadata, text}`
- * (`text` the body when it is at most TEXT_BYTES_MAX bytes of UTF-8, else null; the etag is the
+ * (`httpMetadata` its fields that are set; `text` the body when it is at most TEXT_BYTES_MAX bytes of UTF-8, else null; the etag is the
  * body's digest), rows sorted by canonical JSON. A bucket without a setup step is a trap
  * (`binding_without_setup`): its state would carry over between runs.
  */
@@ -438,6 +438,15 @@ export async function resetBucket(binding, real, objects) {
 }
 
 /**
+ * The fields of httpMetadata that hold a value: workerd lists the unset ones as undefined
+ * under newer compatibility dates, which would make a row's shape depend on the date.
+ * @param {any} metadata @returns {Record<string, unknown>}
+ */
+function setFields(metadata) {
+  return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== null && value !== undefined));
+}
+
+/**
  * The bucket's objects as rows, sorted by canonical JSON.
  * @param {any} real @returns {Promise<unknown[]>}
  */
@@ -458,7 +467,7 @@ export async function snapshotBucket(real) {
       key: object.key,
       size: object.size,
       etag: object.etag,
-      httpMetadata: plain(object.httpMetadata ?? {}),
+      httpMetadata: setFields(plain(object.httpMetadata ?? {})),
       customMetadata: plain(object.customMetadata ?? {}),
       text,
     };
