@@ -208,7 +208,7 @@ def _verdict(
 ) -> SimulationVerdict:
     exhaustive = outcome.exhaustive
     assumptions = [REDUCTION_ASSUMPTION] if exhaustive is not None and exhaustive["reduction"] else []
-    common = {
+    common: dict[str, Any] = {
         "scenario": str(scenario.get("name") or session.seed),
         "platform": _platform_name(scenario, platform),
         "exhaustive": None if exhaustive is None else Exhaustive(**exhaustive),
