@@ -324,7 +324,9 @@ export function wrapDurableObject(User, className) {
     }
 
     /**
-     * Clear the object's storage (key-value, SQL, its alarm), seed it and read it back.
+     * Clear the object's storage (key-value, SQL, its alarm), seed it and read it back; a SQL
+     * seed that does not apply is answered as `{seedError}` (the scenario's to fix; an error
+     * would lose its meaning crossing the RPC).
      * @param {{kv: Record<string, unknown>, sql: {schema: string, rows: Record<string, object[]>} | null, sqlite: boolean}} seed
      */
     async [OBJECT_RESET](seed) {
@@ -335,13 +337,19 @@ export function wrapDurableObject(User, className) {
       const entries = Object.entries(seed.kv);
       for (let at = 0; at < entries.length; at += PUT_BATCH) await storage.put(Object.fromEntries(entries.slice(at, at + PUT_BATCH)));
       if (seed.sql) {
-        if (seed.sql.schema.trim()) storage.sql.exec(seed.sql.schema);
-        for (const [table, rows] of Object.entries(seed.sql.rows ?? {})) {
-          for (const row of rows) {
-            const columns = Object.keys(row);
-            if (columns.length === 0) storage.sql.exec(`INSERT INTO ${quote(table)} DEFAULT VALUES`);
-            else storage.sql.exec(`INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...Object.values(row));
+        let at = "the schema";
+        try {
+          if (seed.sql.schema.trim()) storage.sql.exec(seed.sql.schema);
+          for (const [table, rows] of Object.entries(seed.sql.rows ?? {})) {
+            for (const [index, row] of rows.entries()) {
+              at = `rows.${table}[${index}]`;
+              const columns = Object.keys(row);
+              if (columns.length === 0) storage.sql.exec(`INSERT INTO ${quote(table)} DEFAULT VALUES`);
+              else storage.sql.exec(`INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...Object.values(row));
+            }
           }
+        } catch (error) {
+          return { seedError: `${at}: ${/** @type {Error} */ (error)?.message ?? String(error)}` };
         }
       }
       await storage.sync?.();

@@ -168,3 +168,23 @@ def test_a_sql_seed_for_a_key_value_class_names_the_migration_to_add():
     """Tally is a new_classes (key-value) class: seeding SQL for it is the user's to fix."""
     with pytest.raises(UserError, match=r'class Tally is not SQLite-backed; add a migration .*"new_sqlite_classes": \["Tally"\]'):
         create_platform(scenario(["/unique"], setup=[*SETUP[:2], durable_object("TALLY", sql={"t": {"schema": "CREATE TABLE x (a)"}})]))
+
+
+@pytest.mark.parametrize(
+    ("sql", "problem"),
+    [
+        (
+            {"schema": "CREATE TABEL balances (account TEXT)", "rows": {}},
+            r'durable_object\("LEDGER"\): the sql seed of object "acct" does not apply: the schema: near "TABEL": syntax error',
+        ),
+        (
+            {"schema": "CREATE TABLE balances (account TEXT)", "rows": {"balance": [{"account": "bob"}]}},
+            r'durable_object\("LEDGER"\): the sql seed of object "acct" does not apply: rows.balance\[0\]: no such table: balance',
+        ),
+    ],
+)
+def test_a_sql_seed_that_does_not_apply_is_the_scenarios_to_fix(sql, problem):
+    """A seed's schema or rows that SQLite refuses fail the reset as an input error naming the step and the object."""
+    built = scenario(["/unique"], setup=[SETUP[0], durable_object("LEDGER", sql={"acct": sql}), SETUP[2]])
+    with create_platform(built) as platform, pytest.raises(UserError, match=problem):
+        run(platform, built)

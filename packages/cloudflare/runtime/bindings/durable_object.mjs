@@ -39,6 +39,7 @@
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+import { UserFacingError } from "../errors.mjs";
 import { mayRedeliver } from "../queue.mjs";
 
 /** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
@@ -440,8 +441,12 @@ export const durableObject = {
     if (first) for (const object of seeds) targets.set(String(real.idFromName(object)), object);
     for (const [key, object] of [...targets].sort(([, a], [, b]) => compareText(a, b))) {
       const stub = real.get(real.idFromString(key));
-      /** @type {ObjectState} */
-      const state = await stub[OBJECT_RESET](seeds.has(object) ? seedOf(objectEntry, object) : { kv: {}, sql: null, sqlite: objectEntry.sqlite });
+      /** @type {ObjectState | {seedError: string}} */
+      const answer = await stub[OBJECT_RESET](seeds.has(object) ? seedOf(objectEntry, object) : { kv: {}, sql: null, sqlite: objectEntry.sqlite });
+      if ("seedError" in answer) {
+        throw new UserFacingError(`setup durable_object(${JSON.stringify(name)}): the sql seed of object ${JSON.stringify(object)} does not apply: ${answer.seedError}`);
+      }
+      const state = answer;
       if (seeds.has(object)) reads.set(object, state);
       try {
         await stub[OBJECT_EVICT]();
