@@ -62,10 +62,10 @@ def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vio
         return None
     first = failing[0]
     broken = [c for c in conditions if not row_matches(first, c)]
-    noun = "row" if len(failing) == 1 else "rows"
+    noun, verb = ("row", "breaks") if len(failing) == 1 else ("rows", "break")
     message = (
         f"{invariant['name']}: {count_word(len(failing))} {noun} of {_where(query)} "
-        f"break the conditions; {to_json(first)} fails {join_words([_condition_text(c) for c in broken])}"
+        f"{verb} the conditions; {to_json(first)} fails {join_words([_condition_text(c) for c in broken])}"
     )
     keys: list[str] = []
     for row in failing:
