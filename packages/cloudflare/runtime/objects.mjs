@@ -30,13 +30,17 @@
  * fires it in virtual time through the wrapper's own alarm method. setAlarm inside
  * `transactionSync()` makes the run UNSUPPORTED (`alarm_in_transaction_sync`). The
  * constructor runs with the takeover in place, so an alarm it reads or sets is the run's.
+ * Outside a run (the differential runner's raw side) the methods are the real ones and
+ * workerd fires the alarm on the real clock, calling the forwarded alarm(); the wrapper counts
+ * the forwarded calls in progress there, so the raw side's settle (OBJECT_RAW_STATE) knows
+ * when an alarm has run to its end.
  */
 
 // @ts-ignore: workerd provides the module; the runtime keeps no type declarations of it.
 import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
-import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
 import { Invocation } from "./effects.mjs";
 import { realTimer } from "./patch.mjs";
 import { IDLE_TURNS } from "./settle.mjs";
@@ -289,6 +293,17 @@ function takeOverAlarms(storage, current, hasHandler) {
 }
 
 /**
+ * A forwarded call's result; outside a run (the raw side), a promise is counted in the
+ * wrapper's `rawRunning` until it settles.
+ * @param {{rawRunning: number}} wrapper @param {unknown} result
+ */
+function rawTracked(wrapper, result) {
+  if (active.run || !(result instanceof Promise)) return result;
+  wrapper.rawRunning++;
+  return result.finally(() => { wrapper.rawRunning--; });
+}
+
+/**
  * The class the bundle exports for one of the Worker's Durable Object classes.
  * @param {any} User the Worker's class @param {string} className as the config names it
  */
@@ -302,6 +317,8 @@ export function wrapDurableObject(User, className) {
       super(ctx, env);
       /** The object's DurableObjectState, as workerd gave it. */
       this.state = ctx;
+      /** Forwarded calls outside a run (the raw side) still in progress: an alarm workerd fired, say. */
+      this.rawRunning = 0;
       /** @type {any} the user's object, built at the first call that reaches it */
       this.instance = null;
       this.objectEnv = objectEnv(env, className);
@@ -369,6 +386,11 @@ export function wrapDurableObject(User, className) {
       return { kv, tables };
     }
 
+    /** The raw side's settle: the object's real alarm (ms or null) and its forwarded calls in progress. */
+    async [OBJECT_RAW_STATE]() {
+      return { alarm: await this.state.storage.getAlarm(), running: this.rawRunning };
+    }
+
     /** Evict the object: the next call constructs the user's class from storage alone. */
     [OBJECT_EVICT]() {
       this.instance = null;
@@ -388,7 +410,7 @@ export function wrapDurableObject(User, className) {
         configurable: true, writable: true,
         /** @param {unknown[]} args */
         value(...args) {
-          return hosted(this.state, () => this.user()[name](...args));
+          return rawTracked(this, hosted(this.state, () => this.user()[name](...args)));
         },
       });
     }

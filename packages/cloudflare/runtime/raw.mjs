@@ -25,11 +25,16 @@
  *   {"op": "attempt", "queue", "invocation", "messages": [{id, body, attempts}], "hangMs"}
  *                                        -> {"protocol": 2, "outcome": "returned" | "threw" | "hung",
  *                                            "calls": [{messageId, op: "ack" | "retry"}], "detail"?}
+ *   {"op": "settle", "waitMs"}           -> {"protocol": 2, "pending": [sentence]}
  *   {"op": "snapshot"}                   -> {"protocol": 2, "snapshots": [{target, table, rows}]}
+ *
+ * `settle`, after the last attempt, waits at most `waitMs` of real time for what workerd runs
+ * on its own (a Durable Object's real alarm, which fires on the real clock here) to finish,
+ * through the binding records' `settleRaw`; `pending` names what did not.
  */
 
 import { active } from "./active.mjs";
-import { resetBindings, snapshotBindings } from "./bindings/index.mjs";
+import { resetBindings, settleRawBindings, snapshotBindings } from "./bindings/index.mjs";
 import { originals, realTimer } from "./patch.mjs";
 
 export const RAW_PROTOCOL = 2;
@@ -152,10 +157,13 @@ export async function rawRun(request, config, realEnv, userModule) {
       return { protocol: RAW_PROTOCOL };
     case "attempt":
       return rawAttempt(request, realEnv, userModule);
+    case "settle":
+      if (!Number.isInteger(request.waitMs) || request.waitMs <= 0) throw new Error(`raw settle: waitMs must be a positive integer, got ${request.waitMs}`);
+      return { protocol: RAW_PROTOCOL, pending: await settleRawBindings(config, realEnv, request.waitMs) };
     case "snapshot":
       return { protocol: RAW_PROTOCOL, snapshots: await snapshotBindings(config, realEnv) };
     default:
-      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt or snapshot`);
+      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, settle or snapshot`);
   }
 }
 

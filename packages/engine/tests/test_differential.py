@@ -36,6 +36,8 @@ class FakeRawSide:
         self.handler = handler
         self.tables: dict[str, list[dict]] = {}
         self.log: list[tuple] = []
+        #: What settle() names as unfinished after the last attempt.
+        self.pending: list[str] = []
 
     def reset(self):
         self.log.append(("reset",))
@@ -51,6 +53,9 @@ class FakeRawSide:
         if answer == "hang":
             return AttemptRecord(outcome="hung", calls=tuple(calls), detail=f"{invocation} hung")
         return AttemptRecord(outcome="returned", calls=tuple(calls))
+
+    def settle(self):
+        return list(self.pending)
 
     def snapshots(self):
         self.log.append(("snapshot",))
@@ -214,3 +219,15 @@ def test_attempts_that_decided_nothing_are_left_out_and_an_unfinished_run_is_one
     proxied = {"effects": [], "end": {"kind": "unsupported", "cause": "unseen_wait"}}
     [difference] = compare(proxied, raw, proxied_attempts=[])
     assert "end" == difference["kind"]
+
+
+def test_work_the_raw_side_could_not_settle_ends_the_raw_run_and_is_a_difference():
+    """A platform's own work left unfinished after the last attempt (a real alarm that never
+    fired) ends the raw run as hung, without snapshots, and the comparison names it."""
+    side = FakeRawSide(lambda deliveries, tables, decide: None)
+    side.pending = ["DO:X object \"a\": its real alarm not fired"]
+    raw = raw_run(side, queue("a"), max_redeliveries=0)
+    assert {"kind": "hung", "detail": side.pending[0]} == raw["end"]
+    assert [] == raw["snapshots"] and ("snapshot",) not in side.log
+    (difference,) = compare({"end": {"kind": "completed"}, "effects": []}, raw, proxied_attempts=[])
+    assert "end" == difference["kind"] and "its real alarm not fired" in difference["message"]

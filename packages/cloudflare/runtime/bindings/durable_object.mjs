@@ -24,6 +24,12 @@
  *   a load, every seeded object, is cleared (key-value, SQL and its alarm),
  *   seeded and evicted (ctx.abort()), so it starts from storage alone. Objects no run reached
  *   are not visited: the cost follows what runs touch, not how many objects ever existed.
+ * - Settle (the differential runner's raw side only, where objects keep their real alarms):
+ *   after the last attempt, every object reached since the reset is asked, every
+ *   RAW_SETTLE_POLL_MS of real time and for at most the wait the raw side gives, for its real
+ *   alarm and the calls of the user's code in progress in it; it is settled when it has
+ *   neither. One not settled by then is named in the answer, which the raw run reports as
+ *   not completed, so a real alarm that never fires is a difference, not a hang.
  * - Snapshot: per object, sorted by name, its key-value rows `{key, value}` under its name and,
  *   for a SQLite-backed class, each user table under `<object>/<table>`; rows sorted by
  *   canonical JSON. An object no call reached shows what its reset read back after seeding.
@@ -40,6 +46,7 @@ import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
+import { realTimer } from "../patch.mjs";
 import { mayRedeliver } from "../queue.mjs";
 
 /** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
@@ -47,6 +54,10 @@ export const OBJECT_RESET = "__eutaxyReset";
 export const OBJECT_SNAPSHOT = "__eutaxySnapshot";
 export const OBJECT_EVICT = "__eutaxyEvict";
 export const OBJECT_ALARM = "__eutaxyAlarm";
+export const OBJECT_RAW_STATE = "__eutaxyRawState";
+
+/** How often the raw side's settle asks the reached objects whether their real alarms are done. */
+const RAW_SETTLE_POLL_MS = 10;
 
 /**
  * The alarm point's ladder: crash_before (it never ran), crash_after (it ran and committed,
@@ -456,6 +467,27 @@ export const durableObject = {
     }
     seeded.set(name, reads);
     reached.get(objectEntry.className)?.clear();
+  },
+  async settleRaw(owned, waitMs) {
+    const pollsMax = Math.max(1, Math.ceil(waitMs / RAW_SETTLE_POLL_MS));
+    /** @type {string[]} */
+    let pending = [];
+    for (let poll = 0; poll < pollsMax; poll++) {
+      if (poll > 0) await new Promise((resolve) => realTimer(RAW_SETTLE_POLL_MS, () => resolve(undefined)));
+      pending = [];
+      for (const [name, real, entry] of [...owned].sort(([a], [b]) => compareText(a, b))) {
+        if (!entry.setup) continue;
+        for (const [key, object] of [...(reached.get(entry.className) ?? [])].sort(([, a], [, b]) => compareText(a, b))) {
+          /** @type {{alarm: number | null, running: number}} */
+          const state = await real.get(real.idFromString(key))[OBJECT_RAW_STATE]();
+          if (state.alarm === null && state.running === 0) continue;
+          const what = state.running > 0 ? `${state.running} call(s) of its code (its alarm()) still running` : `its real alarm (set for ${new Date(state.alarm ?? 0).toISOString()}) not fired`;
+          pending.push(`DO:${name} object ${JSON.stringify(object)}: ${what} after ${waitMs} ms of real time`);
+        }
+      }
+      if (pending.length === 0) break;
+    }
+    return pending;
   },
   async snapshot(owned) {
     /** @type {{target: string, table: string, rows: unknown[]}[]} */

@@ -80,3 +80,19 @@ export async function snapshotBindings(config, realEnv, run) {
   }
   return snapshots;
 }
+
+/**
+ * The differential runner's raw side, after its last attempt: every record's `settleRaw`, in
+ * setup order, each waiting at most `waitMs` of real time. Answers what did not finish.
+ * @param {any} config @param {Record<string, any>} realEnv @param {number} waitMs
+ * @returns {Promise<string[]>}
+ */
+export async function settleRawBindings(config, realEnv, waitMs) {
+  const owned = owners(config);
+  /** @type {string[]} */
+  const pending = [];
+  for (const record of RECORDS) {
+    if (record.settleRaw) pending.push(...(await record.settleRaw(ownedBy(owned, record, realEnv), waitMs)));
+  }
+  return pending;
+}

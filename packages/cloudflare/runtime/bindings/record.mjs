@@ -32,6 +32,10 @@
  *   (scheduler/scheduler.mjs) the scheduler delivers beside the drive's, before it (a Durable
  *   Object's alarms; the messages the Worker produces onto a queue it consumes). A source
  *   empty for the whole run changes nothing.
+ * - `settleRaw(owned, waitMs)`: on the differential runner's raw side only, after its last
+ *   attempt: wait, at most `waitMs` of real time, for the work the runtime runs on its own
+ *   (a Durable Object's real alarms) to finish, so the snapshot reads the state it leaves.
+ *   Answers what did not finish in time, one sentence each naming it (empty: all did).
  *
  * @typedef {object} BindingRecord
  * @property {string} kind
@@ -43,6 +47,7 @@
  * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
  * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
  * @property {(run: import("../run.mjs").Run) => import("../scheduler/scheduler.mjs").Source} [events]
+ * @property {(owned: [string, any, any][], waitMs: number) => Promise<string[]>} [settleRaw]
  */
 
 export {};

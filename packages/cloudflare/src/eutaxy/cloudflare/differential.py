@@ -9,7 +9,9 @@ The loop, the redelivery rule and the comparison are the engine's
   runs, so both sides run on one database. An attempt calls the queue handler directly on
   the real bindings with a plain MessageBatch whose ``ack()`` and ``retry()`` only note the
   call; the D1 reset and snapshot are the runtime's own, so both sides' tables are read the
-  same way;
+  same way. After the last attempt the raw side settles: workerd fires the objects' real
+  alarms on the real clock there, and the runtime waits for them, at most the effect hang
+  bound of real time, naming any that did not finish;
 - what the raw loop delivers: :func:`raw_queue`, the queue drive's events and its
   ``batchSize`` (written by ``define_scenario``, as the proxied run reads it) and the
   consumer's ``max_retries`` as the config reader resolved it (Cloudflare's documented 3
@@ -141,6 +143,9 @@ class CloudflareRawSide:
             calls=tuple((call["messageId"], call["op"]) for call in answer.get("calls") or []),
             detail=str(answer.get("detail") or ""),
         )
+
+    def settle(self) -> list[str]:
+        return [str(pending) for pending in self._request({"op": "settle", "waitMs": self._hang_ms})["pending"]]
 
     def snapshots(self) -> list[dict[str, Any]]:
         return list(self._request({"op": "snapshot"})["snapshots"])

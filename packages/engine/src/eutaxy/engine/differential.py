@@ -23,7 +23,10 @@ This module owns everything about that which is no platform's own:
 A platform supplies a :class:`RawSide`, which says how one raw attempt calls its handler
 (:meth:`RawSide.attempt`, answering an :class:`AttemptRecord`: the outcome and every ack
 or retry the handler made before it, in order), how the bindings are reset before the raw
-run and snapshotted after it, and a :class:`RawQueue` (the events, the batch size, the
+run, how it waits (bounded) after the last attempt for work the platform runs on its own
+(:meth:`RawSide.settle`: a Durable Object's real alarm; what did not finish ends the raw
+run as ``hung``, so it is a difference naming it, not a wait without end) and how the
+bindings are snapshotted after it, and a :class:`RawQueue` (the events, the batch size, the
 platform's redelivery limit); and a projection of its proxied log into the per-attempt
 records :func:`compare` reads. It holds no loop, no redelivery rule and no comparison, so
 two platforms' raw sides cannot drift apart, and neither can drift from core's rule.
@@ -134,6 +137,12 @@ class RawSide(Protocol):
     def attempt(self, invocation: str, deliveries: Sequence[Delivery]) -> AttemptRecord:
         """Call the handler once with ``deliveries`` (one batch) and report what it did."""
 
+    def settle(self) -> list[str]:
+        """Wait, a bounded real time, for work the platform runs on its own after the last attempt.
+
+        Answers what did not finish in time, one sentence each naming it (empty: all did).
+        """
+
     def snapshots(self) -> list[dict[str, Any]]:
         """The bindings' final state: ``[{"target", "table", "rows"}]``, read as the proxied run's snapshots are."""
 
@@ -151,13 +160,14 @@ def redelivery_table(platform_limit: int, max_redeliveries: int) -> list[bool]:
 
 
 def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int) -> dict[str, Any]:
-    """One raw run: reset, every attempt until no message waits, snapshot.
+    """One raw run: reset, every attempt until no message waits, settle, snapshot.
 
     Answers ``{"attempts": [Attempt], "snapshots": [{target, table, rows}], "end"}`` with
     ``end`` ``{"kind": "completed"}`` or ``{"kind": "hung", "detail"}`` (no snapshots
-    then). An Attempt is ``{invocation, messages, outcome, decisions: [{messageId, op,
-    implicit}], redelivered, deadLettered: [{messageId, attempts}]}``; the invocation is
-    the first message's id and delivery count, as the proxied run names it.
+    then): an attempt that did not finish, or work the side's settle names as unfinished.
+    An Attempt is ``{invocation, messages, outcome, decisions: [{messageId, op, implicit}],
+    redelivered, deadLettered: [{messageId, attempts}]}``; the invocation is the first
+    message's id and delivery count, as the proxied run names it.
     """
     side.reset()
     waiting: deque[_Waiting] = deque(_Waiting(event_id, body) for event_id, body in queue.events)
@@ -193,6 +203,10 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int) -> dict[st
             "decisions": decisions, "redelivered": redelivered, "deadLettered": dead_lettered,
         })
     assert end["kind"] == "hung" or not waiting, f"the raw loop's bound ({deliveries_max} attempts) left {len(waiting)} waiting"
+    if end["kind"] == "completed":
+        pending = side.settle()
+        if pending:
+            end = {"kind": "hung", "detail": "; ".join(pending)}
     return {"attempts": attempts, "snapshots": side.snapshots() if end["kind"] == "completed" else [], "end": end}
 
 
@@ -291,7 +305,7 @@ def compare(
     raw_end = raw.get("end") or {"kind": "completed"}
     if proxied_end.get("kind") != "completed" or raw_end.get("kind") != "completed":
         return [{"kind": "end", "proxied": dict(proxied_end), "raw": dict(raw_end),
-                 "message": f"a side did not complete: proxied {proxied_end.get('kind')}, raw {raw_end.get('kind')}"}]
+                 "message": f"a side did not complete: proxied {_end_text(proxied_end)}, raw {_end_text(raw_end)}"}]
     differences: list[dict[str, Any]] = []
     ours, theirs = tables_of_effects(proxied.get("effects") or []), tables_of_raw(raw)
     for table in sorted(set(ours) | set(theirs)):
@@ -316,6 +330,11 @@ def compare(
             "message": f"attempt {index} decided differently: proxied {to_json(a)}, raw {to_json(b)}",
         })
     return differences
+
+
+def _end_text(end: Mapping[str, Any]) -> str:
+    detail = end.get("detail")
+    return f"{end.get('kind')} ({detail})" if detail else str(end.get("kind"))
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+CREATE TABLE audit (account TEXT NOT NULL, label TEXT NOT NULL, nth INTEGER NOT NULL);
