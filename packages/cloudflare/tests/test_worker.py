@@ -152,6 +152,17 @@ def test_describe_lists_assumptions_without_starting_node(project):
     platform.close()
 
 
+def test_the_d1_batch_assumption_is_listed_only_for_a_worker_that_declares_d1(project):
+    batch = "D1 is Miniflare's local SQLite: batch() commits all or nothing"
+    assert any(batch in sentence for sentence in prepare_worker(scenario_in(project)).assumptions)
+    (project / "wrangler.jsonc").write_text(CONFIG.replace(
+        '"d1_databases": [{"binding": "DB", "database_id": "db-1"}, {"binding": "AUDIT"}],', ""
+    ))
+    no_d1 = prepare_worker(scenario_in(project, setup=[]))
+    assert not any(batch in sentence for sentence in no_d1.assumptions), no_d1.assumptions
+    assert any("module_state_leak" in sentence for sentence in no_d1.assumptions)
+
+
 def test_the_platform_refuses_another_platforms_scenario(project):
     """A scenario for aws is not run here."""
     scenario = {**scenario_in(project), "platform": "aws"}

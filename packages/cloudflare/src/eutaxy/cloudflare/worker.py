@@ -572,6 +572,13 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     return sentences + externals.assumptions(scenario.get("externals") or [])
 
 
+def _d1_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    """What a verdict assumes of D1, when the Worker declares a D1 database."""
+    if not config.d1_databases:
+        return []
+    return ["D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between."]
+
+
 def _r2_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     if not _r2_buckets(config):
         return []
@@ -609,7 +616,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "reset).",
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
-        "D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between.",
+        *_d1_assumptions(config),
         *_r2_assumptions(config),
         *_object_assumptions(config),
         "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
