@@ -219,7 +219,7 @@ def _draft(arguments: Mapping[str, Any]) -> ToolAnswer:
         if name in arguments:
             argv += [flag, arguments[name]]
 
-    def render(data: dict) -> str:
+    def render(data: dict[str, Any]) -> str:
         holes = "".join(f"  line {hole['line']}: TODO({hole['name']}): {hole['hint']}\n" for hole in data["holes"])
         where = f"Written to {data['path']}" if data.get("written") else f"Not written (it would go to {data['path']})"
         return f"{where}. Holes to fill:\n{holes}\n{data['source']}"

@@ -465,8 +465,8 @@ class _Builder:
             chosen = "queue"
             if "queue" not in handlers:
                 self.note("guess", f"the config has a consumer of queue {consumers[0].queue} but no queue() handler was found in {entry} by the text scan; the queue is driven anyway")
-            for other in consumers[1:]:
-                self.note("entry_point", f"the Worker also consumes queue {other.queue}; a second scenario can drive it with queue({other.queue!r}, ...)")
+            for consumer in consumers[1:]:
+                self.note("entry_point", f"the Worker also consumes queue {consumer.queue}; a second scenario can drive it with queue({consumer.queue!r}, ...)")
         elif "queue" in handlers:
             self.note("entry_point", f"{entry} has a queue() handler but the config has no queues.consumers entry, so it is not driven")
             chosen = "fetch"
@@ -476,9 +476,9 @@ class _Builder:
             self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
         if scan.routes_agents:
             self.note("entry_point", "the code calls routeAgentRequest (an Agents SDK Worker); this build has no Agent route drive, so its agents are reached only through fetch()")
-        for other in ("email", "tail", "trace", "test"):
-            if other in handlers:
-                self.note("entry_point", f"the Worker has an {other}() handler, which this build does not drive")
+        for handler in ("email", "tail", "trace", "test"):
+            if handler in handlers:
+                self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
         if chosen == "queue":
             return self._queue_drive(consumers[0], handlers)
         if "fetch" not in handlers and scan.export_shape != "none":
@@ -593,16 +593,16 @@ class _Builder:
 
     def _unproxied(self) -> None:
         config = self.config
-        for binding, queue in config.queue_producers:
+        for producer, queue in config.queue_producers:
             if config.consumer(queue) is not None:
                 what = "this Worker consumes that queue, so what it sends is delivered to its queue() handler later in each run"
             else:
                 what = f"what it sends is kept as rows, queue_rows({queue!r}), for state invariants"
-            self.note("read", f"queue producer {binding} (queue {queue}): {what}")
-        for binding, class_name, script in config.durable_objects:
+            self.note("read", f"queue producer {producer} (queue {queue}): {what}")
+        for namespace, class_name, script in config.durable_objects:
             if script is None:
                 continue
-            self.note("unproxied", f"Durable Object binding {binding} (class {class_name} of Worker {script}) belongs to another Worker: a run that touches it ends UNSUPPORTED")
+            self.note("unproxied", f"Durable Object binding {namespace} (class {class_name} of Worker {script}) belongs to another Worker: a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
             if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
                 continue
@@ -638,15 +638,16 @@ class _Builder:
     def _examples(self, drive: dict[str, Any] | None, tables: dict[str, list[tuple[str, str | None]]], externals: list[dict[str, Any]]) -> list[str]:
         examples: list[str] = []
         body_key = next((name for name, kind in self.scan.body_fields if kind == "string"), None)
-        for binding in [database.binding for database in self.config.d1_databases]:
-            examples.append(f'at_most_once_per_key("one-{binding.lower()}-write-per-key", d1_write({json.dumps(binding)}), d1_param(0)),')
+        for database in self.config.d1_databases:
+            d1_binding = database.binding
+            examples.append(f'at_most_once_per_key("one-{d1_binding.lower()}-write-per-key", d1_write({json.dumps(d1_binding)}), d1_param(0)),')
             if drive is not None:
                 key = body_key or "id"
                 examples.append(
-                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, d1_write({json.dumps(binding)}), d1_param(0), {json.dumps(key)}),'
+                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, d1_write({json.dumps(d1_binding)}), d1_param(0), {json.dumps(key)}),'
                 )
-            for table, column in [(table, column) for table, column in tables.get(binding, []) if column][:3]:
-                examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
+            for table, column in [(table, column) for table, column in tables.get(d1_binding, []) if column][:3]:
+                examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(d1_binding)}, {json.dumps(table)}), {json.dumps(column)}),')
         for binding_name, _class_name, script in self.config.durable_objects:
             if script is None:
                 examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
