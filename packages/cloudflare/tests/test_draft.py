@@ -197,7 +197,8 @@ export default {
 """
     draft = draft_worker(_project(tmp_path / "w", {"name": "shop"}, worker=worker))
     assert "http" == draft.drive["kind"]
-    assert [{"name": "api.shop.example", "host": "api.shop.example", "requests": [{"method": "POST", "path": "/v1/orders", "where": "worker.ts:8"}]}] == list(draft.externals)
+    orders = {"method": "POST", "path": "/v1/orders", "where": "worker.ts:8"}
+    assert [{"name": "api.shop.example", "host": "api.shop.example", "requests": [orders]}] == list(draft.externals)
     assert ({"method": "GET", "path": "/orders"},) == draft.example_events
     assert 'external("api.shop.example", "api.shop.example"),' in draft.source
     assert any(note.kind == "guess" and "retries=0" in note.text for note in draft.notes)

@@ -287,7 +287,8 @@ def _schema(folder: Path, database: wrangler.D1Database, databases: int) -> tupl
     if not files and default.is_dir() and migration_files(default):
         return default, "wrangler's default migrations/ folder beside the config, applied in wrangler's order"
     if files:
-        return None, f"{len(files)} .sql files beside the config ({', '.join(p.name for p in files[:5])}) and none named schema.sql or {named or '<database_name>.sql'}"
+        listed = ", ".join(p.name for p in files[:5])
+        return None, f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or {named or '<database_name>.sql'}"
     return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config"
 
 
@@ -380,7 +381,8 @@ class _Builder:
     def build(self) -> Draft:
         scan = self.scan
         environment = f" (environment {self.config.environment})" if self.config.environment else ""
-        self.note("read", f"the config {_relative(self.config.path, self.path.parent)}{environment}, and {', '.join(scan.modules)} scanned as text; nothing was imported or run")
+        self.note("read", f"the config {_relative(self.config.path, self.path.parent)}{environment}, "
+                  f"and {', '.join(scan.modules)} scanned as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
         setup, setup_lines, tables = self._setup()
@@ -446,7 +448,8 @@ class _Builder:
             self.imports.add("durable_object")
             steps.append({"kind": "durable_object", "binding": binding_name})
             lines.append(f"durable_object({json.dumps(binding_name)}),")
-            self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage (durable_object({binding_name!r})); give it the objects it should hold")
+            self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage "
+                      f"(durable_object({binding_name!r})); give it the objects it should hold")
         return steps, lines, tables
 
     # -- drive --
@@ -464,7 +467,8 @@ class _Builder:
         if consumers:
             chosen = "queue"
             if "queue" not in handlers:
-                self.note("guess", f"the config has a consumer of queue {consumers[0].queue} but no queue() handler was found in {entry} by the text scan; the queue is driven anyway")
+                self.note("guess", f"the config has a consumer of queue {consumers[0].queue} but no queue() handler was found in {entry} "
+                          "by the text scan; the queue is driven anyway")
             for consumer in consumers[1:]:
                 self.note("entry_point", f"the Worker also consumes queue {consumer.queue}; a second scenario can drive it with queue({consumer.queue!r}, ...)")
         elif "queue" in handlers:
@@ -475,7 +479,8 @@ class _Builder:
         if "scheduled" in handlers:
             self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
         if scan.routes_agents:
-            self.note("entry_point", "the code calls routeAgentRequest (an Agents SDK Worker); this build has no Agent route drive, so its agents are reached only through fetch()")
+            self.note("entry_point", "the code calls routeAgentRequest (an Agents SDK Worker); "
+                      "this build has no Agent route drive, so its agents are reached only through fetch()")
         for handler in ("email", "tail", "trace", "test"):
             if handler in handlers:
                 self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
@@ -509,7 +514,8 @@ class _Builder:
                 if own else ""
             )
             self.note("entry_point", f"the Worker also has a fetch() handler; a second scenario can drive it with http(...){end_to_end}")
-        self.note("read", f"the drive delivers messages of queue {consumer.queue} (the config's consumer; max_retries {consumer.max_retries}, {consumer.max_retries_source})")
+        self.note("read", f"the drive delivers messages of queue {consumer.queue} "
+                  f"(the config's consumer; max_retries {consumer.max_retries}, {consumer.max_retries_source})")
         body, said = self._body_hint()
         events = [{"body": body}] if body is not None else []
         hint = f"the messages queue {consumer.queue} delivers, in order, each {{'body': ...}}"
@@ -580,13 +586,15 @@ class _Builder:
             example = {"method": first["method"] or "GET", "path": first["path"], "status": 200, "body": None}
             lines.append(f"# them as responses=[{_py(example)}, ...].")
             if scan.idempotency_headers:
-                lines.append(f"# The code sends a {scan.idempotency_headers[0]} header: if this API deduplicates by it, add dedupe_by={json.dumps(scan.idempotency_headers[0])}.")
+                lines.append(f"# The code sends a {scan.idempotency_headers[0]} header: "
+                             f"if this API deduplicates by it, add dedupe_by={json.dumps(scan.idempotency_headers[0])}.")
             lines.append(f"external({json.dumps(host)}, {json.dumps(host)}),")
             externals.append({"name": host, "host": host, "requests": listed})
             self.body_keys[host] = next((fetch.body_keys for fetch in requests if fetch.body_keys), ())
             self.note("read", f"external {host}: fetched by literal URL ({places}); declared with no scripted replies (200, empty body)")
         for where in scan.dynamic_fetches:
-            self.note("unread", f"{where}: a fetch whose URL is built at run time; its host is not known to the draft (a request to an undeclared host makes the run UNSUPPORTED: declare it with external(...))")
+            self.note("unread", f"{where}: a fetch whose URL is built at run time; its host is not known to the draft "
+                      "(a request to an undeclared host makes the run UNSUPPORTED: declare it with external(...))")
         return externals, lines
 
     # -- notes on bindings --
@@ -602,7 +610,8 @@ class _Builder:
         for namespace, class_name, script in config.durable_objects:
             if script is None:
                 continue
-            self.note("unproxied", f"Durable Object binding {namespace} (class {class_name} of Worker {script}) belongs to another Worker: a run that touches it ends UNSUPPORTED")
+            self.note("unproxied", f"Durable Object binding {namespace} (class {class_name} of Worker {script}) belongs to another Worker: "
+                      "a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
             if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
                 continue
@@ -644,7 +653,8 @@ class _Builder:
             if drive is not None:
                 key = body_key or "id"
                 examples.append(
-                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, d1_write({json.dumps(d1_binding)}), d1_param(0), {json.dumps(key)}),'
+                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, '
+                    f"d1_write({json.dumps(d1_binding)}), d1_param(0), {json.dumps(key)}),"
                 )
             for table, column in [(table, column) for table, column in tables.get(d1_binding, []) if column][:3]:
                 examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(d1_binding)}, {json.dumps(table)}), {json.dumps(column)}),')
