@@ -163,6 +163,20 @@ def test_the_d1_batch_assumption_is_listed_only_for_a_worker_that_declares_d1(pr
     assert any("module_state_leak" in sentence for sentence in no_d1.assumptions)
 
 
+def test_the_reset_sentence_says_how_only_for_the_kinds_the_worker_declares(project):
+    def reset_sentence(worker):
+        [sentence] = [s for s in worker.assumptions if s.startswith("Miniflare keeps binding storage")]
+        return sentence
+
+    with_d1 = reset_sentence(prepare_worker(scenario_in(project)))
+    assert "(D1: drop every user table, re-apply the schema)." in with_d1
+    assert "R2" not in with_d1 and "Durable Objects" not in with_d1
+    (project / "wrangler.jsonc").write_text(CONFIG.replace(
+        '"d1_databases": [{"binding": "DB", "database_id": "db-1"}, {"binding": "AUDIT"}],', ""
+    ))
+    assert reset_sentence(prepare_worker(scenario_in(project, setup=[]))).endswith("names before each run.")
+
+
 def test_the_platform_refuses_another_platforms_scenario(project):
     """A scenario for aws is not run here."""
     scenario = {**scenario_in(project), "platform": "aws"}

@@ -606,14 +606,33 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     ]
 
 
+#: How each kind of binding is reset, for the reset sentence of a Worker that declares that kind.
+_RESETS = (
+    ("D1", "drop every user table, re-apply the schema"),
+    ("R2", "empty the bucket but its seeds, write the seeds"),
+    ("Durable Objects", "clear, seed and evict each object whose code ran since the last reset"),
+)
+
+
+def _reset_assumption(config: wrangler.WranglerConfig) -> str:
+    """The reset sentence, naming how each kind of binding the Worker declares is reset."""
+    declared = {
+        "D1": bool(config.d1_databases),
+        "R2": bool(_r2_buckets(config)),
+        "Durable Objects": any(script is None for _, _, script in config.durable_objects),
+    }
+    how = "; ".join(f"{kind}: {reset}" for kind, reset in _RESETS if declared[kind])
+    return (
+        "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
+        f"names before each run{f' ({how})' if how else ''}."
+    )
+
+
 def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:
     sentences = [
         "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
         "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
-        "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
-        "names before each run (D1: drop every user table, re-apply the schema; R2: empty the bucket but its "
-        "seeds, write the seeds; Durable Objects: clear, seed and evict each object whose code ran since the last "
-        "reset).",
+        _reset_assumption(config),
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         *_d1_assumptions(config),
