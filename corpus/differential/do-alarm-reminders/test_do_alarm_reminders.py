@@ -13,11 +13,11 @@ third leaves an alarm a day ahead, which the raw side's bounded wait must name.
 import copy
 from pathlib import Path
 
-import attrs
 import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
+from divergence import changing_scenario
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "do-alarm-reminders.sim.py"
@@ -52,22 +52,15 @@ def test_proxied_and_raw_alarms_agree(scenario):
     assert {"soon"} == {row["label"] for row in audit}
 
 
-class RearmDroppingPlatform:
-    """A scratch double in front of the real platform, as an alarm model that dropped an
-    alarm set from inside alarm() would: the proxied run fires one alarm per object
-    (``alarmsPerObject`` 1), so the re-armed alarms never fire there while workerd's do."""
-
-    def __init__(self, inner):
-        self._inner = inner
-
-    def run(self, plan):
-        scenario = copy.deepcopy(dict(plan.scenario))
-        scenario["bounds"]["alarmsPerObject"] = 1
-        return self._inner.run(attrs.evolve(plan, scenario=scenario))
+def drop_rearmed_alarms(scenario):
+    """As an alarm model that dropped an alarm set from inside alarm() would: the proxied run
+    fires one alarm per object (``alarmsPerObject`` 1), so the re-armed alarms never fire there
+    while workerd's do."""
+    scenario["bounds"]["alarmsPerObject"] = 1
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=RearmDroppingPlatform) as runner:
+    with DifferentialRunner(scenario, wrap_platform=changing_scenario(drop_rearmed_alarms)) as runner:
         outcome = runner.run(seed=SEED)
     assert ["table"] == sorted({difference["kind"] for difference in outcome.differences}), outcome.differences
     tables = sorted(difference["table"] for difference in outcome.differences)

@@ -8,14 +8,13 @@ the proxied side, as a proxy passing the wrong argument would, and requires the 
 report it, so this gate can fail.
 """
 
-import copy
 from pathlib import Path
 
-import attrs
 import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
+from divergence import changing_scenario
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "do-ledger-calls.sim.py"
@@ -47,23 +46,15 @@ def test_proxied_and_raw_runs_agree(scenario):
     assert {"account": "alice", "op": "check", "cents": 1200} in audit
 
 
-class ArgumentChangingPlatform:
-    """A scratch double in front of the real platform, as a buggy stub proxy would be: the
-    proxied side deposits 1 cent more into dave than the message says."""
-
-    def __init__(self, inner):
-        self._inner = inner
-
-    def run(self, plan):
-        scenario = copy.deepcopy(dict(plan.scenario))
-        for event in scenario["drive"]["events"]:
-            if event["body"]["account"] == "dave":
-                event["body"]["cents"] += 1
-        return self._inner.run(attrs.evolve(plan, scenario=scenario))
+def deposit_a_cent_more_into_dave(scenario):
+    """As a buggy stub proxy would: the proxied side deposits 1 cent more into dave than the message says."""
+    for event in scenario["drive"]["events"]:
+        if event["body"]["account"] == "dave":
+            event["body"]["cents"] += 1
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=ArgumentChangingPlatform) as runner:
+    with DifferentialRunner(scenario, wrap_platform=changing_scenario(deposit_a_cent_more_into_dave)) as runner:
         outcome = runner.run(seed=SEED)
     tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
     assert "DO:ACCOUNTS/dave" in tables and "DO:ACCOUNTS/dave/entries" in tables, tables

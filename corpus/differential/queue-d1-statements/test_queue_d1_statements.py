@@ -8,14 +8,13 @@ proxy binding the wrong parameters would, and requires the runner to report
 it, so this gate can fail.
 """
 
-import copy
 from pathlib import Path
 
-import attrs
 import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
+from divergence import changing_scenario
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "queue-d1-statements.sim.py"
@@ -44,23 +43,15 @@ def test_proxied_and_raw_runs_agree(scenario):
     assert 4 == len(tables["audit"])
 
 
-class ParamChangingPlatform:
-    """A scratch double in front of the real platform, as a buggy D1 proxy would be:
-    the proxied side binds 1 cent more for order o-4 than the message says."""
-
-    def __init__(self, inner):
-        self._inner = inner
-
-    def run(self, plan):
-        scenario = copy.deepcopy(dict(plan.scenario))
-        for event in scenario["drive"]["events"]:
-            if event["body"]["orderId"] == "o-4":
-                event["body"]["amountCents"] += 1
-        return self._inner.run(attrs.evolve(plan, scenario=scenario))
+def bind_a_cent_more_for_o4(scenario):
+    """As a buggy D1 proxy would: the proxied side binds 1 cent more for order o-4 than the message says."""
+    for event in scenario["drive"]["events"]:
+        if event["body"]["orderId"] == "o-4":
+            event["body"]["amountCents"] += 1
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=ParamChangingPlatform) as runner:
+    with DifferentialRunner(scenario, wrap_platform=changing_scenario(bind_a_cent_more_for_o4)) as runner:
         outcome = runner.run(seed=SEED)
     tables = {difference["table"]: difference for difference in outcome.differences if difference["kind"] == "table"}
     assert ["D1:DB/ledger", "D1:DB/orders"] == sorted(tables)

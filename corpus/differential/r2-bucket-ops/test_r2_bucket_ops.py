@@ -8,14 +8,13 @@ A second test plants a divergence on the proxied side, as a proxy writing the
 wrong bytes would, and requires the runner to report it, so this gate can fail.
 """
 
-import copy
 from pathlib import Path
 
-import attrs
 import pytest
 
 from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
+from divergence import changing_scenario
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "r2-bucket-ops.sim.py"
@@ -57,23 +56,15 @@ def test_proxied_and_raw_runs_agree(scenario):
     assert {"owner": "c"} == rows["archive/originals/c.txt"]["customMetadata"]
 
 
-class BodyChangingPlatform:
-    """A scratch double in front of the real platform, as a buggy R2 proxy would be: the
-    proxied side derives from another source than the message names."""
-
-    def __init__(self, inner):
-        self._inner = inner
-
-    def run(self, plan):
-        scenario = copy.deepcopy(dict(plan.scenario))
-        for event in scenario["drive"]["events"]:
-            if event["body"].get("source") == "originals/a.txt":
-                event["body"]["source"] = "untouched/d.txt"
-        return self._inner.run(attrs.evolve(plan, scenario=scenario))
+def derive_from_another_source(scenario):
+    """As a buggy R2 proxy would: the proxied side derives from another source than the message names."""
+    for event in scenario["drive"]["events"]:
+        if event["body"].get("source") == "originals/a.txt":
+            event["body"]["source"] = "untouched/d.txt"
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=BodyChangingPlatform) as runner:
+    with DifferentialRunner(scenario, wrap_platform=changing_scenario(derive_from_another_source)) as runner:
         outcome = runner.run(seed=SEED)
     tables = {difference["table"]: difference for difference in outcome.differences if difference["kind"] == "table"}
     assert ["R2:MEDIA/objects"] == sorted(tables)

@@ -1,0 +1,31 @@
+"""The planted divergence every differential gate needs, written once.
+
+Each gate's second test must show the runner reports a difference, so it can fail. It puts a
+scratch double in front of the real platform, as a buggy proxy would be: the proxied side runs
+the scenario as ``change`` rewrites it (a deep copy; the raw side keeps the original). A gate
+passes ``wrap_platform=changing_scenario(change)`` to ``DifferentialRunner``.
+"""
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+
+class ScenarioChangingPlatform:
+    """The real platform, running every plan's scenario as ``change`` rewrites a copy of it."""
+
+    def __init__(self, inner: Any, change: Callable[[dict[str, Any]], None]) -> None:
+        self._inner = inner
+        self._change = change
+
+    def run(self, plan: Any) -> Any:
+        scenario = copy.deepcopy(dict(plan.scenario))
+        self._change(scenario)
+        return self._inner.run(attrs.evolve(plan, scenario=scenario))
+
+
+def changing_scenario(change: Callable[[dict[str, Any]], None]) -> Callable[[Any], ScenarioChangingPlatform]:
+    """A ``wrap_platform`` for ``DifferentialRunner``: the proxied side's scenario, changed in place by ``change``."""
+    return lambda inner: ScenarioChangingPlatform(inner, change)
