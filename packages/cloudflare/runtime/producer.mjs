@@ -211,7 +211,7 @@ function send(run, inv, entry, binding, op, messages) {
   return messages.map((message) => {
     const n = (state.sentBy.get(inv.id) ?? 0) + 1;
     state.sentBy.set(inv.id, n);
-    const id = `${inv.id}/sent-${n}`;
+    const id = producedMessageId(inv.id, n);
     if (consumed) {
       consumed.add(id, message.body, run.clock.now + message.delaySeconds * 1000);
     } else {
@@ -235,4 +235,14 @@ export function snapshotProduced(owned, run) {
   const queues = [...new Set(owned.map(([, , entry]) => entry.queue))].filter((queue) => !consumed.has(queue)).sort();
   const outbox = stateOf(run).outbox;
   return queues.map((queue) => ({ target: `Queue:${queue}`, table: "messages", rows: outbox.get(queue) ?? [] }));
+}
+
+/**
+ * The id of the `n`-th message (from 1) invocation `invocation` produced: `<invocation>/sent-<n>`.
+ * Python reads its input event back (eutaxy.engine.plans.event_of_invocation: the text before
+ * the first `#`), held to this by core's vectors/produced_ids.json, which both suites read.
+ * @param {string} invocation @param {number} n
+ */
+export function producedMessageId(invocation, n) {
+  return `${invocation}/sent-${n}`;
 }

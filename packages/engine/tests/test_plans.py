@@ -1,5 +1,11 @@
 """Plans, streams, event restriction and the schedule a run took."""
 
+import json
+import pathlib
+
+import pytest
+
+from eutaxy.core import verdicts
 from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
 from eutaxy.core.schedule import FaultAt, Schedule
@@ -54,6 +60,17 @@ def test_an_invocation_belongs_to_the_input_event_it_descends_from():
     assert "msg-1" == event_of_invocation("msg-1#2")
     assert "req-1" == event_of_invocation("req-1#1/sent-2#3")
     assert "req-1" == event_of_invocation("req-1#2/sent-1#1/sent-1#1")
+
+
+PRODUCED_IDS = json.loads((pathlib.Path(verdicts.__file__).with_name("vectors") / "produced_ids.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", PRODUCED_IDS["cases"], ids=[case[2] for case in PRODUCED_IDS["cases"]])
+def test_a_produced_message_descends_from_the_input_event_core_s_vectors_name(case):
+    """The runtime writes the ids (producer.mjs producedMessageId, held to the same file); every delivery belongs to the input event."""
+    _producer, _n, message_id, event = case
+    assert event == event_of_invocation(f"{message_id}#1")
+    assert event == event_of_invocation(f"{message_id}#3")
 
 
 def test_plans_carry_the_effect_hang_threshold_apart_from_the_budget():

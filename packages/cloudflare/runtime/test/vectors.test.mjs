@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * The runtime's copies of core's fault rules match core's vector files: the ladders per
- * point kind (eutaxy.core.faults) and the redelivery rule (may_redeliver). Python's side
- * reads the same files (packages/core/tests/test_vectors.py), so a change on one side alone
- * fails one suite.
+ * point kind (eutaxy.core.faults), the redelivery rule (may_redeliver) and a produced
+ * message's id (read back by eutaxy.engine.plans.event_of_invocation). Python's side reads the
+ * same files (packages/core/tests/test_vectors.py, packages/engine/tests/test_plans.py), so a
+ * change on one side alone fails one suite.
  */
 
 import assert from "node:assert/strict";
@@ -14,6 +15,7 @@ import test from "node:test";
 import { BACKGROUND_FAULTS } from "../background.mjs";
 import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { RESPONSE_FAULTS, RESPONSE_FAULTS_WITH_DEADLINE } from "../http.mjs";
+import { producedMessageId } from "../producer.mjs";
 import { mayRedeliver } from "../queue.mjs";
 import { REPO } from "./helpers.mjs";
 
@@ -42,4 +44,10 @@ test("queue.mjs's mayRedeliver is core's may_redeliver on every vector", () => {
   for (const [attempts, platformLimit, maxRedeliveries, redelivered] of cases) {
     assert.equal(mayRedeliver(attempts, platformLimit, maxRedeliveries), redelivered, JSON.stringify({ attempts, platformLimit, maxRedeliveries }));
   }
+});
+
+test("producer.mjs's producedMessageId gives the ids core's produced_ids.json holds", () => {
+  const { cases } = vectors("produced_ids.json");
+  assert.ok(cases.length > 0, "the vector file holds no cases");
+  for (const [invocation, n, id] of cases) assert.equal(producedMessageId(invocation, n), id, JSON.stringify({ invocation, n }));
 });
