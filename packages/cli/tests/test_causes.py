@@ -157,8 +157,10 @@ def test_every_registered_cause_has_a_meaning_and_known_emitters():
     assert tuple(sorted(verdicts.CAUSES)) == verdicts.UNSUPPORTED_CAUSES
     for name, entry in verdicts.CAUSES.items():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name), name
-        assert set(entry) == {"name", "meaning", "emitters"}, name
+        assert set(entry) == {"name", "meaning", "emitters", "explanation"}, name
         assert entry["meaning"].endswith("."), name
+        assert entry["explanation"].endswith("."), name
+        assert "\n" not in entry["explanation"], name
         for emitter in entry["emitters"]:
             assert emitter == RUNTIME_EMITTER or emitter.removeprefix("python:") in LAYERS, (name, emitter)
 

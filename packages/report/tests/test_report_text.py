@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import report_verdicts as verdicts
 
+from eutaxy.core.verdicts import CAUSES, UNLISTED_CAUSE_EXPLANATION
 from eutaxy.report.text import render_text, summarize_value
 
 
@@ -89,6 +90,27 @@ def test_unsupported_report_gives_the_cause():
     assert text.startswith("UNSUPPORTED")
     assert "Cause: binding_not_allowed: KV binding CACHE was touched" in text
     assert "no" in text and "claim" in text
+
+
+def test_each_unsupported_cause_says_why_in_its_own_words():
+    """The line under the cause is the registry's explanation of that cause, never one generic sentence."""
+    seen = set()
+    for kind in ("binding_not_allowed", "vacuous_invariant", "module_state_leak"):
+        verdict = verdicts.unsupported()
+        verdict["cause"] = {"kind": kind, "detail": "what happened"}
+        lines = render_text(verdict).splitlines()
+        explanation = lines[lines.index(f"Cause: {kind}: what happened") + 1]
+        assert CAUSES[kind]["explanation"] == explanation
+        seen.add(explanation)
+    assert 3 == len(seen)
+    assert "cannot control" not in "\n".join(seen)
+
+
+def test_a_cause_the_registry_does_not_list_gets_the_general_sentence():
+    """A verdict from a newer Eutaxy, with a cause this report does not know, still says why in general terms."""
+    verdict = verdicts.unsupported()
+    verdict["cause"] = {"kind": "from_the_future", "detail": "d"}
+    assert UNLISTED_CAUSE_EXPLANATION in render_text(verdict)
 
 
 def test_report_survives_missing_and_unknown_fields():

@@ -47,6 +47,7 @@ __all__ = [
     "UNSUPPORTED_REASON",
     "VACUOUS_INVARIANT",
     "VIOLATED",
+    "UNLISTED_CAUSE_EXPLANATION",
     "Audit",
     "Bounded",
     "Cause",
@@ -64,6 +65,7 @@ __all__ = [
     "SpecVerdict",
     "Unsupported",
     "Violated",
+    "cause_explanation",
     "exit_code",
     "simulation_verdict",
 ]
@@ -95,9 +97,19 @@ def _load_causes() -> dict[str, dict[str, Any]]:
     return causes
 
 
-#: Every UNSUPPORTED cause, by name: ``{"name", "meaning", "emitters"}`` (vectors/causes.json).
+#: Every UNSUPPORTED cause, by name: ``{"name", "meaning", "emitters", "explanation"}`` (vectors/causes.json).
 CAUSES: dict[str, dict[str, Any]] = _load_causes()
 UNSUPPORTED_CAUSES = tuple(sorted(CAUSES))
+
+#: What a report says for a cause the registry does not list (a verdict from a newer Eutaxy).
+UNLISTED_CAUSE_EXPLANATION = "The run touched something Eutaxy cannot control or did not replay."
+
+
+def cause_explanation(kind: str) -> str:
+    """The registry's one line on why ``kind`` leaves no claim (what every report prints)."""
+    entry = CAUSES.get(kind)
+    return UNLISTED_CAUSE_EXPLANATION if entry is None else str(entry["explanation"])
+
 
 #: Replaying the first runs in another order changed their logs.
 MODULE_STATE_LEAK = "module_state_leak"

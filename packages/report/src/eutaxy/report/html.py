@@ -27,7 +27,7 @@ from eutaxy.core.effect_points import fault_name, group_points, invocation_label
 from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
-from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated
+from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated, cause_explanation
 
 from eutaxy.report.text import _group_lines, _live, _violation_effects, fault_free_outcome, render_text
 
@@ -173,7 +173,10 @@ def _headline_detail(verdict: SimulationVerdict) -> str:
         name = violation.invariant or "(unnamed invariant)"
         return f'<p>Invariant broken: <b>{_e(name)}</b> ({_e(violation.invariant_kind or "?")})</p><p class="mono">{_e(violation.message)}</p>'
     if isinstance(verdict, Unsupported):
-        return f'<p>Cause: <b>{_e(verdict.cause.kind or "unknown")}</b>: {_e(verdict.cause.detail)}</p>'
+        return (
+            f'<p>Cause: <b>{_e(verdict.cause.kind or "unknown")}</b>: {_e(verdict.cause.detail)}</p>'
+            f"<p>{_e(cause_explanation(verdict.cause.kind))}</p>"
+        )
     assert isinstance(verdict, Bounded), verdict.kind
     return "<p>No invariant broke in the runs explored within the bounds below: bounded, not verified.</p>"
 

@@ -42,6 +42,7 @@ from eutaxy.core.verdicts import (
     SimulationVerdict,
     Unsupported,
     Violated,
+    cause_explanation,
 )
 from eutaxy.core.violations import Violation
 
@@ -469,8 +470,8 @@ def _bounded_section(verdict: Bounded) -> list[str]:
 
 def _unsupported_section(cause: Cause) -> list[str]:
     lines = ["", f"Cause: {cause.kind or 'unknown'}" + (f": {cause.detail}" if cause.detail else "")]
-    lines.append("The run touched something Eutaxy cannot control or did not replay, so no")
-    lines.append("claim is made about the scenario either way.")
+    lines.append(cause_explanation(cause.kind))
+    lines.append("No claim is made about the scenario either way.")
     return lines
 
 
