@@ -1,1 +1,12 @@
-"""eutaxy.prover_lean."""
+"""eutaxy.prover_lean: SpecIR to Lean 4, run over a process boundary.
+
+:func:`emit.emit_module` writes a module's records, functions and claims as
+Lean 4 (the vocabulary in ``constructs.json``); the engine behind ``--prover
+lean`` runs the pinned Lean on that file with one tactic script per theorem,
+or the proofs supplied beside the spec file, and maps Lean's diagnostics back
+to the properties.
+"""
+
+from .emit import Emission, Unsupported, emit_module
+
+__all__ = ["Emission", "Unsupported", "emit_module"]
