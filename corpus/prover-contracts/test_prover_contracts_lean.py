@@ -12,6 +12,8 @@ engine"). With none installed, ``eutaxy report --prover lean`` answers
 UNKNOWN (unavailable) for every property, naming the install command.
 """
 
+import io
+import json
 import os
 from pathlib import Path
 
@@ -72,3 +74,24 @@ def test_each_refused_property_names_construct_and_line(case):
             refused = emission.unsupported[prop.name]
             assert refused.construct and refused.line > 0, (prop.name, refused.describe())
 
+
+def test_report_with_lean_is_unknown_unavailable_naming_the_install_command(tmp_path, monkeypatch):
+    """`eutaxy report corpus/prover-contracts/true_claim --prover lean`: UNKNOWN (unavailable) with the command, exit 0.
+
+    The Lean answer lowers nothing: the folded verdict is TESTED as without the
+    engine. The whole corpus exits 1 only for the REFUTED properties it holds.
+    """
+    from eutaxy.cli.main import main
+
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["report", str(HERE / "true_claim"), "--prover", "lean", "--json", "--seed", "corpus-1"],
+                stdout=out, stderr=err)
+    assert 0 == code, err.getvalue()
+    [module] = json.loads(out.getvalue())["modules"]
+    [prop] = module["properties"]
+    [answer] = prop["engines"]
+    assert ("tested", "unknown", ["unavailable"]) == (prop["kind"], answer["kind"], answer["reasons"])
+    assert "eutaxy prover install lean" in answer["detail"]

@@ -40,14 +40,16 @@ def test_report_prover_smt_refutes_what_sampling_missed(run_cli, tmp_path, monke
 
 
 def test_report_prover_all_names_the_engine_that_is_not_there(run_cli, tmp_path, monkeypatch):
-    """--prover all runs smt and lean; lean, not built here, is UNKNOWN (unavailable) among the engines' answers."""
+    """--prover all runs smt and lean; lean, not installed here, is UNKNOWN (unavailable) among the engines' answers."""
     monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ELAN_HOME", str(tmp_path / "no-elan"))
     (tmp_path / "case").mkdir()
     result = run_cli("report", str(_write(tmp_path / "case")), "--prover", "all", "--json")
     [prop] = json.loads(result.stdout)["modules"][0]["properties"]
     engines = {e["engine"]["name"]: e for e in prop["engines"]}
     assert ["lean", "smt"] == sorted(engines)
     assert ("unknown", ["unavailable"]) == (engines["lean"]["kind"], engines["lean"]["reasons"])
+    assert "eutaxy prover install lean" in engines["lean"]["detail"]
 
 
 def test_prover_install_reports_an_installed_z3_and_refuses_lean(run_cli, tmp_path, monkeypatch):
@@ -63,9 +65,9 @@ def test_prover_install_reports_an_installed_z3_and_refuses_lean(run_cli, tmp_pa
 
 
 def test_prover_help_promises_only_what_runs(run_cli, capsys):
-    """`--help` of report and check says lean is not built (it answers UNKNOWN unavailable), as docs/cli.md does."""
+    """`--help` of report and check says lean answers UNKNOWN unavailable until installed, as docs/cli.md does."""
     for command in ("report", "check"):
         result = run_cli(command, "--help")
         text = " ".join((result.stdout + capsys.readouterr().out).split())
         assert 0 == result.code
-        assert "smt (Z3), lean (not built in this release: UNKNOWN unavailable) or all" in text, command
+        assert "smt (Z3), lean (Lean 4; UNKNOWN unavailable until `eutaxy prover install lean`) or all" in text, command

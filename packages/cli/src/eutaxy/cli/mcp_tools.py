@@ -56,7 +56,7 @@ _STRING = {"type": "string"}
 _BOOLEAN = {"type": "boolean"}
 _POSITIVE = {"type": "integer", "minimum": 1}
 _PROVERS = {"type": "array", "items": {"type": "string", "enum": _ENGINES},
-            "description": "engines for the PROVEN rung: smt (Z3), lean (not built in this release), all"}
+            "description": "engines for the PROVEN rung: smt (Z3), lean (Lean 4, once installed), all"}
 
 
 def _schema(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -228,7 +228,7 @@ def _draft(arguments: Mapping[str, Any]) -> ToolAnswer:
 
 
 def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
-    """The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean (not built)."""
+    """The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean for the Lean engine."""
     toolchains: dict[str, dict] = {}
     try:
         from eutaxy.cloudflare.toolchain import ToolchainError, find_node_toolchain
@@ -250,7 +250,17 @@ def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
             toolchains["smt"] = {"installed": True, "version": getattr(z3, "get_version_string", lambda: "?")()}
     except ImportError as error:
         toolchains["smt"] = {"installed": False, "why": f"eutaxy.prover_smt is not installed: {error}"}
-    toolchains["lean"] = {"installed": False, "why": "the Lean engine is not built in this release"}
+    try:
+        from eutaxy.prover_lean.toolchain import INSTALL_COMMAND, find_lean
+
+        lean = find_lean()
+        if isinstance(lean, str):
+            toolchains["lean"] = {"installed": False, "why": lean, "install": INSTALL_COMMAND}
+        else:
+            toolchains["lean"] = {"installed": True, "version": lean.version, "location": str(lean.lean),
+                                  "source": lean.source}
+    except ImportError as error:
+        toolchains["lean"] = {"installed": False, "why": f"eutaxy.prover_lean is not installed: {error}"}
     lines = []
     for name, status in toolchains.items():
         state = "installed" if status["installed"] else "not installed"

@@ -2,18 +2,15 @@
 and the Node toolchain the ladder runs on (:func:`node_toolchain`).
 
 ``--prover smt`` runs the SMT engine (:mod:`eutaxy.prover_smt`); ``--prover
-lean`` names the Lean engine, which this release does not build, so every
-property it is asked about is UNKNOWN (unavailable), saying so; ``--prover
-all`` names both. The flag may be repeated. An engine named but not installed
+lean`` the Lean engine (:mod:`eutaxy.prover_lean`), which needs the pinned Lean
+(``eutaxy prover install lean``); ``--prover all`` names both. The flag may be repeated. An engine named but not installed
 answers UNKNOWN (unavailable) with the command that installs it.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
-
-import attrs
+from typing import Any
 
 from eutaxy.core.errors import UserError
 
@@ -23,8 +20,8 @@ CHOICES = ENGINES + ("all",)
 
 def add_prover_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prover", action="append", choices=CHOICES, metavar="ENGINE",
-                        help="run the PROVEN rung with ENGINE: smt (Z3), lean (not built in this release: "
-                             "UNKNOWN unavailable) or all (repeatable; default: none)")
+                        help="run the PROVEN rung with ENGINE: smt (Z3), lean (Lean 4; UNKNOWN unavailable until "
+                             "`eutaxy prover install lean`) or all (repeatable; default: none)")
     parser.add_argument("--no-cache", action="store_true",
                         help="prove again instead of reusing the engines' cached answers")
 
@@ -40,23 +37,10 @@ def provers_from_args(args: argparse.Namespace) -> list:
 
         out.append(SmtProver(cache_results=not getattr(args, "no_cache", False)))
     if "lean" in named:
-        out.append(_NotBuilt(name="lean", why="the Lean engine (eutaxy.prover_lean) is not built in this release; "
-                                              "no command installs it yet"))
+        from eutaxy.prover_lean import LeanProver
+
+        out.append(LeanProver())
     return out
-
-
-@attrs.frozen
-class _NotBuilt:
-    """An engine the release does not ship yet: every property UNKNOWN (unavailable), saying so."""
-
-    name: str
-    why: str
-
-    def available(self) -> Mapping[str, str]:
-        return {"unavailable": self.why}
-
-    def prove(self, input):  # pragma: no cover - never called: available() says it cannot run
-        raise AssertionError(f"{self.name} is not available")
 
 
 def node_toolchain() -> Any:

@@ -7,6 +7,10 @@ or the proofs supplied beside the spec file, and maps Lean's diagnostics back
 to the properties.
 """
 
+from . import toolchain
 from .emit import Emission, Unsupported, emit_module
+from .engine import ASSUMPTIONS, DEADLINE_S_DEFAULT, NAME, LeanProver, ModuleGoals
+from .toolchain import INSTALL_COMMAND, LEAN_VERSION, find_lean
 
-__all__ = ["Emission", "Unsupported", "emit_module"]
+__all__ = ["ASSUMPTIONS", "DEADLINE_S_DEFAULT", "Emission", "INSTALL_COMMAND", "LEAN_VERSION", "LeanProver",
+           "ModuleGoals", "NAME", "Unsupported", "emit_module", "find_lean", "toolchain"]

@@ -491,6 +491,8 @@ class Theorem:
     axioms_line: int
     #: "script" (the engine's tactic script) or "supplied" (the proof file's tactics).
     proof: str
+    #: The emitted line where the tactics start (the supplied part's first line maps there).
+    tactics_line: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -507,6 +509,8 @@ class Emission:
     definitions: tuple[int, int]
     #: Function name -> (first, last) line of its definition.
     function_lines: dict[str, tuple[int, int]]
+    #: Lines (inclusive) holding the supplied lemmas, when a proof file gave any.
+    lemmas_lines: Optional[tuple[int, int]] = None
 
 
 #: The one tactic script every theorem gets (docs/specs.md says why each step is where it is).
@@ -596,9 +600,10 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
             add(f"def {ident('s_', prop.name)} : Prop :=\n  {statements[prop.name][1]}\n")
             add("")
     defs_last = len(lines)
+    lemmas_lines = None
     if supplied is not None and supplied.lemmas.strip():
         add("-- Lemmas supplied in " + supplied.name)
-        add(supplied.lemmas)
+        lemmas_lines = add(supplied.lemmas)
         add("")
     theorems: dict[str, Theorem] = {}
     for prop in module.properties:
@@ -618,7 +623,7 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
             if not binders:
                 body = body.replace("  intro \n", "")
         else:
-            body = "".join(f"  {line}\n" if line.strip() else "\n" for line in tactics.strip("\n").split("\n"))
+            body = "".join(f"  {line}\n" if line.strip() else "\n" for line in tactics.split("\n"))
         first, _ = add(f"theorem {ident('t_', prop.name)} : {ident('s_', prop.name)} := by\n"
                        f"  unfold {ident('s_', prop.name)}\n{body}")
         _, last = first, len(lines)
@@ -627,9 +632,10 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
         add("")
         theorems[prop.name] = Theorem(property=prop.name, statement=statement, first_line=first, last_line=last,
                                       check_line=check_line, axioms_line=axioms_line,
-                                      proof="script" if tactics is None else "supplied")
+                                      proof="script" if tactics is None else "supplied", tactics_line=first + 2)
     return Emission(text="\n".join(lines).rstrip("\n") + "\n", theorems=theorems, unsupported=unsupported,
-                    totals=totals, definitions=(defs_first, defs_last), function_lines=function_lines)
+                    totals=totals, definitions=(defs_first, defs_last), function_lines=function_lines,
+                    lemmas_lines=lemmas_lines)
 
 
 def _reached(module: SpecModule, prop: ForallProperty) -> list[str]:

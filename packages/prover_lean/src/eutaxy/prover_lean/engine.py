@@ -1,0 +1,107 @@
+"""The Lean engine behind ``--prover lean``: emit the module, run the pinned Lean once, map its answers back.
+
+A property outside the subset is UNKNOWN (unsupported) naming the construct
+and line without running anything; the rest of the module goes to one Lean
+run with a deadline (a run past it is killed, gave_up). A proof file beside
+the spec file (``domain.props.lean``) replaces the tactic script of the
+properties it proves, after :mod:`.proofs` has checked it; a refused or stale
+file is UNKNOWN with the reason for every property it names, never PROVEN.
+The Lean kernel, not Eutaxy, checks each proof.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Optional, Union
+
+import attrs
+
+from eutaxy.prover.engine import ModuleProofs, ProveInput, SpecVerdict
+
+from . import proofs
+from .answers import Answers
+from .emit import emit_module
+from .run import run_lean
+from .toolchain import LEAN_VERSION, FoundLean, find_lean
+
+NAME = "lean"
+#: Wall-clock time one module's Lean run may take before it is killed (a timeout is gave_up, never a failure).
+DEADLINE_S_DEFAULT = 300.0
+
+#: What every PROVEN rests on, as the engine models the language.
+ASSUMPTIONS = (
+    "number is the unbounded integers: no overflow, no fractions, no NaN (a claim about doubles belongs to the "
+    "SMT engine)",
+    "string is a sequence of Unicode characters (a lone surrogate is outside every string binder's domain)",
+    "arrays are dense lists",
+    "the built-ins (Math, Number) are the standard ones",
+    "the functions are pure",
+    f"checked by the kernel of Lean {LEAN_VERSION}",
+)
+
+
+@attrs.frozen(kw_only=True)
+class ModuleGoals:
+    """The open goals of one module, from a run Lean answered: what ``--goals`` writes beside its spec file."""
+
+    spec: str
+    module: str
+    #: Property name -> (the statement emitted, Lean's first diagnostic line).
+    goals: Mapping[str, tuple[str, str]]
+
+
+@attrs.define(eq=False)
+class LeanProver:
+    """The ``lean`` engine. ``lean`` overrides the lookup (a path to an executable); ``deadline_s`` bounds a run."""
+
+    lean: Optional[Path] = None
+    deadline_s: float = DEADLINE_S_DEFAULT
+    name: str = NAME
+    #: Spec file -> its open goals, for every module Lean answered (``eutaxy report --goals``).
+    goals: dict[str, ModuleGoals] = attrs.field(factory=dict)
+
+    def _found(self) -> Union[FoundLean, str]:
+        if self.lean is not None:
+            return FoundLean(lean=self.lean, version=LEAN_VERSION, source="given")
+        return find_lean()
+
+    def available(self) -> Mapping[str, str]:
+        found = self._found()
+        if isinstance(found, str):
+            return {"unavailable": found}
+        return {"version": found.version}
+
+    @property
+    def engine(self) -> dict[str, str]:
+        return {"name": self.name, "version": LEAN_VERSION}
+
+    def prove(self, input: ProveInput) -> ModuleProofs:
+        found = self._found()
+        assert not isinstance(found, str), "prove() is called only when available()"
+        module = input.module
+        answers = Answers(self.engine, ASSUMPTIONS, self.deadline_s)
+        loaded = proofs.load(module)
+        verdicts: dict[str, SpecVerdict] = {}
+        supplied = None
+        if isinstance(loaded, proofs.Refused):
+            for prop in input.properties:
+                if prop.name in loaded.names or loaded.whole:
+                    verdicts[prop.name] = answers.unknown(prop, loaded.reason, loaded.detail)
+        elif loaded is not None:
+            supplied = loaded
+        remaining = [p for p in input.properties if p.name not in verdicts]
+        emission = emit_module(module, supplied)
+        ran = None
+        if any(p.name in emission.theorems or p.name in emission.totals for p in remaining):
+            ran = run_lean(found.lean, emission.text, self.deadline_s)
+        answered, goals = answers.verdicts(remaining, emission, ran,
+                                           supplied_name="" if supplied is None else supplied.name,
+                                           supplied_lines=None if supplied is None else supplied.proof_lines)
+        verdicts.update(answered)
+        if goals is not None:
+            # Only a run Lean answered lists goals: none is not "no open goals".
+            self.goals[module.spec] = ModuleGoals(
+                spec=module.spec, module=module.module or "",
+                goals={name: (emission.theorems[name].statement, diagnostic) for name, diagnostic in goals.items()})
+        return ModuleProofs(engine=self.engine, verdicts={p.name: verdicts[p.name] for p in input.properties})
+
