@@ -64,7 +64,7 @@ async function load(message) {
   const started = performance.now();
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
-  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses);
+  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, { define: loaded.define, alias: loaded.alias });
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);

@@ -99,6 +99,14 @@ export function targetPath(path) {
   return at >= 0 ? path.slice(0, at) : path;
 }
 
+/** Each inbound request's headers, with the request's id: what the Access record (bindings/access.mjs) asks. */
+const INBOUND = new WeakMap();
+
+/** The id of the inbound request whose headers these are, else undefined. @param {Headers} headers */
+export function inboundRequest(headers) {
+  return INBOUND.get(headers);
+}
+
 /**
  * The Request the handler gets: a JSON body (anything but a string) is sent as JSON with
  * `content-type: application/json` unless the request names one; a string as text.
@@ -116,7 +124,9 @@ export function buildRequest(item) {
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
     }
   }
-  return new Request(REQUEST_ORIGIN + item.path, { method: item.method, headers, body });
+  const request = new Request(REQUEST_ORIGIN + item.path, { method: item.method, headers, body });
+  INBOUND.set(request.headers, item.id);
+  return request;
 }
 
 /** The body as recorded: JSON parsed when the response says JSON and it parses, else text. @param {Response} response @param {string} text */

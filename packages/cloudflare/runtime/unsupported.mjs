@@ -33,8 +33,11 @@ export function causeFor(kind) {
   return NOT_ALLOWED.has(kind) ? "binding_not_allowed" : "binding_not_modelled";
 }
 
-/** @param {string} cause @param {string} detail */
-function refuse(cause, detail) {
+/**
+ * Mark the active run UNSUPPORTED with `cause`, and the signal that stops the caller.
+ * @param {string} cause @param {string} detail
+ */
+export function refuse(cause, detail) {
   const run = active.run;
   if (run) run.markUnsupported(cause, detail);
   return new UnsupportedSignal(detail);

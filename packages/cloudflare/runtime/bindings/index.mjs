@@ -9,6 +9,7 @@
  * differential runner's raw side) use, so neither names a kind.
  */
 
+import { access } from "./access.mjs";
 import { d1 } from "./d1.mjs";
 import { durableObject } from "./durable_object.mjs";
 import { externals } from "./externals.mjs";
@@ -21,7 +22,7 @@ import { traps } from "./traps.mjs";
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** @type {readonly BindingRecord[]} */
-export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, externals, traps]);
+export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, externals, traps, access]);
 
 /**
  * Each env name a record owns, with its record and config entry: records in setup order,

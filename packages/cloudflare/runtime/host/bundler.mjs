@@ -114,9 +114,11 @@ async function corePlugin(specs, workDir) {
  * the runtime's trap; imports of a spec module from outside it go through its recording
  * wrapper (corePlugin).
  * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name.
+ * The config's `define` and `alias` go to esbuild as wrangler gives them to it.
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
+ * @param {{define?: Record<string, string>, alias?: Record<string, string>}} [options]
  */
-export async function bundle(entry, outFile, specs = [], objectClasses = []) {
+export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
   const contents = [
     `import ${runtime("patch.mjs")};`,
@@ -144,6 +146,7 @@ export async function bundle(entry, outFile, specs = [], objectClasses = []) {
       sourcemap: "external",
       conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
       external: ["cloudflare:*", "node:*"], plugins,
+      define: options.define ?? {}, alias: options.alias ?? {},
       logLevel: "silent", legalComments: "none",
     });
   } catch (error) {

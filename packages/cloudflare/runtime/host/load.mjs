@@ -55,7 +55,9 @@ function typeOf(value) {
  */
 export function schemaProblems(schema, value, at = "load") {
   if ("const" in schema && value !== schema.const) return [`${at}: expected ${JSON.stringify(schema.const)}, found ${JSON.stringify(value)}`];
-  if (schema.type && typeOf(value) !== schema.type) return [`${at}: expected ${schema.type}, found ${typeOf(value)}`];
+  // A type is one name or a list of names (`["string", "null"]`), as JSON Schema writes them.
+  const types = schema.type === undefined ? [] : [schema.type].flat();
+  if (types.length && !types.includes(typeOf(value))) return [`${at}: expected ${types.join(" or ")}, found ${typeOf(value)}`];
   /** @type {string[]} */
   const problems = [];
   if (schema.type === "array" && schema.items) {
@@ -137,7 +139,7 @@ function runtimeConfig(worker, setup) {
     const { queue, deliveryDelaySeconds } = /** @type {{queue: string, deliveryDelaySeconds: number}} */ (producer);
     queueProducers[binding] = { queue, deliveryDelaySeconds };
   }
-  return { d1, kv, r2, traps, queueConsumers, queueProducers, durableObjects };
+  return { d1, kv, r2, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**
@@ -181,7 +183,8 @@ function withAsyncContext(flags) {
  * @param {any} message the load request
  * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
  *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
- *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>}}
+ *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
+ *   define: Record<string, string>, alias: Record<string, string>}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -204,6 +207,8 @@ export function readLoad(message) {
     r2Buckets: worker.r2Buckets,
     durableObjects: Object.fromEntries(Object.entries(worker.durableObjects).map(([binding, { className, sqlite }]) => [binding, { className, useSQLite: sqlite }])),
     objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),
+    define: worker.define,
+    alias: worker.alias,
     vars: worker.vars,
   };
 }

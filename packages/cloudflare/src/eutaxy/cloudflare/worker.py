@@ -22,11 +22,17 @@ import attrs
 
 from eutaxy.core.errors import UserError, nearest_names
 
-from . import externals, kv, variables, wrangler
+from . import config_sections, externals, kv, variables, wrangler
+from .assets import served_by
 from .d1 import migration_files
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
+
+#: The request headers Cloudflare Access sets on a request it lets through (the identity's JWT,
+#: ``Cf-Access-Jwt-Assertion``, and the authenticated user's email and id): lower case, as
+#: Headers compares names.
+ACCESS_HEADER_PREFIX = "cf-access-"
 
 #: Binding kinds the runtime proxies and models in this build.
 MODELLED_KINDS = ("d1", "kv", "queue_consumer", "queue_producer", "r2", "durable_object")
@@ -79,6 +85,14 @@ class LoadMessage:
     setup: tuple[Mapping[str, Any], ...]
     #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
     durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
+    #: The config's ``define``: identifier -> the expression esbuild puts in its place.
+    define: Mapping[str, str] = attrs.field(converter=_frozen_dict, factory=dict)
+    #: The config's ``alias``: module -> its replacement (relative paths made absolute).
+    alias: Mapping[str, str] = attrs.field(converter=_frozen_dict, factory=dict)
+    #: When the config puts Cloudflare Access in front of the Worker: the prefix of the request
+    #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
+    #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
+    access_header_prefix: str | None = None
 
     def __attrs_post_init__(self) -> None:
         assert Path(self.entry).is_absolute(), self.entry
@@ -117,6 +131,9 @@ class LoadMessage:
                     binding: {"className": class_name, "sqlite": sqlite}
                     for binding, (class_name, sqlite) in self.durable_objects.items()
                 },
+                "define": dict(self.define),
+                "alias": dict(self.alias),
+                "accessHeaderPrefix": self.access_header_prefix,
             },
             "setup": [dict(step) for step in self.setup],
         }
@@ -177,6 +194,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
+    _check_assets(config, drive)
     _check_invariant_targets(scenario, config, reset, seeded_r2)
     env_values = variables.worker_variables(
         config.vars,
@@ -200,11 +218,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         },
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup),
-        durable_objects={
-            binding: (class_name, class_name in config.sqlite_classes)
-            for binding, class_name, script in config.durable_objects
-            if script is None
-        },
+        durable_objects={binding: (class_name, class_name in config.sqlite_classes) for binding, class_name in config.own_objects()},
+        define=dict(config.define),
+        alias=dict(config.alias),
+        access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
     )
     return WorkerSpec(
         config=config,
@@ -217,6 +234,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + [sentence for sentence in [env_values.assumption()] if sentence]
             + _io_assumptions(scenario)
             + _concurrency_assumptions(scenario)
+            + _section_assumptions(config)
         ),
         secrets=dict(env_values.secrets),
     )
@@ -269,10 +287,34 @@ def _specs(scenario: Mapping[str, Any]) -> list[str]:
     return specs
 
 
+def _section_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    """What the config's sections Eutaxy does not model mean for a verdict (config_sections' table)."""
+    sentences = config_sections.assumptions(config.path.name, config.sections)
+    trapped = _unmodelled_bindings(config)
+    if trapped:
+        names = ", ".join(f"{name} ({kind})" for kind, name in trapped)
+        sentences.append(
+            f"Bindings Eutaxy does not model stand in as traps, so a run that touches one is UNSUPPORTED: {names}."
+        )
+    if "access" in config.sections:
+        sentences.append(
+            f"Cloudflare Access (the access section of {config.path.name}) is not in front of the Worker: a request "
+            "carries an Access identity (a Cf-Access-* header) only where the scenario's request gives it one, and a "
+            "run in which the Worker reads one its request lacks is UNSUPPORTED (access_identity)."
+        )
+    return sentences
+
+
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
     """Every binding the runtime does not model, as (kind, name), in the config's order."""
     # A class of another Worker's script is not this Worker's to run: a trap.
     bindings = [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
+    # A container's class needs the container Cloudflare starts beside it: a trap too.
+    bindings += [
+        ("container", binding)
+        for binding, class_name, script in config.durable_objects
+        if script is None and class_name in config.container_classes
+    ]
     bindings += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in MODELLED_KINDS]
     return bindings
 
@@ -449,7 +491,7 @@ def _schema_assumptions(config: wrangler.WranglerConfig, sources: list[_SchemaSo
 def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> None:
     """A durable_object step names one of the Worker's own namespaces; a sql seed needs SQLite storage."""
     binding = step.get("binding")
-    own = {name: class_name for name, class_name, script in config.durable_objects if script is None}
+    own = dict(config.own_objects())
     if binding not in own:
         known = nearest_names(str(binding), own, what="its Durable Object bindings (of its own classes)")
         raise UserError(
@@ -493,6 +535,25 @@ def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> N
         )
 
 
+def _check_assets(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
+    """A request the config's assets directory would answer never reaches the Worker in production: refused."""
+    if config.assets is None or drive.get("kind") != "http":
+        return
+    for event in drive.get("events") or []:
+        if not isinstance(event, Mapping) or not isinstance(event.get("path"), str):
+            continue
+        file = served_by(config.assets, event["path"], event.get("headers") or {})
+        if file is None:
+            continue
+        raise UserError(
+            f"the scenario's request {event.get('id')} ({event.get('method', 'GET')} {event['path']}) would be answered by "
+            f"the assets directory of {config.path.name} ({file}), not by the Worker: Cloudflare serves it before the "
+            "Worker runs, and Eutaxy does not serve assets yet; drive a path the Worker answers, or send this one to the "
+            "Worker with assets.run_worker_first",
+            near=event["path"],
+        )
+
+
 def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     """Each ``(field, target)`` an invariant selects effects or queries state of."""
     for field in ("selector", "query", "target"):
@@ -524,7 +585,7 @@ def _check_invariant_targets(
         ),
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
         "R2": (list(_r2_buckets(config)), f"the R2 buckets of {config.path.name}"),
-        "DO": ([binding for binding, _, script in config.durable_objects if script is None], f"the Durable Object bindings of {config.path.name}"),
+        "DO": ([binding for binding, _ in config.own_objects()], f"the Durable Object bindings of {config.path.name}"),
         "KV": ([name for name, _ in config.kv_namespaces()], f"the KV namespaces of {config.path.name}"),
     }
     for index, invariant in enumerate(scenario.get("invariants") or []):
@@ -592,7 +653,7 @@ def _r2_assumptions(config: wrangler.WranglerConfig) -> list[str]:
 
 def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     """What a verdict assumes of the Worker's own Durable Objects, when it has any."""
-    own = sorted(binding for binding, _, script in config.durable_objects if script is None)
+    own = sorted(binding for binding, _ in config.own_objects())
     if not own:
         return []
     return [
@@ -619,7 +680,7 @@ def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     declared = {
         "D1": bool(config.d1_databases),
         "R2": bool(_r2_buckets(config)),
-        "Durable Objects": any(script is None for _, _, script in config.durable_objects),
+        "Durable Objects": bool(config.own_objects()),
     }
     how = "; ".join(f"{kind}: {reset}" for kind, reset in _RESETS if declared[kind])
     return (

@@ -4,7 +4,9 @@ The grammars give one meaning: a config is parsed into plain data (JSONC by
 :mod:`.jsonc`, TOML by the standard library's ``tomllib``) and everything after that
 is one reader, so a ``wrangler.toml`` and its ``wrangler.jsonc`` twin give the same
 :class:`WranglerConfig`. Read are the entry (``main``), the compatibility date and
-flags, the bindings and ``vars``.
+flags, the bindings, ``vars``, ``define``, ``alias``, ``assets``, ``containers`` and the
+keys present; what Eutaxy does with each section is :mod:`.config_sections`' table, and a
+section it refuses is refused here.
 
 An environment (``--env NAME``, ``worker={"env": NAME}``) is applied as wrangler
 applies it (its documentation, "Environments" and "Non-inheritable keys"): the
@@ -31,7 +33,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-from . import jsonc
+from . import config_sections, jsonc
 
 __all__ = [
     "MAX_BATCH_SIZE_LIMIT",
@@ -64,14 +66,9 @@ MAX_BATCH_SIZE_LIMIT = 100
 CONFIG_NAMES = ("wrangler.json", "wrangler.jsonc", "wrangler.toml")
 
 #: Top-level keys an environment does not inherit (wrangler's non-inheritable keys): the
-#: vars and every binding section. An environment has them only where it sets them.
-NON_INHERITABLE_KEYS = frozenset({
-    "define", "vars", "secrets", "durable_objects", "workflows", "kv_namespaces", "send_email", "queues",
-    "r2_buckets", "d1_databases", "vectorize", "hyperdrive", "services", "analytics_engine_datasets",
-    "dispatch_namespaces", "mtls_certificates", "tail_consumers", "unsafe", "browser", "ai", "images",
-    "version_metadata", "pipelines", "secrets_store_secrets", "logfwdr", "ratelimits", "worker_loaders",
-    "containers", "cloudchamber", "vpc_services", "unsafe_hello_world",
-})
+#: vars and every binding section. An environment has them only where it sets them. The
+#: table of sections (:mod:`.config_sections`) holds the rule.
+NON_INHERITABLE_KEYS = config_sections.non_inheritable_keys()
 
 #: A compatibility date as wrangler writes one; :func:`_compatibility_date` also checks the calendar.
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
@@ -91,9 +88,20 @@ _LIST_SECTIONS = {
     "workflows": ("workflow", "name"),
     "dispatch_namespaces": ("dispatch_namespace", "namespace"),
     "mtls_certificates": ("mtls_certificate", "certificate_id"),
-    "send_email": ("send_email", "destination_address"),
     "secrets_store_secrets": ("secrets_store_secret", "secret_name"),
     "pipelines": ("pipeline", "pipeline"),
+    "worker_loaders": ("worker_loader", "binding"),
+    "vpc_services": ("vpc_service", "service_id"),
+    "unsafe_hello_world": ("unsafe_hello_world", "binding"),
+}
+
+#: Binding sections whose entries name their binding with ``name`` (not ``binding``): the
+#: section, or (section, the list inside it), with its kind and resource field.
+_NAMED_SECTIONS = {
+    ("send_email", None): ("send_email", "destination_address"),
+    ("ratelimits", None): ("ratelimit", "namespace_id"),
+    ("logfwdr", "bindings"): ("logfwdr", "destination"),
+    ("unsafe", "bindings"): ("unsafe", "type"),
 }
 
 #: Binding sections that are one ``{"binding": NAME}`` object.
@@ -102,7 +110,11 @@ _SINGLE_SECTIONS = {
     "browser": "browser",
     "images": "images",
     "version_metadata": "version_metadata",
+    "media": "media",
 }
+
+#: The binding Workers Sites puts in ``env`` (its KV namespace of the site's files).
+SITE_BINDING = "__STATIC_CONTENT"
 
 
 @attrs.frozen(kw_only=True)
@@ -143,6 +155,22 @@ class Binding:
 
 
 @attrs.frozen(kw_only=True)
+class Assets:
+    """The ``assets`` section: the static files Cloudflare serves in front of the Worker."""
+
+    #: The assets directory, resolved against the config's folder; None when the config names none.
+    directory: Path | None
+    binding: str | None
+    #: ``True`` (every request goes to the Worker first), ``False``, or the path patterns that do
+    #: (a ``!`` before a pattern sends matching paths to the assets instead).
+    run_worker_first: bool | tuple[str, ...]
+    #: How a path finds an HTML file (``auto-trailing-slash``, wrangler's default, ...).
+    html_handling: str
+    #: What answers a path no file matches (``none``, ``404-page``, ``single-page-application``).
+    not_found_handling: str
+
+
+@attrs.frozen(kw_only=True)
 class WranglerConfig:
     """The parts of a wrangler config the simulator uses."""
 
@@ -169,6 +197,16 @@ class WranglerConfig:
     sqlite_classes: frozenset[str] = frozenset()
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
+    #: The config's keys as the checked environment sees them, in its order (what
+    #: :func:`.config_sections.assumptions` reads).
+    sections: tuple[str, ...] = ()
+    #: ``define``: identifier -> the JavaScript expression esbuild puts in its place.
+    define: Mapping[str, str] = attrs.field(factory=dict)
+    #: ``alias``: module name -> its replacement (a relative path resolved against the config's folder).
+    alias: Mapping[str, str] = attrs.field(factory=dict)
+    assets: Assets | None = None
+    #: Classes a ``containers`` entry names: their Durable Object bindings stand in as traps.
+    container_classes: frozenset[str] = frozenset()
 
     def d1(self, binding: str) -> D1Database | None:
         """The D1 database bound as ``binding``, if any."""
@@ -176,6 +214,15 @@ class WranglerConfig:
             if database.binding == binding:
                 return database
         return None
+
+    def own_objects(self) -> tuple[tuple[str, str], ...]:
+        """(binding, class) of each Durable Object binding Eutaxy runs: a class of the Worker's own
+        script that no ``containers`` entry names (those stand in as traps, see worker.py)."""
+        return tuple(
+            (binding, class_name)
+            for binding, class_name, script in self.durable_objects
+            if script is None and class_name not in self.container_classes
+        )
 
     def kv_namespaces(self) -> tuple[tuple[str, str], ...]:
         """Each ``kv_namespaces`` binding with its namespace ``id`` (the binding's name when it has none)."""
@@ -288,6 +335,7 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         raise reader.error("the top level must be an object")
     environments = environment_names(path, data)
     data = _with_environment(path, data, env)
+    _refuse_sections(reader, data)
     main = reader.optional_string(data, "main")
     main_path = None
     if main is not None:
@@ -319,6 +367,11 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         sqlite_classes=_sqlite_classes(reader, data),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
+        sections=tuple(data),
+        define=_string_map(reader, data, "define"),
+        alias=_aliases(reader, path, data),
+        assets=_assets(reader, path, data),
+        container_classes=_container_classes(reader, data),
     )
 
 
@@ -485,6 +538,17 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
                     resource=_resource(entry.get(resource_field)),
                 )
             )
+    for (section, inner), (kind, resource_field) in _NAMED_SECTIONS.items():
+        holder = data
+        if inner is not None:
+            holder = data.get(section) or {}
+            if not isinstance(holder, dict):
+                raise reader.error(f"{section} must be an object with {inner}")
+        for index, entry in enumerate(reader.entries(holder, inner or section)):
+            where = f"{section}.{inner}[{index}]" if inner else f"{section}[{index}]"
+            bindings.append(
+                Binding(kind=kind, name=reader.string(entry, "name", where), resource=_resource(entry.get(resource_field)))
+            )
     for section, kind in _SINGLE_SECTIONS.items():
         single = data.get(section)
         if single is None:
@@ -495,7 +559,59 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     assets = data.get("assets")
     if isinstance(assets, dict) and isinstance(assets.get("binding"), str):
         bindings.append(Binding(kind="assets", name=assets["binding"], resource=None))
+    if data.get("site") is not None:
+        bindings.append(Binding(kind="site", name=SITE_BINDING, resource=None))
     return bindings
+
+
+def _refuse_sections(reader: _Reader, data: dict[str, Any]) -> None:
+    """A section the check cannot run a Worker with (the table's ``refused`` rows) is refused."""
+    for key in data:
+        row = config_sections.section(key)
+        if row is not None and row.treatment == "refused":
+            raise reader.error(f"{key}: {row.does}", key=key)
+
+
+def _string_map(reader: _Reader, data: dict[str, Any], section: str) -> dict[str, str]:
+    value = data.get(section, {})
+    if not isinstance(value, dict) or not all(isinstance(item, str) for item in value.values()):
+        raise reader.error(f"{section} must be an object of strings, got {value!r}", key=section)
+    return dict(value)
+
+
+def _aliases(reader: _Reader, path: Path, data: dict[str, Any]) -> dict[str, str]:
+    """``alias`` with each relative replacement (``./``, ``../``) made absolute from the config's folder."""
+    aliases = _string_map(reader, data, "alias")
+    return {
+        name: str((path.parent / target).resolve()) if target.startswith(("./", "../")) else target
+        for name, target in aliases.items()
+    }
+
+
+def _assets(reader: _Reader, path: Path, data: dict[str, Any]) -> Assets | None:
+    section = data.get("assets")
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise reader.error(f"assets must be an object with directory and binding, got {section!r}", key="assets")
+    directory = reader.optional_string(section, "directory", "assets")
+    first = section.get("run_worker_first", False)
+    if not isinstance(first, bool) and not (isinstance(first, list) and all(isinstance(item, str) for item in first)):
+        raise reader.error(f"run_worker_first in assets must be true, false or a list of path patterns, got {first!r}")
+    return Assets(
+        directory=(path.parent / directory).resolve() if directory is not None else None,
+        binding=reader.optional_string(section, "binding", "assets"),
+        run_worker_first=first if isinstance(first, bool) else tuple(first),
+        html_handling=reader.optional_string(section, "html_handling", "assets") or "auto-trailing-slash",
+        not_found_handling=reader.optional_string(section, "not_found_handling", "assets") or "none",
+    )
+
+
+def _container_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
+    classes = set()
+    for index, entry in enumerate(reader.entries(data, "containers")):
+        classes.add(reader.string(entry, "class_name", f"containers[{index}]"))
+    return frozenset(classes)
 
 
 def _resource(value: Any) -> str | None:

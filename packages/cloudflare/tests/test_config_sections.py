@@ -1,0 +1,169 @@
+"""Every wrangler config section is modelled, stated or refused: the table, its docs and its effects.
+
+The table (eutaxy.cloudflare.config_sections) is the one owner of what Eutaxy does with each
+section; these tests hold docs/cloudflare.md to it, the wrangler reader's binding sections and
+environment rules to it, and show each treatment reaching the verdict or the load message:
+a stated section's sentence, a trap's, Access's, a refused section's exit 2, an assets
+directory that would answer a request.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import config_sections, define_scenario, http, wrangler
+from eutaxy.cloudflare.worker import ACCESS_HEADER_PREFIX, prepare_worker
+from eutaxy.core.errors import UserError
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "cloudflare.md"
+
+
+def project(tmp_path: Path, **sections) -> Path:
+    (tmp_path / "worker.js").write_text("export default { fetch() { return new Response('ok'); } };\n")
+    config = {"name": "site", "main": "./worker.js", "compatibility_date": "2026-01-01", **sections}
+    (tmp_path / "wrangler.jsonc").write_text(json.dumps(config, indent=2))
+    return tmp_path
+
+
+def prepared(root: Path, requests=({"path": "/api/orders"},)):
+    scenario = define_scenario(name="s", root=root, source=root / "s.sim.py", drive=http(list(requests)), invariants=[])
+    return prepare_worker(scenario)
+
+
+def test_the_docs_table_is_the_python_table():
+    """docs/cloudflare.md holds markdown_table()'s text verbatim (regenerate: python -m eutaxy.cloudflare.config_sections)."""
+    assert config_sections.markdown_table() in DOCS.read_text()
+
+
+def test_every_binding_section_the_reader_reads_is_a_trap_or_modelled():
+    """A binding section the reader turns into bindings is never stated or inert: touching it is UNSUPPORTED or modelled."""
+    read = set(wrangler._LIST_SECTIONS) | set(wrangler._SINGLE_SECTIONS) | {section for section, _ in wrangler._NAMED_SECTIONS}
+    treatments = {key: config_sections.section(key).treatment for key in read}
+    assert {key: "unsupported" for key in read - {"kv_namespaces", "r2_buckets"}} | {"kv_namespaces": "modelled", "r2_buckets": "modelled"} == treatments
+
+
+def test_the_environment_rules_come_from_the_table():
+    """The keys an environment does not inherit are the table's `own` rows: vars, define and every binding section."""
+    assert {"vars", "define", "d1_databases", "queues", "services", "ai", "media", "tail_consumers"} <= wrangler.NON_INHERITABLE_KEYS
+    assert not {"main", "compatibility_date", "routes", "assets", "limits"} & wrangler.NON_INHERITABLE_KEYS
+
+
+def test_stated_sections_and_unknown_keys_are_one_sentence_each(tmp_path):
+    """routes and observability are named once with what is assumed; a key wrangler does not know is named too."""
+    root = project(tmp_path, routes=["shop.example.com/*"], observability={"enabled": True}, colour="blue")
+    assumptions = prepared(root).assumptions
+    assert (
+        "Sections of wrangler.jsonc Eutaxy does not model, assumed not to change what a run checks: routes (requests "
+        "come to https://worker.eutaxy.invalid whatever route production matches); observability (logs and traces are "
+        "not collected; console output is kept in the trace)."
+    ) in assumptions
+    assert "Keys of wrangler.jsonc that no wrangler section names are not read: colour (wrangler warns about them too)." in assumptions
+
+
+def test_a_config_of_modelled_sections_adds_no_section_sentence(tmp_path):
+    """name, main, compatibility_date and a D1 database are all modelled: nothing is stated about them."""
+    root = project(tmp_path, d1_databases=[{"binding": "DB"}], account_id="abc")
+    assumptions = prepared(root).assumptions
+    assert [] == [s for s in assumptions if s.startswith(("Sections of", "Keys of", "Bindings Eutaxy"))]
+
+
+def test_bindings_that_stand_in_as_traps_are_named_in_the_verdict(tmp_path):
+    """An AI binding and a send_email binding (named by `name`, as wrangler names it) are traps, listed in one sentence."""
+    root = project(tmp_path, ai={"binding": "AI"}, send_email=[{"name": "MAIL", "destination_address": "ops@example.com"}])
+    spec = prepared(root)
+    assert [{"kind": "send_email", "name": "MAIL"}, {"kind": "ai", "name": "AI"}] == spec.load_message()["worker"]["bindings"]
+    assert (
+        "Bindings Eutaxy does not model stand in as traps, so a run that touches one is UNSUPPORTED: MAIL (send_email), AI (ai)."
+    ) in spec.assumptions
+
+
+@pytest.mark.parametrize("key, value", [("node_compat", True), ("wasm_modules", {"MOD": "./m.wasm"}), ("pages_build_output_dir", "./dist")])
+def test_a_refused_section_is_exit_2_naming_its_line_and_the_fix(tmp_path, key, value):
+    """A section the check cannot run a Worker with is refused before anything runs, at the line that sets it."""
+    root = project(tmp_path, **{key: value})
+    with pytest.raises(UserError) as raised:
+        prepared(root)
+    message = str(raised.value)
+    line = next(n for n, text in enumerate((root / "wrangler.jsonc").read_text().splitlines(), 1) if f'"{key}"' in text)
+    assert message.startswith(f"{root / 'wrangler.jsonc'}:{line}: {key}: Refused (exit 2)")
+    assert config_sections.section(key).does in message
+
+
+def test_an_access_section_sends_the_header_rule_and_is_stated(tmp_path):
+    """With access, the load message carries the Cf-Access- prefix the runtime traps and the verdict says Access is not in front."""
+    spec = prepared(project(tmp_path, access={"team_domain": "staff.cloudflareaccess.com"}))
+    assert ACCESS_HEADER_PREFIX == spec.load_message()["worker"]["accessHeaderPrefix"] == "cf-access-"
+    assert any(s.startswith("Cloudflare Access (the access section of wrangler.jsonc) is not in front") for s in spec.assumptions)
+
+
+def test_without_access_no_header_is_trapped(tmp_path):
+    """No access section: the load message traps no header."""
+    assert prepared(project(tmp_path)).load_message()["worker"]["accessHeaderPrefix"] is None
+
+
+def assets_project(tmp_path: Path, **assets) -> Path:
+    public = tmp_path / "public"
+    (public / "docs").mkdir(parents=True)
+    (public / "index.html").write_text("<h1>home</h1>")
+    (public / "about.html").write_text("<h1>about</h1>")
+    (public / "docs" / "index.html").write_text("<h1>docs</h1>")
+    (public / "logo.svg").write_text("<svg/>")
+    return project(tmp_path, assets={"directory": "./public", "binding": "ASSETS", **assets})
+
+
+@pytest.mark.parametrize("path", ["/", "/logo.svg", "/about", "/docs/", "/docs", "/about.html?x=1"])
+def test_a_request_the_assets_would_answer_is_refused(tmp_path, path):
+    """Cloudflare answers these from the assets before the Worker runs: the check refuses to judge the Worker on them."""
+    root = assets_project(tmp_path)
+    with pytest.raises(UserError) as raised:
+        prepared(root, [{"path": path}])
+    assert f"request req-1 (GET {path}) would be answered by the assets directory of wrangler.jsonc" in str(raised.value)
+
+
+def test_requests_the_assets_do_not_answer_reach_the_worker_and_assets_are_stated(tmp_path):
+    """An API path no file matches goes to the Worker; the verdict states assets and names the assets binding as a trap."""
+    spec = prepared(assets_project(tmp_path), [{"path": "/api/orders"}, {"path": "/about/team"}])
+    assert any("assets (static assets are not served" in s for s in spec.assumptions)
+    assert {"kind": "assets", "name": "ASSETS"} in spec.load_message()["worker"]["bindings"]
+
+
+@pytest.mark.parametrize("rule", [True, ["/about*"], ["/*", "!/docs/*"]])
+def test_run_worker_first_sends_the_request_to_the_worker(tmp_path, rule):
+    """run_worker_first true, or a pattern matching the path (and no ! pattern), sends it to the Worker: not refused."""
+    prepared(assets_project(tmp_path, run_worker_first=rule), [{"path": "/about"}])
+
+
+def test_a_negative_run_worker_first_pattern_leaves_the_path_to_the_assets(tmp_path):
+    """`!/docs/*` keeps /docs/ with the assets even though `/*` matches it."""
+    with pytest.raises(UserError):
+        prepared(assets_project(tmp_path, run_worker_first=["/*", "!/docs/*"]), [{"path": "/docs/"}])
+
+
+def test_a_single_page_application_answers_navigations(tmp_path):
+    """With single-page-application handling, a navigation request that matches no file gets index.html from the assets."""
+    root = assets_project(tmp_path, not_found_handling="single-page-application")
+    prepared(root, [{"path": "/app/settings"}])
+    with pytest.raises(UserError):
+        prepared(root, [{"path": "/app/settings", "headers": {"Sec-Fetch-Mode": "navigate"}}])
+
+
+def test_a_container_class_binding_is_a_trap_not_an_object_eutaxy_runs(tmp_path):
+    """A Durable Object binding whose class a containers entry names is not run: it stands in as a trap."""
+    root = project(
+        tmp_path,
+        durable_objects={"bindings": [{"name": "SANDBOX", "class_name": "Sandbox"}, {"name": "ROOMS", "class_name": "Room"}]},
+        containers=[{"class_name": "Sandbox", "image": "./Dockerfile"}],
+        migrations=[{"tag": "v1", "new_sqlite_classes": ["Sandbox", "Room"]}],
+    )
+    worker = prepared(root).load_message()["worker"]
+    assert {"ROOMS": {"className": "Room", "sqlite": True}} == worker["durableObjects"]
+    assert [{"kind": "container", "name": "SANDBOX"}] == worker["bindings"]
+
+
+def test_define_and_alias_reach_the_bundler(tmp_path):
+    """define goes as written; a relative alias is made absolute from the config's folder, a package name kept."""
+    root = project(tmp_path, define={"BUILD_ID": '"b-7"'}, alias={"fetch-retry": "./shims/retry.js", "lodash": "lodash-es"})
+    worker = prepared(root).load_message()["worker"]
+    assert {"BUILD_ID": '"b-7"'} == worker["define"]
+    assert {"fetch-retry": str((root / "shims" / "retry.js").resolve()), "lodash": "lodash-es"} == worker["alias"]
