@@ -40,6 +40,9 @@ def add_report_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="fail (exit 1) a property decided on fewer than N distinct inputs inside its claim")
     parser.add_argument("--show-inputs", type=whole_number, default=0, metavar="N",
                         help="print the first N inputs evaluated for each property")
+    parser.add_argument("--goals", action="store_true",
+                        help="write the Lean engine's open goals beside each spec file as <spec>.goals.lean "
+                             "(runs the lean engine)")
     add_prover_arguments(parser)
 
 
@@ -48,15 +51,37 @@ def run_spec_report(args: argparse.Namespace, out: Output) -> int:
     if not directory.is_dir():
         raise UserError(f"{args.directory}: no such directory")
     report = _ladder()
+    provers = provers_from_args(with_configured_provers(args, config_for(directory)))
+    if getattr(args, "goals", False) and not any(p.name == "lean" for p in provers):
+        from eutaxy.prover_lean import LeanProver
+
+        provers.append(LeanProver())
     result = report.run_report(directory, args.seed, min_inside=args.min_inside, show_inputs=args.show_inputs,
-                               toolchain=node_toolchain(),
-                               provers=provers_from_args(with_configured_provers(args, config_for(directory))))
-    out.report(result, kind="spec_report", text=report.render_text(result))
+                               toolchain=node_toolchain(), provers=provers)
+    text = report.render_text(result)
+    if getattr(args, "goals", False):
+        result["goalFiles"], note = _write_goals(provers)
+        text = text.rstrip("\n") + "\n" + note
+    out.report(result, kind="spec_report", text=text)
     code = report.report_exit_code(result)
     if code == EXIT_INPUT and out.json:
         for problem in report.input_problems(result):
             out.note(f"eutaxy report: {problem}")
     return code
+
+
+def _write_goals(provers: list[Any]) -> tuple[list[dict[str, Any]], str]:
+    """``--goals``: each module Lean answered gets its goal file written (or removed when none is open)."""
+    from eutaxy.prover_lean.goals import write_goals
+
+    lean = next(p for p in provers if p.name == "lean")
+    done = write_goals(lean.goals)
+    if not lean.goals:
+        why = lean.available().get("unavailable", "Lean answered for no module")
+        return done, f"Goal files: none written, since Lean gave no answer ({why}).\n"
+    lines = [f"Goal files: {d['action']} {d['file']}" + (f" ({len(d['goals'])} open)" if d["goals"] else "")
+             for d in done]
+    return done, "\n".join(lines or ["Goal files: no open goal."]) + "\n"
 
 
 def spec_kinds(result: dict) -> list[str]:

@@ -11,12 +11,14 @@ The Lean kernel, not Eutaxy, checks each proof.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Mapping, Optional, Union
 
 import attrs
 
 from eutaxy.prover.engine import ModuleProofs, ProveInput, SpecVerdict
+from eutaxy.spec import SpecModule
 
 from . import proofs
 from .answers import Answers
@@ -59,6 +61,8 @@ class LeanProver:
     name: str = NAME
     #: Spec file -> its open goals, for every module Lean answered (``eutaxy report --goals``).
     goals: dict[str, ModuleGoals] = attrs.field(factory=dict)
+    #: One module's answers by the text Lean was given: the ladder asks property by property.
+    _runs: dict[str, dict[str, SpecVerdict]] = attrs.field(factory=dict, init=False)
 
     def _found(self) -> Union[FoundLean, str]:
         if self.lean is not None:
@@ -76,21 +80,34 @@ class LeanProver:
         return {"name": self.name, "version": LEAN_VERSION}
 
     def prove(self, input: ProveInput) -> ModuleProofs:
+        """The engine's answer for each property asked, from one Lean run over the whole module.
+
+        The ladder asks one property at a time; the module's run is made once and kept
+        (keyed by the text Lean is given), so a failed theorem never hides another and
+        Lean is not started once per property.
+        """
         found = self._found()
         assert not isinstance(found, str), "prove() is called only when available()"
-        module = input.module
+        verdicts = self._module_answers(found, input.module)
+        return ModuleProofs(engine=self.engine, verdicts={p.name: verdicts[p.name] for p in input.properties})
+
+    def _module_answers(self, found: FoundLean, module: SpecModule) -> dict[str, SpecVerdict]:
         answers = Answers(self.engine, ASSUMPTIONS, self.deadline_s)
         loaded = proofs.load(module)
         verdicts: dict[str, SpecVerdict] = {}
         supplied = None
         if isinstance(loaded, proofs.Refused):
-            for prop in input.properties:
+            for prop in module.properties:
                 if prop.name in loaded.names or loaded.whole:
                     verdicts[prop.name] = answers.unknown(prop, loaded.reason, loaded.detail)
         elif loaded is not None:
             supplied = loaded
-        remaining = [p for p in input.properties if p.name not in verdicts]
+        remaining = [p for p in module.properties if p.name not in verdicts]
         emission = emit_module(module, supplied)
+        key = hashlib.sha256("\0".join([module.spec, str(found.lean), emission.text,
+                                         *sorted(f"{k}={v.detail}" for k, v in verdicts.items())]).encode()).hexdigest()
+        if key in self._runs:
+            return self._runs[key]
         ran = None
         if any(p.name in emission.theorems or p.name in emission.totals for p in remaining):
             ran = run_lean(found.lean, emission.text, self.deadline_s)
@@ -103,5 +120,5 @@ class LeanProver:
             self.goals[module.spec] = ModuleGoals(
                 spec=module.spec, module=module.module or "",
                 goals={name: (emission.theorems[name].statement, diagnostic) for name, diagnostic in goals.items()})
-        return ModuleProofs(engine=self.engine, verdicts={p.name: verdicts[p.name] for p in input.properties})
-
+        self._runs[key] = verdicts
+        return verdicts

@@ -59,7 +59,8 @@ def refused_words(text: str) -> list[RefusedWord]:
             if sequence in line:
                 found.append(RefusedWord(sequence, number))
         for match in _TOKEN.finditer(line.replace("«", " ").replace("»", " ")):
-            token = match.group(0)
+            # A trailing ' ! or ? is still the word (sorry' in a message, a tactic variant such as admit!).
+            token = match.group(0).rstrip("'!?")
             if token in REFUSED_WORDS or token.startswith(REFUSED_PREFIXES):
                 found.append(RefusedWord(token, number))
     return found
