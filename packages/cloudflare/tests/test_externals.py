@@ -120,7 +120,7 @@ def test_describe_lists_externals_the_caller_and_background_work(root):
     [declared] = [s for s in sentences if s.startswith("External payments-api")]
     assert "*.pay.example" in declared and "POST /charges -> 200" in declared and "Idempotency-Key" in declared
     [caller] = [s for s in sentences if s.startswith("Inbound requests")]
-    assert "up to 2 time(s)" in caller and "a 5xx answer" in caller and "500 ms" in caller
+    assert "up to 2 times" in caller and "a 5xx answer" in caller and "500 ms" in caller
     assert any("outbound_request" in s for s in sentences)
     assert any("ctx.waitUntil" in s for s in sentences)
 

@@ -132,10 +132,13 @@ def caller_assumption(drive: Mapping[str, Any]) -> str:
     delays = caller.get("delaysMs") or []
     deadline = caller.get("deadlineMs")
     sentence = (
-        f"Inbound requests: one invocation per attempt; an uncaught exception or a result that is not a Response "
-        f"is a 500. Cloudflare never retries an inbound request, so the declared caller decides: it resends up to "
-        f"{retries} time(s) after no answer or {failed}"
+        "Inbound requests: one invocation per attempt; an uncaught exception or a result that is not a Response "
+        "is a 500. Cloudflare never retries an inbound request, so the declared caller decides: "
     )
+    if retries == 0:
+        sentence += f"it sends each request once and gives up (gave_up) after no answer or {failed}"
+    else:
+        sentence += f"it resends a request up to {retries} time{'s' if retries > 1 else ''} after no answer or {failed}"
     if delays:
         sentence += f", waiting {', '.join(str(d) for d in delays)} ms of virtual time before the resends"
     if deadline is not None:
@@ -143,4 +146,4 @@ def caller_assumption(drive: Mapping[str, Any]) -> str:
             f"; it waits {deadline} ms (virtual) for an answer, so a later answer counts as failed and the response "
             "may be the ambiguous outcome (sent, counted failed, the handler carries on)"
         )
-    return sentence + "; when the retries are spent it gives up (gave_up)."
+    return sentence + ("." if retries == 0 else "; when the retries are spent it gives up (gave_up).")

@@ -667,6 +667,13 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     ]
 
 
+def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
+    """What production does that no local run can, naming only what the Worker has (D1, a consumed queue)."""
+    unseen = ["D1 read replication"] if config.d1_databases else []
+    unseen += ["real queue batching"] if drive.get("kind") == "queue" else []
+    return f"Production-only behaviour ({', '.join([*unseen, 'real latency'])}) is out of scope."
+
+
 #: How each kind of binding is reset, for the reset sentence of a Worker that declares that kind.
 _RESETS = (
     ("D1", "drop every user table, re-apply the schema"),
@@ -699,7 +706,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         *_d1_assumptions(config),
         *_r2_assumptions(config),
         *_object_assumptions(config),
-        "Production-only behaviour (D1 read replication, real queue batching, real latency) is out of scope.",
+        _production_only_assumption(config, drive),
     ]
     if drive.get("kind") == "queue":
         batch_size = drive.get("batchSize")
