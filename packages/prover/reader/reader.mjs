@@ -15,6 +15,7 @@ import path from "node:path";
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import { readFunctions } from "./bodies.mjs";
+import { sourceConstants } from "./constants.mjs";
 
 const require = createRequire(import.meta.url);
 const tsDir = process.env.EUTAXY_TYPESCRIPT;
@@ -514,6 +515,12 @@ class Reader {
     return out;
   }
 
+  /** The numbers the claim's code is written with (constants.mjs), when there are any. */
+  constants(roots) {
+    const values = sourceConstants(this.checker, roots);
+    return values.length > 0 ? { constants: values.map((v) => encoded(v)) } : {};
+  }
+
   property(exportName, decl) {
     const line = lineOf(decl);
     const init = ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
@@ -550,6 +557,7 @@ class Reader {
         ensures: this.claim(ensuresNode, binders),
         sample: this.sample(get("sample")), line,
         ...(timeoutMs > 0 ? { timeoutMs } : {}),
+        ...this.constants([fnArg, whenNode, ensuresNode]),
         ...(overload ? { overload } : {}),
       },
       moduleFile,

@@ -21,10 +21,11 @@ def _ctx(name="p", **kw):
 
 
 def test_number_edges():
-    """Doubles: zero and one, -0, NaN, the infinities, the safe-integer and double ends, in that order."""
+    """Doubles: zero and one, -0, NaN, the infinities, the safe-integer and double ends, then 2^53 (the first
+    integer past the safe ones), in that order."""
     found = _keys(domains.edges(NumberType()))
     expected = _keys([0, 1, -1, -0.0, math.nan, math.inf, -math.inf, 0.5, -0.5, 2**53 - 1, -(2**53 - 1),
-                      5e-324, 1.7976931348623157e308, -1.7976931348623157e308])
+                      5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 2.0**53, -2.0**53])
     assert expected == found
 
 
@@ -149,12 +150,29 @@ def test_nullable_union_and_record_draws():
 
 
 def test_number_shrinks_toward_zero_then_halves():
-    """An integer shrinks to zero first, then halving the distance; a steered one toward its nearest end."""
-    assert [0, 500, 750, 875] == list(domains.shrink(NumberType(), 1000))[:4]
+    """An integer shrinks to zero first, then to rounder integers (tenths, powers of ten), then halving the
+    distance; a steered one toward its nearest end."""
+    assert [0, 1, 10, 100, 500, 750, 875] == list(domains.shrink(NumberType(), 1000))[:7]
     assert 10 == next(domains.shrink(NumberType(), 50, Guide(lo=10)))
     assert [0] == list(domains.shrink(NumberType(), -0.0))
     assert [0, 1] == list(domains.shrink(NumberType(), math.nan))[:2]
     assert 2 in list(domains.shrink(NumberType(), 2.75))
+
+
+def test_integers_shrink_to_rounder_smaller_multiples():
+    """From 57500 the candidates after zero are the small multiples of its unit (100, ..., 500), its last
+    digits (500, 7500) and its tenths (5750, 575), nearest zero first: a claim false at every amount
+    ending in 500 shrinks to 500, where halving the distance stops at 57500 or 2500."""
+    candidates = list(domains.shrink(NumberType(), 57500))
+    fails = [c for c in candidates if c % 1000 == 500]
+    assert [0, 100, 200, 300, 400, 500] == candidates[:6]
+    assert 500 == fails[0]
+    assert {575, 5750, 7500} <= set(candidates[:30])
+    negative = list(domains.shrink(NumberType(), -90000))
+    assert [0, 90000, -9, -90, -900] == negative[:5]
+    assert all(c <= 0 for c in negative[2:20])
+    steered = list(domains.shrink(NumberType(), 57500, Guide(lo=1000)))
+    assert 1000 == steered[0] and all(c >= 1000 for c in steered)
 
 
 def test_structured_shrinks():

@@ -16,7 +16,7 @@ values (``eutaxy.spec.values``):
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import attrs
 
@@ -63,6 +63,9 @@ class DrawContext:
     #: The string constants the claim mentions (``s.includes("@")``, ``s === "v1"``): strings are
     #: drawn from them and their characters some of the time.
     mentioned: tuple[str, ...] = ()
+    #: Numbers near the constants the claim's code is written with (:func:`near_constants`): a
+    #: number is drawn from them some of the time.
+    near: tuple[float, ...] = ()
 
 
 def _distinct(values: list, limit: Optional[int]) -> list:
@@ -103,6 +106,8 @@ def _number_edges(guide: Guide) -> list:
     if not guide.integer:
         values += [0.5, -0.5]
     values += [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, DOUBLE_POSITIVE_MIN, DOUBLE_MAX, -DOUBLE_MAX]
+    # The first integers a double no longer holds exactly beside their neighbours (n + 1 - 1 !== n there).
+    values += [float(MAX_SAFE_INTEGER + 1), -float(MAX_SAFE_INTEGER + 1)]
     return values
 
 
@@ -180,11 +185,102 @@ def _fill(t: TemplateType, values: list) -> str:
     return out
 
 
-def _interleave(lists: list[list]) -> list:
+def _interleave(lists: list[list], limit: int = EDGES_MAX) -> list:
     out = []
     for k in range(max((len(x) for x in lists), default=0)):
         out.extend(x[k] for x in lists if k < len(x))
-    return _distinct(out, EDGES_MAX)
+    return _distinct(out, limit)
+
+
+# --- near the source's constants -------------------------------------------------
+
+#: Composite binders keep at most this many values built near the constants.
+NEAR_VALUES_MAX = 256
+#: How often a number is drawn near a source constant rather than as the type says.
+NEAR_CHANCE = 0.1
+
+
+def near_constants(constants: Sequence[float]) -> tuple[float, ...]:
+    """The numbers a claim false next to a constant of its code breaks at, constant by constant.
+
+    For each constant ``c`` the reader found (``FREE_FROM = 250``, ``60 * SECOND``):
+    ``c``, ``c ± 1``, ``c ± 0.5``, the doubles adjacent to ``c``, ``c / 2``, ``1.5 c``,
+    ``10 c`` and ``c / 10``, each followed by its negation. Distinct and finite, in that
+    order, so the constants the function itself is written with come first.
+    """
+    out: dict[str, Any] = {}
+    for c in constants:
+        if not is_number(c) or not math.isfinite(c) or c == 0:
+            continue
+        c = float(c)
+        for v in (c, c + 1, c - 1, c + 0.5, c - 0.5, math.nextafter(c, math.inf), math.nextafter(c, -math.inf),
+                  c / 2, c * 1.5, c * 10, c / 10):
+            for signed in (v, -v):
+                if math.isfinite(signed):
+                    value = number(signed)
+                    out.setdefault(key(encode(value)), value)
+    return tuple(out.values())
+
+
+def _near_admitted(guide: Guide, value: Any) -> bool:
+    return guide.admits(value) and (not guide.integer or float(value).is_integer())
+
+
+def near_values(t: SpecType, guide: Guide, near: Sequence[float]) -> list[Any]:
+    """Values of ``t`` whose numbers are near the source's constants (empty when ``t`` holds no number).
+
+    A number takes each near value its guide admits; a record takes them in its number
+    fields side by side (its other fields at their edges); an array holds one of them; a
+    nullable and a tagged union go through to what they hold.
+    """
+    if not near:
+        return []
+    if isinstance(t, NumberType):
+        return [v for v in near if _near_admitted(guide, v)]
+    if isinstance(t, NullableType):
+        return near_values(t.inner, guide, near)
+    if isinstance(t, RecordType):
+        return _near_records(t, guide, near)
+    if isinstance(t, TaggedUnionType):
+        return _interleave([_near_records(v.record, guide, near) for v in t.variants], NEAR_VALUES_MAX)
+    if isinstance(t, ArrayType):
+        return [(v,) for v in near_values(t.element, guide.elements, near)[:NEAR_VALUES_MAX]]
+    return []
+
+
+def _near_records(t: RecordType, guide: Guide, near: Sequence[float]) -> list[Any]:
+    parts = [near_values(f.type, guide.field(f.name), near) for f in t.fields]
+    if not any(parts):
+        return []
+    fills = [p or edges(f.type, guide.field(f.name)) for f, p in zip(t.fields, parts, strict=True)]
+    count = min(max(len(p) for p in parts), NEAR_VALUES_MAX)
+    return [{f.name: e[k % len(e)] for f, e in zip(t.fields, fills, strict=True)} for k in range(count)]
+
+
+def _draw_near(guide: Guide, d: Draws, near: Sequence[float]) -> Optional[Any]:
+    """A near value the guide admits, or ``None`` after a few tries."""
+    for _ in range(4):
+        value = d.choice(near)
+        if _near_admitted(guide, value):
+            return value
+    return None
+
+
+def lengthy_kinds(t: SpecType) -> set[str]:
+    """``"array"`` and ``"string"`` when ``t`` holds one anywhere (a template literal is not drawn by length)."""
+    if isinstance(t, ArrayType):
+        return {"array"} | lengthy_kinds(t.element)
+    if isinstance(t, StringType):
+        return {"string"}
+    if isinstance(t, NullableType):
+        return lengthy_kinds(t.inner)
+    if isinstance(t, RecordType):
+        return set().union(*(lengthy_kinds(f.type) for f in t.fields))
+    if isinstance(t, TaggedUnionType):
+        return set().union(*(lengthy_kinds(v.record) for v in t.variants))
+    if isinstance(t, UnionType):
+        return set().union(*(lengthy_kinds(m) for m in t.members))
+    return set()
 
 
 # --- cardinality ------------------------------------------------------------------
@@ -521,6 +617,11 @@ def draw(t: SpecType, ctx: DrawContext, guide: Guide = NO_GUIDE) -> Any:
     """One random value of ``t``."""
     d = ctx.draws
     if isinstance(t, NumberType):
+        # The chance is asked only when there are constants, so code without any draws as before.
+        if ctx.near and d.chance(NEAR_CHANCE):
+            value = _draw_near(guide, d, ctx.near)
+            if value is not None:
+                return value
         return _draw_number(guide, d)
     if isinstance(t, BigIntType):
         return _draw_bigint(guide, d)
@@ -619,9 +720,42 @@ def _shrink_number(value: float | int, guide: Guide) -> Iterator:
             for k in range(53, min(1024, int(math.log2(abs(value))) + 1)):
                 yield math.copysign(2.0 ** k, value)
         return
+    for v in _rounder(value, int(target)):
+        if guide.admits(v):
+            yield number(v)
     for v in _toward(value, int(target)):
         if v != target:
             yield number(v)
+
+
+def _rounder(value: int, target: int) -> list[int]:
+    """Rounder integers nearer ``target`` than ``value``, nearest first: ``value`` divided by ten
+    while it divides, its last digits (``value`` mod 10^k, the sign kept), and the small
+    multiples of its unit (the largest power of ten dividing it): from 57500, 5750, 575, 500,
+    7500, 100, 200, ... So a claim false at every amount ending in 500 shrinks to 500, which
+    halving the distance to zero never lands on.
+    """
+    magnitude, sign = abs(value), (1 if value > 0 else -1)
+    if magnitude < 10:
+        return []
+    found: set[int] = set()
+    v = magnitude
+    while v % 10 == 0:
+        v //= 10
+        found.add(v)
+    power = 10
+    while power < magnitude:
+        found.add(magnitude % power)
+        power *= 10
+    unit = 1
+    while magnitude % (unit * 10) == 0:
+        unit *= 10
+    found.update(m * unit for m in range(1, 10))
+    found.update(m * unit * 10 for m in range(1, 10))
+    distance = abs(value - target)
+    candidates = {sign * v for v in found if 0 < v < magnitude}
+    return sorted((c for c in candidates if abs(c - target) < distance and c != target),
+                  key=lambda c: (abs(c - target), c < target))
 
 
 def _shrink_string(value: str) -> Iterator[str]:

@@ -126,6 +126,24 @@ def sample_assumption(sample: Optional[dict]) -> tuple[str, ...]:
     return (f"draws limited by sample ({parts}); the claim is not",)
 
 
+def length_assumptions(types: Sequence[Any], gens: Sequence[Optional[dict[str, Any]]],
+                       ctx: domains.DrawContext) -> tuple[str, ...]:
+    """The lengths drawn, where a binder the type draws holds an array or a string: a claim that
+    holds up to them may still break past them, and the verdict says so."""
+    kinds: set[str] = set()
+    for t, gen in zip(types, gens, strict=True):
+        if gen is None:
+            kinds |= domains.lengthy_kinds(t)
+    out = []
+    if "array" in kinds:
+        out.append(f"arrays are drawn with at most {ctx.max_array_length} elements "
+                   f"(sample.maxArrayLength) unless the precondition asks for more; longer ones were not tried")
+    if "string" in kinds:
+        out.append(f"strings are drawn with at most {ctx.max_string_length} UTF-16 units "
+                   f"(sample.maxStringLength) unless the precondition asks for longer")
+    return tuple(out)
+
+
 class _Run:
     """The state of one TESTED run: what was evaluated, what held, what failed."""
 
@@ -158,7 +176,8 @@ class _Run:
             max_array_length=int(sample.get("maxArrayLength", domains.ARRAY_LENGTH_MAX)),
             max_string_length=int(sample.get("maxStringLength", domains.STRING_LENGTH_MAX)),
             string_pool=self._pooled_string,
-            mentioned=mentioned_strings(prop.when, prop.ensures))
+            mentioned=mentioned_strings(prop.when, prop.ensures),
+            near=domains.near_constants(prop.constants))
         self.pools: dict[tuple, list[str]] = {}
         self.seen: set[str] = set()
         self.inside = 0
@@ -306,12 +325,28 @@ class _Run:
         in_step = [tuple(e[k % len(e)] for e in per_binder) for k in range(count)]
         rotated = [tuple(e[(k + j) % len(e)] for j, e in enumerate(per_binder)) for k in range(count)]
         out, keys = [], set()
-        for assignment in in_step + rotated:
+        for assignment in in_step + rotated + self._near_assignments(per_binder):
             k = _assignment_key(assignment)
             if k not in keys:
                 keys.add(k)
                 out.append(assignment)
         return out
+
+    def _near_assignments(self, edges_per_binder: list[list[Any]]) -> list[tuple[Any, ...]]:
+        """Assignments near the source's constants, walked as edges are (in step, then rotated);
+        a binder holding no number takes its edges. None when no binder holds a number."""
+        near = self.ctx.near
+        per_binder = []
+        for t, g, gen in zip(self.types, self.guides, self.gens, strict=True):
+            values = domains.near_values(t, g, near)
+            per_binder.append([v for v in values if gen is None or generators.admits(gen, v)])
+        if not any(per_binder):
+            return []
+        lists = [values or edges for values, edges in zip(per_binder, edges_per_binder, strict=True)]
+        count = max(len(values) for values in per_binder)
+        in_step = [tuple(e[k % len(e)] for e in lists) for k in range(count)]
+        rotated = [tuple(e[(k + j) % len(e)] for j, e in enumerate(lists)) for k in range(count)]
+        return in_step + rotated
 
     # -- random draws ---------------------------------------------------------------
 
@@ -368,7 +403,8 @@ class _Run:
         prop, seed = self.prop, self.seed
         common = dict(evaluated=len(self.seen), draws=self.draw_count, edges=self.edge_count,
                       inputs=tuple(self.inputs))
-        assumptions = ASSUMPTIONS + sample_assumption(prop.sample) + overload_assumption(prop)
+        assumptions = (ASSUMPTIONS + length_assumptions(self.types, self.gens, self.ctx)
+                       + sample_assumption(prop.sample) + overload_assumption(prop))
         drawn_by = [b.name for b, g in zip(prop.binders, self.gens) if g is not None]
         if drawn_by:
             assumptions += (f"{', '.join(drawn_by)} drawn from custom generators (inputs); the claim is over "

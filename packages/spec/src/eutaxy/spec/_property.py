@@ -44,6 +44,10 @@ class ForallProperty(Data):
     line: int = 0
     #: Real time one evaluation may take (``timeoutMs``); ``None`` for the evaluator's default.
     timeout_ms: Optional[int] = field(key="timeoutMs", omit_default=True, default=None)
+    #: The finite, non-zero numbers the code the claim reaches is written with (its function's
+    #: body, the functions and module constants it names, the claim's arrows), as the reader
+    #: found them; TESTED draws near them.
+    constants: tuple[float, ...] = field(codec=PLAIN_TUPLE, omit_default=True, default=())
     #: For an overloaded function, the overload the binders are (``{chosen, count}``: the last,
     #: which ``Parameters<F>`` and so the user's compiler take); ``None`` otherwise.
     overload: Optional[dict] = field(omit_default=True, default=None)
