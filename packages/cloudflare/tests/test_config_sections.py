@@ -8,11 +8,13 @@ directory that would answer a request.
 """
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from eutaxy.cloudflare import config_sections, define_scenario, http, wrangler
+from eutaxy.cloudflare.host import find_node, find_runtime
 from eutaxy.cloudflare.worker import ACCESS_HEADER_PREFIX, prepare_worker
 from eutaxy.core.errors import UserError
 
@@ -41,6 +43,22 @@ def test_every_binding_section_the_reader_reads_is_a_trap_or_modelled():
     read = set(wrangler._LIST_SECTIONS) | set(wrangler._SINGLE_SECTIONS) | {section for section, _ in wrangler._NAMED_SECTIONS}
     treatments = {key: config_sections.section(key).treatment for key in read}
     assert {key: "unsupported" for key in read - {"kv_namespaces", "r2_buckets"}} | {"kv_namespaces": "modelled", "r2_buckets": "modelled"} == treatments
+
+
+@pytest.mark.usefixtures("toolchain")
+def test_the_runtimes_trap_causes_are_the_tables():
+    """Each trapped section's cause in the table is the one the runtime's trap marks (unsupported.mjs causeFor), asked of Node."""
+    kinds = {section: kind for section, (kind, _) in wrangler._LIST_SECTIONS.items()}
+    kinds |= dict(wrangler._SINGLE_SECTIONS) | {section: kind for (section, _), (kind, _) in wrangler._NAMED_SECTIONS.items()}
+    kinds["site"] = "site"
+    trapped = {section: kind for section, kind in kinds.items() if config_sections.section(section).treatment == "unsupported"}
+    node, _ = find_node(install=False)
+    script = (
+        f"import {{ causeFor }} from {json.dumps(str(find_runtime() / 'unsupported.mjs'))};"
+        f"console.log(JSON.stringify({json.dumps(trapped)}, (key, kind) => key ? causeFor(kind) : kind));"
+    )
+    answered = subprocess.run([str(node), "--input-type=module", "-e", script], check=True, capture_output=True, text=True)
+    assert {section: config_sections.section(section).cause for section in trapped} == json.loads(answered.stdout)
 
 
 def test_the_environment_rules_come_from_the_table():
