@@ -88,6 +88,28 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
     assert "# TODO(events):" in draft.source and "# TODO(invariants):" in draft.source
 
 
+def test_access_assets_containers_and_stated_sections_are_notes(tmp_path):
+    """Access in front (with the headers to give), the assets directory the check keeps requests off, a container's
+    Durable Object, and the config sections each verdict states are notes of the draft."""
+    config = _project(
+        tmp_path / "w",
+        _config(
+            access={"team_domain": "staff.cloudflareaccess.com"},
+            assets={"directory": "./public"},
+            durable_objects={"bindings": [{"name": "BOX", "class_name": "Sandbox"}]},
+            containers=[{"class_name": "Sandbox", "image": "./Dockerfile"}],
+            routes=["shop.example.com/*"],
+            observability={"enabled": True},
+        ),
+        files={"schema.sql": SCHEMA, "public/index.html": "<h1>shop</h1>"},
+    )
+    notes = [(note.kind, note.text) for note in draft_worker(config).notes]
+    assert any(kind == "unproxied" and "Cloudflare Access" in text and "Cf-Access-Jwt-Assertion" in text for kind, text in notes)
+    assert any(kind == "unread" and text.startswith("the assets directory ./public answers requests") for kind, text in notes)
+    assert any(kind == "unproxied" and text.startswith("Durable Object binding BOX (class Sandbox) runs a container") for kind, text in notes)
+    assert ("read", "config sections not modelled, each named with its assumption in every verdict: assets, containers, routes, observability") in notes
+
+
 def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):
     """A Durable Object is noted as not proxied, a producer as read (KV is proxied: a note says it starts empty); fetch() as not driven;
     env.SECRET_TOKEN as read but not declared, and a hole in worker.secrets. Each note is in the file too."""

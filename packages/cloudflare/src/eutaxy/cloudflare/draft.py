@@ -36,7 +36,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.engine import bounds as engine_bounds
 
-from . import wrangler
+from . import config_sections, wrangler
 from .d1 import migration_files
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import parse_dev_vars, secret_files
@@ -616,6 +616,21 @@ class _Builder:
             if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
                 continue
             self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
+        for namespace, class_name, script in config.durable_objects:
+            if script is None and class_name in config.container_classes:
+                self.note("unproxied", f"Durable Object binding {namespace} (class {class_name}) runs a container, which is not "
+                          "started in this build: a run that touches it ends UNSUPPORTED")
+        if "access" in config.sections:
+            self.note("unproxied", "the config puts Cloudflare Access in front of the Worker: give each request the identity Access "
+                      "sets (headers={'Cf-Access-Jwt-Assertion': ..., 'Cf-Access-Authenticated-User-Email': ...}); a run in which the "
+                      "Worker reads one a request lacks ends UNSUPPORTED (access_identity)")
+        if config.assets is not None and config.assets.directory is not None:
+            self.note("unread", f"the assets directory {_relative(config.assets.directory, self.path.parent)} answers requests for "
+                      "its files before the Worker runs; the check refuses a request sent there, so keep the requests on paths the "
+                      "Worker answers")
+        stated = [key for key in config.sections if (row := config_sections.section(key)) is not None and row.treatment == "stated"]
+        if stated:
+            self.note("read", f"config sections not modelled, each named with its assumption in every verdict: {', '.join(stated)}")
 
     def _secrets(self) -> list[str]:
         """``worker.secrets`` entries (as Python lines) for the names the code reads from ``env``
