@@ -23,8 +23,8 @@ function lacking(headers, name, prefix) {
   if (request === undefined || !header.startsWith(prefix)) return null;
   return (
     `the Worker read header ${header} of request ${request}, which Cloudflare Access sets in production (the ` +
-    `config's access section) and the scenario's request does not carry; give the request the identity in its ` +
-    `headers to model it`
+    `config's access section) and the scenario's request does not carry; to model an identity, give the request ` +
+    `the headers Access would set (Cf-Access-Jwt-Assertion, Cf-Access-Authenticated-User-Email)`
   );
 }
 
