@@ -52,16 +52,39 @@ def test_report_prover_all_names_the_engine_that_is_not_there(run_cli, tmp_path,
     assert "eutaxy prover install lean" in engines["lean"]["detail"]
 
 
-def test_prover_install_reports_an_installed_z3_and_refuses_lean(run_cli, tmp_path, monkeypatch):
-    """`prover install smt` finds the pinned wheel already in the cache (nothing downloaded); lean is refused, exit 2."""
+def test_prover_install_smt_reports_what_prover_status_reports(run_cli, tmp_path, monkeypatch):
+    """`prover install smt` finds the Z3 the engine uses (nothing fetched) and names the place prover_status names."""
+    from eutaxy.cli.mcp_tools import call_tool
+
     monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
-    (tmp_path / "toolchains" / "smt" / "5.4.1.0" / "site" / "z3").mkdir(parents=True)
     result = run_cli("prover", "install", "smt", "--json")
     assert 0 == result.code, result.stderr
+    installed = json.loads(result.stdout)
     assert {"already": True, "engine": "smt", "version": "5.4.1.0"} == {
-        k: json.loads(result.stdout)[k] for k in ("already", "engine", "version")}
-    refused = run_cli("prover", "install", "lean")
-    assert 2 == refused.code and "not built" in refused.stderr
+        k: installed[k] for k in ("already", "engine", "version")}
+    smt = call_tool("prover_status", {}).data["toolchains"]["smt"]
+    assert (True, installed["location"], installed["source"]) == (smt["installed"], smt["location"], smt["source"])
+
+
+def test_prover_install_lean_refuses_a_wrong_digest_from_an_offline_copy(run_cli, tmp_path, monkeypatch):
+    """`prover install lean --from DIR`: a file of the table's name with other bytes is deleted; nothing installed."""
+    from eutaxy.prover.toolchains import platform_key
+    from eutaxy.prover_lean.toolchain import release_files
+
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ELAN_HOME", str(tmp_path / "no-elan"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    release = release_files()[platform_key()]
+    offline = tmp_path / "offline"
+    offline.mkdir()
+    (offline / release.file).write_bytes(b"not the release")
+    result = run_cli("prover", "install", "lean", "--from", str(offline), "--json")
+    assert 2 == result.code
+    assert f"SHA-256 mismatch for {release.file}" in result.stderr and "nothing was installed" in result.stderr
+    assert not (tmp_path / "cache" / "toolchains" / "lean").exists()
+    assert [] == list((tmp_path / "cache" / "downloads").iterdir())
+    status = run_cli("prover", "install", "lean", "--help")
+    assert 0 == status.code
 
 
 def test_prover_help_promises_only_what_runs(run_cli, capsys):

@@ -241,24 +241,15 @@ def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
     except ImportError as error:
         toolchains["node"] = {"installed": False, "why": f"eutaxy.cloudflare is not installed: {error}"}
     try:
-        from eutaxy.prover_smt.toolchain import load_z3
+        from eutaxy.prover_smt.toolchain import status as smt_status
 
-        z3 = load_z3()
-        if isinstance(z3, str):
-            toolchains["smt"] = {"installed": False, "why": z3, "install": "eutaxy prover install smt"}
-        else:
-            toolchains["smt"] = {"installed": True, "version": getattr(z3, "get_version_string", lambda: "?")()}
+        toolchains["smt"] = smt_status()
     except ImportError as error:
         toolchains["smt"] = {"installed": False, "why": f"eutaxy.prover_smt is not installed: {error}"}
     try:
-        from eutaxy.prover_lean.toolchain import INSTALL_COMMAND, find_lean
+        from eutaxy.prover_lean.toolchain import status as lean_status
 
-        lean = find_lean()
-        if isinstance(lean, str):
-            toolchains["lean"] = {"installed": False, "why": lean, "install": INSTALL_COMMAND}
-        else:
-            toolchains["lean"] = {"installed": True, "version": lean.version, "location": str(lean.lean),
-                                  "source": lean.source}
+        toolchains["lean"] = lean_status()
     except ImportError as error:
         toolchains["lean"] = {"installed": False, "why": f"eutaxy.prover_lean is not installed: {error}"}
     lines = []

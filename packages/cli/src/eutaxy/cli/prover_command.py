@@ -1,14 +1,18 @@
-"""``eutaxy prover install smt``: put the pinned Z3 (the z3-solver wheel, checksum-verified) in Eutaxy's cache.
+"""``eutaxy prover install lean|smt``: put an engine's pinned toolchain in Eutaxy's cache, checksum-verified.
 
-The SMT engine finds it there (``<cache>/toolchains/smt/<version>/site``) when no
-z3 of the pinned version is importable; a check never downloads anything. The
-Lean engine is not built yet, so ``lean`` is refused with that reason.
+``lean``: the upstream release file for this platform from the engine's table
+(``eutaxy/prover_lean/releases.json``: URL, SHA-256, size), checked before
+anything is unpacked and unpacked into ``<cache>/toolchains/lean/<version>``
+beside a marker file. ``smt``: the pinned z3-solver wheel, fetched by pip and
+checked the same way. A toolchain the engine already finds is reported and not
+fetched again; what is reported is what ``prover_status`` reports. A check never
+downloads anything.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable, Optional
 
 from eutaxy.cli.exit_codes import EXIT_OK
 from eutaxy.cli.output import Output
@@ -22,34 +26,43 @@ def add_prover_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     actions = prover.add_subparsers(dest="prover_command", metavar="ACTION")
     install = actions.add_parser(
         "install", parents=[common],
-        help="install an engine's pinned toolchain (smt: z3-solver, checksum-verified) into the cache",
+        help="install an engine's pinned toolchain (lean: Lean 4; smt: z3-solver), checksum-verified, into the cache",
         description=("Install the pinned toolchain of ENGINE into Eutaxy's cache (EUTAXY_CACHE_DIR, else the "
                      "user cache). An installed one is reported and not downloaded again."))
-    install.add_argument("engine", choices=("smt", "lean"), metavar="ENGINE", help="smt (lean is not built yet)")
+    install.add_argument("engine", choices=("lean", "smt"), metavar="ENGINE", help="lean or smt")
     install.add_argument("--from", dest="source", metavar="URL_OR_DIR",
-                         help="a mirror index or a directory holding the same wheel file")
+                         help="a mirror or a directory holding the same file names (smt: a package index or a "
+                              "directory of wheels); the checksum check is unchanged")
     install.set_defaults(handler=run_prover_install)
 
     def missing(args: argparse.Namespace, out: Output) -> int:
-        raise UserError("prover needs an action: eutaxy prover install smt")
+        raise UserError("prover needs an action: eutaxy prover install lean|smt")
 
     prover.set_defaults(handler=missing)
 
 
 def run_prover_install(args: argparse.Namespace, out: Output) -> int:
-    if args.engine == "lean":
-        raise UserError("eutaxy prover install lean: the Lean engine is not built in this release")
-    from eutaxy.prover_smt import toolchain
+    from eutaxy.prover.toolchains import InstallError
 
+    if args.engine == "lean":
+        from eutaxy.prover_lean import toolchain as lean
+
+        what = f"Lean {lean.LEAN_VERSION}"
+        install: Callable[[Optional[str]], dict[str, Any]] = lean.install
+    else:
+        from eutaxy.prover_smt import toolchain as smt
+
+        what = f"Z3 (z3-solver {smt.Z3_WHEEL_VERSION})"
+        install = smt.install
     try:
-        result = toolchain.install(args.source)
-    except (toolchain.InstallError, OSError) as error:
-        raise UserError(f"eutaxy prover install smt: {error}") from None
+        result = install(args.source)
+    except (InstallError, OSError) as error:
+        raise UserError(f"eutaxy prover install {args.engine}: {error}") from None
     data = {"kind": "prover_install", **result}
     if result["already"]:
-        text = f"Z3 (z3-solver {result['version']}) is already installed at {result['location']}."
+        text = f"{what} is already installed at {result['location']} (found in the {result['source']}); nothing fetched."
     else:
-        text = (f"Installed z3-solver {result['version']} at {result['location']} "
+        text = (f"Installed {what} at {result['location']} from {result['source']} "
                 f"({result['file']}, SHA-256 {result['sha256']} checked).")
     out.report(data, text=text)
     return EXIT_OK

@@ -16,14 +16,17 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import attrs
 
-from eutaxy.prover.toolchains import cache_dir, installed
+from eutaxy.prover.toolchains import (InstallError, ReleaseFile, cache_dir, install_release, installed,
+                                      platform_key, release_table)
 
 #: The pinned release (leanToolchain): what every answer of the engine names.
 LEAN_VERSION = "4.30.0"
+#: The upstream release files of the pinned release, per platform (URL, SHA-256, size).
+RELEASES = Path(__file__).resolve().parent / "releases.json"
 INSTALL_COMMAND = "eutaxy prover install lean"
 #: elan's name for the pinned release's folder under ``$ELAN_HOME/toolchains``.
 ELAN_TOOLCHAIN = f"leanprover--lean4---v{LEAN_VERSION}"
@@ -88,3 +91,45 @@ def find_lean() -> Union[FoundLean, str]:
     looked = f"{toolchain_dir()}, elan's {ELAN_TOOLCHAIN} and the PATH"
     found = f"; found {'; '.join(seen)}" if seen else ""
     return f"Lean {LEAN_VERSION} is not installed (looked in {looked}{found}); run `{INSTALL_COMMAND}`"
+
+
+def status() -> dict[str, Any]:
+    """What the engine would use: installed or not, the version, the executable, where it was found.
+
+    ``prover_status`` and ``eutaxy prover install lean`` both answer from this, so they agree.
+    """
+    found = find_lean()
+    if isinstance(found, str):
+        return {"installed": False, "why": found, "install": INSTALL_COMMAND}
+    return {"installed": True, "version": found.version, "location": str(found.lean), "source": found.source}
+
+
+def release_files() -> dict[str, ReleaseFile]:
+    """The table of upstream release files, by platform; it must name the pinned release."""
+    name, version, files = release_table(RELEASES)
+    assert (name, version) == ("lean", LEAN_VERSION), f"releases.json pins {name} {version}, the engine {LEAN_VERSION}"
+    return files
+
+
+def install(source: Optional[str] = None, platform: Optional[str] = None) -> dict[str, Any]:
+    """``eutaxy prover install lean``: the pinned release for this platform, checked by SHA-256, in the cache.
+
+    A Lean the engine already finds (the cache, elan, the PATH) is reported and nothing is fetched.
+
+    Raises:
+        InstallError: no file for this platform, none with a verified digest, a failed download,
+            a wrong digest, or an archive entry that would escape the toolchain folder.
+    """
+    found = status()
+    if found["installed"]:
+        return {"engine": "lean", "version": found["version"], "already": True, "location": found["location"],
+                "source": found["source"]}
+    key = platform or platform_key()
+    files = release_files()
+    release = files.get(key or "")
+    if release is None:
+        raise InstallError(f"no Lean {LEAN_VERSION} release file for this platform ({key or 'unknown'}); "
+                           f"the table covers {', '.join(sorted(files))}")
+    done = install_release("lean", LEAN_VERSION, release, source)
+    # Named as the engine and prover_status name it: the executable.
+    return {**done, "location": str(_executable(Path(done["location"]) / "bin"))}

@@ -22,7 +22,9 @@ from typing import Optional
 from eutaxy.prover.engine import SpecVerdict
 from eutaxy.spec import Property, SpecModule
 
-from .toolchain import Z3_VERSION, cache_dir
+from eutaxy.prover.toolchains import cache_dir
+
+from .toolchain import Z3_VERSION
 
 #: Bumped when an entry's shape changes.
 FORMAT = 1

@@ -10,11 +10,12 @@ a check: a missing or different Z3 is UNKNOWN (unavailable) naming the command.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Optional, Union
+from typing import Any, Optional, Union
+
+from eutaxy.prover.toolchains import InstallError, ReleaseFile, cache_dir, install_dir, install_release, installed
 
 #: The pinned release: the wheel's version and the version string Z3 itself reports.
 Z3_WHEEL_VERSION = "5.4.1.0"
@@ -26,18 +27,12 @@ Z3_WHEEL_SHA256 = {
 INSTALL_COMMAND = "eutaxy prover install smt"
 
 
-def cache_dir() -> Path:
-    """Eutaxy's cache directory: ``EUTAXY_CACHE_DIR``, else the platform's user cache."""
-    explicit = os.environ.get("EUTAXY_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "eutaxy"
-
-
 def cached_site() -> Path:
-    """Where ``eutaxy prover install smt`` unpacks the pinned wheel."""
-    return cache_dir() / "toolchains" / "smt" / Z3_WHEEL_VERSION / "site"
+    """Where ``eutaxy prover install smt`` unpacks the pinned wheel (the marker's folder when installed)."""
+    marker = installed("smt", Z3_WHEEL_VERSION)
+    if marker is not None:
+        return Path(marker["location"])
+    return install_dir("smt", Z3_WHEEL_VERSION) / "site"
 
 
 _LOADED: Optional[Union[ModuleType, str]] = None
@@ -71,8 +66,18 @@ def _find() -> Union[ModuleType, str]:
     return z3
 
 
-class InstallError(Exception):
-    """The pinned Z3 could not be installed (no digest for this platform, a failed download, a wrong checksum)."""
+def status() -> dict[str, Any]:
+    """What the engine would use: installed or not, the version, where, and from where (cache or environment).
+
+    ``prover_status`` and ``eutaxy prover install smt`` both answer from this, so they agree.
+    """
+    z3 = load_z3()
+    if isinstance(z3, str):
+        return {"installed": False, "why": z3, "install": INSTALL_COMMAND}
+    location = Path(str(z3.__file__)).resolve().parent
+    in_cache = cache_dir().resolve() in location.parents
+    return {"installed": True, "version": z3.get_version_string(), "location": str(location),
+            "source": "cache" if in_cache else "environment"}
 
 
 def platform_tag() -> Optional[str]:
@@ -84,22 +89,23 @@ def platform_tag() -> Optional[str]:
     return None
 
 
-def install(source: Optional[str] = None) -> dict:
+def install(source: Optional[str] = None) -> dict[str, Any]:
     """Put the pinned z3-solver wheel, checked by SHA-256, under :func:`cached_site`.
 
-    ``source`` is a directory or index URL holding the same file name (a mirror or an
-    offline copy); by default pip's own configuration decides where it comes from. A
-    wrong checksum deletes the download and installs nothing. Returns what was done.
+    The Z3 the engine already finds (the cache, or the environment's z3-solver of the pinned
+    version) is reported and nothing is fetched. ``source`` is a directory or index URL
+    holding the same file name (a mirror or an offline copy); by default pip's own
+    configuration decides where it comes from. A wrong checksum deletes the download and
+    installs nothing. Returns what was done.
     """
-    import hashlib
-    import shutil
     import subprocess
     import tempfile
-    import zipfile
 
-    site = cached_site()
-    if (site / "z3").is_dir():
-        return {"engine": "smt", "version": Z3_WHEEL_VERSION, "location": str(site), "already": True}
+    global _LOADED
+    found = status()
+    if found["installed"]:
+        return {"engine": "smt", "version": Z3_WHEEL_VERSION, "already": True, "location": found["location"],
+                "source": found["source"]}
     tag = platform_tag()
     digest = Z3_WHEEL_SHA256.get(tag or "")
     if digest is None:
@@ -107,27 +113,15 @@ def install(source: Optional[str] = None) -> dict:
                            f"({sys.platform}); the pin covers {', '.join(sorted(Z3_WHEEL_SHA256))}")
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--dest", tmp,
-                   "--platform", tag, f"z3-solver=={Z3_WHEEL_VERSION}"]
+                   "--platform", str(tag), f"z3-solver=={Z3_WHEEL_VERSION}"]
         if source:
             command += ["--no-index", "--find-links", source] if Path(source).is_dir() else ["--index-url", source]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         wheels = list(Path(tmp).glob("*.whl"))
         if done.returncode != 0 or len(wheels) != 1:
             raise InstallError(f"pip download z3-solver=={Z3_WHEEL_VERSION} failed: {done.stderr.strip()[-800:]}")
-        actual = hashlib.sha256(wheels[0].read_bytes()).hexdigest()
-        if actual != digest:
-            wheels[0].unlink()
-            raise InstallError(f"SHA-256 mismatch for {wheels[0].name}: expected {digest}, got {actual}; "
-                               "nothing was installed")
-        staging = site.with_name(site.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            for member in wheel.namelist():
-                if member.startswith("/") or ".." in Path(member).parts:
-                    raise InstallError(f"the wheel holds an entry outside its folder: {member}")
-            wheel.extractall(staging)
-        (staging / "eutaxy-smt.json").write_text(
-            f'{{"file": "{wheels[0].name}", "sha256": "{actual}"}}\n')
-        staging.rename(site)
-        return {"engine": "smt", "version": Z3_WHEEL_VERSION, "location": str(site), "already": False,
-                "file": wheels[0].name, "sha256": actual}
+        release = ReleaseFile(platform=str(tag), file=wheels[0].name, url=f"pip download z3-solver=={Z3_WHEEL_VERSION}",
+                              sha256=digest, size=None)
+        result = install_release("smt", Z3_WHEEL_VERSION, release, tmp, subfolder="site")
+    _LOADED = None  # the next lookup finds what was just installed
+    return {**result, "source": source or release.url}
