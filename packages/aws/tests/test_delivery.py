@@ -70,6 +70,20 @@ def test_time_the_handler_sleeps_counts_against_its_deadline(run):
     assert [VIRTUAL_EPOCH_MS, VIRTUAL_EPOCH_MS + 1002] == [s["time_ms"] for s in seen]
 
 
+def test_a_handler_past_its_timeout_is_stopped_and_its_message_comes_back_after_the_visibility_timeout(run):
+    """Lambda stops the invocation at its timeout: nothing deleted, reason timed_out, received again 30 s on."""
+    result, seen = run(_scenario([{"action": "sleep", "seconds": 5}], timeout_ms=3000, max_receive_count=2))
+    assert [VIRTUAL_EPOCH_MS, VIRTUAL_EPOCH_MS + 30_000] == [s["time_ms"] for s in seen]
+    assert [] == _ops(result, "delete")
+    retries = _ops(result, "retry")
+    assert ["timed_out", "timed_out"] == [r["payload"]["args"]["reason"] for r in retries]
+    # Stopped at the timeout's virtual time, not after the 5 s sleep it asked for.
+    assert VIRTUAL_EPOCH_MS + 3000 == retries[0]["time"]
+    assert VIRTUAL_EPOCH_MS + 30_000 == retries[0]["payload"]["result"]["visibleAt"]
+    (dead,) = _ops(result, "dead_letter")
+    assert 2 == dead["payload"]["args"]["attempts"]
+
+
 def test_a_delivery_delay_holds_a_message_back(run):
     _, seen = run(_scenario([message({"id": "late"}, delay_s=5), {"id": "early"}], delay_s=0))
     assert [["msg-2"], ["msg-1"]] == [s["ids"] for s in seen]

@@ -4,7 +4,7 @@ import botocore.session
 
 from eutaxy.aws.dynamodb import attribute_value, classify, plain, plain_attribute_value, tables_of, target_of
 from eutaxy.aws.local import HUNG_FLOOR_MS, hung_after_s
-from eutaxy.engine.bounds import Bounds
+from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
 
@@ -56,9 +56,9 @@ def test_numbers_keep_every_digit():
     assert compare("gte", plain_attribute_value({"N": "0.50"}), 0)
 
 
-def test_the_local_service_counts_an_answer_hung_after_the_effect_hang_bound(monkeypatch):
+def test_the_local_service_counts_an_answer_hung_after_the_effect_hang_bound():
     """The engine's effect hang bound, not the exploration budget, at least the floor."""
-    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 20_000))
-    assert 20.0 == hung_after_s({"bounds": {"budgetMs": 600_000}})
-    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 500))
-    assert HUNG_FLOOR_MS / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000}})
+    assert 20.0 == hung_after_s({"bounds": {"budgetMs": 600_000, "effectHangMs": 20_000}})
+    assert 20.0 == hung_after_s({"bounds": {"budgetMs": 1_000, "effectHangMs": 20_000}})
+    assert HUNG_FLOOR_MS / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000, "effectHangMs": 500}})
+    assert EFFECT_HANG_MS_DEFAULT / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000}})

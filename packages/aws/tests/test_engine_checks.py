@@ -16,7 +16,9 @@ from eutaxy.aws import (
     sqs,
     unique,
 )
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.check import check_scenario
+from eutaxy.engine.plans import first_plan
 
 SCENARIOS = os.path.join(os.path.dirname(__file__), "scenarios")
 
@@ -75,3 +77,40 @@ def test_a_logged_cold_start_flag_is_not_module_state_and_replays_carry_the_outp
     assert "bounded" == verdict["kind"], verdict.get("cause")
     outputs = [e["payload"]["args"]["text"] for e in replayed["effects"] if e["op"] == "output" and e["kind"] == "result"]
     assert ["cold_start=False\n", "cold_start=False\n"] == outputs
+
+
+def _burning_scenario():
+    return define_scenario(
+        name="burns-cpu",
+        handler=handler("./handlers/burns_cpu.py"),  # Lambda's default timeout, 3 s
+        drive=sqs("orders", [{"orderId": "o-1"}], max_receive_count=5),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        # The handler never gets to write: the invariant may look at nothing.
+        invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id", allow_vacuous=True)],
+        # One delivery per run, so a run costs one timeout (3 s of CPU), not the 20 s asked for.
+        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0},
+    )
+
+
+def test_a_handler_computing_past_its_3_s_timeout_is_a_recorded_timeout_under_any_budget():
+    """20 s of CPU against Lambda's 3 s: stopped at the timeout and recorded (timed_out), never cpu_bound.
+
+    Under the default budget and under 300 000 ms the verdict is the same (the budget is the
+    only difference in it); the run's log records the timeout as the reason its message was
+    not deleted. Runs are capped at one so the budget never decides when exploration stops.
+    """
+    scenario = _burning_scenario()
+    with create_platform(scenario) as platform:
+        verdicts = [
+            check_scenario(scenario, platform, seed="burns-cpu", max_runs=1, budget_ms=budget_ms, module_state_runs=0)
+            for budget_ms in (None, 300_000)
+        ]
+        run = platform.run(first_plan(with_bounds(scenario, resolve_bounds(scenario)), "burns-cpu", (), 0)).to_data()
+    assert ("bounded", "bounded") == tuple(verdict["kind"] for verdict in verdicts)
+    for verdict in verdicts:
+        del verdict["provenance"]["bounds"]["budgetMs"]
+    assert verdicts[0] == verdicts[1]
+    assert {"kind": "completed"} == run["end"]
+    retries = [e for e in run["effects"] if e["op"] == "retry" and e["kind"] == "result"]
+    assert ["timed_out"] == [r["payload"]["args"]["reason"] for r in retries]
+    assert [] == [e for e in run["effects"] if e["target"] == "DynamoDB:items" and e["kind"] == "call"]

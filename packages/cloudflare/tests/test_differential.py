@@ -25,7 +25,6 @@ from eutaxy.cloudflare.differential import (
 )
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
-from eutaxy.engine.bounds import Bounds
 from eutaxy.engine.differential import Delivery
 
 CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "planted-bugs" / "queue-duplicate-write"
@@ -168,12 +167,10 @@ class RecordingHost:
         return ""
 
 
-def test_a_raw_attempt_waits_the_effect_hang_bound_not_the_budget(monkeypatch):
-    # A large budget beside a small hang bound (the property patched, since today's
-    # resolution derives one from the other): the attempt must carry the hang bound.
-    monkeypatch.setattr(Bounds, "effect_hang_ms", property(lambda self: 1_234))
+def test_a_raw_attempt_waits_the_effect_hang_bound_not_the_budget():
+    # A large budget beside a small hang bound: the attempt must carry the hang bound.
     scenario = copy.deepcopy(load_scenario(FIXED))
-    scenario["bounds"] = {**scenario["bounds"], "budgetMs": 600_000}
+    scenario["bounds"] = {**scenario["bounds"], "budgetMs": 600_000, "effectHangMs": 1_234}
     host = RecordingHost()
     side = CloudflareRawSide(scenario, lambda: host)
     side.attempt("msg-1#1", [Delivery(id="msg-1", body={"n": 1}, attempts=1)])

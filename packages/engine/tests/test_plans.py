@@ -9,6 +9,7 @@ from eutaxy.core import verdicts
 from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
 from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.errors import UserError
 from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT, resolve_bounds, with_bounds
 from eutaxy.engine.plans import event_ids, event_of_invocation, replay_plan, restrict_events, run_streams, schedule_of
 
@@ -49,7 +50,7 @@ def test_bounds_have_defaults_and_the_callers_overrides():
     bounds = resolve_bounds({"bounds": {"maxFaultsPerRun": 3, "maxRuns": 9}}, budget_ms=50)
     assert {
         "maxFaultsPerRun": 3, "maxRedeliveries": 2, "maxConcurrentInvocations": 1,
-        "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9, "producedMessagesMax": 100,
+        "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9, "producedMessagesMax": 100, "effectHangMs": 10_000,
     } == bounds.to_data()
     assert 4 == resolve_bounds({"bounds": {"maxRuns": 9}}, max_runs=4).max_runs
     assert 7 == resolve_bounds({"bounds": {"producedMessagesMax": 7}}).produced_messages_max
@@ -73,11 +74,14 @@ def test_a_produced_message_descends_from_the_input_event_core_s_vectors_name(ca
     assert event == event_of_invocation(f"{message_id}#3")
 
 
-def test_plans_carry_the_effect_hang_threshold_apart_from_the_budget():
-    """with_bounds writes effectHangMs beside the bounds: the budget, or 10 s when the budget is 0; provenance's bounds omit it."""
-    budgeted = resolve_bounds({"bounds": {"budgetMs": 750}})
-    assert 750 == with_bounds({"drive": {}}, budgeted)["bounds"]["effectHangMs"]
-    unbudgeted = resolve_bounds({"bounds": {"budgetMs": 0}})
-    assert EFFECT_HANG_MS_DEFAULT == with_bounds({"drive": {}}, unbudgeted)["bounds"]["effectHangMs"]
-    assert 0 == with_bounds({"drive": {}}, unbudgeted)["bounds"]["budgetMs"]
-    assert "effectHangMs" not in budgeted.to_data()
+def test_plans_carry_the_effect_hang_bound_apart_from_the_budget():
+    """effectHangMs is its own bound: 10 s unless the scenario sets it, whatever the budget; plans and provenance carry it."""
+    for budget_ms in (0, 750, 300_000):
+        resolved = resolve_bounds({"bounds": {"budgetMs": budget_ms}})
+        assert EFFECT_HANG_MS_DEFAULT == with_bounds({"drive": {}}, resolved)["bounds"]["effectHangMs"]
+        assert budget_ms == with_bounds({"drive": {}}, resolved)["bounds"]["budgetMs"]
+        assert EFFECT_HANG_MS_DEFAULT == resolved.to_data()["effectHangMs"]
+    given = resolve_bounds({"bounds": {"budgetMs": 750, "effectHangMs": 30_000}})
+    assert 30_000 == with_bounds({"drive": {}}, given)["bounds"]["effectHangMs"]
+    with pytest.raises(UserError, match="effectHangMs must be an integer of at least 1"):
+        resolve_bounds({"bounds": {"effectHangMs": 0}})

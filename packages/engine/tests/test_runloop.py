@@ -340,3 +340,90 @@ def test_the_stuck_threshold_is_the_plans_effect_hang_bound(bounds, threshold_s)
     plan["scenario"] = {"bounds": bounds}
     assert threshold_s == RunLoop.from_plan(plan).stuck_threshold_s
 
+
+
+# --- the invocation's time limit ------------------------------------------------------------
+
+
+def _limited(handler_of, timeout_ms, threshold_s=10.0):
+    """One invocation with a time limit; returns the loop and the call's outcome."""
+    loop = RunLoop.from_plan(_plan())
+    loop.stuck_threshold_s = threshold_s
+    outcomes = []
+
+    def body(running):
+        with running.invocation("msg-1#1", timeout_ms=timeout_ms):
+            outcomes.append(running.call(handler_of(running)))
+
+    loop.run(body)
+    return loop, outcomes[0]
+
+
+def test_a_handler_computing_past_its_limit_is_stopped_and_timed_out_not_cpu_bound():
+    """Its own CPU time counts toward the limit: stopped there, the run goes on (no cpu_bound, though the loop never ends)."""
+    import time
+
+    def spinning(loop):
+        def spin():
+            loop.effect_point("DB:t", "put", {}, (), lambda: ({"ok": True}, None))
+            while True:
+                time.thread_time()
+
+        return spin
+
+    loop, outcome = _limited(spinning, timeout_ms=300)
+    assert "completed" == loop.end["kind"]
+    assert "timed_out" == outcome.kind
+    assert 1 == sum(1 for effect in loop.effects if effect.kind == "result")
+
+
+def test_a_sleep_reaching_the_limit_stops_there_in_virtual_time():
+    """time.sleep is virtual: a sleep past the limit ends the invocation at the limit's virtual time, every run alike."""
+    import time
+
+    after = []
+
+    def sleeper(loop):
+        def handler():
+            time.sleep(1)
+            after.append(loop.now_ms)
+            time.sleep(5)
+            after.append("never")
+
+        return handler
+
+    loop, outcome = _limited(sleeper, timeout_ms=3000)
+    assert "timed_out" == outcome.kind
+    assert [VIRTUAL_EPOCH_MS + 1000] == after
+    assert VIRTUAL_EPOCH_MS + 3000 == loop.now_ms
+
+
+def test_an_effect_point_reached_past_the_limit_is_not_performed_and_a_swallowed_stop_stays_a_timeout():
+    """The limit is checked where virtual time moves; a handler catching the stop and returning still timed out."""
+    import time
+
+    performed = []
+
+    def late(loop):
+        def handler():
+            try:
+                time.sleep(3)
+            except BaseException:  # noqa: BLE001 - what a careless handler does
+                pass
+            loop.effect_point("DB:t", "put", {}, (), lambda: (performed.append(1) or {"ok": True}, None))
+            return "done"
+
+        return handler
+
+    loop, outcome = _limited(late, timeout_ms=3000)
+    assert "timed_out" == outcome.kind
+    assert [] == performed
+    assert [] == loop.effects
+
+
+def test_within_its_limit_a_handler_returns_as_before():
+    def quick(loop):
+        return lambda: loop.effect_point("DB:t", "put", {}, (), lambda: ({"ok": True}, "v"))[1]
+
+    loop, outcome = _limited(quick, timeout_ms=3000)
+    assert ("returned", "v") == (outcome.kind, outcome.value)

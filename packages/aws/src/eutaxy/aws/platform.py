@@ -66,7 +66,10 @@ ASSUMPTIONS = (
     "success, redelivery after the visibility timeout on an error, a crash or a reported batchItemFailures entry, "
     "dead-lettering after maxReceiveCount receives; FIFO groups in order; a standard queue delivers in send order "
     "(one of the orders AWS allows).",
-    "The handler is never stopped at its function timeout; it runs to its end.",
+    "The handler is stopped at its function timeout (timeout_ms, else Lambda's 3 s) and its batch fails as "
+    "Lambda's does (timed_out: not deleted, received again after the visibility timeout). Its time is the "
+    "invocation's virtual time (1 ms per effect, its sleeps) plus its own code's CPU time on this machine, so a "
+    "handler whose computing alone comes near the timeout may time out on one machine and not on another.",
     "Every botocore call passes BaseClient._make_request; a call made another way (raw HTTP) is not seen.",
     "Time (time, datetime) is virtual through time-machine; time.monotonic and time.perf_counter stay real.",
     "Randomness is virtual for random's module functions, os.urandom, uuid.uuid4 and secrets; "

@@ -23,6 +23,7 @@ from eutaxy.aws.sqs import (
     DELAY_S_MAX,
     MAX_RECEIVE_COUNT_DEFAULT,
     TIMEOUT_MS_DEFAULT,
+    TIMEOUT_MS_MAX,
     VISIBILITY_TIMEOUT_S_DEFAULT,
     VISIBILITY_TIMEOUT_S_MAX,
     QueueSettings,
@@ -62,8 +63,10 @@ def handler(
     first on ``sys.path`` and then ``python_path`` (folders relative to the scenario: a
     deployment package's vendored dependencies, a layer's ``python/`` folder).
     ``environment`` is set for the handler (at import and during every run), as the
-    function's configuration would; ``timeout_ms`` is the function timeout the context's
-    ``get_remaining_time_in_millis`` counts down from, in virtual time.
+    function's configuration would; ``timeout_ms`` is the function timeout (Lambda's default
+    3 s, at most 900 s as Lambda allows): an invocation past it is stopped and its batch
+    fails (``timed_out``), and the context's ``get_remaining_time_in_millis`` counts down
+    from it in virtual time.
     """
     if not isinstance(path, str) or not path.endswith(".py"):
         raise UserError(f"handler path must be a .py file relative to the scenario, got {path!r}")
@@ -74,6 +77,8 @@ def handler(
         raise UserError(f"handler function must be a Python name such as 'handler', got {function!r}")
     if not isinstance(timeout_ms, int) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
         raise UserError(f"handler timeout_ms must be a positive integer, got {timeout_ms!r}")
+    if timeout_ms > TIMEOUT_MS_MAX:
+        raise UserError(f"handler timeout_ms is at most {TIMEOUT_MS_MAX} (Lambda's 900 s), got {timeout_ms!r}")
     if isinstance(python_path, str):
         raise UserError(f"handler python_path is a list of folders, got the text {python_path!r}")
     folders = [str(folder) for folder in python_path]

@@ -10,7 +10,10 @@ batch, the invocation ``<first message>#<its receive count>`` (``msg-1#2``). The
   or an entry without ``itemIdentifier``, fails the whole batch, as Lambda treats it). Each
   delete is an implicit effect point ``SQS:<queue>`` op ``delete`` taking the decision
   faults, so a crash lands between "handled" and "deleted";
-- a raised error or a crash returns the whole batch. A message that is not deleted is
+- a raised error, a crash or a timeout returns the whole batch. The handler runs under its
+  function timeout as Lambda runs it (``RunLoop.invocation``'s ``timeout_ms``: virtual time
+  plus the handler's own CPU time); past it the invocation is stopped and counts as failed,
+  with reason ``timed_out``. A message that is not deleted is
   recorded as ``SQS:<queue>`` op ``retry`` (implicit, with the reason; it takes no fault)
   and becomes visible again when its visibility timeout, counted from the receive, ends,
   so virtual time passes between redeliveries as it does on AWS. It is received again while
@@ -52,6 +55,7 @@ __all__ = [
     "ACCOUNT_ID",
     "MAX_RECEIVE_COUNT_DEFAULT",
     "TIMEOUT_MS_DEFAULT",
+    "TIMEOUT_MS_MAX",
     "VISIBILITY_TIMEOUT_S_DEFAULT",
     "LambdaContext",
     "QueueSettings",
@@ -67,6 +71,8 @@ __all__ = [
 MAX_RECEIVE_COUNT_DEFAULT = 5
 #: Lambda's default function timeout.
 TIMEOUT_MS_DEFAULT = 3000
+#: The longest function timeout Lambda accepts (15 minutes).
+TIMEOUT_MS_MAX = 900_000
 #: SQS's default visibility timeout.
 VISIBILITY_TIMEOUT_S_DEFAULT = 30
 #: How long SQS remembers a FIFO deduplication id.
@@ -419,6 +425,8 @@ def _retry_reason(outcome: CallOutcome, failed: set[str] | None, message_id: str
     """
     if outcome.kind == "crashed":
         return "crashed", None
+    if outcome.kind == "timed_out":
+        return "timed_out", None
     if outcome.kind == "raised":
         return "error", type(outcome.error).__name__
     if failed is _ALL:
@@ -471,7 +479,7 @@ def deliver_queue(
             message.visible_ms = loop.now_ms + settings.visibility_ms
         first = batch[0]
         invocation = invocation_id(first.id, first.receives)
-        with loop.invocation(invocation) as current:
+        with loop.invocation(invocation, timeout_ms=timeout_ms) as current:
             context = LambdaContext(
                 function_name=function_name,
                 aws_request_id=request_id(seed, invocation),

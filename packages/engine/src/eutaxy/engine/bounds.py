@@ -36,8 +36,11 @@ FAULT_PROBABILITY_DEFAULT = 0.9
 #: onto a queue the handler consumes is another delivery, so a handler that produces on every
 #: delivery would never end. A run that produces more is UNSUPPORTED (produced_message_limit).
 PRODUCED_MESSAGES_MAX_DEFAULT = 100
-#: Real time one effect's I/O may take before a runtime counts it hung (the run is then
-#: UNSUPPORTED, effect_hung), when the budget is 0 and so names no threshold.
+#: Real time one effect's I/O, or a handler's own code between two effect points, may take
+#: before a runtime counts it hung (the run is then UNSUPPORTED, effect_hung or cpu_bound).
+#: Ten seconds: far beyond any effect of a local runtime or a handler step that ends, short
+#: enough that a loop that never ends costs a check little. It is its own bound, never the
+#: exploration budget, so a verdict does not change with ``--budget-ms``.
 EFFECT_HANG_MS_DEFAULT = 10_000
 #: The longest budget: runtimes arm real timers of budgetMs (an effect slower than that is
 #: hung), and a JavaScript timer longer than 2**31 - 1 ms (24.8 days) fires at once.
@@ -56,10 +59,11 @@ BOUND_NAMES = (
     "faultProbability",
     "maxRuns",
     "producedMessagesMax",
+    "effectHangMs",
 )
 
-#: The bounds with an upper limit.
-_MAXIMA = {"budgetMs": BUDGET_MS_MAX, "maxRuns": RUNS_MAX}
+#: The bounds with an upper limit (runtimes arm real timers of effectHangMs, as of budgetMs).
+_MAXIMA = {"budgetMs": BUDGET_MS_MAX, "maxRuns": RUNS_MAX, "effectHangMs": BUDGET_MS_MAX}
 
 def check_bound_values(bounds: Mapping[str, Any]) -> dict[str, Any]:
     """A scenario's bounds, already named in camelCase, each checked for its type and range.
@@ -77,8 +81,9 @@ def check_bound_values(bounds: Mapping[str, Any]) -> dict[str, Any]:
         elif value > _MAXIMA.get(name, value):
             raise UserError(f"define_scenario: {name} must be at most {_MAXIMA[name]}, got {value!r}")
         result[name] = value
-    if result.get("maxConcurrentInvocations") == 0:
-        raise UserError("define_scenario: maxConcurrentInvocations must be at least 1")
+    for name in ("maxConcurrentInvocations", "effectHangMs"):
+        if result.get(name) == 0:
+            raise UserError(f"define_scenario: {name} must be at least 1")
     return result
 
 
@@ -93,6 +98,10 @@ class Bounds:
     max_runs: int | None
     #: The most messages one run's handlers may produce (PRODUCED_MESSAGES_MAX_DEFAULT).
     produced_messages_max: int = PRODUCED_MESSAGES_MAX_DEFAULT
+    #: Real time one effect's I/O, or a handler's own code between effect points, may take
+    #: before the run counts it hung (EFFECT_HANG_MS_DEFAULT): UNSUPPORTED effect_hung or
+    #: cpu_bound. Independent of budget_ms, so the same run means the same under any budget.
+    effect_hang_ms: int = EFFECT_HANG_MS_DEFAULT
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -102,21 +111,12 @@ class Bounds:
             "budgetMs": self.budget_ms,
             "faultProbability": self.fault_probability,
             "producedMessagesMax": self.produced_messages_max,
+            "effectHangMs": self.effect_hang_ms,
         }
         if self.max_runs is not None:
             data["maxRuns"] = self.max_runs
         return data
 
-    @property
-    def effect_hang_ms(self) -> int:
-        """Real time one effect's I/O may take in a run before it counts as hung.
-
-        The exploration budget when it is set (an effect slower than the whole budget
-        cannot be explored), else EFFECT_HANG_MS_DEFAULT. Plans carry it as the scenario's
-        ``bounds.effectHangMs``; it is not a bound a scenario sets, so the verdict's
-        provenance does not list it.
-        """
-        return self.budget_ms if self.budget_ms > 0 else EFFECT_HANG_MS_DEFAULT
 
 
 def _integer(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
@@ -150,6 +150,7 @@ def resolve_bounds(
         produced_messages_max=_integer(
             given.get("producedMessagesMax", PRODUCED_MESSAGES_MAX_DEFAULT), "producedMessagesMax", 0
         ),
+        effect_hang_ms=_integer(given.get("effectHangMs", EFFECT_HANG_MS_DEFAULT), "effectHangMs", 1, BUDGET_MS_MAX),
     )
 
 
@@ -157,12 +158,11 @@ def with_bounds(scenario: Mapping[str, Any], bounds: Bounds) -> dict:
     """The scenario as plans carry it: its bounds resolved, defaults written out.
 
     A runtime reads the bounds from the plan's scenario; giving it the resolved ones
-    means no runtime keeps defaults of its own that could drift from the engine's. Beside
-    them goes ``effectHangMs``, the per-effect hang threshold the engine resolved
-    (``Bounds.effect_hang_ms``), which runtimes arm instead of reading ``budgetMs``, and
-    the platform's own bounds as its scenario helper wrote them (Cloudflare's
+    means no runtime keeps defaults of its own that could drift from the engine's. Among
+    them is ``effectHangMs``, the hang threshold runtimes arm (never ``budgetMs``); beside
+    them go the platform's own bounds as its scenario helper wrote them (Cloudflare's
     ``alarmsPerObject``).
     """
     # A platform's own bounds (the scenario layer checked their names and values) ride along.
     own = {name: value for name, value in (scenario.get("bounds") or {}).items() if name not in BOUND_NAMES}
-    return {**scenario, "bounds": {**own, **bounds.to_data(), "effectHangMs": bounds.effect_hang_ms}}
+    return {**scenario, "bounds": {**own, **bounds.to_data()}}

@@ -165,7 +165,7 @@ def _invariant_counts(session: Session) -> tuple[InvariantSeen, ...]:
 def _stated_bounds(session: Session) -> dict[str, Any]:
     """The bounds a verdict states: the engine's, resolved, and the platform's own as its plans carry them."""
     carried = session.scenario.get("bounds") or {}
-    own = {name: value for name, value in carried.items() if name not in BOUND_NAMES and name != "effectHangMs"}
+    own = {name: value for name, value in carried.items() if name not in BOUND_NAMES}
     return {**own, **session.bounds.to_data()}
 
 

@@ -13,7 +13,8 @@ of them must come from the run's plan, so while a run is in progress:
   follows;
 - ``time.sleep`` on the run's thread does not wait: it moves the virtual clock by the
   time asked (rounded up to a millisecond), as a timer firing would, so a handler's own
-  backoff is deterministic and costs nothing.
+  backoff is deterministic and costs nothing; a sleep that would reach the invocation's
+  time limit (``deadline_ms``) stops at it and calls ``on_deadline`` there.
 
 ``real_randomness()`` hands the real sources back for the length of a block: the run loop
 uses it while an effect performs its real I/O, so the SDK's own request ids and a local
@@ -71,6 +72,10 @@ class VirtualGlobals:
     _lent: int = attrs.field(default=0, init=False)
     #: The thread the run is on; other threads (a local server's) sleep for real.
     _thread: int | None = attrs.field(default=None, init=False)
+    #: While a handler with a time limit runs, the virtual time the limit ends at, and what a
+    #: sleep reaching it calls once the clock stands there (the run loop stops the handler).
+    deadline_ms: int | None = attrs.field(default=None, init=False)
+    on_deadline: Callable[[], None] | None = attrs.field(default=None, init=False)
 
     @property
     def installed(self) -> bool:
@@ -148,7 +153,11 @@ class VirtualGlobals:
             return
         if seconds < 0:
             raise ValueError("sleep length must be non-negative")
-        self.advance(math.ceil(seconds * 1000))
+        ms = math.ceil(seconds * 1000)
+        if self.deadline_ms is not None and self.on_deadline is not None and self.now_ms + ms >= self.deadline_ms:
+            self.advance(max(0, self.deadline_ms - self.now_ms))
+            self.on_deadline()
+        self.advance(ms)
 
     # --- randomness ------------------------------------------------------------------
 

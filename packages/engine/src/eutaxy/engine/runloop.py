@@ -23,10 +23,19 @@ declares ``maxConcurrentInvocations`` above 1 unsupported (``unsupported_result`
 
 A handler that never reaches its next effect (``while True: pass``) would hang the check,
 so every handler call runs under a :class:`Watchdog`: a thread that, once the handler's own
-code has run longer than the per-effect threshold without reaching an effect point, raises
+code has run longer than the effect hang bound without reaching an effect point, raises
 ``HandlerStuck`` in the handler's thread and ends the run UNSUPPORTED (``cpu_bound``),
 naming the invocation and its last effect. An effect's own I/O does not count (its client
 has its own timeout).
+
+An invocation may carry the platform's time limit (a Lambda function's timeout). Its time
+is the virtual time since it started (one millisecond per effect, its sleeps) plus the CPU
+time of the handler's own code, effects' I/O left out. The virtual part is checked where
+it moves, so it is deterministic: an effect point reached at or past the limit, or a sleep
+that would reach it, ends the invocation there. The CPU part is measured by the watchdog
+on the handler thread's own CPU clock (not the wall clock, so a loaded machine does not
+stop a handler early), which raises ``HandlerTimeout`` once the sum reaches the limit. The
+invocation then ends ``timed_out``, as the platform stops it; the run goes on.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ import contextlib
 import ctypes
 import threading
 import time
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NoReturn, Sequence
 
 import attrs
 
@@ -49,6 +58,7 @@ from eutaxy.engine.globals import VirtualGlobals
 __all__ = [
     "CallOutcome",
     "HandlerStuck",
+    "HandlerTimeout",
     "Invocation",
     "InvocationCrash",
     "PlanFollower",
@@ -82,9 +92,26 @@ STUCK_FLOOR_MS = 10_000
 #: the run waits for the handler as before.
 STUCK_INTERRUPTS = 5
 
+#: A handler blocked outside any effect (a lock, a raw socket) uses no CPU, so the stuck
+#: threshold, counted in the handler thread's CPU time, would never pass: it counts as stuck
+#: too once this many thresholds of real time have gone by. Four, so that a busy loop on a
+#: machine shared four ways still reaches the CPU threshold first.
+STUCK_REAL_FACTOR = 4
 
-class HandlerStuck(BaseException):
-    """Raised by the watchdog in the handler's thread; never an ``Exception`` a handler catches."""
+#: The longest the watchdog sleeps between looks at the handler's clocks.
+_WATCH_S_MAX = 0.25
+
+
+class _Interruption(BaseException):
+    """What the watchdog raises in the handler's thread; never an ``Exception`` a handler catches."""
+
+
+class HandlerStuck(_Interruption):
+    """The handler's own code ran past the effect hang bound without reaching an effect point."""
+
+
+class HandlerTimeout(_Interruption):
+    """The invocation ran past its platform time limit (a Lambda function's timeout)."""
 
 
 class RunUnsupported(BaseException):
@@ -138,11 +165,20 @@ class Invocation:
     crashed: bool = False
     #: Virtual time when the invocation started.
     started_ms: int = 0
+    #: The platform's limit on the invocation's time (virtual time plus its own CPU time), if any.
+    timeout_ms: int | None = None
+    #: Set once the invocation ran past ``timeout_ms``; it is stopped, as the platform stops it.
+    timed_out: bool = False
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """The virtual time the limit ends at when no CPU time is counted (None: no limit)."""
+        return None if self.timeout_ms is None else self.started_ms + self.timeout_ms
 
 
 @attrs.frozen
 class CallOutcome:
-    """How a handler call ended: ``returned`` (with its value), ``raised`` or ``crashed``."""
+    """How a handler call ended: ``returned`` (with its value), ``raised``, ``crashed`` or ``timed_out``."""
 
     kind: str
     value: Any = None
@@ -154,24 +190,43 @@ class CallOutcome:
 
 @attrs.define(eq=False)
 class Watchdog:
-    """Interrupts a handler whose own code runs longer than ``threshold_s`` without an effect.
+    """Interrupts a handler that is stuck, or past its invocation's time limit.
 
     Armed only while the handler's code runs (``call``); an effect point disarms it for its
-    own work and re-arms it with a fresh start, so the threshold is per stretch of code
-    between effects. On expiry it calls ``on_stuck`` (which records the cause) and raises
-    ``HandlerStuck`` in the handler's thread at its next bytecode.
+    own work and re-arms it with a fresh start, so the stuck threshold is per stretch of code
+    between effects, while the CPU time counted toward a time limit adds up over the call.
+    Stuck: a stretch used ``threshold_s`` of the handler thread's CPU time, or
+    STUCK_REAL_FACTOR times that in real time; it calls ``on_stuck`` (which records the
+    cause) and raises ``HandlerStuck`` in the handler's thread at its next bytecode. Past the
+    limit: ``past_limit`` (given the call's CPU seconds so far) says so; it calls
+    ``on_limit`` and raises ``HandlerTimeout`` there.
     """
 
     threshold_s: float
     on_stuck: Callable[[], None]
+    past_limit: Callable[[float], bool] | None = None
+    on_limit: Callable[[], None] | None = None
     _thread_id: int = attrs.field(init=False, factory=threading.get_ident)
+    _clock: int = attrs.field(init=False)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
     _stopped: threading.Event = attrs.field(init=False, factory=threading.Event)
     _armed: bool = attrs.field(init=False, default=False)
     _since: float = attrs.field(init=False, factory=time.monotonic)
-    #: Interruptions raised so far (at most STUCK_INTERRUPTS).
+    #: The handler thread's CPU clock when the current stretch began.
+    _cpu_since: float = attrs.field(init=False, default=0.0)
+    #: CPU seconds of the handler's own code in the stretches already closed.
+    _cpu_closed: float = attrs.field(init=False, default=0.0)
+    #: Interruptions raised so far (at most STUCK_INTERRUPTS of each kind).
     interrupts: int = attrs.field(init=False, default=0)
+    _limit_interrupts: int = attrs.field(init=False, default=0)
     _thread: threading.Thread | None = attrs.field(init=False, default=None)
+
+    @_clock.default
+    def _handler_clock(self) -> int:
+        return time.pthread_getcpuclockid(self._thread_id)
+
+    def _cpu_now(self) -> float:
+        return time.clock_gettime(self._clock)
 
     def start(self) -> None:
         self.arm()
@@ -192,30 +247,50 @@ class Watchdog:
                 if self._thread is not None:
                     self._thread.join()
                 return
-            except HandlerStuck:
+            except _Interruption:
                 continue
 
     def arm(self) -> None:
         with self._lock:
             self._armed = True
             self._since = time.monotonic()
+            self._cpu_since = self._cpu_now()
 
     def disarm(self) -> None:
         with self._lock:
+            if self._armed:
+                self._cpu_closed += max(0.0, self._cpu_now() - self._cpu_since)
             self._armed = False
 
     def _watch(self) -> None:
         while True:
             with self._lock:
-                remaining = self.threshold_s - (time.monotonic() - self._since)
-                if self._armed and remaining <= 0 and self.interrupts < STUCK_INTERRUPTS:
-                    self.interrupts += 1
-                    self._since = time.monotonic()
-                    self.on_stuck()
-                    _raise_in_thread(self._thread_id, HandlerStuck)
-                    remaining = self.threshold_s
-            if self._stopped.wait(timeout=max(remaining, 0.01)):
+                wait = self._look() if self._armed else _WATCH_S_MAX
+            if self._stopped.wait(timeout=min(max(wait, 0.01), _WATCH_S_MAX)):
                 return
+
+    def _look(self) -> float:
+        """One look at an armed handler (under the lock); the seconds until the next is due."""
+        stretch_cpu = max(0.0, self._cpu_now() - self._cpu_since)
+        stretch_real = time.monotonic() - self._since
+        if self.past_limit is not None and self._limit_interrupts < STUCK_INTERRUPTS:
+            if self.past_limit(self._cpu_closed + stretch_cpu):
+                self._limit_interrupts += 1
+                assert self.on_limit is not None
+                self.on_limit()
+                _raise_in_thread(self._thread_id, HandlerTimeout)
+                return 0.1
+        stuck = stretch_cpu >= self.threshold_s or stretch_real >= STUCK_REAL_FACTOR * self.threshold_s
+        if stuck and self.interrupts < STUCK_INTERRUPTS:
+            self.interrupts += 1
+            self._since = time.monotonic()
+            self._cpu_closed += stretch_cpu
+            self._cpu_since = self._cpu_now()
+            self.on_stuck()
+            _raise_in_thread(self._thread_id, HandlerStuck)
+            return self.threshold_s
+        # CPU time cannot pass faster than real time, so the remaining CPU is a safe wait.
+        return self.threshold_s - stretch_cpu
 
 
 def _raise_in_thread(thread_id: int, exception: type[BaseException]) -> None:
@@ -289,10 +364,15 @@ class RunLoop:
             self.current = None
 
     @contextlib.contextmanager
-    def invocation(self, invocation_id: str) -> Iterator[Invocation]:
-        """Make ``invocation_id`` the invocation in flight for the block."""
+    def invocation(self, invocation_id: str, *, timeout_ms: int | None = None) -> Iterator[Invocation]:
+        """Make ``invocation_id`` the invocation in flight for the block.
+
+        ``timeout_ms`` is the platform's limit on its time (a Lambda function's timeout):
+        past it, the handler is stopped and its call ends ``timed_out``.
+        """
         assert self.current is None, f"{invocation_id} started while {self.current.id} runs"
-        invocation = Invocation(id=invocation_id, started_ms=self.now_ms)
+        assert timeout_ms is None or timeout_ms > 0, timeout_ms
+        invocation = Invocation(id=invocation_id, started_ms=self.now_ms, timeout_ms=timeout_ms)
         self.current = invocation
         try:
             yield invocation
@@ -303,8 +383,10 @@ class RunLoop:
         """Call the handler inside the current invocation and say how it ended."""
         invocation = self.current
         assert invocation is not None, "call() outside an invocation"
-        watchdog = Watchdog(self.stuck_threshold_s, lambda: self._stuck(invocation))
+        watchdog = self._watchdog_for(invocation)
         self._watchdog = watchdog
+        self.globals.deadline_ms = invocation.deadline_ms
+        self.globals.on_deadline = lambda: self._time_out(invocation)
         watchdog.start()
         try:
             try:
@@ -312,9 +394,17 @@ class RunLoop:
             finally:
                 watchdog.stop()
                 self._watchdog = None
+                self.globals.deadline_ms = None
+                self.globals.on_deadline = None
         except HandlerStuck:
+            watchdog.stop()
             self._raise_if_unsupported()
             raise AssertionError("HandlerStuck without its cause") from None
+        except HandlerTimeout:
+            watchdog.stop()
+            assert invocation.timed_out, f"HandlerTimeout in {invocation.id} without its record"
+            self._raise_if_unsupported()
+            return CallOutcome(kind="timed_out")
         except InvocationCrash as crash:
             invocation.crashed = True
             self._raise_if_unsupported()
@@ -328,12 +418,36 @@ class RunLoop:
             self._raise_if_unsupported()
             if invocation.crashed:
                 return CallOutcome(kind="crashed", error=error)
+            if invocation.timed_out:
+                return CallOutcome(kind="timed_out", error=error)
             return CallOutcome(kind="raised", error=error)
         self._raise_if_unsupported()
         if invocation.crashed:
             # The handler caught the crash and returned anyway; the crash still happened.
             return CallOutcome(kind="crashed", value=value)
+        if invocation.timed_out:
+            # Stopped at its limit; whatever it did after catching that is not the platform's answer.
+            return CallOutcome(kind="timed_out", value=value)
         return CallOutcome(kind="returned", value=value)
+
+    def _watchdog_for(self, invocation: Invocation) -> Watchdog:
+        """The call's watchdog: stuck after the hang threshold, stopped at the invocation's limit."""
+        if invocation.timeout_ms is None:
+            return Watchdog(self.stuck_threshold_s, lambda: self._stuck(invocation))
+        limit_s = invocation.timeout_ms / 1000
+
+        def past_limit(cpu_s: float) -> bool:
+            return (self.now_ms - invocation.started_ms) / 1000 + cpu_s >= limit_s
+
+        def on_limit() -> None:
+            invocation.timed_out = True
+
+        return Watchdog(self.stuck_threshold_s, lambda: self._stuck(invocation), past_limit, on_limit)
+
+    def _time_out(self, invocation: Invocation) -> NoReturn:
+        """The invocation reached its limit in virtual time (an effect point, a sleep): stop it there."""
+        invocation.timed_out = True
+        raise HandlerTimeout(f"{invocation.id} ran past its {invocation.timeout_ms} ms limit")
 
     def unsupported(self, cause: str, detail: str) -> RunUnsupported:
         """Note the cause and return the exception to raise (``raise loop.unsupported(...)``)."""
@@ -355,8 +469,9 @@ class RunLoop:
         )
         self.unsupported(
             CPU_BOUND,
-            f"{invocation.id} ran {self.stuck_threshold_s * 1000:.0f} ms of real time without reaching an effect "
-            f"point (a loop that never ends?); {last}",
+            f"{invocation.id} ran past the effect hang bound ({self.stuck_threshold_s * 1000:.0f} ms of its own CPU "
+            f"time, or {STUCK_REAL_FACTOR} times that of real time) without reaching an effect point (a loop that "
+            f"never ends?); {last}",
         )
 
     @contextlib.contextmanager
@@ -395,6 +510,10 @@ class RunLoop:
             if invocation.crashed:
                 raise InvocationCrash(f"{invocation.id} already crashed")
             self._raise_if_unsupported()
+            deadline_ms = invocation.deadline_ms
+            if invocation.timed_out or (deadline_ms is not None and self.now_ms >= deadline_ms):
+                # Reached at or past its limit: the platform stopped it before this effect.
+                self._time_out(invocation)
             ordinal = invocation.next_ordinal
             invocation.next_ordinal += 1
             self._last_effect = (target, op, ordinal)
