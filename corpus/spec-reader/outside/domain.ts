@@ -29,3 +29,9 @@ export function hidden(n: number): number {
   // @ts-ignore: the compiler's error is hidden here
   return n.nope;
 }
+
+export let pick = (n: number): number => n;
+
+export function callsLet(n: number): number {
+  return pick(n) + 1;
+}

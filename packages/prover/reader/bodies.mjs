@@ -7,8 +7,10 @@
 // return, the conditional operator, arithmetic and comparison, the builtins
 // the claim reader names, string length and indexing, record literals, field
 // reads, null and tag tests, array length and index reads, module-level
-// constants built from literals, and calls to other functions of the module.
-// Anything else is an `outside` node with the construct and its line, where it
+// constants built from literals, and calls to functions of any source file.
+// Every call is bound to the declaration the compiler resolves it to (the
+// reader's resolveFunction) and every body is named by its declaration, so
+// two functions of one name are never one body. Anything else is an `outside` node with the construct and its line, where it
 // stands, so an engine refuses exactly it and never guesses.
 
 import { createRequire } from "node:module";
@@ -24,24 +26,26 @@ const MAX_FUNCTIONS = 64;
 const IGNORE_COMMENT = /@ts-(ignore|expect-error|nocheck)/;
 
 /**
- * The functions `properties` name and the module functions they call, transitively, each read.
- * `reader` is the spec file's Reader: its expression reader and type converter are used as they are.
+ * The functions `properties` name and the functions they call, transitively, each read, in whatever
+ * source file the compiler resolved them to. `reader` is the spec file's Reader: its expression
+ * reader, type converter and declaration resolver are used as they are.
  */
 export function readFunctions(reader, properties) {
   const bodies = new BodyReader(reader);
   const queue = [];
   for (const prop of properties) {
-    queue.push(prop.function);
+    if (prop.ref) queue.push(prop.ref);
     for (const tree of [prop.when, prop.ensures]) if (tree) collectCalls(tree, queue);
   }
   const seen = new Set();
   const out = [];
   while (queue.length > 0 && out.length < MAX_FUNCTIONS) {
-    const name = queue.shift();
-    if (seen.has(name)) continue;
-    seen.add(name);
-    const def = bodies.functionNamed(name);
-    if (!def) continue;
+    const ref = queue.shift();
+    if (seen.has(ref)) continue;
+    seen.add(ref);
+    const found = reader.resolved?.get(ref);
+    if (!found) continue;
+    const def = bodies.read(found);
     out.push(def);
     collectCalls(def.body, queue);
   }
@@ -54,7 +58,7 @@ function collectCalls(tree, queue) {
     for (const item of tree) collectCalls(item, queue);
     return;
   }
-  if (tree.kind === "call" && tree.target === "module") queue.push(tree.callee);
+  if (tree.kind === "call" && tree.target === "module" && tree.ref) queue.push(tree.ref);
   for (const [key, value] of Object.entries(tree)) {
     if (key !== "type" && value && typeof value === "object") collectCalls(value, queue);
   }
@@ -64,8 +68,6 @@ class BodyReader {
   constructor(reader) {
     this.reader = reader;
     this.checker = reader.checker;
-    this.moduleFile = null;
-    this.declarations = new Map();
     this.diagnostics = new Map();
     this.reading = new Set();
     // The claim reader recurses through `this.expr`, `this.call` and `this.identifier`:
@@ -77,32 +79,10 @@ class BodyReader {
     });
   }
 
-  /** The module file's top-level function declarations, found from the properties' functions. */
-  declarationOf(name) {
-    if (this.declarations.has(name)) return this.declarations.get(name);
-    let found = null;
-    for (const sf of this.reader.program.getSourceFiles()) {
-      if (sf.isDeclarationFile || sf.fileName === this.reader.specFile) continue;
-      if (this.moduleFile && sf.fileName !== this.moduleFile) continue;
-      for (const statement of sf.statements) {
-        const decl = topLevelFunction(statement, name);
-        if (decl) { found = decl; break; }
-      }
-      if (found) break;
-    }
-    this.declarations.set(name, found);
-    return found;
-  }
-
-  functionNamed(name) {
-    const decl = this.declarationOf(name);
-    if (!decl) return null;
-    if (!this.moduleFile) this.moduleFile = decl.node.getSourceFile().fileName;
-    return this.read(name, decl);
-  }
-
-  read(name, { node, fn }) {
+  /** One resolved function's body (`found` is the reader's resolveFunction answer). */
+  read({ id, name, file, node, fn }) {
     const line = lineOf(node);
+    const named = { id, file };
     const signature = this.checker.getSignatureFromDeclaration(fn);
     const params = fn.parameters.map((p) => ({
       name: ts.isIdentifier(p.name) ? p.name.text : p.name.getText(), optional: Boolean(p.questionToken || p.initializer),
@@ -111,7 +91,7 @@ class BodyReader {
     const returns = signature ? this.reader.convert(this.checker.getReturnTypeOfSignature(signature))
       : { kind: "unsupported", name: "?", reason: "no signature" };
     const refused = this.refusal(node, fn);
-    if (refused) return { kind: "function_def", name, params, returns, body: refused, line };
+    if (refused) return { kind: "function_def", name, params, returns, body: refused, line, ...named };
     const scope = new Map();
     for (const [index, p] of fn.parameters.entries()) scope.set(p.name.text, { index, name: p.name.text });
     this.locals = new Map();
@@ -124,7 +104,7 @@ class BodyReader {
       if (!(error instanceof TooLarge)) throw error;
       body = this.outside(fn, "BodyTooLarge");
     }
-    return { kind: "function_def", name, params, returns, body, line };
+    return { kind: "function_def", name, params, returns, body, line, ...named };
   }
 
   /** Why the whole function is outside the subset, as one outside node; null when it is not. */
@@ -265,12 +245,14 @@ class BodyReader {
     return this.reader.identifier(node, new Map());
   }
 
-  /** A module-level const of a number, boolean or string built from literals and operators: read as its value. */
+  /** A module-level const of a number, boolean or string built from literals and operators, in any source
+   *  file (imported ones too): read as its value. */
   moduleConstant(node) {
-    const symbol = this.checker.getSymbolAtLocation(node);
+    let symbol = this.checker.getSymbolAtLocation(node);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
     const decl = symbol?.valueDeclaration;
     if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return null;
-    if (decl.getSourceFile().fileName !== this.moduleFile) return null;
+    if (decl.getSourceFile().isDeclarationFile) return null;
     if (!(decl.parent.flags & ts.NodeFlags.Const) || !ts.isSourceFile(decl.parent.parent.parent)) return null;
     if (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer)) return null;
     if (this.reading.has(decl)) return this.outside(node, "ModuleConstant");
@@ -300,32 +282,19 @@ class BodyReader {
     const callee = node.expression;
     if (node.questionDotToken) return this.outside(node, "OptionalChain");
     if (ts.isIdentifier(callee) && !scope.has(callee.text)) {
-      const symbol = this.checker.getSymbolAtLocation(callee);
-      const decl = symbol?.valueDeclaration;
-      if (decl && decl.getSourceFile().fileName === this.moduleFile && this.declarationOf(callee.text)) {
-        return { kind: "call", callee: callee.text, target: "module",
+      // The declaration the compiler resolves the name to, in whichever file it is; anything else is named.
+      const fn = this.reader.resolveFunction(callee);
+      if (fn) {
+        return { kind: "call", callee: fn.name, target: "module", ref: fn.id,
                  args: node.arguments.map((a) => this.expr(a, scope)) };
       }
-      return this.outside(node, "CallOutsideModule");
+      return this.outside(node, "UnresolvedCall");
     }
     return this.reader.call.call(this.view, node, scope, depth);
   }
 }
 
 class TooLarge extends Error {}
-
-function topLevelFunction(statement, name) {
-  if (ts.isFunctionDeclaration(statement) && statement.name?.text === name) return { node: statement, fn: statement };
-  if (ts.isVariableStatement(statement) && statement.declarationList.flags & ts.NodeFlags.Const) {
-    for (const decl of statement.declarationList.declarations) {
-      if (ts.isIdentifier(decl.name) && decl.name.text === name && decl.initializer
-          && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) {
-        return { node: statement, fn: decl.initializer };
-      }
-    }
-  }
-  return null;
-}
 
 function isAssignment(node) {
   return ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment

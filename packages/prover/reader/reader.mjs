@@ -55,6 +55,7 @@ const BINARY_OPS = new Map([
   [ts.SyntaxKind.QuestionQuestionToken, "??"],
 ]);
 
+/** The compiler options for a spec file, and the project folder declarations are named relative to. */
 function baseOptions(specFile) {
   const defaults = {
     strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
@@ -62,12 +63,13 @@ function baseOptions(specFile) {
     skipLibCheck: true, noEmit: true, types: [], lib: ["lib.es2022.d.ts"],
   };
   const configPath = ts.findConfigFile(path.dirname(specFile), ts.sys.fileExists, "tsconfig.json");
-  if (!configPath) return defaults;
+  if (!configPath) return { options: defaults, root: path.dirname(specFile) };
+  const root = path.dirname(path.resolve(configPath));
   const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
     ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {},
   });
-  if (!parsed) return defaults;
-  return { ...parsed.options, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true };
+  if (!parsed) return { options: defaults, root };
+  return { options: { ...parsed.options, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true }, root };
 }
 
 // The in-memory layer over the host's files: one parse per file per process,
@@ -118,11 +120,200 @@ function resolveAlias(checker, symbol) {
   return symbol;
 }
 
+/** An expression without the parentheses, `as`, `satisfies` and `!` around it. */
+function stripped(node) {
+  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)
+         || ts.isNonNullExpression(node) || ts.isTypeAssertionExpression(node)) node = node.expression;
+  return node;
+}
+
+/** Calls that write to their first argument's properties, as an assignment does. */
+const WRITING_CALLS = new Set([
+  "Object.defineProperty", "Object.defineProperties", "Object.assign", "Object.setPrototypeOf",
+  "Reflect.set", "Reflect.defineProperty", "Reflect.deleteProperty", "Reflect.setPrototypeOf",
+]);
+/** Names of the global object itself. */
+const GLOBAL_OBJECTS = new Set(["globalThis", "window", "self", "global"]);
+/** Library types whose values are built-ins the engines model (an alias `const M = Math` has type `Math`). */
+const BUILTIN_TYPES = new Set(["Math", "JSON", "Reflect", "Intl", "Atomics", "typeof globalThis"]);
+/** Aliases (`const g = f`, re-exports) followed at most this many times. */
+const MAX_ALIAS_HOPS = 16;
+
 class Reader {
-  constructor(program, specFile) {
+  constructor(program, specFile, root) {
     this.program = program;
     this.checker = program.getTypeChecker();
     this.specFile = specFile;
+    /** The project folder: declarations are named by their file relative to it. */
+    this.root = root ?? path.dirname(specFile);
+    /** Every function resolveFunction found, by id: the bodies read are taken from here. */
+    this.resolved = new Map();
+  }
+
+  relative(fileName) {
+    return path.relative(this.root, path.resolve(fileName)).split(path.sep).join("/");
+  }
+
+  // ---- declarations ------------------------------------------------------
+
+  /**
+   * The function a callee resolves to, as the compiler resolves it: an identifier, or `ns.f` through a
+   * namespace import, followed through imports, re-exports, default exports and `const g = f` aliases
+   * to a top-level `function` with a body or a top-level `const` arrow or function expression of a
+   * source file. `{id, name, file, node, fn, inSpec}`, or null when it resolves to anything else (a
+   * declaration file, a `let`, a method, a parameter, a nested function).
+   */
+  resolveFunction(expr) {
+    let symbol = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(expr) ? expr.name : expr);
+    for (let hops = 0; symbol && hops < MAX_ALIAS_HOPS; hops += 1) {
+      if (symbol.flags & ts.SymbolFlags.Alias) {
+        symbol = this.checker.getAliasedSymbol(symbol);
+        continue;
+      }
+      const decls = symbol.declarations ?? [];
+      const implementation = decls.find((d) => ts.isFunctionDeclaration(d) && d.body);
+      if (implementation) {
+        return ts.isSourceFile(implementation.parent) ? this.functionAt(implementation, implementation, implementation.name) : null;
+      }
+      const decl = symbol.valueDeclaration ?? decls[0];
+      if (!decl || decl.getSourceFile().isDeclarationFile) return null;
+      let init;
+      if (ts.isVariableDeclaration(decl) && decl.initializer && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const
+          && ts.isSourceFile(decl.parent.parent.parent)) init = decl.initializer;
+      else if (ts.isExportAssignment(decl) && !decl.isExportEquals) init = decl.expression;
+      else return null;
+      init = stripped(init);
+      if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) {
+        return this.functionAt(decl, init, ts.isVariableDeclaration(decl) && ts.isIdentifier(decl.name) ? decl.name : init.name);
+      }
+      if (ts.isIdentifier(init)) symbol = this.checker.getSymbolAtLocation(init);
+      else if (ts.isPropertyAccessExpression(init)) symbol = this.checker.getSymbolAtLocation(init.name);
+      else return null;
+    }
+    return null;
+  }
+
+  /** A resolved function, named by its file and the position of its name (of the function when it has none). */
+  functionAt(decl, fn, nameNode) {
+    const sf = decl.getSourceFile();
+    const at = nameNode ?? fn;
+    const { line, character } = sf.getLineAndCharacterOfPosition(at.getStart(sf));
+    const file = this.relative(sf.fileName);
+    const id = `${file}:${line + 1}:${character + 1}`;
+    const statement = ts.isVariableDeclaration(decl) ? decl.parent.parent : decl;
+    const found = { id, name: nameNode?.text ?? "default", file, node: statement, fn, inSpec: sf.fileName === this.specFile };
+    this.resolved.set(id, found);
+    return found;
+  }
+
+  /** `ns` in `ns.f(...)` when it is a namespace import (`import * as ns`) or a namespace. */
+  isNamespace(identifier) {
+    const symbol = resolveAlias(this.checker, this.checker.getSymbolAtLocation(identifier));
+    return Boolean(symbol && symbol.flags & (ts.SymbolFlags.ValueModule | ts.SymbolFlags.NamespaceModule)
+      && !(symbol.flags & ts.SymbolFlags.Variable));
+  }
+
+  // ---- writes to globals -------------------------------------------------
+
+  /**
+   * Every write to a global or a built-in in the program's source files: assignments (`Math.max = ...`,
+   * `Number.prototype.f = ...`, `globalThis.x = ...`, through a `const` alias too), `++`/`--`, `delete`,
+   * and `Object.defineProperty`/`assign`/`setPrototypeOf` and `Reflect`'s writers on one.
+   */
+  globalWrites() {
+    const out = [];
+    for (const sf of this.program.getSourceFiles()) {
+      if (sf.isDeclarationFile) continue;
+      const visit = (node) => {
+        const target = this.writtenGlobal(node);
+        if (target) out.push({ file: this.relative(sf.fileName), line: lineOf(node), target, text: textOf(node) });
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+    return out;
+  }
+
+  writtenGlobal(node) {
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment
+        && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) return this.globalTarget(node.left);
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node))
+        && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+      return this.globalTarget(node.operand);
+    }
+    if (ts.isDeleteExpression(node)) return this.globalTarget(node.expression);
+    if (ts.isCallExpression(node) && node.arguments.length > 0) {
+      const callee = stripped(node.expression);
+      if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && this.isGlobal(callee.expression)
+          && WRITING_CALLS.has(`${callee.expression.text}.${callee.name.text}`)) {
+        const target = this.globalTarget(node.arguments[0], true);
+        const key = node.arguments[1];
+        if (!target || !key) return target;
+        return ts.isStringLiteralLike(key) && `${callee.expression.text}.${callee.name.text}` !== "Object.assign"
+          ? `${target}.${key.text}` : target;
+      }
+    }
+    return null;
+  }
+
+  /** The global a written place reaches (`Math.max`, `Number.prototype.toFixed`, `globalThis.x`), else null. */
+  globalTarget(place, whole = false, hops = 0) {
+    return this.globalByName(place, whole, hops) ?? this.globalByType(place);
+  }
+
+  /** Through the names: a global's own name at the root, or a `const` alias of one (`const P = Number.prototype`). */
+  globalByName(place, whole, hops) {
+    const chain = [];
+    let e = stripped(place);
+    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
+      if (ts.isPropertyAccessExpression(e)) chain.unshift(e.name.text);
+      else chain.unshift(ts.isStringLiteralLike(e.argumentExpression) ? e.argumentExpression.text : "[...]");
+      e = stripped(e.expression);
+    }
+    if (!ts.isIdentifier(e)) return null;
+    if (chain.length === 0 && !whole) {
+      // A plain name written: only a global's own name is a global write (a module's names are its own).
+      return this.isGlobal(e) && !this.isModuleLocal(e) ? e.text : null;
+    }
+    if (GLOBAL_OBJECTS.has(e.text) && !this.isModuleLocal(e)) return [e.text, ...chain].join(".");
+    if (this.isGlobal(e)) return [e.text, ...chain].join(".");
+    let symbol = this.checker.getSymbolAtLocation(e);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
+    const decl = symbol?.valueDeclaration;
+    if (hops < MAX_ALIAS_HOPS && decl && ts.isVariableDeclaration(decl) && decl.initializer
+        && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) {
+      const inner = this.globalByName(decl.initializer, true, hops + 1);
+      if (inner) return [inner, ...chain].join(".");
+    }
+    return null;
+  }
+
+  /** Through the types: the written object is a built-in whatever names it (a parameter of type `Math`). */
+  globalByType(place) {
+    const chain = [];
+    let e = stripped(place);
+    while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
+      chain.unshift(ts.isPropertyAccessExpression(e) ? e.name.text
+        : ts.isStringLiteralLike(e.argumentExpression) ? e.argumentExpression.text : "[...]");
+      const object = stripped(e.expression);
+      const type = this.checker.getTypeAtLocation(object);
+      if (BUILTIN_TYPES.has(this.typeName(type)) || this.isBuiltinConstructorType(type)) {
+        return [textOf(object), ...chain].join(".");
+      }
+      e = object;
+    }
+    return null;
+  }
+
+  isBuiltinConstructorType(type) {
+    const symbol = type.getSymbol();
+    const decl = symbol?.declarations?.[0];
+    return Boolean(decl && this.program.isSourceFileDefaultLibrary(decl.getSourceFile()) && symbol.name.endsWith("Constructor"));
+  }
+
+  isModuleLocal(identifier) {
+    const decl = this.checker.getSymbolAtLocation(identifier)?.declarations?.[0];
+    return Boolean(decl && !decl.getSourceFile().isDeclarationFile);
   }
 
   // ---- types -------------------------------------------------------------
@@ -353,7 +544,10 @@ class Reader {
     if (node.text === "NaN" && this.isGlobal(node)) return { kind: "literal", value: encoded(NaN) };
     if (node.text === "Infinity" && this.isGlobal(node)) return { kind: "literal", value: encoded(Infinity) };
     const fn = this.moduleFunction(node);
-    if (fn) return { kind: "function", name: fn };
+    if (fn) {
+      const resolved = this.resolveFunction(node);
+      return { kind: "function", name: fn, ...(resolved && !resolved.inSpec ? { ref: resolved.id } : {}) };
+    }
     return this.outside(node, "Identifier");
   }
 
@@ -423,10 +617,18 @@ class Reader {
     if (node.questionDotToken) return this.outside(node, "OptionalChain");
     const args = () => node.arguments.map((a) => this.expr(a, params, depth));
     if (ts.isIdentifier(callee) && !params.has(callee.text)) {
-      const fn = this.moduleFunction(callee);
-      if (fn) return { kind: "call", callee: fn, target: "module", args: args() };
+      // Bound to the declaration the compiler resolves the name to, never to a function found by its name.
+      const fn = this.resolveFunction(callee);
+      if (fn && !fn.inSpec) return { kind: "call", callee: fn.name, target: "module", ref: fn.id, args: args() };
       const inlined = this.inlineHelper(node, params, depth);
       if (inlined) return inlined;
+      if (this.moduleFunction(callee)) return this.outside(node, "UnresolvedCall");
+    }
+    if (ts.isPropertyAccessExpression(callee) && !callee.questionDotToken && ts.isIdentifier(callee.expression)
+        && !params.has(callee.expression.text) && this.isNamespace(callee.expression)) {
+      const fn = this.resolveFunction(callee);
+      if (fn && !fn.inSpec) return { kind: "call", callee: fn.name, target: "module", ref: fn.id, args: args() };
+      return this.outside(node, "UnresolvedCall");
     }
     if (ts.isPropertyAccessExpression(callee) && callee.name.text === "every" && !callee.questionDotToken) {
       const every = this.every(node, params, depth);
@@ -531,10 +733,12 @@ class Reader {
     if (!binders) return { skipped: { name: exportName, line, combinator: which, reason: "its first argument is not a function the compiler resolved" } };
     const overload = this.signatureOf(fnArg).overload;
     const fnName = ts.isIdentifier(fnArg) ? (this.moduleFunction(fnArg) ?? fnArg.text) : textOf(fnArg);
+    const resolved = ts.isIdentifier(fnArg) || ts.isPropertyAccessExpression(fnArg) ? this.resolveFunction(fnArg) : null;
+    const ref = resolved && !resolved.inSpec ? { ref: resolved.id } : {};
     const fnSymbol = ts.isIdentifier(fnArg) ? resolveAlias(this.checker, this.checker.getSymbolAtLocation(fnArg)) : null;
     const moduleFile = fnSymbol?.valueDeclaration?.getSourceFile().fileName ?? null;
     if (which === "total") {
-      return { property: { kind: "total", name: exportName, function: fnName, binders, line, ...(overload ? { overload } : {}) }, moduleFile };
+      return { property: { kind: "total", name: exportName, function: fnName, binders, line, ...(overload ? { overload } : {}), ...ref }, moduleFile };
     }
     const options = init.arguments[1];
     if (!options || !ts.isObjectLiteralExpression(options)) {
@@ -559,6 +763,7 @@ class Reader {
         ...(timeoutMs > 0 ? { timeoutMs } : {}),
         ...this.constants([fnArg, whenNode, ensuresNode]),
         ...(overload ? { overload } : {}),
+        ...ref,
       },
       moduleFile,
     };
@@ -595,7 +800,9 @@ class Reader {
       .sort();
     // The bodies the engines translate (bodies.mjs); TESTED never needs them.
     const functions = readFunctions(this, properties);
-    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources, functions };
+    const globalWrites = this.globalWrites();
+    return { kind: "spec_module", spec: this.specFile, module: moduleFile, properties, skipped, diagnostics, sources, functions,
+             ...(globalWrites.length ? { globalWrites } : {}) };
   }
 }
 
@@ -636,9 +843,9 @@ function formatDiagnostic(d) {
 function readOne(specFile, oldProgram) {
   const file = path.resolve(specFile);
   if (!fs.existsSync(file)) return { result: { kind: "read_error", spec: file, message: "no such file" } };
-  const options = baseOptions(file);
+  const { options, root } = baseOptions(file);
   const program = ts.createProgram({ rootNames: [file], options, host: makeHost(options), oldProgram });
-  return { result: new Reader(program, file).read(), program };
+  return { result: new Reader(program, file, root).read(), program };
 }
 
 let previous;

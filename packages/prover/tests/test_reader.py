@@ -102,7 +102,8 @@ def test_claim_trees(module):
         right=Call(callee="Number.isInteger", target="builtin", args=(n,))), right=flag) == p.when
     assert [] == outside_nodes(p.ensures)
     call = p.ensures.left.left.left
-    assert Call(callee="primitives", target="module", args=tuple(b for b in _refs(p))) == call
+    assert Call(callee="primitives", target="module", args=tuple(b for b in _refs(p)), ref="domain.ts:6:17") == call
+    assert "domain.ts:6:17" == p.ref, "the property's function and the call in its claim are one declaration"
     assert _lit({"$": "bigint", "v": "-1"}) == p.ensures.left.right.right
 
 

@@ -3,7 +3,7 @@
 from hypothesis import strategies as st
 
 from eutaxy.spec import (ArrayType, BigIntType, Binary, Binder, BinderRef, BooleanType, Call, Conditional, Every, Field,
-                         FieldRead, ForallProperty, FunctionDef, FunctionRef, IndexRead, Let, Literal, LiteralType,
+                         FieldRead, ForallProperty, FunctionDef, FunctionRef, GlobalWrite, IndexRead, Let, Literal, LiteralType,
                          LiteralUnionType, Local, RecordLiteral,
                          NullableType, NumberType, Outside, RecordType, RegexTest, SpecModule, StringType,
                          TaggedUnionType, TotalProperty, Unary, UnionType, UnsupportedType, Variant)
@@ -47,7 +47,8 @@ spec_types = st.recursive(leaf_types, lambda children: st.one_of(
     st.builds(ArrayType, element=children, readonly=st.booleans(), name=names)), max_leaves=8)
 
 binder_refs = st.builds(BinderRef, index=st.integers(0, 3), name=names)
-leaf_exprs = st.one_of(st.builds(Literal, value=encoded_literals), binder_refs, st.builds(FunctionRef, name=names),
+refs = st.sampled_from(["", "domain.ts:3:17", "lib/bank.ts:1:10"])
+leaf_exprs = st.one_of(st.builds(Literal, value=encoded_literals), binder_refs, st.builds(FunctionRef, name=names, ref=refs),
                        st.builds(Local, name=names),
                        st.builds(Outside, construct=names, line=st.integers(1, 99), text=st.text(max_size=8)))
 exprs = st.recursive(leaf_exprs, lambda children: st.one_of(
@@ -57,7 +58,7 @@ exprs = st.recursive(leaf_exprs, lambda children: st.one_of(
     st.builds(FieldRead, object=children, name=names),
     st.builds(IndexRead, object=children, index=children),
     st.builds(Call, callee=names, target=st.sampled_from(["module", "builtin"]),
-              args=st.lists(children, max_size=3).map(tuple)),
+              args=st.lists(children, max_size=3).map(tuple), ref=refs),
     st.builds(RegexTest, pattern=st.text(max_size=6), flags=st.sampled_from(["", "i", "u"]), argument=children),
     st.builds(Every, array=children, param=names, body=children)),
     max_leaves=10)
@@ -67,15 +68,18 @@ properties = st.one_of(
     st.builds(ForallProperty, name=names, function=names, binders=st.lists(binders, max_size=3).map(tuple),
               ensures=exprs, when=st.none() | exprs,
               sample=st.none() | st.fixed_dictionaries({"maxArrayLength": st.integers(0, 16)}),
-              line=st.integers(1, 99)),
+              line=st.integers(1, 99), ref=refs),
     st.builds(TotalProperty, name=names, function=names, binders=st.lists(binders, max_size=3).map(tuple),
-              line=st.integers(1, 99)))
+              line=st.integers(1, 99), ref=refs))
 function_defs = st.builds(FunctionDef, name=names, params=st.lists(binders, max_size=3).map(tuple),
-                          returns=spec_types, line=st.integers(1, 99), body=st.one_of(exprs, st.builds(
+                          returns=spec_types, line=st.integers(1, 99), id=refs, file=st.sampled_from(["", "domain.ts"]),
+                          body=st.one_of(exprs, st.builds(
                               Let, name=names, value=exprs, body=st.one_of(st.builds(Local, name=names), st.builds(
                                   RecordLiteral, fields=st.lists(st.tuples(names, exprs), max_size=2).map(tuple),
                                   type=spec_types)))))
 spec_modules = st.builds(SpecModule, spec=names, module=st.none() | names,
                          properties=st.lists(properties, max_size=3).map(tuple),
                          functions=st.lists(function_defs, max_size=2).map(tuple),
-                         diagnostics=st.lists(st.text(max_size=10), max_size=2).map(tuple))
+                         diagnostics=st.lists(st.text(max_size=10), max_size=2).map(tuple),
+                         global_writes=st.lists(st.builds(GlobalWrite, file=names, line=st.integers(1, 99), target=names,
+                                                          text=st.text(max_size=8)), max_size=2).map(tuple))

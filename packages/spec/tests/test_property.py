@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eutaxy.spec import (Binary, Binder, BinderRef, ForallProperty, Literal, NotAProperty, NumberType,
+from eutaxy.spec import (Binary, Binder, BinderRef, ForallProperty, FunctionDef, Literal, NotAProperty, NumberType,
                          SpecModule, TotalProperty, js_module_dir, property_from_data)
 
 N = Binder(name="n", type=NumberType())
@@ -26,6 +26,19 @@ def test_module_round_trip():
     module = SpecModule(spec="/p/domain.props.ts", module="/p/domain.ts", properties=(FORALL, TOTAL),
                         skipped=(NotAProperty(name="helper", line=12, reason="not built by forall"),),
                         diagnostics=("domain.props.ts(3,1): TS2322: ...",))
+    assert module == SpecModule.from_data(json.loads(json.dumps(module.to_data())))
+
+
+def test_bodies_are_found_by_declaration_never_by_a_shared_name():
+    """Two bodies named ``fee``: a ref picks its own; a name alone picks neither; a unique name still reads."""
+    def body(id_: str, name: str, value: int) -> FunctionDef:
+        return FunctionDef(name=name, params=(N,), returns=NumberType(), body=Literal(value=value), id=id_,
+                           file=id_.split(":")[0])
+    card, bank, only = body("card.ts:2:17", "fee", 1), body("bank.ts:2:17", "fee", 2), body("bank.ts:9:17", "flat", 3)
+    module = SpecModule(spec="/p/checkout.props.ts", module="/p/bank.ts", properties=(), functions=(card, bank, only))
+    assert (bank, card) == (module.body("bank.ts:2:17", "fee"), module.body("card.ts:2:17", "fee"))
+    assert None is module.body("", "fee") is module.function("fee") is module.body("other.ts:1:1", "flat")
+    assert only == module.body("", "flat")
     assert module == SpecModule.from_data(json.loads(json.dumps(module.to_data())))
 
 

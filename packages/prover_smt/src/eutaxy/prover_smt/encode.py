@@ -45,22 +45,24 @@ NUM, INT, BOOL, STR, NULL, UNDEF = ("num",), ("int",), ("bool",), ("str",), ("nu
 class Unsupported(Exception):
     """A construct the engine does not take: what it is, its line (0 when the tree has none) and its text."""
 
-    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "") -> None:
+    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "", file: str = "") -> None:
         super().__init__(construct)
         self.construct = construct
         self.line = line
         self.text = text
         #: The module function it stands in, or "" for the property's claim (in the spec file).
         self.where = where
+        #: The file it is in, when it is neither the claim's nor a body's (a write to a built-in).
+        self.file = file
 
     def describe(self) -> str:
         at = f" at line {self.line}" if self.line else ""
-        place = f" in {self.where}" if self.where else " in the claim"
+        place = f" in {self.where}" if self.where else f" in {self.file}" if self.file else " in the claim"
         return f"{self.construct}{at}{place}" + (f": {self.text}" if self.text else "")
 
     def to_data(self) -> dict:
         return {"construct": self.construct, "line": self.line, "text": self.text,
-                "file": "module" if self.where else "spec", "function": self.where or None}
+                "file": self.file or ("module" if self.where else "spec"), "function": self.where or None}
 
 
 @attrs.frozen
@@ -653,14 +655,14 @@ class Encoder:
         if e.target == "builtin":
             v, ok = self.builtin(e.callee, args)
             return v, z3.And(ok, *oks)
-        fn = self.module.function(e.callee)
+        fn = self.module.body(e.ref, e.callee)
         if fn is None:
             raise Unsupported("a call the reader did not read", 0, e.callee)
         return self.inline(fn, args, oks)
 
     def inline(self, fn: FunctionDef, args: Sequence[Val], oks: Sequence[Any]) -> tuple[Val, Any]:
         z3 = self.z3
-        if fn.name in self._calls:
+        if (fn.id or fn.name) in self._calls:
             raise Unsupported("recursion", fn.line, f"{fn.name} calls itself")
         if len(self._calls) >= CALL_DEPTH_MAX:
             raise Unsupported("calls nested too deep", fn.line, fn.name)
@@ -671,7 +673,7 @@ class Encoder:
             v, ok = self.coerce(a, self.desc(p.type, fn.line))
             bound.append(v)
             bound_ok.append(ok)
-        self._calls.append(fn.name)
+        self._calls.append(fn.id or fn.name)
         try:
             value, ok = self.expr(fn.body, _Env(binders=tuple(bound), locals={}), self.desc(fn.returns, fn.line))
         except Unsupported as refused:

@@ -89,10 +89,17 @@ class SmtProver:
         if not isinstance(prop, ForallProperty):
             return self._unknown(prop, UNSUPPORTED_REASON, "total claims termination, which a solver does not decide")
         module = input.module
-        fn = module.function(prop.function)
+        if module.global_writes:
+            write = module.global_writes[0]
+            written = Unsupported("an assignment to a built-in", write.line, write.text, file=write.file)
+            return self._unknown(prop, UNSUPPORTED_REASON,
+                                 f"{write.file} line {write.line} writes {write.target} ({write.text}), and the engine "
+                                 "models the built-ins as the standard ones", unsupported=written)
+        fn = module.body(prop.ref, prop.function)
         if fn is None:
             return self._unknown(prop, UNSUPPORTED_REASON,
-                                 f"the reader did not read the body of {prop.function} (not a function of the module)")
+                                 f"the reader did not read the body of {prop.function} (it resolves to no function "
+                                 "declaration of a source file)")
         refused = _outside_in_reach(module, prop)
         if refused is not None:
             return self._unknown(prop, UNSUPPORTED_REASON, f"outside the subset: {refused.describe()}",
@@ -144,7 +151,7 @@ class SmtProver:
 
 def _outside_in_reach(module, prop: ForallProperty) -> Optional[Unsupported]:
     """The first construct outside the subset in the claim or in a body it reaches, in source order of reach."""
-    seen, order = set(), [prop.function]
+    seen, order = set(), [(prop.ref, prop.function)]
     for tree in (prop.when, prop.ensures):
         if tree is not None:
             found = outside_nodes(tree)
@@ -152,11 +159,11 @@ def _outside_in_reach(module, prop: ForallProperty) -> Optional[Unsupported]:
                 return Unsupported(found[0].construct, found[0].line, found[0].text)
             order.extend(_callees(tree))
     while order:
-        name = order.pop(0)
-        if name in seen:
+        ref, name = order.pop(0)
+        if (ref, name) in seen:
             continue
-        seen.add(name)
-        fn = module.function(name)
+        seen.add((ref, name))
+        fn = module.body(ref, name)
         if fn is None:
             continue
         found = outside_nodes(fn.body)
@@ -166,13 +173,13 @@ def _outside_in_reach(module, prop: ForallProperty) -> Optional[Unsupported]:
     return None
 
 
-def _callees(tree) -> list[str]:
-    """The module functions ``tree`` calls, in source order."""
-    out: list[str] = []
+def _callees(tree) -> list[tuple[str, str]]:
+    """The module functions ``tree`` calls, as (declaration, name), in source order."""
+    out: list[tuple[str, str]] = []
 
     def walk(e) -> None:
         if isinstance(e, Call) and e.target == "module":
-            out.append(e.callee)
+            out.append((e.ref, e.callee))
         for child in children(e):
             walk(child)
 

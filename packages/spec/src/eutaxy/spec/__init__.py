@@ -11,7 +11,7 @@ from pathlib import Path
 from ._expr import (EXPR_KINDS, Binary, BinderRef, Call, Conditional, Every, Expr, FieldRead, FunctionRef,
                     IndexRead, Let, Literal, Local, Outside, RecordLiteral, RegexTest, Unary, children,
                     expr_from_data, outside_nodes)
-from ._property import (Binder, ForallProperty, FunctionDef, NotAProperty, Property, SpecModule,
+from ._property import (Binder, ForallProperty, FunctionDef, GlobalWrite, NotAProperty, Property, SpecModule,
                         TotalProperty, property_from_data)
 from ._types import (TYPE_KINDS, ArrayType, BigIntType, BooleanType, Field, LiteralType,
                      LiteralUnionType, NullableType, NumberType, RecordType, SpecType, StringType,
@@ -34,7 +34,7 @@ def js_module_dir() -> Path:
 __all__ = [
     "ArrayType", "BigIntType", "Binary", "Binder", "BinderRef", "BooleanType", "Call",
     "Conditional", "EXPR_KINDS", "Every", "Expr", "Field", "FieldRead", "ForallProperty", "FunctionDef",
-    "FunctionRef", "IndexRead", "Let", "Literal", "LiteralType", "Local", "LiteralUnionType", "NotAProperty",
+    "FunctionRef", "GlobalWrite", "IndexRead", "Let", "Literal", "LiteralType", "Local", "LiteralUnionType", "NotAProperty",
     "NullableType", "NumberType", "Outside", "Property", "RecordLiteral", "RecordType", "RegexTest", "SpecModule",
     "SpecType", "StringType", "TYPE_KINDS", "TaggedUnionType", "TemplateType", "TotalProperty", "Unary",
     "UnionType", "UnsupportedType", "Variant", "children", "expr_from_data", "js_module_dir", "outside_nodes",

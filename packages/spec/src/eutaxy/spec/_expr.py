@@ -62,10 +62,11 @@ class BinderRef(Data):
 @_kind
 @attrs.frozen(kw_only=True)
 class FunctionRef(Data):
-    """The module's function named by value (not called)."""
+    """A module function named by value (not called); ``ref`` its declaration, when the reader resolved one."""
 
     KIND: ClassVar[str] = "function"
     name: str
+    ref: str = field(omit_default=True, default="")
 
 
 @_kind
@@ -117,12 +118,18 @@ class IndexRead(Data):
 @_kind
 @attrs.frozen(kw_only=True)
 class Call(Data):
-    """A call to the module's function (``target: "module"``) or a builtin such as ``Number.isInteger``."""
+    """A call to a module function (``target: "module"``) or a builtin such as ``Number.isInteger``.
+
+    For a module call, ``callee`` is the declared name (for messages) and ``ref`` the
+    declaration the compiler resolved the call to (a :class:`FunctionDef`'s ``id``):
+    the body is found by ``ref``, never by name.
+    """
 
     KIND: ClassVar[str] = "call"
     callee: str
     target: str  # "module" | "builtin"
     args: tuple["Expr", ...] = field(codec=_EXPRS)
+    ref: str = field(omit_default=True, default="")
 
 
 @_kind

@@ -51,6 +51,8 @@ class ForallProperty(Data):
     #: For an overloaded function, the overload the binders are (``{chosen, count}``: the last,
     #: which ``Parameters<F>`` and so the user's compiler take); ``None`` otherwise.
     overload: Optional[dict] = field(omit_default=True, default=None)
+    #: The declaration ``function`` resolves to (a :class:`FunctionDef`'s ``id``); "" when it resolved to no body.
+    ref: str = field(omit_default=True, default="")
 
 
 @attrs.frozen(kw_only=True)
@@ -62,6 +64,8 @@ class TotalProperty(Data):
     function: str
     binders: tuple[Binder, ...] = field(codec=_BINDERS)
     line: int = 0
+    #: The declaration ``function`` resolves to (a :class:`FunctionDef`'s ``id``); "" when it resolved to no body.
+    ref: str = field(omit_default=True, default="")
 
 
 Property = Union[ForallProperty, TotalProperty]
@@ -102,6 +106,12 @@ class FunctionDef(Data):
     ``outside`` node (construct and line) where it stands, so an engine refuses
     exactly it; a problem with the whole function (a compiler error in it, a
     generic signature) makes ``body`` one ``outside`` node.
+
+    ``id`` names the declaration: ``<file>:<line>:<column>`` of its name (of the
+    function itself when it has none), ``file`` relative to the spec's project
+    (the folder of its ``tsconfig.json``, else the spec file's folder), so two
+    functions of one name are never one body. Calls and properties point at it
+    by ``ref``.
     """
 
     KIND: ClassVar[str] = "function_def"
@@ -110,6 +120,20 @@ class FunctionDef(Data):
     returns: SpecType = field(codec=node(type_from_data))
     body: Expr = field(codec=_EXPR)
     line: int = 0
+    id: str = field(omit_default=True, default="")
+    file: str = field(omit_default=True, default="")
+
+
+@attrs.frozen(kw_only=True)
+class GlobalWrite(Data):
+    """A write to a global or a built-in the engines rely on (``Math.max = ...``, ``Object.defineProperty(Math, ...)``,
+    ``globalThis.x = ...``), somewhere in a source file the spec's program holds: ``file`` relative as in
+    :class:`FunctionDef`, its line, the target written (``Math.max``) and the statement's text."""
+
+    file: str
+    line: int
+    target: str
+    text: str = field(missing="")
 
 
 @attrs.frozen(kw_only=True)
@@ -131,10 +155,25 @@ class SpecModule(Data):
     sources: tuple[str, ...] = field(codec=PLAIN_TUPLE, omit_default=True, default=())
     #: The bodies of the functions the properties name and of the module functions they call.
     functions: tuple[FunctionDef, ...] = field(codec=nodes(FunctionDef.from_data), omit_default=True, default=())
+    #: Writes to globals and built-ins in the program's source files: an engine that models the
+    #: built-ins as the standard ones proves nothing while there is one.
+    global_writes: tuple[GlobalWrite, ...] = field(codec=nodes(GlobalWrite.from_data), key="globalWrites",
+                                                    omit_default=True, default=())
 
     def function(self, name: str) -> Optional[FunctionDef]:
-        """The body of the module function ``name``, when the reader read it."""
-        return next((f for f in self.functions if f.name == name), None)
+        """The body named ``name`` when exactly one read body has that name (else ``None``: a name alone never
+        chooses between two declarations). Engines find bodies by :meth:`body`."""
+        found = [f for f in self.functions if f.name == name]
+        return found[0] if len(found) == 1 else None
+
+    def body(self, ref: str, name: str = "") -> Optional[FunctionDef]:
+        """The body of the declaration ``ref`` (a call's or a property's ``ref``), when the reader read it.
+
+        Without a ``ref`` (SpecIR written before declarations were named) the one body named ``name``.
+        """
+        if ref:
+            return next((f for f in self.functions if f.id == ref), None)
+        return self.function(name) if name else None
 
     @classmethod
     def from_data(cls, d: dict[str, Any]) -> "SpecModule":
