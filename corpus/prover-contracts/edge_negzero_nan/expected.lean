@@ -8,13 +8,13 @@ def f_clampPercent (v_p : Int) : Int :=
     else
       v_p
 
--- toKey is not emitted: CallOutsideModule at line 3 in toKey (String(n))
+-- toKey is not emitted: UnresolvedCall at line 3 in toKey (String(n))
 
 def s_percentInRange : Prop :=
   ∀ (v_p : Int),
     ((decide ((f_clampPercent v_p) >= 0) && decide ((f_clampPercent v_p) <= 100))) = true
 
--- keyRoundTrips is not emitted: CallOutsideModule at line 3 in toKey (String(n))
+-- keyRoundTrips is not emitted: UnresolvedCall at line 3 in toKey (String(n))
 theorem t_percentInRange : s_percentInRange := by
   unfold s_percentInRange
   intro v_p

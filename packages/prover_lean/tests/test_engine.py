@@ -8,9 +8,12 @@ how each kind of answer maps back to a property and a line.
 
 import os
 
+import attrs
+
 from eutaxy.prover.engine import ProveInput, engine_answers
 from eutaxy.prover_lean.engine import LeanProver
 from eutaxy.prover_lean.toolchain import INSTALL_COMMAND, find_lean
+from eutaxy.spec import GlobalWrite
 
 
 def _replay(name, args):  # pragma: no cover - the Lean engine never replays: it does not refute
@@ -67,6 +70,18 @@ def test_each_answer_maps_to_its_property(clean_env, module, standin):
     assert goals["percentInRange"][1] == "unsolved goals"
     given = (lean.parent / "given.lean").read_text()
     assert "theorem t_percentInRange : s_percentInRange := by" in given
+
+
+def test_a_program_writing_a_built_in_is_never_proved(clean_env, module, standin):
+    """With a write to Math.floor in the program, every property is UNKNOWN (unsupported) naming it; Lean is not asked."""
+    lean = standin(theorems={"t_withinCaptured": "proved"})
+    write = GlobalWrite(file="polyfill.ts", line=5, target="Math.floor", text="Math.floor = (x: number) => x")
+    _, verdicts = _prove(attrs.evolve(module, global_writes=(write,)), lean=lean)
+    assert {("unknown", ("unsupported",))} == {(v.kind, v.reasons) for v in verdicts.values()}
+    assert {"construct": "an assignment to a built-in", "line": 5, "file": "polyfill.ts"}.items() <= \
+        verdicts["withinCaptured"].unsupported.items()
+    assert "writes Math.floor" in verdicts["withinCaptured"].detail
+    assert not (lean.parent / "given.lean").exists(), "Lean was not run"
 
 
 def test_no_axiom_message_or_another_statement_is_not_a_proof(clean_env, module, standin):
