@@ -20,6 +20,7 @@
 import { assert } from "./assert.mjs";
 import { effectPoint } from "./effects.mjs";
 import { drain } from "./settle.mjs";
+import { refuse } from "./unsupported.mjs";
 
 /** The background point's ladder (eutaxy.core.faults.BACKGROUND_FAULTS). */
 export const BACKGROUND_FAULTS = Object.freeze(["cut_off"]);
@@ -47,15 +48,25 @@ export class Background {
 }
 
 /**
- * The ExecutionContext an invocation's handler gets.
+ * The ExecutionContext an invocation's handler gets. `ctx.access` is the identity Cloudflare
+ * Access hands a Worker it stands in front of (`ctx.access.getIdentity()`); Access is not
+ * modelled, so reading it marks the run UNSUPPORTED (`access_identity`) rather than handing the
+ * Worker an `undefined` production would not give it.
  * @param {Background} background
  */
 export function makeContext(background) {
-  return {
+  const ctx = {
     waitUntil: (/** @type {unknown} */ promise) => { background.add(promise); },
     passThroughOnException: () => {},
     props: {},
   };
+  // Not enumerable, so spreading or logging ctx does not count as reading it.
+  Object.defineProperty(ctx, "access", {
+    get() {
+      throw refuse("access_identity", "the Worker read ctx.access, the identity Cloudflare Access gives a request it let through; Access is not modelled");
+    },
+  });
+  return ctx;
 }
 
 /**

@@ -7,6 +7,8 @@ Worker reads such a header its request lacks is UNSUPPORTED (``access_identity``
 VIOLATED "in a plain run" built on a 401 production never answers; a header the scenario's
 request carries is the identity the scenario models, and is read as given. Each test runs
 real workerd on a Worker that answers 401 without the identity and records the visit with it.
+A Worker that asks ``ctx.access`` (the identity Access hands a Worker it protects, however
+Access was set up) is UNSUPPORTED too, with or without the section.
 """
 
 import json
@@ -75,3 +77,25 @@ def test_without_an_access_section_the_missing_header_is_the_workers_own_answer(
     """No access section: nothing stands in front of the Worker, so its 401 is what production answers and the bug shows."""
     verdict = check(access_scenario(tmp_path, access=False, headers={}))
     assert "violated" == verdict["kind"], verdict.get("cause")
+
+
+CTX_WORKER = """
+export default {
+  async fetch(request, env, ctx) {
+    const identity = await ctx.access.getIdentity();
+    if (!identity) return new Response("unauthorized", { status: 401 });
+    await env.DB.prepare("INSERT INTO visits (email) VALUES (?)").bind(identity.email).run();
+    return new Response("welcome");
+  },
+};
+"""
+
+
+@pytest.mark.parametrize("access", [True, False])
+def test_reading_ctx_access_is_unsupported_naming_access(tmp_path, access):
+    """ctx.access.getIdentity() is Access's identity for the request: never a TypeError judged as the Worker's bug."""
+    scenario = access_scenario(tmp_path, access=access, headers={})
+    (tmp_path / "worker.js").write_text(CTX_WORKER)
+    verdict = check(scenario)
+    assert "unsupported" == verdict["kind"], verdict
+    assert ("access_identity", "the Worker read ctx.access") == (verdict["cause"]["kind"], verdict["cause"]["detail"][:26])

@@ -164,7 +164,8 @@ SECTIONS: tuple[Section, ...] = (
         "inherited",
         "Cloudflare Access is not in front of the Worker: a request carries an Access identity (a `Cf-Access-*` header) "
         "only where the scenario's request gives one, and a run in which the Worker reads one its request lacks is "
-        "UNSUPPORTED (`access_identity`).",
+        "UNSUPPORTED (`access_identity`), as is any read of `ctx.access`, with or without the section; the `access.dev` "
+        "identity wrangler dev hands `ctx.access` is not used.",
         "access_identity",
     ),
     _stated(

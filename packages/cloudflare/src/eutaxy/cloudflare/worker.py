@@ -300,7 +300,7 @@ def _section_assumptions(config: wrangler.WranglerConfig) -> list[str]:
         sentences.append(
             f"Cloudflare Access (the access section of {config.path.name}) is not in front of the Worker: a request "
             "carries an Access identity (a Cf-Access-* header) only where the scenario's request gives it one, and a "
-            "run in which the Worker reads one its request lacks is UNSUPPORTED (access_identity)."
+            "run in which the Worker reads one its request lacks, or reads ctx.access, is UNSUPPORTED (access_identity)."
         )
     return sentences
 
