@@ -2,7 +2,8 @@
 
 fixtures/bindings holds two functions named ``fee`` (card.ts and bank.ts, imported as
 ``cardFee`` and ``bankFee``), a barrel file re-exporting them and bank's default export
-under other names, a module calling bank's fee through a local alias and a namespace
+under other names, a star re-export, a default export of a named function and an
+anonymous default arrow, a module calling bank's fee through a local alias and a namespace
 import, an imported file with a private ``cap`` beside quota.ts's own, and a call to a
 ``let``. fixtures/patched holds modules that write built-ins (``Math.max = ...`` and
 the other ways of writing one). Each false claim is false in Node; no engine answer may
@@ -23,10 +24,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CHECKOUT = FIXTURES / "bindings" / "checkout.props.ts"
 
 #: False in Node (bank's fee is 0 from 2000 on): refuted with a model replayed on the real function.
-FALSE = ("bankFeeIsPaid", "aliasIsPaid", "byBankIsPaid", "namespaceIsPaid", "barrelIsPaid")
+FALSE = ("bankFeeIsPaid", "aliasIsPaid", "byBankIsPaid", "namespaceIsPaid", "barrelIsPaid", "starIsPaid")
 #: True of the body the compiler resolves to, false of the other function of the same name.
 TRUE = ("bankFeeAtMost50", "cardFeeAtLeast30", "byCardIsPaid", "flatIs25", "bankNeverAboveCard",
-        "totalKeepsAmount", "capKeepsHundreds", "quotaAtMost1001")
+        "totalKeepsAmount", "capKeepsHundreds", "quotaAtMost1001", "extraAtMost20")
 
 
 def _answers(spec: Path, toolchain) -> dict:
@@ -67,9 +68,12 @@ def test_each_body_is_named_by_its_declaration(checkout):
 def test_calls_and_properties_point_at_the_declaration_the_compiler_resolved(checkout):
     """Aliases, re-exports, default exports and namespace imports all reach the declaration itself."""
     refs = {p.name: p.ref for p in checkout.properties}
-    for name in ("bankFeeIsPaid", "aliasIsPaid", "barrelIsPaid", "bankNeverAboveCard"):
+    for name in ("bankFeeIsPaid", "aliasIsPaid", "barrelIsPaid", "bankNeverAboveCard", "starIsPaid"):
         assert "bank.ts:2:17" == refs[name], name
     assert ("card.ts:2:17", "bank.ts:9:25") == (refs["cardFeeAtLeast30"], refs["flatIs25"])
+    extra = next(p for p in checkout.properties if p.name == "extraAtMost20")
+    assert "surcharge.ts:2:10" == extra.ref, "export default surcharge: the function it names"
+    assert ["surcharge.ts:2:10", "anon.ts:1:16"] == [c.ref for c in _calls(extra.ensures)], "an anonymous default arrow"
     namespace = next(p for p in checkout.properties if p.name == "namespaceIsPaid")
     assert ["bank.ts:2:17", "checkout.ts:16:17"] == [c.ref for c in _calls(namespace.ensures)]
     by_bank, via_namespace, quota = (checkout.body(r) for r in ("checkout.ts:8:17", "checkout.ts:16:17",
