@@ -86,6 +86,22 @@ def test_a_config_of_modelled_sections_adds_no_section_sentence(tmp_path):
     assert [] == [s for s in assumptions if s.startswith(("Sections of", "Keys of", "Bindings Eutaxy"))]
 
 
+def test_a_config_written_out_in_full_states_only_what_it_asks_for(tmp_path):
+    """Empty sections, wrangler's defaults and its computed fields (as a build tool writes them) say nothing; node_compat false is not refused."""
+    written = {
+        "configPath": "/x/wrangler.jsonc", "topLevelName": "site", "definedEnvironments": [], "rules": [], "routes": [],
+        "jsx_factory": "React.createElement", "jsx_fragment": "React.Fragment", "triggers": {"crons": []}, "minify": False,
+        "node_compat": False, "python_modules": {"exclude": ["**/*.pyc"]}, "dev": {"port": 8787}, "tail_consumers": [],
+        "observability": {"enabled": False}, "build": {"watch_dir": "./src"}, "logfwdr": {"bindings": []}, "unsafe": {},
+        "placement": {"mode": "smart"},
+    }
+    assumptions = prepared(project(tmp_path, **written)).assumptions
+    assert [
+        "Sections of wrangler.jsonc Eutaxy does not model, assumed not to change what a run checks: placement (where "
+        "production places the Worker changes latency only, which is not modelled)."
+    ] == [s for s in assumptions if s.startswith(("Sections of", "Keys of", "Bindings Eutaxy"))]
+
+
 def test_bindings_that_stand_in_as_traps_are_named_in_the_verdict(tmp_path):
     """An AI binding and a send_email binding (named by `name`, as wrangler names it) are traps, listed in one sentence."""
     root = project(tmp_path, ai={"binding": "AI"}, send_email=[{"name": "MAIL", "destination_address": "ops@example.com"}])

@@ -24,11 +24,11 @@ which packages/cloudflare/tests/test_config_sections.py checks; the environment 
 
 from __future__ import annotations
 
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 import attrs
 
-__all__ = ["SECTIONS", "Section", "assumptions", "markdown_table", "non_inheritable_keys", "section"]
+__all__ = ["SECTIONS", "Section", "assumptions", "markdown_table", "non_inheritable_keys", "says_something", "section"]
 
 Treatment = Literal["modelled", "stated", "unsupported", "refused", "inert"]
 #: ``top``: the top level only (an environment inherits it); ``inherited``: the top level or an
@@ -207,7 +207,7 @@ SECTIONS: tuple[Section, ...] = (
     _refused("wasm_modules", "top", "Refused (exit 2): globals of the service-worker format, which Eutaxy does not run; import the module instead."),
     _refused("text_blobs", "top", "Refused (exit 2): globals of the service-worker format, which Eutaxy does not run; import the file instead."),
     _refused("data_blobs", "top", "Refused (exit 2): globals of the service-worker format, which Eutaxy does not run; import the file instead."),
-    _refused("python_modules", "inherited", "Refused (exit 2): Python Workers are not run."),
+    _inert("python_modules", "inherited", "Settings for Python Workers, which are not run: a Python `main` does not bundle (exit 2)."),
     _refused("pages_build_output_dir", "top", "Refused (exit 2): the config is a Pages project's, not a Worker's."),
     # How it is deployed and observed.
     _stated("routes", "inherited", f"requests come to {_ORIGIN} whatever route production matches"),
@@ -221,7 +221,7 @@ SECTIONS: tuple[Section, ...] = (
     _stated("tail_consumers", "own", "no tail Worker receives the Worker's events"),
     _stated("streaming_tail_consumers", "own", "no tail Worker receives the Worker's events"),
     _stated("upload_source_maps", "inherited", "what is uploaded only; stack traces are mapped to the sources in any case"),
-    _stated("dev", "top", f"wrangler dev's server settings: requests come to {_ORIGIN}"),
+    _inert("dev", "top", "`wrangler dev`'s local server settings; production never reads them."),
     _inert("$schema", "top", "The editor's schema; nothing at run time."),
     _inert("account_id", "inherited", "The deploy target; nothing at run time."),
     _inert("compliance_region", "inherited", "The deploy target's region; nothing at run time."),
@@ -229,6 +229,13 @@ SECTIONS: tuple[Section, ...] = (
     _inert("legacy_env", "top", "Wrangler's deprecated service environments; environments are applied as wrangler 4 applies them."),
     _inert("usage_model", "inherited", "Deprecated billing setting; nothing at run time."),
     _inert("first_party_worker", "inherited", "Cloudflare-internal; nothing at run time."),
+    # Wrangler's computed fields, which tools that write the config out (a build's generated
+    # wrangler.json) include.
+    _inert("configPath", "top", "Written by tools that generate the config; nothing at run time."),
+    _inert("userConfigPath", "top", "Written by tools that generate the config; nothing at run time."),
+    _inert("topLevelName", "top", "Written by tools that generate the config; nothing at run time."),
+    _inert("definedEnvironments", "top", "Written by tools that generate the config; nothing at run time."),
+    _inert("targetEnvironment", "top", "Written by tools that generate the config; nothing at run time."),
 )
 
 _BY_KEY = {row.key: row for row in SECTIONS}
@@ -238,6 +245,33 @@ assert len(_BY_KEY) == len(SECTIONS), "a section is listed twice"
 def section(key: str) -> Section | None:
     """The row for ``key``, None for a key wrangler's config does not know."""
     return _BY_KEY.get(key)
+
+
+#: Values wrangler gives a section when the config says nothing, which say nothing either.
+_DEFAULTS: dict[str, Any] = {
+    "jsx_factory": "React.createElement",
+    "jsx_fragment": "React.Fragment",
+    "keep_names": True,
+    "triggers": {"crons": []},
+    "build": {"watch_dir": "./src"},
+    "observability": {"enabled": False},
+}
+
+
+def says_something(key: str, value: Any) -> bool:
+    """Whether a config's ``key`` set to ``value`` asks for anything: not empty (null, false, an
+    empty list, object or string, or an object of such) and not wrangler's default, so a config a
+    tool wrote out in full is read as the one its author wrote. ``access`` always does: even an
+    empty one says Access is in front."""
+    if key == "access":
+        return True
+    return not _empty(value) and value != _DEFAULTS.get(key)
+
+
+def _empty(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_empty(item) for item in value.values())
+    return value is None or value is False or value in ("", [])
 
 
 def non_inheritable_keys() -> frozenset[str]:

@@ -198,7 +198,8 @@ class WranglerConfig:
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
     #: The config's keys as the checked environment sees them, in its order (what
-    #: :func:`.config_sections.assumptions` reads).
+    #: :func:`.config_sections.assumptions` reads), but those whose value asks for nothing
+    #: (``config_sections.says_something``: empty, or wrangler's default).
     sections: tuple[str, ...] = ()
     #: ``define``: identifier -> the JavaScript expression esbuild puts in its place.
     define: Mapping[str, str] = attrs.field(factory=dict)
@@ -367,7 +368,7 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         sqlite_classes=_sqlite_classes(reader, data),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
-        sections=tuple(data),
+        sections=tuple(key for key, value in data.items() if config_sections.says_something(key, value)),
         define=_string_map(reader, data, "define"),
         alias=_aliases(reader, path, data),
         assets=_assets(reader, path, data),
@@ -566,9 +567,9 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
 
 def _refuse_sections(reader: _Reader, data: dict[str, Any]) -> None:
     """A section the check cannot run a Worker with (the table's ``refused`` rows) is refused."""
-    for key in data:
+    for key, value in data.items():
         row = config_sections.section(key)
-        if row is not None and row.treatment == "refused":
+        if row is not None and row.treatment == "refused" and config_sections.says_something(key, value):
             raise reader.error(f"{key}: {row.does}", key=key)
 
 
