@@ -16,7 +16,8 @@
  *
  * A run is one HTTP request over a direct socket to the bundle's control entrypoint, which
  * performs the whole run inside the isolate and answers the RunResult JSON, passed through
- * to stdout unparsed: one round trip per run.
+ * to stdout unparsed unless it names a bundle position or an uncaught error's stack, which
+ * the bundle's StackMapper rewrites in the Worker's own terms: one round trip per run.
  *
  * The host dies with its parent: stdin closing, the parent pid changing (polled) and
  * SIGTERM/SIGINT/SIGHUP all dispose Miniflare (which stops its workerd) and exit. The
@@ -30,7 +31,7 @@
 import path from "node:path";
 import readline from "node:readline";
 
-import { bundle } from "./host/bundler.mjs";
+import { StackMapper, bundle } from "./host/bundler.mjs";
 import { readLoad } from "./host/load.mjs";
 import { Isolate } from "./host/miniflare.mjs";
 import { UserError, log } from "./host/toolchain.mjs";
@@ -54,6 +55,8 @@ function stuckMs(plan) {
 
 const workDir = openWorkDir();
 const isolate = new Isolate();
+/** @type {StackMapper | null} the loaded bundle's: every run result passes through it, so no host path leaves */
+let mapper = null;
 // Whatever ends the host (an uncaught error too), its work directory goes with it.
 process.on("exit", () => workDir.remove());
 // Python gone mid-run: the answer's write fails (EPIPE); stop as when stdin closes.
@@ -65,6 +68,7 @@ async function load(message) {
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
   await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, { define: loaded.define, alias: loaded.alias });
+  mapper = new StackMapper(scriptPath, loaded.root);
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
@@ -115,7 +119,10 @@ async function handle(line) {
         answerOk(id, JSON.stringify(await load(message)));
         return;
       case "run":
-        answerOk(id, await isolate.run(JSON.stringify(message.plan), stuckMs(message.plan)));
+        {
+          const text = await isolate.run(JSON.stringify(message.plan), stuckMs(message.plan));
+          answerOk(id, mapper ? mapper.runResult(text) : text);
+        }
         return;
       case "probe":
         answerOk(id, await isolate.control("GET", "/probe"));

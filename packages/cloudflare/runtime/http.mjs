@@ -248,6 +248,7 @@ export async function driveHttp(run, drive, handler) {
       run.endInvocation(inv);
       return true;
     }
+    run.recordOutcome(inv, "http", outcome);
     // From the handler settling to the background point nothing is awaited, so the work it
     // left running is where it was when it returned; the Response's body is read after.
     /** @type {Response | null} */

@@ -201,6 +201,7 @@ export class ConsumedQueue {
       run.endInvocation(inv);
       return true;
     }
+    const record = run.recordOutcome(inv, "queue", outcome);
     if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
     if (outcome.kind === "returned") {
       for (const item of items) {
@@ -213,6 +214,8 @@ export class ConsumedQueue {
     await runBackground(run, inv, target, background);
     run.endInvocation(inv);
     if (run.stopped) return true;
+    // It returned, but asked for every message it was given to come again: it did not work.
+    if (record && outcome.kind === "returned" && items.every((item) => item.decision === "retry")) record.retriedAll = true;
     for (const item of items) {
       if (item.decision === "ack") continue;
       if (mayRedeliver(item.attempts, this.maxRetries, this.maxRedeliveries)) {
@@ -221,6 +224,7 @@ export class ConsumedQueue {
         this.pending.push(item);
       } else {
         effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
+        if (record) record.deadLettered = (record.deadLettered ?? 0) + 1;
       }
     }
     return false;

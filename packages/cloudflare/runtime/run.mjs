@@ -19,7 +19,7 @@ import { usedAtLoad } from "./patch.mjs";
 import { RECORDS, owners, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
-import { UserFacingError } from "./errors.mjs";
+import { UserFacingError, uncaughtError } from "./errors.mjs";
 import { VirtualClock, VirtualGlobals } from "./globals.mjs";
 import { PlanFollower } from "./plan.mjs";
 import { createScheduler } from "./scheduler/scheduler.mjs";
@@ -39,6 +39,11 @@ export { UserFacingError };
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
  */
 
+/**
+ * @typedef {{invocation: string, drive: string, outcome: string, ordinal?: number,
+ *   error?: {name: string, message: string, stack?: string}, deadLettered?: number, retriedAll?: boolean}} InvocationOutcome
+ */
+
 export class Run {
   /** @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} [userModule] */
   constructor(plan, config, realEnv, userModule = null) {
@@ -54,6 +59,8 @@ export class Run {
     this.follower = new PlanFollower(plan);
     /** @type {object[]} the effect log, in the order effects happened */
     this.effects = [];
+    /** @type {InvocationOutcome[]} how each invocation delivered to a handler ended (docs/protocol.md `invocations`) */
+    this.invocations = [];
     /** @type {Map<string, number>} each invocation's last point ordinal: they only increase */
     this.lastOrdinals = new Map();
     /** @type {{cause: string, detail: string} | null} */
@@ -165,6 +172,24 @@ export class Run {
     return inv;
   }
 
+  /**
+   * How `inv`'s handler call ended, recorded when it settled (a run already UNSUPPORTED records
+   * none: the run has no outcome). The drive fills in what the platform did next
+   * (`deadLettered`, `retriedAll`) on the record returned.
+   * @param {Invocation} inv @param {string} drive the kind of event delivered (`queue`, `http`)
+   * @param {import("./settle.mjs").Outcome} outcome
+   * @returns {InvocationOutcome | null}
+   */
+  recordOutcome(inv, drive, outcome) {
+    if (outcome.kind === "unsupported" || this.stopped) return null;
+    /** @type {InvocationOutcome} */
+    const record = { invocation: inv.id, drive, outcome: outcome.kind };
+    if (inv.nextOrdinal > 0) record.ordinal = inv.nextOrdinal - 1;
+    if (outcome.kind === "threw") record.error = uncaughtError(outcome.error);
+    this.invocations.push(record);
+    return record;
+  }
+
   /** The drive is done with `inv`: whatever of its code still runs is refused. @param {Invocation} inv */
   endInvocation(inv) {
     inv.dead = true;
@@ -198,6 +223,7 @@ export class Run {
       decisions: this.follower.decisions,
       end: this.unsupported ? { kind: "unsupported", ...this.unsupported } : { kind: "completed" },
       ...(lines.length > 0 ? { console: lines } : {}),
+      ...(this.invocations.length > 0 ? { invocations: this.invocations } : {}),
     };
   }
 }

@@ -142,7 +142,7 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     await esbuild.build({
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
       bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
-      // The map stays beside the bundle, unnamed in it: the host alone reads it (sourcePositions).
+      // The map stays beside the bundle, unnamed in it: the host alone reads it (StackMapper).
       sourcemap: "external",
       conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
       external: ["cloudflare:*", "node:*"], plugins,
@@ -160,25 +160,106 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
 }
 
 /**
- * `text` with each position in the bundle (`worker.bundle.mjs:LINE:COLUMN`, as workerd
- * prints a stack) replaced by the source's absolute path, line and column, read from the
- * bundle's source map; a position the map does not cover, or a text with no map, is kept.
- * @param {string} text @param {string} bundleFile @returns {string}
+ * Stack positions in the bundle, told in the Worker's own terms. Made once per load, from the
+ * bundle's source map: a position (`worker.bundle.mjs:LINE:COLUMN`, with or without the work
+ * directory before it) becomes the source file relative to the Worker's project folder and
+ * its line and column (`src/index.ts:12:5`); a stack line whose position is Eutaxy's own
+ * runtime, the generated entry, or nothing the map covers is dropped. Nothing host-specific
+ * (the work directory under /dev/shm, a pid) survives: two checks give the same bytes.
  */
-export function sourcePositions(text, bundleFile) {
-  /** @type {SourceMap} */
-  let map;
-  try {
-    map = new SourceMap(JSON.parse(readFileSync(`${bundleFile}.map`, "utf8")));
-  } catch {
-    return text;
+export class StackMapper {
+  /** @param {string} bundleFile @param {string} root the Worker project's folder */
+  constructor(bundleFile, root) {
+    this.bundleFile = bundleFile;
+    this.root = root;
+    this.workDir = path.dirname(bundleFile);
+    /** @type {SourceMap | null} */
+    this.map = null;
+    try {
+      this.map = new SourceMap(JSON.parse(readFileSync(`${bundleFile}.map`, "utf8")));
+    } catch {
+      this.map = null;
+    }
+    const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
+    this.position = new RegExp(`(?:file://)?(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
+    this.frame = new RegExp(`^\\s*at\\s.*${name}:\\d+:\\d+\\)?\\s*$`);
   }
-  const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
-  const at = new RegExp(`(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
-  return text.replace(at, (whole, line, column) => {
-    const origin = map.findOrigin(Number(line), Number(column));
-    if (!("fileName" in origin) || !origin.fileName) return whole;
-    const file = path.resolve(path.dirname(bundleFile), origin.fileName);
-    return `${file}:${origin.lineNumber}:${origin.columnNumber}`;
-  });
+
+  /**
+   * The source a bundle position came from: `{file, line, column, own}` (`own`: Eutaxy's
+   * runtime or the generated entry), or null when the map does not cover it.
+   * @param {number} line @param {number} column
+   */
+  origin(line, column) {
+    if (!this.map) return null;
+    const origin = this.map.findOrigin(line, column);
+    if (!("fileName" in origin) || !origin.fileName) return null;
+    const file = path.resolve(this.workDir, origin.fileName);
+    const own = file.startsWith(RUNTIME_DIR + path.sep) || file.endsWith("eutaxy-entry.mjs");
+    return { file: path.relative(this.root, file).split(path.sep).join("/"), line: origin.lineNumber, column: origin.columnNumber, own };
+  }
+
+  /** `text` with every bundle position mapped and every stack line of Eutaxy's own dropped. @param {string} text */
+  text(text) {
+    if (!text.includes(path.basename(this.bundleFile)) && !text.includes(this.workDir)) return text;
+    const lines = text.split("\n").filter((line) => {
+      if (!this.frame.test(line)) return true;
+      this.position.lastIndex = 0;
+      const found = this.position.exec(line);
+      const origin = found ? this.origin(Number(found[1]), Number(found[2])) : null;
+      return origin !== null && !origin.own;
+    });
+    return lines
+      .join("\n")
+      .replace(this.position, (whole, line, column) => {
+        const origin = this.origin(Number(line), Number(column));
+        return origin ? `${origin.file}:${origin.line}:${origin.column}` : path.basename(this.bundleFile);
+      })
+      .split(this.workDir + "/").join("");
+  }
+
+  /**
+   * Where an error was thrown in the Worker's own code: the innermost stack frame that maps to
+   * the Worker's source (outside node_modules when one does), as `src/index.ts:12`; null when none.
+   * @param {string} stack
+   */
+  thrownAt(stack) {
+    /** @type {{file: string, line: number}[]} */
+    const frames = [];
+    for (const line of stack.split("\n")) {
+      if (!this.frame.test(line)) continue;
+      this.position.lastIndex = 0;
+      const found = this.position.exec(line);
+      const origin = found ? this.origin(Number(found[1]), Number(found[2])) : null;
+      if (origin && !origin.own) frames.push(origin);
+    }
+    const frame = frames.find((one) => !one.file.split("/").includes("node_modules")) ?? frames[0];
+    return frame ? `${frame.file}:${frame.line}` : null;
+  }
+
+  /**
+   * A run result's JSON with no host path in it: each uncaught error's stack becomes `at`
+   * (and is dropped), and every string (console lines, details, payloads) is mapped by `text`.
+   * A result that names no bundle position and reports no error is passed on as it came.
+   * @param {string} resultText @returns {string}
+   */
+  runResult(resultText) {
+    if (!resultText.includes('"stack"') && !resultText.includes(path.basename(this.bundleFile)) && !resultText.includes(this.workDir)) return resultText;
+    const result = JSON.parse(resultText);
+    for (const invocation of result.invocations ?? []) {
+      const error = invocation.error;
+      if (!error) continue;
+      const at = typeof error.stack === "string" ? this.thrownAt(error.stack) : null;
+      delete error.stack;
+      if (at) error.at = at;
+    }
+    /** @param {unknown} value @returns {unknown} */
+    const walk = (value) => {
+      if (typeof value === "string") return this.text(value);
+      if (Array.isArray(value)) return value.map(walk);
+      if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]));
+      return value;
+    };
+    return JSON.stringify(walk(result));
+  }
 }

@@ -181,7 +181,7 @@ function withAsyncContext(flags) {
 
 /**
  * @param {any} message the load request
- * @returns {{entry: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
+ * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
  *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>}}
@@ -191,8 +191,11 @@ export function readLoad(message) {
   if (problems.length > 0) throw new Error(`the load message does not fit host/load.schema.json: ${problems.join("; ")}`);
   const worker = message.worker;
   if (typeof worker.entry !== "string" || !path.isAbsolute(worker.entry)) throw new UserError(`worker.entry must be an absolute path, got ${JSON.stringify(worker.entry)}`);
+  if (!path.isAbsolute(worker.root)) throw new UserError(`worker.root must be an absolute path, got ${JSON.stringify(worker.root)}`);
   return {
     entry: worker.entry,
+    // Stack positions are shown relative to the project's folder (the config's).
+    root: worker.root,
     specs: worker.specs,
     runtime: runtimeConfig(worker, message.setup),
     compatibilityDate: supportedDate(worker.compatibilityDate, NEWEST_COMPATIBILITY_DATE),

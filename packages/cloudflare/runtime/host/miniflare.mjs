@@ -16,7 +16,7 @@ import http from "node:http";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
 import { CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
-import { CONTROL_EXPORT, sourcePositions } from "./bundler.mjs";
+import { CONTROL_EXPORT, StackMapper } from "./bundler.mjs";
 import { UserError, log, toolchain } from "./toolchain.mjs";
 
 const { Miniflare, Log, LogLevel } = toolchain.miniflare;
@@ -35,7 +35,7 @@ class StderrLog extends Log {
 }
 
 /**
- * @typedef {{scriptPath: string, modulesRoot: string, compatibilityDate: string, compatibilityFlags: string[],
+ * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
  *   d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
  */
@@ -82,7 +82,7 @@ export class Isolate {
       this.controlUrl = await mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT);
     } catch (error) {
       await mf.dispose().catch(() => {});
-      throw new UserError(startFailure(/** @type {Error} */ (error), options.scriptPath));
+      throw new UserError(startFailure(/** @type {Error} */ (error), new StackMapper(options.scriptPath, options.root)));
     }
     this.mf = mf;
     this.options = options;
@@ -171,15 +171,16 @@ const UNCAUGHT = /^service [^\n]*?: Uncaught /m;
 
 /**
  * Why workerd did not start, in the user's terms: an error the Worker's module threw as it
- * loaded is shown as the Worker's error, its stack at the source's lines (the bundle's map),
+ * loaded is shown as the Worker's error, its stack at the source's lines (the bundle's map,
+ * relative to the Worker's folder),
  * without Miniflare's guess at a problem with workerd; any other failure is shown as it came.
- * @param {Error} error @param {string} scriptPath
+ * @param {Error} error @param {StackMapper} mapper
  */
-function startFailure(error, scriptPath) {
+function startFailure(error, mapper) {
   const stderr = error.message.split("\nRuntime stderr:\n")[1];
   if (stderr === undefined || !UNCAUGHT.test(stderr)) return `the Worker did not start in workerd: ${error.message}`;
   const thrown = stderr.slice(stderr.search(UNCAUGHT)).replace(UNCAUGHT, "");
-  return `the Worker's module threw as it loaded: ${sourcePositions(thrown.trim(), scriptPath)}`;
+  return `the Worker's module threw as it loaded: ${mapper.text(thrown.trim())}`;
 }
 
 /** The RunResult of a run stopped by the watchdog. @param {{invocation: string, what: string}} last @param {number} stuckMs */

@@ -25,6 +25,7 @@ export function fixtureLoad(fixture, worker) {
     op: "load",
     worker: {
       entry: path.join(fixture, "worker.ts"),
+      root: fixture,
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       d1Databases: {},

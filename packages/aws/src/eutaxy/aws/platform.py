@@ -108,6 +108,10 @@ class AwsPlatform:
     resources: Resources
     output: Output
     _sys_path_entries: list[str] = attrs.Factory(list)
+    #: The handler's folder and its python_path folders: frames there are the user's code.
+    folders: tuple[str, ...] = ()
+    #: The scenario's folder: where an uncaught error was raised is told relative to it.
+    root: str = ""
     _closed: bool = False
 
     @classmethod
@@ -149,6 +153,8 @@ class AwsPlatform:
             resources=Resources(local=local),
             output=output,
             sys_path_entries=added,
+            folders=tuple(entries),
+            root=root,
         )
 
     # --- the Platform interface --------------------------------------------------------
@@ -198,6 +204,7 @@ class AwsPlatform:
                 # into exploration runs: a line that differs from run to run without changing
                 # what the handler does (a cold-start flag, an address) is no module state.
                 record_output=(data.get("policy") or {}).get("kind") == "replay",
+                error_of=self._uncaught,
             )
 
         with _environment(self.environment), self.output.installed(), self.boundary.installed(loop, services):
@@ -218,6 +225,21 @@ class AwsPlatform:
             target = f"EventBridge:{step['name']}"
             loop.record_snapshot(target, EVENTS, published_rows(loop.effects, target, "PutEvents"))
         return loop.result()
+
+    def _uncaught(self, error: BaseException) -> dict[str, Any]:
+        """A handler's uncaught error: its type, its message, and the innermost frame of the user's code.
+
+        The frame is told relative to the scenario's folder (``handler.py:7``), so no path
+        of this machine reaches a report.
+        """
+        described: dict[str, Any] = {"name": type(error).__name__, "message": str(error)}
+        frames = traceback.extract_tb(error.__traceback__)
+        inside = [frame for frame in frames if any(_within(frame.filename, folder) for folder in self.folders)]
+        if inside:
+            frame = inside[-1]
+            where = os.path.relpath(frame.filename, self.root) if self.root else os.path.basename(frame.filename)
+            described["at"] = f"{where.replace(os.sep, '/')}:{frame.lineno}"
+        return described
 
     def describe(self) -> dict:
         return {

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.errors import UserError
-from eutaxy.engine.scenario import drive_events, scenario_bounds, scenario_invariants, scenario_name
+from eutaxy.engine.scenario import drive_events, expect_failures_field, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
@@ -313,11 +313,14 @@ def define_scenario(
     bounds: Mapping[str, Any] | None = None,
     specs: Iterable[str] = (),
     dynamodb_endpoint: str | None = None,
+    expect_failures: bool = False,
 ) -> dict[str, Any]:
     """The scenario's plain data, with ``platform: "aws"`` and the caller's root and source.
 
     ``dynamodb_endpoint`` names a local DynamoDB to use instead of the embedded moto server
-    (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment).
+    (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment). ``expect_failures``
+    says the handler is meant to fail: without it a check in which no invocation returned
+    normally in a fault-free run is UNSUPPORTED ``handler_never_succeeded``, not a pass.
     """
     scenario_name(name)
     if not isinstance(handler, Mapping) or "path" not in handler:
@@ -351,6 +354,8 @@ def define_scenario(
     }
     if dynamodb_endpoint is not None:
         scenario["dynamodb"] = {"endpointUrl": dynamodb_endpoint}
+    if expect_failures_field(expect_failures):
+        scenario["expectFailures"] = True
     validate_drive(scenario["drive"], int(scenario["handler"].get("timeoutMs") or TIMEOUT_MS_DEFAULT), f"scenario {name}")
     _check_targets(scenario)
     return scenario

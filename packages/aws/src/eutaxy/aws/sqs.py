@@ -445,6 +445,11 @@ def _plain_call(loop: RunLoop, handler: Handler, event: Any, context: Any) -> tu
     return loop.call(handler, event, context), ""
 
 
+def _error_of(error: BaseException) -> dict[str, Any]:
+    """An uncaught error as a run reports it, with no frame named (``platform`` names the user's)."""
+    return {"name": type(error).__name__, "message": str(error)}
+
+
 def deliver_queue(
     loop: RunLoop,
     queue: SqsQueue,
@@ -456,11 +461,14 @@ def deliver_queue(
     timeout_ms: int,
     call: Caller = _plain_call,
     record_output: bool = False,
+    error_of: Callable[[BaseException], Mapping[str, Any]] = _error_of,
 ) -> None:
     """Deliver the queue's messages, with redeliveries, until none is left, under ``loop``.
 
     ``record_output`` records each invocation's captured output as its last point,
-    ``Lambda:<function>`` op ``output``.
+    ``Lambda:<function>`` op ``output``. Each invocation's outcome is recorded
+    (``RunLoop.record_outcome``), its uncaught error as ``error_of`` tells it
+    (``{name, message, at?}``, ``at`` in the user's own source).
     """
     settings = queue.settings
     target = f"SQS:{settings.name}"
@@ -490,6 +498,11 @@ def deliver_queue(
             event = {"Records": [queue.record(message) for message in batch]}
             outcome, output = call(loop, handler, event, context)
             failed = _failed_ids(settings, outcome, [m.id for m in batch])
+            thrown = error_of(outcome.error) if outcome.kind == "raised" and outcome.error is not None else None
+            record = loop.record_outcome("sqs", outcome, thrown)
+            if outcome.kind == "returned" and (failed is _ALL or len(failed or ()) == len(batch)):
+                # It returned, but reported every message it got as failed: it did not work.
+                record["retriedAll"] = True
             for message in batch:
                 if failed is not _ALL and message.id not in failed and _delete(loop, target, message):
                     queue.remove(message)
@@ -506,6 +519,7 @@ def deliver_queue(
                     loop.platform_effect(
                         target, "dead_letter", {"messageId": message.id, "attempts": message.receives}, {"deadLettered": True}
                     )
+                    record["deadLettered"] = record.get("deadLettered", 0) + 1
                 elif message.group is not None and settings.fifo:
                     queue.stalled.add(message.group)  # beyond the bound, it still holds its group back
             if output and record_output:

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.engine.holes import refuse_holes
-from eutaxy.engine.scenario import BOUND_NAMES, drive_events, scenario_bounds, scenario_invariants, scenario_name
+from eutaxy.engine.scenario import BOUND_NAMES, drive_events, expect_failures_field, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
 from .externals import validate_externals
@@ -49,6 +49,7 @@ def define_scenario(
     externals: Sequence[Mapping[str, Any]] = (),
     root: str | Path | None = None,
     source: str | Path | None = None,
+    expect_failures: bool = False,
 ) -> dict[str, Any]:
     """Build a Cloudflare scenario.
 
@@ -73,6 +74,10 @@ def define_scenario(
         externals: the outside services the Worker fetches, each :func:`eutaxy.cloudflare.external`.
         root, source: override the directory and file the scenario is read from;
             by default the file that called this function.
+        expect_failures: the scenario checks a handler that is meant to fail (every
+            invocation throws, say); without it a check in which no invocation of the
+            drive returned normally in a fault-free run is UNSUPPORTED
+            ``handler_never_succeeded`` rather than a pass.
 
     Returns:
         The scenario as the contract's plain dict, with ``platform: "cloudflare"``.
@@ -114,6 +119,8 @@ def define_scenario(
     }
     if source_path is not None:
         scenario["source"] = str(source_path)
+    if expect_failures_field(expect_failures):
+        scenario["expectFailures"] = True
     return scenario
 
 

@@ -93,9 +93,13 @@ class LoadMessage:
     #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
     #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
     access_header_prefix: str | None = None
+    #: The Worker project's folder (the config's): stack positions are shown relative to it
+    #: (``src/index.ts:12``), so no host path reaches a report.
+    root: str
 
     def __attrs_post_init__(self) -> None:
         assert Path(self.entry).is_absolute(), self.entry
+        assert Path(self.root).is_absolute(), self.root
         assert all(Path(spec).is_absolute() for spec in self.specs), self.specs
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
         assert all(isinstance(retries, int) and retries >= 0 for retries in self.queue_consumers.values()), self.queue_consumers
@@ -134,6 +138,7 @@ class LoadMessage:
                 "define": dict(self.define),
                 "alias": dict(self.alias),
                 "accessHeaderPrefix": self.access_header_prefix,
+                "root": self.root,
             },
             "setup": [dict(step) for step in self.setup],
         }
@@ -222,6 +227,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         define=dict(config.define),
         alias=dict(config.alias),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
+        root=str(config.path.parent),
     )
     return WorkerSpec(
         config=config,

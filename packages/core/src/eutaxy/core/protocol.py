@@ -17,6 +17,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 import attrs
 
 from eutaxy.core.console_lines import ConsoleLine, console_lines
+from eutaxy.core.invocation_outcomes import InvocationOutcome
 from eutaxy.core.schedule import FaultAt
 
 #: Bumped whenever a plan or a result changes shape or meaning; both sides refuse
@@ -265,6 +266,10 @@ class EndState:
         raise ProtocolError(f"end: unknown kind {kind!r}, expected completed or unsupported")
 
 
+def _invocation_outcomes(values: Sequence[InvocationOutcome]) -> tuple[InvocationOutcome, ...]:
+    return tuple(values)
+
+
 @attrs.frozen(kw_only=True)
 class RunResult:
     """What one run did: its effect log (plain effect data), its decisions and how it ended."""
@@ -276,6 +281,8 @@ class RunResult:
     end: EndState = attrs.field(factory=EndState)
     #: What the user's code logged, in order (``eutaxy.core.console_lines``); never effects.
     console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=console_lines)
+    #: How each invocation the run delivered to a handler ended (``eutaxy.core.invocation_outcomes``).
+    invocations: tuple[InvocationOutcome, ...] = attrs.field(default=(), converter=_invocation_outcomes)
 
     def __attrs_post_init__(self) -> None:
         assert self.eligible >= 0, self.eligible
@@ -291,6 +298,7 @@ class RunResult:
             "end": self.end.to_data(),
             # Only a run whose code logged carries lines, so every other result reads as before.
             **({"console": [line.to_data() for line in self.console]} if self.console else {}),
+            **({"invocations": [one.to_data() for one in self.invocations]} if self.invocations else {}),
         }
 
     @classmethod
@@ -304,12 +312,17 @@ class RunResult:
             lines = console_lines(data.get("console") or [])
         except ValueError as error:
             raise ProtocolError(f"result: {error}") from None
+        try:
+            invocations = tuple(InvocationOutcome.from_data(one) for one in data.get("invocations") or [])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ProtocolError(f"result: an invocations entry does not read: {error!r}") from None
         return cls(
             effects=tuple(data.get("effects", [])),
             eligible=eligible,
             decisions=decisions,
             end=EndState.from_data(data.get("end", {"kind": "completed"})),
             console=lines,
+            invocations=invocations,
         )
 
 

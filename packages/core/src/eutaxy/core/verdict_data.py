@@ -9,7 +9,7 @@ optional parts reads byte for byte as before. Every JSON name is camelCase of th
 name, so one field has one name on both sides.
 
 Records that cross the run protocol too (``Effect``, ``Violation``, ``Schedule``,
-``EndState``, ``ConsoleLine``) keep their own ``to_data``/``from_data`` shapes; the converter uses them, so
+``EndState``, ``ConsoleLine``, ``InvocationOutcome``, ``UncaughtError``) keep their own ``to_data``/``from_data`` shapes; the converter uses them, so
 one record has one shape wherever it appears.
 """
 
@@ -24,6 +24,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import Effect
+from eutaxy.core.invocation_outcomes import FirstError, InvocationOutcome, OutcomeCounts, UncaughtError
 from eutaxy.core.protocol import EndState
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdicts import (
@@ -61,6 +62,8 @@ def camel_case(name: str) -> str:
 
 
 _RECORDS = (
+    FirstError,
+    OutcomeCounts,
     ShrinkPassCount,
     Provenance,
     Cause,
@@ -79,7 +82,7 @@ _RECORDS = (
 )
 
 #: Protocol records with a hand-written shape of their own (the run protocol's).
-_PROTOCOL_RECORDS = (Effect, Violation, Schedule, EndState, ConsoleLine)
+_PROTOCOL_RECORDS = (Effect, Violation, Schedule, EndState, ConsoleLine, InvocationOutcome, UncaughtError)
 
 
 def _make_converter() -> cattrs.Converter:
@@ -87,17 +90,17 @@ def _make_converter() -> cattrs.Converter:
     for record in _PROTOCOL_RECORDS:
         converter.register_unstructure_hook(record, lambda value: value.to_data())
         converter.register_structure_hook(record, lambda data, cls: cls.from_data(dict(data)))
-    for record in _RECORDS:
-        attrs.resolve_types(record)
+    for typed in _RECORDS:
+        attrs.resolve_types(typed)
         overrides = {
             field.name: override(
                 rename=camel_case(field.name),
                 omit_if_default=bool(field.metadata.get("omit_if_default", False)),
             )
-            for field in attrs.fields(record)
+            for field in attrs.fields(typed)
         }
-        converter.register_unstructure_hook(record, make_dict_unstructure_fn(record, converter, **overrides))
-        converter.register_structure_hook(record, make_dict_structure_fn(record, converter, **overrides))
+        converter.register_unstructure_hook(typed, make_dict_unstructure_fn(typed, converter, **overrides))
+        converter.register_structure_hook(typed, make_dict_structure_fn(typed, converter, **overrides))
     return converter
 
 

@@ -17,6 +17,7 @@ import attrs
 from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
+from eutaxy.core.invocation_outcomes import InvocationOutcome, OutcomeCounts
 from eutaxy.core.protocol import EndState
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.violations import Violation
@@ -29,6 +30,7 @@ __all__ = [
     "CPU_BOUND",
     "FAILING_SPEC_KINDS",
     "GAVE_UP",
+    "HANDLER_NEVER_SUCCEEDED",
     "MODULE_STATE_LEAK",
     "NONDETERMINISTIC",
     "NOT_REPLAYABLE",
@@ -121,7 +123,9 @@ CPU_BOUND = "cpu_bound"
 VACUOUS_INVARIANT = "vacuous_invariant"
 #: A rerun of an explored schedule (``--audit``) recorded a different effect log.
 NONDETERMINISTIC = "nondeterministic"
-for _name in (MODULE_STATE_LEAK, NOT_REPLAYABLE, CPU_BOUND, VACUOUS_INVARIANT, NONDETERMINISTIC):
+#: No invocation of the drive's handler returned normally in any fault-free run.
+HANDLER_NEVER_SUCCEEDED = "handler_never_succeeded"
+for _name in (MODULE_STATE_LEAK, NOT_REPLAYABLE, CPU_BOUND, VACUOUS_INVARIANT, NONDETERMINISTIC, HANDLER_NEVER_SUCCEEDED):
     assert _name in CAUSES, f"{_name} is not in vectors/causes.json"
 del _name
 
@@ -360,6 +364,9 @@ class SimulationVerdict:
     specs: dict | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     #: Where the CLI wrote the regression test (VIOLATED only).
     regression_test: str | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: Per drive kind the runs delivered, how its invocations ended over the exploration runs
+    #: (``eutaxy.core.invocation_outcomes``): the evidence a pass rests on a handler that worked.
+    outcomes: tuple[OutcomeCounts, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
     @property
     def exit_code(self) -> int:
@@ -384,6 +391,8 @@ class Violated(SimulationVerdict):
     fault_free: FaultFree | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     #: What the trace's code logged, each line under the point it followed (``eutaxy.core.console_lines``).
     console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
+    #: How each invocation of the trace ended, its uncaught error included (part of the trace).
+    invocations: tuple[InvocationOutcome, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
 
     def __attrs_post_init__(self) -> None:
         assert not self.violations or self.violations[0] == self.violation, "violations lists the violation first"

@@ -22,6 +22,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdict_data import verdict_data
 from eutaxy.core.verdicts import (
+    HANDLER_NEVER_SUCCEEDED,
     VACUOUS_INVARIANT,
     Audit,
     Cause,
@@ -111,6 +112,8 @@ def check_verdict(
     outcome: Outcome = explore_exhaustive(session) if exhaustive else explore_seeded(session)
     session.finish()
     if isinstance(outcome, Exhausted):
+        outcome = _refuse_never_succeeded(session, outcome)
+    if isinstance(outcome, Exhausted):
         outcome = _refuse_vacuous(session, outcome)
     if isinstance(outcome, Exhausted) and module_state_runs > 0:
         leak = check_module_state(session, module_state_runs)
@@ -122,6 +125,47 @@ def check_verdict(
         if nondeterministic is not None:
             outcome = Stopped(cause=nondeterministic.cause, detail=nondeterministic.detail, exhaustive=outcome.exhaustive)
     return _verdict(scenario, platform, session, outcome, audited)
+
+
+def _refuse_never_succeeded(session: Session, outcome: Exhausted) -> Outcome:
+    """UNSUPPORTED ``handler_never_succeeded`` when no invocation of the drive worked in a fault-free run.
+
+    Invariants over state nothing changed hold whatever the handler does, so a pass over a
+    handler that threw on every call (a variable it reads is missing) would claim nothing.
+    A scenario whose handler is meant to fail says ``expect_failures=True``.
+    """
+    if session.scenario.get("expectFailures"):
+        return outcome
+    drive = (session.scenario.get("drive") or {}).get("kind")
+    counts = session.outcomes.get(drive) if isinstance(drive, str) else None
+    if counts is None or counts.fault_free_invocations == 0 or counts.succeeded_fault_free:
+        return outcome
+    runs = session.fault_free_runs
+    ended = [
+        f"{number} {words}"
+        for number, words in (
+            (counts.threw, "threw"),
+            (counts.timed_out, "timed out"),
+            (counts.crashed, "crashed by an injected fault"),
+            (counts.retried_all, "returned but asked for all their messages again"),
+            (counts.returned - counts.retried_all, "returned, in runs with a fault"),
+            (counts.dead_lettered, "messages dead-lettered"),
+        )
+        if number
+    ]
+    detail = (
+        f"no invocation of the {drive} drive returned normally in the {runs} fault-free run"
+        + ("" if runs == 1 else "s")
+        + f" ({counts.invocations} invocations over all runs: {', '.join(ended) or 'none returned'})"
+    )
+    first = counts.first_error
+    if first is not None:
+        detail += f"; the first error, in {first.invocation}: {first.error.text()}"
+    detail += (
+        ". Fix what makes the handler fail (a missing variable, setup or table), or pass "
+        "expect_failures=True to define_scenario if failing is what the scenario checks"
+    )
+    return Stopped(cause=HANDLER_NEVER_SUCCEEDED, detail=detail, exhaustive=outcome.exhaustive)
 
 
 def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
@@ -217,6 +261,8 @@ def _verdict(
         "coverage": session.coverage.verdict_part(),
         # Only a scenario that lists specs carries them, so every other verdict is as before.
         "core_calls": None if session.core_calls is None else tuple(session.core_calls.to_data()),
+        # A platform that reports no invocations (a test double) leaves the verdict as before.
+        "outcomes": tuple(counts for counts in session.outcomes.values() if counts.invocations),
     }
     if isinstance(outcome, Found):
         shrunk = shrink(session, outcome.record, outcome.violation)
@@ -233,6 +279,7 @@ def _verdict(
             # What the fault changed: the kept events run without it, and where the two logs part.
             fault_free=explain(session, shrunk),
             console=shrunk.record.result.console,
+            invocations=shrunk.record.result.invocations,
             **common,
         )
     if isinstance(outcome, Stopped):

@@ -44,7 +44,7 @@ import contextlib
 import ctypes
 import threading
 import time
-from typing import Any, Callable, Iterator, NoReturn, Sequence
+from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 import attrs
 
@@ -319,6 +319,8 @@ class RunLoop:
     _watchdog: Watchdog | None = attrs.field(default=None, init=False)
     #: The last effect point reached (target, op, ordinal), for the cpu_bound detail.
     _last_effect: tuple[str, str, int] | None = attrs.field(default=None, init=False)
+    #: How each invocation delivered to the handler ended (``RunResult.invocations`` data).
+    invocations: list[dict[str, Any]] = attrs.field(init=False, factory=list)
 
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
@@ -449,6 +451,27 @@ class RunLoop:
         invocation.timed_out = True
         raise HandlerTimeout(f"{invocation.id} ran past its {invocation.timeout_ms} ms limit")
 
+    def record_outcome(
+        self, drive: str, outcome: CallOutcome, error: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """How the current invocation's handler call ended (an entry of ``RunResult.invocations``).
+
+        ``error`` is the uncaught error as ``{name, message, at?}`` (the platform knows
+        which frames are the user's), given exactly when the handler raised. The entry is
+        returned so the platform can add what it did next (``deadLettered``, ``retriedAll``).
+        """
+        invocation = self.current
+        assert invocation is not None, "record_outcome() outside an invocation"
+        assert (error is not None) == (outcome.kind == "raised"), (outcome.kind, error)
+        kind = {"returned": "returned", "raised": "threw", "crashed": "crashed", "timed_out": "timed_out"}[outcome.kind]
+        entry: dict[str, Any] = {"invocation": invocation.id, "drive": drive, "outcome": kind}
+        if invocation.next_ordinal > 0:
+            entry["ordinal"] = invocation.next_ordinal - 1
+        if error is not None:
+            entry["error"] = dict(error)
+        self.invocations.append(entry)
+        return entry
+
     def unsupported(self, cause: str, detail: str) -> RunUnsupported:
         """Note the cause and return the exception to raise (``raise loop.unsupported(...)``)."""
         error = RunUnsupported(cause, detail)
@@ -573,6 +596,7 @@ class RunLoop:
             "eligible": self.follower.eligible,
             "decisions": list(self.follower.decisions),
             "end": dict(self.end),
+            **({"invocations": [dict(entry) for entry in self.invocations]} if self.invocations else {}),
         }
 
     def result(self) -> RunResult:

@@ -45,6 +45,7 @@ __all__ = [
     "default_event_id",
     "default_seed",
     "drive_events",
+    "expect_failures_field",
     "expect_holds",
     "scenario_bounds",
     "scenario_invariants",
@@ -71,6 +72,13 @@ def scenario_name(name: Any) -> str:
     if not isinstance(name, str) or not name:
         raise UserError(f"{_WHERE}: name must be a non-empty string, got {name!r}")
     return name
+
+
+def expect_failures_field(value: Any) -> bool:
+    """``expect_failures=``: True or False (a scenario whose handler is meant to fail says so)."""
+    if not isinstance(value, bool):
+        raise UserError(f"{_WHERE}: expect_failures must be True or False, got {value!r}")
+    return value
 
 
 def default_event_id(drive_kind: Any, position: int) -> str:

@@ -17,6 +17,7 @@ from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.effects import as_effects
 from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point
 from eutaxy.core.invariants import check_invariants
+from eutaxy.core.invocation_outcomes import OutcomeCounts
 from eutaxy.core.protocol import Platform, RunPlan, RunResult
 from eutaxy.core.run_fit import check_run_fit
 from eutaxy.core.schedule import Schedule
@@ -106,6 +107,11 @@ class Session:
     effect_points: set[tuple[str, str, str]] = attrs.field(init=False, factory=set)
     #: What the first exploration run's code logged: a verdict with no trace shows it.
     first_console: tuple[ConsoleLine, ...] = attrs.field(init=False, default=())
+    #: How the exploration runs' invocations ended, per drive kind, the scenario's drive
+    #: first: the evidence that a pass rests on a handler that worked.
+    outcomes: dict[str, OutcomeCounts] = attrs.field(init=False, factory=dict)
+    #: Exploration runs with no injected fault (the runs a handler must succeed in once).
+    fault_free_runs: int = attrs.field(init=False, default=0)
     _started_ms: float = attrs.field(init=False, default=0.0)
     _progress_ms: float = attrs.field(init=False, default=float("-inf"))
 
@@ -117,6 +123,9 @@ class Session:
             self.audit_records = []
         for invariant in self.scenario.get("invariants") or []:
             self.invariant_counts[invariant["name"]] = InvariantCounts()
+        drive = (self.scenario.get("drive") or {}).get("kind")
+        if isinstance(drive, str):
+            self.outcomes[drive] = OutcomeCounts(drive=drive)
 
     # -- running ------------------------------------------------------------------------
 
@@ -153,6 +162,7 @@ class Session:
         if self.core_calls is not None:
             self.core_calls.observe(self.runs, record.result.effects)
         self._count_invariants(record)
+        self._count_outcomes(record)
         self.runs += 1
         if self.schedule_tree is not None:
             self.schedule_tree.add(record.result.decisions)
@@ -166,6 +176,15 @@ class Session:
             self.first_records.append(record)
         self._progress(final=False)
         return record
+
+    def _count_outcomes(self, record: RunRecord) -> None:
+        fault_free = faults_injected(record.result) == 0
+        self.fault_free_runs += fault_free
+        invocations = record.result.invocations
+        for drive in sorted({one.drive for one in invocations} - set(self.outcomes)):
+            self.outcomes[drive] = OutcomeCounts(drive=drive)
+        for drive, counts in self.outcomes.items():
+            self.outcomes[drive] = counts.add(self.runs, invocations, fault_free=fault_free)
 
     def _count_invariants(self, record: RunRecord) -> None:
         if record.unsupported or not self.invariant_counts:

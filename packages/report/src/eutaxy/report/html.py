@@ -26,10 +26,11 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.effect_points import fault_name, group_points, invocation_label
 from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
+from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
 from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated, cause_explanation
 
-from eutaxy.report.text import _group_lines, _live, _violation_effects, fault_free_outcome, render_text
+from eutaxy.report.text import _failure_text, _group_lines, _live, _violation_effects, fault_free_outcome, render_text
 
 __all__ = ["render_html"]
 
@@ -210,9 +211,12 @@ def _timeline(verdict: Violated) -> list[str]:
     for column, group in enumerate(groups, start=2):
         label = f"+{group[0][1].time - start} ms" if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
+    # How each invocation that failed ended (its uncaught error is part of the trace), under its lane's name.
+    failures = {one.invocation: _failure_text(one) for one in verdict.invocations if one.outcome in (THREW, TIMED_OUT)}
     for row, invocation in enumerate(lanes, start=2):
+        failure = f'<div class="fault">{_e(failures[invocation])}</div>' if invocation in failures else ""
         lines.append(
-            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(invocation_label(invocation))}</div>'
+            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(invocation_label(invocation))}{failure}</div>'
         )
     for number, group in enumerate(groups):
         invocation = group[0][1].invocation

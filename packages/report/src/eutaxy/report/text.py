@@ -29,6 +29,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
 from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect
+from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT, InvocationOutcome, OutcomeCounts
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
 from eutaxy.core.verdicts import (
@@ -142,6 +143,7 @@ def _render(verdict: SimulationVerdict, *, logs: bool) -> str:
     elif isinstance(verdict, Unsupported):
         lines += _unsupported_section(verdict.cause)
         lines += _console_section("Console output of the first run", verdict.first_run_console, logs=logs)
+    lines += _outcomes_section(verdict.outcomes)
     lines += _invariants_section(verdict.invariants)
     lines += _coverage_section(verdict.coverage, bounded=isinstance(verdict, Bounded))
     lines += _audit_section(verdict.audit)
@@ -211,12 +213,14 @@ def _trace_section(verdict: Violated) -> list[str]:
     width = max([_label_width(live), *(len(label) for label in labels)])
     shown = groups[:TRACE_POINTS_MAX]
     under, before, elsewhere = _place_console(verdict.console, shown)
+    failed_under, failed_before, failed_elsewhere = _place_failures(verdict.invocations, shown)
     starred = False
     for position, (group, label) in enumerate(zip(groups, labels)):
         marker = " *" if any(index in named for index, _ in group) else ""
         starred = starred or bool(marker)
         first, *rest = _group_lines(group)
         console_before = [f"  {'':<{width}}  {text}" for line in before.get(position, []) for text in _console_text(line)]
+        console_before += [f"  {'':<{width}}  {_failure_text(one)}" for one in failed_before.get(position, [])]
         if console_before and label:
             lines.append(f"  {label:<{width}}")
             label = ""
@@ -224,6 +228,9 @@ def _trace_section(verdict: Violated) -> list[str]:
         lines.append(f"  {label:<{width}}  {first}{marker}")
         lines += [f"  {'':<{width}}  {line}" for line in rest]
         lines += [f"  {'':<{width}}     {text}" for line in under.get(position, []) for text in _console_text(line)]
+        lines += [f"  {'':<{width}}     {_failure_text(one)}" for one in failed_under.get(position, [])]
+    if failed_elsewhere:
+        lines += [f"  {invocation_label(one.invocation):<{width}}  {_failure_text(one)}" for one in failed_elsewhere]
     if len(groups) > TRACE_POINTS_MAX:
         lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
     if elsewhere:
@@ -263,6 +270,39 @@ def _place_console(
         else:
             elsewhere.append(line)
     return under, before, elsewhere
+
+
+def _place_failures(
+    invocations: tuple[InvocationOutcome, ...], groups: list[list[tuple[int, Effect]]]
+) -> tuple[dict[int, list[InvocationOutcome]], dict[int, list[InvocationOutcome]], list[InvocationOutcome]]:
+    """Where each invocation that threw or timed out is told in the trace: under the last point it
+    opened, before its first point when it opened none, or after the trace when no point shown is its."""
+    last_group: dict[tuple[str, int], int] = {}
+    first_group: dict[str, int] = {}
+    for position, group in enumerate(groups):
+        head = group[0][1]
+        last_group[(head.invocation, head.ordinal)] = position
+        first_group.setdefault(head.invocation, position)
+    under: dict[int, list[InvocationOutcome]] = {}
+    before: dict[int, list[InvocationOutcome]] = {}
+    elsewhere: list[InvocationOutcome] = []
+    for one in invocations:
+        if one.outcome not in (THREW, TIMED_OUT):
+            continue
+        if one.ordinal is not None and (one.invocation, one.ordinal) in last_group:
+            under.setdefault(last_group[(one.invocation, one.ordinal)], []).append(one)
+        elif one.ordinal is None and one.invocation in first_group:
+            before.setdefault(first_group[one.invocation], []).append(one)
+        else:
+            elsewhere.append(one)
+    return under, before, elsewhere
+
+
+def _failure_text(one: InvocationOutcome) -> str:
+    """``!! threw TypeError: boom (at src/index.ts:12)``: how a handler call ended, in the trace."""
+    if one.error is not None:
+        return f"!! threw {one.error.text()}"
+    return "!! timed out (the platform stopped the handler at its time limit)"
 
 
 def _console_text(line: ConsoleLine, *, labelled: bool = False) -> list[str]:
@@ -472,6 +512,30 @@ def _unsupported_section(cause: Cause) -> list[str]:
     lines = ["", f"Cause: {cause.kind or 'unknown'}" + (f": {cause.detail}" if cause.detail else "")]
     lines.append(cause_explanation(cause.kind))
     lines.append("No claim is made about the scenario either way.")
+    return lines
+
+
+def _outcomes_section(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
+    """How each drive's handler calls ended over the exploration runs: a pass needs one that worked."""
+    if not outcomes:
+        return []
+    width = max(len(counts.drive) for counts in outcomes)
+    lines = ["", "Invocations (how each drive's handler calls ended over the exploration runs):"]
+    for counts in outcomes:
+        parts = [f"{counts.returned} returned"]
+        if counts.retried_all:
+            parts[0] += f" ({counts.retried_all} asking for every message again)"
+        parts += [f"{counts.threw} threw", f"{counts.crashed} crashed by a fault"]
+        if counts.timed_out:
+            parts.append(f"{counts.timed_out} timed out")
+        if counts.dead_lettered:
+            parts.append(f"{counts.dead_lettered} messages dead-lettered")
+        lines.append(f"  {counts.drive:<{width}}  " + ", ".join(parts))
+        if counts.first_error is not None:
+            first = counts.first_error
+            lines.append(f"  {'':<{width}}  first error ({first.invocation}, run {first.run + 1}): {first.error.text()}")
+        if counts.fault_free_invocations and not counts.succeeded_fault_free:
+            lines.append(f"  {'':<{width}}  none returned normally in a fault-free run")
     return lines
 
 

@@ -1,0 +1,2 @@
+CREATE TABLE orders (id INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL UNIQUE);
+INSERT INTO orders (order_id) VALUES ('seeded');
