@@ -19,12 +19,17 @@ def main() -> int:
     location = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_node" / "location.txt"
     if location.exists() and "EUTAXY_NODE_MODULES" not in os.environ:
         os.environ["EUTAXY_NODE_MODULES"] = location.read_text().strip()
+    # The pinned Lean (tools/bazel/lean_toolchain.bzl): its executable, or "unavailable: why".
+    lean = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_lean" / "location.txt"
+    if lean.exists() and "EUTAXY_LEAN_LOCATION" not in os.environ:
+        os.environ["EUTAXY_LEAN_LOCATION"] = lean.read_text().strip()
     tmp = os.environ.get("TEST_TMPDIR")
     if tmp:
         os.chdir(tmp)
         os.environ.setdefault("EUTAXY_CACHE_DIR", os.path.join(tmp, "eutaxy-cache"))
     args = [str(root / a) if not a.startswith("-") else a for a in sys.argv[1:]]
-    args += ["-q", "-p", "no:cacheprovider", f"--rootdir={root}"]
+    # -rs: a skipped test's reason shows in the summary (the only skip is the Lean tests' without Lean).
+    args += ["-q", "-rs", "-p", "no:cacheprovider", f"--rootdir={root}"]
     xml = os.environ.get("XML_OUTPUT_FILE")
     if xml:
         args.append(f"--junitxml={xml}")
