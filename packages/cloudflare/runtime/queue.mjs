@@ -21,12 +21,20 @@
  * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
  * max_retries and the scenario's `bounds.maxRedeliveries`), else dead-lettered
  * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
+ * A message delivered again is due after its retry delay in virtual time, as Cloudflare
+ * documents it (and Miniflare's queue broker does it): the delay its effective `retry()`
+ * decision asked for (`retry({delaySeconds})`, `retryAll({delaySeconds})`, recorded in the
+ * decision's `args.delaySeconds`), else the consumer's `retry_delay` (`retryDelaySeconds`
+ * in the load message, 0 when the config sets none), which also delays a batch whose
+ * handler threw or crashed. The run's clock moves there once nothing else can run, so the
+ * redelivery's invocation and its effects carry the later virtual time.
  * Work handed to `ctx.waitUntil` runs on after the handler returned or threw, in the same
  * invocation, past the background point (background.mjs: the one point taking cut_off), and
  * never changes the acknowledgement.
  *
- * The drive keeps no defaults: the consumer's `maxRetries` comes resolved in the load
- * message (the wrangler reader writes Cloudflare's documented 3 when the config sets none),
+ * The drive keeps no defaults: the consumer's `maxRetries` and `retryDelaySeconds` come
+ * resolved in the load message (the wrangler reader writes Cloudflare's documented 3 and
+ * no delay when the config sets none),
  * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds) and the drive's
  * `batchSize` in the plan's drive (eutaxy.cloudflare.define_scenario writes it, 1 unless the
  * scenario asks for more, and the Worker's check keeps it within the consumer's
@@ -43,9 +51,30 @@ export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
   return attempts - 1 < platformLimit && attempts - 1 < maxRedeliveries;
 }
 
+/** The longest retry delay Cloudflare accepts, in seconds (12 hours, as for a delivery delay). */
+export const RETRY_DELAY_SECONDS_MAX = 43_200;
+
 /**
- * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null, due: number}} Pending
+ * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null, due: number,
+ *   retryDelaySeconds: number | null}} Pending
+ * `retryDelaySeconds`: the delay the effective retry() of this attempt asked for (null: none).
  */
+
+/**
+ * The delay a retry()/retryAll() options object asks for, in seconds: null when it names
+ * none; a TypeError's text when it is no whole number of seconds Cloudflare accepts.
+ * @param {unknown} options @returns {{delaySeconds: number | null} | {typeError: string}}
+ */
+export function retryDelayOf(options) {
+  if (options === undefined || options === null) return { delaySeconds: null };
+  if (typeof options !== "object") return { typeError: `retry options must be an object ({delaySeconds}), got ${typeof options}` };
+  const delay = /** @type {{delaySeconds?: unknown}} */ (options).delaySeconds;
+  if (delay === undefined) return { delaySeconds: null };
+  if (typeof delay !== "number" || !Number.isInteger(delay) || delay < 0 || delay > RETRY_DELAY_SECONDS_MAX) {
+    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${RETRY_DELAY_SECONDS_MAX}, got ${JSON.stringify(delay)}` };
+  }
+  return { delaySeconds: delay };
+}
 
 /** Each run's consumed queues, by name (made once per run by `consumedQueues`). @type {WeakMap<object, Map<string, ConsumedQueue>>} */
 const RUN_QUEUES = new WeakMap();
@@ -111,6 +140,10 @@ export class ConsumedQueue {
     assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)}`);
     /** @type {number} */
     this.maxRetries = /** @type {number} */ (maxRetries);
+    const retryDelaySeconds = run.config.queueConsumers?.[name]?.retryDelaySeconds;
+    assert(Number.isInteger(retryDelaySeconds), () => `the load message carries no retryDelaySeconds for the queue consumer ${JSON.stringify(name)}`);
+    /** The consumer's `retry_delay` in seconds: a redelivery's delay when its retry() asked for none. */
+    this.retryDelaySeconds = /** @type {number} */ (retryDelaySeconds);
     const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
     assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
     /** @type {number} */
@@ -168,7 +201,7 @@ export class ConsumedQueue {
    * @param {string} id @param {unknown} body @param {number} due
    */
   add(id, body, due) {
-    this.pending.push({ id, body, attempts: 0, decision: null, due });
+    this.pending.push({ id, body, attempts: 0, decision: null, due, retryDelaySeconds: null });
     this.added++;
   }
 
@@ -183,6 +216,7 @@ export class ConsumedQueue {
     for (const item of items) {
       item.attempts++;
       item.decision = null;
+      item.retryDelaySeconds = null;
     }
     const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
     const batch = makeBatch(run, inv, target, this.name, items);
@@ -219,8 +253,8 @@ export class ConsumedQueue {
     for (const item of items) {
       if (item.decision === "ack") continue;
       if (mayRedeliver(item.attempts, this.maxRetries, this.maxRedeliveries)) {
-        // A redelivered message is due at once, behind the messages already waiting.
-        item.due = run.clock.now;
+        // Due after its retry delay, behind the messages already waiting.
+        item.due = run.clock.now + (item.retryDelaySeconds ?? this.retryDelaySeconds) * 1000;
         this.pending.push(item);
       } else {
         effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
@@ -261,28 +295,46 @@ export async function driveQueue(run, drive, handler) {
 function makeBatch(run, inv, target, queue, items) {
   const clone = originals.structuredClone ?? ((/** @type {unknown} */ v) => JSON.parse(JSON.stringify(v)));
   const timestamp = run.clock.now;
-  /** @param {Pending} item @param {"ack" | "retry"} op */
-  const decide = (item, op) => effectPoint(run, inv, {
-    kind: "decision", target, op, args: { messageId: item.id, body: item.body }, ladder: DECISION_FAULTS,
+  /**
+   * One ack/retry decision point; a retry's delay, when it names one, is in its args and
+   * holds for the redelivery when the decision is the effective one.
+   * @param {Pending} item @param {"ack" | "retry"} op @param {number | null} [delaySeconds]
+   */
+  const decide = (item, op, delaySeconds = null) => effectPoint(run, inv, {
+    kind: "decision", target, op,
+    args: delaySeconds === null ? { messageId: item.id, body: item.body } : { messageId: item.id, body: item.body, delaySeconds },
+    ladder: DECISION_FAULTS,
     perform: () => {
       const effective = item.decision === null;
-      if (effective) item.decision = op;
+      if (effective) {
+        item.decision = op;
+        item.retryDelaySeconds = delaySeconds;
+      }
       return effective;
     },
     summarize: (effective) => ({ effective }),
   });
+  /** The delay retry options ask for; a TypeError in the Worker when they ask for one Cloudflare refuses. @param {unknown} options */
+  const delayOf = (options) => {
+    const read = retryDelayOf(options);
+    if ("typeError" in read) throw new TypeError(read.typeError);
+    return read.delaySeconds;
+  };
   const messages = items.map((item) => Object.freeze({
     id: item.id,
     timestamp: new originals.Date(timestamp),
     body: clone(item.body),
     attempts: item.attempts,
     ack: () => { decide(item, "ack"); },
-    retry: (/** @type {unknown} */ _options) => { decide(item, "retry"); },
+    retry: (/** @type {unknown} */ options) => { decide(item, "retry", delayOf(options)); },
   }));
   return Object.freeze({
     queue,
     messages: Object.freeze(messages),
     ackAll: () => { for (const item of items) decide(item, "ack"); },
-    retryAll: (/** @type {unknown} */ _options) => { for (const item of items) decide(item, "retry"); },
+    retryAll: (/** @type {unknown} */ options) => {
+      const delaySeconds = delayOf(options);
+      for (const item of items) decide(item, "retry", delaySeconds);
+    },
   });
 }

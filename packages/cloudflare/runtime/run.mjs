@@ -34,7 +34,7 @@ export { UserFacingError };
 
 /**
  * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
- *   queueConsumers?: Record<string, {maxRetries?: number}>,
+ *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
  */

@@ -53,7 +53,7 @@ def test_load_message_has_absolute_paths_and_bindings(project):
     assert str((project / "worker.ts").resolve()) == worker["entry"]
     assert "2026-01-01" == worker["compatibilityDate"]
     assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
-    assert {"payments": {"maxRetries": 3}} == worker["queueConsumers"]
+    assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0}} == worker["queueConsumers"]
     assert {"CACHE": "kv"} == worker["kvNamespaces"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
     assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
@@ -207,7 +207,7 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
     assert {"DB": "db-staging"} == worker["d1Databases"]
-    assert {"payments": {"maxRetries": 1}} == worker["queueConsumers"]
+    assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0}} == worker["queueConsumers"]
     assert {} == worker["kvNamespaces"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
     assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)

@@ -40,7 +40,7 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
             "producers": [{"binding": "OUT", "queue": "receipts"}],
             "consumers": [
               {"queue": "payments", "max_batch_size": 1},
-              {"queue": "refunds", "max_retries": 5, "dead_letter_queue": "refunds-dlq"},
+              {"queue": "refunds", "max_retries": 5, "dead_letter_queue": "refunds-dlq", "retry_delay": 120},
             ],
           },
           "kv_namespaces": [{"binding": "CACHE", "id": "kv1"}],
@@ -61,6 +61,7 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     assert (3, "default", 1) == (payments.max_retries, payments.max_retries_source, payments.max_batch_size)
     refunds = config.consumer("refunds")
     assert (5, "config", "refunds-dlq") == (refunds.max_retries, refunds.max_retries_source, refunds.dead_letter_queue)
+    assert (0, 120) == (payments.retry_delay_s, refunds.retry_delay_s)
     assert (("OUT", "receipts"),) == config.queue_producers
     assert (("COUNTER", "Counter", None),) == config.durable_objects
     kinds = {(binding.kind, binding.name) for binding in config.bindings}
@@ -292,6 +293,7 @@ def test_missing_config_file_is_named(project):
         ('{"queues": {"consumers": [{"queue": "q", "max_retries": 101}]}}', "between 0 and 100"),
         ('{"queues": {"consumers": [{"queue": "q", "max_retries": "3"}]}}', "must be an integer"),
         ('{"queues": {"consumers": [{"queue": "q", "max_batch_size": 0}]}}', "max_batch_size .* between 1 and 100"),
+        ('{"queues": {"consumers": [{"queue": "q", "retry_delay": 43201}]}}', "retry_delay .* between 0 and 43200 seconds"),
         ('{"queues": {"consumers": [{"queue": "q", "max_batch_size": 101}]}}', "max_batch_size .* between 1 and 100"),
         ('{"queues": {"consumers": [{"queue": "q"}, {"queue": "q"}]}}', "names 'q' twice"),
         ('{"compatibility_flags": "nodejs_compat"}', "list of strings"),

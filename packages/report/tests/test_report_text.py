@@ -257,6 +257,18 @@ def test_a_cloudflare_trace_keeps_its_labels_without_times():
     assert any(line.startswith("msg-1#2 (redelivery)  #0 D1:DB run") for line in _lines(text))
 
 
+def test_a_cloudflare_redelivery_after_a_retry_delay_shows_when_it_started():
+    """Where virtual time jumped before an invocation (retry({delaySeconds: 100})), its label shows its start."""
+    verdict = verdicts.violated()
+    first_redelivered = next(index for index, effect in enumerate(verdict["trace"]) if effect["invocation"] == "msg-1#2")
+    for effect in verdict["trace"][first_redelivered:]:
+        effect["time"] += 100_000
+    lines = _lines(render_text(verdict))
+    (label,) = [line.split("  ")[0] for line in lines if line.startswith("msg-1#2")]
+    assert label.startswith("msg-1#2 (redelivery, at +100.")
+    assert not any(line.startswith("msg-1#1 (") for line in lines)
+
+
 def test_what_the_fault_changed_puts_the_two_runs_side_by_side_after_the_last_shared_point():
     """The shared insert (with its crash) comes first, then each run's next points on one line each."""
     text = render_text(verdicts.violated_with_fault_free())

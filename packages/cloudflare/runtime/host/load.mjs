@@ -128,10 +128,11 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, string>} */
   const traps = {};
   for (const binding of worker.bindings) traps[binding.name] = binding.kind;
-  /** @type {Record<string, {maxRetries: number}>} */
+  /** @type {Record<string, {maxRetries: number, retryDelaySeconds: number}>} */
   const queueConsumers = {};
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
-    queueConsumers[queue] = { maxRetries: /** @type {{maxRetries: number}} */ (consumer).maxRetries };
+    const { maxRetries, retryDelaySeconds } = /** @type {{maxRetries: number, retryDelaySeconds: number}} */ (consumer);
+    queueConsumers[queue] = { maxRetries, retryDelaySeconds };
   }
   /** @type {Record<string, {queue: string, deliveryDelaySeconds: number}>} */
   const queueProducers = {};

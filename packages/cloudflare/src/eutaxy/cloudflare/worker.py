@@ -73,8 +73,9 @@ class LoadMessage:
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
     #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
-    #: Queue name -> its consumer's max_retries (the config's or Cloudflare's default).
-    queue_consumers: Mapping[str, int] = attrs.field(converter=_frozen_dict)
+    #: Queue name -> its consumer's (max_retries, retry_delay in seconds): the config's, else
+    #: Cloudflare's default max_retries and no delay.
+    queue_consumers: Mapping[str, tuple[int, int]] = attrs.field(converter=_frozen_dict)
     #: Producer binding -> (the queue it sends to, its delivery delay in seconds: the
     #: config's ``delivery_delay``, else 0).
     queue_producers: Mapping[str, tuple[str, int]] = attrs.field(converter=_frozen_dict)
@@ -102,7 +103,10 @@ class LoadMessage:
         assert Path(self.root).is_absolute(), self.root
         assert all(Path(spec).is_absolute() for spec in self.specs), self.specs
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
-        assert all(isinstance(retries, int) and retries >= 0 for retries in self.queue_consumers.values()), self.queue_consumers
+        assert all(
+            isinstance(retries, int) and retries >= 0 and isinstance(delay, int) and delay >= 0
+            for retries, delay in self.queue_consumers.values()
+        ), self.queue_consumers
         for step in self.setup:
             assert "path" not in step or Path(step["path"]).is_absolute(), step
             assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
@@ -125,7 +129,10 @@ class LoadMessage:
                 "kvNamespaces": dict(self.kv_namespaces),
                 "r2Buckets": dict(self.r2_buckets),
                 "vars": dict(self.vars),
-                "queueConsumers": {queue: {"maxRetries": retries} for queue, retries in self.queue_consumers.items()},
+                "queueConsumers": {
+                    queue: {"maxRetries": retries, "retryDelaySeconds": delay}
+                    for queue, (retries, delay) in self.queue_consumers.items()
+                },
                 "queueProducers": {
                     binding: {"queue": queue, "deliveryDelaySeconds": delay}
                     for binding, (queue, delay) in self.queue_producers.items()
@@ -217,7 +224,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         kv_namespaces=dict(config.kv_namespaces()),
         r2_buckets=_r2_buckets(config),
         vars=dict(env_values.values),
-        queue_consumers={consumer.queue: consumer.max_retries for consumer in config.queue_consumers},
+        queue_consumers={consumer.queue: (consumer.max_retries, consumer.retry_delay_s) for consumer in config.queue_consumers},
         queue_producers={
             binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
         },
@@ -731,6 +738,12 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
                 )
             else:
                 sentences.append(f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, from {config.path.name}.")
+            if consumer.retry_delay_s:
+                sentences.append(
+                    f"Queue {consumer.queue}: retry_delay is {consumer.retry_delay_s} s, from {config.path.name}: a message "
+                    "retried without a delaySeconds of its own, or after the handler threw, is delivered again that much "
+                    "later in virtual time."
+                )
     if config.environment is not None:
         sentences.append(
             f"The Worker is checked as environment {config.environment!r} of {config.path.name} (Worker name "

@@ -52,7 +52,8 @@ __all__ = [
 #: as the seeds do, so a redelivery that production makes is explored here too.
 MAX_RETRIES_DEFAULT = 3
 
-#: Cloudflare delays a message's delivery by at most 12 hours (``delivery_delay``, ``delaySeconds``).
+#: Cloudflare delays a message's delivery by at most 12 hours (``delivery_delay``,
+#: ``delaySeconds``, and a consumer's ``retry_delay``).
 DELIVERY_DELAY_S_MAX = 43_200
 #: Cloudflare caps ``max_retries`` at 100.
 MAX_RETRIES_LIMIT = 100
@@ -143,6 +144,10 @@ class QueueConsumer:
     #: may hold (``eutaxy.cloudflare.worker`` refuses a larger ``batchSize``).
     max_batch_size: int | None
     dead_letter_queue: str | None
+    #: The config's ``retry_delay`` in seconds (0 when unset): how long a retried message
+    #: waits before its redelivery when its retry() names no delay, and after a handler
+    #: that threw, as Cloudflare documents it.
+    retry_delay_s: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -445,6 +450,9 @@ def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
         max_retries = reader.optional_int(entry, "max_retries", where)
         if max_retries is not None and not 0 <= max_retries <= MAX_RETRIES_LIMIT:
             raise reader.error(f"max_retries in {where} must be between 0 and {MAX_RETRIES_LIMIT}, got {max_retries}")
+        retry_delay = reader.optional_int(entry, "retry_delay", where)
+        if retry_delay is not None and not 0 <= retry_delay <= DELIVERY_DELAY_S_MAX:
+            raise reader.error(f"retry_delay in {where} must be between 0 and {DELIVERY_DELAY_S_MAX} seconds, got {retry_delay}")
         max_batch_size = reader.optional_int(entry, "max_batch_size", where)
         if max_batch_size is not None and not 1 <= max_batch_size <= MAX_BATCH_SIZE_LIMIT:
             raise reader.error(f"max_batch_size in {where} must be between 1 and {MAX_BATCH_SIZE_LIMIT}, got {max_batch_size}")
@@ -455,6 +463,7 @@ def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
                 max_retries_source="default" if max_retries is None else "config",
                 max_batch_size=max_batch_size,
                 dead_letter_queue=reader.optional_string(entry, "dead_letter_queue", where),
+                retry_delay_s=retry_delay or 0,
             )
         )
     _refuse_duplicates(reader, "queues.consumers", [consumer.queue for consumer in consumers])

@@ -65,8 +65,12 @@ TRACE_POINTS_MAX = 200
 #: Platforms whose delivery moves virtual time on between invocations (a visibility
 #: timeout before a redelivery, a delay, a batching window): their trace labels each
 #: invocation with when it started, from the trace's first effect. Elsewhere time moves
-#: one millisecond per effect and the labels stay as they were.
+#: one millisecond per effect, and an invocation is labelled with its start only when
+#: virtual time jumped before it (WAIT_SHOWN_MS: a retry delay, a delivery delay, an
+#: alarm's backoff), so a redelivery's time shows where it differs from "at once".
 _TIMED_PLATFORMS = frozenset({"aws"})
+#: The least jump in virtual time before an invocation that its label shows.
+WAIT_SHOWN_MS = 1000
 
 _HEADLINES = {
     "violated": "VIOLATED",
@@ -202,14 +206,19 @@ def _trace_section(verdict: Violated) -> list[str]:
     if not live:
         lines.append("  (no effects)")
     groups = group_points(live)
-    start_ms = _start_ms(live) if verdict.platform in _TIMED_PLATFORMS else None
+    start_ms = _start_ms(live)
+    timed = verdict.platform in _TIMED_PLATFORMS
     labels = []
     previous_invocation = None
+    previous_ms: int | None = None
     for group in groups[:TRACE_POINTS_MAX]:
         invocation = group[0][1].invocation
-        started = None if start_ms is None else group[0][1].time - start_ms
+        first_ms = group[0][1].time
+        waited = previous_ms is not None and first_ms - previous_ms >= WAIT_SHOWN_MS
+        started = first_ms - start_ms if start_ms is not None and (timed or waited) else None
         labels.append(invocation_label(invocation, started) if invocation != previous_invocation else "")
         previous_invocation = invocation
+        previous_ms = group[-1][1].time
     width = max([_label_width(live), *(len(label) for label in labels)])
     shown = groups[:TRACE_POINTS_MAX]
     under, before, elsewhere = _place_console(verdict.console, shown)
