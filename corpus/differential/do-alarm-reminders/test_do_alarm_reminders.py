@@ -73,7 +73,7 @@ def test_a_real_alarm_that_does_not_fire_within_the_bound_is_a_difference_naming
     effect hang bound, 1 s here), so the raw run ends unfinished and the difference names it."""
     pending = copy.deepcopy(dict(scenario))
     pending["drive"]["events"] = [event for event in pending["drive"]["events"] if event["body"]["op"] != "disarm"]
-    pending["bounds"] = {**pending["bounds"], "budgetMs": 1000}
+    pending["bounds"] = {**pending["bounds"], "effectHangMs": 1000}
     with DifferentialRunner(pending) as runner:
         outcome = runner.run(seed=SEED)
     (difference,) = outcome.differences
