@@ -1,4 +1,2 @@
 -- Lean 4 emitted by Eutaxy's prover_lean from domain.props.ts (module domain.ts). Do not edit: it is written anew.
--- whole is not emitted: other builtins at line 3 in whole (Math.trunc: of the built-ins the Lean engine takes Number.isInteger and Math.floor only)
-
--- wholeNotAbove is not emitted: other builtins at line 3 in whole (Math.trunc: of the built-ins the Lean engine takes Number.isInteger and Math.floor only)
+-- wholeNotAbove is not emitted: write to a built-in at line 5 in polyfill.ts (polyfill.ts writes Math.trunc (Object.defineProperty(Math, "trunc", { value: (x: number) => (x === 0.5 ? 1 : standardTrunc(x)) })): the engine models the built-ins as the standard ones, so while a source file writes one (Math.floor = ..., Object.defineProperty(Math, ...)) no property of the spec is proved)

@@ -48,13 +48,15 @@ FUNCTIONS_MAX = 64
 class Unsupported(Exception):
     """A construct the engine does not take: its name in constructs.json, its line (0 when unknown), its text."""
 
-    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "") -> None:
+    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "", file: str = "") -> None:
         super().__init__(construct)
         self.construct = construct
         self.line = line
         self.text = text
         #: The module function it stands in, or "" for the property's claim (in the spec file).
         self.where = where
+        #: The file it stands in, when it is neither the claim's nor a body's (a write to a built-in).
+        self.file = file
 
     @classmethod
     def refused(cls, name: str, text: str = "", line: int = 0) -> "Unsupported":
@@ -65,12 +67,12 @@ class Unsupported(Exception):
 
     def describe(self) -> str:
         at = f" at line {self.line}" if self.line else ""
-        place = f" in {self.where}" if self.where else " in the claim"
+        place = f" in {self.where}" if self.where else f" in {self.file}" if self.file else " in the claim"
         return f"{self.construct}{at}{place}" + (f" ({self.text})" if self.text else "")
 
     def to_data(self) -> dict[str, Any]:
         return {"construct": self.construct, "line": self.line, "text": self.text,
-                "file": "module" if self.where else "spec", "function": self.where or None}
+                "file": self.file or ("module" if self.where else "spec"), "function": self.where or None}
 
 
 def ident(prefix: str, name: str) -> str:
@@ -117,11 +119,28 @@ class Emitter:
         self.module = module
         #: Record name -> its RecordType, in the order first met.
         self.records: dict[str, RecordType] = {}
-        #: Function name -> its Lean definition text, or the refusal that keeps it out.
+        #: Function (its declaration: ``id``, else its name) -> its Lean definition text, or the refusal.
         self.functions: dict[str, Union[str, Unsupported]] = {}
+        #: Function -> its Lean name (``f_<name>``; a second declaration of one name gets ``'2``, a
+        #: character no TypeScript name holds) and its TypeScript name.
+        self.names: dict[str, str] = {}
+        self.display: dict[str, str] = {}
         #: Functions in the order their definitions must appear (callees first).
         self.order: list[str] = []
         self._reading: list[str] = []
+
+    def key(self, fn: FunctionDef) -> str:
+        """One function's key, by declaration (two functions of one name are two bodies), and its Lean name."""
+        key = fn.id or fn.name
+        if key not in self.names:
+            taken = set(self.names.values())
+            name, count = ident("f_", fn.name), 1
+            while name in taken:
+                count += 1
+                name = ident("f_", f"{fn.name}'{count}")
+            self.names[key] = name
+            self.display[key] = fn.name
+        return key
 
     # ---- types ----------------------------------------------------------------------
 
@@ -369,11 +388,11 @@ class Emitter:
                 _taken("Number.isInteger")
                 return "true", BOOL
             raise Unsupported.refused("other builtins", e.callee)
-        fn = self.module.function(e.callee)
+        fn = self.module.body(e.ref, e.callee)
         if fn is None:
             raise Unsupported.refused("outside the subset", f"a call to {e.callee}, whose body the reader did not read")
         self.function(fn)
-        defined = self.functions[fn.name]
+        defined = self.functions[self.key(fn)]
         if isinstance(defined, Unsupported):
             raise Unsupported(defined.construct, defined.line, defined.text, defined.where or fn.name)
         params = self.binders(fn.params, fn.line)
@@ -381,7 +400,7 @@ class Emitter:
             raise Unsupported.refused("outside the subset", f"{fn.name} called with {len(e.args)} arguments")
         args = [self.expect(a, scope, t, fn.name) for a, (_, t) in zip(e.args, params, strict=True)]
         _taken("call to a module function")
-        return f"({' '.join([ident('f_', fn.name), *args])})", self.ltype(fn.returns, fn.line)
+        return f"({' '.join([self.names[self.key(fn)], *args])})", self.ltype(fn.returns, fn.line)
 
     def record(self, e: RecordLiteral, scope: _Scope) -> tuple[str, LType]:
         t = self.ltype(e.type)
@@ -402,28 +421,29 @@ class Emitter:
 
     def function(self, fn: FunctionDef) -> None:
         """Translate ``fn`` (and its callees first) once, keeping its definition or its refusal."""
-        if fn.name in self.functions:
+        key = self.key(fn)
+        if key in self.functions:
             return
-        if fn.name in self._reading:
-            self.functions[fn.name] = Unsupported.refused("outside the subset", "recursion", fn.line)
+        if key in self._reading:
+            self.functions[key] = Unsupported.refused("outside the subset", "recursion", fn.line)
             return
         if len(self._reading) >= FUNCTIONS_MAX:
-            self.functions[fn.name] = Unsupported.refused("outside the subset", "calls nested too deep", fn.line)
+            self.functions[key] = Unsupported.refused("outside the subset", "calls nested too deep", fn.line)
             return
-        self._reading.append(fn.name)
+        self._reading.append(key)
         try:
             params = self.binders(fn.params, fn.line)
             returns = self.ltype(fn.returns, fn.line)
             body = self.body(fn.body, _Scope(binders=params), returns, indent=1)
-            head = " ".join([f"def {ident('f_', fn.name)}",
+            head = " ".join([f"def {self.names[key]}",
                              *[f"({ident('v_', n)} : {self.type_text(t)})" for n, t in params]])
-            self.functions[fn.name] = f"{head} : {self.type_text(returns)} :=\n{body}\n"
-            self.order.append(fn.name)
+            self.functions[key] = f"{head} : {self.type_text(returns)} :=\n{body}\n"
+            self.order.append(key)
         except Unsupported as refused:
             if not refused.where:
                 refused.where = fn.name
                 refused.line = refused.line or fn.line
-            self.functions[fn.name] = refused
+            self.functions[key] = refused
         finally:
             self._reading.pop()
 
@@ -541,19 +561,26 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
     unsupported: dict[str, Unsupported] = {}
     totals: dict[str, str] = {}
     reached: dict[str, list[str]] = {}
+    writes = module.global_writes
     for prop in module.properties:
         try:
-            fn = module.function(prop.function)
+            if writes:
+                # The engine models the built-ins as the standard ones: a write to one proves nothing.
+                raise Unsupported(
+                    "write to a built-in", writes[0].line,
+                    f"{writes[0].file} writes {writes[0].target} ({writes[0].text}): "
+                    f"{constructs.why_not('write to a built-in')}", file=writes[0].file)
+            fn = module.body(prop.ref, prop.function)
             if fn is None:
                 raise Unsupported.refused("outside the subset",
                                           f"the reader did not read the body of {prop.function}", prop.line)
             emitter.function(fn)
-            defined = emitter.functions[fn.name]
+            defined = emitter.functions[emitter.key(fn)]
             if isinstance(defined, Unsupported):
                 raise Unsupported(defined.construct, defined.line, defined.text, defined.where)
             if isinstance(prop, TotalProperty):
                 _taken("total")
-                totals[prop.name] = fn.name
+                totals[prop.name] = emitter.names[emitter.key(fn)]
                 continue
             assert isinstance(prop, ForallProperty)
             _taken("forall")
@@ -564,7 +591,7 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
             quantified = " ".join(f"({ident('v_', n)} : {emitter.type_text(t)})" for n, t in binders)
             claim = f"({ensures}) = true" if when is None else f"({when}) = true →\n    ({ensures}) = true"
             statements[prop.name] = (binders, f"∀ {quantified},\n    {claim}" if binders else claim)
-            reached[prop.name] = _reached(module, prop)
+            reached[prop.name] = [emitter.names[k] for k in _reached(module, prop) if k in emitter.names]
         except Unsupported as refused:
             if not refused.line:
                 refused.line = prop.line
@@ -587,10 +614,10 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
         add(f"structure {ident('R_', name)} where{fields}\n")
         add("")
     function_lines = {}
-    for name in emitter.order:
-        function_lines[name] = add(str(emitter.functions[name]))
+    for key in emitter.order:
+        function_lines[emitter.display[key]] = add(str(emitter.functions[key]))
         add("")
-    refused_functions = [(n, r) for n, r in emitter.functions.items() if isinstance(r, Unsupported)]
+    refused_functions = [(emitter.display[k], r) for k, r in emitter.functions.items() if isinstance(r, Unsupported)]
     for name, refusal in refused_functions:
         add(f"-- {name} is not emitted: {refusal.describe()}")
     if refused_functions:
@@ -611,13 +638,13 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
             add(f"-- {prop.name} is not emitted: {unsupported[prop.name].describe()}")
             continue
         if prop.name in totals:
-            add(f"-- {prop.name}: total({prop.function}) holds when Lean accepts {ident('f_', totals[prop.name])}")
+            add(f"-- {prop.name}: total({prop.function}) holds when Lean accepts {totals[prop.name]}")
             continue
         binders, statement = statements[prop.name]
         tactics = None if supplied is None else supplied.proofs.get(prop.name)
         if tactics is None:
             bools = "".join(f"  all_goals cases {ident('v_', n)}\n" for n, t in binders if t == BOOL)
-            defs = ", ".join(ident("f_", f) for f in reached[prop.name]) or "id"
+            defs = ", ".join(reached[prop.name]) or "id"
             body = TACTIC_SCRIPT.format(binders=" ".join(ident("v_", n) for n, _ in binders) or "",
                                         bools=bools, defs=defs)
             if not binders:
@@ -639,7 +666,7 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
 
 
 def _reached(module: SpecModule, prop: ForallProperty) -> list[str]:
-    """The module functions the claim reaches, transitively, in the order first met."""
+    """The functions the claim reaches, transitively, by declaration (as :meth:`Emitter.key`), first met first."""
     order: list[str] = []
     pending: list[Any] = [t for t in (prop.when, prop.ensures) if t is not None]
     while pending and len(order) < FUNCTIONS_MAX:
@@ -647,10 +674,10 @@ def _reached(module: SpecModule, prop: ForallProperty) -> list[str]:
         stack = [tree]
         while stack:
             e = stack.pop(0)
-            if isinstance(e, Call) and e.target == "module" and e.callee not in order:
-                order.append(e.callee)
-                fn = module.function(e.callee)
-                if fn is not None:
+            if isinstance(e, Call) and e.target == "module":
+                fn = module.body(e.ref, e.callee)
+                if fn is not None and (fn.id or fn.name) not in order:
+                    order.append(fn.id or fn.name)
                     pending.append(fn.body)
             stack.extend(children(e))
     return order
