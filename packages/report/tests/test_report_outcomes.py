@@ -50,7 +50,7 @@ def test_every_verdict_counts_how_its_invocations_ended():
     verdict = verdicts.bounded()
     verdict["outcomes"] = [dict(one) for one in _OUTCOMES]
     text = render_text(verdict)
-    assert "  queue  7 returned (1 asking for every message again), 3 threw, 2 crashed by a fault, 1 messages dead-lettered" in text
+    assert "  queue  7 returned (1 asking for every message again), 3 threw, 2 crashed by a fault, 1 message dead-lettered" in text
     assert "first error (msg-1#2, run 3): TypeError: amount is undefined (at src/index.ts:12)" in text
 
 

@@ -149,7 +149,7 @@ def _refuse_never_succeeded(session: Session, outcome: Exhausted) -> Outcome:
             (counts.crashed, "crashed by an injected fault"),
             (counts.retried_all, "returned but asked for all their messages again"),
             (counts.returned - counts.retried_all, "returned, in runs with a fault"),
-            (counts.dead_lettered, "messages dead-lettered"),
+            (counts.dead_lettered, "message dead-lettered" if counts.dead_lettered == 1 else "messages dead-lettered"),
         )
         if number
     ]

@@ -538,7 +538,7 @@ def _outcomes_section(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
         if counts.timed_out:
             parts.append(f"{counts.timed_out} timed out")
         if counts.dead_lettered:
-            parts.append(f"{counts.dead_lettered} messages dead-lettered")
+            parts.append(f"{counts.dead_lettered} message{'' if counts.dead_lettered == 1 else 's'} dead-lettered")
         lines.append(f"  {counts.drive:<{width}}  " + ", ".join(parts))
         if counts.first_error is not None:
             first = counts.first_error
