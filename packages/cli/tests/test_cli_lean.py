@@ -70,3 +70,25 @@ def test_report_goals_without_lean_writes_nothing_and_says_why(run_cli, tmp_path
     result = run_cli("report", str(case), "--goals", "--seed", "goals-1")
     assert "Goal files: none written" in result.stdout and "eutaxy prover install lean" in result.stdout
     assert not (case / "domain.goals.lean").exists()
+
+
+def test_the_mcp_goals_and_prove_tools_run_the_lean_engine(tmp_path, monkeypatch):
+    """goals writes the goal file as --goals does; prove answers for the one spec file with its proof file."""
+    from eutaxy.cli.mcp_tools import call_tool
+
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ELAN_HOME", str(tmp_path / "no-elan"))
+    _standin_on_path(tmp_path, monkeypatch, {"theorems": {"t_percentInRange": "open"}})
+    case = _case(tmp_path)
+    goals = call_tool("goals", {"directory": str(case), "seed": "goals-1"})
+    assert not goals.is_error, goals.text
+    assert [["percentInRange"]] == [f["goals"] for f in goals.data["goalFiles"]]
+    assert (case / "domain.goals.lean").is_file() and "Goal files:" in goals.text
+    (case / "domain.props.lean").write_text("-- proof: withinCaptured\nsorry\n")
+    proved = call_tool("prove", {"spec": str(case / "domain.props.ts"), "seed": "goals-1"})
+    assert not proved.is_error, proved.text
+    [module] = proved.data["modules"]
+    lean = {p["property"]: next(e for e in p["engines"] if e["engine"]["name"] == "lean")
+            for p in module["properties"]}
+    assert "unknown" == lean["withinCaptured"]["kind"] and "'sorry'" in lean["withinCaptured"]["detail"]
+    assert call_tool("prove", {"spec": str(case / "domain.ts")}).is_error

@@ -154,7 +154,7 @@ def test_a_malformed_request_gets_an_error_and_the_server_keeps_serving(workdir,
         '{"jsonrpc":"2.0","id":7,"method":42}',
         request(8, "no/such/method", dict(meta)),
         request(9, "tools/call", {"name": "no_such_tool", "arguments": {}, **meta}),
-        request(10, "tools/call", {"name": "goals", "arguments": {}, **meta}),
+        request(10, "tools/call", {"name": "prove", "arguments": {}, **meta}),
         request(11, "tools/list", dict(meta)),
     ])
     opened, parse, invalid, method, tool, goals, listed = answers
@@ -163,7 +163,7 @@ def test_a_malformed_request_gets_an_error_and_the_server_keeps_serving(workdir,
     assert invalid["id"] == 7 and invalid["error"]["code"] == -32600
     assert method["id"] == 8 and method["error"]["code"] == -32601
     assert tool["id"] == 9 and tool["error"]["code"] == -32602 and "no_such_tool" in tool["error"]["message"]
-    assert goals["result"]["isError"] is True and "has not landed" in goals["result"]["content"][0]["text"]
+    assert goals["result"]["isError"] is True and "spec" in goals["result"]["content"][0]["text"]
     assert {t["name"] for t in listed["result"]["tools"]} == TOOL_NAMES
     if era == "2026-07-28":
         assert listed["result"]["resultType"] == "complete"

@@ -41,9 +41,8 @@ def add_mcp_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
             "Serve the Model Context Protocol over stdio, one JSON-RPC message per line, logs on "
             "stderr; exit when stdin closes. Both eras: the stateless 2026-07-28 revision "
             "(server/discover, _meta on every request) and 2025-11-25 with initialize. Tools: "
-            "check, draft, report, goals, prove, prover_status (goals and prove answer a tool "
-            "error: their commands are not in this release). Paths are relative to the directory "
-            "the server runs in."
+            "check, draft, report, goals, prove, prover_status (goals and prove run the Lean "
+            "engine). Paths are relative to the directory the server runs in."
         ),
     )
 

@@ -262,11 +262,41 @@ def _prover_status(arguments: Mapping[str, Any]) -> ToolAnswer:
     return ToolAnswer(text="\n".join(lines) + "\n", data=data)
 
 
-def _not_landed(command: str, why: str) -> Callable[[Mapping[str, Any]], ToolAnswer]:
-    def run(arguments: Mapping[str, Any]) -> ToolAnswer:
-        return _error(f"{command} has not landed in this release: {why}")
+def _goals(arguments: Mapping[str, Any]) -> ToolAnswer:
+    """``eutaxy report DIR --goals``: the goal files written or removed are the answer's ``goalFiles``."""
+    from eutaxy.prover.report import render_text
 
-    return run
+    argv = ["report", arguments.get("directory", "."), "--goals"]
+    argv += ["--seed", str(arguments["seed"])] if "seed" in arguments else []
+
+    def render(data: dict[str, Any]) -> str:
+        files = data.get("goalFiles") or []
+        lines = [f"{f['action']} {f['file']} ({len(f['goals'])} open)" for f in files]
+        return render_text(data) + ("Goal files:\n  " + "\n  ".join(lines) + "\n" if lines else
+                                    "No goal file written or removed (Lean gave no answer or left no goal open).\n")
+
+    return _run_command(argv, verdict_kinds=frozenset({"spec_report"}), render=render)
+
+
+def _prove(arguments: Mapping[str, Any]) -> ToolAnswer:
+    """The Lean engine on one spec file's module (its directory's report, kept to that spec file)."""
+    from pathlib import Path
+
+    from eutaxy.prover.report import render_text
+
+    spec = Path(arguments["spec"])
+    if not spec.name.endswith(".props.ts") or not spec.is_file():
+        return _error(f"prove: {spec} is not a spec file (expected an existing <name>.props.ts)")
+    argv = ["report", str(spec.parent), "--prover", "lean"]
+    argv += ["--seed", str(arguments["seed"])] if "seed" in arguments else []
+    answer = _run_command(argv, verdict_kinds=frozenset({"spec_report"}), render=render_text)
+    if answer.data is None or answer.data.get("kind") != "spec_report":
+        return answer
+    modules = [m for m in answer.data["modules"] if m.get("spec") == spec.name]
+    if not modules:
+        return _error(f"prove: the report on {spec.parent} holds no module for {spec.name}")
+    data = {**answer.data, "modules": modules}
+    return ToolAnswer(text=render_text(data), data=data)
 
 
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
@@ -280,14 +310,13 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          _DRAFT_SCHEMA, _draft),
     Tool("report", "Run the spec ladder (CHECKED, TESTED, and PROVEN with provers) on every spec file under a "
          "directory; refuted or conflicting properties are verdicts in the report.", _REPORT_SCHEMA, _report),
-    Tool("goals", "Write the Lean engine's open goals beside each spec file under a directory (not in this release).",
-         _schema({"directory": _STRING}),
-         _not_landed("eutaxy report --goals", "the Lean engine is not built, so there are no open goals to write; "
-                                              "call report with provers [\"smt\"] for the PROVEN rung by Z3")),
-    Tool("prove", "Check one spec file's module with the Lean proofs supplied beside it (not in this release).",
-         _schema({"spec": _STRING}, required=("spec",)),
-         _not_landed("eutaxy prove", "it checks supplied Lean proofs and the Lean engine is not built; "
-                                     "call report on the spec file's directory with provers [\"smt\"] instead")),
+    Tool("goals", "Write the Lean engine's open goals beside each spec file under a directory as "
+         "<spec>.goals.lean (runs the spec ladder with the lean engine; without Lean installed nothing is written "
+         "and the answer says why). Copied to <spec>.props.lean and filled in, a goal file is a supplied proof.",
+         _schema({"directory": _STRING, "seed": _STRING}), lambda arguments: _goals(arguments)),
+    Tool("prove", "Check one spec file's module with the Lean engine, using the proofs supplied beside it "
+         "(<spec>.props.lean); a refused or stale proof file is UNKNOWN with the reason, never PROVEN.",
+         _schema({"spec": _STRING, "seed": _STRING}, required=("spec",)), lambda arguments: _prove(arguments)),
     Tool("prover_status", "The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean.",
          _schema({}), _prover_status),
 )}
