@@ -15,7 +15,8 @@ output, for the cases under test:
 
 ``definitions_error`` adds an error outside every theorem; ``sleep_s`` waits
 before answering (the deadline test); the file given and the process id are
-written beside the script so the tests can read what Lean would have been given.
+written beside the script (and each run appended to ``runs``) so the tests can read what Lean would
+have been given, and how often it was started.
 """
 
 import json
@@ -37,6 +38,8 @@ def main(argv):
     text = Path(argv[2]).read_text()
     (HERE / "given.lean").write_text(text)
     (HERE / "pid").write_text(str(os.getpid()))
+    with open(HERE / "runs", "a") as runs:
+        runs.write(f"{os.getpid()}\n")
     if plan.get("sleep_s"):
         time.sleep(plan["sleep_s"])
     lines = text.splitlines()

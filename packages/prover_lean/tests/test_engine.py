@@ -21,7 +21,7 @@ def _replay(name, args):  # pragma: no cover - the Lean engine never replays: it
 
 
 def _prove(module, **kwargs):
-    prover = LeanProver(**kwargs)
+    prover = LeanProver(cache_results=False, **kwargs)
     return prover, prover.prove(ProveInput(module=module, properties=module.properties, replay=_replay)).verdicts
 
 
@@ -120,3 +120,37 @@ def test_a_run_past_its_deadline_is_killed_and_gave_up(clean_env, module, standi
         alive = False
     assert not alive, "the stand-in was killed at the deadline"
     assert module.spec not in prover.goals
+
+
+def test_the_ladder_asking_property_by_property_starts_lean_once(clean_env, module, standin):
+    """One Lean run answers the whole module, however the ladder asks (it asks one property at a time)."""
+    lean = standin(default="proved")
+    prover = LeanProver(lean=lean, cache_results=False)
+    for prop in module.properties:
+        [answer] = prover.prove(ProveInput(module=module, properties=(prop,), replay=_replay)).verdicts.values()
+        assert prop.name == answer.property
+    assert 1 == len((lean.parent / "runs").read_text().splitlines())
+
+
+def test_answers_are_cached_by_what_they_depend_on(clean_env, module, standin):
+    """A second engine on unchanged files answers from the cache; a changed module proves again; a timeout is not kept."""
+    lean = standin(theorems={"t_percentInRange": "open"})
+    runs = lean.parent / "runs"
+    first = LeanProver(lean=lean)
+    answers = first.prove(ProveInput(module=module, properties=module.properties, replay=_replay)).verdicts
+    again = LeanProver(lean=lean)
+    cached = again.prove(ProveInput(module=module, properties=module.properties, replay=_replay)).verdicts
+    assert 1 == len(runs.read_text().splitlines())
+    assert {n: v.to_data() for n, v in answers.items()} == {n: v.to_data() for n, v in cached.items()}
+    assert first.goals[module.spec].goals == again.goals[module.spec].goals
+    with open(module.module, "a") as changed:
+        changed.write("// edited\n")
+    LeanProver(lean=lean).prove(ProveInput(module=module, properties=module.properties, replay=_replay))
+    assert 2 == len(runs.read_text().splitlines())
+    standin(sleep_s=120)
+    with open(module.module, "a") as changed:
+        changed.write("// edited again\n")
+    for _ in range(2):
+        LeanProver(lean=lean, deadline_s=1.0).prove(ProveInput(module=module, properties=module.properties,
+                                                               replay=_replay))
+    assert 4 == len(runs.read_text().splitlines()), "a run stopped at its deadline is never kept"

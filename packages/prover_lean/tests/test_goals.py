@@ -11,7 +11,7 @@ from eutaxy.prover_lean.words import refused_words
 
 
 def _answered(module, lean) -> LeanProver:
-    prover = LeanProver(lean=lean)
+    prover = LeanProver(lean=lean, cache_results=False)
     prover.prove(ProveInput(module=module, properties=module.properties, replay=None))
     return prover
 
@@ -51,7 +51,7 @@ def test_no_open_goal_removes_the_file_and_no_answer_leaves_it(clean_env, module
     """Every goal closed removes an old goal file; a run with no answer (past its deadline) keeps it."""
     path = goals_path(module.spec)
     path.write_text("-- left from an earlier run\n")
-    prover = LeanProver(lean=standin(sleep_s=120), deadline_s=1.0)
+    prover = LeanProver(lean=standin(sleep_s=120), deadline_s=1.0, cache_results=False)
     prover.prove(ProveInput(module=module, properties=module.properties, replay=None))
     assert [] == write_goals(prover.goals) and path.exists()
     prover = _answered(module, standin(default="proved"))

@@ -23,7 +23,7 @@ split <;> omega
 
 
 def _prove(module, lean):
-    prover = LeanProver(lean=lean)
+    prover = LeanProver(lean=lean, cache_results=False)
     return prover.prove(ProveInput(module=module, properties=module.properties, replay=None)).verdicts
 
 

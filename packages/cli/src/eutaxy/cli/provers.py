@@ -39,7 +39,7 @@ def provers_from_args(args: argparse.Namespace) -> list:
     if "lean" in named:
         from eutaxy.prover_lean import LeanProver
 
-        out.append(LeanProver())
+        out.append(LeanProver(cache_results=not getattr(args, "no_cache", False)))
     return out
 
 

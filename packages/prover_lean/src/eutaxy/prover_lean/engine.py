@@ -20,7 +20,7 @@ import attrs
 from eutaxy.prover.engine import UNSUPPORTED_REASON, ModuleProofs, ProveInput, SpecVerdict
 from eutaxy.spec import SpecModule
 
-from . import proofs
+from . import cache, proofs
 from .answers import Answers
 from .emit import emit_module
 from .run import run_lean
@@ -58,6 +58,8 @@ class LeanProver:
 
     lean: Optional[Path] = None
     deadline_s: float = DEADLINE_S_DEFAULT
+    #: Keep answers in Eutaxy's cache by what they depend on (:mod:`.cache`); ``--no-cache`` turns it off.
+    cache_results: bool = True
     name: str = NAME
     #: Spec file -> its open goals, for every module Lean answered (``eutaxy report --goals``).
     goals: dict[str, ModuleGoals] = attrs.field(factory=dict)
@@ -118,6 +120,14 @@ class LeanProver:
                                          *sorted(f"{k}={v.detail}" for k, v in verdicts.items())]).encode()).hexdigest()
         if key in self._runs:
             return self._runs[key]
+        stored_key = cache.key(module, found, emission.text, verdicts) if self.cache_results else None
+        stored = cache.load(stored_key) if stored_key else None
+        if stored is not None:
+            answered_all, stored_goals = stored
+            if stored_goals is not None:
+                self.goals[module.spec] = ModuleGoals(spec=module.spec, module=module.module or "", goals=stored_goals)
+            self._runs[key] = answered_all
+            return answered_all
         ran = None
         if any(p.name in emission.theorems or p.name in emission.totals for p in remaining):
             ran = run_lean(found.lean, emission.text, self.deadline_s)
@@ -131,4 +141,7 @@ class LeanProver:
                 spec=module.spec, module=module.module or "",
                 goals={name: (emission.theorems[name].statement, diagnostic) for name, diagnostic in goals.items()})
         self._runs[key] = verdicts
+        if stored_key and not (ran is not None and ran.timed_out):
+            # A run stopped at its deadline depends on the machine's speed: it is not kept.
+            cache.store(stored_key, verdicts, None if goals is None else self.goals[module.spec].goals)
         return verdicts
