@@ -55,6 +55,8 @@ export class Invocation {
     this.inflight = 0;
     /** True once a crash fault hit it; its code must never continue. */
     this.crashed = false;
+    /** True once it was stopped for running past the Worker's CPU limit (as a crash stops it; outcome `timed_out`). */
+    this.timedOut = false;
     /** True once it crashed or its drive finished with it: every later effect is refused. */
     this.dead = false;
     /** Bumped on every change the drive waits for (effect started or done, crash, end). */
@@ -160,7 +162,8 @@ export function effectPoint(run, inv, spec) {
   }
   const value = spec.perform();
   point.commit(spec.summarize(value));
-  if (point.fault === "crash_after") {
+  // Past the CPU limit right after this point (an earlier try of the run stalled here): stopped as by a crash.
+  if (point.fault === "crash_after" || run.stopsForCpu(inv, point.ordinal)) {
     inv.crash();
     if (decision) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
   }
@@ -199,9 +202,10 @@ async function ioPoint(run, inv, spec) {
   point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: describeError(outcome.error) });
   inv.inflight--;
   assert(inv.inflight >= 0, () => `invocation ${inv.id} has ${inv.inflight} effects in flight`);
-  if (point.fault === "crash_after") inv.crash();
+  const stopped = point.fault === "crash_after" || run.stopsForCpu(inv, point.ordinal);
+  if (stopped) inv.crash();
   else inv.bump();
-  if (point.fault === "crash_after" || inv.dead || run.stopped) return never();
+  if (stopped || inv.dead || run.stopped) return never();
   if (point.fault === "ambiguous") throw /** @type {NonNullable<PointSpec["injectedError"]>} */ (spec.injectedError)(point.fault);
   if (!outcome.ok) throw outcome.error;
   return outcome.value;

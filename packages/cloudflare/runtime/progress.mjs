@@ -12,7 +12,11 @@ export const PROGRESS_PREFIX = "\u0001eutaxy-progress ";
 
 const write = console.log.bind(console);
 
-/** @param {string} invocation @param {string} what "start", or the effect point ("D1:DB run #0") */
-export function progress(invocation, what) {
-  write(PROGRESS_PREFIX + JSON.stringify({ invocation, what }));
+/**
+ * @param {string} invocation @param {string} what "start", or the effect point ("D1:DB run #0")
+ * @param {number | null} ordinal the point's ordinal (null at the start), where a rerun stops an
+ * invocation that ran past the CPU limit after it
+ */
+export function progress(invocation, what, ordinal) {
+  write(PROGRESS_PREFIX + JSON.stringify({ invocation, what, ordinal }));
 }

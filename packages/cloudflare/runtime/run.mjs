@@ -88,6 +88,15 @@ export class Run {
     this.eventSources = RECORDS.flatMap((record) => (record.events ? [record.events(this)] : []));
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
+    /**
+     * Where an invocation ran past the Worker's CPU limit in an earlier try of this run (the
+     * host's watchdog stopped workerd there and reran the plan with `cpuExceeded`): invocation
+     * id -> the ordinal of the last point it opened before it stalled, -1 for its start.
+     * @type {Map<string, number>}
+     */
+    this.cpuExceeded = new Map((plan.cpuExceeded ?? []).map((/** @type {{invocation: string, ordinal: number | null}} */ stop) => [stop.invocation, stop.ordinal ?? -1]));
+    /** The invocation started last: the drives call its handler right after starting it. @type {import("./effects.mjs").Invocation | null} */
+    this.started = null;
   }
 
   /** The invocation whose code is running (concurrent runs: from its async context). */
@@ -119,7 +128,7 @@ export class Run {
       const last = this.lastOrdinals.get(invocation) ?? -1;
       assert(ordinal > last, () => `invocation ${invocation} opened point #${ordinal} at ${target} ${op} after point #${last}`);
       this.lastOrdinals.set(invocation, ordinal);
-      progress(invocation, `${target} ${op} #${ordinal}`);
+      progress(invocation, `${target} ${op} #${ordinal}`, ordinal);
     }
     this.effects.push({ target, op, kind, payload, invocation, ordinal, time });
   }
@@ -158,7 +167,16 @@ export class Run {
   handler(method) {
     let handler = this.handlers.get(method);
     if (!handler) {
-      handler = handlerFor(this.userModule, method);
+      const user = handlerFor(this.userModule, method);
+      // An invocation that ran past the CPU limit before its first point never gets to run.
+      handler = (event, env, ctx) => {
+        const inv = this.started;
+        if (inv && this.stopsForCpu(inv, -1)) {
+          inv.crash();
+          return new Promise(() => {});
+        }
+        return user(event, env, ctx);
+      };
       this.handlers.set(method, handler);
     }
     return handler;
@@ -166,10 +184,23 @@ export class Run {
 
   /** @param {string} id */
   startInvocation(id) {
-    progress(id, "start");
+    progress(id, "start", null);
     const inv = new Invocation(id);
     this.scheduler.bind(inv);
+    this.started = inv;
     return inv;
+  }
+
+  /**
+   * True when `inv` ran past the Worker's CPU limit right after its point `ordinal` (-1: its
+   * start) in an earlier try of this run: Cloudflare stops it there, so it stops here, as
+   * a crash stops it, and its outcome is `timed_out`.
+   * @param {import("./effects.mjs").Invocation} inv @param {number} ordinal
+   */
+  stopsForCpu(inv, ordinal) {
+    if (this.cpuExceeded.get(inv.id) !== ordinal) return false;
+    inv.timedOut = true;
+    return true;
   }
 
   /**
@@ -183,7 +214,7 @@ export class Run {
   recordOutcome(inv, drive, outcome) {
     if (outcome.kind === "unsupported" || this.stopped) return null;
     /** @type {InvocationOutcome} */
-    const record = { invocation: inv.id, drive, outcome: outcome.kind };
+    const record = { invocation: inv.id, drive, outcome: inv.timedOut ? "timed_out" : outcome.kind };
     if (inv.nextOrdinal > 0) record.ordinal = inv.nextOrdinal - 1;
     if (outcome.kind === "threw") record.error = uncaughtError(outcome.error);
     this.invocations.push(record);

@@ -185,7 +185,7 @@ function withAsyncContext(flags) {
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
  *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
- *   define: Record<string, string>, alias: Record<string, string>}}
+ *   define: Record<string, string>, alias: Record<string, string>, cpuLimitMs: number}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -214,5 +214,6 @@ export function readLoad(message) {
     define: worker.define,
     alias: worker.alias,
     vars: worker.vars,
+    cpuLimitMs: worker.cpuLimitMs,
   };
 }

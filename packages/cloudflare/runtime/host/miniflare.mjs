@@ -10,8 +10,17 @@
  * a run whose isolate has written none for longer than its `stuckMs` is stopped: workerd is
  * restarted on the same bundle and the run answers UNSUPPORTED (cpu_bound), naming the
  * invocation and its last effect.
+ *
+ * The Worker's CPU limit (the config's `limits.cpu_ms`, else Cloudflare's 30 s; the load
+ * message's `cpuLimitMs`) comes first when it is shorter: once workerd's own CPU time since
+ * the last progress line reaches it (read from /proc; the wall clock where that cannot be
+ * read), Cloudflare would have stopped the invocation there. workerd is restarted and the
+ * plan run again with `cpuExceeded` naming the invocation and the point it stalled after,
+ * where the runtime stops it as a crash would and records its outcome `timed_out`; the run
+ * then goes on, and its answer is the rerun's. At most CPU_RERUNS_MAX reruns per run.
  */
 
+import fs from "node:fs";
 import http from "node:http";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
@@ -25,6 +34,53 @@ const { Miniflare, Log, LogLevel } = toolchain.miniflare;
 const DISPOSE_TIMEOUT_MS = 5000;
 /** How often a run's watchdog looks at the isolate's last progress. */
 const WATCH_MS = 100;
+/** The most times one run is rerun for invocations past the CPU limit (each costs a restart). */
+const CPU_RERUNS_MAX = 16;
+/**
+ * The least CPU limit the watchdog applies: between two progress lines workerd also does the
+ * runtime's own work (a reset, a snapshot) and the effects' I/O, which Cloudflare does not
+ * count, so a limit of a few milliseconds (the free plan's 10) is measured as this.
+ */
+const CPU_LIMIT_FLOOR_MS = 200;
+/** Linux's clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** The pids of this process's workerd children (Miniflare spawns one per instance). */
+function workerdPids() {
+  /** @type {number[]} */
+  const pids = [];
+  try {
+    for (const name of fs.readdirSync("/proc")) {
+      if (!/^[0-9]+$/.test(name)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[1]) === process.pid && stat.includes("(workerd)")) pids.push(Number(name));
+      } catch {
+        // A process that ended meanwhile.
+      }
+    }
+  } catch {
+    // No /proc: the CPU limit falls back to the wall clock.
+  }
+  return pids;
+}
+
+/** CPU milliseconds (user + system) `pids` have used, or null when /proc cannot tell. @param {number[]} pids */
+function cpuMsOf(pids) {
+  if (pids.length === 0) return null;
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return null;
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_S;
+}
 
 /** Miniflare's log, kept off stdout (which carries only answers). */
 class StderrLog extends Log {
@@ -37,7 +93,7 @@ class StderrLog extends Log {
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
  *   d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
- *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object}} IsolateOptions
+ *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
  */
 
 /** The running workerd with the loaded bundle, if any. */
@@ -50,8 +106,10 @@ export class Isolate {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     /** @type {IsolateOptions | null} what the isolate was started with, for a restart */
     this.options = null;
-    /** The last progress line: when it came, the invocation and what it reached. */
-    this.progress = { at: Date.now(), invocation: "", what: "start" };
+    /** The last progress line: when it came, workerd's CPU time then, the invocation, what it reached and its ordinal. */
+    this.progress = { at: Date.now(), cpuMs: /** @type {number | null} */ (null), invocation: "", what: "start", ordinal: /** @type {number | null} */ (null) };
+    /** workerd's pids, for its CPU time. @type {number[]} */
+    this.pids = [];
   }
 
   /** Start workerd on a bundle, stopping the one before. @param {IsolateOptions} options */
@@ -86,6 +144,7 @@ export class Isolate {
     }
     this.mf = mf;
     this.options = options;
+    this.pids = workerdPids();
   }
 
   /** Progress lines from workerd's stdout update `progress`; every other line goes to the log. @param {import("node:stream").Readable} stdout */
@@ -100,7 +159,7 @@ export class Isolate {
           continue;
         }
         try {
-          this.progress = { at: Date.now(), ...JSON.parse(line.slice(PROGRESS_PREFIX.length)) };
+          this.progress = { at: Date.now(), cpuMs: cpuMsOf(this.pids), ordinal: null, ...JSON.parse(line.slice(PROGRESS_PREFIX.length)) };
         } catch {
           process.stderr.write(line + "\n");
         }
@@ -140,14 +199,50 @@ export class Isolate {
    */
   async run(body, stuckMs) {
     if (!this.controlUrl) throw new UserError("no Worker is loaded: send a load request first");
-    this.progress = { at: Date.now(), invocation: "", what: "start" };
+    /** @type {{invocation: string, ordinal: number | null}[]} */
+    const exceeded = [];
+    for (;;) {
+      const plan = exceeded.length === 0 ? body : JSON.stringify({ ...JSON.parse(body), cpuExceeded: exceeded });
+      const answer = await this.runOnce(plan, stuckMs);
+      if (typeof answer === "string") return answer;
+      // Past the CPU limit: Cloudflare stops the invocation there; run again, stopping it there.
+      log(`run: ${answer.invocation} ran past the CPU limit of ${this.cpuLimitMs()} ms after ${answer.what}; workerd restarted, the run is run again with it stopped there`);
+      // Stalled again where the rerun was to stop it (a start the runtime cannot intercept, such
+      // as a Durable Object's alarm()), or too often: a loop Eutaxy cannot stop the platform's way.
+      const again = exceeded.some((stop) => stop.invocation === answer.invocation && stop.ordinal === answer.ordinal);
+      exceeded.push({ invocation: answer.invocation, ordinal: answer.ordinal });
+      if (again || exceeded.length > CPU_RERUNS_MAX || !answer.invocation) {
+        return JSON.stringify(cpuBound(answer, stuckMs, `past the CPU limit of ${this.cpuLimitMs()} ms where the run could not stop it (${exceeded.length} tries)`));
+      }
+    }
+  }
+
+  /** The Worker's CPU limit per invocation (the load message's `cpuLimitMs`), at least CPU_LIMIT_FLOOR_MS. */
+  cpuLimitMs() {
+    const limit = this.options?.cpuLimitMs;
+    return limit === undefined ? Infinity : Math.max(limit, CPU_LIMIT_FLOOR_MS);
+  }
+
+  /**
+   * One try of a run under the watchdog: its RunResult text, or, when an invocation ran past
+   * the CPU limit, where it stalled (workerd is then restarted).
+   * @param {string} body @param {number} stuckMs
+   * @returns {Promise<string | {invocation: string, what: string, ordinal: number | null}>}
+   */
+  async runOnce(body, stuckMs) {
+    this.progress = { at: Date.now(), cpuMs: cpuMsOf(this.pids), invocation: "", what: "start", ordinal: null };
     /** @type {http.ClientRequest | null} */
     let sent = null;
     /** @type {ReturnType<typeof setInterval> | undefined} */
     let timer;
+    const cpuLimitMs = this.cpuLimitMs();
     const stuck = new Promise((resolve) => {
       timer = setInterval(() => {
-        if (Date.now() - this.progress.at > stuckMs) resolve({ ...this.progress });
+        const wallMs = Date.now() - this.progress.at;
+        const now = this.progress.cpuMs === null ? null : cpuMsOf(this.pids);
+        const cpuMs = now === null || this.progress.cpuMs === null ? wallMs : now - this.progress.cpuMs;
+        if (cpuMs >= cpuLimitMs && this.progress.invocation) resolve({ ...this.progress, overCpu: true });
+        else if (wallMs > stuckMs) resolve({ ...this.progress, overCpu: false });
       }, WATCH_MS);
     });
     try {
@@ -156,9 +251,10 @@ export class Isolate {
       if ("answer" in first) return resultText(first.answer);
       answered.catch(() => {});
       /** @type {any} */ (sent)?.destroy();
-      const last = /** @type {{invocation: string, what: string}} */ (first.last);
-      log(`run stopped: ${last.invocation || "the run"} made no progress for ${stuckMs} ms; restarting workerd`);
+      const last = /** @type {{invocation: string, what: string, ordinal: number | null, overCpu: boolean}} */ (first.last);
+      log(`run stopped: ${last.invocation || "the run"} made no progress for ${last.overCpu ? `its CPU limit of ${cpuLimitMs}` : stuckMs} ms; restarting workerd`);
       await this.start(/** @type {IsolateOptions} */ (this.options));
+      if (last.overCpu) return { invocation: last.invocation, what: last.what, ordinal: last.ordinal };
       return JSON.stringify(cpuBound(last, stuckMs));
     } finally {
       clearInterval(timer);
@@ -183,14 +279,17 @@ function startFailure(error, mapper) {
   return `the Worker's module threw as it loaded: ${mapper.text(thrown.trim())}`;
 }
 
-/** The RunResult of a run stopped by the watchdog. @param {{invocation: string, what: string}} last @param {number} stuckMs */
-function cpuBound(last, stuckMs) {
+/**
+ * The RunResult of a run stopped by the watchdog.
+ * @param {{invocation: string, what: string}} last @param {number} stuckMs @param {string} [why] instead of the real time
+ */
+function cpuBound(last, stuckMs, why) {
   const who = last.invocation || "the run (before any invocation)";
   const where = last.what === "start" ? "it had reached no effect" : `its last effect was ${last.what}`;
   return {
     protocol: PROTOCOL_VERSION, effects: [], eligible: 0, decisions: [],
     end: { kind: "unsupported", cause: "cpu_bound",
-      detail: `${who} ran ${stuckMs} ms of real time without yielding (a loop that never ends?); ${where}; workerd was restarted` },
+      detail: `${who} ran ${why ?? `${stuckMs} ms of real time without yielding (a loop that never ends?)`}; ${where}; workerd was restarted` },
   };
 }
 

@@ -38,6 +38,7 @@ export function fixtureLoad(fixture, worker) {
       define: {},
       alias: {},
       accessHeaderPrefix: null,
+      cpuLimitMs: 30000,
       specs: [],
       vars: {},
       ...worker,

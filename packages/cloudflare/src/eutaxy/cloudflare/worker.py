@@ -94,6 +94,10 @@ class LoadMessage:
     #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
     #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
     access_header_prefix: str | None = None
+    #: The CPU time one invocation may use before Cloudflare stops it (the config's
+    #: ``limits.cpu_ms``, else Cloudflare's documented 30 s): the host's watchdog stops an
+    #: invocation past it and the run records it ``timed_out``.
+    cpu_limit_ms: int = wrangler.CPU_MS_DEFAULT
     #: The Worker project's folder (the config's): stack positions are shown relative to it
     #: (``src/index.ts:12``), so no host path reaches a report.
     root: str
@@ -145,6 +149,7 @@ class LoadMessage:
                 "define": dict(self.define),
                 "alias": dict(self.alias),
                 "accessHeaderPrefix": self.access_header_prefix,
+                "cpuLimitMs": self.cpu_limit_ms,
                 "root": self.root,
             },
             "setup": [dict(step) for step in self.setup],
@@ -234,6 +239,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         define=dict(config.define),
         alias=dict(config.alias),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
+        cpu_limit_ms=config.cpu_limit_ms,
         root=str(config.path.parent),
     )
     return WorkerSpec(
@@ -744,6 +750,13 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
                     "retried without a delaySeconds of its own, or after the handler threw, is delivered again that much "
                     "later in virtual time."
                 )
+    if config.cpu_ms is not None:
+        sentences.append(
+            f"An invocation is stopped once it has used limits.cpu_ms ({config.cpu_ms} ms, from {config.path.name}) of "
+            "CPU time without reaching its next effect, as Cloudflare stops it, and counts as timed out (its messages "
+            "are retried, an http caller gets no answer); the time is workerd's CPU time on this machine, at least "
+            "200 ms, and the effect hang bound stops it first when that is shorter (cpu_bound)."
+        )
     if config.environment is not None:
         sentences.append(
             f"The Worker is checked as environment {config.environment!r} of {config.path.name} (Worker name "

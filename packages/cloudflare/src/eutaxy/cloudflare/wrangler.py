@@ -55,6 +55,11 @@ MAX_RETRIES_DEFAULT = 3
 #: Cloudflare delays a message's delivery by at most 12 hours (``delivery_delay``,
 #: ``delaySeconds``, and a consumer's ``retry_delay``).
 DELIVERY_DELAY_S_MAX = 43_200
+#: Cloudflare's documented CPU time limit per invocation on the Standard (paid) plan when
+#: the config's ``limits.cpu_ms`` sets none (developers.cloudflare.com/workers/platform/limits/).
+CPU_MS_DEFAULT = 30_000
+#: The most ``limits.cpu_ms`` Cloudflare accepts (5 minutes).
+CPU_MS_MAX = 300_000
 #: Cloudflare caps ``max_retries`` at 100.
 MAX_RETRIES_LIMIT = 100
 
@@ -213,6 +218,14 @@ class WranglerConfig:
     assets: Assets | None = None
     #: Classes a ``containers`` entry names: their Durable Object bindings stand in as traps.
     container_classes: frozenset[str] = frozenset()
+    #: ``limits.cpu_ms``: the CPU time one invocation may use before Cloudflare stops it (None
+    #: when unset: Cloudflare's default, CPU_MS_DEFAULT).
+    cpu_ms: int | None = None
+
+    @property
+    def cpu_limit_ms(self) -> int:
+        """The CPU limit an invocation runs under: the config's ``limits.cpu_ms``, else Cloudflare's default."""
+        return CPU_MS_DEFAULT if self.cpu_ms is None else self.cpu_ms
 
     def d1(self, binding: str) -> D1Database | None:
         """The D1 database bound as ``binding``, if any."""
@@ -378,7 +391,21 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         alias=_aliases(reader, path, data),
         assets=_assets(reader, path, data),
         container_classes=_container_classes(reader, data),
+        cpu_ms=_cpu_ms(reader, data),
     )
+
+
+def _cpu_ms(reader: _Reader, data: dict[str, Any]) -> int | None:
+    """``limits.cpu_ms`` (1 to CPU_MS_MAX milliseconds, as Cloudflare accepts), or None when unset."""
+    limits = data.get("limits")
+    if limits is None:
+        return None
+    if not isinstance(limits, dict):
+        raise reader.error("limits must be an object (cpu_ms)", key="limits")
+    cpu_ms = reader.optional_int(limits, "cpu_ms", "limits")
+    if cpu_ms is not None and not 1 <= cpu_ms <= CPU_MS_MAX:
+        raise reader.error(f"limits.cpu_ms must be between 1 and {CPU_MS_MAX} milliseconds, got {cpu_ms}", key="cpu_ms")
+    return cpu_ms
 
 
 @attrs.frozen
