@@ -40,6 +40,6 @@ def test_a_write_to_a_built_in_keeps_every_property_out_naming_it():
     write = GlobalWrite(file="polyfill.ts", line=3, target="Math.floor", text="Math.floor = Math.ceil")
     emission = emit_module(_module(global_writes=(write,)))
     refused = emission.unsupported["twoScales"]
-    assert ("write to a built-in", 3, "polyfill.ts") == (refused.construct, refused.line, refused.to_data()["file"])
+    assert ("an assignment to a built-in", 3, "polyfill.ts") == (refused.construct, refused.line, refused.to_data()["file"])
     assert "polyfill.ts writes Math.floor" in refused.text
     assert {} == emission.theorems

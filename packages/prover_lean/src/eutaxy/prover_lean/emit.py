@@ -567,9 +567,9 @@ def emit_module(module: SpecModule, supplied: Optional[Any] = None) -> Emission:
             if writes:
                 # The engine models the built-ins as the standard ones: a write to one proves nothing.
                 raise Unsupported(
-                    "write to a built-in", writes[0].line,
+                    "an assignment to a built-in", writes[0].line,
                     f"{writes[0].file} writes {writes[0].target} ({writes[0].text}): "
-                    f"{constructs.why_not('write to a built-in')}", file=writes[0].file)
+                    f"{constructs.why_not('an assignment to a built-in')}", file=writes[0].file)
             fn = module.body(prop.ref, prop.function)
             if fn is None:
                 raise Unsupported.refused("outside the subset",

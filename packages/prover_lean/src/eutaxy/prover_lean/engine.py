@@ -17,7 +17,7 @@ from typing import Mapping, Optional, Union
 
 import attrs
 
-from eutaxy.prover.engine import UNSUPPORTED_REASON, ModuleProofs, ProveInput, SpecVerdict
+from eutaxy.prover.engine import ModuleProofs, ProveInput, SpecVerdict
 from eutaxy.spec import SpecModule
 
 from . import cache, proofs
@@ -105,16 +105,6 @@ class LeanProver:
         elif loaded is not None:
             supplied = loaded
         remaining = [p for p in module.properties if p.name not in verdicts]
-        if module.global_writes:
-            # The engine models the built-ins as the standard ones: a program writing one proves nothing.
-            write = module.global_writes[0]
-            written = {"construct": "an assignment to a built-in", "line": write.line, "text": write.text,
-                       "file": write.file, "function": None}
-            for prop in remaining:
-                verdicts[prop.name] = answers.unknown(
-                    prop, UNSUPPORTED_REASON, f"{write.file} line {write.line} writes {write.target} ({write.text}), "
-                    "and the engine models the built-ins as the standard ones", unsupported=written)
-            return verdicts
         emission = emit_module(module, supplied)
         key = hashlib.sha256("\0".join([module.spec, str(found.lean), emission.text,
                                          *sorted(f"{k}={v.detail}" for k, v in verdicts.items())]).encode()).hexdigest()
