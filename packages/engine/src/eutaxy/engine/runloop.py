@@ -223,10 +223,13 @@ class Watchdog:
 
     @_clock.default
     def _handler_clock(self) -> int:
-        return time.pthread_getcpuclockid(self._thread_id)
+        # A thread's CPU clock is POSIX's (Linux has it; macOS's Python does not offer it):
+        # without one the wall clock stands in, which a loaded machine makes run early.
+        get_clock = getattr(time, "pthread_getcpuclockid", None)
+        return -1 if get_clock is None else int(get_clock(self._thread_id))
 
     def _cpu_now(self) -> float:
-        return time.clock_gettime(self._clock)
+        return time.monotonic() if self._clock == -1 else time.clock_gettime(self._clock)
 
     def start(self) -> None:
         self.arm()
