@@ -11,5 +11,6 @@ def test_all_lists_real_names():
 def test_the_contracts_entry_points_and_helpers_are_exported():
     for name in ("define_scenario", "sqs", "dynamodb_table", "handler", "dynamodb_write", "dynamodb_read",
                  "dynamodb_rows", "create_platform", "expect_holds", "at_most_once_per_key", "unique",
-                 "at_least_once_per_message"):
+                 "at_least_once_per_message", "in_order_per_key", "min_interval_per_key", "max_interval_per_key",
+                 "aggregate"):
         assert name in eutaxy.aws.__all__, name

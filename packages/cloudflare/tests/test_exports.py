@@ -16,7 +16,8 @@ def test_the_seeds_helpers_are_exported():
     wanted = {
         "define_scenario", "queue", "d1_schema", "d1_write", "d1_read", "d1_param", "d1_rows", "queue_ack",
         "at_most_once_per_key", "at_least_once_per_message", "at_least_once", "every_row", "unique",
-        "implies", "references", "refines", "create_platform", "expect_holds", "load_scenario",
+        "implies", "references", "refines", "in_order_per_key", "min_interval_per_key", "max_interval_per_key",
+        "aggregate", "create_platform", "expect_holds", "load_scenario",
     }
     assert set() == wanted - set(cloudflare.__all__)
 
@@ -25,3 +26,5 @@ def test_selectors_and_invariants_have_one_definition():
     """The Workers selectors are this package's own module's, the invariants core's: re-exports, not copies."""
     assert selectors.d1_write is cloudflare.d1_write
     assert invariants.at_most_once_per_key is cloudflare.at_most_once_per_key
+    assert invariants.in_order_per_key is cloudflare.in_order_per_key
+    assert invariants.aggregate is cloudflare.aggregate

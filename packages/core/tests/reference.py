@@ -227,6 +227,97 @@ def references(inv, log, events):
     return (keys, {source_index, target_index}) if keys else None
 
 
+# --- order and time -----------------------------------------------------------------
+
+
+def sequence_class(v):
+    if isinstance(v, str):
+        return "string"
+    if is_number(v):
+        return "number"
+    return None
+
+
+def in_order_per_key(inv, log, events):
+    chosen = selected(inv["selector"], log)
+    keys, involved = set(), set()
+    for a in chosen:
+        for b in chosen:
+            if a >= b:
+                continue
+            ga, gb = key_of(log[a], inv["groupKey"]), key_of(log[b], inv["groupKey"])
+            if ga is ABSENT or ga != gb:
+                continue
+            sa, sb = lookup(log[a].payload, inv["sequenceKey"]), lookup(log[b].payload, inv["sequenceKey"])
+            if sequence_class(sa) is not None and sequence_class(sa) == sequence_class(sb) and sb < sa:
+                keys.add(ga)
+                involved.update((a, b))
+    return (keys, involved) if keys else None
+
+
+def _interval(inv, log, too_far):
+    chosen = selected(inv["selector"], log)
+    keys, involved = set(), set()
+    for a in chosen:
+        for b in chosen:
+            if a == b:
+                continue
+            ka, kb = key_of(log[a], inv["key"]), key_of(log[b], inv["key"])
+            if ka is not ABSENT and ka == kb and too_far(abs(log[a].time - log[b].time)):
+                keys.add(ka)
+                involved.update((a, b))
+    return (keys, involved) if keys else None
+
+
+def min_interval_per_key(inv, log, events):
+    return _interval(inv, log, lambda apart: apart < inv["ms"])
+
+
+def max_interval_per_key(inv, log, events):
+    return _interval(inv, log, lambda apart: apart > inv["ms"])
+
+
+# --- aggregate -------------------------------------------------------------------------
+
+
+def aggregate_value(fn, values):
+    """The aggregate, or ABSENT when there is nothing to compare, or None when it cannot be taken."""
+    values = [v for v in values if v is not ABSENT and v is not None]
+    if fn == "count":
+        return len(values)
+    if fn == "sum":
+        if not all(is_number(v) for v in values):
+            return None
+        return sum(values)
+    if not values:
+        return ABSENT
+    classes = {sequence_class(v) for v in values}
+    if len(classes) != 1 or None in classes:
+        return None
+    return min(values) if fn == "min" else max(values)
+
+
+def aggregate(inv, log, events):
+    index, rows = snapshot_rows(inv["query"], log)
+    if index is None:
+        return (set(), set())
+    group_by = inv.get("groupBy")
+    groups = {}
+    for row in rows:
+        g = "" if group_by is None else canon(None if column(row, group_by) is ABSENT else column(row, group_by))
+        groups.setdefault(g, []).append(row)
+    if group_by is None:
+        groups.setdefault("", [])
+    bad = set()
+    for g, members in groups.items():
+        value = aggregate_value(inv["fn"], [column(r, inv["column"]) for r in members])
+        if value is None or (value is not ABSENT and not holds(inv["op"], value, inv.get("value"))):
+            bad.add(g)
+    if not bad:
+        return None
+    return (bad if group_by is not None else set(), {index})
+
+
 # --- refines -------------------------------------------------------------------------
 
 
@@ -282,4 +373,8 @@ REFERENCES = {
     "implies": implies,
     "references": references,
     "refines": refines,
+    "in_order_per_key": in_order_per_key,
+    "min_interval_per_key": min_interval_per_key,
+    "max_interval_per_key": max_interval_per_key,
+    "aggregate": aggregate,
 }

@@ -7,6 +7,7 @@ every checker meets duplicates, misses, stale reads and absent snapshots often.
 
 from __future__ import annotations
 
+import attrs
 from hypothesis import strategies as st
 
 from eutaxy.core.effects import Effect
@@ -95,7 +96,7 @@ def rows_strategy(draw) -> dict:
     row = {}
     if draw(st.integers(0, 5)) > 0:
         row["order_id"] = draw(st.sampled_from(COLUMN_VALUES))
-    row["balance"] = draw(st.sampled_from((-1, 0, 1, 2, None)))
+    row["balance"] = draw(st.sampled_from((-1, 0, 1, 2, 1.5, None)))
     row["ref"] = draw(st.sampled_from(COLUMN_VALUES))
     return row
 
@@ -262,4 +263,84 @@ def refines_logs(draw) -> list[Effect]:
             log.append(draw(d1_effect(invocation, ordinal, time)))
         if step != "decide":
             ordinals[invocation] += 1
+    return log
+
+
+#: Times that collide and sit near the interval bounds the properties use (0, 1, 2, 5 ms).
+TIMES = (0, 0, 1, 2, 3, 5, 7, 10)
+
+
+@st.composite
+def timed_logs(draw, max_effects: int = 12) -> list[Effect]:
+    """A log whose effects carry drawn times: repeated, and out of log order as under concurrency."""
+    log = draw(effect_logs(max_effects=max_effects, repeat_one_in=2))
+    in_order = draw(st.booleans())
+    times = [draw(st.sampled_from(TIMES)) for _ in log]
+    if in_order:
+        times.sort()
+    return [attrs.evolve(effect, time=time) for effect, time in zip(log, times, strict=True)]
+
+
+#: Aggregate thresholds: the drawn rows' sums, counts and extremes fall on both sides of them.
+AGGREGATE_VALUES = (-1, 0, 0, 1, 1, 2, 3, 4, 1.5, "o-1", None)
+
+
+@st.composite
+def aggregate_logs(draw) -> list[Effect]:
+    """Mostly one table's snapshot of several rows (the aggregate's subject), sometimes any log."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(effect_logs())
+    rows = draw(st.lists(rows_strategy(), min_size=1, max_size=7))
+    return [Effect("D1:DB", "payments", "snapshot", {"rows": rows}, "snapshot", 0, 0)]
+
+
+@st.composite
+def aggregate_invariants(draw) -> dict:
+    """An aggregate over a drawn query (mostly of every row): any function, column, comparison and grouping."""
+    op = draw(st.sampled_from(("eq", "neq", "gt", "gte", "lt", "lte", "in", "notNull")))
+    where = draw(conditions()) if draw(st.integers(0, 2)) == 0 else []
+    invariant = {
+        "kind": "aggregate",
+        "name": "agg",
+        "query": {"kind": "rows", "target": "D1:DB", "table": draw(st.sampled_from(("payments", "payments", "accounts"))), "where": where},
+        "column": draw(st.sampled_from(("balance", "balance", "ref", "order_id", "absent"))),
+        "fn": draw(st.sampled_from(("sum", "count", "min", "max"))),
+        "op": op,
+    }
+    if op == "in":
+        invariant["value"] = draw(st.lists(st.sampled_from(AGGREGATE_VALUES), max_size=3))
+    elif op != "notNull":
+        invariant["value"] = draw(st.sampled_from(AGGREGATE_VALUES))
+    group_by = draw(st.sampled_from((None, None, None, "order_id", "ref", "balance")))
+    if group_by is not None:
+        invariant["groupBy"] = group_by
+    return invariant
+
+
+#: Sequence values: numbers and strings that order within their class (and 1 and 1.0 equal),
+#: and values that order with nothing (null, a boolean, a list).
+SEQUENCES = (1, 2, 3, 1.0, 2.5, 3, "1", "2", "b", None, True, [1])
+
+
+@st.composite
+def sequence_logs(draw, max_effects: int = 10) -> list[Effect]:
+    """Forwards of a few customers' messages in drawn order, among other effects.
+
+    Each forward carries a customer (sometimes none) and a sequence value, so a group often
+    holds values that go down, values of two classes and values that do not order.
+    """
+    log: list[Effect] = []
+    ordinals = {invocation: 0 for invocation in INVOCATIONS}
+    for time in range(draw(st.integers(2, max_effects))):
+        invocation = draw(st.sampled_from(INVOCATIONS))
+        if draw(st.integers(0, 5)) == 0:
+            effect = draw(d1_effect(invocation, ordinals[invocation], time))
+        else:
+            body: dict = {"seq": draw(st.sampled_from(SEQUENCES))}
+            if draw(st.integers(0, 6)):
+                body["customer"] = draw(st.sampled_from(("a", "a", "b", 1, 1.0)))
+            kind = draw(st.sampled_from(("result", "result", "call")))
+            effect = Effect("Queue:out", "send", kind, {"args": {"body": body}}, invocation, ordinals[invocation], time)
+        ordinals[invocation] += 1
+        log.append(effect)
     return log

@@ -48,3 +48,31 @@ def test_allow_vacuous_is_written_only_when_asked():
     """The constructors keep their data as before unless ``allow_vacuous=True``."""
     assert "allowVacuous" not in inv.unique("u", table("t"), "k")
     assert inv.unique("u", table("t"), "k", allow_vacuous=True)["allowVacuous"] is True
+
+
+def sent(invocation, body, time=0):
+    return Effect("Queue:out", "send", "result", {"args": {"body": body}}, invocation, 0, time)
+
+
+SENDS = {"target": "Queue:out", "op": "send", "kind": "result"}
+
+
+def test_order_and_interval_invariants_count_their_keys():
+    """in_order counts effects with a group and an orderable sequence; the intervals those with a key."""
+    log = [sent("m-1#1", {"c": "a", "seq": 1}), sent("m-2#1", {"c": "a", "seq": None}), sent("m-3#1", {"seq": 2})]
+    ordered = inv.in_order_per_key("fifo", SENDS, "args.body.c", "args.body.seq")
+    assert InvariantCounts(effects=3, rows=0, keys=1) == count_invariant(ordered, log, [])
+    apart = inv.min_interval_per_key("apart", SENDS, "args.body.c", 10)
+    assert InvariantCounts(effects=3, rows=0, keys=2) == count_invariant(apart, log, [])
+    nothing = [sent("m-1#1", {"seq": None})]
+    reason = vacuous_reason(ordered, count_invariant(ordered, nothing, []))
+    assert "none with a value at args.body.c and a number or string at args.body.seq" in reason
+    assert "none with a value at args.body.c" in vacuous_reason(apart, count_invariant(apart, nothing, []))
+
+
+def test_an_aggregate_counts_the_rows_it_read():
+    """An aggregate's subject is its query's rows: an empty table is vacuous."""
+    quota = inv.aggregate("quota", table("documents"), "size", "sum", "lte", 10)
+    assert InvariantCounts() == count_invariant(quota, [snapshot("D1:DB", "documents", [], 0)], [])
+    assert "read no row" in vacuous_reason(quota, InvariantCounts())
+    assert 2 == count_invariant(quota, [snapshot("D1:DB", "documents", [{"size": 1}, {"size": 2}], 0)], []).rows

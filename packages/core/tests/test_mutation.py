@@ -109,6 +109,53 @@ MUTANTS = (
            "read_index = _latest_read(effects, decision_index,", "read_index = _latest_read(effects, index,", "refines"),
     Mutant("refines: the write just before the effect is not seen", "refines.py",
            "for index in range(after + 1, before):", "for index in range(after + 1, before - 1):", "refines"),
+    # --- in_order_per_key ---
+    Mutant("in_order: an equal value counts as out of order", "order_checks.py",
+           "        if position and highest > value:\n", "        if position and highest >= value:\n", "in_order"),
+    Mutant("in_order: the earlier effect of a pair is not named", "order_checks.py",
+           "        if position and lowest < value:\n            involved.add(index)\n",
+           "        if position and lowest < value:\n            pass\n", "in_order"),
+    Mutant("in_order: a number and a string order together", "order_checks.py",
+           "by_class.setdefault(value_class, [])", "by_class.setdefault(\"any\" if value_class else None, [])", "in_order"),
+    Mutant("in_order: groups compared by str, not canonical JSON", "order_checks.py",
+           "            groups.setdefault(to_json(value), []).append(index)", "            groups.setdefault(str(value), []).append(index)",
+           "in_order or interval"),
+    Mutant("in_order: only the first broken group reported", "order_checks.py",
+           "        broken.append(group)\n        involved |= group_involved\n        if first_pair",
+           "        broken.append(group)\n        involved |= group_involved\n        break\n        if first_pair", "in_order"),
+    # --- min_interval_per_key / max_interval_per_key ---
+    Mutant("min_interval: exactly ms apart is too close", "order_checks.py",
+           "if effects[b].time - effects[a].time < ms]", "if effects[b].time - effects[a].time <= ms]", "min_interval"),
+    Mutant("min_interval: pairs compared in log order, not time order", "order_checks.py",
+           "        ordered = _by_time(effects, indices)\n        close =", "        ordered = indices\n        close =", "min_interval"),
+    Mutant("min_interval: only the first close pair's effects named", "order_checks.py",
+           "        for a, b in close:\n", "        for a, b in close[:1]:\n", "min_interval"),
+    Mutant("max_interval: the span measured from the first in the log", "order_checks.py",
+           "        earliest, latest = effects[ordered[0]].time, effects[ordered[-1]].time",
+           "        earliest, latest = effects[indices[0]].time, effects[ordered[-1]].time", "max_interval"),
+    Mutant("max_interval: only the latest effect named", "order_checks.py",
+           "effects[i].time - earliest > ms or latest - effects[i].time > ms)", "effects[i].time - earliest > ms)", "max_interval"),
+    Mutant("max_interval: exactly ms apart is too far", "order_checks.py",
+           "        if latest - earliest <= ms:\n", "        if latest - earliest < ms:\n", "max_interval"),
+    # --- aggregate ---
+    Mutant("aggregate: null values counted", "state_checks.py",
+           "present = [value for value in values if value is not MISSING and value is not None]",
+           "present = [value for value in values if value is not MISSING]", "aggregate"),
+    Mutant("aggregate: a string in a sum is skipped", "state_checks.py",
+           "            if order_class(value) != \"number\":\n                return MISSING, value\n",
+           "            if order_class(value) != \"number\":\n                continue\n", "aggregate"),
+    Mutant("aggregate: min is max", "state_checks.py",
+           "(min(present) if fn == \"min\" else max(present))", "max(present)", "aggregate"),
+    Mutant("aggregate: an absent group value is not the null group", "state_checks.py",
+           "to_json(None if group is MISSING else group)", "to_json(group)", "aggregate"),
+    Mutant("aggregate: an empty table has no sum", "state_checks.py",
+           "    if group_by is None and not groups:\n        groups[\"\"] = []\n", "", "aggregate"),
+    Mutant("aggregate: only the first group checked", "state_checks.py",
+           "    for group, rows in groups.items():\n        result, refused",
+           "    for group, rows in list(groups.items())[:1]:\n        result, refused", "aggregate"),
+    Mutant("aggregate: a missing snapshot passes", "state_checks.py",
+           "        return _no_snapshot(invariant, query)\n    column, fn, group_by",
+           "        return None\n    column, fn, group_by", "aggregate"),
     # --- selectors ---
     Mutant("selectors: a * target matches only exactly", "selectors.py",
            "return target.startswith(pattern[:-1])", "return target == pattern[:-1]", "selector"),
@@ -231,7 +278,11 @@ def test_every_planted_bug_is_caught():
 def test_every_checker_has_a_mutant():
     """At least one planted bug per checker, and in to_json, selectors and may_redeliver."""
     names = " ".join(mutant.name for mutant in MUTANTS)
-    for part in ("once:", "at_least_once:", "per_message:", "every_row:", "unique:", "implies:", "references:", "refines:", "selectors:", "to_json:", "may_redeliver:"):
+    parts = (
+        "once:", "at_least_once:", "per_message:", "every_row:", "unique:", "implies:", "references:", "refines:",
+        "in_order:", "min_interval:", "max_interval:", "aggregate:", "selectors:", "to_json:", "may_redeliver:",
+    )
+    for part in parts:
         assert part in names
 
 

@@ -178,6 +178,83 @@ def test_property_references(log, query, target):
             assert_agrees(invariant, log, [])
 
 
+# --- order and time invariants ---------------------------------------------------------
+
+SEQUENCE_KEYS = ("args.body.seq", "args.params.1", "args.params.0", "result.changes")
+GROUP_KEYS = ("args.body.customer", "args.params.0", "args.sql")
+SEQUENCE_SELECTORS = ({"target": "Queue:out", "op": "send", "kind": "result"}, {"target": "Queue:*"})
+
+
+@st.composite
+def ordered_cases(draw):
+    """Mostly forwards of a few customers' sequences under a selector that picks them; sometimes
+    any drawn log under a broad or anchored selector."""
+    if draw(st.integers(0, 3)):
+        log = draw(s.sequence_logs(max_effects=12))
+        choices = SEQUENCE_SELECTORS + (BROAD_SELECTORS[-1], None)
+    else:
+        log = draw(s.effect_logs(max_effects=14, repeat_one_in=2))
+        choices = BROAD_SELECTORS + (None,)
+    return log, draw(st.sampled_from(choices)) or draw(s.anchored_selectors(log))
+
+
+@st.composite
+def timed_log_and_selector(draw):
+    log = draw(s.timed_logs())
+    return log, draw(st.sampled_from((draw(s.anchored_selectors(log)),) + BROAD_SELECTORS))
+
+
+@PROPERTY_SETTINGS
+@given(ordered_cases())
+def test_property_in_order_per_key(case):
+    """Out-of-order pairs within a group, found by running extremes, are the reference's pairs."""
+    log, selector = case
+    for group_key in GROUP_KEYS:
+        for sequence_key in SEQUENCE_KEYS:
+            invariant = {
+                "kind": "in_order_per_key",
+                "name": "ordered",
+                "selector": selector,
+                "groupKey": group_key,
+                "sequenceKey": sequence_key,
+            }
+            assert_agrees(invariant, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(timed_log_and_selector())
+def test_property_min_interval_per_key(case):
+    """Too-close pairs, found among neighbours in time, are the reference's pairs."""
+    log, selector = case
+    for key in s.KEY_PATHS:
+        for ms in (0, 1, 2, 5):
+            invariant = {"kind": "min_interval_per_key", "name": "apart", "selector": selector, "key": key, "ms": ms}
+            assert_agrees(invariant, log, [])
+
+
+@PROPERTY_SETTINGS
+@given(timed_log_and_selector())
+def test_property_max_interval_per_key(case):
+    """Too-far pairs, found from each key's earliest and latest times, are the reference's pairs."""
+    log, selector = case
+    for key in s.KEY_PATHS:
+        for ms in (0, 1, 2, 5):
+            invariant = {"kind": "max_interval_per_key", "name": "within", "selector": selector, "key": key, "ms": ms}
+            assert_agrees(invariant, log, [])
+
+
+# --- aggregate -------------------------------------------------------------------------
+
+
+@PROPERTY_SETTINGS
+@given(s.aggregate_logs(), st.lists(s.aggregate_invariants(), min_size=1, max_size=4))
+def test_property_aggregate(log, invariants):
+    """The aggregate per group, and the groups that break, are the reference's, for each function."""
+    for invariant in invariants:
+        for fn in ("sum", "count", "min", "max"):
+            assert_agrees({**invariant, "fn": fn}, log, [])
+
+
 # --- refines ---------------------------------------------------------------------------
 
 READ = {"target": "D1:DB", "op": ["first", "all"], "kind": "result"}

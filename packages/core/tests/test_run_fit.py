@@ -4,7 +4,7 @@ import pytest
 
 from eutaxy.core.effects import Effect, snapshot
 from eutaxy.core.errors import UserError
-from eutaxy.core.invariants import at_most_once_per_key, unique
+from eutaxy.core.invariants import aggregate, at_most_once_per_key, in_order_per_key, unique
 from eutaxy.core.run_fit import check_run_fit, payload_paths
 
 from shapes import param, table, writes_to
@@ -29,6 +29,10 @@ def test_names_the_run_has_fit():
         (unique("u", table("paymnts"), "order_id"), ["table 'paymnts'", "did you mean 'payments'"]),
         (unique("u", table("payments"), "orderId"), ["column 'orderId'", "did you mean 'order_id'"]),
         (at_most_once_per_key("once", writes_to("DB"), param(2)), ["key 'args.params.2'", "args.params.1"]),
+        (in_order_per_key("fifo", writes_to("DB"), param(0), param(3)), ["sequenceKey 'args.params.3'"]),
+        (in_order_per_key("fifo", writes_to("DB"), "args.customer", param(1)), ["groupKey 'args.customer'"]),
+        (aggregate("quota", table("payments"), "size", "sum", "lte", 5), ["column 'size'"]),
+        (aggregate("per", table("payments"), "order_id", "count", "lte", 1, group_by="orderId"), ["column 'orderId'"]),
     ],
 )
 def test_a_misfit_names_the_nearest_real_names(invariant, words):

@@ -269,6 +269,37 @@ def test_a_cloudflare_redelivery_after_a_retry_delay_shows_when_it_started():
     assert not any(line.startswith("msg-1#1 (") for line in lines)
 
 
+def test_a_violation_about_time_labels_a_cloudflare_trace_with_times():
+    """A min_interval_per_key violation is about the times of effects, so every invocation shows when it started."""
+    verdict = verdicts.violated()
+    verdict["violation"].update(
+        invariantKind="min_interval_per_key",
+        message='a-minute-apart: D1:DB run effects with key "o-1" came 2 ms apart, less than the 60000 ms required: '
+        "msg-1#1 effect #0 and msg-1#2 effect #0",
+    )
+    lines = _lines(render_text(verdict))
+    assert "Invariant broken: one-payment-per-order (min_interval_per_key)" in lines
+    assert any(line.startswith("msg-1#2 (redelivery, at +0.002 s)  #0 D1:DB run") for line in lines), lines
+
+
+def test_order_and_aggregate_violations_render_their_message_keys_and_rows():
+    """The new kinds' violations render as every kind does: the message, the keys, the rows at fault."""
+    verdict = verdicts.violated()
+    verdict["violation"] = {
+        "invariant": "one-charge-per-order",
+        "invariantKind": "aggregate",
+        "keys": ['"o-1"'],
+        "effects": [8],
+        "rows": [{"order_id": "o-1", "amount_cents": 1200, "id": 1}, {"order_id": "o-1", "amount_cents": 1200, "id": 2}],
+        "message": 'one-charge-per-order: the count of id over D1:DB table payments for order_id "o-1" is 2, which breaks lte 1',
+    }
+    lines = _lines(render_text(verdict))
+    assert "Invariant broken: one-charge-per-order (aggregate)" in lines
+    assert 'one-charge-per-order: the count of id over D1:DB table payments for order_id "o-1" is 2, which breaks lte 1' in lines
+    assert 'keys: "o-1"' in lines and '{"amount_cents":1200,"id":2,"order_id":"o-1"}' in lines
+    assert " at +" not in render_text(verdict)
+
+
 def test_what_the_fault_changed_puts_the_two_runs_side_by_side_after_the_last_shared_point():
     """The shared insert (with its crash) comes first, then each run's next points on one line each."""
     text = render_text(verdicts.violated_with_fault_free())

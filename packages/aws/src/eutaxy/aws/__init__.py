@@ -7,11 +7,15 @@ Platform and ``expect_holds`` replays a schedule in a regression test.
 """
 
 from eutaxy.core.invariants import (
+    aggregate as aggregate,
     at_least_once as at_least_once,
     at_least_once_per_message as at_least_once_per_message,
     at_most_once_per_key as at_most_once_per_key,
     every_row as every_row,
     implies as implies,
+    in_order_per_key as in_order_per_key,
+    max_interval_per_key as max_interval_per_key,
+    min_interval_per_key as min_interval_per_key,
     references as references,
     refines as refines,
     unique as unique,
@@ -51,6 +55,7 @@ from eutaxy.aws.selectors import (
 
 __all__ = [
     "AwsPlatform",
+    "aggregate",
     "at_least_once",
     "at_least_once_per_message",
     "at_most_once_per_key",
@@ -70,8 +75,11 @@ __all__ = [
     "expect_holds",
     "handler",
     "implies",
+    "in_order_per_key",
     "load_scenario",
+    "max_interval_per_key",
     "message",
+    "min_interval_per_key",
     "references",
     "refines",
     "s3_bucket",

@@ -9,11 +9,15 @@ Workers targets are this package's (``selectors``); the invariants and the gener
 """
 
 from eutaxy.core.invariants import (
+    aggregate as aggregate,
     at_least_once as at_least_once,
     at_least_once_per_message as at_least_once_per_message,
     at_most_once_per_key as at_most_once_per_key,
     every_row as every_row,
     implies as implies,
+    in_order_per_key as in_order_per_key,
+    max_interval_per_key as max_interval_per_key,
+    min_interval_per_key as min_interval_per_key,
     references as references,
     refines as refines,
     unique as unique,
@@ -61,6 +65,7 @@ from .selectors import (
 
 __all__ = [
     "CloudflarePlatform",
+    "aggregate",
     "at_least_once",
     "at_least_once_per_message",
     "at_most_once_per_key",
@@ -83,12 +88,15 @@ __all__ = [
     "http",
     "http_response",
     "implies",
+    "in_order_per_key",
     "kv_key",
     "kv_namespace",
     "kv_read",
     "kv_rows",
     "kv_write",
     "load_scenario",
+    "max_interval_per_key",
+    "min_interval_per_key",
     "queue",
     "queue_ack",
     "queue_rows",

@@ -11,10 +11,11 @@ Which count is the invariant's *subject*, the one that must not stay zero:
 
 - a selector (every kind but the state-only ones): the effects it matched, and for the
   kinds that compare keys (``at_most_once_per_key``, ``implies``, the ``at_least_once``
-  forms) the keys compared as well;
-- a state query (``every_row``, ``unique``, ``references``): the rows it read (a table
-  that exists but is empty in every run is vacuous; a missing snapshot already breaks the
-  invariant).
+  forms, the interval kinds) the keys compared as well; for ``in_order_per_key`` the
+  effects with a group key and a sequence value that orders;
+- a state query (``every_row``, ``unique``, ``references``, ``aggregate``): the rows it
+  read (a table that exists but is empty in every run is vacuous; a missing snapshot
+  already breaks the invariant).
 """
 
 from __future__ import annotations
@@ -25,16 +26,28 @@ import attrs
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
-from eutaxy.core.selectors import MISSING, get_path, op_matches, select, target_matches
+from eutaxy.core.selectors import MISSING, get_path, op_matches, order_class, select, target_matches
 from eutaxy.core.state_checks import query_rows
 from eutaxy.core.violations import describe_selector
 
 __all__ = ["InvariantCounts", "count_invariant", "effect_point", "nearest_effects", "vacuous_reason"]
 
 #: Kinds whose subject is a state query's rows, not a selector's effects.
-_STATE_ONLY = frozenset({"every_row", "unique", "references"})
+_STATE_ONLY = frozenset({"every_row", "unique", "references", "aggregate"})
 #: Kinds that compare keys of selected effects.
-_KEYED = frozenset({"at_most_once_per_key", "at_least_once", "at_least_once_per_message", "implies"})
+_KEYED = frozenset(
+    {
+        "at_most_once_per_key",
+        "at_least_once",
+        "at_least_once_per_message",
+        "implies",
+        "in_order_per_key",
+        "min_interval_per_key",
+        "max_interval_per_key",
+    }
+)
+#: Kinds whose keys are the selected effects with a value at ``key``.
+_KEY_PATH = frozenset({"at_most_once_per_key", "implies", "min_interval_per_key", "max_interval_per_key"})
 
 
 @attrs.frozen(kw_only=True)
@@ -67,8 +80,15 @@ def count_invariant(
     if "query" in invariant:
         rows = len(query_rows(invariant["query"], effects)[1])
     keys = 0
-    if kind in ("at_most_once_per_key", "implies"):
+    if kind in _KEY_PATH:
         keys = _keys_of(invariant, effects, selected)
+    elif kind == "in_order_per_key":
+        keys = sum(
+            1
+            for index in selected
+            if get_path(effects[index].payload, invariant["groupKey"]) is not MISSING
+            and order_class(get_path(effects[index].payload, invariant["sequenceKey"])) is not None
+        )
     elif kind == "at_least_once":
         keys = len({to_json(value) for value in invariant["expected"]}) if selected else 0
     elif kind == "at_least_once_per_message":
@@ -90,6 +110,11 @@ def vacuous_reason(invariant: dict[str, Any], counts: InvariantCounts) -> str | 
     if kind in _KEYED and counts.keys == 0:
         if kind in ("at_least_once", "at_least_once_per_message"):
             return f"its selector {selector} matched effects but it had no expected key to compare"
+        if kind == "in_order_per_key":
+            return (
+                f"its selector {selector} matched {counts.effects} effects, none with a value at "
+                f"{invariant['groupKey']} and a number or string at {invariant['sequenceKey']}"
+            )
         return f"its selector {selector} matched {counts.effects} effects, none with a value at {invariant['key']}"
     return None
 

@@ -3,7 +3,8 @@
 An invariant is a dict keyed by ``kind`` (``at_most_once_per_key``, ``every_row``, …) with
 camelCase fields, as the seeds write them; the constructors here take snake_case
 arguments, check them, and build that data. ``check_invariants`` validates each invariant
-and hands it to its pure checker (``delivery_checks``, ``state_checks``, ``refines``).
+and hands it to its pure checker (``delivery_checks``, ``order_checks``, ``state_checks``,
+``refines``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,22 @@ from eutaxy.core.delivery_checks import (
 )
 from eutaxy.core.effects import Effect, as_effects
 from eutaxy.core.errors import UserError, nearest_names
+from eutaxy.core.order_checks import check_in_order_per_key, check_max_interval_per_key, check_min_interval_per_key
 from eutaxy.core.refines import check_refines
 from eutaxy.core.selectors import validate_condition, validate_query, validate_selector
-from eutaxy.core.state_checks import check_every_row, check_implies, check_references, check_unique
+from eutaxy.core.state_checks import (
+    AGGREGATE_FNS,
+    check_aggregate,
+    check_every_row,
+    check_implies,
+    check_references,
+    check_unique,
+)
 from eutaxy.core.violations import Violation
 
 __all__ = [
     "INVARIANT_KINDS",
+    "aggregate",
     "at_least_once",
     "at_least_once_per_message",
     "at_most_once_per_key",
@@ -31,6 +41,9 @@ __all__ = [
     "check_invariants",
     "every_row",
     "implies",
+    "in_order_per_key",
+    "max_interval_per_key",
+    "min_interval_per_key",
     "references",
     "refines",
     "unique",
@@ -46,6 +59,22 @@ INVARIANT_KINDS = (
     "implies",
     "references",
     "refines",
+    "in_order_per_key",
+    "min_interval_per_key",
+    "max_interval_per_key",
+    "aggregate",
+)
+
+#: Kinds that pick effects with a selector and compare them by a key path.
+_SELECTOR_KINDS = (
+    "at_most_once_per_key",
+    "at_least_once_per_message",
+    "at_least_once",
+    "implies",
+    "refines",
+    "in_order_per_key",
+    "min_interval_per_key",
+    "max_interval_per_key",
 )
 
 
@@ -160,6 +189,73 @@ def references(
     )
 
 
+def in_order_per_key(
+    name: str, selector: dict[str, Any], group_key: str, sequence_key: str, *, allow_vacuous: bool = False
+) -> dict[str, Any]:
+    """Among selected effects that share a group key, sequence values never go down in log order.
+
+    Numbers order with numbers and strings with strings; an effect with no group key, or
+    whose sequence value is neither, is passed over.
+    """
+    return _checked(
+        {
+            "kind": "in_order_per_key",
+            "name": name,
+            "selector": selector,
+            "groupKey": group_key,
+            "sequenceKey": sequence_key,
+        },
+        allow_vacuous,
+    )
+
+
+def min_interval_per_key(
+    name: str, selector: dict[str, Any], key: str, ms: int | float, *, allow_vacuous: bool = False
+) -> dict[str, Any]:
+    """Two selected effects with one key are at least ``ms`` milliseconds of virtual time apart."""
+    return _checked(
+        {"kind": "min_interval_per_key", "name": name, "selector": selector, "key": key, "ms": ms}, allow_vacuous
+    )
+
+
+def max_interval_per_key(
+    name: str, selector: dict[str, Any], key: str, ms: int | float, *, allow_vacuous: bool = False
+) -> dict[str, Any]:
+    """Every selected effect with a key comes within ``ms`` milliseconds of virtual time of the first.
+
+    A deadline; a key with one effect meets it (``at_least_once`` asks for the second).
+    """
+    return _checked(
+        {"kind": "max_interval_per_key", "name": name, "selector": selector, "key": key, "ms": ms}, allow_vacuous
+    )
+
+
+def aggregate(
+    name: str,
+    query: dict[str, Any],
+    column: str,
+    fn: str,
+    op: str,
+    value: Any = None,
+    group_by: str | None = None,
+    *,
+    allow_vacuous: bool = False,
+) -> dict[str, Any]:
+    """The ``fn`` (sum, count, min, max) of ``column`` over the queried rows meets ``op value``.
+
+    ``op`` is a row condition's (``lte``, ``eq``, …). With ``group_by`` the aggregate is
+    taken per value of that column and every group must meet it: "count of charged rows is
+    at most 1 per order" is ``aggregate(..., "order_id", "count", "lte", 1, group_by="order_id")``
+    over a query whose ``where`` keeps the charged rows.
+    """
+    invariant: dict[str, Any] = {"kind": "aggregate", "name": name, "query": query, "column": column, "fn": fn, "op": op}
+    if op != "notNull":
+        invariant["value"] = value
+    if group_by is not None:
+        invariant["groupBy"] = group_by
+    return _checked(invariant, allow_vacuous)
+
+
 def refines(
     name: str,
     decision: str,
@@ -204,18 +300,18 @@ def validate_invariant(invariant: Any) -> None:
     label = f"invariant {name!r} ({kind})"
     if not isinstance(invariant.get("allowVacuous", False), bool):
         raise UserError(f"{label}: allowVacuous must be True or False, got {invariant.get('allowVacuous')!r}")
-    if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies", "refines"):
+    if kind in _SELECTOR_KINDS:
         validate_selector(invariant.get("selector"), f"{label}: selector")
-    if kind in ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "implies"):
+    if kind in _SELECTOR_KINDS and kind not in ("refines", "in_order_per_key"):
         _require_string(invariant, "key", label)
     if kind == "at_least_once_per_message":
         _require_string(invariant, "drive", label)
         _require_string(invariant, "bodyKey", label)
     if kind == "at_least_once" and not isinstance(invariant.get("expected"), (list, tuple)):
         raise UserError(f"{label}: expected must be a list of keys, got {invariant.get('expected')!r}")
-    if kind in ("every_row", "unique", "implies", "references"):
+    if kind in ("every_row", "unique", "implies", "references", "aggregate"):
         validate_query(invariant.get("query"), f"{label}: query")
-    if kind in ("unique", "implies", "references"):
+    if kind in ("unique", "implies", "references", "aggregate"):
         _require_string(invariant, "column", label)
     if kind == "every_row":
         conditions = invariant.get("conditions")
@@ -228,6 +324,31 @@ def validate_invariant(invariant: Any) -> None:
         _require_string(invariant, "targetColumn", label)
     if kind == "refines":
         _validate_refines(invariant, label)
+    if kind == "in_order_per_key":
+        _require_string(invariant, "groupKey", label)
+        _require_string(invariant, "sequenceKey", label)
+    if kind in ("min_interval_per_key", "max_interval_per_key"):
+        _validate_ms(invariant, label)
+    if kind == "aggregate":
+        _validate_aggregate(invariant, label)
+
+
+def _validate_ms(invariant: dict[str, Any], label: str) -> None:
+    ms = invariant.get("ms")
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms >= 0 or ms == float("inf"):
+        raise UserError(f"{label}: ms must be a number of milliseconds, at least 0, got {ms!r}")
+
+
+def _validate_aggregate(invariant: dict[str, Any], label: str) -> None:
+    if invariant.get("fn") not in AGGREGATE_FNS:
+        raise UserError(f"{label}: fn must be one of {', '.join(AGGREGATE_FNS)}, got {invariant.get('fn')!r}")
+    condition = {"column": invariant["column"], "op": invariant.get("op")}
+    if "value" in invariant:
+        condition["value"] = invariant["value"]
+    validate_condition(condition, label)
+    group_by = invariant.get("groupBy")
+    if group_by is not None and not isinstance(group_by, str):
+        raise UserError(f"{label}: groupBy must be a column name, got {group_by!r}")
 
 
 def _validate_refines(invariant: dict[str, Any], label: str) -> None:
@@ -267,6 +388,10 @@ _CHECKERS: dict[str, _EffectChecker] = {
     "implies": check_implies,
     "references": check_references,
     "refines": check_refines,
+    "in_order_per_key": check_in_order_per_key,
+    "min_interval_per_key": check_min_interval_per_key,
+    "max_interval_per_key": check_max_interval_per_key,
+    "aggregate": check_aggregate,
 }
 
 

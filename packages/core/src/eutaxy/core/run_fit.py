@@ -45,8 +45,9 @@ def payload_paths(value: Any, prefix: str = "") -> list[str]:
 def _key_paths(invariant: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any], str]]:
     """``(field, selector, path)`` for each path an invariant reads from its selected effects."""
     selector = invariant.get("selector")
-    if isinstance(selector, Mapping) and isinstance(invariant.get("key"), str):
-        yield "key", selector, invariant["key"]
+    for field in ("key", "groupKey", "sequenceKey"):
+        if isinstance(selector, Mapping) and isinstance(invariant.get(field), str):
+            yield field, selector, invariant[field]
     for position, pair in enumerate(invariant.get("follows") or ()):
         if isinstance(selector, Mapping) and isinstance(pair, Mapping) and isinstance(pair.get("effect"), str):
             yield f"follows[{position}].effect", selector, pair["effect"]
@@ -59,7 +60,7 @@ def _key_paths(invariant: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str,
 
 def _queries(invariant: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any], list[str]]]:
     """``(field, query, columns read)`` for each state query of an invariant."""
-    columns = [invariant["column"]] if isinstance(invariant.get("column"), str) else []
+    columns = [invariant[field] for field in ("column", "groupBy") if isinstance(invariant.get(field), str)]
     columns += [c["column"] for c in invariant.get("conditions") or () if isinstance(c, Mapping) and isinstance(c.get("column"), str)]
     query = invariant.get("query")
     if isinstance(query, Mapping):

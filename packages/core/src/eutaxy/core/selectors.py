@@ -28,6 +28,7 @@ __all__ = [
     "get_path",
     "matches",
     "op_matches",
+    "order_class",
     "row_value",
     "rows",
     "row_matches",
@@ -104,6 +105,20 @@ def _orderable(left: Any, right: Any) -> bool:
     if isinstance(left, numbers) and isinstance(right, numbers):
         return left == left and right == right  # NaN orders with nothing
     return isinstance(left, str) and isinstance(right, str)
+
+
+def order_class(value: Any) -> str | None:
+    """``"number"`` or ``"string"`` for a value that orders with others of its class, else None.
+
+    The order invariants (``in_order_per_key``) and the aggregates (``min``, ``max``) compare
+    only within one class, as the ordering comparisons do: booleans, null and NaN order with
+    nothing.
+    """
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+        return None
+    return "number" if value == value else None
 
 
 def compare(op: str, actual: Any, expected: Any = None) -> bool:

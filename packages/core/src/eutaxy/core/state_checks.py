@@ -3,19 +3,21 @@
 A query names a snapshot by target and table. When the log holds no such snapshot the
 invariant is violated, whatever else it says: a state check that could not look never
 passes. Column values compare as canonical JSON. ``unique`` and ``references`` pass over
-rows whose column is null or absent, as SQL's UNIQUE and foreign keys do.
+rows whose column is null or absent, as SQL's UNIQUE and foreign keys do; ``aggregate``
+skips them, as SQL's aggregates skip NULL.
 """
 
 from __future__ import annotations
 
+import decimal
 from typing import Any, Sequence
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect, find_snapshot
-from eutaxy.core.selectors import MISSING, get_path, row_matches, row_value, select
+from eutaxy.core.selectors import MISSING, compare, get_path, order_class, row_matches, row_value, select
 from eutaxy.core.violations import Violation, count_word, describe_effects, join_words, violation_of
 
-__all__ = ["check_every_row", "check_implies", "check_references", "check_unique", "query_rows"]
+__all__ = ["AGGREGATE_FNS", "check_aggregate", "check_every_row", "check_implies", "check_references", "check_unique", "query_rows"]
 
 
 def query_rows(query: dict[str, Any], effects: Sequence[Effect]) -> tuple[int | None, list[Any]]:
@@ -175,3 +177,90 @@ def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vi
         f"name {column} {join_words(keys)} that no row of {_where(target)} has as {target_column}"
     )
     return violation_of(invariant, message, keys=keys, effects=sorted({source_index, target_index}), rows=orphans)
+
+
+# --- aggregate ---------------------------------------------------------------------------
+
+#: The aggregate functions, as SQL names them.
+AGGREGATE_FNS = ("sum", "count", "min", "max")
+
+
+def _add(total: Any, value: Any) -> Any:
+    """``total + value``, a float made a Decimal beside a Decimal (a DynamoDB number)."""
+    if isinstance(total, decimal.Decimal) and isinstance(value, float):
+        value = decimal.Decimal(repr(value))
+    elif isinstance(value, decimal.Decimal) and isinstance(total, float):
+        total = decimal.Decimal(repr(total))
+    return total + value
+
+
+def aggregate_of(fn: str, values: Sequence[Any]) -> tuple[Any, Any]:
+    """``(result, refused)``: the aggregate of one group's values, or the value it cannot take.
+
+    Null and absent values are skipped. ``sum`` takes numbers and is 0 over none (a quota
+    over an empty table is met); ``count`` counts the values; ``min`` and ``max`` take
+    numbers or strings, not both, and are MISSING over none (nothing to compare, so the
+    group holds). ``refused`` is MISSING when every value was taken.
+    """
+    present = [value for value in values if value is not MISSING and value is not None]
+    if fn == "count":
+        return len(present), MISSING
+    if fn == "sum":
+        total: Any = 0
+        for value in present:
+            if order_class(value) != "number":
+                return MISSING, value
+            total = _add(total, value)
+        return total, MISSING
+    if not present:
+        return MISSING, MISSING
+    classes = [order_class(value) for value in present]
+    for value, value_class in zip(present, classes, strict=True):
+        if value_class is None or value_class != classes[0]:
+            return MISSING, value
+    return (min(present) if fn == "min" else max(present)), MISSING
+
+
+def _expectation(invariant: dict[str, Any]) -> str:
+    if invariant["op"] == "notNull":
+        return "notNull"
+    return f"{invariant['op']} {to_json(invariant.get('value'))}"
+
+
+def check_aggregate(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+    """The aggregate of a column over the queried rows (per ``groupBy`` value) meets ``op value``.
+
+    With ``groupBy`` the rows are grouped by that column's canonical value, null and absent
+    values making one group of their own, as SQL's GROUP BY does; the violation's keys are
+    the groups that break. A group whose values the function cannot take breaks too: an
+    aggregate that could not be computed never passes.
+    """
+    query = invariant["query"]
+    index, selected = query_rows(query, effects)
+    if index is None:
+        return _no_snapshot(invariant, query)
+    column, fn, group_by = invariant["column"], invariant["fn"], invariant.get("groupBy")
+    groups: dict[str, list[Any]] = {}
+    for row in selected:
+        group = MISSING if group_by is None else row_value(row, group_by)
+        groups.setdefault("" if group_by is None else to_json(None if group is MISSING else group), []).append(row)
+    if group_by is None and not groups:
+        groups[""] = []
+    failing: list[tuple[str, list[Any], Any, Any]] = []
+    for group, rows in groups.items():
+        result, refused = aggregate_of(fn, [row_value(row, column) for row in rows])
+        if refused is not MISSING or (result is not MISSING and not compare(invariant["op"], result, invariant.get("value"))):
+            failing.append((group, rows, result, refused))
+    if not failing:
+        return None
+    group, _, result, refused = failing[0]
+    where = f"{fn} of {column} over {_where(query)}" + (f" for {group_by} {group}" if group_by is not None else "")
+    if refused is not MISSING:
+        takes = "numbers" if fn == "sum" else "numbers or strings, not both"
+        message = f"{invariant['name']}: cannot take the {where}: it holds {to_json(refused)}, and {fn} takes {takes}"
+    else:
+        message = f"{invariant['name']}: the {where} is {to_json(result)}, which breaks {_expectation(invariant)}"
+    if len(failing) > 1:
+        message += f" ({group_by} {join_words([text for text, _, _, _ in failing[1:]])} break it too)"
+    keys = [text for text, _, _, _ in failing] if group_by is not None else []
+    return violation_of(invariant, message, keys=keys, effects=[index], rows=[row for _, rows, _, _ in failing for row in rows])

@@ -71,6 +71,9 @@ TRACE_POINTS_MAX = 200
 _TIMED_PLATFORMS = frozenset({"aws"})
 #: The least jump in virtual time before an invocation that its label shows.
 WAIT_SHOWN_MS = 1000
+#: Invariants about time between effects: a violation of one labels every invocation with
+#: its start on every platform, since the times are what it is about.
+_TIMED_KINDS = frozenset({"min_interval_per_key", "max_interval_per_key"})
 
 _HEADLINES = {
     "violated": "VIOLATED",
@@ -207,7 +210,7 @@ def _trace_section(verdict: Violated) -> list[str]:
         lines.append("  (no effects)")
     groups = group_points(live)
     start_ms = _start_ms(live)
-    timed = verdict.platform in _TIMED_PLATFORMS
+    timed = verdict.platform in _TIMED_PLATFORMS or verdict.violation.invariant_kind in _TIMED_KINDS
     labels = []
     previous_invocation = None
     previous_ms: int | None = None
