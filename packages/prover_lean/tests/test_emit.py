@@ -1,7 +1,7 @@
 """The emitter's handling of declarations: bodies found by declaration, never by name, and writes to built-ins."""
 
 from eutaxy.prover_lean import emit_module
-from eutaxy.spec import (Binder, Call, ForallProperty, FunctionDef, GlobalWrite, NumberType, SpecModule,
+from eutaxy.spec import (Binder, ForallProperty, FunctionDef, GlobalWrite, NumberType, SpecModule,
                          expr_from_data)
 
 
