@@ -83,7 +83,7 @@ def test_unknown_key_exits_2_naming_file_line_and_nearest_key(testplatform, writ
     result = run_cli("check", str(path))
     assert 2 == result.code
     assert f"{config}:6: unknown key 'sed' in [tool.eutaxy]; did you mean 'seed'?" in result.stderr
-    assert "(the keys: budget-ms, max-runs, prover, seed)" in result.stderr
+    assert "(the keys: budget-ms, max-runs, prover, prover-steps, seed)" in result.stderr
     assert "" == result.stdout
     assert [] == testplatform.RUNS
 

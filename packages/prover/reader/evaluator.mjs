@@ -63,6 +63,11 @@ const LOAD_LIMIT_MS = 30000;
 
 const scratch = mkdtempSync(path.join(tmpdir(), "eutaxy-eval-"));
 process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
+// Ctrl-C reaches every process of the terminal's group, this one too: without a handler Node
+// would die at once and skip the exit handler above, leaving the scratch folder behind.
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]]) {
+  process.on(signal, () => process.exit(code));
+}
 
 // ---- loading --------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 """The SMT engine on small functions: proofs, replayed refutations, unsupported constructs, budgets, caching."""
 
+import json
+import signal
 from pathlib import Path
 
 import attrs
@@ -7,7 +9,9 @@ import pytest
 
 from eutaxy.prover.engine import engine_answers
 from eutaxy.prover.evaluator import Outcome
-from eutaxy.prover_smt import INSTALL_COMMAND, SmtProver, cache as smt_cache, toolchain as smt_toolchain
+from eutaxy.prover.reader import read_spec
+from eutaxy.prover_smt import INSTALL_COMMAND, RLIMIT_DEFAULT, SmtProver, cache as smt_cache, solve as solve_module
+from eutaxy.prover_smt import toolchain as smt_toolchain
 
 
 def _replay(evaluator):
@@ -140,3 +144,45 @@ def test_a_changed_engine_digest_proves_again(copied, basics_evaluator, monkeypa
     proves_again = _prove_then(copied, basics_evaluator)
     monkeypatch.setattr(smt_cache, "engine_digest", lambda: "another engine")
     assert proves_again(copied)
+
+
+def test_a_claim_z3_does_not_stop_on_is_killed_at_its_deadline_and_never_cached(toolchain, tmp_path, monkeypatch):
+    """A %-heavy claim runs far past any step limit: its process is killed at the deadline, UNKNOWN (gave_up)
+    naming the deadline and the limit, and nothing is cached (the next run solves again)."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
+    heavy = read_spec(Path(__file__).resolve().parent / "fixtures" / "heavy" / "domain.props.ts", toolchain)
+    prover = SmtProver(rlimit=2**32 - 1, deadline_s=2)
+    [v] = engine_answers(prover, heavy, heavy.properties, _no_replay).values()
+    assert ("unknown", ("gave_up",)) == (v.kind, v.reasons)
+    assert "wall-clock deadline of 2 s" in v.detail and "rlimit 4294967295" in v.detail
+    assert [] == sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+
+
+def test_a_cached_entry_names_its_engine_version_limit_and_verdict(basics, basics_evaluator, tmp_path, monkeypatch):
+    """The entry on disk says what it is an answer of; an entry of another limit is a miss whatever its key."""
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
+    prop = next(p for p in basics.properties if p.name == "halveUndoes")
+    verdict = engine_answers(SmtProver(), basics, [prop], _replay(basics_evaluator))[prop.name]
+    [path] = list((tmp_path / "proofs" / "smt").glob("*.json"))
+    entry = json.loads(path.read_text())
+    assert ("smt", "5.4.1", RLIMIT_DEFAULT, verdict.to_data()) == (entry["engine"], entry["version"], entry["rlimit"],
+                                                                   entry["verdict"])
+    assert verdict == smt_cache.load(path.stem, rlimit=RLIMIT_DEFAULT)
+    assert smt_cache.load(path.stem, rlimit=RLIMIT_DEFAULT + 1) is None
+
+
+@pytest.mark.parametrize("data, status, cacheable", [
+    (b'{"kind": "unsat"}', 0, True),
+    (b'{"kind": "unknown", "reason": "max. resource limit exceeded"}', 0, True),
+    (b'{"kind": "unknown", "reason": "interrupted from keyboard"}', 0, False),
+    (b'{"kind": "unknown", "reason": "canceled"}', 0, False),
+    (b'{"kind": "crashed", "reason": "MemoryError: "}', 1 << 8, False),
+    (b"", signal.SIGKILL, False),
+    (b'{"kind": "un', signal.SIGSEGV, False),
+])
+def test_only_the_engines_answers_may_be_cached(data, status, cacheable):
+    """A decision or Z3's own step limit is an answer; an interruption, a crash or a killed solver is not."""
+    answer = solve_module._answer(data, status, 100)
+    assert cacheable == answer.cacheable
+    if not cacheable:
+        assert "unknown" == answer.kind and answer.why

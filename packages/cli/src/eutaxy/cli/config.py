@@ -5,6 +5,7 @@ top level of an ``eutaxy.toml`` beside its scenarios::
 
     [tool.eutaxy]
     prover = ["smt"]     # the engines --prover runs when the command line names none
+    prover-steps = 40000000  # the smt engine's step limit per property (--prover-steps)
     seed = "nightly-1"   # the exploration seed (default: the scenario file's name)
     budget-ms = 5000     # the wall-time budget (default: the scenario's bounds.budgetMs)
     max-runs = 400       # the run cap (default: bounds.maxRuns, else none)
@@ -27,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from eutaxy.cli.provers import CHOICES
+from eutaxy.cli.provers import CHOICES, PROVER_STEPS_MAX
 from eutaxy.core.errors import UserError, nearest_names
 
 __all__ = ["CONFIG_FILE", "KEYS", "ProjectConfig", "config_for", "find_config", "load_config", "with_configured_provers"]
@@ -40,6 +41,7 @@ KEYS = {
     "seed": "a non-empty string, such as \"s1\"",
     "budget-ms": "a whole number of milliseconds above 0, such as 5000",
     "max-runs": "a whole number of runs above 0, such as 400",
+    "prover-steps": f"a whole number of solver steps above 0 and at most {PROVER_STEPS_MAX}, such as 40000000",
 }
 #: How many folders upward the search looks; deeper than any real path, a bound on the walk.
 SEARCH_DEPTH_MAX = 256
@@ -55,6 +57,7 @@ class ProjectConfig:
     seed: str | None = None
     budget_ms: int | None = None
     max_runs: int | None = None
+    prover_steps: int | None = None
 
 
 def find_config(start: Path) -> Path | None:
@@ -85,10 +88,14 @@ def config_for(path: Path) -> ProjectConfig:
 
 
 def with_configured_provers(args: argparse.Namespace, config: ProjectConfig) -> argparse.Namespace:
-    """args with the config's engines as ``--prover`` when the command line names none."""
-    if getattr(args, "prover", None) or not config.prover:
-        return args
-    return argparse.Namespace(**dict(vars(args), prover=list(config.prover)))
+    """args with the config's engines as ``--prover`` and its ``prover-steps`` as ``--prover-steps``,
+    each where the command line names none."""
+    given = dict(vars(args))
+    if not given.get("prover") and config.prover:
+        given["prover"] = list(config.prover)
+    if not given.get("prover_steps") and config.prover_steps:
+        given["prover_steps"] = config.prover_steps
+    return argparse.Namespace(**given)
 
 
 def load_config(path: Path) -> ProjectConfig:
@@ -131,7 +138,7 @@ def _checked(where: str, key: str, value: Any) -> Any:
         return value
     from eutaxy.engine.bounds import BUDGET_MS_MAX, RUNS_MAX
 
-    maximum = BUDGET_MS_MAX if key == "budget-ms" else RUNS_MAX
+    maximum = {"budget-ms": BUDGET_MS_MAX, "prover-steps": PROVER_STEPS_MAX}.get(key, RUNS_MAX)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= maximum:
         raise bad()
     return value

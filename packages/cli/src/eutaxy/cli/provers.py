@@ -5,6 +5,10 @@ and the Node toolchain the ladder runs on (:func:`node_toolchain`).
 lean`` the Lean engine (:mod:`eutaxy.prover_lean`), which needs the pinned Lean
 (``eutaxy prover install lean``); ``--prover all`` names both. The flag may be repeated. An engine named but not installed
 answers UNKNOWN (unavailable) with the command that installs it.
+
+``--prover-steps N`` is the SMT engine's step limit (Z3's rlimit, per property;
+``prover-steps`` in the project config), and ``--prover-deadline SECONDS`` the
+wall-clock time one solver call may take before its process is killed.
 """
 
 from __future__ import annotations
@@ -16,6 +20,22 @@ from eutaxy.core.errors import UserError
 
 ENGINES = ("smt", "lean")
 CHOICES = ENGINES + ("all",)
+#: Z3 takes its rlimit as an unsigned 32-bit number.
+PROVER_STEPS_MAX = 2**32 - 1
+#: A day: a deadline longer than any report is meant to run.
+PROVER_DEADLINE_S_MAX = 86_400
+
+
+def _steps(text: str) -> int:
+    from eutaxy.cli.arguments import whole_number
+
+    return whole_number(text, PROVER_STEPS_MAX)
+
+
+def _deadline(text: str) -> int:
+    from eutaxy.cli.arguments import whole_number
+
+    return whole_number(text, PROVER_DEADLINE_S_MAX)
 
 
 def add_prover_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +44,12 @@ def add_prover_arguments(parser: argparse.ArgumentParser) -> None:
                              "`eutaxy prover install lean`) or all (repeatable; default: none)")
     parser.add_argument("--no-cache", action="store_true",
                         help="prove again instead of reusing the engines' cached answers")
+    parser.add_argument("--prover-steps", type=_steps, default=None, metavar="N",
+                        help="the smt engine's step limit per property (Z3's rlimit; default: the config's "
+                             "prover-steps, else 4000000); a changed limit proves again")
+    parser.add_argument("--prover-deadline", type=_deadline, default=None, metavar="SECONDS",
+                        help="kill a solver run still going after SECONDS of wall clock: UNKNOWN (gave_up) "
+                             "(default: 60)")
 
 
 def provers_from_args(args: argparse.Namespace) -> list:
@@ -35,7 +61,12 @@ def provers_from_args(args: argparse.Namespace) -> list:
     if "smt" in named:
         from eutaxy.prover_smt import SmtProver
 
-        out.append(SmtProver(cache_results=not getattr(args, "no_cache", False)))
+        limits: dict[str, Any] = {}
+        if getattr(args, "prover_steps", None):
+            limits["rlimit"] = args.prover_steps
+        if getattr(args, "prover_deadline", None):
+            limits["deadline_s"] = float(args.prover_deadline)
+        out.append(SmtProver(cache_results=not getattr(args, "no_cache", False), **limits))
     if "lean" in named:
         from eutaxy.prover_lean import LeanProver
 

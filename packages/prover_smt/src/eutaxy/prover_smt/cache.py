@@ -8,6 +8,12 @@ this package's own sources, so a changed encoding re-proves), the resource
 limit, and the property with the bodies it reaches as SpecIR (so a changed
 reader re-proves too). Entries live under
 ``<cache>/proofs/smt/<key>.json``; an unreadable entry is a miss.
+
+Only answers are kept (the engine decides which: :attr:`.solve.Answer.cacheable`):
+a run that was interrupted, crashed or was killed at its deadline is never
+stored. An entry says what it is an answer of: the engine's name, its version
+(Z3's and the engine digest), the step limit and the verdict; an entry whose
+engine or limit is not the asking one's is a miss, whatever its key.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from eutaxy.prover.toolchains import cache_dir
 
 from .toolchain import Z3_VERSION
 
-#: Bumped when an entry's shape changes.
-FORMAT = 1
+#: Bumped when an entry's shape changes (2: the entry names its engine, version and step limit).
+FORMAT = 2
+#: The engine whose answers this cache keeps.
+ENGINE = "smt"
 
 
 @lru_cache(maxsize=1)
@@ -66,19 +74,33 @@ def _path(k: str) -> Path:
     return cache_dir() / "proofs" / "smt" / f"{k}.json"
 
 
-def load(k: str) -> Optional[SpecVerdict]:
+def _entry_head(rlimit: int) -> dict[str, object]:
+    """What an entry is an answer of: the engine, its version and the step limit."""
+    return {"format": FORMAT, "engine": ENGINE, "version": Z3_VERSION, "engineDigest": engine_digest(),
+            "rlimit": rlimit}
+
+
+def load(k: str, *, rlimit: int) -> Optional[SpecVerdict]:
+    """The verdict kept under ``k`` for this engine at this step limit, or None (a miss)."""
     try:
-        return SpecVerdict.from_data(json.loads(_path(k).read_text()))
-    except (OSError, ValueError, KeyError):
+        entry = json.loads(_path(k).read_text())
+        if not isinstance(entry, dict) or {f: entry.get(f) for f in _entry_head(rlimit)} != _entry_head(rlimit):
+            return None
+        return SpecVerdict.from_data(entry["verdict"])
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def store(k: str, verdict: SpecVerdict) -> None:
+def store(k: str, verdict: SpecVerdict, *, rlimit: int) -> None:
+    """Keep ``verdict``, the engine's answer at step limit ``rlimit``, under ``k`` (written whole or not at all)."""
     path = _path(k)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(verdict.to_data(), sort_keys=True))
+        tmp.write_text(json.dumps(_entry_head(rlimit) | {"verdict": verdict.to_data()}, sort_keys=True))
         os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written costs a re-proof, nothing else
+    finally:
+        # An interruption between the write and the rename leaves no partial file behind.
+        tmp.unlink(missing_ok=True)

@@ -401,6 +401,9 @@ class Encoder:
                 return Val(BOOL, z3.And(left.e, right.e)), z3.And(left_ok, z3.Or(z3.Not(left.e), right_ok))
             return Val(BOOL, z3.Or(left.e, right.e)), z3.And(left_ok, z3.Or(left.e, right_ok))
         if op == "??":
+            if left.t in (NULL, UNDEF):
+                # Always nullish (a module constant null, say): the right side, whatever the left's declared type.
+                return right, z3.And(left_ok, right_ok)
             if left.t[0] != "opt":
                 return left, left_ok
             option = self._option(left.t[1])
@@ -717,9 +720,10 @@ class Encoder:
             value = z3.If(z3.Or(nan(x), z3.fpIsZero(x, ctx=ctx)), x,
                           z3.If(z3.fpIsNegative(x, ctx=ctx), self.double(-1.0), self.double(1.0)))
             return Val(NUM, value), ok
-        if name in ("Math.min", "Math.max") and len(xs) >= 1:
-            value = xs[0]
-            for x in xs[1:]:
+        if name in ("Math.min", "Math.max"):
+            # With no argument, Math.min is +Infinity and Math.max -Infinity (each operation's identity).
+            value = self.double(math.inf if name == "Math.min" else -math.inf)
+            for x in xs:
                 value = self._min_max(name == "Math.min", value, x)
             return Val(NUM, value), ok
         raise Unsupported(f"builtin {name}", 0, f"with {len(xs)} arguments")

@@ -13,6 +13,11 @@ same query has the same answer on every machine):
   function did;
 - unknown (the limit ran out, or Z3 gave up): UNKNOWN (gave_up).
 
+Every call runs in a child process under the step limit and a wall-clock
+deadline (:mod:`.solve`): a child killed at the deadline is UNKNOWN (gave_up)
+naming the deadline. Only the engine's answers are cached (:mod:`.cache`):
+never a killed, crashed or interrupted run.
+
 A property using a construct the engine does not take is UNKNOWN
 (unsupported) naming the construct and its line; ``total`` is Lean's, since a
 solver does not decide termination.
@@ -27,18 +32,23 @@ import attrs
 from eutaxy.prover.engine import (GAVE_UP, PROVEN, REFUTED, UNKNOWN, UNSUPPORTED_REASON, ModuleProofs, ProveInput,
                                   SpecVerdict)
 from eutaxy.spec import Call, ForallProperty, Property, children, outside_nodes
-from eutaxy.spec.values import encode, show
+from eutaxy.spec.values import decode, encode, show
 
 from . import cache
 from .encode import Encoder, Unsupported
 from .model import value_of
+from .solve import SAT, UNSAT, solve
 from .toolchain import Z3_VERSION, load_z3
 
 NAME = "smt"
-#: Z3's resource limit per property. Enough for the linear double arithmetic, strings and
-#: datatypes of the contract corpus with room to spare; a product of two variables
+#: Z3's resource limit per property (``--prover-steps``, ``prover-steps`` in the config). Enough for the linear
+#: double arithmetic, strings and datatypes of the contract corpus with room to spare; a product of two variables
 #: (bit-blasted multipliers) runs past it, which is gave_up.
 RLIMIT_DEFAULT = 4_000_000
+#: Seconds of wall clock one Z3 call may take before its process is killed (``--prover-deadline``). Far above what
+#: the default step limit costs on the contract and money corpora (bench/README.md), so on a working machine the
+#: step limit, which is deterministic, is what stops a query; the deadline stops the ones Z3 does not count.
+DEADLINE_S_DEFAULT = 60.0
 
 #: What every PROVEN rests on, as the engine models the language.
 ASSUMPTIONS = (
@@ -57,6 +67,7 @@ class SmtProver:
 
     rlimit: int = RLIMIT_DEFAULT
     cache_results: bool = True
+    deadline_s: float = DEADLINE_S_DEFAULT
     name: str = NAME
 
     def available(self) -> Mapping[str, str]:
@@ -75,35 +86,37 @@ class SmtProver:
         verdicts = {}
         for prop in input.properties:
             key = cache.key(input.module, prop, self.rlimit) if self.cache_results else None
-            hit = cache.load(key) if key else None
+            hit = cache.load(key, rlimit=self.rlimit) if key else None
             if hit is not None:
                 verdicts[prop.name] = hit
                 continue
-            verdict = self._prove_one(z3, input, prop)
-            if key:
-                cache.store(key, verdict)
+            verdict, cacheable = self._prove_one(z3, input, prop)
+            if key and cacheable:
+                cache.store(key, verdict, rlimit=self.rlimit)
             verdicts[prop.name] = verdict
         return ModuleProofs(engine=self.engine, verdicts=verdicts)
 
-    def _prove_one(self, z3, input: ProveInput, prop: Property) -> SpecVerdict:
+    def _prove_one(self, z3, input: ProveInput, prop: Property) -> tuple[SpecVerdict, bool]:
+        """The verdict, and whether it is the engine's answer (so it may be cached)."""
         if not isinstance(prop, ForallProperty):
-            return self._unknown(prop, UNSUPPORTED_REASON, "total claims termination, which a solver does not decide")
+            return self._unknown(prop, UNSUPPORTED_REASON,
+                                 "total claims termination, which a solver does not decide"), True
         module = input.module
         if module.global_writes:
             write = module.global_writes[0]
             written = Unsupported("an assignment to a built-in", write.line, write.text, file=write.file)
             return self._unknown(prop, UNSUPPORTED_REASON,
                                  f"{write.file} line {write.line} writes {write.target} ({write.text}), and the engine "
-                                 "models the built-ins as the standard ones", unsupported=written)
+                                 "models the built-ins as the standard ones", unsupported=written), True
         fn = module.body(prop.ref, prop.function)
         if fn is None:
             return self._unknown(prop, UNSUPPORTED_REASON,
                                  f"the reader did not read the body of {prop.function} (it resolves to no function "
-                                 "declaration of a source file)")
+                                 "declaration of a source file)"), True
         refused = _outside_in_reach(module, prop)
         if refused is not None:
             return self._unknown(prop, UNSUPPORTED_REASON, f"outside the subset: {refused.describe()}",
-                                 unsupported=refused)
+                                 unsupported=refused), True
         enc = Encoder(z3, module)
         try:
             binders, query = enc.claim(prop)
@@ -111,22 +124,18 @@ class SmtProver:
             if not refused.line:
                 refused.line = prop.line
             return self._unknown(prop, UNSUPPORTED_REASON, f"not taken by the smt engine: {refused.describe()}",
-                                 unsupported=refused)
+                                 unsupported=refused), True
         solver = z3.Solver(ctx=enc.ctx)
-        solver.set("rlimit", self.rlimit)
         solver.add(query)
-        answer = solver.check()
-        if answer == z3.unsat:
+        answer = solve(z3, solver, lambda model: [encode(value_of(enc, model, b)) for b in binders],
+                       rlimit=self.rlimit, deadline_s=self.deadline_s)
+        if answer.kind == UNSAT:
             return SpecVerdict(kind=PROVEN, property=prop.name, rung=PROVEN, engine=self.engine,
                                assumptions=ASSUMPTIONS + _array_assumption(enc),
-                               detail=f"Z3 found no counterexample (rlimit {self.rlimit})")
-        if answer == z3.unknown:
-            why = solver.reason_unknown()
-            what = f"Z3's resource limit ran out (rlimit {self.rlimit})" if why == "canceled" or "limit" in why else f"Z3 gave up: {why}"
-            return self._unknown(prop, GAVE_UP, what)
-        model = solver.model()
-        args = [value_of(enc, model, b) for b in binders]
-        return self._replayed(input, prop, args)
+                               detail=f"Z3 found no counterexample (rlimit {self.rlimit})"), True
+        if answer.kind == SAT:
+            return self._replayed(input, prop, [decode(a) for a in answer.args]), True
+        return self._unknown(prop, GAVE_UP, answer.why), answer.cacheable
 
     def _replayed(self, input: ProveInput, prop: ForallProperty, args: list) -> SpecVerdict:
         encoded = [encode(a) for a in args]

@@ -25,7 +25,8 @@ def value_of(enc: Encoder, model, v: Val) -> Any:
     if t == INT:
         return number(model.eval(v.e, model_completion=True).as_long())
     if t == BOOL:
-        return z3.is_true(model.eval(v.e, model_completion=True))
+        # model.eval may leave a term over constants unsimplified (Not("" == "a")): simplify to a literal.
+        return z3.is_true(z3.simplify(model.eval(v.e, model_completion=True)))
     if t == STR:
         return _string(enc, model, v.e)
     kind = t[0]
