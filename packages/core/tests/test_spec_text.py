@@ -58,3 +58,42 @@ def test_encoded_values_are_written_as_javascript_source():
     assert "[12n, -0, undefined, NaN]" == show_encoded(
         [{"$": "bigint", "v": "12"}, {"$": "number", "v": "-0"}, {"$": "undefined"}, {"$": "number", "v": "NaN"}])
     assert '{ $: "x" }' == show_encoded({"$": "object", "v": {"$": "x"}})
+
+
+ENGINES_MODULE = {
+    "module": "domain.ts", "spec": "domain.props.ts",
+    "properties": [
+        {"property": "p", "kind": "proven", "function": "f", "counts": {"tested": 100}, "engine": {"name": "smt", "version": "5.4.1"},
+         "engines": [{"kind": "proven", "engine": {"name": "smt", "version": "5.4.1"}, "assumptions": ["a", "b"]}]},
+        {"property": "r", "kind": "refuted", "rung": "proven", "function": "g",
+         "counterexample": {"args": [0.5], "outcome": {"kind": "false"}},
+         "engines": [{"kind": "refuted", "engine": {"name": "smt", "version": "5.4.1"},
+                      "counterexample": {"args": [0.5], "outcome": {"kind": "false"}}}]},
+        {"property": "u", "kind": "tested", "function": "h", "counts": {"tested": 100}, "tested": {"draws": 120, "edges": 9},
+         "engines": [
+             {"kind": "unknown", "reasons": ["gave_up"], "engine": {"name": "smt", "version": "5.4.1"},
+              "detail": "Z3's step limit ran out (rlimit 4000000)"},
+             {"kind": "unknown", "reasons": ["unsupported"], "engine": {"name": "smt", "version": "5.4.1"},
+              "detail": "outside the subset", "unsupported": {"construct": "WhileStatement", "file": "module",
+                                                              "function": "h", "line": 3}},
+             {"kind": "unknown", "reasons": ["unavailable"], "engine": {"name": "lean", "version": ""},
+              "detail": "Lean is not installed; run `eutaxy prover install lean`"}]},
+    ],
+}
+
+
+def test_the_report_layout_gives_every_engines_answer_under_its_property():
+    """eutaxy report: PROVEN with its assumptions, REFUTED with the replayed model, UNKNOWN with its reason,
+    the construct, file and line, or the install command; the check's layout leaves them to its JSON."""
+    assert [
+        "domain.ts  (spec domain.props.ts)",
+        "  PROVEN   p  by smt 5.4.1; held on 100 TESTED inputs",
+        "      smt 5.4.1: PROVEN, assuming: a; b",
+        "  REFUTED  r  at PROVEN: g(0.5): claim false",
+        "      smt 5.4.1: REFUTED, its model replayed on the real function: g(0.5): claim false",
+        "  TESTED   u  held on 100 distinct inputs (120 draws, 9 edges)",
+        "      smt 5.4.1: UNKNOWN gave_up: Z3's step limit ran out (rlimit 4000000)",
+        "      smt 5.4.1: UNKNOWN unsupported [WhileStatement, module (h) line 3]: outside the subset",
+        "      lean: UNKNOWN unavailable: Lean is not installed; run `eutaxy prover install lean`",
+    ] == spec_module_lines(ENGINES_MODULE, REPORT_LAYOUT)
+    assert not any("smt 5.4.1:" in line for line in spec_module_lines(ENGINES_MODULE, CHECK_LAYOUT))

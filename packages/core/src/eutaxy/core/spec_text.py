@@ -42,11 +42,13 @@ class SpecLayout:
     #: The ladder ran on a simulation's calls: TESTED counts drawn inputs and says what CHECKED
     #: saw, PROVEN gives the ladder's detail, and nothing is said about edges.
     beside_simulation: bool
+    #: Each engine's own answer gets a line under its property (what it rests on, or why it did not decide).
+    engine_lines: bool = False
 
 
 #: ``eutaxy report``: modules at the left margin, messages whole.
 REPORT_LAYOUT = SpecLayout(indent="", whole_messages=True, skipped_line_numbers=True, shortfall_in_word=True,
-                           beside_simulation=False)
+                           beside_simulation=False, engine_lines=True)
 #: ``eutaxy check``'s Specs section: indented under the section, one line per message.
 CHECK_LAYOUT = SpecLayout(indent="  ", whole_messages=False, skipped_line_numbers=False, shortfall_in_word=False,
                           beside_simulation=True)
@@ -88,6 +90,8 @@ def spec_module_lines(module: Mapping[str, Any], layout: SpecLayout, *,
     for word, prop in zip(words, properties, strict=True):
         lines.append(f"{inner}{word:<{word_width}} {str(prop.get('property', '?')):<{name_width}}  "
                      f"{_why(prop, layout, cut)}")
+        if layout.engine_lines:
+            lines.extend(f"{inner}    {line}" for line in _engine_lines(prop, cut))
         for args in (prop.get("tested") or {}).get("inputs", []):
             lines.append(f"{inner}    input {prop.get('function')}({', '.join(show_encoded(a) for a in args)})")
     return lines
@@ -136,6 +140,36 @@ def _why(prop: Mapping[str, Any], layout: SpecLayout, cut: Callable[[str], str])
         reasons = ", ".join(str(r) for r in prop.get("reasons") or []) or "unknown"
         return (f"{reasons}: {detail}" if detail else reasons) + short
     return detail + short
+
+
+def _engine_lines(prop: Mapping[str, Any], cut: Callable[[str], str]) -> list[str]:
+    """One line per engine answer: PROVEN with its assumptions, REFUTED with the replayed model, UNKNOWN with why."""
+    out = []
+    for answer in prop.get("engines") or []:
+        if not isinstance(answer, Mapping):
+            continue
+        engine = answer.get("engine") or {}
+        name = f"{engine.get('name', '?')} {engine.get('version', '')}".rstrip()
+        kind = str(answer.get("kind"))
+        detail = answer.get("detail") or ""
+        if kind == "proven":
+            out.append(f"{name}: PROVEN, assuming: " + "; ".join(str(a) for a in answer.get("assumptions") or []))
+        elif kind == "refuted":
+            cx = answer.get("counterexample") or {}
+            args = ", ".join(show_encoded(a) for a in cx.get("args") or [])
+            out.append(f"{name}: REFUTED, its model replayed on the real function: {prop.get('function') or '?'}"
+                       f"({cut(args)}): {_outcome_text(cx.get('outcome') or {})}")
+        else:
+            reasons = ", ".join(str(r) for r in answer.get("reasons") or []) or "unknown"
+            refused = answer.get("unsupported") or {}
+            where = ""
+            if refused:
+                place = refused.get("file") or "?"
+                if refused.get("function"):
+                    place = f"{place} ({refused['function']})"
+                where = f" [{refused.get('construct', '?')}, {place} line {refused.get('line', '?')}]"
+            out.append(f"{name}: {kind.upper()} {reasons}{where}: {detail}".rstrip(": "))
+    return out
 
 
 def _checked_beside(prop: Mapping[str, Any]) -> str:
