@@ -2,7 +2,7 @@
 
 import botocore.session
 
-from eutaxy.aws.dynamodb import attribute_value, classify, plain, plain_attribute_value, tables_of, target_of
+from eutaxy.aws.dynamodb import attribute_value, classify, plain, plain_attribute_value, split_batch, tables_of, target_of
 from eutaxy.aws.local import HUNG_FLOOR_MS, hung_after_s
 from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT
 
@@ -62,3 +62,12 @@ def test_the_local_service_counts_an_answer_hung_after_the_effect_hang_bound():
     assert 20.0 == hung_after_s({"bounds": {"budgetMs": 1_000, "effectHangMs": 20_000}})
     assert HUNG_FLOOR_MS / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000, "effectHangMs": 500}})
     assert EFFECT_HANG_MS_DEFAULT / 1000 == hung_after_s({"bounds": {"budgetMs": 600_000}})
+
+
+def test_a_partial_batch_leaves_the_last_half_rounded_up_unprocessed():
+    """Requests in request order, tables as listed; the first half (rounded down) is written."""
+    a = [{"PutRequest": {"Item": {"id": {"S": f"a-{i}"}}}} for i in range(2)]
+    b = [{"DeleteRequest": {"Key": {"id": {"S": "b-0"}}}}]
+    assert ({"a": a[:1]}, {"a": a[1:], "b": b}) == split_batch({"a": a, "b": b})
+    assert ({"a": a[:1]}, {"a": a[1:]}) == split_batch({"a": a})
+    assert ({}, {"b": b}) == split_batch({"b": b})

@@ -247,3 +247,27 @@ def test_a_resource_batch_writer_is_one_batch_write_effect(run_probe):
     puts = batch["payload"]["args"]["RequestItems"]["items"]
     assert [{"PutRequest": {"Item": {"id": f"b-{i}"}}} for i in range(3)] == puts
     assert ["b-0", "b-1", "b-2", "seeded"] == [row["id"] for row in _rows(result, "items")]
+
+
+def test_a_partial_batch_write_writes_the_first_half_and_answers_the_rest_unprocessed(run_probe):
+    """Under ``partial`` the batch writes b-0 only; b-1 and b-2 come back in UnprocessedItems,
+    which boto3's batch writer sends again as a second BatchWriteItem."""
+    result, _ = run_probe([{"action": "batch", "id": "b"}], faults=[("msg-1#1", 0, "partial")])
+    first, second = [e for e in result["effects"] if e["op"] == "BatchWriteItem" and e["kind"] == "result"]
+    puts = first["payload"]["args"]["RequestItems"]["items"]
+    assert {"items": puts[1:]} == first["payload"]["result"]["UnprocessedItems"]
+    (fault,) = [e for e in result["effects"] if e["kind"] == "fault"]
+    assert ("partial", first["ordinal"]) == (fault["payload"]["fault"], fault["ordinal"])
+    assert puts[1:] == second["payload"]["args"]["RequestItems"]["items"]
+    assert ["b-0", "b-1", "b-2", "seeded"] == [row["id"] for row in _rows(result, "items")]
+    options, _ = run_probe([{"action": "batch", "id": "b"}], prefix=[0])
+    assert ["none", "crash_before", "crash_after", "ambiguous", "error", "partial"] == options["decisions"][0]["options"]
+
+
+def test_a_transaction_fails_as_a_whole_and_takes_no_partial_fault(run_probe):
+    """TransactWriteItems keeps the write ladder (it is all or nothing): an injected error commits none of it."""
+    options, _ = run_probe([{"action": "transact", "id": "t"}], prefix=[0])
+    assert ["none", "crash_before", "crash_after", "ambiguous", "error"] == options["decisions"][0]["options"]
+    result, _ = run_probe([{"action": "transact", "id": "t"}], faults=[("msg-1#1", 0, "error")])
+    first = [e["kind"] for e in result["effects"] if (e["invocation"], e["ordinal"]) == ("msg-1#1", 0)]
+    assert ["call", "fault"] == first, "the failed transaction sent nothing, so nothing of it committed"

@@ -13,7 +13,8 @@ def test_ladders_in_order():
     assert ("crash_before",) == faults.RESPONSE_FAULTS
     assert ("crash_before", "ambiguous") == faults.response_faults(has_deadline=True)
     assert ("cut_off",) == faults.BACKGROUND_FAULTS
-    assert 6 == len(set(faults.FAULT_KINDS))
+    assert ("crash_before", "crash_after", "ambiguous", "error", "partial") == faults.BATCH_WRITE_FAULTS
+    assert 7 == len(set(faults.FAULT_KINDS))
 
 
 def test_may_redeliver_examples():

@@ -12,7 +12,11 @@ a transaction) with the operation name as op: writes take the write ladder, read
 ladder. ``crash_before`` and ``error`` fault before anything is sent; ``crash_after`` and
 ``ambiguous`` send it to the local DynamoDB, record the result, then fault. The caller sees
 ``error`` as a 500 ``InternalServerError`` (a ``ClientError`` from its own client) and
-``ambiguous`` as a read timeout. A client of another service, or a DynamoDB operation the
+``ambiguous`` as a read timeout. ``BatchWriteItem`` also takes ``partial`` (its ladder is
+``BATCH_WRITE_FAULTS``): only the first half of its write requests, rounded down, goes to the
+local DynamoDB and is written for real; the rest comes back in ``UnprocessedItems``, which
+the recorded result shows, and the call succeeds, as DynamoDB answers a throttled batch.
+``TransactWriteItems`` is all or nothing, so it keeps the write ladder. A client of another service, or a DynamoDB operation the
 model does not cover, ends the run UNSUPPORTED naming it.
 """
 
@@ -29,10 +33,10 @@ from botocore.client import BaseClient
 from botocore.exceptions import ReadTimeoutError
 
 from eutaxy.core.errors import UserError
-from eutaxy.core.faults import AMBIGUOUS, ERROR, READ_FAULTS, WRITE_FAULTS
+from eutaxy.core.faults import AMBIGUOUS, BATCH_WRITE_FAULTS, ERROR, READ_FAULTS, WRITE_FAULTS
 from eutaxy.engine.runloop import RunLoop
 
-from eutaxy.aws.dynamodb import OTHER, WRITE, classify, plain, tables_of, target_of
+from eutaxy.aws.dynamodb import OTHER, WRITE, classify, plain, split_batch, tables_of, target_of
 from eutaxy.aws.local import LocalDynamoDB
 from eutaxy.aws.services import Services, simulated_endpoint
 
@@ -113,11 +117,11 @@ class Boundary:
         params = json.loads(request_dict.get("body") or b"{}")
         args = plain(params, operation_model.input_shape)
         target = target_of(tables_of(op, params))
-        ladder = WRITE_FAULTS if access == WRITE else READ_FAULTS
+        ladder: tuple[str, ...] = WRITE_FAULTS if access == WRITE else READ_FAULTS
 
-        def perform() -> tuple[Any, Any]:
+        def forward(request: Any) -> tuple[Any, Any]:
             try:
-                http, parsed = self.local.forward(operation_model, request_dict)
+                return self.local.forward(operation_model, request)
             except ReadTimeoutError as error:
                 raise loop.unsupported(
                     "effect_hung", f"DynamoDB {op} on {target} got no answer from {self.local.endpoint_url}: {error}"
@@ -127,9 +131,30 @@ class Boundary:
                     "dynamodb_unavailable",
                     f"DynamoDB {op} on {target} failed at {self.local.endpoint_url}: {type(error).__name__}: {error}",
                 ) from error
+
+        def perform() -> tuple[Any, Any]:
+            http, parsed = forward(request_dict)
             return _result_of(http, parsed, operation_model), (http, parsed)
 
-        fault, answer = loop.effect_point(target, op, args, ladder, perform)
+        def partial() -> tuple[Any, Any]:
+            written, unprocessed = split_batch(params.get("RequestItems") or {})
+            if written:
+                body = json.dumps(dict(params, RequestItems=written)).encode("utf-8")
+                http, parsed = forward(dict(request_dict, body=body))
+            else:
+                metadata = {"HTTPStatusCode": 200, "HTTPHeaders": {}, "RetryAttempts": 0}
+                http, parsed = AWSResponse(SIMULATED_ENDPOINT, 200, {}, None), {"ResponseMetadata": metadata}
+            if http.status_code < 300:
+                left = dict(parsed.get("UnprocessedItems") or {})
+                for table, requests in unprocessed.items():
+                    left[table] = [*left.get(table, []), *requests]
+                parsed = dict(parsed, UnprocessedItems=left)
+            return _result_of(http, parsed, operation_model), (http, parsed)
+
+        batch = op == "BatchWriteItem"
+        if batch:
+            ladder = BATCH_WRITE_FAULTS
+        fault, answer = loop.effect_point(target, op, args, ladder, perform, partial if batch else None)
         if fault == ERROR:
             return _internal_server_error(op)
         if fault == AMBIGUOUS:

@@ -32,6 +32,7 @@ __all__ = [
     "classify",
     "plain",
     "plain_attribute_value",
+    "split_batch",
     "tables_of",
     "target_of",
 ]
@@ -78,6 +79,23 @@ def tables_of(op: str, params: Mapping[str, Any]) -> list[str]:
 def target_of(tables: Iterable[str]) -> str:
     """``DynamoDB:ledger``, or ``DynamoDB:ledger+orders`` for a request over two tables."""
     return "DynamoDB:" + "+".join(tables)
+
+
+def split_batch(request_items: Mapping[str, Any]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """A BatchWriteItem's ``RequestItems`` cut in two for the ``partial`` fault: ``(written, unprocessed)``.
+
+    The write requests are taken in request order (tables as the request lists them, each
+    table's requests in order); the last half, rounded up, is unprocessed, so a batch of one
+    comes back whole and a batch of three writes its first request only. Each part keeps
+    the request's shape (table name to its list of requests), as ``UnprocessedItems`` does.
+    """
+    entries = [(str(table), request) for table, requests in request_items.items() for request in requests or ()]
+    kept = len(entries) // 2
+    written: dict[str, list[Any]] = {}
+    unprocessed: dict[str, list[Any]] = {}
+    for index, (table, request) in enumerate(entries):
+        (written if index < kept else unprocessed).setdefault(table, []).append(request)
+    return written, unprocessed
 
 
 # --- plain JSON ---------------------------------------------------------------------------

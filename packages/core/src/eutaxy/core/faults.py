@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "AMBIGUOUS",
     "BACKGROUND_FAULTS",
+    "BATCH_WRITE_FAULTS",
     "CRASH_AFTER",
     "CRASH_BEFORE",
     "CUT_OFF",
@@ -17,6 +18,7 @@ __all__ = [
     "ERROR",
     "FAULT_KINDS",
     "FAULT_MEANINGS",
+    "PARTIAL",
     "POINT_FAULTS",
     "READ_FAULTS",
     "REDELIVERY",
@@ -39,8 +41,10 @@ ERROR = "error"
 REDELIVERY = "redelivery"
 #: The answer was sent; background work not yet started is lost.
 CUT_OFF = "cut_off"
+#: A batch write committed only its first part; the rest came back unprocessed, to retry.
+PARTIAL = "partial"
 
-FAULT_KINDS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, REDELIVERY, CUT_OFF)
+FAULT_KINDS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, REDELIVERY, CUT_OFF, PARTIAL)
 
 #: What each injected fault did, in a report reader's words.
 FAULT_MEANINGS = {
@@ -50,6 +54,7 @@ FAULT_MEANINGS = {
     ERROR: "the effect failed with an error; nothing committed",
     REDELIVERY: "the event was delivered again",
     CUT_OFF: "background work was cut off",
+    PARTIAL: "the batch wrote its first items only; the last half (rounded up, in request order) came back unprocessed",
 }
 assert set(FAULT_MEANINGS) == set(FAULT_KINDS), "every fault kind has its meaning"
 
@@ -66,8 +71,12 @@ RESPONSE_FAULTS_WITH_DEADLINE = (CRASH_BEFORE, AMBIGUOUS)
 #: The background point after an answer with waitUntil work pending.
 BACKGROUND_FAULTS = (CUT_OFF,)
 
+#: A batch write that may answer with unprocessed items (DynamoDB BatchWriteItem): the write
+#: ladder and the partial outcome.
+BATCH_WRITE_FAULTS = (*WRITE_FAULTS, PARTIAL)
+
 #: The faults an injected point can take (redelivery is the delivery's, not a point's).
-POINT_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, CUT_OFF)
+POINT_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, CUT_OFF, PARTIAL)
 
 
 def response_faults(has_deadline: bool) -> tuple[str, ...]:

@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 import attrs
 
 from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
-from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR
+from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR, PARTIAL
 from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
 from eutaxy.core.verdicts import CPU_BOUND
 from eutaxy.engine.follower import PlanFollower
@@ -521,6 +521,7 @@ class RunLoop:
         args: Any,
         allowed: Sequence[str],
         perform: Callable[[], tuple[Any, Any]],
+        partial: Callable[[], tuple[Any, Any]] | None = None,
     ) -> tuple[str | None, Any]:
         """One effect point of the current invocation.
 
@@ -528,7 +529,10 @@ class RunLoop:
         caller)``; it runs with the real randomness lent back. Returns ``(fault, value)``:
         the fault is None, ``error`` (nothing was performed; the platform raises its error)
         or ``ambiguous`` (it committed; the platform raises its timeout). Crashes raise
-        ``InvocationCrash`` here, after recording.
+        ``InvocationCrash`` here, after recording. A point whose ladder holds ``partial``
+        passes ``partial``, which does only part of the work and answers what was left
+        undone; under that fault it runs instead of ``perform``, and the fault is recorded
+        after its result (the caller gets that answer, no error).
         """
         with self._outside_handler():
             invocation = self.current
@@ -550,10 +554,14 @@ class RunLoop:
                 if fault in _BEFORE:
                     self._inject(invocation, target, op, args, ordinal, fault)
                     return fault, None
+                work = perform
+                if fault == PARTIAL:
+                    assert partial is not None, f"{target} {op} took partial without a partial perform"
+                    work = partial
                 with self.globals.real_randomness():
-                    result, value = perform()
+                    result, value = work()
                 self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
-                if fault in _AFTER:
+                if fault in _AFTER or fault == PARTIAL:
                     self._inject(invocation, target, op, args, ordinal, fault)
                 return fault, value
             finally:
