@@ -5,7 +5,7 @@ top level of an ``eutaxy.toml`` beside its scenarios::
 
     [tool.eutaxy]
     prover = ["smt"]     # the engines --prover runs when the command line names none
-    prover-steps = 40000000  # the smt engine's step limit per property (--prover-steps)
+    prover-steps = 16000000  # the smt engine's step limit per property (--prover-steps)
     seed = "nightly-1"   # the exploration seed (default: the scenario file's name)
     budget-ms = 5000     # the wall-time budget (default: the scenario's bounds.budgetMs)
     max-runs = 400       # the run cap (default: bounds.maxRuns, else none)
