@@ -26,9 +26,11 @@ def test_the_ignored_unprocessed_items_lose_a_line():
     (snapshot,) = [e for e in verdict["trace"] if e["kind"] == "snapshot" and e["target"] == "DynamoDB:order_lines"]
     assert [result["payload"]["args"]["RequestItems"]["order_lines"][0]["PutRequest"]["Item"]] == snapshot["payload"]["rows"]
     # The report names the fault and shows which line came back unprocessed.
-    text = render_text(verdict, wide=True)
-    assert "partial" in text
-    assert "UnprocessedItems" in text and sent["PutRequest"]["Item"]["line"] in text
+    (fault_record,) = [e for e in verdict["trace"] if e["kind"] == "fault"]
+    assert {"UnprocessedItems": {"order_lines": [sent]}} == fault_record["payload"]["left"]
+    text = render_text(verdict)
+    assert '!! partial' in text
+    assert 'left: {"UnprocessedItems":{"order_lines":[{"PutRequest":{"Item":{"line":"fig","order_id":"o-2"}}}]}}' in text
     # The regression test the user gets fails here and passes on the fixed twin.
     assert_regression_test_catches(
         verdict, os.path.join(HERE, "aws-batch-unprocessed.sim.py"), os.path.join(HERE, "fixed", "aws-batch-unprocessed.sim.py")

@@ -258,6 +258,7 @@ def test_a_partial_batch_write_writes_the_first_half_and_answers_the_rest_unproc
     assert {"items": puts[1:]} == first["payload"]["result"]["UnprocessedItems"]
     (fault,) = [e for e in result["effects"] if e["kind"] == "fault"]
     assert ("partial", first["ordinal"]) == (fault["payload"]["fault"], fault["ordinal"])
+    assert {"UnprocessedItems": {"items": puts[1:]}} == fault["payload"]["left"]
     assert puts[1:] == second["payload"]["args"]["RequestItems"]["items"]
     assert ["b-0", "b-1", "b-2", "seeded"] == [row["id"] for row in _rows(result, "items")]
     options, _ = run_probe([{"action": "batch", "id": "b"}], prefix=[0])

@@ -136,7 +136,7 @@ class Boundary:
             http, parsed = forward(request_dict)
             return _result_of(http, parsed, operation_model), (http, parsed)
 
-        def partial() -> tuple[Any, Any]:
+        def partial() -> tuple[Any, Any, Any]:
             written, unprocessed = split_batch(params.get("RequestItems") or {})
             if written:
                 body = json.dumps(dict(params, RequestItems=written)).encode("utf-8")
@@ -149,7 +149,8 @@ class Boundary:
                 for table, requests in unprocessed.items():
                     left[table] = [*left.get(table, []), *requests]
                 parsed = dict(parsed, UnprocessedItems=left)
-            return _result_of(http, parsed, operation_model), (http, parsed)
+            unprocessed_plain = plain(unprocessed, operation_model.output_shape.members["UnprocessedItems"])
+            return _result_of(http, parsed, operation_model), (http, parsed), {"UnprocessedItems": unprocessed_plain}
 
         batch = op == "BatchWriteItem"
         if batch:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import CALL, FAULT, RESULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
 
@@ -51,10 +52,15 @@ def fault_name(effect: Effect) -> str:
 
 
 def fault_text(effect: Effect) -> str:
-    """``!! crash_after (crashed after the effect committed; ...)``."""
+    """``!! crash_after (crashed after the effect committed; ...)``; a ``partial`` fault also
+    names what it left undone (``left: {"UnprocessedItems": ...}``)."""
     fault = fault_name(effect)
     meaning = FAULT_MEANINGS.get(fault)
-    return f"!! {fault}" + (f" ({meaning})" if meaning else "")
+    text = f"!! {fault}" + (f" ({meaning})" if meaning else "")
+    payload = effect.payload if isinstance(effect.payload, dict) else {}
+    if "left" in payload:
+        text += f"; left: {to_json(payload['left'])}"
+    return text
 
 
 def invocation_label(invocation: str, started_ms: int | None = None) -> str:

@@ -521,7 +521,7 @@ class RunLoop:
         args: Any,
         allowed: Sequence[str],
         perform: Callable[[], tuple[Any, Any]],
-        partial: Callable[[], tuple[Any, Any]] | None = None,
+        partial: Callable[[], tuple[Any, Any, Any]] | None = None,
     ) -> tuple[str | None, Any]:
         """One effect point of the current invocation.
 
@@ -530,9 +530,10 @@ class RunLoop:
         the fault is None, ``error`` (nothing was performed; the platform raises its error)
         or ``ambiguous`` (it committed; the platform raises its timeout). Crashes raise
         ``InvocationCrash`` here, after recording. A point whose ladder holds ``partial``
-        passes ``partial``, which does only part of the work and answers what was left
-        undone; under that fault it runs instead of ``perform``, and the fault is recorded
-        after its result (the caller gets that answer, no error).
+        passes ``partial``, which does only part of the work and returns ``(result payload,
+        value for the caller, what was left undone)``; under that fault it runs instead of
+        ``perform``, and the fault is recorded after its result with ``left`` (the caller
+        gets that answer, no error).
         """
         with self._outside_handler():
             invocation = self.current
@@ -554,14 +555,17 @@ class RunLoop:
                 if fault in _BEFORE:
                     self._inject(invocation, target, op, args, ordinal, fault)
                     return fault, None
-                work = perform
                 if fault == PARTIAL:
                     assert partial is not None, f"{target} {op} took partial without a partial perform"
-                    work = partial
+                    with self.globals.real_randomness():
+                        result, value, left = partial()
+                    self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
+                    self._record(target, op, FAULT, {"args": args, "fault": fault, "left": left}, invocation.id, ordinal)
+                    return fault, value
                 with self.globals.real_randomness():
-                    result, value = work()
+                    result, value = perform()
                 self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
-                if fault in _AFTER or fault == PARTIAL:
+                if fault in _AFTER:
                     self._inject(invocation, target, op, args, ordinal, fault)
                 return fault, value
             finally:
