@@ -4,6 +4,7 @@ Each test runs the probe handler (``handlers/probe.py``) on a few messages under
 schedule and reads the effect log, the snapshots and what the handler saw.
 """
 
+import json
 import os
 import random
 
@@ -272,3 +273,27 @@ def test_a_transaction_fails_as_a_whole_and_takes_no_partial_fault(run_probe):
     result, _ = run_probe([{"action": "transact", "id": "t"}], faults=[("msg-1#1", 0, "error")])
     first = [e["kind"] for e in result["effects"] if (e["invocation"], e["ordinal"]) == ("msg-1#1", 0)]
     assert ["call", "fault"] == first, "the failed transaction sent nothing, so nothing of it committed"
+
+
+def test_a_seeded_item_is_what_the_handler_reads_and_survives_to_the_snapshot(run_probe):
+    """The seed is in the table when the handler runs (a GetItem finds it) and in the snapshot after."""
+    result, seen = run_probe([{"action": "get", "id": "seeded"}])
+    assert {"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}} == _plain(seen[0]["item"])
+    assert [{"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}}] == _rows(result, "items")
+
+
+def _plain(value):
+    """boto3's resource answer as plain JSON (its numbers are Decimals)."""
+    return json.loads(json.dumps(value, default=float))
+
+
+def test_a_seed_item_dynamodb_refuses_is_the_scenarios_error_naming_table_and_index(probe_scenario, plan):
+    """A key of the wrong type: exit 2 naming the table and the item's index, not an error of Eutaxy's."""
+    scenario = probe_scenario([{"id": "a"}])
+    scenario["setup"] = [dynamodb_table("items", {"id": "HASH"}, items=[{"id": "ok"}, {"id": 5}])]
+    with create_platform(scenario) as platform, pytest.raises(UserError) as raised:
+        platform.run(plan(scenario))
+    message = str(raised.value)
+    assert "setup dynamodb_table('items'): items[1] is refused by DynamoDB" in message, message
+    assert "Type mismatch" in message and '{"id":5}' in message, message
+    assert "items" == raised.value.near

@@ -216,16 +216,34 @@ function quote(name) {
 const lastListed = new Map();
 
 /**
- * Drop every user table and view, then apply the schema statements, in one batch (outside
- * the effect log). Deferred foreign keys let tables that reference each other go in any order.
- * @param {string} binding @param {any} real @param {string[]} schema
+ * A row the reset inserts: its table, its index in that table's list and its values, bytes
+ * carried as `{base64}` (eutaxy.cloudflare.d1.seed_rows writes them).
+ * @typedef {{table: string, index: number, row: Record<string, unknown>}} SeedRow
  */
-export async function resetD1(binding, real, schema) {
+
+/** The statement inserting a seeded row, through the real binding so D1 stores each value as it would. @param {any} real @param {SeedRow} seed */
+export function seedStatement(real, seed) {
+  const columns = Object.keys(seed.row);
+  if (columns.length === 0) return real.prepare(`INSERT INTO ${quote(seed.table)} DEFAULT VALUES`);
+  const values = Object.values(seed.row).map((value) =>
+    value !== null && typeof value === "object" && "base64" in value ? Uint8Array.from(atob(String(value.base64)), (c) => c.charCodeAt(0)) : value);
+  return real.prepare(`INSERT INTO ${quote(seed.table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...values);
+}
+
+/**
+ * Drop every user table and view, then apply the schema statements and insert the seeded
+ * rows, in one batch (outside the effect log). Deferred foreign keys let tables that
+ * reference each other be dropped, and rows be seeded, in any order: D1 checks them when
+ * the batch commits.
+ * @param {string} binding @param {any} real @param {string[]} schema @param {SeedRow[]} [rows]
+ */
+export async function resetD1(binding, real, schema, rows = []) {
   const listed = lastListed.get(binding) ?? (await real.prepare(LIST_SQL).all()).results;
   lastListed.delete(binding);
   const drops = listed.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
-  const sql = [...(drops.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...schema];
-  if (sql.length) await real.batch(sql.map((text) => real.prepare(text)));
+  const sql = [...(drops.length || rows.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...schema];
+  const statements = [...sql.map((text) => real.prepare(text)), ...rows.map((seed) => seedStatement(real, seed))];
+  if (statements.length) await real.batch(statements);
 }
 
 /** @type {Map<string, string[]>} the tables each binding's last snapshot read */

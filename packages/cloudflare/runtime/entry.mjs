@@ -65,7 +65,8 @@ export function createControl(userModule) {
         const user = error instanceof UserFacingError;
         const message = error instanceof Error ? (user ? error.message : `${error.name}: ${error.message}\n${error.stack ?? ""}`) : String(error);
         if (!user) console.error("eutaxy: run failed inside the isolate:", message);
-        return json({ error: message, user }, user ? 400 : 500);
+        const near = user ? error.near : undefined;
+        return json({ error: message, user, ...(near ? { near } : {}) }, user ? 400 : 500);
       }
     },
   };

@@ -4,6 +4,8 @@
 /** A failure that is the user's to fix (the Worker has no handler for the drive, ...). */
 export class UserFacingError extends Error {
   name = "UserFacingError";
+  /** @type {string | undefined} the word of the scenario the mistake is written at, when known (the Python side finds its line) */
+  near;
 }
 
 /**

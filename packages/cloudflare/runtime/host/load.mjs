@@ -78,9 +78,9 @@ export function schemaProblems(schema, value, at = "load") {
 
 /** @param {any} worker @param {any[]} setup the in-isolate runtime's config (run.mjs RuntimeConfig) */
 function runtimeConfig(worker, setup) {
-  /** @type {Record<string, {schema: string[], sources: string[]}>} */
+  /** @type {Record<string, {schema: string[], sources: string[], rows: import("../d1.mjs").SeedRow[]}>} */
   const d1 = {};
-  for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [] };
+  for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [], rows: [] };
   /** @type {Record<string, {objects: Record<string, unknown> | null}>} */
   const r2 = {};
   for (const binding of Object.keys(worker.r2Buckets)) r2[binding] = { objects: null };
@@ -123,6 +123,9 @@ function runtimeConfig(worker, setup) {
       cursor = at + statement.length;
       d1[step.binding].schema.push(statement);
       d1[step.binding].sources.push(`${step.path}:${text.slice(0, at + sqlStart(statement)).split("\n").length}`);
+    }
+    for (const [table, rows] of Object.entries(step.rows ?? {})) {
+      /** @type {Record<string, unknown>[]} */ (rows).forEach((row, index) => d1[step.binding].rows.push({ table, index, row }));
     }
   }
   /** @type {Record<string, string>} */

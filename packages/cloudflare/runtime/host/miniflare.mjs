@@ -322,13 +322,16 @@ function resultText(answer) {
   if (answer.status === 200) return answer.text;
   let error = answer.text;
   let user = false;
+  /** @type {string | undefined} */
+  let near;
   try {
     const data = JSON.parse(answer.text);
     error = data.error ?? error;
     user = Boolean(data.user);
+    near = typeof data.near === "string" ? data.near : undefined;
   } catch {
     // Not JSON: workerd's own error page; pass its text on.
   }
-  if (user) throw new UserError(error);
+  if (user) throw Object.assign(new UserError(error), near ? { near } : {});
   throw new Error(`the run failed inside the isolate (status ${answer.status}): ${error}`);
 }

@@ -15,7 +15,10 @@ export function log(message) {
 }
 
 /** A failure that is the user's to fix (the Worker does not bundle, a setup step names an unknown binding). */
-export class UserError extends Error {}
+export class UserError extends Error {
+  /** @type {string | undefined} the scenario's word the mistake is written at, when known (the Python side finds its line) */
+  near;
+}
 
 function nodeModulesDir() {
   const at = process.argv.indexOf("--node-modules");

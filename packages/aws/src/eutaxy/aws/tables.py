@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.canonical import to_json
+from eutaxy.core.errors import UserError
 
 from eutaxy.aws.dynamodb import attribute_value, plain_attribute_value
 
@@ -86,7 +87,7 @@ class Tables:
 
     # --- the two resets ------------------------------------------------------------------
 
-    def _full_reset(self, tables: Iterable[Mapping[str, Any]]) -> None:
+    def _full_reset(self, tables: Sequence[Mapping[str, Any]]) -> None:
         existing, self._created = self._created, None
         for name in self._all_tables() if existing is None else existing:
             self.client.delete_table(TableName=name)
@@ -103,7 +104,10 @@ class Tables:
             )
             created.append(table["name"])
         self._created = created
-        self._write([(table["name"], {"PutRequest": {"Item": _typed_item(item)}}) for table in tables for item in table.get("items") or ()])
+        try:
+            self._write([(table["name"], {"PutRequest": {"Item": _typed_item(item)}}) for table in tables for item in table.get("items") or ()])
+        except ClientError as error:
+            raise self._seed_failure(tables, error) from None
 
     def _put_back(self, tables: Iterable[Mapping[str, Any]], leftover: Mapping[str, list[dict[str, Any]]]) -> None:
         requests: list[tuple[str, dict[str, Any]]] = []
@@ -115,6 +119,22 @@ class Tables:
                     requests.append((table["name"], {"DeleteRequest": {"Key": key}}))
             requests.extend((table["name"], {"PutRequest": {"Item": item}}) for item in seeds)
         self._write(requests)
+
+    def _seed_failure(self, tables: Sequence[Mapping[str, Any]], error: ClientError) -> Exception:
+        """Why the seeds did not go in: each item put alone, the first DynamoDB refuses named by
+        its table and index (the scenario's to fix, exit 2); else the batch's own error."""
+        for table in tables:
+            for index, item in enumerate(table.get("items") or ()):
+                try:
+                    self.client.put_item(TableName=table["name"], Item=_typed_item(item))
+                except ClientError as refused:
+                    message = str(refused.response.get("Error", {}).get("Message") or refused)
+                    return UserError(
+                        f"setup dynamodb_table({table['name']!r}): items[{index}] is refused by DynamoDB: {message}; item: {to_json(item)}",
+                        near=table["name"],
+                    )
+        unexplained: Exception = error
+        return unexplained
 
     # --- calls -------------------------------------------------------------------------
 

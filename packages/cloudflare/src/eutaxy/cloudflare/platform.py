@@ -119,7 +119,8 @@ class CloudflarePlatform:
                 return RunResult.from_data(self._with_unset_bindings(result))
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
-                raise UserError(redact(_as_seen(str(answer.get("error"))), self._spec.secrets))
+                near = answer.get("near")
+                raise UserError(redact(_as_seen(str(answer.get("error"))), self._spec.secrets), near=near if isinstance(near, str) else None)
             failure = redact(f"the Node host failed a run: {answer.get('error')}\n{host.log_tail()}", self._spec.secrets)
             error = host_module.HostError(failure)
             if host.what_died() is None:

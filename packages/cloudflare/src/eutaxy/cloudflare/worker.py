@@ -24,7 +24,7 @@ from eutaxy.core.errors import UserError, nearest_names
 
 from . import config_sections, externals, kv, variables, wrangler
 from .assets import served_by
-from .d1 import migration_files
+from .d1 import migration_files, seed_rows
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
@@ -381,6 +381,8 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
                 f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare; {known}",
                 near=str(binding),
             )
+        if "rows" in step:
+            resolved["rows"] = seed_rows(step["rows"], f"setup[{index}]: d1_schema({binding!r})")
     if step.get("kind") == "r2_bucket":
         binding = step.get("binding")
         buckets = _r2_buckets(config)
@@ -470,14 +472,19 @@ def _schema_files(setup: tuple[dict[str, Any], ...], migrated: list[tuple[str, P
 
 def _file_steps(setup: tuple[dict[str, Any], ...], sources: list[_SchemaSource]) -> tuple[dict[str, Any], ...]:
     """The setup with each d1_schema step one step per file, in place (the runtime applies a binding's
-    steps in turn, and setup order is the reset's and the snapshot's), then the config's migrations."""
+    steps in turn, and setup order is the reset's and the snapshot's; the last carries the step's
+    seeded rows), then the config's migrations."""
     by_binding = {source.binding: source for source in sources}
     steps: list[dict[str, Any]] = []
     for step in setup:
         if step.get("kind") != "d1_schema":
             steps.append(step)
             continue
-        steps += [{"kind": "d1_schema", "binding": step["binding"], "path": str(path)} for path in by_binding[step["binding"]].files]
+        files = [{"kind": "d1_schema", "binding": step["binding"], "path": str(path)} for path in by_binding[step["binding"]].files]
+        if "rows" in step:
+            # The rows go in after the whole schema: on the binding's last file.
+            files[-1]["rows"] = step["rows"]
+        steps += files
     for source in sources:
         if source.origin == "config":
             steps += [{"kind": "d1_schema", "binding": source.binding, "path": str(path)} for path in source.files]
