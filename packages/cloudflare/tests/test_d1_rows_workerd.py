@@ -30,6 +30,21 @@ export default {
           .bind(order, customer, `${found.name}/${found.vip}`).run();
       } else if (op === "forget") {
         await env.DB.prepare("DELETE FROM customers WHERE id = ?").bind(customer).run();
+      } else if (op === "pragmas") {
+        // What D1 answers for each pragma docs/cloudflare.md names, and whether foreign keys can be turned off.
+        const ask = async (sql) => {
+          try {
+            const row = await env.DB.prepare(sql).first();
+            return row === null ? "no answer" : String(Object.values(row)[0]);
+          } catch (error) {
+            return `refused: ${error.message}`;
+          }
+        };
+        for (const name of message.body.names) {
+          await env.DB.prepare("INSERT INTO pragmas (name, value) VALUES (?, ?)").bind(name, await ask(`PRAGMA ${name}`)).run();
+        }
+        await ask("PRAGMA foreign_keys = OFF");
+        await env.DB.prepare("INSERT INTO pragmas (name, value) VALUES (?, ?)").bind("foreign_keys after = OFF", await ask("PRAGMA foreign_keys")).run();
       }
       message.ack();
     }
@@ -56,6 +71,8 @@ CREATE TABLE orders (
   customer_id TEXT NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
   label TEXT
 );
+
+CREATE TABLE pragmas (name TEXT PRIMARY KEY, value TEXT);
 """
 
 #: The child table first: the reset defers foreign keys, so the order rows are listed in does not matter.
@@ -117,6 +134,38 @@ def test_rows_survive_to_the_snapshot_when_the_worker_writes_nothing(tmp_path):
         snapshot = tables(replay(platform, scenario))
     assert [{"id": "o-0", "customer_id": "c-2", "label": "seeded"}] == snapshot["orders"]
     assert ["c-1", "c-2"] == [row["id"] for row in snapshot["customers"]]
+
+
+#: What Miniflare's D1 answers to each pragma, as docs/cloudflare.md ("D1 as D1") writes it.
+PRAGMAS = {
+    "foreign_keys": "1",
+    "defer_foreign_keys": "0",
+    "recursive_triggers": "0",
+    "ignore_check_constraints": "0",
+    "legacy_alter_table": "0",
+    "reverse_unordered_selects": "0",
+    "case_sensitive_like": "no answer",
+    "journal_mode": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "synchronous": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "busy_timeout": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "cache_size": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "temp_store": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "auto_vacuum": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "encoding": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "page_size": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "locking_mode": "refused: D1_ERROR: not authorized: SQLITE_AUTH",
+    "foreign_keys after = OFF": "1",
+}
+
+
+def test_the_pragmas_d1_sets_are_as_the_docs_say(tmp_path):
+    """Foreign keys on (and not turned off by PRAGMA foreign_keys = OFF), the rest SQLite's defaults or refused."""
+    root = project(tmp_path)
+    names = [name for name in PRAGMAS if " " not in name]
+    scenario = scenario_in(root, {}, [{"op": "pragmas", "names": names}])
+    with create_platform(scenario) as platform:
+        snapshot = tables(replay(platform, scenario))
+    assert PRAGMAS == {row["name"]: row["value"] for row in snapshot["pragmas"]}
 
 
 @pytest.mark.parametrize(
