@@ -27,7 +27,15 @@ class _FailingLocal:
 
 
 def _run_put(error):
-    loop = RunLoop.from_plan({"streams": {"globals": [1, 2, 3, 4], "turns": [1, 2, 3, 4]}, "policy": {"kind": "first"}, "maxFaults": 0})
+    loop = RunLoop.from_plan(
+        {
+            "scenario": {"bounds": {"effectHangMs": 10_000}},
+            "streams": {"globals": [1, 2, 3, 4], "turns": [1, 2, 3, 4]},
+            "prefix": [],
+            "policy": {"kind": "first"},
+            "maxFaults": 0,
+        }
+    )
     client = boto3.session.Session().client(
         "dynamodb", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
     )

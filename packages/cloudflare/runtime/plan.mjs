@@ -16,6 +16,11 @@
  * recorded pick of `policy.turns` and the turn stream once they run out, `first` 0. The
  * stream is drawn only when the policy is asked, so a forced prefix leaves it untouched.
  *
+ * Every field the follower reads must be in the plan (`prefix`, `policy` with its own
+ * fields, `maxFaults`, `streams.turns`): a plan without one is refused naming the field,
+ * never followed with a zero or an empty list (a missing `maxFaults` read as 0 would explore
+ * without faults and still say BOUNDED).
+ *
  * engine/follower.py is the same rule in Python; both are tested against core's
  * vectors/follower.json (test/plan.test.mjs here), so neither can drift alone.
  */
@@ -23,37 +28,61 @@
 import { Xoshiro128 } from "./prng.mjs";
 
 /**
- * @typedef {{kind: "seeded", faults?: Record<string, number>}
- *   | {kind: "replay", faults?: {invocation: string, ordinal: number, fault: string}[], turns?: number[]}
+ * @typedef {{kind: "seeded", faults: Record<string, number>}
+ *   | {kind: "replay", faults: {invocation: string, ordinal: number, fault: string}[], turns: number[]}
  *   | {kind: "first"}} Policy
  * @typedef {{kind: "fault", invocation: string, ordinal: number, target: string, options: string[], chosen: number}} FaultDecision
  * @typedef {{kind: "turn", options: object[], chosen: number, more: boolean}} TurnDecision
  */
 
+/**
+ * A field the plan must carry, checked: a plan missing it (or carrying a value of another
+ * shape) is Eutaxy's own bug, never a default. Python's RunPlan.to_data writes every one.
+ * @template T
+ * @param {T | undefined} value @param {string} field @param {(value: any) => boolean} fits @param {string} expected
+ * @returns {T}
+ */
+function need(value, field, fits, expected) {
+  if (value === undefined) throw new Error(`plan: ${field} is missing (expected ${expected}; core.protocol's RunPlan.to_data writes it)`);
+  if (!fits(value)) throw new Error(`plan: ${field}: expected ${expected}, found ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** @param {unknown} value */
+const isNaturalNumber = (value) => Number.isInteger(value) && /** @type {number} */ (value) >= 0;
+/** @param {unknown} value */
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
 export class PlanFollower {
-  /** @param {{prefix?: number[], policy?: Policy, maxFaults?: number, streams?: {turns?: number[]}}} plan */
+  /** @param {{prefix: number[], policy: Policy, maxFaults: number, streams: {turns: number[]}}} plan */
   constructor(plan) {
     /** Forced choice indices, taken first, one per decision. */
-    this.prefix = Array.isArray(plan.prefix) ? plan.prefix : [];
+    this.prefix = need(plan.prefix, "prefix", Array.isArray, "a list of option indices");
     /** @type {Policy} */
-    this.policy = plan.policy ?? { kind: "first" };
+    this.policy = need(plan.policy, "policy", isObject, "an object with a kind");
     if (!["seeded", "replay", "first"].includes(this.policy.kind)) {
       throw new Error(`plan: unknown policy kind ${JSON.stringify(this.policy.kind)}`);
     }
     if (this.policy.kind === "seeded") {
       // core.protocol's SeededPolicy sends kind draws only; a kind by name is what
       // docs/protocol.schema.json refuses too (engine/follower.py refuses it the same way).
-      for (const [ordinal, draw] of Object.entries(this.policy.faults ?? {})) {
+      const faults = need(this.policy.faults, "policy.faults", isObject, "an object of eligible ordinal -> kind draw");
+      for (const [ordinal, draw] of Object.entries(faults)) {
         if (!Number.isInteger(draw) || /** @type {number} */ (draw) < 0 || /** @type {number} */ (draw) >= 2 ** 32) {
           throw new Error(`plan: seeded fault at eligible ordinal ${ordinal}: expected a 32-bit kind draw, found ${JSON.stringify(draw)}`);
         }
       }
     }
-    this.maxFaults = Number.isInteger(plan.maxFaults) ? /** @type {number} */ (plan.maxFaults) : 0;
+    if (this.policy.kind === "replay") {
+      need(this.policy.faults, "policy.faults", Array.isArray, "a list of faults by invocation and ordinal");
+      need(this.policy.turns, "policy.turns", Array.isArray, "a list of turn picks");
+    }
+    /** No fault decision is offered once this many faults were injected in the run. */
+    this.maxFaults = need(plan.maxFaults, "maxFaults", isNaturalNumber, "a non-negative integer");
     /** @type {(FaultDecision | TurnDecision)[]} every decision taken, in order */
     this.decisions = [];
     /** The turn stream's state words; the stream itself is made on the first draw. */
-    this.turnWords = plan.streams?.turns ?? [1, 0, 0, 0];
+    this.turnWords = need(need(plan.streams, "streams", isObject, "an object of stream words").turns, "streams.turns", Array.isArray, "the turn stream's four state words");
     /** @type {Xoshiro128 | null} */
     this.turnStream = null;
     /** Turn decisions taken so far (indexes `policy.turns` under replay). */
@@ -88,13 +117,13 @@ export class PlanFollower {
     const policy = this.policy;
     if (policy.kind === "first") return 0;
     if (policy.kind === "seeded") {
-      const drawn = policy.faults?.[String(eligibleOrdinal)];
+      const drawn = policy.faults[String(eligibleOrdinal)];
       if (drawn === undefined) return 0;
       // Core sends a 32-bit kind draw: the kind is allowed[draw % len(allowed)], so it is
       // always one the point allows.
       return 1 + (drawn % (options.length - 1));
     }
-    const fault = (policy.faults ?? []).find((f) => f.invocation === invocation && f.ordinal === ordinal);
+    const fault = policy.faults.find((f) => f.invocation === invocation && f.ordinal === ordinal);
     if (!fault) return 0;
     const at = options.indexOf(fault.fault);
     return at > 0 ? at : 0;
@@ -122,7 +151,7 @@ export class PlanFollower {
     const policy = this.policy;
     if (policy.kind === "first") return 0;
     if (policy.kind === "replay") {
-      const recorded = policy.turns ?? [];
+      const recorded = policy.turns;
       if (nth < recorded.length) return recorded[nth];
     }
     if (!this.turnStream) this.turnStream = new Xoshiro128(this.turnWords);

@@ -52,10 +52,12 @@ export class Run {
     this.userModule = userModule;
     /** @type {Map<string, (event: any, env: any, ctx: any) => unknown>} each handler method, looked up once */
     this.handlers = new Map();
-    this.scenario = plan.scenario ?? {};
+    assert(typeof plan.scenario === "object" && plan.scenario !== null, "the plan carries no scenario (core.protocol's RunPlan.to_data writes it)");
+    this.scenario = plan.scenario;
     this.config = config;
     this.realEnv = realEnv;
     this.clock = new VirtualClock();
+    // The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, streams.turns).
     this.follower = new PlanFollower(plan);
     /** @type {object[]} the effect log, in the order effects happened */
     this.effects = [];
@@ -75,7 +77,9 @@ export class Run {
     assert(Number.isInteger(effectHangMs) && effectHangMs > 0, () => `the plan's bounds carry effectHangMs ${JSON.stringify(effectHangMs)}, not a positive integer (with_bounds writes it)`);
     /** Real time one effect's I/O may take before it counts as hung; `budgetMs` is the exploration's. */
     this.effectHangMs = effectHangMs;
-    this.globals = new VirtualGlobals(plan.streams?.globals ?? [1, 0, 0, 0], this.clock, {
+    const globalWords = plan.streams.globals;
+    assert(Array.isArray(globalWords), "the plan's streams carry no globals words (core.protocol's RunPlan.to_data writes them)");
+    this.globals = new VirtualGlobals(globalWords, this.clock, {
       current: () => this.current,
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
       work: (promise) => this.work(promise),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -46,8 +47,17 @@ def test_the_follower_answers_each_vector(case):
 
 @pytest.mark.parametrize("refused", VECTORS["refused"], ids=[r["name"] for r in VECTORS["refused"]])
 def test_the_follower_refuses_each_refused_plan(refused):
-    with pytest.raises(ValueError):
+    """A malformed plan, or one missing a field the follower reads, is refused naming what is wrong."""
+    with pytest.raises(ValueError, match=re.escape(refused["names"])):
         PlanFollower.from_plan(refused["plan"])
+
+
+def test_a_plan_without_max_faults_fails_loudly():
+    """A missing maxFaults is an internal error naming it, never a run with no faults that says BOUNDED."""
+    plan = {"prefix": [], "policy": {"kind": "first"}, "streams": {"turns": [1, 0, 0, 0]}}
+    with pytest.raises(ValueError, match="plan: maxFaults is missing"):
+        PlanFollower.from_plan(plan)
+    assert any("maxFaults" not in refused["plan"] for refused in VECTORS["refused"])
 
 
 def test_the_vectors_cover_every_policy_and_both_decision_kinds():

@@ -84,7 +84,13 @@ def test_everything_is_restored_when_the_run_fails():
 
 
 def test_the_run_loop_restores_globals_even_when_its_body_raises():
-    plan = {"streams": {"globals": list(WORDS), "turns": [1, 2, 3, 4]}, "policy": {"kind": "first"}, "maxFaults": 0}
+    plan = {
+        "scenario": {"bounds": {"effectHangMs": 10_000}},
+        "streams": {"globals": list(WORDS), "turns": [1, 2, 3, 4]},
+        "prefix": [],
+        "policy": {"kind": "first"},
+        "maxFaults": 0,
+    }
     loop = RunLoop.from_plan(plan)
     real_urandom = os.urandom
 

@@ -12,13 +12,17 @@ from eutaxy.engine.runloop import PlanFollower, RunLoop, plan_data, unsupported_
 
 
 def _plan(policy=None, prefix=(), max_faults=1):
+    policy = dict(policy or {"kind": "first"})
+    if policy["kind"] == "replay":
+        # As core.protocol.ReplayPolicy.to_data writes it: the turn picks always (none here).
+        policy.setdefault("turns", [])
     return {
         "protocol": 1,
-        "scenario": {},
+        "scenario": {"bounds": {"effectHangMs": 10_000}},
         "seed": "test",
         "streams": {"globals": [1, 2, 3, 4], "turns": [5, 6, 7, 8]},
         "prefix": list(prefix),
-        "policy": policy or {"kind": "first"},
+        "policy": policy,
         "maxFaults": max_faults,
     }
 
@@ -330,9 +334,8 @@ def test_slow_effects_do_not_count():
         # The resolved effect hang bound, not the exploration budget beside it.
         ({"budgetMs": 600_000, "effectHangMs": 20_000}, 20.0),
         ({"budgetMs": 5_000, "effectHangMs": 60_000}, 60.0),
-        # Below the floor, or absent (a hand-made plan): the floor.
+        # Below the floor: the floor.
         ({"budgetMs": 600_000, "effectHangMs": 500}, 10.0),
-        ({}, 10.0),
     ],
 )
 def test_the_stuck_threshold_is_the_plans_effect_hang_bound(bounds, threshold_s):

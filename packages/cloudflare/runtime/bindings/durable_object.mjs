@@ -353,7 +353,8 @@ function makeStub(run, inv, binding, realStub, id) {
    * @param {(value: any) => unknown} summarize
    */
   const point = (op, args, perform, summarize) => {
-    if ((run.scenario.bounds?.maxConcurrentInvocations ?? 1) > 1) {
+    // Run's constructor asserted the bound is an integer of at least 1.
+    if (run.scenario.bounds.maxConcurrentInvocations > 1) {
       run.markUnsupported("object_concurrency", `Durable Object ${binding}/${object}.${op}: calls into Durable Objects in a concurrent run are not modelled yet`);
       return never();
     }

@@ -15,8 +15,16 @@ import { REPO } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors/follower.json");
 
+/**
+ * A whole plan as core.protocol's RunPlan.to_data writes it, with `fields` over it.
+ * @param {object} fields
+ */
+function plan(fields) {
+  return { prefix: [], policy: { kind: "first" }, maxFaults: 1, streams: { turns: [1, 0, 0, 0] }, ...fields };
+}
+
 test("first takes option 0 everywhere and counts eligible points", () => {
-  const f = new PlanFollower({ policy: { kind: "first" }, maxFaults: 1 });
+  const f = new PlanFollower(plan({ policy: { kind: "first" }, maxFaults: 1 }));
   assert.equal(f.faultAt("msg-1#1", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("msg-1#1", 1, "Queue:q", []), "none");
   assert.equal(f.faultAt("msg-1#1", 2, "Queue:q", DECISION_FAULTS), "none");
@@ -29,42 +37,48 @@ test("first takes option 0 everywhere and counts eligible points", () => {
 });
 
 test("the prefix is taken first, then the policy; an index out of range takes option 0", () => {
-  const f = new PlanFollower({ prefix: [0, 9], policy: { kind: "first" }, maxFaults: 2 });
+  const f = new PlanFollower(plan({ prefix: [0, 9], policy: { kind: "first" }, maxFaults: 2 }));
   assert.equal(f.faultAt("a#1", 0, "D1:DB", READ_FAULTS), "none");
   assert.equal(f.faultAt("a#1", 1, "D1:DB", READ_FAULTS), "none");
   assert.equal(f.decisions[1].chosen, 0);
-  const g = new PlanFollower({ prefix: [2], policy: { kind: "first" }, maxFaults: 1 });
+  const g = new PlanFollower(plan({ prefix: [2], policy: { kind: "first" }, maxFaults: 1 }));
   assert.equal(g.faultAt("a#1", 0, "D1:DB", WRITE_FAULTS), "crash_after");
 });
 
 test("no decision is offered once maxFaults faults were injected", () => {
-  const f = new PlanFollower({ prefix: [1], policy: { kind: "first" }, maxFaults: 1 });
+  const f = new PlanFollower(plan({ prefix: [1], policy: { kind: "first" }, maxFaults: 1 }));
   assert.equal(f.faultAt("a#1", 0, "D1:DB", WRITE_FAULTS), "crash_before");
   assert.equal(f.faultAt("a#2", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.decisions.length, 1);
   assert.equal(f.eligible, 1);
-  const none = new PlanFollower({ policy: { kind: "first" }, maxFaults: 0 });
+  const none = new PlanFollower(plan({ policy: { kind: "first" }, maxFaults: 0 }));
   assert.equal(none.faultAt("a#1", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(none.eligible, 0);
 });
 
 test("seeded looks the eligible ordinal up: a kind draw picks allowed[draw % len]", () => {
-  const f = new PlanFollower({ policy: { kind: "seeded", faults: { "1": 6 } }, maxFaults: 3 });
+  const f = new PlanFollower(plan({ policy: { kind: "seeded", faults: { "1": 6 } }, maxFaults: 3 }));
   assert.equal(f.faultAt("a#1", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("a#1", 1, "D1:DB", WRITE_FAULTS), "ambiguous"); // 6 % 4 = 2
-  const g = new PlanFollower({ policy: { kind: "seeded", faults: { "0": 5 } }, maxFaults: 1 });
+  const g = new PlanFollower(plan({ policy: { kind: "seeded", faults: { "0": 5 } }, maxFaults: 1 }));
   assert.equal(g.faultAt("a#1", 0, "Queue:q", DECISION_FAULTS), "crash_after"); // 5 % 2 = 1
 });
 
 test("replay keys faults by invocation and ordinal, not by position", () => {
-  const f = new PlanFollower({ policy: { kind: "replay", faults: [{ invocation: "msg-2#1", ordinal: 1, fault: "error" }], turns: [] }, maxFaults: 1 });
+  const f = new PlanFollower(plan({ policy: { kind: "replay", faults: [{ invocation: "msg-2#1", ordinal: 1, fault: "error" }], turns: [] }, maxFaults: 1 }));
   assert.equal(f.faultAt("msg-1#1", 1, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("msg-2#1", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("msg-2#1", 1, "D1:DB", WRITE_FAULTS), "error");
 });
 
 test("an unknown policy is refused", () => {
-  assert.throws(() => new PlanFollower({ policy: /** @type {any} */ ({ kind: "random" }) }), /unknown policy/);
+  assert.throws(() => new PlanFollower(plan({ policy: /** @type {any} */ ({ kind: "random" }) })), /unknown policy/);
+});
+
+test("a plan without maxFaults fails loudly, naming it (never read as 0)", () => {
+  const { maxFaults: _, ...without } = plan({});
+  assert.throws(() => new PlanFollower(/** @type {any} */ (without)), /plan: maxFaults is missing/);
+  assert.throws(() => new PlanFollower(plan({ maxFaults: /** @type {any} */ ("1") })), /plan: maxFaults: expected a non-negative integer/);
 });
 
 test("core's follower vectors: the same answers, decisions and counts as engine/follower.py", () => {
@@ -84,6 +98,6 @@ test("core's follower vectors: the same answers, decisions and counts as engine/
     assert.equal(misaligned, c.misaligned, `misaligned: ${c.name}`);
   }
   for (const r of data.refused) {
-    assert.throws(() => new PlanFollower(r.plan), /plan: /, r.name);
+    assert.throws(() => new PlanFollower(r.plan), (/** @type {Error} */ error) => error.message.startsWith("plan: ") && error.message.includes(r.names), r.name);
   }
 });

@@ -16,6 +16,7 @@ __all__ = [
     "BOUND_NAMES",
     "BUDGET_MS_MAX",
     "EFFECT_HANG_MS_DEFAULT",
+    "MODULE_STATE_RUNS_DEFAULT",
     "PRODUCED_MESSAGES_MAX_DEFAULT",
     "RUNS_MAX",
     "Bounds",
@@ -24,14 +25,26 @@ __all__ = [
     "with_bounds",
 ]
 
-#: Defaults for bounds a scenario leaves out (the scenario helpers write the same ones).
+# The engine's defaults, each with its source. These (and the binding records' own) are the
+# only defaults there are: with_bounds writes them into every plan, and a runtime or a
+# follower that finds a bound or a plan field missing fails as an internal error naming it.
+
+#: Defaults for bounds a scenario leaves out. The first four are the bounds of the seeds'
+#: example scenario spec ("Spec language, invariants and refines": ``bounds: { maxFaultsPerRun: 1,
+#: maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 2000 }``).
 MAX_FAULTS_PER_RUN_DEFAULT = 1
 MAX_REDELIVERIES_DEFAULT = 2
 MAX_CONCURRENT_INVOCATIONS_DEFAULT = 1
 #: Two seconds of exploration: long enough to reach a few hundred runs of a small Worker.
 BUDGET_MS_DEFAULT = 2000
-#: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path.
+#: Nine later runs in ten inject faults; the tenth keeps measuring the fault-free path (the
+#: seeds on seeded exploration: "faultProbability is the share of those later runs that
+#: inject faults (default 0.9)").
 FAULT_PROBABILITY_DEFAULT = 0.9
+#: Runs the module-state check reruns in reverse before BOUNDED: two cost two extra runs and
+#: catch state the first run left for the second, the common leak (the seeds' "Running inside workerd"
+#: 3: "The pass costs two extra runs by default"); ``module_state_runs`` sizes it, 0 disables it.
+MODULE_STATE_RUNS_DEFAULT = 2
 #: Messages a run's handlers may produce (a Worker's queue send, an SQS SendMessage): each one
 #: onto a queue the handler consumes is another delivery, so a handler that produces on every
 #: delivery would never end. A run that produces more is UNSUPPORTED (produced_message_limit).

@@ -16,6 +16,11 @@ the plan's policy:
   ``policy.turns[n]``) and the turn stream once they run out, ``first`` takes 0. The stream
   is drawn only when the policy is asked, so a forced prefix leaves it untouched.
 
+Every field the follower reads must be in the plan (``prefix``, ``policy`` with its own
+fields, ``maxFaults``, ``streams.turns``): a plan without one is refused naming the field
+(``ValueError``, an internal error: exit 3), never followed with a zero or an empty list (a
+missing ``maxFaults`` read as 0 would explore without faults and still say BOUNDED).
+
 The JavaScript runtime's follower (packages/cloudflare/runtime/plan.mjs) is the same rule;
 both are tested against core's vectors/follower.json, so neither can drift alone.
 """
@@ -33,6 +38,16 @@ __all__ = ["PlanFollower"]
 _POLICY_KINDS = ("seeded", "replay", "first")
 
 
+def _need(data: dict[str, Any], field: str, kind: type, expected: str, at: str = "") -> Any:
+    """``data[field]``, which the plan must carry as a ``kind``; its absence is Eutaxy's own bug."""
+    if field not in data:
+        raise ValueError(f"plan: {at}{field} is missing (expected {expected}; core.protocol's RunPlan.to_data writes it)")
+    value = data[field]
+    if not isinstance(value, kind):
+        raise ValueError(f"plan: {at}{field}: expected {expected}, found {value!r}")
+    return value
+
+
 def _index_fits(index: Any, count: int) -> bool:
     return isinstance(index, int) and not isinstance(index, bool) and 0 <= index < count
 
@@ -43,9 +58,10 @@ class PlanFollower:
 
     prefix: Sequence[int]
     policy: dict[str, Any]
+    #: No fault decision is offered once this many faults were injected in the run.
     max_faults: int
     #: The turn stream's four state words (the plan's ``streams.turns``).
-    turn_words: Sequence[int] = (1, 0, 0, 0)
+    turn_words: Sequence[int]
     #: Every decision taken, in order (the RunResult's ``decisions``).
     decisions: list[dict[str, Any]] = attrs.Factory(list)
     #: Eligible points reached so far; also the next point's eligible ordinal.
@@ -59,22 +75,33 @@ class PlanFollower:
 
     @classmethod
     def from_plan(cls, plan: dict[str, Any]) -> "PlanFollower":
-        """The follower for a plan's data (``RunPlan.to_data()``)."""
-        policy = plan.get("policy") or {"kind": "first"}
+        """The follower for a plan's data (``RunPlan.to_data()``).
+
+        Every field the follower reads must be there: a plan missing one is Eutaxy's own
+        bug and is refused naming the field, never followed with a zero or an empty list.
+        """
+        policy = _need(plan, "policy", dict, "an object with a kind")
         if policy.get("kind") not in _POLICY_KINDS:
-            raise ValueError(f"unknown plan policy {policy.get('kind')!r}")
+            raise ValueError(f"plan: unknown policy kind {policy.get('kind')!r}")
         if policy["kind"] == "seeded":
-            for ordinal, draw in (policy.get("faults") or {}).items():
+            faults = _need(policy, "faults", dict, "an object of eligible ordinal -> kind draw", "policy.")
+            for ordinal, draw in faults.items():
                 # core.protocol's SeededPolicy sends kind draws only; a kind by name is
                 # what docs/protocol.schema.json refuses too.
                 if not (isinstance(draw, int) and not isinstance(draw, bool) and 0 <= draw < 2**32):
-                    raise ValueError(f"seeded fault at eligible ordinal {ordinal}: expected a 32-bit kind draw, found {draw!r}")
-        streams = plan.get("streams") or {}
+                    raise ValueError(f"plan: seeded fault at eligible ordinal {ordinal}: expected a 32-bit kind draw, found {draw!r}")
+        if policy["kind"] == "replay":
+            _need(policy, "faults", list, "a list of faults by invocation and ordinal", "policy.")
+            _need(policy, "turns", list, "a list of turn picks", "policy.")
+        max_faults = _need(plan, "maxFaults", int, "a non-negative integer")
+        if isinstance(max_faults, bool) or max_faults < 0:
+            raise ValueError(f"plan: maxFaults: expected a non-negative integer, found {max_faults!r}")
+        streams = _need(plan, "streams", dict, "an object of stream words")
         return cls(
-            prefix=tuple(plan.get("prefix") or ()),
+            prefix=tuple(_need(plan, "prefix", list, "a list of option indices")),
             policy=policy,
-            max_faults=int(plan.get("maxFaults", 0)),
-            turn_words=tuple(streams.get("turns") or (1, 0, 0, 0)),
+            max_faults=max_faults,
+            turn_words=tuple(_need(streams, "turns", list, "the turn stream's four state words", "streams.")),
         )
 
     def _prefix_pick(self, count: int) -> int | None:
@@ -125,7 +152,7 @@ class PlanFollower:
         kind = self.policy["kind"]
         wanted: str | None = None
         if kind == "seeded":
-            faults = self.policy.get("faults") or {}
+            faults = self.policy["faults"]
             draw = faults.get(str(eligible_ordinal), faults.get(eligible_ordinal))
             if draw is None:
                 return 0
@@ -133,7 +160,7 @@ class PlanFollower:
             # point the ordinal turns out to be.
             return 1 + draw % (len(options) - 1)
         if kind == "replay":
-            for fault in self.policy.get("faults") or ():
+            for fault in self.policy["faults"]:
                 if fault["invocation"] == invocation and fault["ordinal"] == ordinal:
                     wanted = fault["fault"]
                     break
@@ -163,7 +190,7 @@ class PlanFollower:
         if kind == "first":
             return 0
         if kind == "replay":
-            recorded = self.policy.get("turns") or ()
+            recorded = self.policy["turns"]
             if nth < len(recorded):
                 return recorded[nth]
         if self._turn_stream is None:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from eutaxy.core.canonical import to_json
 
+from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT
 from eutaxy.engine.outcomes import Stopped
 from eutaxy.engine.session import Session
 
 __all__ = ["MODULE_STATE_RUNS_DEFAULT", "check_module_state", "first_difference"]
 
-#: Two runs, rerun in reverse, cost two extra runs and catch state the first run left
-#: for the second (the common leak); ``module_state_runs`` sizes it, 0 disables it.
-MODULE_STATE_RUNS_DEFAULT = 2
+# MODULE_STATE_RUNS_DEFAULT (eutaxy.engine.bounds, with its source) is re-exported here.
 
 
 def check_module_state(session: Session, runs: int) -> Stopped | None:

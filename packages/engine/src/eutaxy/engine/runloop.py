@@ -328,17 +328,23 @@ class RunLoop:
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
         data = plan_data(plan)
-        words = (data.get("streams") or {}).get("globals")
-        if not words:
-            raise ValueError("the run plan carries no globals stream")
+        # The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, streams.turns).
+        follower = PlanFollower.from_plan(data)
+        words = data["streams"].get("globals")
+        if not isinstance(words, list) or len(words) != 4:
+            raise ValueError(f"plan: streams.globals: expected the globals stream's four state words, found {words!r}")
         # The effect hang bound the engine resolved (with_bounds writes it into every plan it
-        # makes); budgetMs is the exploration's budget and no threshold of a run. A hand-made
-        # plan without it gets the floor.
-        hang_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("effectHangMs") or 0
+        # makes); budgetMs is the exploration's budget and no threshold of a run.
+        hang_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("effectHangMs")
+        if isinstance(hang_ms, bool) or not isinstance(hang_ms, int) or hang_ms < 1:
+            raise ValueError(
+                "plan: scenario.bounds.effectHangMs: expected a positive integer "
+                f"(eutaxy.engine.bounds.with_bounds writes it), found {hang_ms!r}"
+            )
         return cls(
-            follower=PlanFollower.from_plan(data),
+            follower=follower,
             globals=VirtualGlobals(words),
-            stuck_threshold_s=max(STUCK_FLOOR_MS, int(hang_ms)) / 1000,
+            stuck_threshold_s=max(STUCK_FLOOR_MS, hang_ms) / 1000,
         )
 
     @property

@@ -23,7 +23,7 @@ from eutaxy.core.run_fit import check_run_fit
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.violations import Violation
 
-from eutaxy.engine.bounds import Bounds
+from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT, Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.coverage import FaultCoverage
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of
@@ -73,7 +73,7 @@ class Session:
     clock_ms: Callable[[], float]
     on_progress: Callable[[dict], None] | None = None
     #: How many of the first exploration runs to keep for the module-state check.
-    keep_first: int = 2
+    keep_first: int = MODULE_STATE_RUNS_DEFAULT
     #: Keep every exploration run for the determinism audit (``--audit``).
     audit: bool = False
 
