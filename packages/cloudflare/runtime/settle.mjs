@@ -10,7 +10,14 @@
  * run UNSUPPORTED (`effect_hung`; a response body, `unseen_wait`) rather than hanging it.
  */
 
+import { assert } from "./assert.mjs";
 import { realTimer } from "./patch.mjs";
+
+/**
+ * The most changes `drain` waits through: far more than the effects and Web Crypto calls a
+ * dead invocation can have in flight, so reaching it means a change that drains nothing.
+ */
+const DRAIN_CHANGES_MAX = 1_000_000;
 
 /**
  * Idle event-loop turns granted before an invocation with no effect in flight and no timer
@@ -50,7 +57,11 @@ export async function waitForChange(run, changed, wake, busy) {
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
  */
 export async function drain(run, inv) {
-  while (inv.inflight > 0 && !run.stopped) {
+  // Bounded: a dead invocation starts no effect (effects.mjs answers it never()), so the
+  // changes come from the work in flight ending and the handler settling; a pass that sees
+  // none within effectHangMs ends the run, and DRAIN_CHANGES_MAX passes are an internal error.
+  for (let pass = 0; inv.inflight > 0 && !run.stopped; pass++) {
+    assert(pass < DRAIN_CHANGES_MAX, () => `${inv.id} still has ${inv.inflight} effects in flight after ${pass} changes`);
     if (await waitForChange(run, inv.changed(), () => inv.bump(), () => inv.inflight > 0)) {
       run.markUnsupported("effect_hung", `an effect of ${inv.id} did not finish within the budget of ${run.effectHangMs} ms`);
       return;

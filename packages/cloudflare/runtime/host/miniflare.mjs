@@ -201,7 +201,8 @@ export class Isolate {
     if (!this.controlUrl) throw new UserError("no Worker is loaded: send a load request first");
     /** @type {{invocation: string, ordinal: number | null}[]} */
     const exceeded = [];
-    for (;;) {
+    // Bounded: every pass that does not return adds one stop, and past CPU_RERUNS_MAX stops it returns.
+    for (let tries = 0; tries <= CPU_RERUNS_MAX + 1; tries++) {
       const plan = exceeded.length === 0 ? body : JSON.stringify({ ...JSON.parse(body), cpuExceeded: exceeded });
       const answer = await this.runOnce(plan, stuckMs);
       if (typeof answer === "string") return answer;
@@ -215,6 +216,7 @@ export class Isolate {
         return JSON.stringify(cpuBound(answer, stuckMs, `past the CPU limit of ${this.cpuLimitMs()} ms where the run could not stop it (${exceeded.length} tries)`));
       }
     }
+    throw new Error(`eutaxy internal error: a run was tried ${CPU_RERUNS_MAX + 2} times past the CPU limit, beyond CPU_RERUNS_MAX (${CPU_RERUNS_MAX})`);
   }
 
   /** The Worker's CPU limit per invocation (the load message's `cpuLimitMs`), at least CPU_LIMIT_FLOOR_MS. */

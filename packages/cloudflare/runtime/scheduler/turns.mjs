@@ -98,6 +98,8 @@ export class TurnScheduler {
     this.failure = null;
     /** @type {TimerQueue<Alarm>} the engine's own virtual timers, not yet fired or cancelled */
     this.alarms = new TimerQueue();
+    /** Alarms set in the run so far: no more than these can ever fire (ringAlarms' bound). */
+    this.alarmsSet = 0;
   }
 
   /**
@@ -107,6 +109,7 @@ export class TurnScheduler {
    * @param {number} due @param {() => void} fire @returns {() => void}
    */
   alarm(due, fire) {
+    this.alarmsSet++;
     const alarm = this.alarms.add({ due, fire });
     return () => { this.alarms.remove(alarm); };
   }
@@ -124,7 +127,8 @@ export class TurnScheduler {
    */
   ringAlarms(through) {
     let fired = false;
-    for (;;) {
+    // Bounded: every pass but the last removes an alarm, and no more can be removed than were set.
+    for (let pass = 0; pass <= this.alarmsSet; pass++) {
       if (this.run.stopped) return fired;
       const alarm = this.earliestAlarm();
       if (!alarm || alarm.due > this.run.clock.now || (through === "passed" && alarm.due === this.run.clock.now)) return fired;
@@ -132,6 +136,7 @@ export class TurnScheduler {
       fired = true;
       alarm.fire();
     }
+    assert(false, () => `ringAlarms fired more alarms than the ${this.alarmsSet} set in the run`);
   }
 
   /** The invocation whose code is running, from the async context. @returns {Invocation | null} */

@@ -36,13 +36,14 @@ from eutaxy.core.verdicts import (
 
 from eutaxy.engine.audit import run_audit
 from eutaxy.engine.bounds import BOUND_NAMES, resolve_bounds, with_bounds
-from eutaxy.engine.exhaustive import explore_exhaustive
+from eutaxy.engine.exhaustive import Enumeration
 from eutaxy.engine.explain import explain
+from eutaxy.engine.explore import Strategy, explore
 from eutaxy.engine.module_state import MODULE_STATE_RUNS_DEFAULT, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
 from eutaxy.engine.scenario import default_seed
-from eutaxy.engine.seeded import explore_seeded
+from eutaxy.engine.seeded import SeededStrategy
 from eutaxy.engine.session import Session
 from eutaxy.engine.shrink import Shrunk, shrink
 
@@ -109,7 +110,9 @@ def check_verdict(
         keep_first=module_state_runs,
         audit=audit,
     )
-    outcome: Outcome = explore_exhaustive(session) if exhaustive else explore_seeded(session)
+    # One exploration loop; the strategy decides which runs it makes (explore.py).
+    strategy: Strategy = Enumeration(session=session) if exhaustive else SeededStrategy(session=session)
+    outcome: Outcome = explore(session, strategy)
     session.finish()
     if isinstance(outcome, Exhausted):
         outcome = _refuse_never_succeeded(session, outcome)

@@ -154,7 +154,9 @@ class RawSide(Protocol):
 def redelivery_table(platform_limit: int, max_redeliveries: int) -> list[bool]:
     """``may_redeliver(attempts, platform_limit, max_redeliveries)`` for attempts 1, 2, ... up to the first False."""
     table = [may_redeliver(1, platform_limit, max_redeliveries)]
+    # Bounded: may_redeliver is False once attempts - 1 reaches max_redeliveries.
     while table[-1]:
+        assert len(table) <= max_redeliveries + 1, (platform_limit, max_redeliveries)
         table.append(may_redeliver(len(table) + 1, platform_limit, max_redeliveries))
     return table
 

@@ -33,11 +33,12 @@ from typing import Any
 import attrs
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.protocol import Decision
+from eutaxy.core.protocol import Decision, RunPlan
+from eutaxy.core.verdicts import NOT_REPLAYABLE
 
-from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
+from eutaxy.engine.explore import explore
+from eutaxy.engine.outcomes import Outcome, Stopped
 from eutaxy.engine.plans import first_plan
-from eutaxy.engine.replay import confirm
 from eutaxy.engine.session import RunRecord, Session
 
 __all__ = ["Enumeration", "explore_exhaustive", "independent"]
@@ -130,7 +131,14 @@ def _frame_of(decision: Decision, sleep: dict[Any, Any]) -> _Frame:
 
 @attrs.define(eq=False)
 class Enumeration:
-    """The enumerator's state: the current path, the counts, and whether the reduction is on."""
+    """The enumerator as a strategy of the exploration loop (``explore.Strategy``): its
+    state is the current path, the counts, and whether the reduction is on.
+
+    What to run next: the current forced prefix. What a run teaches: the frames past the
+    prefix (a run that left its prefix stops exploration, ``not_replayable``), and whether
+    the reduction's assumption failed (the enumeration then starts again with it off).
+    Done: no frame has an option left, which covers every schedule within the bounds.
+    """
 
     session: Session
     reduction: bool = True
@@ -138,6 +146,13 @@ class Enumeration:
     #: Complete schedules run (probes cut short by a sleeping turn are not schedules).
     schedules: int = 0
     completed: bool = False
+    covers: bool = attrs.field(init=False, default=True)
+    #: The prefix the next run is forced along.
+    prefix: list[int] = attrs.field(init=False, factory=list)
+    #: A run was observed since the prefix was last advanced.
+    _observed: bool = attrs.field(init=False, default=False)
+    #: The last run's turn did more than its effect: start again over every order.
+    _restart: bool = attrs.field(init=False, default=False)
 
     def report(self) -> dict[str, Any]:
         return {"completed": self.completed, "schedules": self.schedules, "reduction": self.reduction}
@@ -173,7 +188,8 @@ class Enumeration:
 
     def _backtrack(self) -> list[int] | None:
         """The next prefix to force, or None once every schedule has run."""
-        while self.stack:
+        # Bounded by the path's length: every pass returns or pops a frame.
+        for _ in range(len(self.stack)):
             top = self.stack[-1]
             following = top.next_option(self.reduction)
             if following is not None:
@@ -183,46 +199,45 @@ class Enumeration:
             self.stack.pop()
         return None
 
-    def run(self) -> Outcome:
+    def finished(self) -> bool:
+        """Advance past the last run (start again, or backtrack); True once no schedule is left."""
+        if not self._observed:
+            return False
+        self._observed = False
+        if self._restart:
+            # The reduction's assumption failed: start again over every order.
+            self._restart = False
+            self.stack = []
+            self.prefix = []
+            return False
+        following = self._backtrack()
+        if following is None:
+            self.completed = True
+            return True
+        self.prefix = following
+        return False
+
+    def next_plan(self) -> RunPlan:
         session = self.session
-        prefix: list[int] = []
-        while True:
-            reason = session.stop_reason()
-            if reason is not None:
-                return Exhausted(bounds_reached=(reason,), exhaustive=self.report())
-            plan = first_plan(dict(session.scenario), session.seed, prefix, session.bounds.max_faults_per_run)
-            record: RunRecord = session.explore(plan)
-            if record.unsupported:
-                end = record.result.end
-                return Stopped(cause=end.cause, detail=end.detail or "", exhaustive=self.report())
-            decisions = record.result.decisions
-            divergence = self._diverged(prefix, decisions)
-            if divergence is not None:
-                return Stopped(cause="not_replayable", detail=divergence, exhaustive=self.report())
-            whole = self._extend(prefix, decisions)
-            restart = self.reduction and any(_did_more(d) for d in decisions)
-            if whole or restart:
-                self.schedules += 1
-                session.schedules = self.schedules
-            if restart:
-                self.reduction = False
-            if record.violations:
-                confirmed = confirm(session, record)
-                if confirmed is not None:
-                    replayed, violation = confirmed
-                    return Found(record=replayed, violation=violation, exhaustive=self.report())
-            if restart:
-                # The reduction's assumption failed: start again over every order.
-                self.stack = []
-                prefix = []
-                continue
-            following = self._backtrack()
-            if following is None:
-                self.completed = True
-                return Exhausted(bounds_reached=(), exhaustive=self.report(), completed=True)
-            prefix = following
+        return first_plan(dict(session.scenario), session.seed, self.prefix, session.bounds.max_faults_per_run)
+
+    def observe(self, record: RunRecord) -> Stopped | None:
+        decisions = record.result.decisions
+        divergence = self._diverged(self.prefix, decisions)
+        if divergence is not None:
+            return Stopped(cause=NOT_REPLAYABLE, detail=divergence, exhaustive=self.report())
+        whole = self._extend(self.prefix, decisions)
+        restart = self.reduction and any(_did_more(d) for d in decisions)
+        if whole or restart:
+            self.schedules += 1
+            self.session.schedules = self.schedules
+        if restart:
+            self.reduction = False
+        self._restart = restart
+        self._observed = True
+        return None
 
 
 def explore_exhaustive(session: Session, *, reduction: bool = True) -> Outcome:
     """Enumerate every schedule within the session's bounds (see the module docstring)."""
-    return Enumeration(session=session, reduction=reduction).run()
+    return explore(session, Enumeration(session=session, reduction=reduction))

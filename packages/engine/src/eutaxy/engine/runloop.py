@@ -242,7 +242,9 @@ class Watchdog:
         An interruption raised just before lands in this thread at its next call, possibly
         in here, so callers repeat it until it returns (``_stopped``).
         """
-        while True:
+        # Bounded: the watchdog raises at most STUCK_INTERRUPTS interruptions of each of its
+        # two kinds, so at most that many land in here before a pass returns.
+        for _ in range(2 * STUCK_INTERRUPTS + 1):
             try:
                 with self._lock:
                     self._armed = False
@@ -252,6 +254,7 @@ class Watchdog:
                 return
             except _Interruption:
                 continue
+        raise AssertionError(f"more than {2 * STUCK_INTERRUPTS} watchdog interruptions landed in stop()")
 
     def arm(self) -> None:
         with self._lock:
@@ -266,11 +269,13 @@ class Watchdog:
             self._armed = False
 
     def _watch(self) -> None:
-        while True:
+        # The watchdog thread's loop lasts as long as the handler call it watches: stop() sets
+        # ``_stopped`` when the call ends, and each pass waits at most _WATCH_S_MAX for it.
+        stopped = False
+        while not stopped:
             with self._lock:
                 wait = self._look() if self._armed else _WATCH_S_MAX
-            if self._stopped.wait(timeout=min(max(wait, 0.01), _WATCH_S_MAX)):
-                return
+            stopped = self._stopped.wait(timeout=min(max(wait, 0.01), _WATCH_S_MAX))
 
     def _look(self) -> float:
         """One look at an armed handler (under the lock); the seconds until the next is due."""

@@ -98,6 +98,7 @@ class ScheduleTree:
             return False
         stream: Xoshiro128 | None = None
         eligible = 0
+        # Bounded by the tree's depth: every pass goes one node down or returns.
         while node.count:
             if node.kind == "fault":
                 draw = faults.get(eligible)
@@ -118,6 +119,7 @@ class ScheduleTree:
         if self.root is None:
             return
         stack: list[tuple[_Node, list[int]]] = [(self.root, [])]
+        # Bounded by the tree's nodes: each is pushed once, by its parent.
         while stack:
             node, path = stack.pop()
             for index in range(self._choices(node)):

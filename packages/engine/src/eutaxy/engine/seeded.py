@@ -30,18 +30,20 @@ within the bounds ran, and BOUNDED says so.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from eutaxy.core.prng import Xoshiro128, seed_words
 from eutaxy.core.protocol import RunPlan, RunResult
 
-from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
+from eutaxy.engine.explore import explore
+from eutaxy.engine.outcomes import Outcome, Stopped
 from eutaxy.engine.plans import faults_injected, first_plan, seeded_plan
-from eutaxy.engine.replay import confirm
 from eutaxy.engine.schedule_tree import ScheduleTree
-from eutaxy.engine.session import Session
+from eutaxy.engine.session import RunRecord, Session
 
-__all__ = ["SKIPS_BEFORE_ENUMERATING", "SeededPlanner", "explore_seeded"]
+__all__ = ["SKIPS_BEFORE_ENUMERATING", "SeededPlanner", "SeededStrategy", "explore_seeded"]
 
 #: Drawn plans in a row that would repeat a known schedule before the rest is enumerated:
 #: with nine draws in ten injecting a fault, a space with many branches left rarely gives
@@ -112,29 +114,49 @@ def _next_plan(session: Session, planner: SeededPlanner, tree: ScheduleTree) -> 
     return first_plan(scenario, session.seed, prefix, session.bounds.max_faults_per_run)
 
 
+@attrs.define(eq=False)
+class SeededStrategy:
+    """Seeded exploration as a strategy of the exploration loop (``explore.Strategy``).
+
+    What to run next: the first run without faults, then the planner's draws, skipping any
+    the tree shows would repeat a schedule, and once draws keep repeating, the first branch
+    no run has taken. What a run teaches: the eligible counts (the planner) and the
+    decisions (the tree; ``Session.explore`` adds them). Done: the tree is complete, which
+    covers every schedule within the bounds.
+    """
+
+    session: Session
+    covers: bool = attrs.field(init=False, default=True)
+    planner: SeededPlanner = attrs.field(init=False)
+    tree: ScheduleTree = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        bounds = self.session.bounds
+        self.planner = SeededPlanner(
+            seed=self.session.seed,
+            max_faults_per_run=bounds.max_faults_per_run,
+            fault_probability=bounds.fault_probability,
+        )
+        self.tree = self.session.schedule_tree = ScheduleTree(fault_choices=bounds.fault_probability > 0)
+
+    def finished(self) -> bool:
+        return self.tree.complete
+
+    def next_plan(self) -> RunPlan:
+        session = self.session
+        if session.runs == 0:
+            return self.planner.next_plan(dict(session.scenario))
+        return _next_plan(session, self.planner, self.tree)
+
+    def observe(self, record: RunRecord) -> Stopped | None:
+        self.planner.observe(record.result)
+        return None
+
+    def report(self) -> dict[str, Any] | None:
+        return None
+
+
 def explore_seeded(session: Session) -> Outcome:
     """Run seeded plans until a violation replays, a run is unsupported, a bound stops it,
     or every schedule within the bounds has run."""
-    planner = SeededPlanner(
-        seed=session.seed,
-        max_faults_per_run=session.bounds.max_faults_per_run,
-        fault_probability=session.bounds.fault_probability,
-    )
-    tree = session.schedule_tree = ScheduleTree(fault_choices=session.bounds.fault_probability > 0)
-    while True:
-        if tree.complete:
-            return Exhausted(bounds_reached=(), completed=True)
-        reason = session.stop_reason()
-        if reason is not None:
-            return Exhausted(bounds_reached=(reason,))
-        plan = planner.next_plan(dict(session.scenario)) if session.runs == 0 else _next_plan(session, planner, tree)
-        record = session.explore(plan)
-        planner.observe(record.result)
-        if record.unsupported:
-            end = record.result.end
-            return Stopped(cause=end.cause, detail=end.detail or "")
-        if record.violations:
-            confirmed = confirm(session, record)
-            if confirmed is not None:
-                replayed, violation = confirmed
-                return Found(record=replayed, violation=violation)
+    return explore(session, SeededStrategy(session=session))

@@ -145,6 +145,7 @@ def _without_events(schedule: Schedule, kept: tuple[str, ...], removed: set[str]
 def _chunks(count: int) -> Iterator[tuple[int, int]]:
     """(start, stop) of every chunk of half the items, then quarters, down to pairs."""
     size = count // 2
+    # Bounded: size halves every pass.
     while size >= 2:
         for start in range(0, count, size):
             yield start, min(start + size, count)
@@ -326,6 +327,8 @@ class _Shrinker:
         replayed_schedule = current.schedule
         improved = True
         capped = False
+        # Bounded: a pass that improves makes the target strictly smaller by sort_key (asserted
+        # below), and every candidate replay counts against the shrink cap (``spent``).
         while improved and not capped:
             improved = False
             for shrink_pass in passes:
