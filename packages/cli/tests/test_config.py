@@ -141,3 +141,24 @@ def test_the_engines_come_from_the_config_unless_the_command_line_names_some(tmp
     smt_named = argparse.Namespace(prover=["smt"], no_cache=False)
     assert ["smt"] == [type(engine).__name__.removesuffix("Prover").lower()
                        for engine in provers_from_args(with_configured_provers(smt_named, config))]
+
+
+def test_prover_steps_sets_the_smt_engines_step_limit_and_the_flag_wins(tmp_path):
+    """`prover-steps` (kebab-case, as budget-ms and max-runs) is the smt engine's rlimit unless --prover-steps says."""
+    (tmp_path / "pyproject.toml").write_text('[tool.eutaxy]\nprover = ["smt"]\nprover-steps = 16000000\n')
+    config = config_for(tmp_path)
+    assert 16_000_000 == config.prover_steps
+    [smt] = provers_from_args(with_configured_provers(argparse.Namespace(prover=None, prover_steps=None), config))
+    assert 16_000_000 == smt.rlimit
+    [smt] = provers_from_args(with_configured_provers(argparse.Namespace(prover=None, prover_steps=500), config))
+    assert 500 == smt.rlimit
+
+
+def test_the_camel_case_spelling_of_prover_steps_is_named_as_the_key_it_means(tmp_path):
+    """Every key is kebab-case: `proverSteps` is bad input naming `prover-steps`, never a limit silently left out."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.eutaxy]\nproverSteps = 40000000\n')
+    with pytest.raises(UserError) as caught:
+        load_config(config)
+    assert str(caught.value).startswith(f"{config}:2: unknown key 'proverSteps' in [tool.eutaxy]; "
+                                        "did you mean 'prover-steps'")

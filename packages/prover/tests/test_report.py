@@ -4,6 +4,7 @@ import pytest
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.errors import UserError
+from eutaxy.prover.reader import read_specs
 from eutaxy.prover.report import find_spec_files, render_text, report_exit_code, run_report
 
 from prover_support import FIXTURES
@@ -91,9 +92,13 @@ def test_a_runaway_evaluation_is_gave_up_naming_the_input(report):
 
 
 def test_deterministic_and_canonical(report, toolchain):
-    """The same files and seed give the same canonical JSON (no wall-clock value in it)."""
-    again = run_report(ROOT, "report-seed", toolchain=toolchain)
+    """The same files and seed give the same canonical JSON (no wall-clock value in it), whether the report
+    read the spec files itself or was handed a reading shared between reports (``read=``)."""
+    specs = find_spec_files(ROOT)
+    again = run_report(ROOT, "report-seed", toolchain=toolchain, read=read_specs(specs, toolchain))
     assert to_json(report) == to_json(again)
+    with pytest.raises(ValueError, match="other spec files"):
+        run_report(ROOT, "report-seed", toolchain=toolchain, read=read_specs(specs[:1], toolchain))
 
 
 def test_tested_short_of_its_target_says_so(report):

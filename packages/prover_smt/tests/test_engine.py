@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from eutaxy.prover.engine import engine_answers
-from eutaxy.prover.evaluator import Outcome
+from eutaxy.prover.evaluator import Evaluator, Outcome
 from eutaxy.prover.reader import read_spec
 from eutaxy.prover_smt import INSTALL_COMMAND, RLIMIT_DEFAULT, SmtProver, cache as smt_cache, solve as solve_module
 from eutaxy.prover_smt import toolchain as smt_toolchain
@@ -158,6 +158,23 @@ def test_a_claim_z3_does_not_stop_on_is_killed_at_its_deadline_and_never_cached(
     assert [] == sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
 
 
+def test_a_step_limit_running_out_inside_a_sub_solver_is_the_limit_and_kept(toolchain, tmp_path, monkeypatch):
+    """Z3 says "canceled" when the rlimit runs out in its floating-point bit-blasting; its step count says which.
+
+    So the answer names the limit, as any step limit running out does, and is kept:
+    the next run answers from the cache.
+    """
+    monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
+    spec = Path(__file__).resolve().parent / "fixtures" / "product" / "domain.props.ts"
+    module = read_spec(spec, toolchain)
+    with Evaluator(spec, toolchain) as evaluator:
+        [first, again] = [engine_answers(SmtProver(rlimit=1_000_000), module, module.properties,
+                                         _replay(evaluator))["totalAtLeastUnit"] for _ in range(2)]
+    assert ("unknown", ("gave_up",)) == (first.kind, first.reasons)
+    assert "Z3's step limit ran out (rlimit 1000000)" == first.detail
+    assert 1 == len(list((tmp_path / "proofs" / "smt").glob("*.json"))) and first == again
+
+
 def test_a_cached_entry_names_its_engine_version_limit_and_verdict(basics, basics_evaluator, tmp_path, monkeypatch):
     """The entry on disk says what it is an answer of; an entry of another limit is a miss whatever its key."""
     monkeypatch.setenv("EUTAXY_CACHE_DIR", str(tmp_path))
@@ -176,6 +193,8 @@ def test_a_cached_entry_names_its_engine_version_limit_and_verdict(basics, basic
     (b'{"kind": "unknown", "reason": "max. resource limit exceeded"}', 0, True),
     (b'{"kind": "unknown", "reason": "interrupted from keyboard"}', 0, False),
     (b'{"kind": "unknown", "reason": "canceled"}', 0, False),
+    (b'{"kind": "unknown", "reason": "canceled", "steps": 99}', 0, False),
+    (b'{"kind": "unknown", "reason": "canceled", "steps": 100}', 0, True),
     (b'{"kind": "crashed", "reason": "MemoryError: "}', 1 << 8, False),
     (b"", signal.SIGKILL, False),
     (b'{"kind": "un', signal.SIGSEGV, False),

@@ -50,7 +50,8 @@ def find_spec_files(directory: Path) -> list[Path]:
 
 def run_report(directory: str | os.PathLike, seed: str, *, toolchain: NodeToolchain,
                max_inside: int = MAX_INSIDE_DEFAULT, provers: Sequence[Prover] = (),
-               min_inside: Optional[int] = None, show_inputs: int = 0) -> dict:
+               min_inside: Optional[int] = None, show_inputs: int = 0,
+               read: Optional[Sequence[SpecModule | ReadError]] = None) -> dict:
     """Run TESTED (then any ``provers``) on every property of every spec file under ``directory``.
 
     ``toolchain`` is the Node the reader and evaluator run on (the CLI finds it:
@@ -59,6 +60,8 @@ def run_report(directory: str | os.PathLike, seed: str, *, toolchain: NodeToolch
     ``min_inside``, when given, marks every ``forall`` property decided on fewer
     distinct inputs inside its claim (short of its whole domain) as failing.
     ``show_inputs`` keeps each property's first that many inputs in ``tested.inputs``.
+    ``read``, when given, is what ``read_specs`` gave for ``find_spec_files(directory)``,
+    so reports of one folder under several seeds share one reading.
 
     Raises:
         UserError: when ``directory`` is not a folder.
@@ -67,9 +70,13 @@ def run_report(directory: str | os.PathLike, seed: str, *, toolchain: NodeToolch
     if not root.is_dir():
         raise UserError(f"eutaxy report: {directory} is not a directory")
     specs = find_spec_files(root)
+    if read is None:
+        read = read_specs(specs, toolchain)
+    elif [Path(r.spec).resolve() for r in read] != [p.resolve() for p in specs]:
+        raise ValueError("run_report: read holds other spec files than the directory's")
     modules = []
-    for spec_path, read in zip(specs, read_specs(specs, toolchain)):
-        modules.append(_module_report(root, spec_path, read, seed, max_inside, toolchain, provers,
+    for spec_path, spec_read in zip(specs, read, strict=True):
+        modules.append(_module_report(root, spec_path, spec_read, seed, max_inside, toolchain, provers,
                                       show_inputs=show_inputs))
     if min_inside is not None:
         for module in modules:

@@ -12,7 +12,8 @@ reaped before the exception goes on), so ``eutaxy report`` ends promptly.
 
 Only an :class:`Answer` whose ``cacheable`` is true is an answer of the engine
 (unsat, a model, or Z3 reporting its step limit ran out, all of them functions
-of the query and the limit). A killed, crashed or interrupted child is not one,
+of the query and the limit; Z3 says "canceled" when the limit ran out inside a
+sub-solver, and the step count it reports then tells the two apart). A killed, crashed or interrupted child is not one,
 and is never cached.
 """
 
@@ -32,6 +33,11 @@ import attrs
 GRACE_S = 1.0
 #: What Z3's ``reason_unknown`` says when its resource limit ran out: the only unknown that is an answer.
 RLIMIT_REASON = "max. resource limit exceeded"
+#: What it says instead when the limit ran out inside a sub-solver (the floating-point bit-blasting does this):
+#: the child has no other canceller, and its statistics' step count then has reached the limit.
+CANCELED_REASON = "canceled"
+#: The statistic holding the steps Z3 counted against ``rlimit``.
+STEPS_STATISTIC = "rlimit count"
 #: Bytes of one child's answer at most (a model's values; a bound on the read).
 ANSWER_BYTES_MAX = 64 << 20
 
@@ -100,7 +106,7 @@ def _child(z3: Any, solver: Any, model_args: Callable[[Any], list[Any]], rlimit:
         elif result == z3.sat:
             out = {"kind": SAT, "args": model_args(solver.model())}
         else:
-            out = {"kind": UNKNOWN, "reason": solver.reason_unknown()}
+            out = {"kind": UNKNOWN, "reason": solver.reason_unknown(), "steps": _steps(solver)}
         data = json.dumps(out).encode()
     except BaseException as error:  # noqa: BLE001 - anything in the child is reported to the parent as a crash
         data = json.dumps({"kind": "crashed", "reason": f"{type(error).__name__}: {error}",
@@ -112,6 +118,14 @@ def _child(z3: Any, solver: Any, model_args: Callable[[Any], list[Any]], rlimit:
             view = view[os.write(write_fd, view):]
     finally:
         os._exit(code)
+
+
+def _steps(solver: Any) -> int:
+    """The steps Z3 counted against the rlimit in this call (0 when its statistics do not say)."""
+    statistics = solver.statistics()
+    if STEPS_STATISTIC not in statistics.keys():
+        return 0
+    return int(statistics.get_key_value(STEPS_STATISTIC))
 
 
 def _read_until(fd: int, deadline_s: float) -> tuple[bytes, bool]:
@@ -171,6 +185,7 @@ def _answer(data: bytes, status: int, rlimit: int) -> Answer:
     if out["kind"] == UNSAT:
         return Answer(kind=UNSAT)
     reason = str(out.get("reason", ""))
-    if reason == RLIMIT_REASON:
+    steps = out.get("steps")
+    if reason == RLIMIT_REASON or (reason == CANCELED_REASON and isinstance(steps, int) and steps >= rlimit):
         return Answer(kind=UNKNOWN, why=f"Z3's step limit ran out (rlimit {rlimit})")
     return Answer(kind=UNKNOWN, cacheable=False, why=f"Z3 gave up: {reason or 'no reason given'}")
