@@ -45,7 +45,15 @@ def through_the_model(drive):
         failed = [r["messageId"] for r in records if _fails(r["body"], int(r["attributes"]["ApproximateReceiveCount"]))]
         return {"batchItemFailures": [{"itemIdentifier": m} for m in failed]}
 
-    loop = RunLoop.from_plan({"streams": {"globals": [1, 2, 3, 4]}, "policy": {"kind": "first"}, "maxFaults": 0})
+    loop = RunLoop.from_plan(
+        {
+            "prefix": [],
+            "streams": {"globals": [1, 2, 3, 4], "turns": [5, 6, 7, 8]},
+            "policy": {"kind": "first"},
+            "maxFaults": 0,
+            "scenario": {"bounds": {"effectHangMs": 10000}},
+        }
+    )
     bodies = {event["id"]: event["body"] for event in drive["events"]}
 
     def body(running):
