@@ -3,6 +3,7 @@
 import pytest
 
 from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+from eutaxy.engine.bounds import resolve_bounds, with_bounds
 
 
 def probe_scenario(bodies, *, max_receive_count=5, bounds=None, path="./handlers/probe.py"):
@@ -19,10 +20,13 @@ def probe_scenario(bodies, *, max_receive_count=5, bounds=None, path="./handlers
 
 
 def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=None):
-    """A plan as plain data: replay ``faults`` (invocation, ordinal, kind) unless ``policy``."""
+    """A plan as plain data: replay ``faults`` (invocation, ordinal, kind) unless ``policy``.
+
+    The scenario carries its bounds resolved, as every plan the engine makes does (``with_bounds``).
+    """
     return {
         "protocol": 1,
-        "scenario": scenario,
+        "scenario": with_bounds(scenario, resolve_bounds(scenario)),
         "seed": seed,
         "streams": {"globals": [7, 8, 9, 10], "turns": [1, 2, 3, 4]},
         "prefix": list(prefix),
