@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from eutaxy.engine import scenario as scenario_layer
+from eutaxy.engine import check as check_api
 from eutaxy.engine.scenario_file import import_scenario
 
 from eutaxy.aws.platform import create_platform
@@ -30,10 +30,10 @@ def expect_holds(
 ) -> dict[str, Any]:
     """Replay ``schedule`` on ``events`` of the scenario; raise AssertionError unless it holds.
 
-    ``eutaxy.engine.scenario.expect_holds`` on this platform. Returns the replay
+    ``eutaxy.engine.check.expect_holds`` on this platform. Returns the replay
     (``{"result", "violations"}``) when every invariant held.
     """
-    return scenario_layer.expect_holds(
+    return check_api.expect_holds(
         scenario_path, load_scenario=load_scenario, create_platform=create_platform, schedule=schedule, events=events, seed=seed
     )
 
@@ -52,7 +52,7 @@ def check(
     For a user's own tests: BOUNDED, VIOLATED and UNSUPPORTED are all returned, never
     raised. Nothing is written. The seed defaults to the file's name, as on the command line.
     """
-    return scenario_layer.check_file(
+    return check_api.check_file(
         scenario_path, load_scenario=load_scenario, create_platform=create_platform, seed=seed,
         max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit,
     )

@@ -204,18 +204,18 @@ def expect_holds(
 ) -> dict[str, Any]:
     """Replay ``schedule`` on the scenario and raise AssertionError if an invariant breaks.
 
-    What a regression test written by ``eutaxy check`` calls (``eutaxy.engine.scenario.expect_holds``
+    What a regression test written by ``eutaxy check`` calls (``eutaxy.engine.check.expect_holds``
     on this platform): it fails while the bug exists and passes once it is fixed; a replay
     that ends UNSUPPORTED fails too. ``events`` are the verdict's ``keptEvents`` (all when
     None); ``seed`` the verdict's (the scenario file's stem when None); ``env`` the wrangler
     environment the check ran with (``eutaxy check --env``), which wins over the scenario's.
     """
-    from eutaxy.engine import scenario as scenario_layer
+    from eutaxy.engine import check as check_api
 
     def load(path: str) -> dict[str, Any]:
         return with_environment(load_scenario(path), env)
 
-    return scenario_layer.expect_holds(
+    return check_api.expect_holds(
         scenario_path, load_scenario=load, create_platform=create_platform, schedule=schedule, events=events, seed=seed
     )
 
@@ -245,9 +245,9 @@ def check(
     and the pytest plugin write the regression test). The seed defaults to the file's
     name, as on the command line.
     """
-    from eutaxy.engine import scenario as scenario_layer
+    from eutaxy.engine import check as check_api
 
-    return scenario_layer.check_file(
+    return check_api.check_file(
         scenario_path, load_scenario=load_scenario, create_platform=create_platform, seed=seed,
         max_runs=max_runs, budget_ms=budget_ms, exhaustive=exhaustive, audit=audit,
     )

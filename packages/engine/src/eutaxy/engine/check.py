@@ -7,10 +7,16 @@ same scenario, seed and bounds give byte-identical JSON; the budget decides only
 exploration stops, and a test that asserts a verdict sets ``max_runs``. A scenario that
 lists specs also gets ``coreCalls``: the distinct Core decisions its exploration runs made
 (see ``core_calls``), the inputs the spec ladder's CHECKED rung evaluates.
+
+This is the engine's one entry point: it picks the exploration strategy, and it holds what
+a platform's ``check`` and a regression test's ``expect_holds`` call (``check_file``,
+``expect_holds``). Nothing below it (plans, sessions, outcomes, the strategies, the
+scenario layer) imports it.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Callable, Mapping, Sequence
 
@@ -19,6 +25,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.invariant_counts import nearest_effects, vacuous_reason
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform
+from eutaxy.core.scenario_stem import scenario_stem
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdict_data import verdict_data
 from eutaxy.core.verdicts import (
@@ -47,7 +54,7 @@ from eutaxy.engine.seeded import SeededStrategy
 from eutaxy.engine.session import Session
 from eutaxy.engine.shrink import Shrunk, shrink
 
-__all__ = ["check_scenario", "check_verdict", "default_seed", "replay_scenario"]
+__all__ = ["check_file", "check_scenario", "check_verdict", "default_seed", "expect_holds", "replay_scenario"]
 
 #: Stated on every verdict whose enumeration kept the partial-order reduction on.
 REDUCTION_ASSUMPTION = (
@@ -325,3 +332,67 @@ def replay_scenario(
             restricted.get("invariants") or [], as_effects(result.effects), events_of(restricted)
         )
     return {"result": result.to_data(), "violations": [v.to_data() for v in violations]}
+
+
+# --- checking and replaying a scenario file (a platform's check and expect_holds) ---------
+
+
+def expect_holds(
+    scenario_path: str | os.PathLike[str],
+    *,
+    load_scenario: Callable[[str], dict[str, Any]],
+    create_platform: Callable[[dict[str, Any]], Platform],
+    schedule: Mapping[str, Any],
+    events: Sequence[str] | None = None,
+    seed: str | None = None,
+) -> dict[str, Any]:
+    """Replay ``schedule`` on the kept ``events`` and raise AssertionError unless every invariant holds.
+
+    What a regression test written by ``eutaxy check`` calls, through its platform's
+    ``expect_holds(scenario_path, *, schedule, events, seed)``: it fails while the bug
+    exists and passes once it is fixed. A replay that does not complete (UNSUPPORTED)
+    fails too, since it proves nothing either way. ``seed`` defaults to the file's stem,
+    as on the command line. Returns the replay (``{"result", "violations"}``) when every
+    invariant held.
+    """
+    scenario = load_scenario(os.fspath(scenario_path))
+    platform = create_platform(scenario)
+    try:
+        replayed = replay_scenario(
+            scenario, platform, dict(schedule), seed=scenario_stem(scenario_path) if seed is None else seed, events=events
+        )
+    finally:
+        platform.close()
+    violations = [item.to_data() if hasattr(item, "to_data") else item for item in replayed.get("violations") or []]
+    if violations:
+        lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
+        lines += [f"- {item.get('invariant')} ({item.get('invariantKind')}): {item.get('message')}" for item in violations]
+        raise AssertionError("\n".join(lines))
+    end = (replayed.get("result") or {}).get("end") or {}
+    if end.get("kind") != "completed":
+        raise AssertionError(
+            f"the replay of {scenario.get('name')} ended {end.get('kind')} ({end.get('cause')}): {end.get('detail')}"
+        )
+    return replayed
+
+
+def check_file(
+    scenario_path: str | os.PathLike[str],
+    *,
+    load_scenario: Callable[[str], dict[str, Any]],
+    create_platform: Callable[[dict[str, Any]], Platform],
+    seed: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Check the scenario file as ``eutaxy check`` does and return the verdict's plain data.
+
+    A platform's ``check(scenario_path, ...)``: the seed defaults to the file's stem, as on
+    the command line; ``options`` go to ``check_scenario`` (``max_runs``, ``budget_ms``,
+    ``exhaustive``, ``audit``). Nothing is written.
+    """
+    scenario = load_scenario(os.fspath(scenario_path))
+    platform = create_platform(scenario)
+    try:
+        return check_scenario(scenario, platform, seed=scenario_stem(scenario_path) if seed is None else seed, **options)
+    finally:
+        platform.close()

@@ -15,9 +15,9 @@ from eutaxy.core.protocol import FirstPolicy, ReplayPolicy, RunPlan, RunResult, 
 from eutaxy.core.prng import seed_words
 from eutaxy.core.schedule import FaultAt, Schedule
 
-from eutaxy.engine.scenario import default_event_id
-
 __all__ = [
+    "EVENT_ID_PREFIXES",
+    "default_event_id",
     "event_ids",
     "events_of",
     "faults_injected",
@@ -28,6 +28,17 @@ __all__ = [
     "schedule_of",
     "seeded_plan",
 ]
+
+
+#: The id prefix of the events a drive numbers itself, by drive kind: ``msg-1``, ``msg-2``, …
+#: for messages, ``req-1``, … for http requests. A drive kind not listed numbers as messages.
+EVENT_ID_PREFIXES = {"queue": "msg", "sqs": "msg", "http": "req"}
+
+
+def default_event_id(drive_kind: Any, position: int) -> str:
+    """The id of the drive's event at ``position`` (from 1) when the scenario gives none."""
+    assert position >= 1, position
+    return f"{EVENT_ID_PREFIXES.get(drive_kind, 'msg')}-{position}"
 
 
 def run_streams(seed: str, run_index: int = 0) -> dict[str, tuple[int, int, int, int]]:
@@ -51,7 +62,7 @@ def events_of(scenario: Mapping[str, Any]) -> list[dict]:
 
 
 def event_ids(scenario: Mapping[str, Any]) -> list[str]:
-    """Each event's id: its own, else the drive's default (``scenario.default_event_id``)."""
+    """Each event's id: its own, else the drive's default (``default_event_id``)."""
     kind = (scenario.get("drive") or {}).get("kind")
     return [event.get("id") or default_event_id(kind, position) for position, event in enumerate(events_of(scenario), 1)]
 

@@ -16,9 +16,10 @@ here, so both platforms refuse the same mistakes with the same words:
   key every event has.
 
 Reading a scenario back from its file: the seed stem (``scenario_stem``: the file's name
-without ``.sim.py``; ``default_seed`` for a scenario dict, else its name), ``expect_holds``
-(the replay a regression test calls through its platform) and ``check_file`` (a platform's
-``check``).
+without ``.sim.py``; ``default_seed`` for a scenario dict, else its name). What checks or
+replays a scenario file (``expect_holds``, ``check_file``) is the check API's
+(``eutaxy.engine.check``): this layer imports nothing that explores. The event id rule
+(``default_event_id``) is ``eutaxy.engine.plans``', re-exported here.
 
 Every refusal is a ``UserError`` naming the field (``bounds``, ``invariants[1].name``),
 what was expected and what came; the loader adds the scenario file's line.
@@ -26,27 +27,24 @@ what was expected and what came; the loader adds the scenario file's line.
 
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.invariants import validate_invariant
-from eutaxy.core.protocol import Platform
 from eutaxy.core.scenario_stem import SCENARIO_SUFFIXES, scenario_stem
 from eutaxy.core.selectors import MISSING, get_path
 
 from eutaxy.engine.bounds import BOUND_NAMES, check_bound_values
+from eutaxy.engine.plans import EVENT_ID_PREFIXES, default_event_id
 
 __all__ = [
     "BOUND_NAMES",
     "EVENT_ID_PREFIXES",
     "SCENARIO_SUFFIXES",
-    "check_file",
     "default_event_id",
     "default_seed",
     "drive_events",
     "expect_failures_field",
-    "expect_holds",
     "scenario_bounds",
     "scenario_invariants",
     "scenario_name",
@@ -55,10 +53,6 @@ __all__ = [
 
 #: What a ``define_scenario`` message starts with: where the user wrote the mistake.
 _WHERE = "define_scenario"
-
-#: The id prefix of the events a drive numbers itself, by drive kind: ``msg-1``, ``msg-2``, …
-#: for messages, ``req-1``, … for http requests. A drive kind not listed numbers as messages.
-EVENT_ID_PREFIXES = {"queue": "msg", "sqs": "msg", "http": "req"}
 
 #: The most body paths an unknown ``bodyKey`` is compared with (a huge body names only these).
 _BODY_PATHS_MAX = 200
@@ -79,12 +73,6 @@ def expect_failures_field(value: Any) -> bool:
     if not isinstance(value, bool):
         raise UserError(f"{_WHERE}: expect_failures must be True or False, got {value!r}")
     return value
-
-
-def default_event_id(drive_kind: Any, position: int) -> str:
-    """The id of the drive's event at ``position`` (from 1) when the scenario gives none."""
-    assert position >= 1, position
-    return f"{EVENT_ID_PREFIXES.get(drive_kind, 'msg')}-{position}"
 
 
 def drive_events(drive: Mapping[str, Any], what: str = "the drive") -> list[dict[str, Any]]:
@@ -196,6 +184,7 @@ def _free_name(name: str, taken: Iterable[str]) -> str:
     """The nearest name no invariant has: ``name-2``, ``name-3``, …"""
     used = set(taken)
     suffix = 2
+    # Bounded: at most len(used) suffixes are taken.
     while f"{name}-{suffix}" in used:
         suffix += 1
     return f"{name}-{suffix}"
@@ -254,71 +243,3 @@ def _check_per_message(invariant: dict[str, Any], index: int, drive: Mapping[str
                 f"so the expectation of {label} cannot be derived; {nearest_names(body_key, _body_paths(body), what='its body paths')}",
                 near=body_key,
             )
-
-
-# --- reading a scenario file back ----------------------------------------------------
-
-
-def expect_holds(
-    scenario_path: str | os.PathLike[str],
-    *,
-    load_scenario: Callable[[str], dict[str, Any]],
-    create_platform: Callable[[dict[str, Any]], Platform],
-    schedule: Mapping[str, Any],
-    events: Sequence[str] | None = None,
-    seed: str | None = None,
-) -> dict[str, Any]:
-    """Replay ``schedule`` on the kept ``events`` and raise AssertionError unless every invariant holds.
-
-    What a regression test written by ``eutaxy check`` calls, through its platform's
-    ``expect_holds(scenario_path, *, schedule, events, seed)``: it fails while the bug
-    exists and passes once it is fixed. A replay that does not complete (UNSUPPORTED)
-    fails too, since it proves nothing either way. ``seed`` defaults to the file's stem,
-    as on the command line. Returns the replay (``{"result", "violations"}``) when every
-    invariant held.
-    """
-    from eutaxy.engine.check import replay_scenario  # noqa: PLC0415 (check imports this module's rules)
-
-    scenario = load_scenario(os.fspath(scenario_path))
-    platform = create_platform(scenario)
-    try:
-        replayed = replay_scenario(
-            scenario, platform, dict(schedule), seed=scenario_stem(scenario_path) if seed is None else seed, events=events
-        )
-    finally:
-        platform.close()
-    violations = [item.to_data() if hasattr(item, "to_data") else item for item in replayed.get("violations") or []]
-    if violations:
-        lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
-        lines += [f"- {item.get('invariant')} ({item.get('invariantKind')}): {item.get('message')}" for item in violations]
-        raise AssertionError("\n".join(lines))
-    end = (replayed.get("result") or {}).get("end") or {}
-    if end.get("kind") != "completed":
-        raise AssertionError(
-            f"the replay of {scenario.get('name')} ended {end.get('kind')} ({end.get('cause')}): {end.get('detail')}"
-        )
-    return replayed
-
-
-def check_file(
-    scenario_path: str | os.PathLike[str],
-    *,
-    load_scenario: Callable[[str], dict[str, Any]],
-    create_platform: Callable[[dict[str, Any]], Platform],
-    seed: str | None = None,
-    **options: Any,
-) -> dict[str, Any]:
-    """Check the scenario file as ``eutaxy check`` does and return the verdict's plain data.
-
-    A platform's ``check(scenario_path, ...)``: the seed defaults to the file's stem, as on
-    the command line; ``options`` go to ``check_scenario`` (``max_runs``, ``budget_ms``,
-    ``exhaustive``, ``audit``). Nothing is written.
-    """
-    from eutaxy.engine.check import check_scenario  # noqa: PLC0415 (check imports this module's rules)
-
-    scenario = load_scenario(os.fspath(scenario_path))
-    platform = create_platform(scenario)
-    try:
-        return check_scenario(scenario, platform, seed=scenario_stem(scenario_path) if seed is None else seed, **options)
-    finally:
-        platform.close()
