@@ -134,11 +134,11 @@ def _text(body):
 
 CASES = {
     "standard, one at a time, a redelivery and a dead letter": lambda: sqs(
-        "jobs", [{"n": 1, "fail": 1}, {"n": 2}, {"n": 3, "fail": 9}], max_receive_count=3, visibility_timeout_s=30
+        "jobs", [{"n": 1, "fail": 1}, {"n": 2}, {"n": 3, "fail": 9}], batch_size=1, max_receive_count=3, visibility_timeout_s=30
     ),
     "standard, a delay against a visibility timeout": lambda: sqs(
         "jobs", [{"n": 1, "fail": 1}, message({"n": 2}, delay_s=45), message({"n": 3}, delay_s=10)],
-        max_receive_count=2, visibility_timeout_s=30,
+        batch_size=1, max_receive_count=2, visibility_timeout_s=30,
     ),
     "standard, batches of three with partial failures": lambda: sqs(
         "jobs", [{"n": i, "fail": i % 3} for i in range(1, 8)], batch_size=3, max_receive_count=2, visibility_timeout_s=20
@@ -150,7 +150,7 @@ CASES = {
             message({"n": 2}, group_id="a", deduplication_id="2"),
             message({"n": 3}, group_id="b", deduplication_id="3"),
         ],
-        max_receive_count=5, visibility_timeout_s=30,
+        batch_size=1, max_receive_count=5, visibility_timeout_s=30,
     ),
     "fifo, batches within groups, content-based deduplication": lambda: sqs(
         "jobs.fifo",

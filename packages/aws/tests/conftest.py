@@ -10,7 +10,7 @@ def probe_scenario(bodies, *, max_receive_count=5, bounds=None, path="./handlers
     return define_scenario(
         name="probe",
         handler=handler(path, "handler", timeout_ms=1000),
-        drive=sqs("jobs", bodies, max_receive_count=max_receive_count),
+        drive=sqs("jobs", bodies, max_receive_count=max_receive_count, batch_size=1),  # one message per invocation
         setup=[
             dynamodb_table("items", {"id": "HASH"}, items=[{"id": "seeded", "n": 1.5, "nested": {"l": [1, "x", None]}}]),
             dynamodb_table("audit", {"id": "HASH"}),

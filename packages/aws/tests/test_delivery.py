@@ -14,6 +14,8 @@ from eutaxy.core.errors import UserError
 
 
 def _scenario(messages, *, timeout_ms=3000, bounds=None, queue="jobs", **queue_options):
+    # One message per invocation unless a test asks for batches (sqs()'s default is Lambda's 10).
+    queue_options.setdefault("batch_size", 1)
     return define_scenario(
         name="batch",
         handler=handler("./handlers/batch.py", timeout_ms=timeout_ms),
@@ -106,6 +108,8 @@ def test_a_batch_deletes_what_succeeded_and_redelivers_what_it_reported(run):
     assert ["msg-1", "msg-3"] == [e["payload"]["args"]["messageId"] for e in _ops(result, "delete")]
     assert "batch_item_failure" == _ops(result, "retry")[0]["payload"]["args"]["reason"]
     assert "msg-1#1" == _ops(result, "delete")[0]["invocation"]
+    # A batch of several names its messages (the shrinker removes one from inside it); one of one names none.
+    assert [["msg-1", "msg-2", "msg-3"], None] == [one.get("messages") for one in result["invocations"]]
 
 
 def test_without_report_batch_item_failures_a_reported_failure_is_ignored(run):

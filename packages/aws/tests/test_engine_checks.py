@@ -67,7 +67,7 @@ def test_a_logged_cold_start_flag_is_not_module_state_and_replays_carry_the_outp
     scenario = define_scenario(
         name="cold",
         handler=handler("./handlers/cold_start.py"),
-        drive=sqs("jobs", [{"n": 1}, {"n": 2}]),
+        drive=sqs("jobs", [{"n": 1}, {"n": 2}], batch_size=1),  # an invocation (and an output) per message
         setup=[dynamodb_table("items", {"id": "HASH"})],
         invariants=[unique("one-row-per-message", dynamodb_rows("items"), "id")],
     )

@@ -49,7 +49,7 @@ def test_the_sqs_drive_numbers_its_messages_in_order():
         "name": "q",
         "events": [{"id": "msg-1", "body": "a"}, {"id": "msg-2", "body": {"b": 1}}],
         "maxReceiveCount": 3,
-        "batchSize": 1,
+        "batchSize": 10,  # Lambda's default for an SQS event source
         "visibilityTimeoutSeconds": 30,
         "delaySeconds": 0,
         "maximumBatchingWindowSeconds": 0,

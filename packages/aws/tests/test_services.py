@@ -19,7 +19,7 @@ def _scenario(bodies, queue="jobs"):
     return define_scenario(
         name="services",
         handler=handler("./handlers/services.py"),
-        drive=sqs(queue, bodies),
+        drive=sqs(queue, bodies, batch_size=1),  # one message per invocation
         setup=[
             dynamodb_table("items", "id"),
             sqs_queue("outbox"),

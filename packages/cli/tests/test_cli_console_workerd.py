@@ -43,7 +43,7 @@ scenario = define_scenario(
     name="console-lossy",
     worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
     setup=[d1_schema("DB", "./schema.sql")],
-    drive=queue("orders", [{"body": {"orderId": "o-1"}}, {"body": {"orderId": "o-2"}}]),
+    drive=queue("orders", [{"body": {"orderId": "o-1"}}, {"body": {"orderId": "o-2"}}], batch_size=1),
     invariants=[at_least_once("both-orders-recorded", d1_write("DB"), d1_param(0), ["o-1", "o-2"])],
     bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 1, "maxConcurrentInvocations": 1, "budgetMs": 120_000},
 )

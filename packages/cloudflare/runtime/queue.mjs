@@ -10,8 +10,11 @@
  * code as a driven one.
  *
  * One invocation per delivery attempt, `<message id>#<attempt>` (a batch takes its first
- * message's id), batches of up to `drive.batchSize` messages (1 on a queue not driven) taken
- * in order from the waiting messages that are due. A redelivered message goes to the back of
+ * message's id), batches of up to the batch size taken in order from the messages waiting
+ * and due when the delivery starts (the consumer's `max_batch_timeout` is never waited out:
+ * a batch forms from what is waiting). The batch size is the drive's `batchSize` on the
+ * driven queue when the scenario names one, else the consumer's `maxBatchSize` (the config's
+ * max_batch_size, else Cloudflare's default 10, resolved in the load message). A redelivered message goes to the back of
  * the list, behind messages already waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
  * `ack()`/`retry()` (and `ackAll()`/`retryAll()`, one point per message they reach) are
  * decision points at `Queue:<name>` (ops `ack`, `retry`; faults crash_before, crash_after),
@@ -35,10 +38,11 @@
  * The drive keeps no defaults: the consumer's `maxRetries` and `retryDelaySeconds` come
  * resolved in the load message (the wrangler reader writes Cloudflare's documented 3 and
  * no delay when the config sets none),
- * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds) and the drive's
- * `batchSize` in the plan's drive (eutaxy.cloudflare.define_scenario writes it, 1 unless the
- * scenario asks for more, and the Worker's check keeps it within the consumer's
- * max_batch_size); a plan or config without them is Eutaxy's own bug, an internal error.
+ * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds), the consumer's
+ * `maxBatchSize` in the load message, and the drive's `batchSize` in the plan's drive
+ * (eutaxy.cloudflare.define_scenario writes it: null for the consumer's, else a size the
+ * Worker's check keeps within max_batch_size); a plan or config without them is Eutaxy's own
+ * bug, an internal error.
  */
 
 import { Background, makeContext, runBackground } from "./background.mjs";
@@ -148,8 +152,10 @@ export class ConsumedQueue {
     assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
     /** @type {number} */
     this.maxRedeliveries = maxRedeliveries;
-    /** Messages per delivery: the drive's batchSize for a driven queue, else 1. */
-    this.batchSize = 1;
+    const maxBatchSize = run.config.queueConsumers?.[name]?.maxBatchSize;
+    assert(Number.isInteger(maxBatchSize) && maxBatchSize >= 1, () => `the load message carries no maxBatchSize for the queue consumer ${JSON.stringify(name)}`);
+    /** Messages per delivery: the consumer's max_batch_size, or the drive's smaller batchSize on a driven queue. */
+    this.batchSize = /** @type {number} */ (maxBatchSize);
     /** True once the queue drive delivers this queue: its source is then the drive's, not the record's. */
     this.driven = false;
     /** @type {Pending[]} waiting messages, in the order they (re-)entered the queue */
@@ -236,6 +242,8 @@ export class ConsumedQueue {
       return true;
     }
     const record = run.recordOutcome(inv, "queue", outcome);
+    // A batch of several names its messages, so the shrinker can remove one from inside it.
+    if (record && items.length > 1) record.messages = items.map((item) => item.id);
     if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the queue handler threw:`, outcome.error);
     if (outcome.kind === "returned") {
       for (const item of items) {
@@ -267,15 +275,15 @@ export class ConsumedQueue {
 
 /**
  * @param {import("./run.mjs").Run} run
- * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number}} drive
+ * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number | null}} drive
  * @param {(batch: object, env: object, ctx: object) => unknown} handler
  */
 export async function driveQueue(run, drive, handler) {
   const queue = consumedQueues(run).get(drive.name);
   assert(queue !== undefined, () => `the load message carries no queue consumer ${JSON.stringify(drive.name)} the plan drives`);
   const batchSize = drive.batchSize;
-  assert(Number.isInteger(batchSize) && batchSize >= 1, () => `the queue drive's plan carries batchSize ${JSON.stringify(batchSize)}, not a whole number of at least 1 (define_scenario writes it)`);
-  queue.batchSize = batchSize;
+  assert(batchSize === null || (Number.isInteger(batchSize) && batchSize >= 1), () => `the queue drive's plan carries batchSize ${JSON.stringify(batchSize)}, neither null nor a whole number of at least 1 (define_scenario writes it)`);
+  if (batchSize !== null) queue.batchSize = batchSize;
   queue.handler = handler;
   queue.driven = true;
   assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");

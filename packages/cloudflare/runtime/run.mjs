@@ -34,14 +34,14 @@ export { UserFacingError };
 
 /**
  * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
- *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number}>,
+ *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
  */
 
 /**
  * @typedef {{invocation: string, drive: string, outcome: string, ordinal?: number,
- *   error?: {name: string, message: string, stack?: string}, deadLettered?: number, retriedAll?: boolean}} InvocationOutcome
+ *   error?: {name: string, message: string, stack?: string}, deadLettered?: number, retriedAll?: boolean, messages?: string[]}} InvocationOutcome
  */
 
 export class Run {

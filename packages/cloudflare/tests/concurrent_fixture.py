@@ -22,7 +22,7 @@ def concurrent_scenario(
         root=FIXTURE,
         source=FIXTURE / f"{name}.sim.py",
         setup=[d1_schema("A", "./schema.sql"), d1_schema("B", "./schema.sql")],
-        drive=queue("jobs", [{"body": body} for body in bodies]),
+        drive=queue("jobs", [{"body": body} for body in bodies], batch_size=1),  # an invocation per message
         specs=list(specs),
         invariants=[
             refines(

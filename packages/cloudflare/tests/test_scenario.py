@@ -27,18 +27,18 @@ def test_queue_numbers_events_from_msg_1_and_keeps_given_ids():
         "kind": "queue",
         "name": "payments",
         "events": [{"id": "msg-1", "body": {"orderId": "o-1"}}, {"id": "late", "body": {"orderId": "o-2"}}],
-        "batchSize": 1,
+        "batchSize": None,  # the consumer's max_batch_size
     } == payments()
 
 
 def test_the_queue_drive_carries_its_batch_size_written_once():
-    """queue() writes batchSize (1 unless asked); define_scenario writes it into a hand-written drive."""
+    """queue() writes batchSize (None, the consumer's, unless asked); define_scenario writes it into a hand-written drive."""
     assert 3 == queue("payments", [{"body": 1}], batch_size=3)["batchSize"]
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(UserError, match="batch_size must be a whole number"):
             queue("payments", [{"body": 1}], batch_size=bad)
     by_hand = {"kind": "queue", "name": "payments", "events": [{"body": 1}]}
-    assert 1 == define_scenario(name="s", drive=by_hand)["drive"]["batchSize"]
+    assert None is define_scenario(name="s", drive=by_hand)["drive"]["batchSize"]
     assert 2 == define_scenario(name="s", drive={**by_hand, "batchSize": 2})["drive"]["batchSize"]
     with pytest.raises(UserError, match="batch_size must be a whole number"):
         define_scenario(name="s", drive={**by_hand, "batchSize": 0})

@@ -53,7 +53,7 @@ def test_load_message_has_absolute_paths_and_bindings(project):
     assert str((project / "worker.ts").resolve()) == worker["entry"]
     assert "2026-01-01" == worker["compatibilityDate"]
     assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
-    assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0}} == worker["queueConsumers"]
+    assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
     assert {"CACHE": "kv"} == worker["kvNamespaces"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
     assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
@@ -119,8 +119,20 @@ def test_the_drives_batch_size_stays_within_the_consumers_max_batch_size(project
     with pytest.raises(UserError, match="batches of 3, but wrangler.jsonc sets the consumer's max_batch_size to 2"):
         prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=3)))
     spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=2)))
-    assert any("in batches of up to 2" in sentence for sentence in spec.assumptions)
-    assert any("one at a time" in sentence for sentence in prepare_worker(scenario_in(project)).assumptions)
+    assert any("in batches of up to 2 (the drive's batch_size)" in sentence for sentence in spec.assumptions)
+    one = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=1)))
+    assert any("one at a time (the drive's batch_size)" in sentence for sentence in one.assumptions)
+    # No batch_size: the consumer's max_batch_size, and the load message carries it.
+    spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}])))
+    assert any("in batches of up to 2 (the consumer's max_batch_size)" in sentence for sentence in spec.assumptions)
+    assert 2 == spec.load_message()["worker"]["queueConsumers"]["payments"]["maxBatchSize"]
+    # None in the config: Cloudflare's default, 10, which also caps the drive's.
+    (project / "wrangler.jsonc").write_text(CONFIG)
+    spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}])))
+    assert any("in batches of up to 10 (Cloudflare's default max_batch_size" in sentence for sentence in spec.assumptions)
+    assert 10 == spec.load_message()["worker"]["queueConsumers"]["payments"]["maxBatchSize"]
+    with pytest.raises(UserError, match="batches of 11, but wrangler.jsonc sets no max_batch_size for the consumer, so Cloudflare's default 10 holds"):
+        prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=11)))
     unset = scenario_in(project)
     unset["drive"] = {key: value for key, value in unset["drive"].items() if key != "batchSize"}
     with pytest.raises(UserError, match="carries no batchSize"):
@@ -207,7 +219,7 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
     assert {"DB": "db-staging"} == worker["d1Databases"]
-    assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0}} == worker["queueConsumers"]
+    assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
     assert {} == worker["kvNamespaces"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
     assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)

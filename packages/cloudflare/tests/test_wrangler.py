@@ -61,6 +61,8 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     assert (3, "default", 1) == (payments.max_retries, payments.max_retries_source, payments.max_batch_size)
     refunds = config.consumer("refunds")
     assert (5, "config", "refunds-dlq") == (refunds.max_retries, refunds.max_retries_source, refunds.dead_letter_queue)
+    # max_batch_size: the config's, else Cloudflare's default 10, each with its source.
+    assert [(1, "config"), (10, "default")] == [(c.max_batch_size, c.max_batch_size_source) for c in (payments, refunds)]
     assert (0, 120) == (payments.retry_delay_s, refunds.retry_delay_s)
     assert (("OUT", "receipts"),) == config.queue_producers
     assert (("COUNTER", "Counter", None),) == config.durable_objects

@@ -12,8 +12,11 @@ RETRIED = {"invocation": "msg-2#1", "drive": "queue", "outcome": "returned", "re
 
 def test_a_record_reads_back_as_it_was_written():
     """to_data and from_data are inverses; optional fields are left out while they hold nothing."""
-    for data in (THREW, RETRIED, {"invocation": "req-1#1", "drive": "http", "outcome": "crashed"}):
+    batch = {"invocation": "msg-1#1", "drive": "sqs", "outcome": "returned", "messages": ["msg-1", "msg-2"]}
+    for data in (THREW, RETRIED, batch, {"invocation": "req-1#1", "drive": "http", "outcome": "crashed"}):
         assert data == InvocationOutcome.from_data(data).to_data()
+    with pytest.raises(AssertionError, match="a batch of one"):
+        InvocationOutcome.from_data({**batch, "messages": ["msg-1"]})
 
 
 def test_a_run_result_carries_its_invocations_only_when_it_has_some():

@@ -321,3 +321,50 @@ def test_a_higher_pick_with_as_many_switches_is_refused():
     assert (0, 0, 1, 1, 1, 0) == shrunk.schedule.turns
     assert [0] == [p.shrinks for p in shrunk.passes]
     assert shrunk.record is record
+
+
+def _batch_record():
+    """One invocation, msg-1#1, that took a batch of three orders: a write each, then an ack each."""
+    from eutaxy.core.invocation_outcomes import InvocationOutcome
+    from eutaxy.core.protocol import RunResult
+    from eutaxy.engine.plans import first_plan
+    from eutaxy.engine.session import RunRecord
+
+    scenario = orders_scenario(events=3)
+    for index, event in enumerate(scenario["drive"]["events"], start=1):
+        event.update(id=f"msg-{index}", body={"orderId": f"o-{index}", "amountCents": 500})
+    effects = [
+        {"invocation": "msg-1#1", "ordinal": ordinal, "kind": "call", "target": "Toy:db", "op": "insert",
+         "payload": {"args": {"sql": "INSERT", "params": [f"orders#o-{ordinal + 1}", 500]}}, "time": ordinal}
+        for ordinal in range(3)
+    ] + [
+        {"invocation": "msg-1#1", "ordinal": 3 + index, "kind": "call", "target": "Queue:orders", "op": "ack",
+         "payload": {"args": {"messageId": f"msg-{index + 1}"}}, "time": 3 + index}
+        for index in range(3)
+    ]
+    invocations = [InvocationOutcome.from_data(
+        {"invocation": "msg-1#1", "drive": "queue", "outcome": "returned", "messages": ["msg-1", "msg-2", "msg-3"]}
+    )]
+    return RunRecord(plan=first_plan(scenario, "batch", (), 0), result=RunResult(effects=tuple(effects), invocations=invocations))
+
+
+def test_removing_messages_from_a_batch_moves_its_fault_with_the_batch():
+    """The batch keeps its other messages: the fault follows its point, earlier by the removed messages' points."""
+    from eutaxy.engine.shrink import _batches, _fault_in_batch
+
+    record = _batch_record()
+    members = _batches(record)["msg-1#1"]
+    assert ("msg-1", "msg-2", "msg-3") == members
+    third = FaultAt("msg-1#1", 2, "error")  # the third order's insert
+    # The batch is named after its first kept message; its points before the fault move up.
+    assert FaultAt("msg-2#1", 1, "error") == _fault_in_batch(record, third, members, {"msg-1"})
+    assert FaultAt("msg-3#1", 0, "error") == _fault_in_batch(record, third, members, {"msg-1", "msg-2"})
+    assert FaultAt("msg-1#1", 1, "error") == _fault_in_batch(record, third, members, {"msg-2"})
+    # The faulted point was the removed message's own, or nothing of the batch is left: no fault.
+    assert None is _fault_in_batch(record, third, members, {"msg-3"})
+    assert None is _fault_in_batch(record, third, members, {"msg-1", "msg-2", "msg-3"})
+    # A fault on an ack after the removed message's own ack moves up past it too.
+    last_ack = FaultAt("msg-1#1", 5, "crash_before")
+    assert FaultAt("msg-2#1", 3, "crash_before") == _fault_in_batch(record, last_ack, members, {"msg-1"})
+    # Nothing of the batch removed: the fault stays as it is.
+    assert third == _fault_in_batch(record, third, members, {"msg-9"})

@@ -131,11 +131,11 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, string>} */
   const traps = {};
   for (const binding of worker.bindings) traps[binding.name] = binding.kind;
-  /** @type {Record<string, {maxRetries: number, retryDelaySeconds: number}>} */
+  /** @type {Record<string, {maxRetries: number, retryDelaySeconds: number, maxBatchSize: number}>} */
   const queueConsumers = {};
   for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
-    const { maxRetries, retryDelaySeconds } = /** @type {{maxRetries: number, retryDelaySeconds: number}} */ (consumer);
-    queueConsumers[queue] = { maxRetries, retryDelaySeconds };
+    const { maxRetries, retryDelaySeconds, maxBatchSize } = /** @type {{maxRetries: number, retryDelaySeconds: number, maxBatchSize: number}} */ (consumer);
+    queueConsumers[queue] = { maxRetries, retryDelaySeconds, maxBatchSize };
   }
   /** @type {Record<string, {queue: string, deliveryDelaySeconds: number}>} */
   const queueProducers = {};

@@ -11,7 +11,7 @@ export const FIXTURE = path.join(FIXTURES, "concurrent");
 export function concurrentLoad(extra = {}) {
   return fixtureLoad(FIXTURE, {
     d1Databases: { A: "a-db", B: "b-db" },
-    queueConsumers: { jobs: { maxRetries: 0, retryDelaySeconds: 0 } },
+    queueConsumers: { jobs: { maxRetries: 0, retryDelaySeconds: 0, maxBatchSize: 1 } },
     specs: [path.join(FIXTURE, "domain.ts")],
     ...extra,
   });

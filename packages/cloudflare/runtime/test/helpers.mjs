@@ -51,7 +51,7 @@ export function fixtureLoad(fixture, worker) {
 export function paymentsLoad(extra = {}) {
   return fixtureLoad(FIXTURE, {
     d1Databases: { DB: "payments-db" },
-    queueConsumers: { payments: { maxRetries: 3, retryDelaySeconds: 0 } },
+    queueConsumers: { payments: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 2 } },
     bindings: [{ kind: "ai", name: "AI" }],
     ...extra,
   });

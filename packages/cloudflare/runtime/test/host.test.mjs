@@ -223,7 +223,7 @@ test("a plan without what the engine resolves (effectHangMs, maxRedeliveries) is
   assert.equal(result.end.kind, "completed");
 });
 
-test("a queue drive without its batchSize (define_scenario writes it) is an internal error; one of two takes both messages in one invocation", async () => {
+test("a queue drive without its batchSize (define_scenario writes it) is an internal error; one of two takes both messages in one invocation, as null (the consumer's maxBatchSize, 2) does", async () => {
   for (const batchSize of [undefined, 0, 1.5]) {
     const plan = paymentsPlan();
     /** @type {any} */ (plan.scenario.drive).batchSize = batchSize;
@@ -239,4 +239,10 @@ test("a queue drive without its batchSize (define_scenario writes it) is an inte
   const invocations = (/** @type {any} */ result) => [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation).filter((/** @type {string} */ id) => id !== "snapshot"))];
   assert.deepEqual(invocations(one), ["msg-1#1", "msg-2#1"]);
   assert.deepEqual(invocations(two), ["msg-1#1"]);
+  // A batch of several names its messages; one of one names none.
+  assert.deepEqual(two.invocations.map((/** @type {any} */ one) => one.messages), [["msg-1", "msg-2"]]);
+  assert.deepEqual(one.invocations.map((/** @type {any} */ one) => one.messages), [undefined, undefined]);
+  const consumers = paymentsPlan();
+  /** @type {any} */ (consumers.scenario.drive).batchSize = null;
+  assert.deepEqual(invocations(await host.run(consumers)), ["msg-1#1"]);
 });

@@ -14,7 +14,7 @@ const FIXTURE = path.join(FIXTURES, "http");
 const EPOCH = 1767225600000;
 const PAY = { name: "payments-api", host: "*.pay.example", responses: [{ method: "POST", path: "/charges", status: 200, headers: {}, body: { id: "ch-1" } }], dedupeBy: "Idempotency-Key" };
 
-const host = useHost(fixtureLoad(FIXTURE, { compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3, retryDelaySeconds: 0 } } }));
+const host = useHost(fixtureLoad(FIXTURE, { compatibilityFlags: ["nodejs_compat"], d1Databases: { DB: "http-db" }, queueConsumers: { orders: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } } }));
 
 /**
  * @param {{events: any[], caller?: object, externals?: object[], drive?: object, policy?: object, prefix?: number[], bounds?: object, maxFaults?: number}} options

@@ -17,7 +17,7 @@ const EPOCH = 1767225600000;
 
 const host = useHost(fixtureLoad(FIXTURE, {
   d1Databases: { DB: "producer-db" },
-  queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0 } },
+  queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } },
   queueProducers: { JOBS: { queue: "jobs", deliveryDelaySeconds: 0 }, AUDIT: { queue: "audit", deliveryDelaySeconds: 0 } },
 }));
 

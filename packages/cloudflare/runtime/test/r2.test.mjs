@@ -21,7 +21,7 @@ const SEEDS = {
   "bytes.bin": { body: { base64: "AAEC/w==" }, httpMetadata: {}, customMetadata: {} },
 };
 
-const load = fixtureLoad(FIXTURE, { d1Databases: { DB: "r2-db" }, r2Buckets: { BUCKET: "bucket", UNSET: "unset-bucket" }, queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0 } } });
+const load = fixtureLoad(FIXTURE, { d1Databases: { DB: "r2-db" }, r2Buckets: { BUCKET: "bucket", UNSET: "unset-bucket" }, queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } } });
 load.setup.push(/** @type {any} */ ({ kind: "r2_bucket", binding: "BUCKET", objects: SEEDS }));
 const host = useHost(load);
 

@@ -39,7 +39,7 @@ from eutaxy.aws.output import Output
 from eutaxy.aws.resources import EVENTS, MESSAGES, OBJECTS, PUBLISHED, Resources, published_rows, queue_rows, steps_of
 from eutaxy.aws.selectors import SNAPSHOT_TABLE
 from eutaxy.aws.services import Services
-from eutaxy.aws.sqs import TIMEOUT_MS_DEFAULT, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
+from eutaxy.aws.sqs import BATCH_SIZE_DEFAULT, TIMEOUT_MS_DEFAULT, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
 from eutaxy.aws.tables import Tables
 
 __all__ = ["AwsPlatform", "create_platform"]
@@ -75,6 +75,21 @@ ASSUMPTIONS = (
     "Randomness is virtual for random's module functions, os.urandom, uuid.uuid4 and secrets; "
     "names bound at import (from os import urandom) escape.",
 )
+
+
+def _batch_assumptions(drive: Mapping[str, Any]) -> list[str]:
+    """How the sqs drive batches its messages, for the verdict's assumptions."""
+    if drive.get("kind") != "sqs":
+        return []
+    settings = QueueSettings.of(drive)
+    size = "one message at a time" if settings.batch_size == 1 else f"batches of up to {settings.batch_size} messages"
+    source = f"the event source mapping's batch_size; Lambda's default is {BATCH_SIZE_DEFAULT}"
+    window = (
+        f"waiting up to the batching window ({settings.window_ms // 1000} s) for a fuller batch"
+        if settings.window_ms
+        else "each batch taking the messages visible when the poll starts"
+    )
+    return [f"Queue {settings.name} is delivered in {size} ({source}), {window}."]
 
 
 def _function_name(scenario: Mapping[str, Any]) -> str:
@@ -245,7 +260,11 @@ class AwsPlatform:
         return {
             "platform": "aws",
             "dynamodb": self.local.description,
-            "assumptions": [*ASSUMPTIONS, f"DynamoDB semantics are those of {self.local.description}."],
+            "assumptions": [
+                *ASSUMPTIONS,
+                *_batch_assumptions(self.scenario.get("drive") or {}),
+                f"DynamoDB semantics are those of {self.local.description}.",
+            ],
         }
 
     def close(self) -> None:

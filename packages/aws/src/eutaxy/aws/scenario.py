@@ -19,6 +19,7 @@ from eutaxy.engine.scenario import drive_events, expect_failures_field, scenario
 from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
+    BATCH_SIZE_DEFAULT,
     BATCHING_WINDOW_S_MAX,
     DELAY_S_MAX,
     MAX_RECEIVE_COUNT_DEFAULT,
@@ -150,7 +151,7 @@ def sqs(
     messages: Iterable[Any],
     *,
     max_receive_count: int = MAX_RECEIVE_COUNT_DEFAULT,
-    batch_size: int = 1,
+    batch_size: int = BATCH_SIZE_DEFAULT,
     visibility_timeout_s: int = VISIBILITY_TIMEOUT_S_DEFAULT,
     delay_s: int = 0,
     batching_window_s: int = 0,
@@ -163,8 +164,8 @@ def sqs(
     The queue's settings are AWS's: ``max_receive_count`` (its redrive policy),
     ``visibility_timeout_s`` (at least the function timeout), ``delay_s``; a name ending in
     ``.fifo`` makes a FIFO queue (every message needs a group id, and a deduplication id
-    unless ``content_based_deduplication``). The event source mapping's are ``batch_size``,
-    ``batching_window_s`` and ``report_batch_item_failures``.
+    unless ``content_based_deduplication``). The event source mapping's are ``batch_size``
+    (Lambda's default 10), ``batching_window_s`` and ``report_batch_item_failures``.
     """
     if not isinstance(name, str) or not name:
         raise UserError(f"sqs queue name must be a non-empty string, got {name!r}")

@@ -53,6 +53,7 @@ from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
 
 __all__ = [
     "ACCOUNT_ID",
+    "BATCH_SIZE_DEFAULT",
     "MAX_RECEIVE_COUNT_DEFAULT",
     "TIMEOUT_MS_DEFAULT",
     "TIMEOUT_MS_MAX",
@@ -79,6 +80,9 @@ VISIBILITY_TIMEOUT_S_DEFAULT = 30
 DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000
 #: The account every simulated ARN names.
 ACCOUNT_ID = MOTO_ACCOUNT_ID
+#: An SQS event source mapping's batch size when the scenario names none: Lambda's default
+#: (the CreateEventSourceMapping reference gives 10 for Amazon SQS).
+BATCH_SIZE_DEFAULT = 10
 #: Batch sizes the event source mapping accepts.
 BATCH_SIZE_FIFO_MAX = 10
 BATCH_SIZE_STANDARD_MAX = 10_000
@@ -126,7 +130,7 @@ class QueueSettings:
             visibility_ms=int(drive.get("visibilityTimeoutSeconds", VISIBILITY_TIMEOUT_S_DEFAULT)) * 1000,
             delay_ms=int(drive.get("delaySeconds", 0)) * 1000,
             max_receive_count=int(drive.get("maxReceiveCount") or MAX_RECEIVE_COUNT_DEFAULT),
-            batch_size=int(drive.get("batchSize", 1)),
+            batch_size=int(drive.get("batchSize", BATCH_SIZE_DEFAULT)),
             window_ms=int(drive.get("maximumBatchingWindowSeconds", 0)) * 1000,
             report_failures=bool(drive.get("reportBatchItemFailures", True)),
             content_deduplication=bool(drive.get("contentBasedDeduplication", False)),
@@ -500,6 +504,8 @@ def deliver_queue(
             failed = _failed_ids(settings, outcome, [m.id for m in batch])
             thrown = error_of(outcome.error) if outcome.kind == "raised" and outcome.error is not None else None
             record = loop.record_outcome("sqs", outcome, thrown)
+            if len(batch) > 1:
+                record["messages"] = [message.id for message in batch]
             if outcome.kind == "returned" and (failed is _ALL or len(failed or ()) == len(batch)):
                 # It returned, but reported every message it got as failed: it did not work.
                 record["retriedAll"] = True

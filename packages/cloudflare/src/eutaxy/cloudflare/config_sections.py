@@ -128,8 +128,9 @@ SECTIONS: tuple[Section, ...] = (
         "queues",
         "own",
         "Consumers (`max_retries`, `max_batch_size`, `retry_delay`) and producers (`delivery_delay`) in Eutaxy's queue "
-        "model; `max_batch_timeout` and `max_concurrency` are not read (batches are the drive's `batchSize`, "
-        "concurrency the scenario's bound).",
+        "model; `max_batch_timeout` and `max_concurrency` are not read (a batch is the messages waiting when its "
+        "delivery starts, up to `max_batch_size`, else Cloudflare's default 10, or the drive's smaller `batchSize`; "
+        "concurrency is the scenario's bound).",
     ),
     # Bindings Eutaxy does not proxy: traps.
     _unsupported("services", "own", f"{_TRAP} (`binding_not_modelled`)."),

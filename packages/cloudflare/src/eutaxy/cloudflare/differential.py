@@ -13,7 +13,8 @@ The loop, the redelivery rule and the comparison are the engine's
   alarms on the real clock there, and the runtime waits for them, at most the effect hang
   bound of real time, naming any that did not finish;
 - what the raw loop delivers: :func:`raw_queue`, the queue drive's events and its
-  ``batchSize`` (written by ``define_scenario``, as the proxied run reads it) and the
+  ``batchSize`` (written by ``define_scenario``; null is the consumer's ``max_batch_size``,
+  as the proxied run reads it) and the
   consumer's ``max_retries`` as the config reader resolved it (Cloudflare's documented 3
   when unset);
 - what an attempt's record holds in a proxied log: :func:`decisions_of_effects`, the
@@ -76,10 +77,10 @@ def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
     if consumer is None:  # prepare_worker already refuses this; kept for a clear message
         raise UserError(f"the Worker has no consumer for queue {drive.get('name')!r}")
     # Written once by define_scenario and checked against the consumer by prepare_worker,
-    # as the proxied run's drive reads it.
+    # as the proxied run's drive reads it: null is the consumer's max_batch_size.
     return RawQueue(
         events=tuple((str(event["id"]), event.get("body")) for event in drive.get("events") or []),
-        batch_size=drive["batchSize"],
+        batch_size=consumer.max_batch_size if drive["batchSize"] is None else drive["batchSize"],
         platform_limit=consumer.max_retries,
     )
 

@@ -16,26 +16,31 @@ from eutaxy.engine.scenario import default_event_id
 
 __all__ = ["batch_size_of", "queue"]
 
-#: Messages per delivery when a drive names no batch size: one message per invocation.
-BATCH_SIZE_DEFAULT = 1
+#: A drive's ``batchSize`` when the scenario names none: null, the consumer's ``max_batch_size``
+#: (the config's, else Cloudflare's default 10, ``eutaxy.cloudflare.wrangler``), which the
+#: runtime reads from the load message.
+BATCH_SIZE_DEFAULT = None
 
 _MESSAGE_FIELDS = frozenset({"id", "body"})
 
 
-def batch_size_of(value: Any, where: str) -> int:
-    """A queue drive's ``batchSize``: a whole number of messages, at least 1."""
+def batch_size_of(value: Any, where: str) -> int | None:
+    """A queue drive's ``batchSize``: a whole number of messages, at least 1, or None (the consumer's)."""
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UserError(f"{where}: batch_size must be a whole number of messages, at least 1, got {value!r}")
     return value
 
 
-def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size: int = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
+def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size: int | None = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
     """Drive the consumer of queue ``name`` with ``messages``, each ``{"body": ...}``.
 
     The body is any JSON value; a message may also carry an ``id``. Each delivery attempt
-    hands the handler up to ``batch_size`` waiting messages in one batch (default one
-    message per invocation); it may not exceed the consumer's ``max_batch_size`` in the
-    wrangler config, which the Worker's check refuses. ``messages`` may be a draft's
+    hands the handler up to ``batch_size`` of the messages waiting when it starts, in one
+    batch; by default (None) the consumer's ``max_batch_size`` in the wrangler config, else
+    Cloudflare's default 10. A size above the consumer's ``max_batch_size`` is refused by the
+    Worker's check. ``messages`` may be a draft's
     ``todo(...)`` hole, kept for ``define_scenario`` to refuse.
     """
     if not isinstance(name, str) or not name:

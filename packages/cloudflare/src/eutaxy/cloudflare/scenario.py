@@ -188,7 +188,8 @@ def _drive(drive: Any) -> dict[str, Any]:
         drive = _http_drive(drive)
     if drive.get("kind") == "queue":
         # The runtime's queue drive fills in nothing: the batch size is written here, once
-        # (queue(...) writes it; a hand-written drive without one delivers one message a time).
+        # (queue(...) writes it; a hand-written drive without one gets null, the consumer's
+        # max_batch_size, which the runtime reads from the load message).
         drive = {**dict(drive), "batchSize": batch_size_of(drive.get("batchSize", BATCH_SIZE_DEFAULT), "define_scenario: the queue drive")}
     return {**dict(drive), "events": drive_events(drive)}
 

@@ -73,9 +73,9 @@ class LoadMessage:
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
     #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
-    #: Queue name -> its consumer's (max_retries, retry_delay in seconds): the config's, else
-    #: Cloudflare's default max_retries and no delay.
-    queue_consumers: Mapping[str, tuple[int, int]] = attrs.field(converter=_frozen_dict)
+    #: Queue name -> its consumer's (max_retries, retry_delay in seconds, max_batch_size): the
+    #: config's, else Cloudflare's default max_retries, no delay and its default batch size.
+    queue_consumers: Mapping[str, tuple[int, int, int]] = attrs.field(converter=_frozen_dict)
     #: Producer binding -> (the queue it sends to, its delivery delay in seconds: the
     #: config's ``delivery_delay``, else 0).
     queue_producers: Mapping[str, tuple[str, int]] = attrs.field(converter=_frozen_dict)
@@ -109,7 +109,8 @@ class LoadMessage:
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
         assert all(
             isinstance(retries, int) and retries >= 0 and isinstance(delay, int) and delay >= 0
-            for retries, delay in self.queue_consumers.values()
+            and isinstance(batch, int) and batch >= 1
+            for retries, delay, batch in self.queue_consumers.values()
         ), self.queue_consumers
         for step in self.setup:
             assert "path" not in step or Path(step["path"]).is_absolute(), step
@@ -134,8 +135,8 @@ class LoadMessage:
                 "r2Buckets": dict(self.r2_buckets),
                 "vars": dict(self.vars),
                 "queueConsumers": {
-                    queue: {"maxRetries": retries, "retryDelaySeconds": delay}
-                    for queue, (retries, delay) in self.queue_consumers.items()
+                    queue: {"maxRetries": retries, "retryDelaySeconds": delay, "maxBatchSize": batch}
+                    for queue, (retries, delay, batch) in self.queue_consumers.items()
                 },
                 "queueProducers": {
                     binding: {"queue": queue, "deliveryDelaySeconds": delay}
@@ -229,7 +230,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         kv_namespaces=dict(config.kv_namespaces()),
         r2_buckets=_r2_buckets(config),
         vars=dict(env_values.values),
-        queue_consumers={consumer.queue: (consumer.max_retries, consumer.retry_delay_s) for consumer in config.queue_consumers},
+        queue_consumers={
+            consumer.queue: (consumer.max_retries, consumer.retry_delay_s, consumer.max_batch_size)
+            for consumer in config.queue_consumers
+        },
         queue_producers={
             binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
         },
@@ -547,18 +551,43 @@ def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> N
         raise UserError(
             f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it; {consumed}", near=str(name)
         )
-    # define_scenario (queue(...)) writes the batch size; the runtime's drive asserts it.
+    # define_scenario (queue(...)) writes the batch size (null: the consumer's); the runtime's drive asserts it.
+    if "batchSize" not in drive:
+        raise UserError(f"the queue drive of {name!r} carries no batchSize; build it with queue(...) in define_scenario")
+    batch_size = drive["batchSize"]
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        raise UserError(
+            f"the queue drive of {name!r} carries batchSize {batch_size!r}, not a whole number of at least 1; "
+            "build it with queue(...) in define_scenario"
+        )
+    if batch_size is not None and batch_size > consumer.max_batch_size:
+        sets = (
+            f"sets the consumer's max_batch_size to {consumer.max_batch_size}"
+            if consumer.max_batch_size_source == "config"
+            else f"sets no max_batch_size for the consumer, so Cloudflare's default {consumer.max_batch_size} holds"
+        )
+        raise UserError(f"the queue drive of {name!r} asks for batches of {batch_size}, but {config.path.name} {sets}", near=str(name))
+
+
+def _batches(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
+    """How the queue drive's messages are batched, for the verdict's assumptions."""
+    consumer = config.consumer(str(drive.get("name")))
     batch_size = drive.get("batchSize")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise UserError(
-            f"the queue drive of {name!r} carries no batchSize (got {batch_size!r}); build it with queue(...) in define_scenario"
+    if batch_size is None and consumer is not None:
+        batch_size = consumer.max_batch_size
+        source = (
+            "the consumer's max_batch_size"
+            if consumer.max_batch_size_source == "config"
+            else "Cloudflare's default max_batch_size, as the config sets none"
         )
-    if consumer.max_batch_size is not None and batch_size > consumer.max_batch_size:
-        raise UserError(
-            f"the queue drive of {name!r} asks for batches of {batch_size}, but {config.path.name} sets the consumer's "
-            f"max_batch_size to {consumer.max_batch_size}",
-            near=str(name),
-        )
+    else:
+        source = "the drive's batch_size"
+    if batch_size == 1:
+        return f"one at a time ({source})"
+    return (
+        f"in batches of up to {batch_size} ({source}), each taking the messages waiting when its delivery starts "
+        "(max_batch_timeout is not waited out)"
+    )
 
 
 def _check_assets(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
@@ -735,8 +764,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         _production_only_assumption(config, drive),
     ]
     if drive.get("kind") == "queue":
-        batch_size = drive.get("batchSize")
-        delivered = "one at a time" if batch_size == 1 else f"in batches of up to {batch_size} (the drive's batchSize)"
+        delivered = _batches(config, drive)
         sentences.append(
             f"Queue messages are delivered {delivered}, one invocation per delivery attempt; the first ack or retry "
             "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "

@@ -36,6 +36,7 @@ from eutaxy.core.errors import UserError
 from . import config_sections, jsonc
 
 __all__ = [
+    "MAX_BATCH_SIZE_DEFAULT",
     "MAX_BATCH_SIZE_LIMIT",
     "MAX_RETRIES_DEFAULT",
     "Binding",
@@ -65,6 +66,9 @@ MAX_RETRIES_LIMIT = 100
 
 #: Cloudflare caps a consumer's ``max_batch_size`` at 100 messages.
 MAX_BATCH_SIZE_LIMIT = 100
+#: A consumer's ``max_batch_size`` when the config sets none: Cloudflare's documented default
+#: (Cloudflare's Queues configuration reference gives 10; the batch timeout's 5 s is not read).
+MAX_BATCH_SIZE_DEFAULT = 10
 
 #: Config file names wrangler looks for, in its order of preference.
 #: The config files wrangler looks for, in its order: ``wrangler.json`` wins over
@@ -145,14 +149,17 @@ class QueueConsumer:
     #: ``"config"`` when the config sets ``max_retries``, ``"default"`` when it is
     #: Cloudflare's documented default; the verdict's assumptions say which.
     max_retries_source: str
-    #: The config's ``max_batch_size`` (None when unset): the most messages a drive's batch
-    #: may hold (``eutaxy.cloudflare.worker`` refuses a larger ``batchSize``).
-    max_batch_size: int | None
+    #: The config's ``max_batch_size``, else Cloudflare's default (MAX_BATCH_SIZE_DEFAULT): the
+    #: most messages one delivery hands the handler, and a drive's batch size when the
+    #: scenario names none (``eutaxy.cloudflare.worker`` refuses a larger ``batchSize``).
+    max_batch_size: int
     dead_letter_queue: str | None
     #: The config's ``retry_delay`` in seconds (0 when unset): how long a retried message
     #: waits before its redelivery when its retry() names no delay, and after a handler
     #: that threw, as Cloudflare documents it.
     retry_delay_s: int = 0
+    #: ``"config"`` or ``"default"``, as for ``max_retries_source``.
+    max_batch_size_source: str = "config"
 
 
 @attrs.frozen(kw_only=True)
@@ -488,7 +495,8 @@ def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
                 queue=queue,
                 max_retries=MAX_RETRIES_DEFAULT if max_retries is None else max_retries,
                 max_retries_source="default" if max_retries is None else "config",
-                max_batch_size=max_batch_size,
+                max_batch_size=MAX_BATCH_SIZE_DEFAULT if max_batch_size is None else max_batch_size,
+                max_batch_size_source="default" if max_batch_size is None else "config",
                 dead_letter_queue=reader.optional_string(entry, "dead_letter_queue", where),
                 retry_delay_s=retry_delay or 0,
             )

@@ -21,6 +21,9 @@ Where the platform leaves messages undone, ``dead_lettered`` counts the ones the
 end sent to a dead-letter queue (or dropped after the last retry), and ``retried_all`` says
 that a handler which returned normally still asked for every message it got to come again
 (``retry()`` on each, a ``batchItemFailures`` entry for each): it returned, but did not work.
+A queue invocation that delivered a batch of more than one message lists their ids
+(``messages``, in batch order; the invocation is named after the first), so the shrinker can
+remove a message from inside a batch and keep the batch's faults.
 """
 
 from __future__ import annotations
@@ -98,6 +101,10 @@ class UncaughtError:
         return cls.of(str(data.get("name") or "Error"), str(data.get("message") or ""), data.get("at"))
 
 
+def _message_ids(values: Iterable[Any]) -> tuple[str, ...]:
+    return tuple(str(value) for value in values)
+
+
 @attrs.frozen(kw_only=True)
 class InvocationOutcome:
     """How one invocation ended (an entry of ``RunResult.invocations``)."""
@@ -116,6 +123,9 @@ class InvocationOutcome:
     dead_lettered: int = 0
     #: It returned, but asked for every message it was given to be delivered again.
     retried_all: bool = False
+    #: The ids of the messages it was given, in batch order, when a batch held more than one
+    #: (empty otherwise: the invocation's own event is its only message).
+    messages: tuple[str, ...] = attrs.field(default=(), converter=_message_ids)
 
     @property
     def succeeded(self) -> bool:
@@ -127,6 +137,7 @@ class InvocationOutcome:
         assert not self.retried_all or self.outcome == RETURNED, self
         assert self.dead_lettered >= 0, self.dead_lettered
         assert self.ordinal is None or self.ordinal >= 0, self.ordinal
+        assert len(self.messages) != 1, "a batch of one lists no messages"
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {"invocation": self.invocation, "drive": self.drive, "outcome": self.outcome}
@@ -138,6 +149,8 @@ class InvocationOutcome:
             data["deadLettered"] = self.dead_lettered
         if self.retried_all:
             data["retriedAll"] = True
+        if self.messages:
+            data["messages"] = list(self.messages)
         return data
 
     @classmethod
@@ -152,6 +165,7 @@ class InvocationOutcome:
             error=None if error is None else UncaughtError.from_data(error),
             dead_lettered=int(data.get("deadLettered") or 0),
             retried_all=bool(data.get("retriedAll")),
+            messages=tuple(data.get("messages") or ()),
         )
 
 

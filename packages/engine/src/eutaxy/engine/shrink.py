@@ -13,6 +13,12 @@ at-least-once) are re-derived and cannot break merely because they went stale. A
 candidate's schedule is the one its replay took (the faults injected, every turn pick);
 a last replay shows it gives the final trace again.
 
+A message is removed from inside a batch too: a queue invocation that took several
+messages lists them (``RunResult.invocations``' ``messages``), so removing one keeps the
+batch's faults, re-keyed to the batch as it is then delivered (named after its first kept
+message, each fault earlier by the points the removed messages' handling opened before it;
+``_fault_in_batch``). A fault at a removed message's own point goes with it.
+
 A shrunk trace must be a true counterexample, so two guards keep a violation from
 coming from dropping events alone:
 
@@ -51,7 +57,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import attrs
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.schedule import Schedule, schedule_sort_key, turn_switches
+from eutaxy.core.effects import invocation_id, parse_invocation
+from eutaxy.core.schedule import FaultAt, Schedule, schedule_sort_key, turn_switches
 from eutaxy.core.violations import Violation
 
 from eutaxy.engine.plans import event_ids, event_of_invocation, events_of, first_plan, restrict_events
@@ -134,12 +141,86 @@ def _sort_key(kept_events: Sequence[str], record: RunRecord) -> tuple:
     return schedule_sort_key(len(kept_events), record.schedule, switches=turn_switches(record.result.effects))
 
 
-def _without_events(schedule: Schedule, kept: tuple[str, ...], removed: set[str]) -> _Candidate:
-    faults = tuple(f for f in schedule.faults if event_of_invocation(f.invocation) not in removed)
+def _without_events(target: _Target, removed: set[str]) -> _Candidate:
+    """The target without the ``removed`` events and the faults their invocations took.
+
+    A fault in a batch that keeps some of its messages moves with the batch
+    (:func:`_fault_in_batch`) instead of going with the removed ones.
+    """
+    batches = _batches(target.record)
+    faults = []
+    for fault in target.schedule.faults:
+        members = batches.get(fault.invocation)
+        if members is None:
+            if event_of_invocation(fault.invocation) not in removed:
+                faults.append(fault)
+            continue
+        moved = _fault_in_batch(target.record, fault, members, removed)
+        if moved is not None:
+            faults.append(moved)
     return _Candidate(
-        schedule=Schedule(faults=faults, turns=schedule.turns),
-        kept_events=tuple(e for e in kept if e not in removed),
+        schedule=Schedule(faults=tuple(faults), turns=target.schedule.turns),
+        kept_events=tuple(e for e in target.kept_events if e not in removed),
     )
+
+
+def _text(value: Any) -> str:
+    """A scalar as text to look for: a string as it is, anything else as canonical JSON."""
+    return value if isinstance(value, str) else to_json(value)
+
+
+def _batches(record: RunRecord) -> dict[str, tuple[str, ...]]:
+    """Each invocation that delivered a batch of several messages: their ids, in batch order."""
+    return {one.invocation: one.messages for one in record.result.invocations if one.messages}
+
+
+def _fault_in_batch(record: RunRecord, fault: FaultAt, members: tuple[str, ...], removed: set[str]) -> FaultAt | None:
+    """Where ``fault`` lands once the ``removed`` events leave its batch (None: with them).
+
+    The batch keeps its other messages, so it is still delivered, named after its first
+    kept message (with the batch's attempt), and the fault stays at the same point, which
+    comes earlier by the points the removed messages' handling opened before it. Those are
+    told apart by what they name: a point whose arguments hold a removed message's id or a
+    value of its body that no kept message of the batch holds. A guess the replay decides:
+    a candidate that lands the fault elsewhere does not break the same invariant, and is
+    not kept.
+    """
+    # A message's input event is its id up to the first '#' (a produced one is ``req-1#1/sent-1``).
+    kept = [member for member in members if member.split("#", 1)[0] not in removed]
+    if not kept:
+        return None
+    if len(kept) == len(members):
+        return fault
+    gone = [member for member in members if member not in kept]
+    bodies = dict(zip(event_ids(record.plan.scenario), events_of(record.plan.scenario), strict=True))
+
+    def values(member: str) -> set[str]:
+        return {_text(value) for value in (member, *_scalars(bodies.get(member, {}).get("body")))}
+
+    named = set().union(*(values(member) for member in gone)) - set().union(*(values(member) for member in kept))
+    points: dict[int, set[str]] = {}
+    for effect in record.result.effects:
+        if effect.get("invocation") == fault.invocation:
+            payload = effect.get("payload")
+            args = payload.get("args") if isinstance(payload, Mapping) else None
+            points.setdefault(int(effect["ordinal"]), set()).update(_text(value) for value in _scalars(args))
+
+    # A string holding a removed string value names it too (``orders#o-1`` names ``o-1``);
+    # other values, and short strings, only as themselves.
+    strings = {member for member in gone} | {
+        value for member in gone for value in _scalars(bodies.get(member, {}).get("body")) if isinstance(value, str)
+    }
+    within = {value for value in strings & named if len(value) >= 3}
+
+    def names_gone(texts: set[str]) -> bool:
+        return bool(texts & named) or any(value in text for value in within for text in texts)
+
+    if names_gone(points.get(fault.ordinal, set())):
+        return None  # the faulted point was the removed message's own
+    earlier = sum(1 for ordinal, texts in points.items() if ordinal < fault.ordinal and names_gone(texts))
+    _, attempt = parse_invocation(fault.invocation)
+    invocation = fault.invocation if kept[0] == members[0] else invocation_id(kept[0], attempt)
+    return FaultAt(invocation=invocation, ordinal=fault.ordinal - earlier, fault=fault.fault)
 
 
 def _chunks(count: int) -> Iterator[tuple[int, int]]:
@@ -157,7 +238,7 @@ def _remove_event_chunks(target: _Target, protected: frozenset[str]) -> Iterator
     for start, stop in _chunks(len(kept)):
         removed = {e for e in kept[start:stop] if e not in protected}
         if removed and len(removed) < len(kept):
-            yield _without_events(target.schedule, kept, removed)
+            yield _without_events(target, removed)
 
 
 def _remove_fault_chunks(target: _Target, protected: frozenset[str]) -> Iterator[_Candidate]:
@@ -178,7 +259,7 @@ def _remove_one_event(target: _Target, protected: frozenset[str]) -> Iterator[_C
         return
     for event_id in kept:
         if event_id not in protected:
-            yield _without_events(target.schedule, kept, {event_id})
+            yield _without_events(target, {event_id})
 
 
 def _with_pick(target: _Target, index: int, pick: int) -> _Candidate:
