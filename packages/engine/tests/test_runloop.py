@@ -334,14 +334,23 @@ def test_slow_effects_do_not_count():
         # The resolved effect hang bound, not the exploration budget beside it.
         ({"budgetMs": 600_000, "effectHangMs": 20_000}, 20.0),
         ({"budgetMs": 5_000, "effectHangMs": 60_000}, 60.0),
-        # Below the floor: the floor.
+        # Below the floor, down to the least the bound may be: the floor.
         ({"budgetMs": 600_000, "effectHangMs": 500}, 10.0),
+        ({"budgetMs": 600_000, "effectHangMs": 1}, 10.0),
     ],
 )
 def test_the_stuck_threshold_is_the_plans_effect_hang_bound(bounds, threshold_s):
     plan = _plan()
     plan["scenario"] = {"bounds": bounds}
     assert threshold_s == RunLoop.from_plan(plan).stuck_threshold_s
+
+
+def test_a_plan_without_its_effect_hang_bound_is_refused_naming_it():
+    """with_bounds writes effectHangMs into every plan; one without it is Eutaxy's bug, never the floor."""
+    plan = _plan()
+    plan["scenario"] = {"bounds": {"budgetMs": 600_000}}
+    with pytest.raises(ValueError, match="plan: scenario.bounds.effectHangMs: expected a positive integer"):
+        RunLoop.from_plan(plan)
 
 
 

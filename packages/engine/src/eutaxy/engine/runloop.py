@@ -185,6 +185,19 @@ class CallOutcome:
     error: BaseException | None = None
 
 
+def _ended(invocation: Invocation, outcome: CallOutcome) -> CallOutcome:
+    """How a handler call that raised or returned ended for the platform.
+
+    A handler that caught its crash, or its stop at the time limit, and then raised or
+    returned anyway still crashed or timed out: what it did after is not the platform's answer.
+    """
+    if invocation.crashed:
+        return CallOutcome(kind="crashed", value=outcome.value, error=outcome.error)
+    if invocation.timed_out:
+        return CallOutcome(kind="timed_out", value=outcome.value, error=outcome.error)
+    return outcome
+
+
 # --- the watchdog -----------------------------------------------------------------------
 
 
@@ -432,19 +445,9 @@ class RunLoop:
             raise
         except BaseException as error:  # noqa: BLE001 (a handler's SystemExit is its failure too)
             self._raise_if_unsupported()
-            if invocation.crashed:
-                return CallOutcome(kind="crashed", error=error)
-            if invocation.timed_out:
-                return CallOutcome(kind="timed_out", error=error)
-            return CallOutcome(kind="raised", error=error)
+            return _ended(invocation, CallOutcome(kind="raised", error=error))
         self._raise_if_unsupported()
-        if invocation.crashed:
-            # The handler caught the crash and returned anyway; the crash still happened.
-            return CallOutcome(kind="crashed", value=value)
-        if invocation.timed_out:
-            # Stopped at its limit; whatever it did after catching that is not the platform's answer.
-            return CallOutcome(kind="timed_out", value=value)
-        return CallOutcome(kind="returned", value=value)
+        return _ended(invocation, CallOutcome(kind="returned", value=value))
 
     def _watchdog_for(self, invocation: Invocation) -> Watchdog:
         """The call's watchdog: stuck after the hang threshold, stopped at the invocation's limit."""
