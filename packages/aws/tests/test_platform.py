@@ -167,6 +167,15 @@ def test_more_than_one_concurrent_invocation_is_unsupported(probe_platform, prob
     assert [] == result["effects"]
 
 
+@pytest.mark.parametrize("bound", ["maxRedeliveries", "maxConcurrentInvocations"])
+def test_a_plan_without_a_resolved_bound_is_refused_naming_it(probe_platform, probe_scenario, plan, bound):
+    """with_bounds writes every bound into a plan; one without it is Eutaxy's bug, never read as a default."""
+    data = plan(probe_scenario([{"id": "a"}]))
+    del data["scenario"]["bounds"][bound]
+    with pytest.raises(ValueError, match=f"plan: scenario.bounds.{bound}: expected an integer"):
+        probe_platform.run(data)
+
+
 def test_the_same_plan_gives_byte_identical_results(run_probe):
     """uuid4 in the handler, request ids and times all come from the plan."""
     policy = {"kind": "seeded", "faults": {"1": 3}}

@@ -92,6 +92,20 @@ def _batch_assumptions(drive: Mapping[str, Any]) -> list[str]:
     return [f"Queue {settings.name} is delivered in {size} ({source}), {window}."]
 
 
+def _plan_bound(bounds: Mapping[str, Any], name: str) -> int:
+    """A bound the engine resolved into the plan (``with_bounds`` writes every one of them).
+
+    A plan without it is Eutaxy's own bug: an internal error naming the field, never a
+    default (a missing ``maxRedeliveries`` read as 0 would explore no redelivery).
+    """
+    value = bounds.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"plan: scenario.bounds.{name}: expected an integer (eutaxy.engine.bounds.with_bounds writes it), found {value!r}"
+        )
+    return value
+
+
 def _function_name(scenario: Mapping[str, Any]) -> str:
     return str(scenario.get("name") or "handler")
 
@@ -180,7 +194,7 @@ class AwsPlatform:
         scenario = data["scenario"]
         bounds = scenario.get("bounds") or {}
         drive = scenario["drive"]
-        concurrency = int(bounds.get("maxConcurrentInvocations", 1))
+        concurrency = _plan_bound(bounds, "maxConcurrentInvocations")
         if concurrency > 1:
             return unsupported_result(
                 "concurrency_not_supported",
@@ -194,7 +208,7 @@ class AwsPlatform:
         loop = RunLoop.from_plan(data)
         self.tables.reset(tables)
         self.resources.reset(setup)
-        max_redeliveries = int(bounds.get("maxRedeliveries", 0))
+        max_redeliveries = _plan_bound(bounds, "maxRedeliveries")
         timeout_ms = int(scenario["handler"].get("timeoutMs") or TIMEOUT_MS_DEFAULT)
         where = f"scenario {scenario.get('name')}"
         driven = queue_of(drive, loop.now_ms, where)
