@@ -93,7 +93,9 @@ function runtimeConfig(worker, setup) {
   for (const step of setup) {
     if (step?.kind === "kv_namespace") {
       if (!kv[step.binding]) throw new UserError(`setup kv_namespace names binding ${step.binding}, which the Worker's config does not declare as a KV namespace`);
-      for (const { key, value, metadata } of step.entries ?? []) kv[step.binding].entries.push([key, value, metadata ?? null]);
+      if (!Array.isArray(step.entries)) throw new Error(`setup kv_namespace ${step.binding}: entries must be a list (eutaxy.cloudflare.kv_namespace writes it), found ${JSON.stringify(step.entries)}`);
+      // Each entry's key, value and metadata the schema requires.
+      for (const { key, value, metadata } of step.entries) kv[step.binding].entries.push([key, value, metadata]);
       continue;
     }
     if (step?.kind === "durable_object") {
