@@ -725,7 +725,7 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
 def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
     """What production does that no local run can, naming only what the Worker has (D1, a consumed queue)."""
     unseen = ["D1 read replication"] if config.d1_databases else []
-    unseen += ["real queue batching"] if drive.get("kind") == "queue" else []
+    unseen += ["queue batches formed by timing (max_batch_timeout)"] if drive.get("kind") == "queue" else []
     return f"Production-only behaviour ({', '.join([*unseen, 'real latency'])}) is out of scope."
 
 
