@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, message, sqs
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.errors import UserError
 
@@ -296,13 +296,36 @@ def _plain(value):
     return json.loads(json.dumps(value, default=float))
 
 
-def test_a_seed_item_dynamodb_refuses_is_the_scenarios_error_naming_table_and_index(probe_scenario, plan):
-    """A key of the wrong type: exit 2 naming the table and the item's index, not an error of Eutaxy's."""
-    scenario = probe_scenario([{"id": "a"}])
-    scenario["setup"] = [dynamodb_table("items", {"id": "HASH"}, items=[{"id": "ok"}, {"id": 5}])]
-    with create_platform(scenario) as platform, pytest.raises(UserError) as raised:
-        platform.run(plan(scenario))
-    message = str(raised.value)
-    assert "setup dynamodb_table('items'): items[1] is refused by DynamoDB" in message, message
-    assert "Type mismatch" in message and '{"id":5}' in message, message
-    assert "items" == raised.value.near
+def test_messages_are_sent_at_their_at_ms_and_a_visibility_timeout_due_first_comes_first(run_probe):
+    """msg-1 fails at the start and is visible again 30 s later (the visibility timeout); msg-2, sent
+    at 10 s, comes before that redelivery, and msg-3, sent at 60 s, after it."""
+    result, seen = run_probe(
+        [message({"action": "fail", "id": "a"}), message({"id": "b"}, at_ms=10_000), message({"id": "c"}, at_ms=60_000)],
+        bounds={"maxRedeliveries": 1},
+    )
+    invocations = [e["invocation"] for e in result["effects"] if e["kind"] == "result" and e["op"] == "delete"]
+    assert ["msg-2#1", "msg-3#1"] == invocations
+    starts = [(s["event"]["Records"][0]["messageId"], s["time"] * 1000 - VIRTUAL_EPOCH_MS) for s in seen]
+    assert [("msg-1", 0), ("msg-2", 10_000), ("msg-1", 30_000), ("msg-3", 60_000)] == [(m, round(t)) for m, t in starts]
+    sent = [int(s["event"]["Records"][0]["attributes"]["SentTimestamp"]) - VIRTUAL_EPOCH_MS for s in seen]
+    assert [0, 10_000, 0, 60_000] == sent
+
+
+def test_messages_go_in_order_of_time_then_of_listing(run_probe):
+    _, seen = run_probe([message({"id": "late"}, at_ms=5_000), message({"id": "first"}), message({"id": "second"}, at_ms=0)])
+    assert ["msg-2", "msg-3", "msg-1"] == [s["event"]["Records"][0]["messageId"] for s in seen]
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "10s", True])
+def test_an_at_ms_that_is_no_virtual_time_is_refused(bad):
+    with pytest.raises(UserError, match=r"at_ms must be a whole number of virtual milliseconds"):
+        message({"id": "a"}, at_ms=bad)
+
+
+def test_a_fifo_duplicate_sent_five_minutes_later_is_accepted():
+    """Deduplication remembers an id for five minutes of virtual time, counted from when each message is sent."""
+    fifo = {"group_id": "g", "deduplication_id": "d-1"}
+    drive = sqs("jobs.fifo", [message(1, **fifo), message(2, **fifo, at_ms=299_999), message(3, **fifo, at_ms=300_000)])
+    assert ["msg-1", "msg-3"] == [event["id"] for event in drive["events"]]
+    assert [{"id": "msg-2", "duplicateOf": "msg-1", "deduplicationId": "d-1"}] == drive["deduplicated"]
+    assert 300_000 == drive["events"][1]["atMs"] and "atMs" not in drive["events"][0]

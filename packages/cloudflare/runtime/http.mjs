@@ -19,6 +19,8 @@
  * core's redelivery rule allows it, with the caller's `retries` as the platform limit
  * (`mayRedeliver`, eutaxy.core.faults.may_redeliver); else the caller gives up, recorded as
  * `Http:<path>` `gave_up` `{args: {requestId, attempts}}` under the last attempt's invocation.
+ * A request with `atMs` is sent that many virtual milliseconds after the run's start
+ * (event_time.mjs): it waits until then, requests in order of time, then of listing.
  * The caller decides at the response point, before any background work runs on. A resend is
  * queued then, due `delaysMs[attempts - 1]` later in virtual time (the last delay repeats;
  * none means 0), behind requests already waiting, as a queue redelivers; when nothing waiting
@@ -49,6 +51,7 @@
 import { makeContext, Background, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
+import { timedEvents } from "./event_time.mjs";
 import { mayRedeliver } from "./queue.mjs";
 import { realConsole } from "./patch.mjs";
 import { drain, waitForChange } from "./settle.mjs";
@@ -182,11 +185,12 @@ export async function driveHttp(run, drive, handler) {
   /** @type {PendingRequest[]} */
   assert(Array.isArray(drive.events), "the http drive's plan carries no events list");
   // eutaxy.cloudflare.http writes every field of a request; the drive fills in none.
-  const pending = drive.events.map((event, index) => {
+  // A request with `atMs` is sent then (event_time.mjs); they wait in order of time.
+  const pending = timedEvents(drive.events, 0).map(({ event, index, due }) => {
     assert(typeof event?.id === "string", () => `http request ${index} of the plan carries no id`);
     assert(typeof event.method === "string" && typeof event.path === "string", () => `http request ${event.id} of the plan carries no method or path`);
     assert(event.headers !== null && typeof event.headers === "object", () => `http request ${event.id} of the plan carries no headers`);
-    return { id: event.id, method: event.method.toUpperCase(), path: event.path, headers: event.headers, body: event.body, attempts: 0, due: 0 };
+    return { id: event.id, method: event.method.toUpperCase(), path: event.path, headers: event.headers, body: event.body, attempts: 0, due };
   });
   // Each attempt either ends its request or queues one resend, so this bounds the loop.
   const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries) + 1);

@@ -48,6 +48,7 @@
 import { Background, makeContext, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
+import { timedEvents } from "./event_time.mjs";
 import { originals, realConsole } from "./patch.mjs";
 
 /** core's redelivery rule (eutaxy.core.faults.may_redeliver). @param {number} attempts @param {number} platformLimit @param {number} maxRedeliveries */
@@ -130,7 +131,7 @@ export function undrivenQueues(run) {
 
 /**
  * One queue the Worker consumes, in one run: the messages waiting (each due from a virtual
- * time on: the drive's at once, a produced one after its delivery delay), and the source the
+ * time on: the drive's at once or at their `atMs`, a produced one after its delivery delay), and the source the
  * run's scheduler starts deliveries from (`source`: the drive's for a driven queue, one of
  * the run's other event sources for the rest).
  */
@@ -275,7 +276,7 @@ export class ConsumedQueue {
 
 /**
  * @param {import("./run.mjs").Run} run
- * @param {{kind: "queue", name: string, events: {id: string, body: unknown}[], batchSize: number | null}} drive
+ * @param {{kind: "queue", name: string, events: {id: string, body: unknown, atMs?: number}[], batchSize: number | null}} drive
  * @param {(batch: object, env: object, ctx: object) => unknown} handler
  */
 export async function driveQueue(run, drive, handler) {
@@ -287,11 +288,12 @@ export async function driveQueue(run, drive, handler) {
   queue.handler = handler;
   queue.driven = true;
   assert(Array.isArray(drive.events), "the queue drive's plan carries no events list");
-  // eutaxy.cloudflare.queue writes every message's id; the drive fills in none.
-  drive.events.forEach((event, index) => {
+  // eutaxy.cloudflare.queue writes every message's id; the drive fills in none. A message
+  // with `atMs` is sent then (event_time.mjs); the queue holds them in order of time.
+  for (const { event, index, due } of timedEvents(drive.events, run.clock.now)) {
     assert(typeof event?.id === "string", () => `queue message ${index} of the plan carries no id`);
-    queue.add(event.id, event.body, run.clock.now);
-  });
+    queue.add(event.id, event.body, due);
+  }
   // The scheduler starts deliveries in order: one after another, or while a slot is free.
   await run.scheduler.drive(queue.source);
 }

@@ -121,3 +121,24 @@ def test_set_alarm_inside_transaction_sync_is_unsupported():
     with create_platform(built) as platform:
         result = replay_scenario(built, platform, {"faults": [], "turns": []}, seed="alarms")["result"]
     assert ("unsupported", "alarm_in_transaction_sync") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
+
+
+def _timed(second_at_ms):
+    built = scenario(["/remind"])
+    built["drive"] = http([{"path": "/remind"}, {"path": "/remind", "at_ms": second_at_ms}])
+    return built
+
+
+def test_an_alarm_due_before_a_later_request_fires_first_and_one_due_after_it_waits():
+    """A request at 10 s comes after the alarm its first request set for 5 s; one at 2 s comes
+    before it, and its own setAlarm moves the alarm to 7 s."""
+    later = run(_timed(10_000))
+    order = list(dict.fromkeys(e["invocation"] for e in later["effects"] if e["kind"] != "snapshot"))
+    assert ["req-1#1", "DO:REMINDER/r/alarm.1#1", "req-2#1", "DO:REMINDER/r/alarm.2#1"] == order
+    starts = {invocation: min(e["time"] for e in later["effects"] if e["invocation"] == invocation) - EPOCH_MS for invocation in order}
+    assert starts["DO:REMINDER/r/alarm.1#1"] < 10_000 <= starts["req-2#1"]
+    sooner = run(_timed(2_000))
+    order = list(dict.fromkeys(e["invocation"] for e in sooner["effects"] if e["kind"] != "snapshot"))
+    assert ["req-1#1", "req-2#1", "DO:REMINDER/r/alarm.1#1"] == order
+    [(_, _, at_ms, _)] = alarm_points(sooner)
+    assert 7_000 <= at_ms < 7_100

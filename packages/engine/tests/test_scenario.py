@@ -11,6 +11,7 @@ from eutaxy.engine.scenario import (
     default_event_id,
     default_seed,
     drive_events,
+    event_at_ms,
     scenario_bounds,
     scenario_invariants,
     scenario_stem,
@@ -46,6 +47,18 @@ def test_drive_events_write_out_ids_and_refuse_repeats():
         drive_events({"kind": "queue", "events": [{"id": "m#1"}]})
     with pytest.raises(UserError, match="no events"):
         drive_events({"kind": "queue", "events": []})
+
+
+def test_an_events_virtual_time_is_checked_and_written_as_at_ms_only_when_set():
+    """at_ms (or atMs, as the data spells it) becomes atMs; an event without one gains no field."""
+    events = drive_events({"kind": "queue", "events": [{"id": "a", "at_ms": 3_600_000}, {"id": "b", "atMs": 0}, {"id": "c"}]})
+    assert [{"id": "a", "atMs": 3_600_000}, {"id": "b", "atMs": 0}, {"id": "c"}] == events
+    assert 5 == event_at_ms({"at_ms": 5}, "x") and event_at_ms({}, "x") is None
+    for bad in (-1, 1.5, "5", True, None, 2**53):
+        with pytest.raises(UserError, match=r"event 'a': at_ms must be a whole number of virtual milliseconds .* got"):
+            drive_events({"kind": "queue", "events": [{"id": "a", "at_ms": bad}]})
+    with pytest.raises(UserError, match="both at_ms and atMs"):
+        drive_events({"kind": "queue", "events": [{"id": "a", "at_ms": 1, "atMs": 1}]})
 
 
 def test_bounds_are_camel_case_and_range_checked_without_defaults():

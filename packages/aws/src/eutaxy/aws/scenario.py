@@ -15,7 +15,15 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.errors import UserError
-from eutaxy.engine.scenario import drive_events, expect_failures_field, scenario_bounds, scenario_invariants, scenario_name
+from eutaxy.engine.scenario import (
+    EVENT_TIME_FIELD,
+    drive_events,
+    event_at_ms,
+    expect_failures_field,
+    scenario_bounds,
+    scenario_invariants,
+    scenario_name,
+)
 from eutaxy.engine.scenario_file import scenario_root
 
 from eutaxy.aws.sqs import (
@@ -97,6 +105,7 @@ class Message:
     group_id: str | None = None
     deduplication_id: str | None = None
     delay_s: int | None = None
+    at_ms: int | None = None
 
     def event(self, event_id: str) -> dict[str, Any]:
         event: dict[str, Any] = {"id": event_id, "body": self.body}
@@ -110,6 +119,8 @@ class Message:
             event["deduplicationId"] = self.deduplication_id
         if self.delay_s is not None:
             event["delaySeconds"] = self.delay_s
+        if self.at_ms is not None:
+            event[EVENT_TIME_FIELD] = self.at_ms
         return event
 
 
@@ -121,14 +132,19 @@ def message(
     group_id: str | None = None,
     deduplication_id: str | None = None,
     delay_s: int | None = None,
+    at_ms: int | None = None,
 ) -> Message:
     """A message with message attributes (text, numbers, bytes or typed mappings), system
-    attributes (``AWSTraceHeader``, ...), a FIFO ``group_id`` and ``deduplication_id``, or its own delay."""
+    attributes (``AWSTraceHeader``, ...), a FIFO ``group_id`` and ``deduplication_id``, its own
+    delay, or ``at_ms``: the virtual milliseconds after the run's start at which it is sent
+    (messages are sent in order of time, then of listing; none: at the start)."""
     if group_id is not None and (not isinstance(group_id, str) or not group_id):
         raise UserError(f"message group_id must be a non-empty string, got {group_id!r}")
     if deduplication_id is not None and (not isinstance(deduplication_id, str) or not deduplication_id):
         raise UserError(f"message deduplication_id must be a non-empty string, got {deduplication_id!r}")
     _check_seconds("message delay_s", delay_s, 0, DELAY_S_MAX, optional=True)
+    if at_ms is not None:
+        event_at_ms({"at_ms": at_ms}, "message")
     return Message(
         body=body,
         attributes=dict(attributes or {}),
@@ -136,6 +152,7 @@ def message(
         group_id=group_id,
         deduplication_id=deduplication_id,
         delay_s=delay_s,
+        at_ms=at_ms,
     )
 
 

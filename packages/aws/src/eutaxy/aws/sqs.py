@@ -47,7 +47,7 @@ from eutaxy.core.effects import invocation_id
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
-from eutaxy.engine.scenario import default_event_id
+from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id
 
 from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
 
@@ -552,11 +552,19 @@ def _delete(loop: RunLoop, target: str, message: _Message) -> bool:
     return deleted
 
 
+def sent_in_order(events: Iterable[Mapping[str, Any]], now_ms: int) -> list[tuple[int, Mapping[str, Any]]]:
+    """The drive's events with the virtual time each is sent: ``now_ms`` plus its ``atMs``
+    (none: at ``now_ms``), in order of time, then of listing."""
+    timed = [(now_ms + int(event.get(EVENT_TIME_FIELD, 0)), event) for event in events]
+    return sorted(timed, key=lambda pair: pair[0])  # stable: a tie keeps the listing order
+
+
 def queue_of(drive: Mapping[str, Any], now_ms: int, where: str) -> SqsQueue:
-    """The queue a run starts with: the drive's messages sent at ``now_ms``."""
+    """The queue a run starts with: the drive's messages, each sent at ``now_ms`` plus its
+    ``atMs``, in order of time, then of listing (a later one waits invisible until then)."""
     queue = SqsQueue(settings=QueueSettings.of(drive))
-    for event in drive.get("events") or ():
-        queue.send(event, now_ms, where=where)
+    for sent_ms, event in sent_in_order(drive.get("events") or (), now_ms):
+        queue.send(event, sent_ms, where=where)
     return queue
 
 
@@ -564,18 +572,22 @@ def events_of(
     messages: Iterable[Any], settings: QueueSettings, where: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The drive's events (``msg-1``, …) and the messages FIFO deduplication drops at send time."""
-    events: list[dict[str, Any]] = []
-    dropped: list[dict[str, Any]] = []
-    seen: dict[str, str] = {}
+    listed = []
     for index, message in enumerate(messages, start=1):
         event_id = default_event_id("sqs", index)
-        event = message.event(event_id) if hasattr(message, "event") else {"id": event_id, "body": message}
+        listed.append(message.event(event_id) if hasattr(message, "event") else {"id": event_id, "body": message})
+    dropped_ids: set[str] = set()
+    dropped: list[dict[str, Any]] = []
+    #: Deduplication id -> (the event accepted with it, when it was sent).
+    seen: dict[str, tuple[str, int]] = {}
+    # In the order they are sent: a duplicate sent five minutes or more after the first is accepted.
+    for sent_ms, event in sent_in_order(listed, 0):
         dedup = deduplication_id(settings, body_text(event.get("body")), event.get("deduplicationId"), where)
-        if dedup is not None and dedup in seen:
-            dropped.append({"id": event["id"], "duplicateOf": seen[dedup], "deduplicationId": dedup})
+        if dedup is not None and dedup in seen and sent_ms - seen[dedup][1] < DEDUPLICATION_INTERVAL_MS:
+            dropped.append({"id": event["id"], "duplicateOf": seen[dedup][0], "deduplicationId": dedup})
+            dropped_ids.add(event["id"])
             continue
         if dedup is not None:
-            seen[dedup] = event["id"]
-        events.append(event)
-    return events, dropped
+            seen[dedup] = (event["id"], sent_ms)
+    return [event for event in listed if event["id"] not in dropped_ids], dropped
 

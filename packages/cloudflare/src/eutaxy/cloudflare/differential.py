@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from eutaxy.core.errors import UserError
 from eutaxy.engine import differential as engine_differential
 from eutaxy.engine.bounds import resolve_bounds
+from eutaxy.engine.scenario import EVENT_TIME_FIELD
 from eutaxy.engine.differential import (
     AttemptRecord,
     Delivery,
@@ -73,6 +74,10 @@ def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
     drive = scenario.get("drive") or {}
     if drive.get("kind") != "queue":
         raise UserError(f"the differential runner drives queues only, not {drive.get('kind')!r}")
+    timed = [str(event.get("id")) for event in drive.get("events") or [] if EVENT_TIME_FIELD in event]
+    if timed:
+        # The raw side runs on the isolate's real clock and delivers at once: it has no virtual time to send at.
+        raise UserError(f"the differential runner sends every message at once; messages {timed} carry at_ms")
     consumer = prepare_worker(scenario).config.consumer(drive.get("name"))
     if consumer is None:  # prepare_worker already refuses this; kept for a clear message
         raise UserError(f"the Worker has no consumer for queue {drive.get('name')!r}")

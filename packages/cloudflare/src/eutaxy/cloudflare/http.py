@@ -19,14 +19,14 @@ from typing import Any, Mapping, Sequence
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
-from eutaxy.engine.scenario import default_event_id
+from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
 __all__ = ["RETRY_ON", "caller_assumption", "http"]
 
 #: What a caller may count as failed: anything but 2xx, or 5xx only.
 RETRY_ON = ("non-2xx", "5xx")
 
-_REQUEST_FIELDS = frozenset({"id", "method", "path", "headers", "body"})
+_REQUEST_FIELDS = frozenset({"id", "method", "path", "headers", "body", "at_ms", EVENT_TIME_FIELD})
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _NO_BODY = frozenset({"GET", "HEAD"})
 
@@ -46,7 +46,8 @@ def http(
     "body": ...}``: ``method`` defaults to GET, ``path`` (required) starts with
     ``/`` and may carry a query; ``body`` is any JSON value (sent as JSON) or a
     string (sent as text), and GET and HEAD take none. A request may also carry
-    an ``id``.
+    an ``id``, and ``at_ms``: the virtual milliseconds after the run's start at which
+    the caller sends it (requests go in order of time, then of listing; none: at the start).
 
     Args:
         retries: how many times the caller resends a failed request (0: never).
@@ -80,7 +81,7 @@ def _request(request: Any, index: int) -> dict[str, Any]:
         raise UserError(f"{label} must be a dict with a method and a path, got {request!r}")
     unknown = set(request) - _REQUEST_FIELDS
     if unknown:
-        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a request has {', '.join(sorted(_REQUEST_FIELDS))}")
+        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a request has {', '.join(sorted(_REQUEST_FIELDS - {EVENT_TIME_FIELD}))}")
     method = request.get("method", "GET")
     if not isinstance(method, str) or method.upper() not in _METHODS:
         raise UserError(f"{label}: method must be one of {', '.join(sorted(_METHODS))}, got {method!r}")
@@ -98,7 +99,11 @@ def _request(request: Any, index: int) -> dict[str, Any]:
     event_id = request.get("id", default_event_id("http", index + 1))
     if not isinstance(event_id, str) or not event_id or "#" in event_id:
         raise UserError(f"{label}: id must be a non-empty string without '#', got {event_id!r}")
-    return {"id": event_id, "method": method, "path": path, "headers": dict(headers), "body": body}
+    event = {"id": event_id, "method": method, "path": path, "headers": dict(headers), "body": body}
+    at_ms = event_at_ms(request, f"{label} ({event_id})")
+    if at_ms is not None:
+        event[EVENT_TIME_FIELD] = at_ms
+    return event
 
 
 def _caller(retries: Any, retry_on: Any, delays_ms: Any, deadline_ms: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
-from eutaxy.engine.scenario import default_event_id
+from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
 __all__ = ["batch_size_of", "queue"]
 
@@ -21,7 +21,7 @@ __all__ = ["batch_size_of", "queue"]
 #: runtime reads from the load message.
 BATCH_SIZE_DEFAULT = None
 
-_MESSAGE_FIELDS = frozenset({"id", "body"})
+_MESSAGE_FIELDS = frozenset({"id", "body", "at_ms", EVENT_TIME_FIELD})
 
 
 def batch_size_of(value: Any, where: str) -> int | None:
@@ -36,7 +36,9 @@ def batch_size_of(value: Any, where: str) -> int | None:
 def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size: int | None = BATCH_SIZE_DEFAULT) -> dict[str, Any]:
     """Drive the consumer of queue ``name`` with ``messages``, each ``{"body": ...}``.
 
-    The body is any JSON value; a message may also carry an ``id``. Each delivery attempt
+    The body is any JSON value; a message may also carry an ``id``, and ``at_ms``: the
+    virtual milliseconds after the run's start at which it is sent (messages are delivered
+    in order of time, then of listing; none means at the start). Each delivery attempt
     hands the handler up to ``batch_size`` of the messages waiting when it starts, in one
     batch; by default (None) the consumer's ``max_batch_size`` in the wrangler config, else
     Cloudflare's default 10. A size above the consumer's ``max_batch_size`` is refused by the
@@ -62,7 +64,11 @@ def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size
         problem = json_problem(message["body"], "body")
         if problem is not None:
             raise UserError(f"queue({name!r}): message {index} ({event_id}): {problem}")
-        events.append({"id": event_id, "body": message["body"]})
+        event = {"id": event_id, "body": message["body"]}
+        at_ms = event_at_ms(message, f"queue({name!r}) message {index} ({event_id})")
+        if at_ms is not None:
+            event[EVENT_TIME_FIELD] = at_ms
+        events.append(event)
     if not events:
         raise UserError(f"queue({name!r}): give at least one message")
     return {"kind": "queue", "name": name, "events": events, "batchSize": batch_size_of(batch_size, f"queue({name!r})")}

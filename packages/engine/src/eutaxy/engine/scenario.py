@@ -6,7 +6,8 @@ here, so both platforms refuse the same mistakes with the same words:
 
 - the scenario's name;
 - the drive's events: at least one, each id a non-empty string without ``#``, no id twice,
-  and the default ids (``msg-1`` …, ``req-1`` … for http: ``default_event_id``);
+  and the default ids (``msg-1`` …, ``req-1`` … for http: ``default_event_id``); an event's
+  virtual time (``at_ms`` in Python, ``atMs`` in the data: ``event_at_ms``);
 - the bounds: camelCase names as the seeds write them, snake_case ones converted, an
   unknown or misspelt name refused with the nearest valid one (a misspelt bound would
   quietly check less), values range-checked by ``eutaxy.engine.bounds``; the defaults are
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.invariants import validate_invariant
 from eutaxy.core.scenario_stem import SCENARIO_SUFFIXES, scenario_stem
@@ -40,10 +42,12 @@ from eutaxy.engine.plans import EVENT_ID_PREFIXES, default_event_id
 __all__ = [
     "BOUND_NAMES",
     "EVENT_ID_PREFIXES",
+    "EVENT_TIME_FIELD",
     "SCENARIO_SUFFIXES",
     "default_event_id",
     "default_seed",
     "drive_events",
+    "event_at_ms",
     "expect_failures_field",
     "scenario_bounds",
     "scenario_invariants",
@@ -53,6 +57,13 @@ __all__ = [
 
 #: What a ``define_scenario`` message starts with: where the user wrote the mistake.
 _WHERE = "define_scenario"
+
+#: The event field holding its virtual time, in milliseconds since the run's start (``at_ms`` as
+#: the Python helpers take it). An event without one is due at the start, as before the field was.
+EVENT_TIME_FIELD = "atMs"
+#: The latest virtual time an event may be at: the clock (the virtual epoch plus it) stays an
+#: exact JavaScript number.
+_AT_MS_MAX = 2**53 - 1 - VIRTUAL_EPOCH_MS
 
 #: The most body paths an unknown ``bodyKey`` is compared with (a huge body names only these).
 _BODY_PATHS_MAX = 200
@@ -79,7 +90,8 @@ def drive_events(drive: Mapping[str, Any], what: str = "the drive") -> list[dict
     """The drive's events, each naming its id: at least one, ids strings without ``#``, none twice.
 
     An event without an id gets its default (``default_event_id``), so later code and the
-    runtimes never number events themselves.
+    runtimes never number events themselves. An event's ``at_ms`` is checked
+    (``event_at_ms``) and written as ``atMs``; an event without one gains no field.
     """
     events = drive.get("events")
     if not isinstance(events, list) or not events:
@@ -98,8 +110,32 @@ def drive_events(drive: Mapping[str, Any], what: str = "the drive") -> list[dict
             ids = [item.get("id") if isinstance(item, Mapping) else None for item in events]
             raise UserError(f"{_WHERE}: the drive's event ids repeat: {ids} ({event_id!r} is events {seen[event_id]} and {position - 1})")
         seen[event_id] = position - 1
-        result.append({**dict(event), "id": event_id})
+        timed = {key: value for key, value in event.items() if key != "at_ms"}
+        at_ms = event_at_ms(event, f"{what}'s event {event_id!r}")
+        if at_ms is not None:
+            timed[EVENT_TIME_FIELD] = at_ms
+        result.append({**timed, "id": event_id})
     return result
+
+
+def event_at_ms(event: Mapping[str, Any], what: str) -> int | None:
+    """An event's virtual time (``at_ms``, or ``atMs`` as the data spells it), or None when it has none.
+
+    Virtual milliseconds since the run's start: a whole number, at least 0. Events are
+    delivered in order of time, then of listing; a timer or expiry due before an event's
+    time fires first. Refused: both spellings, or anything but such a number.
+    """
+    if "at_ms" in event and EVENT_TIME_FIELD in event:
+        raise UserError(f"{_WHERE}: {what} gives both at_ms and atMs; give at_ms only")
+    value = event.get("at_ms", event.get(EVENT_TIME_FIELD))
+    if value is None and "at_ms" not in event and EVENT_TIME_FIELD not in event:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _AT_MS_MAX:
+        raise UserError(
+            f"{_WHERE}: {what}: at_ms must be a whole number of virtual milliseconds since the run's start "
+            f"(0 to {_AT_MS_MAX}), got {value!r}"
+        )
+    return value
 
 
 def default_seed(scenario: Mapping[str, Any]) -> str:
