@@ -68,7 +68,7 @@ async function load(message) {
   const started = performance.now();
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
-  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, { define: loaded.define, alias: loaded.alias });
+  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, { define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules });
   mapper = new StackMapper(scriptPath, loaded.root);
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });

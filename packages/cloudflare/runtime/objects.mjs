@@ -41,6 +41,7 @@ import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
 import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
+import { proxyOf } from "./bindings/index.mjs";
 import { Invocation } from "./effects.mjs";
 import { realTimer } from "./patch.mjs";
 import { IDLE_TURNS } from "./settle.mjs";
@@ -193,7 +194,7 @@ function objectEnv(realEnv, className) {
       const owner = run.owners.get(name);
       const real = Reflect.get(target, name);
       const value = owner?.record.proxy && (real !== undefined || owner.record.standsIn)
-        ? owner.record.proxy(run, /** @type {any} */ (hostedInvocation(run, className)), name, real, owner.entry)
+        ? proxyOf(owner, run, /** @type {any} */ (hostedInvocation(run, className)), name, real)
         : real;
       made.values.set(name, value);
       return value;

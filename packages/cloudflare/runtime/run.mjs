@@ -16,7 +16,7 @@ import { active } from "./active.mjs";
 import { ConsoleCapture } from "./console.mjs";
 import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
-import { RECORDS, owners, resetBindings, snapshotBindings } from "./bindings/index.mjs";
+import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
 import { UserFacingError, uncaughtError } from "./errors.mjs";
@@ -239,10 +239,10 @@ export class Run {
     for (const [name, value] of Object.entries(this.realEnv)) {
       if (name === CONFIG_BINDING) continue;
       const owner = this.owners.get(name);
-      env[name] = owner?.record.proxy ? owner.record.proxy(this, inv, name, value, owner.entry) : value;
+      env[name] = owner ? proxyOf(owner, this, inv, name, value) : value;
     }
-    for (const [name, { record, entry }] of this.owners) {
-      if (record.standsIn && record.proxy && !(name in env)) env[name] = record.proxy(this, inv, name, undefined, entry);
+    for (const [name, owner] of this.owners) {
+      if (owner.record.standsIn && owner.record.proxy && !(name in env)) env[name] = proxyOf(owner, this, inv, name, undefined);
     }
     return env;
   }

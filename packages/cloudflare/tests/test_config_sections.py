@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import config_sections, define_scenario, http, wrangler
+from eutaxy.cloudflare import bindings, config_sections, define_scenario, http, wrangler
 from eutaxy.cloudflare.host import find_node, find_runtime
 from eutaxy.cloudflare.worker import ACCESS_HEADER_PREFIX, prepare_worker
 from eutaxy.core.errors import UserError
@@ -40,9 +40,11 @@ def test_the_docs_table_is_the_python_table():
 
 def test_every_binding_section_the_reader_reads_is_a_trap_or_modelled():
     """A binding section the reader turns into bindings is never stated or inert: touching it is UNSUPPORTED or modelled."""
-    read = set(wrangler._LIST_SECTIONS) | set(wrangler._SINGLE_SECTIONS) | {section for section, _ in wrangler._NAMED_SECTIONS}
+    kinds = {kind.section for kind in bindings.registered()}
+    read = set(wrangler._LIST_SECTIONS) | set(wrangler._SINGLE_SECTIONS) | {section for section, _ in wrangler._NAMED_SECTIONS} | kinds
     treatments = {key: config_sections.section(key).treatment for key in read}
-    assert {key: "unsupported" for key in read - {"kv_namespaces", "r2_buckets"}} | {"kv_namespaces": "modelled", "r2_buckets": "modelled"} == treatments
+    assert {"kv_namespaces", "r2_buckets"} <= kinds
+    assert {key: "unsupported" for key in read - kinds} | {key: "modelled" for key in kinds} == treatments
 
 
 @pytest.mark.usefixtures("toolchain")

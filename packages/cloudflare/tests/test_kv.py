@@ -75,9 +75,12 @@ def test_a_bad_kv_namespace_step_is_a_user_error(binding, entries, problem):
 def test_every_declared_namespace_is_in_the_load_message_and_none_is_a_trap(project):
     """Each namespace is listed with its id (the binding when it has none); only the stepped one has entries."""
     message = prepare_worker(scenario_in(project)).load_message()
-    assert {"CACHE": "cache-id", "FLAGS": "FLAGS"} == message["worker"]["kvNamespaces"]
+    kv = message["worker"]["kinds"]["kv"]
+    assert {"CACHE": "cache-id", "FLAGS": "FLAGS"} == {name: binding["resource"] for name, binding in kv["bindings"].items()}
     assert [] == message["worker"]["bindings"]
-    assert [{"kind": "kv_namespace", "binding": "CACHE", "entries": [{"key": "a", "value": "1", "metadata": None}]}] == message["setup"]
+    assert {"kind": "kv_namespace", "binding": "CACHE", "entries": [{"key": "a", "value": "1", "metadata": None}]} == kv["bindings"]["CACHE"]["setup"]
+    assert None is kv["bindings"]["FLAGS"]["setup"]
+    assert ("empty", "kvNamespaces") == (kv["withoutSetup"], kv["miniflare"])
 
 
 def test_the_consistency_assumption_is_stated_only_when_the_worker_has_kv(project):

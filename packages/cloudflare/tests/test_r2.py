@@ -82,9 +82,12 @@ def test_r2_bucket_refuses_what_r2_cannot_hold(objects, words):
 
 def test_the_load_message_carries_the_buckets_and_r2_is_no_longer_a_trap():
     load = prepare_worker(_scenario()).load_message()
-    assert {"BUCKET": "uploads", "ARCHIVE": "archive"} == load["worker"]["r2Buckets"]
+    r2 = load["worker"]["kinds"]["r2"]
+    assert {"BUCKET": "uploads", "ARCHIVE": "archive"} == {name: binding["resource"] for name, binding in r2["bindings"].items()}
     assert [] == load["worker"]["bindings"]
-    assert "r2_bucket" == load["setup"][0]["kind"]
+    assert "r2_bucket" == r2["bindings"]["BUCKET"]["setup"]["kind"]
+    assert "unsupported" == r2["withoutSetup"]
+    assert [] == load["setup"], "a registered kind's steps travel in its kinds entry"
 
 
 def test_a_setup_step_or_an_invariant_naming_a_bucket_the_worker_lacks_or_never_seeds_is_refused():

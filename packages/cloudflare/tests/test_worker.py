@@ -54,7 +54,7 @@ def test_load_message_has_absolute_paths_and_bindings(project):
     assert "2026-01-01" == worker["compatibilityDate"]
     assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
     assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
-    assert {"CACHE": "kv"} == worker["kvNamespaces"]
+    assert {"CACHE": {"resource": "kv", "setup": None, "setupHint": 'kv_namespace("CACHE", {...})'}} == worker["kinds"]["kv"]["bindings"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
     assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
     assert ("AUDIT",) == spec.unset_d1
@@ -215,12 +215,12 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     (project / "wrangler.toml").write_text(ENVIRONMENT_CONFIG)
     top = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml"}))
     assert {"DB": "db-top"} == top.load_message()["worker"]["d1Databases"]
-    assert {"CACHE": "kv"} == top.load_message()["worker"]["kvNamespaces"]
+    assert ["CACHE"] == list(top.load_message()["worker"]["kinds"]["kv"]["bindings"])
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
     assert {"DB": "db-staging"} == worker["d1Databases"]
     assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
-    assert {} == worker["kvNamespaces"], "kv_namespaces is not inherited by an environment"
+    assert {} == worker["kinds"]["kv"]["bindings"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
     assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)
     assert not any("environment" in sentence for sentence in top.assumptions)

@@ -7,6 +7,16 @@
  * `owners`, `resetBindings` and `snapshotBindings` are the walks over the records that both
  * a run (run.mjs) and anything else that resets or reads the bindings as a run does (the
  * differential runner's raw side) use, so neither names a kind.
+ *
+ * A registered binding kind (Python's `eutaxy.cloudflare.bindings`) has its entry in the
+ * runtime config's `kinds` (host/load.mjs), under the record's `kind`: a record without a
+ * `names` of its own owns that entry's bindings, each entry `{resource, setup, setupHint,
+ * policy}` (`setup` the binding's setup step as Python's record checked it, null without one;
+ * `policy` the kind's). The rule for a binding no setup step names is applied here, once for
+ * every kind: `withoutSetup: "unsupported"` makes it a trap (`binding_without_setup`, naming
+ * the step to add), and its record neither resets nor snapshots it; `"empty"` leaves it to
+ * the record, which starts it empty. A kind whose record lives outside this folder is
+ * registered by the bundle (host/bundler.mjs) with `registerRecord`, before any run.
  */
 
 import { access } from "./access.mjs";
@@ -18,37 +28,78 @@ import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
 import { queueProducer } from "./queue_producer.mjs";
 import { traps } from "./traps.mjs";
+import { trapUnset } from "../unsupported.mjs";
 
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
-/** @type {readonly BindingRecord[]} */
-export const RECORDS = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, externals, traps, access]);
+/** The records built in, in setup order; registered records go before the last three (which stand in for what no record owns). */
+const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer]);
+const STAND_INS = Object.freeze([externals, traps, access]);
+
+/** The records the bundle registered (`registerRecord`), in its order. @type {BindingRecord[]} */
+const REGISTERED = [];
+
+/** @type {BindingRecord[]} every record, in setup order; the same array for the whole isolate's life */
+export const RECORDS = [...BUILT_IN, ...STAND_INS];
+
+/**
+ * Register a binding kind's record defined outside this folder (the bundle does, before any
+ * run): it joins the records after the built-in ones, before the stand-ins.
+ * @param {BindingRecord} record
+ */
+export function registerRecord(record) {
+  if (RECORDS.some((known) => known.kind === record.kind)) throw new Error(`binding record ${record.kind} is registered twice`);
+  REGISTERED.push(record);
+  RECORDS.splice(0, RECORDS.length, ...BUILT_IN, ...REGISTERED, ...STAND_INS);
+}
+
+/**
+ * A record's bindings from its kind's entry in the runtime config, each with the kind's policy.
+ * @param {any} config @param {BindingRecord} record @returns {[string, any][]}
+ */
+function kindNames(config, record) {
+  const kind = config.kinds?.[record.kind];
+  if (!kind) return [];
+  return Object.entries(kind.bindings).map(([name, binding]) => [name, { ...binding, policy: kind.policy, unset: binding.setup === null && kind.withoutSetup === "unsupported", label: kind.label }]);
+}
+
+/**
+ * The value the Worker sees for one owned binding in one invocation: the record's proxy, or
+ * the trap for a binding its kind may not touch without a setup step.
+ * @param {{record: BindingRecord, entry: any}} owner @param {import("../run.mjs").Run} run
+ * @param {import("../effects.mjs").Invocation} inv @param {string} name @param {any} real
+ */
+export function proxyOf(owner, run, inv, name, real) {
+  if (owner.entry?.unset) return trapUnset(owner.entry.label, name, owner.entry.setupHint);
+  return owner.record.proxy ? owner.record.proxy(run, inv, name, real, owner.entry) : real;
+}
 
 /**
  * Each env name a record owns, with its record and config entry: records in setup order,
  * the first to claim a name owning it.
  * @param {any} config the runtime config (host/load.mjs)
- * @returns {Map<string, {record: BindingRecord, entry: unknown}>}
+ * @returns {Map<string, {record: BindingRecord, entry: any}>}
  */
 export function owners(config) {
-  /** @type {Map<string, {record: BindingRecord, entry: unknown}>} */
+  /** @type {Map<string, {record: BindingRecord, entry: any}>} */
   const owned = new Map();
   for (const record of RECORDS) {
-    for (const [name, entry] of record.names?.(config) ?? []) if (!owned.has(name)) owned.set(name, { record, entry });
+    for (const [name, entry] of record.names?.(config) ?? kindNames(config, record)) if (!owned.has(name)) owned.set(name, { record, entry });
   }
   return owned;
 }
 
 /**
  * One record's bindings, `[name, real, entry]`, in the order its `names` gave them.
- * @param {Map<string, {record: BindingRecord, entry: unknown}>} owned @param {BindingRecord} record
+ * @param {Map<string, {record: BindingRecord, entry: any}>} owned @param {BindingRecord} record
  * @param {Record<string, any>} realEnv
  * @returns {[string, any, any][]}
  */
 export function ownedBy(owned, record, realEnv) {
   /** @type {[string, any, any][]} */
   const list = [];
-  for (const [name, owner] of owned) if (owner.record === record) list.push([name, realEnv[name], owner.entry]);
+  // A binding its kind may not touch without a setup step is neither reset nor snapshotted.
+  for (const [name, owner] of owned) if (owner.record === record && !owner.entry?.unset) list.push([name, realEnv[name], owner.entry]);
   return list;
 }
 

@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * The KV record: a `kv` section entry `{entries: [[key, value, metadata], ...]}` per
- * namespace (host/load.mjs; empty when no `kv_namespace` setup step names it), the proxy a
+ * The KV record: its entry per namespace in the runtime config's `kinds.kv` (bindings/index.mjs;
+ * `setup` the `kv_namespace` step with its `entries`, `{key, value, metadata}` each, or null:
+ * then the namespace starts every run empty, the kind's `withoutSetup`), the proxy a
  * Worker sees in place of its namespace, the reset that empties the namespace and seeds it,
  * and the snapshot of every key.
  *
@@ -60,12 +61,19 @@ function stateOf(name) {
 /** @type {import("./record.mjs").BindingRecord} */
 export const kv = {
   kind: "kv",
-  names: (config) => Object.entries(config.kv ?? {}),
   proxy: (run, inv, name, real) => modelledOnly(makeKv(run, inv, name, real), "KV", name),
   async reset(name, real, entry) {
+    // No step: the namespace starts empty (the kind's withoutSetup). A step without its entries,
+    // or an entry without its metadata, is Eutaxy's own bug (Python's record writes both),
+    // never an empty store.
+    const entries = entry.setup === null ? [] : entry.setup.entries;
+    if (!Array.isArray(entries)) throw new Error(`setup kv_namespace ${name}: entries must be a list (eutaxy.cloudflare.kv_namespace writes it), found ${JSON.stringify(entries)}`);
+    for (const { key, metadata } of entries) {
+      if (metadata === undefined) throw new Error(`setup kv_namespace ${name}: the entry of key ${JSON.stringify(key)} has no metadata (null when none)`);
+    }
     STATE.delete(name);
     for (const key of await allKeys(real)) await real.delete(key);
-    for (const [key, value, metadata] of entry.entries) {
+    for (const { key, value, metadata } of entries) {
       try {
         await real.put(key, value, metadata === null ? {} : { metadata });
       } catch (error) {

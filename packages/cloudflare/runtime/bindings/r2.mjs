@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * The R2 record: an `r2` section entry `{objects}` per bucket binding (host/load.mjs;
- * `objects` is null when no `r2_bucket` setup step names the bucket), on Miniflare's real
- * bucket.
+ * The R2 record: its entry per bucket binding in the runtime config's `kinds.r2`
+ * (bindings/index.mjs; `setup` the `r2_bucket` step with its `objects`), on Miniflare's real
+ * bucket. A bucket no setup step names never reaches the record: the kind's `withoutSetup`
+ * is "unsupported", so bindings/index.mjs stands a trap in for it.
  *
  * Effects. Each `put`, `delete`, `get`, `head` and `list` is one `io` point at `R2:<binding>`:
  * writes (put, delete) take every fault, reads (get, head, list) all but ambiguous. Payloads:
@@ -35,14 +36,12 @@
  * added), never the objects the bucket ever had. The snapshot is table `objects` of
  * `R2:<binding>`, one row per object `{key, size, etag, httpMetadata, customMetadata, text}`
  * (`httpMetadata` its fields that are set; `text` the body when it is at most TEXT_BYTES_MAX bytes of UTF-8, else null; the etag is the
- * body's digest), rows sorted by canonical JSON. A bucket without a setup step is a trap
- * (`binding_without_setup`): its state would carry over between runs.
+ * body's digest), rows sorted by canonical JSON.
  */
 
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { effectPoint, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
-import { trapUnset } from "../unsupported.mjs";
 
 /** A body at most this long, and valid UTF-8, is snapshotted as its text. */
 export const TEXT_BYTES_MAX = 1024;
@@ -67,20 +66,14 @@ const lastSeeded = new Map();
 /** @type {import("./record.mjs").BindingRecord} */
 export const r2 = {
   kind: "r2",
-  names: (config) => Object.entries(config.r2 ?? {}),
-  proxy(run, inv, name, real, entry) {
-    if (!entry?.objects) return trapUnset("R2", name, `r2_bucket(${JSON.stringify(name)}, {...})`);
-    return makeBucket(run, inv, name, real);
-  },
+  proxy: (run, inv, name, real) => makeBucket(run, inv, name, real),
   async reset(name, real, entry) {
-    if (!entry?.objects) return;
-    await resetBucket(name, real, entry.objects);
+    await resetBucket(name, real, entry.setup.objects);
   },
   async snapshot(owned) {
     /** @type {{target: string, table: string, rows: unknown[]}[]} */
     const snapshots = [];
-    for (const [name, real, entry] of [...owned].sort(([a], [b]) => compareText(a, b))) {
-      if (!entry?.objects) continue;
+    for (const [name, real] of [...owned].sort(([a], [b]) => compareText(a, b))) {
       snapshots.push({ target: `R2:${name}`, table: "objects", rows: await snapshotBucket(real) });
     }
     return snapshots;

@@ -115,8 +115,11 @@ async function corePlugin(specs, workDir) {
  * wrapper (corePlugin).
  * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name.
  * The config's `define` and `alias` go to esbuild as wrangler gives them to it.
+ * Each binding kind's runtime record defined outside runtime/bindings/ (`kindModules`, from
+ * the load message) is imported and registered (bindings/index.mjs `registerRecord`) before
+ * the control is made: its module exports it as `record`.
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
- * @param {{define?: Record<string, string>, alias?: Record<string, string>}} [options]
+ * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[]}} [options]
  */
 export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
@@ -124,6 +127,9 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     `import ${runtime("patch.mjs")};`,
     `import * as userModule from ${JSON.stringify(entry)};`,
     `import { createControl } from ${runtime("entry.mjs")};`,
+    ...(options.kindModules?.length ? [`import { registerRecord } from ${runtime("bindings/index.mjs")};`] : []),
+    ...(options.kindModules ?? []).map((file, index) => `import { record as kindRecord${index} } from ${JSON.stringify(file)};`),
+    ...(options.kindModules ?? []).map((_, index) => `registerRecord(kindRecord${index});`),
     // A Worker without a default export still starts, so the runtime can say so in its terms.
     `export default userModule.default ?? {};`,
     `export const ${CONTROL_EXPORT} = createControl(userModule);`,

@@ -81,32 +81,13 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, {schema: string[], sources: string[], rows: import("../d1.mjs").SeedRow[]}>} */
   const d1 = {};
   for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [], rows: [] };
-  /** @type {Record<string, {objects: Record<string, unknown> | null}>} */
-  const r2 = {};
-  for (const binding of Object.keys(worker.r2Buckets)) r2[binding] = { objects: null };
   /** @type {Record<string, import("../bindings/durable_object.mjs").ObjectEntry>} */
   const durableObjects = {};
   for (const [binding, { className, sqlite }] of Object.entries(worker.durableObjects)) durableObjects[binding] = { className, sqlite, setup: null };
-  /** @type {Record<string, {entries: [string, string, unknown][]}>} */
-  const kv = {};
-  for (const binding of Object.keys(worker.kvNamespaces)) kv[binding] = { entries: [] };
   for (const step of setup) {
-    if (step?.kind === "kv_namespace") {
-      if (!kv[step.binding]) throw new UserError(`setup kv_namespace names binding ${step.binding}, which the Worker's config does not declare as a KV namespace`);
-      if (!Array.isArray(step.entries)) throw new Error(`setup kv_namespace ${step.binding}: entries must be a list (eutaxy.cloudflare.kv_namespace writes it), found ${JSON.stringify(step.entries)}`);
-      // Each entry's key, value and metadata the schema requires.
-      for (const { key, value, metadata } of step.entries) kv[step.binding].entries.push([key, value, metadata]);
-      continue;
-    }
     if (step?.kind === "durable_object") {
       if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
       durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
-      continue;
-    }
-    if (step?.kind === "r2_bucket") {
-      if (!r2[step.binding]) throw new UserError(`setup r2_bucket names binding ${step.binding}, which the Worker's config does not declare as an R2 bucket`);
-      if (!step.objects || typeof step.objects !== "object") throw new Error(`setup r2_bucket ${step.binding}: objects must be an object (eutaxy.cloudflare.r2_bucket writes it)`);
-      r2[step.binding] = { objects: step.objects };
       continue;
     }
     if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
@@ -145,7 +126,9 @@ function runtimeConfig(worker, setup) {
     const { queue, deliveryDelaySeconds } = /** @type {{queue: string, deliveryDelaySeconds: number}} */ (producer);
     queueProducers[binding] = { queue, deliveryDelaySeconds };
   }
-  return { d1, kv, r2, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
+  // Each registered kind's entry goes to its runtime record as Python's record wrote it
+  // (bindings/index.mjs reads it): its bindings with their setup steps, its policy.
+  return { d1, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**
@@ -186,9 +169,25 @@ function withAsyncContext(flags) {
 }
 
 /**
+ * The Miniflare options the registered kinds' bindings go to: option -> {binding: resource},
+ * for each kind with a Miniflare binding behind it (`miniflare` not null).
+ * @param {Record<string, {miniflare: string | null, bindings: Record<string, {resource: string}>}>} kinds
+ * @returns {Record<string, Record<string, string>>}
+ */
+function miniflareBindings(kinds) {
+  /** @type {Record<string, Record<string, string>>} */
+  const options = {};
+  for (const { miniflare, bindings } of Object.values(kinds)) {
+    if (miniflare === null) continue;
+    options[miniflare] = Object.fromEntries(Object.entries(bindings).map(([name, { resource }]) => [name, resource]));
+  }
+  return options;
+}
+
+/**
  * @param {any} message the load request
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
+ *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, cpuLimitMs: number}}
  */
@@ -212,8 +211,9 @@ export function readLoad(message) {
     },
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
     d1Databases: worker.d1Databases,
-    kvNamespaces: worker.kvNamespaces,
-    r2Buckets: worker.r2Buckets,
+    kindBindings: miniflareBindings(worker.kinds),
+    // The runtime records of kinds defined outside runtime/bindings/, which the bundle imports.
+    kindModules: Object.values(worker.kinds).flatMap((/** @type {any} */ kind) => (kind.module === null ? [] : [kind.module])),
     durableObjects: Object.fromEntries(Object.entries(worker.durableObjects).map(([binding, { className, sqlite }]) => [binding, { className, useSQLite: sqlite }])),
     objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),
     define: worker.define,

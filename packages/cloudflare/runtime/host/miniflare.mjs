@@ -92,7 +92,7 @@ class StderrLog extends Log {
 
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, kvNamespaces: Record<string, string>, r2Buckets: Record<string, string>,
+ *   d1Databases: Record<string, string>, kindBindings: Record<string, Record<string, string>>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
  */
 
@@ -125,8 +125,8 @@ export class Isolate {
       compatibilityDate: options.compatibilityDate,
       compatibilityFlags: options.compatibilityFlags,
       d1Databases: options.d1Databases,
-      kvNamespaces: options.kvNamespaces,
-      r2Buckets: options.r2Buckets,
+      // The registered binding kinds' bindings, each under its kind's Miniflare option (kvNamespaces, r2Buckets).
+      ...options.kindBindings,
       durableObjects: options.durableObjects,
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],

@@ -15,6 +15,25 @@ export const FIXTURES = path.join(RUNTIME_DIR, "fixtures");
 export const FIXTURE = path.join(FIXTURES, "payments");
 
 /**
+ * The registered binding kinds' entries as Python's records write them (eutaxy.cloudflare.bindings,
+ * BindingKind.load_entry), without bindings: `kinds({r2: {BUCKET: ["bucket", step]}})` adds them,
+ * each with its resource and its setup step (null: none).
+ * @param {Record<string, Record<string, [string, object | null]>>} [bound]
+ */
+export function kinds(bound = {}) {
+  const fixed = {
+    kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: {} },
+    r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: {} },
+  };
+  return Object.fromEntries(Object.entries(fixed).map(([name, kind]) => [name, {
+    ...kind,
+    bindings: Object.fromEntries(Object.entries(bound[name] ?? {}).map(([binding, [resource, setup]]) => [
+      binding, { resource, setup, setupHint: `${kind.setupStep}(${JSON.stringify(binding)}, {...})` },
+    ])),
+  }]));
+}
+
+/**
  * The load message for a fixture folder's `worker.ts`: `worker` adds to (or overrides) a
  * Worker with no bindings, and each of its D1 databases gets the folder's `schema.sql`.
  * @param {string} fixture the fixture folder
@@ -29,8 +48,7 @@ export function fixtureLoad(fixture, worker) {
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       d1Databases: {},
-      kvNamespaces: {},
-      r2Buckets: {},
+      kinds: kinds(),
       queueConsumers: {},
       durableObjects: {},
       queueProducers: {},

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { bytesSummary, expirationOf } from "../bindings/kv.mjs";
+import { bytesSummary, expirationOf, kv } from "../bindings/kv.mjs";
 
 const NOW_MS = 1_767_225_600_500;
 const NOW = 1_767_225_600;
@@ -38,4 +38,21 @@ test("bytes are recorded as their UTF-8 text, or as base64 when they are not tex
   assert.equal(bytesSummary(new TextEncoder().encode("héllo")), "héllo");
   assert.deepEqual(bytesSummary(new Uint8Array([255, 0])), { base64: "/wA=" });
   assert.equal(bytesSummary(new Uint8Array([])), "");
+});
+
+test("a kv_namespace step without its entries, or an entry without its metadata, is refused naming it (never an empty store)", async () => {
+  /** A namespace that records what the reset does to it. @type {string[]} */
+  const done = [];
+  const real = {
+    list: async () => ({ keys: [{ name: "old" }], list_complete: true }),
+    delete: async (/** @type {string} */ key) => void done.push(`delete ${key}`),
+    put: async (/** @type {string} */ key, /** @type {string} */ value, /** @type {any} */ options) => void done.push(`put ${key}=${value} ${JSON.stringify(options)}`),
+  };
+  const step = (/** @type {object} */ fields) => ({ setup: { kind: "kv_namespace", binding: "CACHE", ...fields } });
+  await assert.rejects(/** @type {any} */ (kv).reset("CACHE", real, step({})), /setup kv_namespace CACHE: entries must be a list/);
+  await assert.rejects(/** @type {any} */ (kv).reset("CACHE", real, step({ entries: [{ key: "k", value: "v" }] })), /the entry of key "k" has no metadata/);
+  assert.deepEqual(done, [], "a refused step leaves the namespace alone");
+  await /** @type {any} */ (kv).reset("CACHE", real, step({ entries: [{ key: "k", value: "v", metadata: null }] }));
+  await /** @type {any} */ (kv).reset("CACHE", real, { setup: null });
+  assert.deepEqual(done, ["delete old", "put k=v {}", "delete old"]);
 });

@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { NEWEST_COMPATIBILITY_DATE, readLoad, supportedDate } from "../host/load.mjs";
-import { FIXTURE, fixtureLoad } from "./helpers.mjs";
+import { NEWEST_COMPATIBILITY_DATE, supportedDate } from "../host/load.mjs";
 
 test("a date past the newest supported runs with the newest; others as asked", () => {
   assert.equal(supportedDate("2026-11-01", "2026-07-30"), "2026-07-30");
@@ -18,12 +17,4 @@ test("a date past the newest supported runs with the newest; others as asked", (
 
 test("the newest supported date is the pinned workerd package's, a YYYY-MM-DD date", () => {
   assert.match(NEWEST_COMPATIBILITY_DATE, /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
-});
-
-test("a kv_namespace step without its entries, or an entry without its metadata, is refused naming it (never an empty store)", () => {
-  const message = fixtureLoad(FIXTURE, { kvNamespaces: { CACHE: "cache" } });
-  const withStep = (/** @type {object} */ step) => ({ ...message, setup: [{ kind: "kv_namespace", binding: "CACHE", ...step }] });
-  assert.deepEqual(readLoad(withStep({ entries: [{ key: "k", value: "v", metadata: null }] })).runtime.kv.CACHE.entries, [["k", "v", null]]);
-  assert.throws(() => readLoad(withStep({})), /setup kv_namespace CACHE: entries must be a list/);
-  assert.throws(() => readLoad(withStep({ entries: [{ key: "k", value: "v" }] })), /load\.setup\[0\]\.entries\[0\]\.metadata: expected a value, found none/);
 });

@@ -12,7 +12,7 @@ import { test } from "node:test";
 
 import { uploadCondition } from "../bindings/r2.mjs";
 import { EPOCH_MS } from "../globals.mjs";
-import { FIXTURES, fixtureLoad, paymentsPlan, useHost } from "./helpers.mjs";
+import { FIXTURES, fixtureLoad, kinds, paymentsPlan, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "r2-api");
 
@@ -21,8 +21,11 @@ const SEEDS = {
   "bytes.bin": { body: { base64: "AAEC/w==" }, httpMetadata: {}, customMetadata: {} },
 };
 
-const load = fixtureLoad(FIXTURE, { d1Databases: { DB: "r2-db" }, r2Buckets: { BUCKET: "bucket", UNSET: "unset-bucket" }, queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } } });
-load.setup.push(/** @type {any} */ ({ kind: "r2_bucket", binding: "BUCKET", objects: SEEDS }));
+const load = fixtureLoad(FIXTURE, {
+  d1Databases: { DB: "r2-db" },
+  kinds: kinds({ r2: { BUCKET: ["bucket", { kind: "r2_bucket", binding: "BUCKET", objects: SEEDS }], UNSET: ["unset-bucket", null] } }),
+  queueConsumers: { jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } },
+});
 const host = useHost(load);
 
 /** @param {string} step @param {object} [options] */

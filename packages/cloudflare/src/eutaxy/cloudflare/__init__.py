@@ -29,7 +29,7 @@ from .d1 import d1_schema as d1_schema
 from .durable_objects import durable_object as durable_object
 from .externals import external as external
 from .http import http as http
-from .kv import kv_namespace as kv_namespace
+from .bindings.kv import kv_namespace as kv_namespace
 from .loader import load_scenario as load_scenario
 from .platform import (
     CloudflarePlatform as CloudflarePlatform,
@@ -39,7 +39,7 @@ from .platform import (
     with_environment as with_environment,
 )
 from .queues import queue as queue
-from .r2 import r2_bucket as r2_bucket
+from .bindings.r2 import r2_bucket as r2_bucket
 from .scenario import define_scenario as define_scenario
 from .selectors import (
     d1_param as d1_param,

@@ -28,6 +28,8 @@ from typing import Any, Iterable, Literal
 
 import attrs
 
+from . import bindings
+
 __all__ = ["SECTIONS", "Section", "assumptions", "markdown_table", "non_inheritable_keys", "says_something", "section"]
 
 Treatment = Literal["modelled", "stated", "unsupported", "refused", "inert"]
@@ -116,8 +118,8 @@ SECTIONS: tuple[Section, ...] = (
         "D1 on Miniflare's SQLite, reset before each run by `d1_schema` or the entry's migrations; one no setup resets "
         "is UNSUPPORTED when touched.",
     ),
-    _modelled("kv_namespaces", "own", "KV on Miniflare's namespace, emptied and seeded before each run."),
-    _modelled("r2_buckets", "own", "R2 on Miniflare's bucket, reset by `r2_bucket`; one no setup resets is UNSUPPORTED when touched."),
+    # The registered binding kinds' sections (eutaxy.cloudflare.bindings), each its record's sentence.
+    *(_modelled(kind.section, "own", kind.section_note) for kind in bindings.registered()),
     _modelled(
         "durable_objects",
         "own",
@@ -244,8 +246,16 @@ assert len(_BY_KEY) == len(SECTIONS), "a section is listed twice"
 
 
 def section(key: str) -> Section | None:
-    """The row for ``key``, None for a key wrangler's config does not know."""
-    return _BY_KEY.get(key)
+    """The row for ``key``, None for a key wrangler's config does not know.
+
+    A binding kind registered after this module loaded (a test's toy kind) has its row too.
+    """
+    row = _BY_KEY.get(key)
+    if row is None:
+        for kind in bindings.registered():
+            if kind.section == key:
+                return _modelled(kind.section, "own", kind.section_note)
+    return row
 
 
 #: Values wrangler gives a section when the config says nothing, which say nothing either.
@@ -277,7 +287,7 @@ def _empty(value: Any) -> bool:
 
 def non_inheritable_keys() -> frozenset[str]:
     """The keys an environment does not inherit (wrangler's non-inheritable keys)."""
-    return frozenset(row.key for row in SECTIONS if row.where == "own")
+    return frozenset(row.key for row in SECTIONS if row.where == "own") | {kind.section for kind in bindings.registered()}
 
 
 def assumptions(config_name: str, keys: Iterable[str]) -> list[str]:
@@ -287,8 +297,9 @@ def assumptions(config_name: str, keys: Iterable[str]) -> list[str]:
     sentence holds every stated section, so a config with many says each once, briefly.
     """
     present = list(dict.fromkeys(keys))
-    stated = [_BY_KEY[key] for key in present if key in _BY_KEY and _BY_KEY[key].treatment == "stated"]
-    unknown = [key for key in present if key not in _BY_KEY]
+    rows = {key: section(key) for key in present}
+    stated = [row for row in rows.values() if row is not None and row.treatment == "stated"]
+    unknown = [key for key, row in rows.items() if row is None]
     sentences = []
     if stated:
         clauses = "; ".join(f"{row.key} ({row.clause})" for row in stated)

@@ -36,19 +36,19 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.engine import bounds as engine_bounds
 
-from . import config_sections, wrangler
+from . import bindings, config_sections, wrangler
 from .d1 import migration_files
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import parse_dev_vars, secret_files
-from .worker import MODELLED_KINDS
+from .worker import modelled_kinds
 
 __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_draft"]
 
-#: Binding kinds of the config's other bindings (``WranglerConfig.bindings``) the draft
-#: writes a setup step for: the step's helper, called with the binding's name. The rest of
-#: the kinds the Worker's check proxies (``eutaxy.cloudflare.worker.MODELLED_KINDS``) need
-#: none; every other kind is noted as not proxied (a run that touches it ends UNSUPPORTED).
-_SETUP_HELPERS = {"r2": "r2_bucket", "kv": "kv_namespace"}
+#: The draft writes a setup step for each binding of a registered kind
+#: (``eutaxy.cloudflare.bindings``): the kind's ``setup_step`` helper, called with the
+#: binding's name. The other kinds the Worker's check proxies
+#: (``eutaxy.cloudflare.worker.modelled_kinds``) need none here; every other kind is noted as
+#: not proxied (a run that touches it ends UNSUPPORTED).
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
@@ -433,15 +433,15 @@ class _Builder:
             steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
             lines.append(f"d1_schema({json.dumps(database.binding)}, {json.dumps(path)}),")
             tables[database.binding] = _tables(migration_files(schema) if schema.is_dir() else [schema])
+        kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
-            helper = _SETUP_HELPERS.get(binding.kind)
-            if helper is None:
+            kind = kinds.get(binding.kind)
+            if kind is None:
                 continue
-            self.imports.add(helper)
-            steps.append({"kind": helper, "binding": binding.name})
-            lines.append(f"{helper}({json.dumps(binding.name)}),")
-            what = "the entries" if binding.kind == "kv" else "the objects"
-            self.note("guess", f"{binding.kind} binding {binding.name}: starts every run empty ({helper}({binding.name!r})); give it {what} it should hold")
+            self.imports.add(kind.setup_step)
+            steps.append({"kind": kind.setup_step, "binding": binding.name})
+            lines.append(f"{kind.setup_step}({json.dumps(binding.name)}),")
+            self.note("guess", kind.draft_note(binding.name))
         for binding_name, class_name, script in self.config.durable_objects:
             if script is not None:
                 continue  # another Worker's class: noted as not proxied
@@ -613,7 +613,7 @@ class _Builder:
             self.note("unproxied", f"Durable Object binding {namespace} (class {class_name} of Worker {script}) belongs to another Worker: "
                       "a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
-            if binding.kind in _SETUP_HELPERS or binding.kind in MODELLED_KINDS:
+            if binding.kind in modelled_kinds():
                 continue
             self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
         for namespace, class_name, script in config.durable_objects:
@@ -676,11 +676,10 @@ class _Builder:
         for binding_name, _class_name, script in self.config.durable_objects:
             if script is None:
                 examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
+        kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
-            if binding.kind == "r2":
-                examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", r2_op({json.dumps(binding.name)}, "put"), "args.key"),')
-            if binding.kind == "kv":
-                examples.append(f'at_most_once_per_key("one-put-per-key-{binding.name.lower()}", kv_write({json.dumps(binding.name)}, "put"), kv_key()),')
+            if binding.kind in kinds:
+                examples.extend(kinds[binding.kind].draft_invariants(binding.name))
         fields = {name for name, _ in self.scan.body_fields}
         for item in externals:
             key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
@@ -689,7 +688,7 @@ class _Builder:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
         helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows",
-                   "fetch_call", "http_response", "r2_op", "do_call", "kv_write", "kv_key")
+                   "fetch_call", "http_response", "do_call", *(name for kind in bindings.registered() for name in kind.selectors))
         for helper in helpers:
             if f"{helper}(" in used:
                 self.imports.add(helper)

@@ -4,15 +4,19 @@ Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (`
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
 by hand and one built here are the same thing. They live with the platform whose targets
 they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
-``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them.
+``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them. A
+registered binding kind's selectors are its record's (``bindings/<kind>.py``), re-exported here.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from eutaxy.core.effects import RESULT
 from eutaxy.core.selectors import rows
+
+from .bindings import effect_selector as _selector
+from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
+from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
 
 __all__ = [
     "d1_param",
@@ -37,13 +41,6 @@ __all__ = [
 ]
 
 
-def _selector(target: str, op: Any, kind: str = RESULT, where: dict[str, Any] | None = None) -> dict[str, Any]:
-    selector: dict[str, Any] = {"target": target, "op": op, "kind": kind}
-    if where:
-        selector["where"] = where
-    return selector
-
-
 def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
     """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
 
@@ -61,30 +58,6 @@ def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
 def d1_param(index: int) -> str:
     """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
     return f"args.params.{index}"
-
-
-#: KV's operations by what they do (runtime/bindings/kv.mjs records each as one effect).
-KV_WRITE_OPS = ("put", "delete")
-KV_READ_OPS = ("get", "getWithMetadata", "list")
-
-
-def kv_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """KV writes that completed (``put``, ``delete``); ``op`` narrows to one of them.
-
-    A write the store refused (an expiration too close) recorded ``{error}`` and is not
-    selected; an ``ambiguous`` write was stored and is.
-    """
-    return _selector(f"KV:{binding}", op if op is not None else list(KV_WRITE_OPS), where={"result.ok": True})
-
-
-def kv_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """KV reads that completed (``get``, ``getWithMetadata``, ``list``); ``op`` narrows to some."""
-    return _selector(f"KV:{binding}", op if op is not None else list(KV_READ_OPS), where={"result.ok": True})
-
-
-def kv_key() -> str:
-    """The key of a one-key KV effect (``get``, ``getWithMetadata``, ``put``, ``delete``): ``"args.key"``."""
-    return "args.key"
 
 
 def queue_ack(queue: str) -> dict[str, Any]:
@@ -133,19 +106,6 @@ def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
     return _selector(f"Http:{path}", "response", where=None if ok is None else {"result.ok": ok})
 
 
-def r2_op(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """R2 operations that completed (put, delete, get, head, list); a put only when it stored an object.
-
-    The key of a put, get, head or single-key delete is ``"args.key"``.
-    """
-    return _selector(f"R2:{binding}", op, where={"result.stored": {"neq": False}})
-
-
-def r2_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """An R2 bucket's objects after the run: ``{key, size, etag, httpMetadata, customMetadata, text}`` each."""
-    return rows(f"R2:{binding}", "objects", where)
-
-
 def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
     """A Workflow's step attempts (the ``step`` point's results), optionally one step by name."""
     return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
@@ -174,8 +134,3 @@ def durable_object_table(binding: str, object_name: str, table: str, where: Iter
 def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A D1 table's rows."""
     return rows(f"D1:{binding}", table, where)
-
-
-def kv_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A KV namespace's keys at the end of a run: rows ``{key, value, metadata, expiration}``."""
-    return rows(f"KV:{binding}", "keys", where)

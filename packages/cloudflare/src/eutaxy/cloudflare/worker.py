@@ -22,20 +22,26 @@ import attrs
 
 from eutaxy.core.errors import UserError, nearest_names
 
-from . import config_sections, externals, kv, variables, wrangler
+from . import bindings, config_sections, externals, variables, wrangler
 from .assets import served_by
 from .d1 import migration_files, seed_rows
 from .http import caller_assumption
 
-__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker", "unset_binding_touched"]
+__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modelled_kinds", "prepare_worker", "unset_binding_touched"]
 
 #: The request headers Cloudflare Access sets on a request it lets through (the identity's JWT,
 #: ``Cf-Access-Jwt-Assertion``, and the authenticated user's email and id): lower case, as
 #: Headers compares names.
 ACCESS_HEADER_PREFIX = "cf-access-"
 
-#: Binding kinds the runtime proxies and models in this build.
-MODELLED_KINDS = ("d1", "kv", "queue_consumer", "queue_producer", "r2", "durable_object")
+#: Binding kinds the runtime proxies and models in this build besides the registered ones
+#: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
+_UNREGISTERED_KINDS = ("d1", "queue_consumer", "queue_producer", "durable_object")
+
+
+def modelled_kinds() -> tuple[str, ...]:
+    """Every binding kind the runtime proxies and models: the rest stand in as traps."""
+    return _UNREGISTERED_KINDS + tuple(kind.name for kind in bindings.registered())
 
 #: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
 #: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
@@ -65,11 +71,10 @@ class LoadMessage:
     compatibility_flags: tuple[str, ...]
     #: D1 binding -> database id (the binding's name when the config gives none).
     d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
-    #: KV binding -> namespace id (the binding's name when the config gives none). Every
-    #: one is emptied before each run and seeded by its ``kv_namespace`` step, if any.
-    kv_namespaces: Mapping[str, str] = attrs.field(converter=_frozen_dict)
-    #: R2 binding -> bucket name (the binding's name when the config gives none).
-    r2_buckets: Mapping[str, str] = attrs.field(converter=_frozen_dict)
+    #: Each registered binding kind's entry (``BindingKind.load_entry``): its bindings, each
+    #: with its resource and its setup step (None without one), and the policy its runtime
+    #: record reads. Every registered kind has one, empty of bindings when the config has none.
+    kinds: Mapping[str, Mapping[str, Any]] = attrs.field(converter=_frozen_dict)
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
     #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
@@ -82,7 +87,8 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps (``d1_schema`` with absolute paths, ``kv_namespace`` with its entries, ``r2_bucket`` with its objects, ``durable_object``).
+    #: The setup steps of the kinds not registered (``d1_schema`` with absolute paths,
+    #: ``durable_object``); a registered kind's steps are in its ``kinds`` entry.
     setup: tuple[Mapping[str, Any], ...]
     #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
     durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
@@ -115,9 +121,12 @@ class LoadMessage:
         for step in self.setup:
             assert "path" not in step or Path(step["path"]).is_absolute(), step
             assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
-            assert step["kind"] != "r2_bucket" or step["binding"] in self.r2_buckets, step
             assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
-            assert step["kind"] != "kv_namespace" or step["binding"] in self.kv_namespaces, step
+            assert bindings.kind_of_step(step["kind"]) is None, f"a {step['kind']} step belongs in its kind's entry"
+        for kind in bindings.registered():
+            entry = self.kinds[kind.name]
+            assert all(binding["setup"] is None or binding["setup"]["kind"] == kind.setup_step for binding in entry["bindings"].values()), entry
+        assert set(self.kinds) == {kind.name for kind in bindings.registered()}, sorted(self.kinds)
         assert all(delay >= 0 for _, delay in self.queue_producers.values()), self.queue_producers
         names = [name for _, name in self.bindings] + list(self.queue_producers)
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
@@ -131,8 +140,7 @@ class LoadMessage:
                 "compatibilityDate": self.compatibility_date,
                 "compatibilityFlags": list(self.compatibility_flags),
                 "d1Databases": dict(self.d1_databases),
-                "kvNamespaces": dict(self.kv_namespaces),
-                "r2Buckets": dict(self.r2_buckets),
+                "kinds": {name: dict(entry) for name, entry in self.kinds.items()},
                 "vars": dict(self.vars),
                 "queueConsumers": {
                     queue: {"maxRetries": retries, "retryDelaySeconds": delay, "maxBatchSize": batch}
@@ -193,14 +201,13 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in reset:
         if reset.count(binding) > 1:
             raise UserError(f"the scenario's setup has {reset.count(binding)} d1_schema steps for D1 binding {binding!r}")
-    seeded_r2 = [step["binding"] for step in setup if step.get("kind") == "r2_bucket"]
-    for binding in seeded_r2:
-        if seeded_r2.count(binding) > 1:
-            raise UserError(f"the scenario's setup has {seeded_r2.count(binding)} r2_bucket steps for R2 binding {binding!r}")
-    seeded = [step["binding"] for step in setup if step.get("kind") == "kv_namespace"]
-    for binding in seeded:
-        if seeded.count(binding) > 1:
-            raise UserError(f"the scenario's setup has {seeded.count(binding)} kv_namespace steps for KV binding {binding!r}")
+    for kind in bindings.registered():
+        stepped = [step["binding"] for step in setup if step.get("kind") == kind.setup_step]
+        for binding in stepped:
+            if stepped.count(binding) > 1:
+                raise UserError(
+                    f"the scenario's setup has {stepped.count(binding)} {kind.setup_step} steps for {kind.label} binding {binding!r}"
+                )
     objects_reset = [step["binding"] for step in setup if step.get("kind") == "durable_object"]
     for binding in objects_reset:
         if objects_reset.count(binding) > 1:
@@ -213,7 +220,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
     _check_assets(config, drive)
-    _check_invariant_targets(scenario, config, reset, seeded_r2)
+    _check_invariant_targets(scenario, config, reset, setup)
     env_values = variables.worker_variables(
         config.vars,
         config.path.name,
@@ -227,8 +234,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         compatibility_date=config.compatibility_date,
         compatibility_flags=tuple(config.compatibility_flags),
         d1_databases={database.binding: database.database_id for database in config.d1_databases},
-        kv_namespaces=dict(config.kv_namespaces()),
-        r2_buckets=_r2_buckets(config),
+        kinds={
+            kind.name: kind.load_entry(config, [step for step in setup if step.get("kind") == kind.setup_step])
+            for kind in bindings.registered()
+        },
         vars=dict(env_values.values),
         queue_consumers={
             consumer.queue: (consumer.max_retries, consumer.retry_delay_s, consumer.max_batch_size)
@@ -238,7 +247,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
         },
         bindings=tuple(_unmodelled_bindings(config)),
-        setup=tuple(dict(step) for step in setup),
+        setup=tuple(dict(step) for step in setup if bindings.kind_of_step(step.get("kind")) is None),
         durable_objects={binding: (class_name, class_name in config.sqlite_classes) for binding, class_name in config.own_objects()},
         define=dict(config.define),
         alias=dict(config.alias),
@@ -331,20 +340,16 @@ def _section_assumptions(config: wrangler.WranglerConfig) -> list[str]:
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
     """Every binding the runtime does not model, as (kind, name), in the config's order."""
     # A class of another Worker's script is not this Worker's to run: a trap.
-    bindings = [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
+    trapped = [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
     # A container's class needs the container Cloudflare starts beside it: a trap too.
-    bindings += [
+    trapped += [
         ("container", binding)
         for binding, class_name, script in config.durable_objects
         if script is None and class_name in config.container_classes
     ]
-    bindings += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in MODELLED_KINDS]
-    return bindings
-
-
-def _r2_buckets(config: wrangler.WranglerConfig) -> dict[str, str]:
-    """R2 binding -> bucket name (the binding's name when the config names no bucket)."""
-    return {binding.name: binding.resource or binding.name for binding in config.bindings if binding.kind == "r2"}
+    modelled = modelled_kinds()
+    trapped += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in modelled]
+    return trapped
 
 
 def unset_binding_touched(effects: Iterable[Mapping[str, Any]], unset_d1: Iterable[str]) -> str | None:
@@ -387,30 +392,20 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
             )
         if "rows" in step:
             resolved["rows"] = seed_rows(step["rows"], f"setup[{index}]: d1_schema({binding!r})")
-    if step.get("kind") == "r2_bucket":
-        binding = step.get("binding")
-        buckets = _r2_buckets(config)
-        if binding not in buckets:
-            known = nearest_names(str(binding), buckets, what="its R2 buckets")
-            raise UserError(
-                f"setup[{index}]: r2_bucket names R2 binding {binding!r}, which {config.path.name} does not declare; {known}",
-                near=str(binding),
-            )
-        if not isinstance(step.get("objects"), Mapping):
-            raise UserError(f"setup[{index}]: r2_bucket({binding!r}) carries no objects; build it with r2_bucket(...)")
     if step.get("kind") == "durable_object":
         _check_object_step(config, step, index)
-    if step.get("kind") == "kv_namespace":
+    kind = bindings.kind_of_step(step.get("kind"))
+    if kind is not None:
         binding = step.get("binding")
-        namespaces = [name for name, _ in config.kv_namespaces()]
-        if binding not in namespaces:
-            known = nearest_names(str(binding), namespaces, what="its KV namespaces")
+        declared = kind.resources(config)
+        if binding not in declared:
+            known = nearest_names(str(binding), declared, what=f"its {kind.plural}")
             raise UserError(
-                f"setup[{index}]: kv_namespace names KV binding {binding!r}, which {config.path.name} does not declare "
-                f"in kv_namespaces; {known}",
+                f"setup[{index}]: {kind.setup_step} names {kind.label} binding {binding!r}, which {config.path.name} "
+                f"does not declare in {kind.section}; {known}",
                 near=str(binding),
             )
-        resolved["entries"] = kv.seed_entries(step.get("entries") or [], f"setup[{index}]: kv_namespace({binding!r})")
+        resolved = kind.check_step(step, f"setup[{index}]: {kind.setup_step}({binding!r})")
     if isinstance(step.get("path"), str):
         path = _resolve(root, step["path"])
         if step.get("kind") == "d1_schema" and path.is_dir():
@@ -624,7 +619,7 @@ def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]
 
 
 def _check_invariant_targets(
-    scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str], seeded_r2: list[str]
+    scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str], setup: Iterable[Mapping[str, Any]]
 ) -> None:
     """An invariant over a binding, queue or external the Worker does not have would hold vacuously.
 
@@ -639,10 +634,12 @@ def _check_invariant_targets(
             f"the queues of {config.path.name}",
         ),
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
-        "R2": (list(_r2_buckets(config)), f"the R2 buckets of {config.path.name}"),
         "DO": ([binding for binding, _ in config.own_objects()], f"the Durable Object bindings of {config.path.name}"),
-        "KV": ([name for name, _ in config.kv_namespaces()], f"the KV namespaces of {config.path.name}"),
     }
+    kinds = {kind.label: kind for kind in bindings.registered()}
+    for each in kinds.values():
+        known[each.label] = (list(each.resources(config)), f"the {each.plural} of {config.path.name}")
+    stepped = {(step.get("kind"), step.get("binding")) for step in setup}
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
             kind, colon, name = target.partition(":")
@@ -668,10 +665,11 @@ def _check_invariant_targets(
                     f"its state; add d1_schema({name!r}, './schema.sql') to the scenario's setup",
                     near=str(invariant.get("name")),
                 )
-            if kind == "R2" and name not in seeded_r2:
+            registered = kinds.get(kind)
+            if registered and registered.without_setup == "unsupported" and (registered.setup_step, name) not in stepped:
                 raise UserError(
-                    f"{label} names {target}, but no setup step resets that bucket, so no run can touch it; "
-                    f"add r2_bucket({name!r}, {{...}}) to the scenario's setup",
+                    f"{label} names {target}, but no setup step resets that {registered.noun}, so no run can touch it; "
+                    f"add {registered.setup_step}({name!r}, {{...}}) to the scenario's setup",
                     near=str(invariant.get("name")),
                 )
 
@@ -695,15 +693,14 @@ def _d1_assumptions(config: wrangler.WranglerConfig) -> list[str]:
     return ["D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between."]
 
 
-def _r2_assumptions(config: wrangler.WranglerConfig) -> list[str]:
-    if not _r2_buckets(config):
-        return []
-    return [
-        "R2 is Miniflare's local bucket: strongly consistent, the last writer wins, a conditional put whose "
-        "precondition fails stores nothing and a conditional get whose precondition fails returns no body "
-        "(Cloudflare, R2: consistency model, Workers API reference); versions and upload times are stand-ins "
-        "counted in the order the run first saw them, at the virtual time it saw them."
-    ]
+def _kind_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+    """What a verdict assumes of each registered binding kind the Worker declares, kinds in registration order."""
+    sentences = []
+    for kind in bindings.registered():
+        declared = list(kind.resources(config))
+        if declared:
+            sentences += kind.assumptions(declared)
+    return sentences
 
 
 def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
@@ -729,22 +726,15 @@ def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[
     return f"Production-only behaviour ({', '.join([*unseen, 'real latency'])}) is out of scope."
 
 
-#: How each kind of binding is reset, for the reset sentence of a Worker that declares that kind.
-_RESETS = (
-    ("D1", "drop every user table, re-apply the schema"),
-    ("R2", "empty the bucket but its seeds, write the seeds"),
-    ("Durable Objects", "clear, seed and evict each object whose code ran since the last reset"),
-)
-
-
 def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     """The reset sentence, naming how each kind of binding the Worker declares is reset."""
-    declared = {
-        "D1": bool(config.d1_databases),
-        "R2": bool(_r2_buckets(config)),
-        "Durable Objects": bool(config.own_objects()),
-    }
-    how = "; ".join(f"{kind}: {reset}" for kind, reset in _RESETS if declared[kind])
+    resets = [("D1", "drop every user table, re-apply the schema")] if config.d1_databases else []
+    resets += [
+        (kind.label, kind.reset_phrase) for kind in bindings.registered() if kind.reset_phrase and kind.resources(config)
+    ]
+    if config.own_objects():
+        resets.append(("Durable Objects", "clear, seed and evict each object whose code ran since the last reset"))
+    how = "; ".join(f"{kind}: {reset}" for kind, reset in resets)
     return (
         "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
         f"names before each run{f' ({how})' if how else ''}."
@@ -759,7 +749,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         *_d1_assumptions(config),
-        *_r2_assumptions(config),
+        *_kind_assumptions(config),
         *_object_assumptions(config),
         _production_only_assumption(config, drive),
     ]
@@ -798,7 +788,6 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
             f"{config.name}): its keys replace the top level's, inheritable ones come from the top level, and its vars "
             "and bindings are its own, as wrangler applies an environment."
         )
-    sentences += _kv_assumptions(config)
     if config.queue_producers:
         consumed = [queue for _, queue in config.queue_producers if config.consumer(queue) is not None]
         sentences.append(
@@ -814,18 +803,3 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         )
     return sentences
 
-
-def _kv_assumptions(config: wrangler.WranglerConfig) -> list[str]:
-    """What a verdict assumes of KV, when the Worker declares a namespace."""
-    names = [name for name, _ in config.kv_namespaces()]
-    if not names:
-        return []
-    return [
-        f"KV ({', '.join(names)}) is Miniflare's local namespace, emptied and seeded from its kv_namespace step "
-        "before each run (empty without one). Reads were strongly consistent: each get, getWithMetadata and list "
-        "saw every write before it, while production KV is eventually consistent (a write can take 60 seconds or "
-        "more to be seen elsewhere) and no stale-read fault is modelled yet.",
-        "KV expiration is in virtual time: expiration and expirationTtl are checked against the virtual clock "
-        "(at least 60 s ahead), never given to Miniflare, and a key is gone once the virtual clock reaches its "
-        "expiration.",
-    ]

@@ -33,7 +33,7 @@ import attrs
 
 from eutaxy.core.errors import UserError
 
-from . import config_sections, jsonc
+from . import bindings as binding_kinds, config_sections, jsonc
 
 __all__ = [
     "MAX_BATCH_SIZE_DEFAULT",
@@ -87,10 +87,9 @@ _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 #: Binding sections whose entries are ``{"binding": NAME, ...}`` lists, with the
-#: field naming the resource behind each binding.
+#: field naming the resource behind each binding: the registered binding kinds' sections
+#: (``eutaxy.cloudflare.bindings``, read first, in their order), then these.
 _LIST_SECTIONS = {
-    "kv_namespaces": ("kv", "id"),
-    "r2_buckets": ("r2", "bucket_name"),
     "hyperdrive": ("hyperdrive", "id"),
     "vectorize": ("vectorize", "index_name"),
     "analytics_engine_datasets": ("analytics_engine", "dataset"),
@@ -250,10 +249,6 @@ class WranglerConfig:
             if script is None and class_name not in self.container_classes
         )
 
-    def kv_namespaces(self) -> tuple[tuple[str, str], ...]:
-        """Each ``kv_namespaces`` binding with its namespace ``id`` (the binding's name when it has none)."""
-        return tuple((binding.name, binding.resource or binding.name) for binding in self.bindings if binding.kind == "kv")
-
     def consumer(self, queue: str) -> QueueConsumer | None:
         """The consumer settings for ``queue``, if this Worker consumes it."""
         for consumer in self.queue_consumers:
@@ -323,7 +318,8 @@ def _with_environment(path: Path, data: dict[str, Any], env: str | None) -> dict
         defined = f"it defines {', '.join(repr(name) for name in names)}" if names else "it defines none (no env section)"
         raise UserError(f"{path}: there is no environment {env!r}; {defined}", near=env)
     section = data["env"][env]
-    merged = {key: value for key, value in data.items() if key != "env" and key not in NON_INHERITABLE_KEYS}
+    non_inheritable = config_sections.non_inheritable_keys()
+    merged = {key: value for key, value in data.items() if key != "env" and key not in non_inheritable}
     merged.update({key: value for key, value in section.items() if key != "env"})
     if "name" not in section and isinstance(data.get("name"), str):
         merged["name"] = f"{data['name']}-{env}"
@@ -572,7 +568,8 @@ def _sqlite_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
 
 def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     bindings = []
-    for section, (kind, resource_field) in _LIST_SECTIONS.items():
+    sections = {kind.section: (kind.name, kind.resource_field) for kind in binding_kinds.registered()} | _LIST_SECTIONS
+    for section, (kind, resource_field) in sections.items():
         # wrangler allows `send_email` etc. to be absent; a present one must be a list.
         for index, entry in enumerate(reader.entries(data, section)):
             where = f"{section}[{index}]"

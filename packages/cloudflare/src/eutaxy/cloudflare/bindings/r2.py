@@ -1,4 +1,4 @@
-"""R2 setup steps: the objects a bucket holds at the start of every run.
+"""The R2 binding kind: R2 buckets (``r2_buckets``), its setup step and selectors.
 
 Before each run the runtime empties the bucket of everything but its seeds and
 writes the seeds that are missing or changed, through the real binding and
@@ -13,11 +13,17 @@ A seed's body is text (written as UTF-8) or bytes; the step carries it as
 from __future__ import annotations
 
 import base64
-from typing import Any, Mapping
+import json
+from typing import Any, Iterable, Mapping, Sequence
+
+import attrs
 
 from eutaxy.core.errors import UserError
+from eutaxy.core.selectors import rows
 
-__all__ = ["r2_bucket"]
+from ._record import BindingKind, effect_selector
+
+__all__ = ["R2", "R2Kind", "r2_bucket", "r2_op", "r2_rows"]
 
 #: The fields a seed object may give besides its body, as R2's put() takes them.
 _HTTP_METADATA_FIELDS = ("contentType", "contentLanguage", "contentDisposition", "contentEncoding", "cacheControl")
@@ -73,3 +79,58 @@ def _body(where: str, body: Any) -> dict[str, str]:
     if isinstance(body, (bytes, bytearray)):
         return {"base64": base64.b64encode(bytes(body)).decode("ascii")}
     raise UserError(f"{where}: body must be text or bytes, got {body!r}")
+
+
+def r2_op(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """R2 operations that completed (put, delete, get, head, list); a put only when it stored an object.
+
+    The key of a put, get, head or single-key delete is ``"args.key"``.
+    """
+    return effect_selector(f"R2:{binding}", op, where={"result.stored": {"neq": False}})
+
+
+def r2_rows(binding: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An R2 bucket's objects after the run: ``{key, size, etag, httpMetadata, customMetadata, text}`` each."""
+    return rows(f"R2:{binding}", "objects", where)
+
+
+@attrs.frozen(kw_only=True)
+class R2Kind(BindingKind):
+    """R2: Miniflare's real local bucket behind a proxy (runtime/bindings/r2.mjs).
+
+    A bucket no setup step resets would carry its objects from one run into the next, so
+    touching one is UNSUPPORTED (``binding_without_setup``).
+    """
+
+    def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
+        if not isinstance(step.get("objects"), Mapping):
+            raise UserError(f"{where} carries no objects; build it with r2_bucket(...)")
+        return dict(step)
+
+    def assumptions(self, bindings: Sequence[str]) -> list[str]:
+        return [
+            "R2 is Miniflare's local bucket: strongly consistent, the last writer wins, a conditional put whose "
+            "precondition fails stores nothing and a conditional get whose precondition fails returns no body "
+            "(Cloudflare, R2: consistency model, Workers API reference); versions and upload times are stand-ins "
+            "counted in the order the run first saw them, at the virtual time it saw them."
+        ]
+
+    def draft_invariants(self, binding: str) -> list[str]:
+        return [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", r2_op({json.dumps(binding)}, "put"), "args.key"),']
+
+
+R2 = R2Kind(
+    name="r2",
+    label="R2",
+    section="r2_buckets",
+    resource_field="bucket_name",
+    section_note="R2 on Miniflare's bucket, reset by `r2_bucket`; one no setup resets is UNSUPPORTED when touched.",
+    plural="R2 buckets",
+    noun="bucket",
+    contents="the objects",
+    setup_step="r2_bucket",
+    without_setup="unsupported",
+    selectors=("r2_op", "r2_rows"),
+    miniflare_option="r2Buckets",
+    reset_phrase="empty the bucket but its seeds, write the seeds",
+)

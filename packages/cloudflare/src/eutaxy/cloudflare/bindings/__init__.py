@@ -1,0 +1,52 @@
+"""The registered binding kinds: one record per kind (``bindings/<kind>.py``, see ``_record``).
+
+The package, the wrangler reader, the drafter and the host iterate over :func:`registered`
+and name no kind. The built-in kinds register here, in setup order (the order the verdict's
+sentences and the load message list them); a kind defined elsewhere (a test's toy kind)
+registers with :func:`register` before the scenario is prepared, and :func:`unregister`
+takes it back.
+"""
+
+from __future__ import annotations
+
+from ._record import BindingKind as BindingKind, WithoutSetup as WithoutSetup, effect_selector as effect_selector
+from .kv import KV
+from .r2 import R2
+
+__all__ = ["BindingKind", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
+
+#: Kind name -> its record, in registration order.
+_REGISTERED: dict[str, BindingKind] = {}
+
+
+def register(kind: BindingKind) -> BindingKind:
+    """Register ``kind``; its name, section, label and setup step must be new. Answers it."""
+    for other in _REGISTERED.values():
+        assert kind.name != other.name, f"binding kind {kind.name} is registered twice"
+        assert kind.section != other.section, f"{kind.name} and {other.name} both read {kind.section}"
+        assert kind.label != other.label, f"{kind.name} and {other.name} both label targets {kind.label}"
+        assert kind.setup_step != other.setup_step, f"{kind.name} and {other.name} both have setup step {kind.setup_step}"
+    _REGISTERED[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Take back the kind registered as ``name``."""
+    del _REGISTERED[name]
+
+
+def registered() -> tuple[BindingKind, ...]:
+    """Every registered kind, in registration order."""
+    return tuple(_REGISTERED.values())
+
+
+def kind_of_step(step_kind: object) -> BindingKind | None:
+    """The kind whose setup step is ``step_kind``, if one is registered."""
+    for kind in _REGISTERED.values():
+        if kind.setup_step == step_kind:
+            return kind
+    return None
+
+
+register(KV)
+register(R2)
