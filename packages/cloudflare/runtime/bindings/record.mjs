@@ -8,8 +8,10 @@
  *
  * Every field but `kind` is optional; a record holds the ones its binding has:
  *
- * - `kind`: the record's name, for messages and docs only (no code branches on it).
+ * - `kind`: the record's name; for a registered kind (Python's `eutaxy.cloudflare.bindings`)
+ *   its Python record's `name`, the key of its entry in the runtime config's `kinds`.
  * - `names(config)`: the env names the record owns, from its section of the runtime config
+ *   (a registered kind's record has none: it owns its entry's bindings, bindings/index.mjs)
  *   (the load message read by host/load.mjs): `[name, entry]` pairs, `entry` that section's
  *   value for the name. The first record to claim a name owns it.
  * - `standsIn`: true when the record's value is put in the env even where workerd gave none
