@@ -9,7 +9,8 @@
  * Effects. Each `get` (one key or an array of keys, every `type`), `getWithMetadata`, `put`,
  * `delete` and `list` is one `io` effect point at `KV:<binding>`, performed on Miniflare's
  * real namespace: reads (`get`, `getWithMetadata`, `list`) take the read ladder, writes
- * (`put`, `delete`) the write ladder. `crash_before` and `error` mean the operation never
+ * (`put`, `delete`) the write ladder, as the kind's policy in its entry gives them (Python's
+ * record owns them; bindings/ladders.json holds the rows). `crash_before` and `error` mean the operation never
  * reached KV, `ambiguous` that the write was stored and its answer lost, `crash_after` that
  * the caller died after it. Payloads: `{args: {key | keys, type?, value?, options?}}`; a
  * completed operation's result has `ok: true` (one the store refused records `{error}`
@@ -28,7 +29,8 @@
  * `expiration` as KV does. The seed has none.
  */
 
-import { effectPoint, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
+import { effectPoint } from "../effects.mjs";
+import { ladderOf } from "./policy.mjs";
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { UserFacingError } from "../errors.mjs";
@@ -61,7 +63,7 @@ function stateOf(name) {
 /** @type {import("./record.mjs").BindingRecord} */
 export const kv = {
   kind: "kv",
-  proxy: (run, inv, name, real) => modelledOnly(makeKv(run, inv, name, real), "KV", name),
+  proxy: (run, inv, name, real, entry) => modelledOnly(makeKv(run, inv, name, real, entry), "KV", name),
   async reset(name, real, entry) {
     // No step: the namespace starts empty (the kind's withoutSetup). A step without its entries,
     // or an entry without its metadata, is Eutaxy's own bug (Python's record writes both),
@@ -202,20 +204,20 @@ function putOptionsArg(options) {
 /**
  * The namespace a Worker sees during one invocation.
  * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
- * @param {string} binding @param {any} real the real KVNamespace
+ * @param {string} binding @param {any} real the real KVNamespace @param {any} entry its entry (bindings/index.mjs), whose policy gives each operation's ladder
  */
-export function makeKv(run, inv, binding, real) {
+export function makeKv(run, inv, binding, real, entry) {
   const target = `KV:${binding}`;
   const state = stateOf(binding);
   state.clock = run.clock;
 
   /**
-   * @param {string} op @param {unknown} args @param {readonly string[]} ladder
+   * @param {string} op @param {unknown} args
    * @param {() => Promise<any>} perform @param {(value: any) => unknown} summarize
    */
-  const point = (op, args, ladder, perform, summarize) =>
+  const point = (op, args, perform, summarize) =>
     effectPoint(run, inv, {
-      kind: "io", target, op, args, ladder,
+      kind: "io", target, op, args, ladder: ladderOf(entry, op),
       injectedError: (fault) => injectedError(op, fault),
       perform: async () => {
         await sweep(real, state, run.clock.now);
@@ -235,7 +237,7 @@ export function makeKv(run, inv, binding, real) {
     const realOptions = stream ? (typeof options === "string" ? "arrayBuffer" : { ...(/** @type {object} */ (options)), type: "arrayBuffer" }) : options;
     /** @type {unknown} */
     let recorded = null;
-    return point(withMetadata ? "getWithMetadata" : "get", { key, type }, READ_FAULTS, async () => {
+    return point(withMetadata ? "getWithMetadata" : "get", { key, type }, async () => {
       const answer = withMetadata ? await real.getWithMetadata(key, realOptions) : await real.get(key, realOptions);
       const value = withMetadata ? answer.value : answer;
       recorded = valueResult(value);
@@ -252,7 +254,7 @@ export function makeKv(run, inv, binding, real) {
    * @param {string[]} keys @param {unknown} options @param {boolean} withMetadata
    */
   const readMany = (keys, options, withMetadata) =>
-    point(withMetadata ? "getWithMetadata" : "get", { keys: [...keys], type: typeOf(options) }, READ_FAULTS,
+    point(withMetadata ? "getWithMetadata" : "get", { keys: [...keys], type: typeOf(options) },
       () => (withMetadata ? real.getWithMetadata(keys, options) : real.get(keys, options)),
       (/** @type {Map<string, any>} */ answer) => {
         /** @type {Record<string, unknown>} */
@@ -272,7 +274,7 @@ export function makeKv(run, inv, binding, real) {
     put: (key, value, options) => {
       /** @type {number | null} */
       let expiration = null;
-      return point("put", { key, value: valueArg(value), options: putOptionsArg(options) }, WRITE_FAULTS, async () => {
+      return point("put", { key, value: valueArg(value), options: putOptionsArg(options) }, async () => {
         expiration = expirationOf(options, run.clock.now);
         const stored = value instanceof ReadableStream ? new Uint8Array(await new Response(value).arrayBuffer()) : value;
         await real.put(key, stored, options?.metadata === undefined ? {} : { metadata: options.metadata });
@@ -282,7 +284,7 @@ export function makeKv(run, inv, binding, real) {
       }, () => ({ ok: true, expiration }));
     },
     /** @param {string} key */
-    delete: (key) => point("delete", { key }, WRITE_FAULTS, async () => {
+    delete: (key) => point("delete", { key }, async () => {
       await real.delete(key);
       state.expirations.delete(key);
       return undefined;
@@ -292,7 +294,7 @@ export function makeKv(run, inv, binding, real) {
       /** @type {Record<string, unknown>} */
       const args = {};
       for (const field of ["prefix", "limit", "cursor"]) if (/** @type {any} */ (options)?.[field] != null) args[field] = /** @type {any} */ (options)[field];
-      return point("list", args, READ_FAULTS, async () => {
+      return point("list", args, async () => {
         const listed = await real.list(options);
         const keys = listed.keys.map((/** @type {any} */ entry) => {
           const expiration = state.expirations.get(entry.name);

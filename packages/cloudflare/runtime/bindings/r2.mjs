@@ -6,7 +6,8 @@
  * is "unsupported", so bindings/index.mjs stands a trap in for it.
  *
  * Effects. Each `put`, `delete`, `get`, `head` and `list` is one `io` point at `R2:<binding>`:
- * writes (put, delete) take every fault, reads (get, head, list) all but ambiguous. Payloads:
+ * writes (put, delete) take every fault, reads (get, head, list) all but ambiguous, as the
+ * kind's policy in its entry gives them (Python's record owns them; bindings/ladders.json holds the rows). Payloads:
  * `{args: {key, options}}` (delete: `{key}` or `{keys}`; list: `{options}`); results: put
  * `{stored, version, etag, size}` (`stored: false` when onlyIf failed and nothing was
  * written), get and head `{found, version, etag, size}` (get adds `body: false` when its onlyIf
@@ -41,7 +42,8 @@
 
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
-import { effectPoint, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+import { effectPoint, UnsupportedSignal } from "../effects.mjs";
+import { ladderOf } from "./policy.mjs";
 
 /** A body at most this long, and valid UTF-8, is snapshotted as its text. */
 export const TEXT_BYTES_MAX = 1024;
@@ -66,7 +68,7 @@ const lastSeeded = new Map();
 /** @type {import("./record.mjs").BindingRecord} */
 export const r2 = {
   kind: "r2",
-  proxy: (run, inv, name, real) => makeBucket(run, inv, name, real),
+  proxy: (run, inv, name, real, entry) => makeBucket(run, inv, name, real, entry),
   async reset(name, real, entry) {
     await resetBucket(name, real, entry.setup.objects);
   },
@@ -162,7 +164,7 @@ export function uploadCondition(onlyIf) {
  * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
  * @param {string} binding @param {any} real the real R2Bucket
  */
-export function makeBucket(run, inv, binding, real) {
+export function makeBucket(run, inv, binding, real, entry) {
   const target = `R2:${binding}`;
 
   /** @param {string} what */
@@ -176,17 +178,17 @@ export function makeBucket(run, inv, binding, real) {
     if (condition) throw notModelled(`${op}() with an onlyIf on the upload time (${condition})`);
   };
   /**
-   * @param {string} op @param {unknown} args @param {readonly string[]} ladder
+   * @param {string} op @param {unknown} args
    * @param {() => Promise<any>} perform @param {(value: any) => unknown} summarize
    */
-  const point = (op, args, ladder, perform, summarize) =>
-    effectPoint(run, inv, { kind: "io", target, op, args, ladder, injectedError: injectedError(op), perform, summarize });
+  const point = (op, args, perform, summarize) =>
+    effectPoint(run, inv, { kind: "io", target, op, args, ladder: ladderOf(entry, op), injectedError: injectedError(op), perform, summarize });
   /** @param {any} object */
   const meta = (object) => objectOf(object, standIn(run, binding, object.version));
 
   const bucket = {
     /** @param {string} key */
-    head: (key) => point("head", { key }, READ_FAULTS,
+    head: (key) => point("head", { key },
       async () => {
         const object = await real.head(key);
         return object ? meta(object) : null;
@@ -195,7 +197,7 @@ export function makeBucket(run, inv, binding, real) {
     /** @param {string} key @param {any} [options] */
     get: (key, options) => {
       checkConditions("get", options);
-      return point("get", { key, options: plain(options ?? {}) }, READ_FAULTS,
+      return point("get", { key, options: plain(options ?? {}) },
         async () => {
           const object = await real.get(key, options);
           if (!object) return null;
@@ -211,7 +213,7 @@ export function makeBucket(run, inv, binding, real) {
     /** @param {string} key @param {unknown} value @param {any} [options] */
     put: (key, value, options) => {
       checkConditions("put", options);
-      return point("put", { key, options: plain(options ?? {}) }, WRITE_FAULTS,
+      return point("put", { key, options: plain(options ?? {}) },
         async () => {
           const bytes = await bytesOf(value);
           const object = await real.put(key, bytes, options);
@@ -220,13 +222,13 @@ export function makeBucket(run, inv, binding, real) {
         (object) => (object ? { stored: true, ...summary(object) } : { stored: false }));
     },
     /** @param {string | string[]} keys */
-    delete: (keys) => point("delete", Array.isArray(keys) ? { keys: [...keys] } : { key: keys }, WRITE_FAULTS,
+    delete: (keys) => point("delete", Array.isArray(keys) ? { keys: [...keys] } : { key: keys },
       async () => {
         await real.delete(keys);
       },
       () => ({})),
     /** @param {any} [options] */
-    list: (options) => point("list", { options: plain(options ?? {}) }, READ_FAULTS,
+    list: (options) => point("list", { options: plain(options ?? {}) },
       async () => {
         const listed = await real.list(options);
         /** @type {Record<string, unknown>} */

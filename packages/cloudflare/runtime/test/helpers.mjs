@@ -2,6 +2,7 @@
 /** Test helpers: start a real host process, speak its JSON lines, build run plans. */
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { after, before } from "node:test";
@@ -15,6 +16,19 @@ export const FIXTURES = path.join(RUNTIME_DIR, "fixtures");
 export const FIXTURE = path.join(FIXTURES, "payments");
 
 /**
+ * A registered kind's policy as its Python record sends it: each operation's ladder, from the
+ * vector files both suites read (eutaxy/cloudflare/bindings/ladders.json names the core
+ * ladder of each operation, core's vectors/ladders.json holds the ladders).
+ * @param {string} kind @returns {{ladders: Record<string, string[]>}}
+ */
+export function kindPolicy(kind) {
+  const read = (/** @type {string} */ file) => JSON.parse(readFileSync(path.join(REPO, file), "utf8"));
+  const { ladders } = read("packages/core/src/eutaxy/core/vectors/ladders.json");
+  const operations = read("packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json").kinds[kind];
+  return { ladders: Object.fromEntries(Object.entries(operations).map(([op, ladder]) => [op, ladders[/** @type {string} */ (ladder)]])) };
+}
+
+/**
  * The registered binding kinds' entries as Python's records write them (eutaxy.cloudflare.bindings,
  * BindingKind.load_entry), without bindings: `kinds({r2: {BUCKET: ["bucket", step]}})` adds them,
  * each with its resource and its setup step (null: none).
@@ -22,8 +36,8 @@ export const FIXTURE = path.join(FIXTURES, "payments");
  */
 export function kinds(bound = {}) {
   const fixed = {
-    kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: {} },
-    r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: {} },
+    kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: kindPolicy("kv") },
+    r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: kindPolicy("r2") },
   };
   return Object.fromEntries(Object.entries(fixed).map(([name, kind]) => [name, {
     ...kind,

@@ -17,7 +17,7 @@ import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { RESPONSE_FAULTS, RESPONSE_FAULTS_WITH_DEADLINE } from "../http.mjs";
 import { producedMessageId } from "../producer.mjs";
 import { mayRedeliver } from "../queue.mjs";
-import { REPO } from "./helpers.mjs";
+import { REPO, kindPolicy } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
 
@@ -50,4 +50,18 @@ test("producer.mjs's producedMessageId gives the ids core's produced_ids.json ho
   const { cases } = vectors("produced_ids.json");
   assert.ok(cases.length > 0, "the vector file holds no cases");
   for (const [invocation, n, id] of cases) assert.equal(producedMessageId(invocation, n), id, JSON.stringify({ invocation, n }));
+});
+
+test("each registered binding kind's operation takes the ladder its records document: reads read, writes write", () => {
+  // The rows Python's records send (eutaxy/cloudflare/bindings/ladders.json, checked against
+  // them by packages/cloudflare/tests/test_bindings.py); the runtime's records read them from
+  // their entries, so this is where the runtime's suite holds them to what kv.mjs and r2.mjs say.
+  const { kinds } = JSON.parse(readFileSync(path.join(REPO, "packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json"), "utf8"));
+  const documented = {
+    kv: { get: "read", getWithMetadata: "read", list: "read", put: "write", delete: "write" },
+    r2: { head: "read", get: "read", list: "read", put: "write", delete: "write" },
+  };
+  assert.deepEqual(kinds, documented);
+  const { ladders } = vectors("ladders.json");
+  assert.deepEqual(kindPolicy("r2").ladders.get, ladders.read, "the runtime's tests send the core ladder a row names");
 });

@@ -11,6 +11,7 @@
 
 import { compareText } from "../../runtime/canonical.mjs";
 import { effectPoint } from "../../runtime/effects.mjs";
+import { ladderOf } from "../../runtime/bindings/policy.mjs";
 
 /** Binding -> key -> count. @type {Map<string, Map<string, number>>} */
 const COUNTS = new Map();
@@ -27,7 +28,7 @@ export const record = {
     const target = `Counter:${name}`;
     /** @param {string} op @param {string} key @param {() => number} perform */
     const point = (op, key, perform) => effectPoint(run, inv, {
-      kind: "io", target, op, args: { key }, ladder: entry.policy.ladders[op],
+      kind: "io", target, op, args: { key }, ladder: ladderOf(entry, op),
       injectedError: injectedError(op), perform: async () => perform(), summarize: (value) => ({ value }),
     });
     return {

@@ -32,12 +32,16 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
 import attrs
 
+from eutaxy.core import faults
 from eutaxy.core.effects import RESULT
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import WranglerConfig
 
-__all__ = ["BindingKind", "WithoutSetup", "effect_selector"]
+__all__ = ["LADDERS", "BindingKind", "WithoutSetup", "effect_selector"]
+
+#: The core ladders an operation may take, by the name core's ladders.json gives them.
+LADDERS: Mapping[str, tuple[str, ...]] = {"read": faults.READ_FAULTS, "write": faults.WRITE_FAULTS}
 
 #: What touching a binding of the kind that no setup step names means (see the module docstring).
 WithoutSetup = Literal["empty", "unsupported"]
@@ -76,6 +80,10 @@ class BindingKind:
     miniflare_option: str | None
     #: How the reset sentence says the kind is reset, or None when it says nothing of it.
     reset_phrase: str | None = None
+    #: Each operation that is an effect point -> the core ladder it takes (``"read"``,
+    #: ``"write"``): sent to the runtime record as its ladders (``policy``), which it reads and
+    #: never writes down itself. bindings/ladders.json holds the rows, read by both suites.
+    operations: Mapping[str, str] = attrs.field(factory=dict)
     #: The names of the kind's selector and key helpers (its module's, re-exported by
     #: ``eutaxy.cloudflare``), which the draft imports when an example uses one.
     selectors: tuple[str, ...] = ()
@@ -86,6 +94,7 @@ class BindingKind:
     def __attrs_post_init__(self) -> None:
         assert self.name and self.label and self.section and self.setup_step, self
         assert self.runtime_module is None or self.runtime_module.startswith("/"), self.runtime_module
+        assert set(self.operations.values()) <= set(LADDERS), self.operations
 
     def resources(self, config: "WranglerConfig") -> dict[str, str]:
         """Binding -> resource of each of the config's bindings of this kind, in its order."""
@@ -103,8 +112,8 @@ class BindingKind:
         raise NotImplementedError(f"the {self.name} binding kind has no setup step check")
 
     def policy(self) -> dict[str, Any]:
-        """What the runtime record reads of the kind's policy (its ladders per operation, its limits)."""
-        return {}
+        """What the runtime record reads of the kind's policy: its ladder per operation (``operations``)."""
+        return {"ladders": {op: list(LADDERS[ladder]) for op, ladder in self.operations.items()}}
 
     def load_entry(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The kind's entry in the load message: its bindings, each with its setup step (None without one)."""

@@ -145,5 +145,6 @@ KV = KvKind(
     setup_step="kv_namespace",
     without_setup="empty",
     selectors=("kv_key", "kv_read", "kv_rows", "kv_write"),
+    operations={"get": "read", "getWithMetadata": "read", "list": "read", "put": "write", "delete": "write"},
     miniflare_option="kvNamespaces",
 )

@@ -131,6 +131,7 @@ R2 = R2Kind(
     setup_step="r2_bucket",
     without_setup="unsupported",
     selectors=("r2_op", "r2_rows"),
+    operations={"head": "read", "get": "read", "list": "read", "put": "write", "delete": "write"},
     miniflare_option="r2Buckets",
     reset_phrase="empty the bucket but its seeds, write the seeds",
 )

@@ -1,0 +1,18 @@
+// @ts-check
+/**
+ * A registered binding kind's policy, as its runtime record reads it from its load-message
+ * entry (bindings/index.mjs gives each binding's entry the kind's `policy`): the Python
+ * record (eutaxy.cloudflare.bindings) is its one owner, and the record writes none down.
+ */
+
+/**
+ * The ladder a registered kind's operation takes, from its entry's policy (Python's record
+ * sends it; bindings/ladders.json holds the rows): an operation the policy lacks is
+ * Eutaxy's own bug, never a point without faults.
+ * @param {any} entry a binding's entry @param {string} op @returns {readonly string[]}
+ */
+export function ladderOf(entry, op) {
+  const ladder = entry.policy?.ladders?.[op];
+  if (!Array.isArray(ladder)) throw new Error(`the load message's policy gives no ladder for ${op} (${JSON.stringify(entry.policy)})`);
+  return ladder;
+}

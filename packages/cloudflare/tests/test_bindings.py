@@ -1,0 +1,42 @@
+"""The registered binding kinds (eutaxy.cloudflare.bindings): their ladders are one vector file's rows, their registry refuses clashes.
+
+bindings/ladders.json names, per kind and operation, the core ladder the operation takes; the
+Python records send those ladders in the load message and the runtime's records read them
+there. The runtime's own tests build their load messages from the same file
+(runtime/test/helpers.mjs ``kindPolicy``), so a changed row fails both suites.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import bindings
+from eutaxy.cloudflare.bindings.kv import KV
+from eutaxy.core import faults
+
+LADDERS = Path(bindings.__file__).resolve().with_name("ladders.json")
+CORE_LADDERS = Path(faults.__file__).resolve().with_name("vectors") / "ladders.json"
+
+
+def test_each_registered_kinds_operations_are_the_vector_files_rows():
+    """Every built-in kind has its row, and each operation takes the core ladder the row names."""
+    rows = json.loads(LADDERS.read_text(encoding="utf-8"))["kinds"]
+    assert {kind.name: dict(kind.operations) for kind in bindings.registered()} == rows
+    core = json.loads(CORE_LADDERS.read_text(encoding="utf-8"))["ladders"]
+    for kind in bindings.registered():
+        assert {op: core[ladder] for op, ladder in rows[kind.name].items()} == kind.policy()["ladders"], kind.name
+
+
+def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_taken():
+    """Two kinds reading one section or one setup step would each see the other's bindings: refused."""
+    for clash in ({"name": "kv"}, {"section": "kv_namespaces"}, {"label": "KV"}, {"setup_step": "kv_namespace"}):
+        fields = {"name": "other", "section": "others", "label": "Other", "setup_step": "other_step"} | clash
+        with pytest.raises(AssertionError):
+            bindings.register(type(KV)(**{**_fields(KV), **fields}))
+    assert ["kv", "r2"] == [kind.name for kind in bindings.registered()]
+
+
+def _fields(kind):
+    return {field: getattr(kind, field) for field in ("name", "label", "section", "resource_field", "section_note", "plural", "noun",
+                                                       "contents", "setup_step", "without_setup", "miniflare_option")}
