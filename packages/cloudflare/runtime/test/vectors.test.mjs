@@ -13,6 +13,7 @@ import path from "node:path";
 import test from "node:test";
 
 import { BACKGROUND_FAULTS } from "../background.mjs";
+import { ALARM_FAULTS, ALARM_RETRIES_MAX, ALARM_RETRY_DELAY_MS } from "../bindings/durable_object.mjs";
 import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { RESPONSE_FAULTS, RESPONSE_FAULTS_WITH_DEADLINE } from "../http.mjs";
 import { producedMessageId } from "../producer.mjs";
@@ -64,4 +65,13 @@ test("each registered binding kind's operation takes the ladder its records docu
   assert.deepEqual(kinds, documented);
   const { ladders } = vectors("ladders.json");
   assert.deepEqual(kindPolicy("r2").ladders.get, ladders.read, "the runtime's tests send the core ladder a row names");
+});
+
+test("a Durable Object alarm's ladder, retries and delays are core's alarms.json", () => {
+  const { ladders } = vectors("ladders.json");
+  const { ladder, retriesMax, retryDelaysMs } = vectors("alarms.json");
+  assert.deepEqual([...ALARM_FAULTS], ladders[ladder]);
+  assert.equal(ALARM_RETRIES_MAX, retriesMax);
+  // Each retry waits twice the one before, from the first delay (durable_object.mjs's alarm source).
+  assert.deepEqual(Array.from({ length: ALARM_RETRIES_MAX }, (_, retry) => ALARM_RETRY_DELAY_MS * 2 ** retry), retryDelaysMs);
 });
