@@ -17,8 +17,10 @@
  * after the request was sent, or a status its `retryOn` counts as failed (`non-2xx`, the
  * default: anything but 2xx; `5xx`: 500 and above). A failed attempt is sent again while
  * core's redelivery rule allows it, with the caller's `retries` as the platform limit
- * (`mayRedeliver`, eutaxy.core.faults.may_redeliver); else the caller gives up, recorded as
- * `Http:<path>` `gave_up` `{args: {requestId, attempts}}` under the last attempt's invocation.
+ * (`redeliveryStop`, eutaxy.core.faults.redelivery_stop); past its retries the caller gives
+ * up, recorded as `Http:<path>` `gave_up` `{args: {requestId, attempts}}` under the last
+ * attempt's invocation. Stopped by `bounds.maxRedeliveries` alone, the request is left undone:
+ * a cut (`run.recordCut`), never a give-up.
  * A request with `atMs` is sent that many virtual milliseconds after the run's start
  * (event_time.mjs): it waits until then, requests in order of time, then of listing.
  * The caller decides at the response point, before any background work runs on. A resend is
@@ -52,7 +54,7 @@ import { makeContext, Background, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
-import { mayRedeliver } from "./queue.mjs";
+import { maxRedeliveriesOf, redeliveryStop } from "./queue.mjs";
 import { realConsole } from "./patch.mjs";
 import { drain, waitForChange } from "./settle.mjs";
 
@@ -179,8 +181,7 @@ async function bodyOf(run, invocation, response) {
  */
 export async function driveHttp(run, drive, handler) {
   const caller = callerPolicy(drive.caller);
-  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
-  assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
+  const maxRedeliveries = maxRedeliveriesOf(run);
   const ladder = caller.deadlineMs === null ? RESPONSE_FAULTS : RESPONSE_FAULTS_WITH_DEADLINE;
   /** @type {PendingRequest[]} */
   assert(Array.isArray(drive.events), "the http drive's plan carries no events list");
@@ -193,7 +194,7 @@ export async function driveHttp(run, drive, handler) {
     return { id: event.id, method: event.method.toUpperCase(), path: event.path, headers: event.headers, body: event.body, attempts: 0, due };
   });
   // Each attempt either ends its request or queues one resend, so this bounds the loop.
-  const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries) + 1);
+  const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries ?? Infinity) + 1);
   /**
    * One attempt of `item`, to its end; true when the run stopped.
    * @param {PendingRequest} item
@@ -222,9 +223,13 @@ export async function driveHttp(run, drive, handler) {
       cancelDeadline();
       if (!failed) return;
       const at = deadlineAlarm && pastDeadline && deadline !== null ? deadline : run.clock.now;
-      if (mayRedeliver(number, caller.retries, maxRedeliveries)) {
+      const stop = redeliveryStop(number, caller.retries, maxRedeliveries);
+      if (stop === null) {
         item.due = at + resendDelay(caller, number);
         pending.push(item);
+      } else if (stop === "cut") {
+        // The caller would resend it: the bound cut the run here, and the request is left undone.
+        run.recordCut({ bound: "maxRedeliveries", where: target, invocation: inv.id, left: [item.id], limit: /** @type {number} */ (maxRedeliveries), platformLimit: caller.retries });
       } else {
         effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { requestId: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
       }

@@ -22,8 +22,10 @@
  * returns, every undecided message is acked implicitly (an `ack` effect with
  * `args.implicit: true`, no fault point). When it throws or crashes, every message not acked
  * is delivered again while the redelivery rule allows (attempts-1 below both the consumer's
- * max_retries and the scenario's `bounds.maxRedeliveries`), else dead-lettered
- * (a `dead_letter` effect `{args: {messageId, attempts}}`); an explicit retry() counts the same.
+ * max_retries and the scenario's `bounds.maxRedeliveries`, when it sets one). Past max_retries
+ * it is dead-lettered (a `dead_letter` effect `{args: {messageId, attempts}}`); stopped by
+ * maxRedeliveries alone it is a cut (`run.recordCut`, eutaxy.core.cuts): left undone, neither
+ * delivered again nor dead-lettered. An explicit retry() counts the same.
  * A message delivered again is due after its retry delay in virtual time, as Cloudflare
  * documents it (and Miniflare's queue broker does it): the delay its effective `retry()`
  * decision asked for (`retry({delaySeconds})`, `retryAll({delaySeconds})`, recorded in the
@@ -38,7 +40,7 @@
  * The drive keeps no defaults: the consumer's `maxRetries` and `retryDelaySeconds` come
  * resolved in the load message (the wrangler reader writes Cloudflare's documented 3 and
  * no delay when the config sets none),
- * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds), the consumer's
+ * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds; null when the scenario sets none), the consumer's
  * `maxBatchSize` in the load message, and the drive's `batchSize` in the plan's drive
  * (eutaxy.cloudflare.define_scenario writes it: null for the consumer's, else a size the
  * Worker's check keeps within max_batch_size); a plan or config without them is Eutaxy's own
@@ -51,9 +53,35 @@ import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { originals, realConsole } from "./patch.mjs";
 
-/** core's redelivery rule (eutaxy.core.faults.may_redeliver). @param {number} attempts @param {number} platformLimit @param {number} maxRedeliveries */
+/**
+ * core's redelivery rule (eutaxy.core.faults.redelivery_stop): null when an event not handled
+ * after `attempts` deliveries comes again, "dead_letter" when the platform's limit is spent,
+ * "cut" when only the scenario's maxRedeliveries (null: none) stops it.
+ * @param {number} attempts @param {number} platformLimit @param {number | null} maxRedeliveries
+ * @returns {"cut" | "dead_letter" | null}
+ */
+export function redeliveryStop(attempts, platformLimit, maxRedeliveries) {
+  if (attempts - 1 >= platformLimit) return "dead_letter";
+  if (maxRedeliveries !== null && attempts - 1 >= maxRedeliveries) return "cut";
+  return null;
+}
+
+/** core's may_redeliver. @param {number} attempts @param {number} platformLimit @param {number | null} maxRedeliveries */
 export function mayRedeliver(attempts, platformLimit, maxRedeliveries) {
-  return attempts - 1 < platformLimit && attempts - 1 < maxRedeliveries;
+  return redeliveryStop(attempts, platformLimit, maxRedeliveries) === null;
+}
+
+/**
+ * The scenario's maxRedeliveries from the plan's bounds: null when it sets none (each
+ * platform limit then counts alone); a plan without the field is an internal error.
+ * @param {import("./run.mjs").Run} run @returns {number | null}
+ */
+export function maxRedeliveriesOf(run) {
+  const value = run.scenario.bounds?.maxRedeliveries;
+  assert(value !== undefined, "the plan's bounds carry no maxRedeliveries (with_bounds writes it, null when the scenario sets none)");
+  if (value === null) return null;
+  assert(Number.isInteger(value) && value >= 0, () => `the plan's bounds carry maxRedeliveries ${JSON.stringify(value)}, not a non-negative integer`);
+  return value;
 }
 
 /** The longest retry delay Cloudflare accepts, in seconds (12 hours, as for a delivery delay). */
@@ -149,10 +177,8 @@ export class ConsumedQueue {
     assert(Number.isInteger(retryDelaySeconds), () => `the load message carries no retryDelaySeconds for the queue consumer ${JSON.stringify(name)}`);
     /** The consumer's `retry_delay` in seconds: a redelivery's delay when its retry() asked for none. */
     this.retryDelaySeconds = /** @type {number} */ (retryDelaySeconds);
-    const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
-    assert(Number.isInteger(maxRedeliveries), "the plan's bounds carry no maxRedeliveries (with_bounds writes it)");
-    /** @type {number} */
-    this.maxRedeliveries = maxRedeliveries;
+    /** The scenario's bound on redeliveries, null when it sets none (max_retries alone counts). */
+    this.maxRedeliveries = maxRedeliveriesOf(run);
     const maxBatchSize = run.config.queueConsumers?.[name]?.maxBatchSize;
     assert(Number.isInteger(maxBatchSize) && maxBatchSize >= 1, () => `the load message carries no maxBatchSize for the queue consumer ${JSON.stringify(name)}`);
     /** Messages per delivery: the consumer's max_batch_size, or the drive's smaller batchSize on a driven queue. */
@@ -194,7 +220,7 @@ export class ConsumedQueue {
 
   /** Every delivery attempt ends with each message acked, requeued or dead-lettered, so this bounds the loop. */
   maxDeliveries() {
-    return this.added * (Math.min(this.maxRetries, this.maxRedeliveries) + 1);
+    return this.added * (Math.min(this.maxRetries, this.maxRedeliveries ?? Infinity) + 1);
   }
 
   /** The index of the first waiting message that is due, or -1 (none, or the bound is spent). */
@@ -261,10 +287,14 @@ export class ConsumedQueue {
     if (record && outcome.kind === "returned" && items.every((item) => item.decision === "retry")) record.retriedAll = true;
     for (const item of items) {
       if (item.decision === "ack") continue;
-      if (mayRedeliver(item.attempts, this.maxRetries, this.maxRedeliveries)) {
+      const stop = redeliveryStop(item.attempts, this.maxRetries, this.maxRedeliveries);
+      if (stop === null) {
         // Due after its retry delay, behind the messages already waiting.
         item.due = run.clock.now + (item.retryDelaySeconds ?? this.retryDelaySeconds) * 1000;
         this.pending.push(item);
+      } else if (stop === "cut") {
+        // Cloudflare would deliver it again: the bound cut the run here, and the message is left undone.
+        run.recordCut({ bound: "maxRedeliveries", where: target, invocation: inv.id, left: [item.id], limit: /** @type {number} */ (this.maxRedeliveries), platformLimit: this.maxRetries });
       } else {
         effectPoint(run, inv, { kind: "platform", target, op: "dead_letter", args: { messageId: item.id, attempts: item.attempts }, ladder: NO_FAULTS, perform: () => ({ deadLettered: true }), summarize: (result) => result });
         if (record) record.deadLettered = (record.deadLettered ?? 0) + 1;

@@ -17,6 +17,7 @@ import { ConsoleCapture } from "./console.mjs";
 import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
+import { alarmCuts } from "./bindings/durable_object.mjs";
 import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
 import { UserFacingError, uncaughtError } from "./errors.mjs";
@@ -37,6 +38,11 @@ export { UserFacingError };
  *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
+ */
+
+/**
+ * @typedef {{bound: string, where: string, invocation: string, left: string[], limit: number,
+ *   platformLimit?: number, behind?: string[]}} Cut
  */
 
 /**
@@ -63,6 +69,8 @@ export class Run {
     this.effects = [];
     /** @type {InvocationOutcome[]} how each invocation delivered to a handler ended (docs/protocol.md `invocations`) */
     this.invocations = [];
+    /** @type {Cut[]} where a bound stopped what the platform would have continued (docs/protocol.md `cuts`) */
+    this.cuts = [];
     /** @type {Map<string, number>} each invocation's last point ordinal: they only increase */
     this.lastOrdinals = new Map();
     /** @type {{cause: string, detail: string} | null} */
@@ -225,6 +233,19 @@ export class Run {
     return record;
   }
 
+  /**
+   * A bound stopped what the platform would have continued (eutaxy.core.cuts): recorded unless
+   * the run is already UNSUPPORTED. `platformLimit` is left out when the platform has none.
+   * @param {{bound: string, where: string, invocation: string, left: string[], limit: number, platformLimit?: number | null}} cut
+   */
+  recordCut(cut) {
+    if (this.stopped) return;
+    /** @type {Cut} */
+    const record = { bound: cut.bound, where: cut.where, invocation: cut.invocation, left: cut.left, limit: cut.limit };
+    if (cut.platformLimit !== undefined && cut.platformLimit !== null) record.platformLimit = cut.platformLimit;
+    this.cuts.push(record);
+  }
+
   /** The drive is done with `inv`: whatever of its code still runs is refused. @param {Invocation} inv */
   endInvocation(inv) {
     inv.dead = true;
@@ -259,6 +280,7 @@ export class Run {
       end: this.unsupported ? { kind: "unsupported", ...this.unsupported } : { kind: "completed" },
       ...(lines.length > 0 ? { console: lines } : {}),
       ...(this.invocations.length > 0 ? { invocations: this.invocations } : {}),
+      ...(this.cuts.length > 0 && !this.unsupported ? { cuts: this.cuts } : {}),
     };
   }
 }
@@ -313,6 +335,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   }
   if (run.failure) throw run.failure;
   if (!run.stopped) {
+    alarmCuts(run);
     for (const { target, table, rows } of await snapshotBindings(config, realEnv, run)) {
       run.record(target, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
     }

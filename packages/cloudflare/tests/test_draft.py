@@ -86,6 +86,9 @@ def test_a_queue_worker_gets_its_schema_its_queue_drive_and_two_holes(tmp_path):
     for hole in draft.holes:
         assert f'todo("{hole["name"]}"' in lines[hole["line"] - 1]
     assert "# TODO(events):" in draft.source and "# TODO(invariants):" in draft.source
+    # No maxRedeliveries: each queue redelivers up to its own max_retries, as on Cloudflare (issue 27).
+    assert "maxRedeliveries" not in draft.source
+    assert any(line.strip().startswith("bounds=") and "maxFaultsPerRun" in line for line in lines)
 
 
 def test_access_assets_containers_and_stated_sections_are_notes(tmp_path):

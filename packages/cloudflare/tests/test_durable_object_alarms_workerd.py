@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import create_platform, d1_schema, define_scenario, durable_object, http
-from eutaxy.engine.check import replay_scenario
+from eutaxy.cloudflare import create_platform, d1_rows, d1_schema, define_scenario, durable_object, every_row, http
+from eutaxy.engine.check import check_scenario, replay_scenario
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -142,3 +142,31 @@ def test_an_alarm_due_before_a_later_request_fires_first_and_one_due_after_it_wa
     assert ["req-1#1", "req-2#1", "DO:REMINDER/r/alarm.1#1"] == order
     [(_, _, at_ms, _)] = alarm_points(sooner)
     assert 7_000 <= at_ms < 7_100
+
+
+def test_a_retry_max_redeliveries_stops_is_a_cut_naming_the_alarm():
+    """maxRedeliveries 1 below Cloudflare's six alarm retries: the run records a cut, which alarm and where."""
+    result = run(scenario(["/remind"], {"failUntil": 9}, bounds={"maxRedeliveries": 1}))
+    assert [{"bound": "maxRedeliveries", "where": "DO:REMINDER/r", "invocation": "DO:REMINDER/r/alarm.1#2",
+             "left": ["alarm.1"], "limit": 1, "platformLimit": 6}] == result["cuts"]
+
+
+def test_with_no_max_redeliveries_a_failing_alarm_is_retried_six_times_as_cloudflare_does():
+    """The platform's limit alone: seven attempts, then the alarm is given up, and no cut."""
+    result = run(scenario(["/remind"], {"failUntil": 99}))
+    assert [f"DO:REMINDER/r/alarm.1#{n}" for n in range(1, 8)] == [p[0] for p in alarm_points(result)]
+    assert "cuts" not in result
+
+
+def test_a_self_rearming_alarm_reports_alarms_per_object_among_the_bounds_reached():
+    """Each firing sets the next: the run ends with an alarm pending, a cut; the check names the bound and its counts."""
+    built = scenario(["/remind"], {"rearm": True})
+    assert [{"bound": "alarmsPerObject", "where": "DO:REMINDER/r", "invocation": "DO:REMINDER/r/alarm.3#1",
+             "left": ["alarm.4"], "limit": 3}] == run(built)["cuts"]
+    built["invariants"] = [every_row("deposits counted", d1_rows("DB", "deposits"), [{"column": "cents", "op": "gte", "value": 0}])]
+    with create_platform(built) as platform:
+        verdict = check_scenario(built, platform, max_runs=3)
+    assert "bounded" == verdict["kind"]
+    assert "alarmsPerObject" in verdict["provenance"]["boundsReached"]
+    [count] = verdict["provenance"]["cuts"]
+    assert ("alarmsPerObject", 3, 3, ["DO:REMINDER/r"]) == (count["bound"], count["runs"], count["limit"], count["where"])

@@ -184,7 +184,9 @@ MUTANTS = (
            "_write_array([text for _, text in _set_entries(value, path)], parts)", "to_json"),
     # --- may_redeliver ---
     Mutant("may_redeliver: maxRedeliveries off by one", "faults.py",
-           "redeliveries < max_redeliveries", "redeliveries <= max_redeliveries", "redeliver"),
+           "redeliveries >= max_redeliveries", "redeliveries > max_redeliveries", "redeliver"),
+    Mutant("may_redeliver: a cut taken for the platform's dead letter", "faults.py",
+           "        return REDELIVERY_CUT", "        return REDELIVERY_DEAD_LETTER", "redeliver"),
     Mutant("may_redeliver: the first delivery counted as a redelivery", "faults.py",
            "redeliveries = attempts - 1", "redeliveries = attempts", "redeliver"),
 )

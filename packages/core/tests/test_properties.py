@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import reference
 import strategies as s
 from eutaxy.core.canonical import to_json
-from eutaxy.core.faults import may_redeliver
+from eutaxy.core.faults import REDELIVERY_CUT, REDELIVERY_DEAD_LETTER, may_redeliver, redelivery_stop
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.selectors import MISSING, compare, select
 
@@ -363,6 +363,20 @@ def test_property_may_redeliver(attempts, platform_limit, max_redeliveries):
         deliveries += 1
         assert deliveries <= 9
     assert 1 + min(platform_limit, max_redeliveries) == deliveries
+
+
+@PROPERTY_SETTINGS
+@given(st.integers(1, 8), st.integers(0, 8), st.one_of(st.none(), st.integers(0, 8)))
+def test_property_redelivery_stop(attempts, platform_limit, max_redeliveries):
+    """The platform's limit spent is its dead letter; the scenario's bound alone stopping it is a cut."""
+    stop = redelivery_stop(attempts, platform_limit, max_redeliveries)
+    if attempts - 1 >= platform_limit:
+        assert REDELIVERY_DEAD_LETTER == stop
+    elif max_redeliveries is not None and attempts - 1 >= max_redeliveries:
+        assert REDELIVERY_CUT == stop
+    else:
+        assert stop is None
+    assert (stop is None) == may_redeliver(attempts, platform_limit, max_redeliveries)
 
 
 def test_floats_are_finite_in_the_domain():

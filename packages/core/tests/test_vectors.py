@@ -34,11 +34,14 @@ def test_the_ladder_vectors_are_core_faults():
 
 
 def test_the_redelivery_vectors_are_may_redeliver():
-    """Each [attempts, platformLimit, maxRedeliveries, redelivered] is what may_redeliver says."""
+    """Each [attempts, platformLimit, maxRedeliveries, redelivered, stop] is what may_redeliver and redelivery_stop say."""
     cases = _load("redelivery.json")["cases"]
     assert {True, False} == {case[3] for case in cases}
-    for attempts, limit, most, redelivered in cases:
+    assert {None, faults.REDELIVERY_CUT, faults.REDELIVERY_DEAD_LETTER} == {case[4] for case in cases}
+    assert None in {case[2] for case in cases}, "the vectors hold a scenario with no maxRedeliveries"
+    for attempts, limit, most, redelivered, stop in cases:
         assert redelivered == faults.may_redeliver(attempts, limit, most), (attempts, limit, most)
+        assert stop == faults.redelivery_stop(attempts, limit, most), (attempts, limit, most)
 
 
 def test_the_follower_vectors_are_well_formed():

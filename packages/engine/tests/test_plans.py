@@ -49,9 +49,15 @@ def test_a_replay_plan_never_hides_a_fault_behind_the_bound():
 def test_bounds_have_defaults_and_the_callers_overrides():
     bounds = resolve_bounds({"bounds": {"maxFaultsPerRun": 3, "maxRuns": 9}}, budget_ms=50)
     assert {
-        "maxFaultsPerRun": 3, "maxRedeliveries": 2, "maxConcurrentInvocations": 1,
+        "maxFaultsPerRun": 3, "maxConcurrentInvocations": 1,
         "budgetMs": 50, "faultProbability": 0.9, "maxRuns": 9, "producedMessagesMax": 100, "effectHangMs": 10_000,
     } == bounds.to_data()
+    # No maxRedeliveries unless the scenario sets one: each queue redelivers up to its platform's limit.
+    assert None is bounds.max_redeliveries
+    assert 2 == resolve_bounds({"bounds": {"maxRedeliveries": 2}}).to_data()["maxRedeliveries"]
+    # A plan still carries it, as null, so a runtime tells "none set" from a plan that lost the field.
+    planned = with_bounds({"drive": {}}, bounds)["bounds"]
+    assert "maxRedeliveries" in planned and planned["maxRedeliveries"] is None
     assert 4 == resolve_bounds({"bounds": {"maxRuns": 9}}, max_runs=4).max_runs
     assert 7 == resolve_bounds({"bounds": {"producedMessagesMax": 7}}).produced_messages_max
 

@@ -47,7 +47,7 @@ import { compareText, toJson } from "../canonical.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
-import { mayRedeliver } from "../queue.mjs";
+import { maxRedeliveriesOf, redeliveryStop } from "../queue.mjs";
 
 /** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
 export const OBJECT_RESET = "__eutaxyReset";
@@ -101,7 +101,7 @@ const names = new Map();
  * Every change (set, delete) starts a new `generation`: a pending retry or an alarm a change
  * superseded is gone before any fault could apply to it.
  * @typedef {{binding: string, object: string, key: string, time: number | null, generation: number,
- *   retryCount: number, firings: number, order: number}} Alarm
+ *   retryCount: number, firings: number, order: number, lastInvocation?: string}} Alarm
  */
 
 /** Each run's alarms, by `<class>/<id string>`. @type {WeakMap<import("../run.mjs").Run, Map<string, Alarm>>} */
@@ -161,13 +161,16 @@ function alarmError(fault) {
  * (by time, then the order it was set) fires once the clock reaches it, each attempt one
  * invocation `DO:<binding>/<object>/alarm.<n>#<attempt>` whose one point is `DO:<binding>`
  * `alarm` `{args: {object, retryCount}}`. An object fires at most `bounds.alarmsPerObject`
- * alarms per run (retries of one alarm are that alarm); past that its alarm stays pending.
+ * alarms per run (retries of one alarm are that alarm); past that its alarm stays pending,
+ * and the run ends with a cut naming it (`alarmCuts`). A failed alarm is retried up to
+ * ALARM_RETRIES_MAX times, as Cloudflare does; `bounds.maxRedeliveries` below that cuts the
+ * retries (a cut, not the end of the alarm).
  * @param {import("../run.mjs").Run} run
  * @returns {import("../scheduler/scheduler.mjs").Source}
  */
 function alarmSource(run) {
   const cap = run.scenario.bounds?.alarmsPerObject;
-  const maxRedeliveries = run.scenario.bounds?.maxRedeliveries;
+  const maxRedeliveries = maxRedeliveriesOf(run);
   const pending = () => [...alarmsOf(run).values()]
     .filter((alarm) => alarm.time !== null && (alarm.retryCount > 0 || alarm.firings < cap))
     .sort((a, b) => /** @type {number} */ (a.time) - /** @type {number} */ (b.time) || a.order - b.order);
@@ -187,6 +190,7 @@ function alarmSource(run) {
       const real = run.realEnv[alarm.binding];
       const stub = real.get(real.idFromString(alarm.key));
       const inv = run.startInvocation(`DO:${alarm.binding}/${alarm.object}/alarm.${alarm.firings}#${retryCount + 1}`);
+      alarm.lastInvocation = inv.id;
       const info = { retryCount, isRetry: retryCount > 0 };
       const done = effectPoint(run, inv, {
         kind: "io", hosts: true, target: `DO:${alarm.binding}`, op: "alarm", args: { object: alarm.object, retryCount },
@@ -198,16 +202,33 @@ function alarmSource(run) {
       // A crash drops the instance, so in-memory state is lost as in a real crash.
       if (outcome.kind === "crashed") await Promise.resolve(stub[OBJECT_EVICT]()).catch(() => {});
       if (outcome.kind === "returned" || alarm.generation !== generation) return false;
-      if (mayRedeliver(retryCount + 1, ALARM_RETRIES_MAX, maxRedeliveries)) {
+      const stop = redeliveryStop(retryCount + 1, ALARM_RETRIES_MAX, maxRedeliveries);
+      if (stop === null) {
         alarm.retryCount = retryCount + 1;
         alarm.time = run.clock.now + ALARM_RETRY_DELAY_MS * 2 ** retryCount;
         alarm.order = nextOrder(run);
       } else {
+        if (stop === "cut") {
+          run.recordCut({ bound: "maxRedeliveries", where: `DO:${alarm.binding}/${alarm.object}`, invocation: inv.id, left: [`alarm.${alarm.firings}`], limit: /** @type {number} */ (maxRedeliveries), platformLimit: ALARM_RETRIES_MAX });
+        }
         alarm.retryCount = 0;
       }
       return false;
     },
   };
+}
+
+/**
+ * At the end of a run: a cut for each object whose alarm is set but did not fire because the
+ * object had fired `bounds.alarmsPerObject` alarms (Cloudflare would fire it).
+ * @param {import("../run.mjs").Run} run
+ */
+export function alarmCuts(run) {
+  const cap = run.scenario.bounds?.alarmsPerObject;
+  for (const alarm of [...(runAlarms.get(run)?.values() ?? [])].sort((a, b) => a.order - b.order)) {
+    if (alarm.time === null || alarm.retryCount > 0 || alarm.firings < cap) continue;
+    run.recordCut({ bound: "alarmsPerObject", where: `DO:${alarm.binding}/${alarm.object}`, invocation: alarm.lastInvocation ?? "", left: [`alarm.${alarm.firings + 1}`], limit: cap });
+  }
 }
 
 /** The objects of `className` reached since its last reset (for tests and the bench). @param {string} className */

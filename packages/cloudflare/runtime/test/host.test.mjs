@@ -130,7 +130,9 @@ test("retry() redelivers even though the handler returned", async () => {
   const result = await host.run(deciding("retry", { bounds: { maxRedeliveries: 1 } }));
   const invocations = [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation))];
   assert.deepEqual(invocations, ["msg-1#1", "msg-1#2", "snapshot"]);
-  assert.deepEqual(result.effects.filter((/** @type {any} */ e) => e.op === "dead_letter" && e.kind === "result").map((/** @type {any} */ e) => e.payload.args), [{ messageId: "msg-1", attempts: 2 }]);
+  // max_retries 3 would deliver it again: maxRedeliveries 1 cuts the run there, and the message is not dead-lettered.
+  assert.deepEqual(result.effects.filter((/** @type {any} */ e) => e.op === "dead_letter"), []);
+  assert.deepEqual(result.cuts, [{ bound: "maxRedeliveries", where: "Queue:payments", invocation: "msg-1#2", left: ["msg-1"], limit: 1, platformLimit: 3 }]);
 });
 
 test("crash_after at an explicit ack keeps the ack; crash_before loses it and the message comes back", async () => {
@@ -151,13 +153,15 @@ test("code that catches the crash and carries on gets nowhere", async () => {
   assert.equal(snapshot(result.effects, "payments").some((/** @type {any} */ r) => r.order_id === "after-crash"), false, "nor performed");
 });
 
-test("a handler that always throws is redelivered within maxRedeliveries, then dead-lettered, and the globals are restored", async () => {
-  const result = await host.run(paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-9", amountCents: 1, fail: true } }], bounds: { maxRedeliveries: 2 } }));
+test("a handler that always throws is redelivered up to max_retries, then dead-lettered, and the globals are restored", async () => {
+  // No maxRedeliveries: the consumer's max_retries (3) alone decides, as on Cloudflare.
+  const result = await host.run(paymentsPlan({ events: [{ id: "msg-1", body: { orderId: "o-9", amountCents: 1, fail: true } }], bounds: { maxRedeliveries: null } }));
   assert.deepEqual(result.end, { kind: "completed" });
   const invocations = [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation))];
-  assert.deepEqual(invocations, ["msg-1#1", "msg-1#2", "msg-1#3", "snapshot"]);
+  assert.deepEqual(invocations, ["msg-1#1", "msg-1#2", "msg-1#3", "msg-1#4", "snapshot"]);
   const dead = result.effects.filter((/** @type {any} */ e) => e.op === "dead_letter" && e.kind === "result");
-  assert.deepEqual(dead.map((/** @type {any} */ e) => [e.invocation, e.payload.args]), [["msg-1#3", { messageId: "msg-1", attempts: 3 }]]);
+  assert.deepEqual(dead.map((/** @type {any} */ e) => [e.invocation, e.payload.args]), [["msg-1#4", { messageId: "msg-1", attempts: 4 }]]);
+  assert.equal(result.cuts, undefined, "the platform's own limit is no cut");
   assert.equal(result.effects.some((/** @type {any} */ e) => e.op === "ack"), false);
   const probe = await host.ok({ op: "probe" });
   assert.deepEqual(probe.result.patched, []);
@@ -210,10 +214,10 @@ test("a bad request answers an error and the host carries on", async () => {
   assert.equal(result.end.kind, "completed");
 });
 
-test("a plan without what the engine resolves (effectHangMs, maxRedeliveries) is Eutaxy's own bug: an internal error, and the next run is unharmed", async () => {
-  for (const field of ["effectHangMs", "maxRedeliveries"]) {
+test("a plan without what the engine resolves (effectHangMs, maxRedeliveries), or with a maxRedeliveries that is no count, is Eutaxy's own bug: an internal error, and the next run is unharmed", async () => {
+  for (const [field, value] of [["effectHangMs", undefined], ["maxRedeliveries", undefined], ["maxRedeliveries", -1]]) {
     const plan = paymentsPlan();
-    delete (/** @type {any} */ (plan.scenario.bounds))[field];
+    /** @type {any} */ (plan.scenario.bounds)[field] = value;
     const answer = await host.request({ op: "run", plan });
     assert.equal(answer.ok, false);
     assert.equal(answer.user, false, "not the user's to fix");

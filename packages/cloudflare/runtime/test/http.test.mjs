@@ -125,7 +125,12 @@ test("retryOn 5xx resends a 503 but not a 404; maxRedeliveries bounds the caller
   const invocations = results(result.effects, "response").map((e) => e.invocation);
   // A resend goes behind requests already waiting.
   assert.deepEqual(invocations, ["req-1#1", "req-2#1", "req-1#2", "req-1#3"]);
-  assert.deepEqual(results(result.effects, "gave_up").map((e) => e.payload.args), [{ requestId: "req-1", attempts: 3 }]);
+  // The caller would resend it twice more: the bound cut the run there, and the caller never gave up.
+  assert.deepEqual(results(result.effects, "gave_up"), []);
+  assert.deepEqual(result.cuts, [{ bound: "maxRedeliveries", where: "Http:/status", invocation: "req-1#3", left: ["req-1"], limit: 2, platformLimit: 5 }]);
+  const unbounded = await host.run(plan({ events: [req("req-1", "/status?code=503", null, "GET")], caller, bounds: { maxRedeliveries: null } }));
+  assert.deepEqual(results(unbounded.effects, "gave_up").map((e) => e.payload.args), [{ requestId: "req-1", attempts: 6 }]);
+  assert.equal(unbounded.cuts, undefined);
 });
 
 test("ambiguous is offered only with a deadline: sent, counted failed, and the handler carries on", async () => {

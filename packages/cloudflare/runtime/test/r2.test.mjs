@@ -150,10 +150,10 @@ test("a write takes every fault and a read all but ambiguous, with their documen
   assert.ok(!snapshot(before.effects, "R2:BUCKET", "objects").some((/** @type {any} */ r) => r.key === "w.txt"), "crash_before: nothing written");
   const error = await host.run(faulted("write", 0, "error"));
   assert.ok(!snapshot(error.effects, "R2:BUCKET", "objects").some((/** @type {any} */ r) => r.key === "w.txt"), "error: nothing written");
-  assert.ok(error.effects.some((/** @type {any} */ e) => e.op === "dead_letter"), "the handler threw the injected error");
+  assert.ok(error.cuts.some((/** @type {any} */ c) => c.left[0] === "msg-1"), "the handler threw the injected error, and maxRedeliveries 0 cut its redelivery");
   const ambiguous = await host.run(faulted("write", 0, "ambiguous"));
   assert.ok(snapshot(ambiguous.effects, "R2:BUCKET", "objects").some((/** @type {any} */ r) => r.key === "w.txt"), "ambiguous: written, the answer lost");
-  assert.ok(ambiguous.effects.some((/** @type {any} */ e) => e.op === "dead_letter"));
+  assert.ok(ambiguous.cuts.some((/** @type {any} */ c) => c.left[0] === "msg-1"));
   const read = await host.run(faulted("read", 0, "error"));
   assert.deepEqual(read.decisions.find((/** @type {any} */ d) => d.target === "R2:BUCKET")?.options, ["none", "crash_before", "crash_after", "error"]);
   assert.equal(seen(read.effects, "read"), undefined, "the read threw, so nothing was recorded");

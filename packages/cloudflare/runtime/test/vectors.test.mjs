@@ -17,7 +17,7 @@ import { ALARM_FAULTS, ALARM_RETRIES_MAX, ALARM_RETRY_DELAY_MS } from "../bindin
 import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { RESPONSE_FAULTS, RESPONSE_FAULTS_WITH_DEADLINE } from "../http.mjs";
 import { producedMessageId } from "../producer.mjs";
-import { mayRedeliver } from "../queue.mjs";
+import { mayRedeliver, redeliveryStop } from "../queue.mjs";
 import { REPO, kindPolicy } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
@@ -39,11 +39,13 @@ test("the runtime's ladders are core's, kind by kind and in order", () => {
   );
 });
 
-test("queue.mjs's mayRedeliver is core's may_redeliver on every vector", () => {
+test("queue.mjs's mayRedeliver and redeliveryStop are core's may_redeliver and redelivery_stop on every vector", () => {
   const { cases } = vectors("redelivery.json");
   assert.ok(cases.length > 0, "the vector file holds no cases");
-  for (const [attempts, platformLimit, maxRedeliveries, redelivered] of cases) {
-    assert.equal(mayRedeliver(attempts, platformLimit, maxRedeliveries), redelivered, JSON.stringify({ attempts, platformLimit, maxRedeliveries }));
+  for (const [attempts, platformLimit, maxRedeliveries, redelivered, stop] of cases) {
+    const args = JSON.stringify({ attempts, platformLimit, maxRedeliveries });
+    assert.equal(mayRedeliver(attempts, platformLimit, maxRedeliveries), redelivered, args);
+    assert.equal(redeliveryStop(attempts, platformLimit, maxRedeliveries), stop, args);
   }
 });
 

@@ -106,6 +106,14 @@ def _plan_bound(bounds: Mapping[str, Any], name: str) -> int:
     return value
 
 
+def _plan_redeliveries(bounds: Mapping[str, Any]) -> int | None:
+    """The plan's maxRedeliveries: null when the scenario sets none (maxReceiveCount alone
+    decides), else a count; missing, Eutaxy's own bug as for every plan bound."""
+    if "maxRedeliveries" in bounds and bounds["maxRedeliveries"] is None:
+        return None
+    return _plan_bound(bounds, "maxRedeliveries")
+
+
 def _function_name(scenario: Mapping[str, Any]) -> str:
     return str(scenario.get("name") or "handler")
 
@@ -208,7 +216,8 @@ class AwsPlatform:
         loop = RunLoop.from_plan(data)
         self.tables.reset(tables)
         self.resources.reset(setup)
-        max_redeliveries = _plan_bound(bounds, "maxRedeliveries")
+        # None (the plan carries null): the scenario sets no bound, and maxReceiveCount alone decides, as on AWS.
+        max_redeliveries = _plan_redeliveries(bounds)
         timeout_ms = int(scenario["handler"].get("timeoutMs") or TIMEOUT_MS_DEFAULT)
         where = f"scenario {scenario.get('name')}"
         driven = queue_of(drive, loop.now_ms, where)

@@ -17,10 +17,11 @@ batch, the invocation ``<first message>#<its receive count>`` (``msg-1#2``). The
   recorded as ``SQS:<queue>`` op ``retry`` (implicit, with the reason; it takes no fault)
   and becomes visible again when its visibility timeout, counted from the receive, ends,
   so virtual time passes between redeliveries as it does on AWS. It is received again while
-  ``may_redeliver`` allows (``maxReceiveCount`` less the first delivery, and the scenario's
-  ``maxRedeliveries``); after ``maxReceiveCount`` receives it is moved to the dead-letter
-  queue, recorded as ``SQS:<queue>`` op ``dead_letter``. When ``maxRedeliveries`` stops it
-  first, nothing more is recorded: the message would still be in the queue, beyond the bound.
+  ``redelivery_stop`` allows (``maxReceiveCount`` less the first delivery, and the scenario's
+  ``maxRedeliveries`` when it sets one); after ``maxReceiveCount`` receives it is moved to the
+  dead-letter queue, recorded as ``SQS:<queue>`` op ``dead_letter``. When ``maxRedeliveries``
+  stops it first, the run records a cut (``eutaxy.core.cuts``): the message would still be in
+  the queue, left undone beyond the bound, and on a FIFO queue the rest of its group with it.
 
 A FIFO queue (its name ends in ``.fifo``) delivers each message group in order: a group
 whose oldest message is in flight or waiting out its visibility timeout is blocked, so a
@@ -45,7 +46,8 @@ import attrs
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import invocation_id
 from eutaxy.core.errors import UserError
-from eutaxy.core.faults import DECISION_FAULTS, may_redeliver
+from eutaxy.core.cuts import MAX_REDELIVERIES, Cut
+from eutaxy.core.faults import DECISION_FAULTS, REDELIVERY_DEAD_LETTER, redelivery_stop
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id
 
@@ -263,7 +265,7 @@ class SqsQueue:
 
     settings: QueueSettings
     pending: list[_Message] = attrs.Factory(list)
-    #: Groups held back for good: their oldest message went beyond maxRedeliveries.
+    #: Groups held back for good: their oldest message was cut by maxRedeliveries.
     stalled: set[str] = attrs.Factory(set)
     #: Deduplication id -> when it was last accepted.
     _seen: dict[str, int] = attrs.Factory(dict)
@@ -458,7 +460,7 @@ def deliver_queue(
     loop: RunLoop,
     queue: SqsQueue,
     *,
-    max_redeliveries: int,
+    max_redeliveries: int | None,
     handler: Handler,
     seed: str,
     function_name: str,
@@ -518,16 +520,27 @@ def deliver_queue(
                 if error is not None:
                     args["error"] = error
                 loop.platform_effect(target, "retry", args, {"released": True, "visibleAt": message.visible_ms})
-                if may_redeliver(message.receives, settings.max_receive_count - 1, max_redeliveries):
+                stop = redelivery_stop(message.receives, settings.max_receive_count - 1, max_redeliveries)
+                if stop is None:
                     continue
                 queue.remove(message)
-                if message.receives >= settings.max_receive_count:
+                if stop == REDELIVERY_DEAD_LETTER:
                     loop.platform_effect(
                         target, "dead_letter", {"messageId": message.id, "attempts": message.receives}, {"deadLettered": True}
                     )
                     record["deadLettered"] = record.get("deadLettered", 0) + 1
-                elif message.group is not None and settings.fifo:
-                    queue.stalled.add(message.group)  # beyond the bound, it still holds its group back
+                    continue
+                # AWS would receive it again: the bound cut the run here. On a FIFO queue it
+                # still holds its group back, so the group's later messages are left undone too.
+                behind: tuple[str, ...] = ()
+                if message.group is not None and settings.fifo:
+                    queue.stalled.add(message.group)
+                    behind = tuple(other.id for other in queue.pending if other.group == message.group)
+                assert max_redeliveries is not None, "only the scenario's bound cuts"
+                loop.record_cut(Cut(
+                    bound=MAX_REDELIVERIES, where=target, invocation=invocation, left=(message.id,),
+                    limit=max_redeliveries, platform_limit=settings.max_receive_count - 1, behind=behind,
+                ))
             if output and record_output:
                 # Last in the invocation, so it shifts no ordinal a schedule names.
                 loop.platform_effect(f"Lambda:{function_name}", "output", {"text": output}, {"captured": True})

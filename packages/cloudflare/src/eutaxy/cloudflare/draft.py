@@ -754,7 +754,6 @@ class _Builder:
         out.append("    ],")
         bounds = {
             "maxFaultsPerRun": engine_bounds.MAX_FAULTS_PER_RUN_DEFAULT,
-            "maxRedeliveries": engine_bounds.MAX_REDELIVERIES_DEFAULT,
             "maxConcurrentInvocations": engine_bounds.MAX_CONCURRENT_INVOCATIONS_DEFAULT,
             "budgetMs": engine_bounds.BUDGET_MS_DEFAULT,
         }

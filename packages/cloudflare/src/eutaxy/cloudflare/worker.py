@@ -714,8 +714,9 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
         "(crash_before and error: it never reached the object; ambiguous: the object ran it and the answer was lost; "
         "crash_after: the caller died after it); a crash inside the object resets it with ctx.abort().",
         "Durable Object alarms fire in virtual time, taken over from each object's storage: one alarm per object, "
-        "alarm() one effect, a failed alarm retried after 2 s, 4 s, 8 s up to six retries and maxRedeliveries, at "
-        "most alarmsPerObject alarms per object per run.",
+        "alarm() one effect, a failed alarm retried after 2 s, 4 s, 8 s up to six retries, at "
+        "most alarmsPerObject alarms per object per run (an alarm still pending past that, or a retry a lower "
+        "maxRedeliveries stops, is a cut the verdict names).",
     ]
 
 
@@ -757,8 +758,8 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
         delivered = _batches(config, drive)
         sentences.append(
             f"Queue messages are delivered {delivered}, one invocation per delivery attempt; the first ack or retry "
-            "per message wins; an unacknowledged message is redelivered up to max_retries and maxRedeliveries, "
-            "then dead-lettered."
+            "per message wins; an unacknowledged message is redelivered up to max_retries, then dead-lettered "
+            "(one a lower maxRedeliveries stops is a cut the verdict names, not a dead letter)."
         )
         consumer = config.consumer(drive.get("name"))
         if consumer is not None:

@@ -25,7 +25,10 @@ __all__ = [
     "RESPONSE_FAULTS",
     "RESPONSE_FAULTS_WITH_DEADLINE",
     "WRITE_FAULTS",
+    "REDELIVERY_CUT",
+    "REDELIVERY_DEAD_LETTER",
     "may_redeliver",
+    "redelivery_stop",
     "response_faults",
 ]
 
@@ -84,14 +87,33 @@ def response_faults(has_deadline: bool) -> tuple[str, ...]:
     return RESPONSE_FAULTS_WITH_DEADLINE if has_deadline else RESPONSE_FAULTS
 
 
-def may_redeliver(attempts: int, platform_limit: int, max_redeliveries: int) -> bool:
-    """Whether an event not handled after ``attempts`` deliveries is delivered again.
+#: A redelivery the platform would make that the scenario's ``maxRedeliveries`` stops: a cut.
+REDELIVERY_CUT = "cut"
+#: The platform's own last delivery: the event is dead-lettered (or its caller gives up).
+REDELIVERY_DEAD_LETTER = "dead_letter"
+
+
+def redelivery_stop(attempts: int, platform_limit: int, max_redeliveries: int | None) -> str | None:
+    """What happens to an event not handled after ``attempts`` deliveries.
 
     ``attempts`` is 1 after the first delivery, so ``attempts - 1`` redeliveries have
-    happened; another follows while both the platform's own limit (Queues' max_retries,
-    the caller's retries, SQS maxReceiveCount less the first delivery) and the scenario's
-    ``maxRedeliveries`` leave room.
+    happened. None: it is delivered again, while both the platform's own limit (Queues'
+    max_retries, the caller's retries, SQS maxReceiveCount less the first delivery, the
+    alarm retry limit) and the scenario's ``maxRedeliveries`` leave room (None: the scenario
+    sets none, the platform's limit alone counts). ``REDELIVERY_DEAD_LETTER``: the platform's
+    limit is spent, so the platform stops it. ``REDELIVERY_CUT``: the platform would deliver
+    it again but the scenario's bound stops exploring there; the event is left undone, never
+    dead-lettered (a cut, ``eutaxy.core.cuts``).
     """
     assert attempts >= 1, attempts
     redeliveries = attempts - 1
-    return redeliveries < platform_limit and redeliveries < max_redeliveries
+    if redeliveries >= platform_limit:
+        return REDELIVERY_DEAD_LETTER
+    if max_redeliveries is not None and redeliveries >= max_redeliveries:
+        return REDELIVERY_CUT
+    return None
+
+
+def may_redeliver(attempts: int, platform_limit: int, max_redeliveries: int | None) -> bool:
+    """Whether an event not handled after ``attempts`` deliveries is delivered again (``redelivery_stop`` is None)."""
+    return redelivery_stop(attempts, platform_limit, max_redeliveries) is None

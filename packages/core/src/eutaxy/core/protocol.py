@@ -17,6 +17,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 import attrs
 
 from eutaxy.core.console_lines import ConsoleLine, console_lines
+from eutaxy.core.cuts import Cut, cuts_of
 from eutaxy.core.invocation_outcomes import InvocationOutcome
 from eutaxy.core.schedule import FaultAt
 
@@ -283,6 +284,8 @@ class RunResult:
     console: tuple[ConsoleLine, ...] = attrs.field(default=(), converter=console_lines)
     #: How each invocation the run delivered to a handler ended (``eutaxy.core.invocation_outcomes``).
     invocations: tuple[InvocationOutcome, ...] = attrs.field(default=(), converter=_invocation_outcomes)
+    #: Where a bound stopped what the platform would have continued (``eutaxy.core.cuts``).
+    cuts: tuple[Cut, ...] = attrs.field(default=(), converter=cuts_of)
 
     def __attrs_post_init__(self) -> None:
         assert self.eligible >= 0, self.eligible
@@ -299,6 +302,7 @@ class RunResult:
             # Only a run whose code logged carries lines, so every other result reads as before.
             **({"console": [line.to_data() for line in self.console]} if self.console else {}),
             **({"invocations": [one.to_data() for one in self.invocations]} if self.invocations else {}),
+            **({"cuts": [one.to_data() for one in self.cuts]} if self.cuts else {}),
         }
 
     @classmethod
@@ -316,6 +320,10 @@ class RunResult:
             invocations = tuple(InvocationOutcome.from_data(one) for one in data.get("invocations") or [])
         except (KeyError, TypeError, ValueError) as error:
             raise ProtocolError(f"result: an invocations entry does not read: {error!r}") from None
+        try:
+            cuts = cuts_of(data.get("cuts") or [])
+        except (KeyError, TypeError, ValueError, AssertionError) as error:
+            raise ProtocolError(f"result: a cuts entry does not read: {error!r}") from None
         return cls(
             effects=tuple(data.get("effects", [])),
             eligible=eligible,
@@ -323,6 +331,7 @@ class RunResult:
             end=EndState.from_data(data.get("end", {"kind": "completed"})),
             console=lines,
             invocations=invocations,
+            cuts=cuts,
         )
 
 

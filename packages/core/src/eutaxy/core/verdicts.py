@@ -15,6 +15,7 @@ from typing import Any, Iterable
 import attrs
 
 from eutaxy.core.console_lines import ConsoleLine
+from eutaxy.core.cuts import Cut
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 from eutaxy.core.invocation_outcomes import InvocationOutcome, OutcomeCounts
@@ -56,6 +57,7 @@ __all__ = [
     "Coverage",
     "CoverageMiss",
     "CoveragePoint",
+    "CutCount",
     "Divergence",
     "Exhaustive",
     "FaultFree",
@@ -65,6 +67,7 @@ __all__ = [
     "SimulationVerdict",
     "SnapshotName",
     "SpecVerdict",
+    "UndeterminedCount",
     "Unsupported",
     "Violated",
     "cause_explanation",
@@ -203,6 +206,76 @@ class ShrinkPassCount:
         assert self.shrinks <= self.runs + self.cached, "a kept candidate was run or cached"
 
 
+#: The places a cut count names (``where``): enough to find them, few enough for a report line.
+CUT_PLACES_MAX = 5
+
+
+@attrs.frozen(kw_only=True)
+class CutCount:
+    """One bound's cuts over a check's exploration runs (an entry of ``provenance.cuts``)."""
+
+    #: The bound (``maxRedeliveries``, ``alarmsPerObject``).
+    bound: str
+    #: Exploration runs it cut at least once.
+    runs: int = 0
+    #: Cuts over those runs (one per message, request or alarm left undone).
+    cuts: int = 0
+    #: The bound's value where it cut (the largest, should a platform resolve it per place).
+    limit: int = 0
+    #: The platform's own limit where it cut (the largest); None: the platform has none.
+    platform_limit: int | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: The first places it cut (queues, callers, objects), sorted, at most CUT_PLACES_MAX.
+    where: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: The first things it left undone (message ids, alarms), in the order met, at most CUT_PLACES_MAX.
+    left: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+
+    def add(self, cuts: Iterable[Cut]) -> "CutCount":
+        """These counts with one run's cuts of this bound added."""
+        mine = [cut for cut in cuts if cut.bound == self.bound]
+        if not mine:
+            return self
+        platform = [cut.platform_limit for cut in mine if cut.platform_limit is not None]
+        if self.platform_limit is not None:
+            platform.append(self.platform_limit)
+        left: list[str] = list(dict.fromkeys([*self.left, *(one for cut in mine for one in (*cut.left, *cut.behind))]))
+        where: list[str] = sorted({*self.where, *(cut.where for cut in mine)})
+        return attrs.evolve(
+            self,
+            runs=self.runs + 1,
+            cuts=self.cuts + len(mine),
+            limit=max([self.limit, *(cut.limit for cut in mine)]),
+            platform_limit=max(platform) if platform else None,
+            where=where[:CUT_PLACES_MAX],
+            left=left[:CUT_PLACES_MAX],
+        )
+
+
+@attrs.frozen(kw_only=True)
+class UndeterminedCount:
+    """An invariant broken only in runs a cut left open (an entry of ``provenance.undetermined``).
+
+    Such a break is never VIOLATED: the platform would have gone on, and might have repaired it.
+    """
+
+    invariant: str
+    #: Exploration runs in which it broke with a cut in the run.
+    runs: int = 0
+    #: The bounds that cut those runs.
+    bounds: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+
+    def add(self, bounds: Iterable[str]) -> "UndeterminedCount":
+        named: list[str] = list(dict.fromkeys([*self.bounds, *bounds]))
+        return attrs.evolve(self, runs=self.runs + 1, bounds=named)
+
+
+def _cut_counts(counts: Iterable[CutCount]) -> tuple[CutCount, ...]:
+    return tuple(counts)
+
+
+def _undetermined_counts(counts: Iterable[UndeterminedCount]) -> tuple[UndeterminedCount, ...]:
+    return tuple(counts)
+
+
 @attrs.frozen(kw_only=True)
 class Provenance:
     """What a simulation verdict rests on; no wall-clock value, so equal seeds give equal JSON."""
@@ -229,8 +302,14 @@ class Provenance:
     #: Each shrink pass in the order it ran, with its replays, cache hits and kept candidates
     #: (VIOLATED only; their runs sum to at most ``shrink_replays``).
     shrink_passes: tuple[ShrinkPassCount, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
+    #: Each bound that cut an exploration run (``eutaxy.core.cuts``), with its counts; every
+    #: one is also named in ``bounds_reached``.
+    cuts: tuple[CutCount, ...] = attrs.field(default=(), converter=_cut_counts, metadata=OMIT_IF_DEFAULT)
+    #: Each invariant broken in runs where a cut left the break undetermined (never VIOLATED).
+    undetermined: tuple[UndeterminedCount, ...] = attrs.field(default=(), converter=_undetermined_counts, metadata=OMIT_IF_DEFAULT)
 
     def __attrs_post_init__(self) -> None:
+        assert {count.bound for count in self.cuts} <= set(self.bounds_reached), "every cutting bound is a bound reached"
         assert (self.shrink_replays is None) == (self.shrink_capped is None), "shrink replays and cap go together"
         assert self.shrink_replays is not None or not self.shrink_passes, "pass counts come with shrink replays"
         assert sum(count.runs for count in self.shrink_passes) <= (self.shrink_replays or 0), self.shrink_passes

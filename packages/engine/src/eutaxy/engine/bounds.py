@@ -29,11 +29,17 @@ __all__ = [
 # only defaults there are: with_bounds writes them into every plan, and a runtime or a
 # follower that finds a bound or a plan field missing fails as an internal error naming it.
 
-#: Defaults for bounds a scenario leaves out. The first four are the bounds of the seeds'
-#: example scenario spec ("Spec language, invariants and refines": ``bounds: { maxFaultsPerRun: 1,
-#: maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 2000 }``).
+#: Defaults for bounds a scenario leaves out. maxFaultsPerRun, maxConcurrentInvocations and budgetMs
+#: are the bounds of the seeds' example scenario spec ("Spec language, invariants and refines":
+#: ``bounds: { maxFaultsPerRun: 1, maxRedeliveries: 2, maxConcurrentInvocations: 1, budgetMs: 2000 }``);
+#: its maxRedeliveries is that scenario's own bound, not a default (issue 27: a default below a
+#: platform's limit would cut what the platform does).
 MAX_FAULTS_PER_RUN_DEFAULT = 1
-MAX_REDELIVERIES_DEFAULT = 2
+#: None: no scenario bound on redeliveries; each queue, alarm and caller redelivers up to its
+#: platform's own limit (a consumer's max_retries, SQS maxReceiveCount - 1, the alarm retry
+#: limit 6, the caller's retries). A scenario's maxRedeliveries below that is a cut
+#: (``eutaxy.core.cuts``), which the verdict states.
+MAX_REDELIVERIES_DEFAULT: int | None = None
 MAX_CONCURRENT_INVOCATIONS_DEFAULT = 1
 #: Two seconds of exploration: long enough to reach a few hundred runs of a small Worker.
 BUDGET_MS_DEFAULT = 2000
@@ -103,7 +109,8 @@ def check_bound_values(bounds: Mapping[str, Any]) -> dict[str, Any]:
 @attrs.frozen(kw_only=True)
 class Bounds:
     max_faults_per_run: int
-    max_redeliveries: int
+    #: None: the platform's limit per queue (MAX_REDELIVERIES_DEFAULT).
+    max_redeliveries: int | None
     max_concurrent_invocations: int
     budget_ms: int
     fault_probability: float
@@ -119,7 +126,6 @@ class Bounds:
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "maxFaultsPerRun": self.max_faults_per_run,
-            "maxRedeliveries": self.max_redeliveries,
             "maxConcurrentInvocations": self.max_concurrent_invocations,
             "budgetMs": self.budget_ms,
             "faultProbability": self.fault_probability,
@@ -128,6 +134,8 @@ class Bounds:
         }
         if self.max_runs is not None:
             data["maxRuns"] = self.max_runs
+        if self.max_redeliveries is not None:
+            data["maxRedeliveries"] = self.max_redeliveries
         return data
 
 
@@ -138,6 +146,10 @@ def _integer(value: Any, field: str, minimum: int, maximum: int | None = None) -
     if maximum is not None and value > maximum:
         raise UserError(f"bounds.{field} must be at most {maximum}, got {value!r}")
     return value
+
+
+def _optional_integer(value: Any, field: str) -> int | None:
+    return None if value is None else _integer(value, field, 0)
 
 
 def resolve_bounds(
@@ -151,7 +163,7 @@ def resolve_bounds(
     runs = max_runs if max_runs is not None else given.get("maxRuns")
     return Bounds(
         max_faults_per_run=_integer(given.get("maxFaultsPerRun", MAX_FAULTS_PER_RUN_DEFAULT), "maxFaultsPerRun", 0),
-        max_redeliveries=_integer(given.get("maxRedeliveries", MAX_REDELIVERIES_DEFAULT), "maxRedeliveries", 0),
+        max_redeliveries=_optional_integer(given.get("maxRedeliveries", MAX_REDELIVERIES_DEFAULT), "maxRedeliveries"),
         max_concurrent_invocations=_integer(
             given.get("maxConcurrentInvocations", MAX_CONCURRENT_INVOCATIONS_DEFAULT), "maxConcurrentInvocations", 1
         ),
@@ -178,4 +190,6 @@ def with_bounds(scenario: Mapping[str, Any], bounds: Bounds) -> dict:
     """
     # A platform's own bounds (the scenario layer checked their names and values) ride along.
     own = {name: value for name, value in (scenario.get("bounds") or {}).items() if name not in BOUND_NAMES}
-    return {**scenario, "bounds": {**own, **bounds.to_data()}}
+    # maxRedeliveries is written even when the scenario sets none (null: each platform's own
+    # limit alone counts), so a runtime tells "none" from a plan that lost the field.
+    return {**scenario, "bounds": {**own, **bounds.to_data(), "maxRedeliveries": bounds.max_redeliveries}}

@@ -20,6 +20,7 @@ import os
 import time
 from typing import Any, Callable, Mapping, Sequence
 
+from eutaxy.core.cuts import judge, remaining_events
 from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariant_counts import nearest_effects, vacuous_reason
@@ -28,6 +29,7 @@ from eutaxy.core.protocol import Platform
 from eutaxy.core.scenario_stem import scenario_stem
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.verdict_data import verdict_data
+from eutaxy.core.violations import Violation
 from eutaxy.core.verdicts import (
     HANDLER_NEVER_SUCCEEDED,
     VACUOUS_INVARIANT,
@@ -232,12 +234,14 @@ def _provenance(
     completed: bool = False,
 ) -> Provenance:
     described = platform.describe() or {}
+    # The bounds that stopped exploration, then every bound that cut an explored run.
+    reached = tuple(dict.fromkeys((*bounds_reached, *session.cut_counts)))
     return Provenance(
         seed=session.seed,
         runs=session.runs,
         faults_injected=session.faults,
         bounds=_stated_bounds(session),
-        bounds_reached=tuple(bounds_reached),
+        bounds_reached=reached,
         schedule_points=session.most_eligible,
         replayed=session.replayed,
         not_replayed=session.not_replayed,
@@ -250,6 +254,8 @@ def _provenance(
         shrink_passes=() if shrunk is None else tuple(
             ShrinkPassCount(name=one.name, runs=one.runs, cached=one.cached, shrinks=one.shrinks) for one in shrunk.passes
         ),
+        cuts=tuple(session.cut_counts.values()),
+        undetermined=tuple(session.undetermined_counts.values()),
     )
 
 
@@ -326,12 +332,19 @@ def replay_scenario(
     scenario = with_bounds(scenario, bounds)
     restricted = scenario if events is None else restrict_events(scenario, events)
     result = platform.run(replay_plan(restricted, seed, schedule, bounds.max_faults_per_run))
-    violations = []
+    violations: Sequence[Violation] = ()
+    undetermined: Sequence[Violation] = ()
     if result.end.kind == "completed":
-        violations = check_invariants(
-            restricted.get("invariants") or [], as_effects(result.effects), events_of(restricted)
+        # Judged as exploration judges a run: a break a cut leaves open is no violation.
+        found = check_invariants(
+            restricted.get("invariants") or [], as_effects(result.effects), remaining_events(events_of(restricted), result.cuts)
         )
-    return {"result": result.to_data(), "violations": [v.to_data() for v in violations]}
+        violations, undetermined = judge(found, result.cuts)
+    replayed: dict[str, Any] = {"result": result.to_data(), "violations": [v.to_data() for v in violations]}
+    if undetermined:
+        replayed["undetermined"] = [v.to_data() for v in undetermined]
+    return replayed
+
 
 
 # --- checking and replaying a scenario file (a platform's check and expect_holds) ---------

@@ -45,7 +45,7 @@ import attrs
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import invocation_id
-from eutaxy.core.faults import may_redeliver
+from eutaxy.core.faults import REDELIVERY_DEAD_LETTER, may_redeliver, redelivery_stop
 from eutaxy.core.protocol import Platform
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 from eutaxy.engine.plans import first_plan
@@ -151,17 +151,18 @@ class RawSide(Protocol):
 # The raw run's loop.
 
 
-def redelivery_table(platform_limit: int, max_redeliveries: int) -> list[bool]:
+def redelivery_table(platform_limit: int, max_redeliveries: int | None) -> list[bool]:
     """``may_redeliver(attempts, platform_limit, max_redeliveries)`` for attempts 1, 2, ... up to the first False."""
     table = [may_redeliver(1, platform_limit, max_redeliveries)]
-    # Bounded: may_redeliver is False once attempts - 1 reaches max_redeliveries.
+    # Bounded: may_redeliver is False once attempts - 1 reaches the platform's limit or max_redeliveries.
+    most = platform_limit if max_redeliveries is None else min(platform_limit, max_redeliveries)
     while table[-1]:
-        assert len(table) <= max_redeliveries + 1, (platform_limit, max_redeliveries)
+        assert len(table) <= most + 1, (platform_limit, max_redeliveries)
         table.append(may_redeliver(len(table) + 1, platform_limit, max_redeliveries))
     return table
 
 
-def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int) -> dict[str, Any]:
+def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> dict[str, Any]:
     """One raw run: reset, every attempt until no message waits, settle, snapshot.
 
     Answers ``{"attempts": [Attempt], "snapshots": [{target, table, rows}], "end"}`` with
@@ -177,7 +178,8 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int) -> dict[st
     end: dict[str, Any] = {"kind": "completed"}
     # Every attempt settles each of its messages (acked, waiting again or dead-lettered),
     # and may_redeliver bounds how often one waits again, so this many attempts suffice.
-    deliveries_max = len(queue.events) * (1 + min(queue.platform_limit, max_redeliveries))
+    most = queue.platform_limit if max_redeliveries is None else min(queue.platform_limit, max_redeliveries)
+    deliveries_max = len(queue.events) * (1 + most)
     for _ in range(deliveries_max):
         if not waiting:
             break
@@ -195,11 +197,13 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int) -> dict[st
         for item in batch:
             if decided.get(item.id) == "ack":
                 continue
-            if may_redeliver(item.attempts, queue.platform_limit, max_redeliveries):
+            stop = redelivery_stop(item.attempts, queue.platform_limit, max_redeliveries)
+            if stop is None:
                 waiting.append(item)
                 redelivered.append(item.id)
-            else:
+            elif stop == REDELIVERY_DEAD_LETTER:
                 dead_lettered.append({"messageId": item.id, "attempts": item.attempts})
+            # A cut (maxRedeliveries below the platform's limit) leaves the message undone, as the proxied run does.
         attempts.append({
             "invocation": invocation, "messages": [d.id for d in deliveries], "outcome": record.outcome,
             "decisions": decisions, "redelivered": redelivered, "deadLettered": dead_lettered,

@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 
 import attrs
 
+from eutaxy.core.cuts import Cut
 from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR, PARTIAL
 from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
@@ -342,6 +343,8 @@ class RunLoop:
     _last_effect: tuple[str, str, int] | None = attrs.field(default=None, init=False)
     #: How each invocation delivered to the handler ended (``RunResult.invocations`` data).
     invocations: list[dict[str, Any]] = attrs.field(init=False, factory=list)
+    #: Where a bound stopped what the platform would have continued (``RunResult.cuts``).
+    cuts: list[Cut] = attrs.field(init=False, factory=list)
 
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
@@ -489,6 +492,10 @@ class RunLoop:
         self.invocations.append(entry)
         return entry
 
+    def record_cut(self, cut: Cut) -> None:
+        """A bound stopped what the platform would have continued (``eutaxy.core.cuts``)."""
+        self.cuts.append(cut)
+
     def unsupported(self, cause: str, detail: str) -> RunUnsupported:
         """Note the cause and return the exception to raise (``raise loop.unsupported(...)``)."""
         error = RunUnsupported(cause, detail)
@@ -626,6 +633,7 @@ class RunLoop:
             "decisions": list(self.follower.decisions),
             "end": dict(self.end),
             **({"invocations": [dict(entry) for entry in self.invocations]} if self.invocations else {}),
+            **({"cuts": [cut.to_data() for cut in self.cuts]} if self.cuts and self.end.get("kind") == "completed" else {}),
         }
 
     def result(self) -> RunResult:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 
 from eutaxy.core.console_lines import ConsoleLine
+from eutaxy.core.cuts import judge, remaining_events
 from eutaxy.core.effects import as_effects
 from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point
 from eutaxy.core.invariants import check_invariants
@@ -21,6 +22,7 @@ from eutaxy.core.invocation_outcomes import OutcomeCounts
 from eutaxy.core.protocol import Platform, RunPlan, RunResult
 from eutaxy.core.run_fit import check_run_fit
 from eutaxy.core.schedule import Schedule
+from eutaxy.core.verdicts import CutCount, UndeterminedCount
 from eutaxy.core.violations import Violation
 
 from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT, Bounds
@@ -49,11 +51,16 @@ def same_violation(violations: Sequence[Violation], target: tuple[str, tuple[str
 
 @attrs.frozen(kw_only=True)
 class RunRecord:
-    """One run: the plan sent, the result received and the violations of its log."""
+    """One run: the plan sent, the result received and the violations of its log.
+
+    In a run with cuts (``result.cuts``), ``violations`` are the breaks no continuation could
+    repair and ``undetermined`` the rest (``eutaxy.core.cuts.judge``): never reported as VIOLATED.
+    """
 
     plan: RunPlan
     result: RunResult
     violations: tuple[Violation, ...] = ()
+    undetermined: tuple[Violation, ...] = ()
 
     @property
     def unsupported(self) -> bool:
@@ -112,6 +119,10 @@ class Session:
     outcomes: dict[str, OutcomeCounts] = attrs.field(init=False, factory=dict)
     #: Exploration runs with no injected fault (the runs a handler must succeed in once).
     fault_free_runs: int = attrs.field(init=False, default=0)
+    #: Per bound, the exploration runs it cut (``eutaxy.core.cuts``), in the order first met.
+    cut_counts: dict[str, CutCount] = attrs.field(init=False, factory=dict)
+    #: Per invariant, the exploration runs that broke it where a cut leaves the break undetermined.
+    undetermined_counts: dict[str, UndeterminedCount] = attrs.field(init=False, factory=dict)
     _started_ms: float = attrs.field(init=False, default=0.0)
     _progress_ms: float = attrs.field(init=False, default=float("-inf"))
 
@@ -144,12 +155,14 @@ class Session:
         """Run a plan and check its log; nothing is counted (replays and checks use this)."""
         result = self.platform.run(plan)
         violations: tuple[Violation, ...] = ()
+        undetermined: tuple[Violation, ...] = ()
         invariants = plan.scenario.get("invariants") or []
         if result.end.kind == "completed" and invariants:
-            violations = tuple(
-                check_invariants(invariants, as_effects(result.effects), events_of(plan.scenario))
-            )
-        return RunRecord(plan=plan, result=result, violations=violations)
+            # The events a cut left undone hold no obligation; breaks a continuation could repair are undetermined.
+            events = remaining_events(events_of(plan.scenario), result.cuts)
+            found = check_invariants(invariants, as_effects(result.effects), events)
+            violations, undetermined = judge(found, result.cuts)
+        return RunRecord(plan=plan, result=result, violations=violations, undetermined=undetermined)
 
     def explore(self, plan: RunPlan) -> RunRecord:
         """One exploration run: counted, kept if among the first, and reported as progress."""
@@ -163,6 +176,7 @@ class Session:
             self.core_calls.observe(self.runs, record.result.effects)
         self._count_invariants(record)
         self._count_outcomes(record)
+        self._count_cuts(record)
         self.runs += 1
         if self.schedule_tree is not None:
             self.schedule_tree.add(record.result.decisions)
@@ -176,6 +190,17 @@ class Session:
             self.first_records.append(record)
         self._progress(final=False)
         return record
+
+    def _count_cuts(self, record: RunRecord) -> None:
+        cuts = record.result.cuts
+        bounds = list(dict.fromkeys(cut.bound for cut in cuts))
+        for bound in bounds:
+            cut_count = self.cut_counts.get(bound) or CutCount(bound=bound)
+            self.cut_counts[bound] = cut_count.add(cuts)
+        for violation in record.undetermined:
+            name = violation.invariant
+            undetermined = self.undetermined_counts.get(name) or UndeterminedCount(invariant=name)
+            self.undetermined_counts[name] = undetermined.add(bounds)
 
     def _count_outcomes(self, record: RunRecord) -> None:
         fault_free = faults_injected(record.result) == 0

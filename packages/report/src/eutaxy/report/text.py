@@ -37,6 +37,7 @@ from eutaxy.core.verdicts import (
     Bounded,
     Cause,
     Coverage,
+    CutCount,
     FaultFree,
     InvariantSeen,
     Provenance,
@@ -620,7 +621,9 @@ def _stop_reason(verdict: SimulationVerdict) -> str:
     if isinstance(verdict, Unsupported):
         return "stopped at an unsupported run"
     words = {"budgetMs": "the budget", "maxRuns": "the run cap"}
-    named = [words.get(bound, bound) for bound in verdict.provenance.bounds_reached]
+    # A bound that cut runs did not stop the exploration (provenance.cuts names those).
+    cutting = {count.bound for count in verdict.provenance.cuts}
+    named = [words.get(bound, bound) for bound in verdict.provenance.bounds_reached if bound not in cutting]
     return "stopped by " + " and ".join(named) if named else "stopped"
 
 
@@ -638,11 +641,47 @@ def _provenance_section(provenance: Provenance) -> list[str]:
         lines.append(f"  shrinking: {replays} replay" + ("" if replays == 1 else "s") + capped)
     lines.append("  bounds: " + _plain(provenance.bounds))
     lines.append("  bounds reached: " + _plain(list(provenance.bounds_reached)))
+    lines += _cuts_lines(provenance)
     if provenance.assumptions:
         lines.append("  assumptions:")
         lines += ["    - " + _assumption_text(item) for item in provenance.assumptions]
     if provenance.restarts:
         lines.append("  restarts: " + _plain(list(provenance.restarts)))
+    return lines
+
+
+def _cut_line(count: CutCount, runs: int) -> str:
+    """``maxRedeliveries cut 12 of 40 runs: explored up to 2 redeliveries of 3 (Queue:orders; left undone: msg-1)``."""
+    head = f"{count.bound} cut {count.runs} of {runs} run" + ("" if runs == 1 else "s")
+    if count.bound == "maxRedeliveries":
+        noun = "redelivery" if count.limit == 1 else "redeliveries"
+        explored = f"explored up to {count.limit} {noun}" + (
+            f" of {count.platform_limit}" if count.platform_limit is not None else ""
+        )
+    elif count.bound == "alarmsPerObject":
+        noun = "alarm" if count.limit == 1 else "alarms"
+        explored = f"explored up to {count.limit} {noun} per object, the next left pending"
+    else:
+        explored = f"explored up to {count.limit}" + (
+            f" of the platform's {count.platform_limit}" if count.platform_limit is not None else ""
+        )
+    places = ", ".join(count.where)
+    left = ", ".join(count.left)
+    return f"{head}: {explored} ({places}; left undone: {left})"
+
+
+def _cuts_lines(provenance: Provenance) -> list[str]:
+    """Each bound that cut a run before the platform was done, and each break a cut left open."""
+    lines = []
+    if provenance.cuts:
+        lines.append("  cuts (a bound stopped what the platform would have continued; what it left is neither met nor lost):")
+        lines += ["    - " + _cut_line(count, provenance.runs) for count in provenance.cuts]
+    for count in provenance.undetermined:
+        lines.append(
+            f"  undetermined: invariant {count.invariant!r} broke in {count.runs} run"
+            + ("" if count.runs == 1 else "s")
+            + f" cut by {', '.join(count.bounds)}; not a violation, since the platform would have gone on"
+        )
     return lines
 
 
