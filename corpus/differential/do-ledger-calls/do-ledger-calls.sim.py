@@ -42,5 +42,5 @@ scenario = define_scenario(
         ),
     ],
     drive=jobs,
-    bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 2000},
+    bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 1, "budgetMs": 2000},
 )

@@ -35,7 +35,8 @@ def test_proxied_and_raw_runs_agree(scenario):
     # The case exercises what it says: the retry, the overdraft's dead letter, every object.
     attempts = decisions_of_raw(outcome.raw)
     assert {"messageId": "msg-2", "op": "retry", "implicit": False} in attempts[1]["decisions"]
-    assert [{"messageId": "msg-3", "attempts": 3}] == attempts[-1]["deadLettered"]
+    # No maxRedeliveries: the consumer's max_retries 3 decides, so the overdraft is dead-lettered after four deliveries.
+    assert [{"messageId": "msg-3", "attempts": 4}] == attempts[-1]["deadLettered"]
     tables = {snapshot["table"]: snapshot["rows"] for snapshot in outcome.raw["snapshots"] if snapshot["target"] == "DO:ACCOUNTS"}
     assert ["alice", "alice/entries", "bob", "bob/entries", "carol", "carol/entries", "dave", "dave/entries"] == sorted(tables)
     assert {"key": "balance", "value": 1200} in tables["alice"]

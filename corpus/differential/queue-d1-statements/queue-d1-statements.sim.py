@@ -26,5 +26,5 @@ scenario = define_scenario(
     worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
     setup=[d1_schema("DB", "./schema.sql")],
     drive=orders,
-    bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 2000},
+    bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 1, "budgetMs": 2000},
 )

@@ -36,7 +36,8 @@ def test_proxied_and_raw_runs_agree(scenario):
     # redelivery, the duplicate's skipped ledger insert, and all three tables.
     attempts = decisions_of_raw(outcome.raw)
     assert {"messageId": "msg-2", "op": "retry", "implicit": False} in attempts[1]["decisions"]
-    assert [{"messageId": "msg-4", "attempts": 3}] == attempts[-1]["deadLettered"]
+    # No maxRedeliveries: the consumer's max_retries 3 decides, so the poison message is dead-lettered after four deliveries.
+    assert [{"messageId": "msg-4", "attempts": 4}] == attempts[-1]["deadLettered"]
     tables = {snapshot["table"]: snapshot["rows"] for snapshot in outcome.raw["snapshots"]}
     assert ["audit", "ledger", "orders"] == sorted(tables)
     assert ["o-1", "o-2", "o-4"] == sorted(row["order_id"] for row in tables["ledger"])
