@@ -145,3 +145,23 @@ def test_touching_a_bucket_without_setup_is_unsupported(uploads):
     assert "unsupported" == verdict["kind"]
     assert "binding_without_setup" == verdict["cause"]["kind"]
     assert "R2 binding ARCHIVE was touched (.head) but no setup step resets it" in verdict["cause"]["detail"]
+
+
+def test_a_seed_object_r2_refuses_is_the_scenarios_error_naming_it(uploads):
+    """A key longer than R2's 1024 bytes: exit 2 naming the step and the object, not an error of Eutaxy's."""
+    scenario = _scenario(setup=[r2_bucket("BUCKET", {"k" * 1100: "x"})])
+    with create_platform(scenario) as platform, pytest.raises(UserError) as raised:
+        replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="r2")
+    assert 'setup r2_bucket("BUCKET"): object "' + "k" * 77 + '..." cannot be stored' in str(raised.value)
+    assert "BUCKET" == raised.value.near
+
+
+def test_a_seed_object_is_what_the_worker_reads_and_survives_to_the_snapshot(uploads):
+    scenario, platform = uploads
+    result = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="r2")["result"]
+    listed = [e["payload"]["result"]["keys"] for e in result["effects"] if e["kind"] == "result" and e["op"] == "list"]
+    assert listed and all("uploads/old" in keys for keys in listed), listed
+    [snapshot] = [e for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == "R2:BUCKET"]
+    # The seeded uploads/old is still there; the seeded scratch is gone because the Worker deleted it.
+    keys = {row["key"] for row in snapshot["payload"]["rows"]}
+    assert "uploads/old" in keys and "scratch" not in keys

@@ -44,6 +44,7 @@ import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { effectPoint, UnsupportedSignal } from "../effects.mjs";
 import { ladderOf } from "./policy.mjs";
+import { UserFacingError } from "../errors.mjs";
 
 /** A body at most this long, and valid UTF-8, is snapshotted as its text. */
 export const TEXT_BYTES_MAX = 1024;
@@ -423,10 +424,19 @@ export async function resetBucket(binding, real, objects) {
       continue;
     }
     const seed = objects[key];
-    const object = await real.put(key, seedBytes(seed.body), {
-      httpMetadata: seed.httpMetadata ?? {},
-      customMetadata: seed.customMetadata ?? {},
-    });
+    let object;
+    try {
+      object = await real.put(key, seedBytes(seed.body), {
+        httpMetadata: seed.httpMetadata ?? {},
+        customMetadata: seed.customMetadata ?? {},
+      });
+    } catch (error) {
+      // An object R2 refuses (a key too long, metadata too large) is the scenario's to fix.
+      const shown = key.length > 80 ? `${key.slice(0, 77)}...` : key;
+      const refused = new UserFacingError(`setup r2_bucket(${JSON.stringify(binding)}): object ${JSON.stringify(shown)} cannot be stored: ${/** @type {Error} */ (error)?.message ?? error}`);
+      refused.near = binding;
+      throw refused;
+    }
     written.set(key, fingerprint(object));
   }
   lastSeeded.set(binding, written);
