@@ -49,5 +49,5 @@ scenario = define_scenario(
         )
     ],
     drive=orders,
-    bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 2000},
+    bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 1, "budgetMs": 2000},
 )
