@@ -122,3 +122,31 @@ def test_each_section_is_there_and_other_verdicts_render_without_a_timeline():
     assert "UNSUPPORTED" in render_html(verdicts.unsupported())
     unreadable = render_html({"kind": "violated", "trace": [3, {"kind": "call"}], "violation": None})
     assert "could not read the verdict" in unreadable and "expected Effect @ $.trace[0]" in unreadable
+
+
+def _cut_bounded():
+    """A BOUNDED verdict whose provenance names two cuts and one undetermined break."""
+    bounded = verdicts.bounded()
+    bounded["provenance"] = dict(
+        bounded["provenance"],
+        runs=40,
+        boundsReached=["maxRuns", "maxRedeliveries", "alarmsPerObject"],
+        cuts=[
+            {"bound": "maxRedeliveries", "runs": 12, "cuts": 15, "limit": 2, "platformLimit": 3, "where": ["Queue:orders"], "left": ["msg-1"]},
+            {"bound": "alarmsPerObject", "runs": 40, "cuts": 40, "limit": 3, "where": ["DO:ROOM/r1"], "left": ["alarm.4"]},
+        ],
+        undetermined=[{"invariant": "balance never negative", "runs": 5, "bounds": ["maxRedeliveries"]}],
+    )
+    return bounded
+
+
+def test_the_provenance_section_names_each_cut_and_undetermined_break_in_the_text_reports_words():
+    """The cuts and undetermined breaks are written out beside the bounds, as the text report words them."""
+    page = render_html(_cut_bounded())
+    provenance = page[page.index('id="provenance"'):page.index('id="report"')]
+    assert 'id="cuts"' in provenance
+    assert "<li>maxRedeliveries cut 12 of 40 runs: explored up to 2 redeliveries of 3 (Queue:orders; left undone: msg-1)</li>" in provenance
+    assert "alarmsPerObject cut 40 of 40 runs: explored up to 3 alarms per object, the next left pending (DO:ROOM/r1; left undone: alarm.4)" in provenance
+    assert "undetermined: invariant &#x27;balance never negative&#x27; broke in 5 runs cut by maxRedeliveries; not a violation" in provenance
+    for plain in (verdicts.bounded(), verdicts.violated_with_fault_free()):
+        assert 'id="cuts"' not in render_html(plain) and "undetermined:" not in render_html(plain)

@@ -30,7 +30,17 @@ from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
 from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated, cause_explanation
 
-from eutaxy.report.text import _failure_text, _group_lines, _live, _violation_effects, fault_free_outcome, render_text
+from eutaxy.report.text import (
+    CUTS_MEANING,
+    _failure_text,
+    _group_lines,
+    _live,
+    _violation_effects,
+    cut_text,
+    fault_free_outcome,
+    render_text,
+    undetermined_text,
+)
 
 __all__ = ["render_html"]
 
@@ -335,8 +345,22 @@ def _provenance(verdict: SimulationVerdict) -> list[str]:
         value = provenance[field]
         lines.append(f'<tr><th>{_e(field)}</th><td class="mono">{_e(value if isinstance(value, str) else to_json(value))}</td></tr>')
     lines.append("</table>")
+    lines += _cuts(verdict)
     assumptions = provenance.get("assumptions") or []
     if assumptions:
         lines.append("<h3>Assumptions</h3><ul>" + "".join(
             f"<li>{_e(a if isinstance(a, str) else to_json(a))}</li>" for a in assumptions) + "</ul>")
     return lines
+
+
+def _cuts(verdict: SimulationVerdict) -> list[str]:
+    """Each bound that cut runs and each break a cut left undetermined, in the text report's words."""
+    provenance = verdict.provenance
+    if not provenance.cuts and not provenance.undetermined:
+        return []
+    items = [cut_text(count, provenance.runs) for count in provenance.cuts]
+    items += [undetermined_text(count) for count in provenance.undetermined]
+    return [
+        f'<h3 id="cuts">Cuts</h3><p>{_e(CUTS_MEANING[0].upper() + CUTS_MEANING[1:])}.</p>',
+        "<ul>" + "".join(f"<li>{_e(item)}</li>" for item in items) + "</ul>",
+    ]

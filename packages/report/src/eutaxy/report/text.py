@@ -42,6 +42,7 @@ from eutaxy.core.verdicts import (
     InvariantSeen,
     Provenance,
     SimulationVerdict,
+    UndeterminedCount,
     Unsupported,
     Violated,
     cause_explanation,
@@ -650,7 +651,11 @@ def _provenance_section(provenance: Provenance) -> list[str]:
     return lines
 
 
-def _cut_line(count: CutCount, runs: int) -> str:
+#: What a cut is, said once above the cuts (the HTML report's Cuts section says it too).
+CUTS_MEANING = "a bound stopped what the platform would have continued; what it left is neither met nor lost"
+
+
+def cut_text(count: CutCount, runs: int) -> str:
     """``maxRedeliveries cut 12 of 40 runs: explored up to 2 redeliveries of 3 (Queue:orders; left undone: msg-1)``."""
     head = f"{count.bound} cut {count.runs} of {runs} run" + ("" if runs == 1 else "s")
     if count.bound == "maxRedeliveries":
@@ -670,18 +675,22 @@ def _cut_line(count: CutCount, runs: int) -> str:
     return f"{head}: {explored} ({places}; left undone: {left})"
 
 
+def undetermined_text(count: UndeterminedCount) -> str:
+    """``undetermined: invariant 'x' broke in 5 runs cut by maxRedeliveries; not a violation, ...``."""
+    return (
+        f"undetermined: invariant {count.invariant!r} broke in {count.runs} run"
+        + ("" if count.runs == 1 else "s")
+        + f" cut by {', '.join(count.bounds)}; not a violation, since the platform would have gone on"
+    )
+
+
 def _cuts_lines(provenance: Provenance) -> list[str]:
     """Each bound that cut a run before the platform was done, and each break a cut left open."""
     lines = []
     if provenance.cuts:
-        lines.append("  cuts (a bound stopped what the platform would have continued; what it left is neither met nor lost):")
-        lines += ["    - " + _cut_line(count, provenance.runs) for count in provenance.cuts]
-    for count in provenance.undetermined:
-        lines.append(
-            f"  undetermined: invariant {count.invariant!r} broke in {count.runs} run"
-            + ("" if count.runs == 1 else "s")
-            + f" cut by {', '.join(count.bounds)}; not a violation, since the platform would have gone on"
-        )
+        lines.append(f"  cuts ({CUTS_MEANING}):")
+        lines += ["    - " + cut_text(count, provenance.runs) for count in provenance.cuts]
+    lines += ["  " + undetermined_text(count) for count in provenance.undetermined]
     return lines
 
 
