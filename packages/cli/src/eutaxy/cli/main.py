@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import Iterator, NoReturn, Sequence, TextIO
+from typing import Any, Iterator, NoReturn, Sequence, TextIO
 
 from eutaxy.cli.check_command import add_check_parser
 from eutaxy.cli.draft_command import add_draft_parser
@@ -74,7 +74,15 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises on bad usage, so main() decides what is printed."""
+    """An ArgumentParser that raises on bad usage, so main() decides what is printed.
+
+    It takes no abbreviations: ``--budget 1`` is an unrecognized argument, never ``--budget-ms 1``.
+    Subcommand parsers are made with this class too, so the rule holds for every command.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message, self.format_usage())

@@ -225,7 +225,7 @@ def pin_digests() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--dest", help="unpack into this directory (the Bazel rule's repository) instead of the cache")
     parser.add_argument("--pin", action="store_true", help="maintainers: recompute node/sha256.json from the lock")
     args = parser.parse_args(argv)
