@@ -6,7 +6,7 @@ BOUNDED), changes one thing, runs the command line in that directory and expects
 
 - the exit code it names (2 for bad input and UNSUPPORTED; never 3, which is a bug in Eutaxy);
 - no traceback, and every word of ``words`` in what was printed (stderr and stdout);
-- for an input error, nothing written beside the scenario.
+- for an input error, nothing written beside the scenario (no new file, none written over).
 
 A case file holds ``about`` (what the user did), ``base``, ``argv``, ``exit``, ``words``
 (and ``absent``, words that must not be printed), and its changes: ``files`` (a path and
@@ -59,8 +59,10 @@ def _project(case: dict, directory: Path) -> None:
         target.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def _tree(directory: Path) -> list[str]:
-    return sorted(str(path.relative_to(directory)) for path in directory.rglob("*"))
+def _tree(directory: Path) -> list[tuple[str, bytes]]:
+    """Every path under ``directory`` with its bytes, so a file written over is seen as well as a new one."""
+    return sorted((str(path.relative_to(directory)), path.read_bytes() if path.is_file() else b"")
+                  for path in directory.rglob("*"))
 
 
 def test_the_corpus_is_big_enough():

@@ -88,6 +88,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     platform_arguments = _platform_arguments(args, module, platform_name)
     if "env" in platform_arguments:
         scenario = module.with_environment(scenario, platform_arguments["env"])
+    _refuse_overwrites(args, scenario, scenario_path)
     create_platform = getattr(module, "create_platform", None)
     if not callable(create_platform):
         raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
@@ -161,6 +162,66 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             out.note(f"eutaxy: warning: the HTML report was not written: {error}")
     out.report(verdict_data(verdict), text=text)
     return code
+
+
+#: Suffixes of source files an HTML page is never written over (a module the Worker or the handler imports).
+_SOURCE_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".sql", ".json", ".jsonc", ".toml"})
+
+
+def _named_files(scenario: dict[str, Any], scenario_path: Path) -> dict[Path, str]:
+    """The files the scenario is made of, resolved, each with what it is: the scenario, the Worker's or the handler's files."""
+    root = Path(scenario.get("root") or scenario_path.parent)
+    named: dict[Path, str] = {}
+
+    def add(item: object, what: str) -> None:
+        if isinstance(item, str) and item:
+            path = Path(item) if Path(item).is_absolute() else root / item
+            named.setdefault(path.resolve(), what)
+
+    named[scenario_path.resolve()] = "the scenario itself"
+    worker = scenario.get("worker")
+    if isinstance(worker, dict):
+        add(worker.get("entry"), "the Worker's entry module")
+        add(worker.get("config"), "the Worker's wrangler config")
+    handler = scenario.get("handler")
+    if isinstance(handler, dict):
+        add(handler.get("path"), "the handler's source file")
+    for step in scenario.get("setup") or []:
+        if isinstance(step, dict):
+            add(step.get("path"), "a file the scenario's setup reads")
+    for spec in scenario.get("specs") or []:
+        add(spec, "a spec module the scenario names")
+    return named
+
+
+def _refuse_overwrites(args: argparse.Namespace, scenario: dict[str, Any], scenario_path: Path) -> None:
+    """Refuse, before exploring, an output path that would write over the scenario or a source file.
+
+    ``--html`` never writes over a ``.sim.py``, a file the scenario names (the Worker's entry
+    and config, the handler, a setup file, a spec) or an existing source file (a module the
+    Worker or the handler imports); the regression test never writes over the scenario or a
+    file it names. (``--json`` prints on stdout and writes no file.)
+    """
+    from eutaxy.report.regression import regression_test_path
+
+    named = _named_files(scenario, scenario_path)
+    if args.html:
+        target = Path(args.html)
+        resolved = target.resolve()
+        why = named.get(resolved)
+        if why is None and target.name.endswith(".sim.py"):
+            why = "a scenario file (.sim.py)"
+        if why is None and resolved.is_file() and resolved.suffix in _SOURCE_SUFFIXES:
+            why = f"an existing source file ({resolved.suffix})"
+        if why is not None:
+            raise UserError(f"--html {args.html}: that is {why}; the HTML report is never written over it "
+                            "(name another path, such as report.html)")
+    if not args.no_regression:
+        target = regression_test_path(scenario_path)
+        why = named.get(target.resolve())
+        if why is not None:
+            raise UserError(f"the regression test's path {target} is {why}; it is never written over "
+                            "(rename the scenario, or pass --no-regression)")
 
 
 def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdict, provers: list) -> dict:
