@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import select
 import signal
 import sys
 import threading
@@ -112,9 +114,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The exit code of a command whose reader went away (``eutaxy check ... | head -1``): 128 + SIGPIPE, as a shell reports it.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit code.
+
+    A reader that closed stdout early ends the command quietly with exit 141, as a Unix tool
+    killed by SIGPIPE does: no traceback, and not exit 3 (it is no bug in Eutaxy).
+    """
     stdout = stdout if stdout is not None else sys.stdout
+    try:
+        code = _main(argv, stdout=stdout, stderr=stderr)
+        stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout(stdout)
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _reader_gone(stdout: TextIO) -> bool:
+    """Whether ``stdout`` is a pipe whose reader closed it (the write end polls as an error)."""
+    try:
+        descriptor = stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    poller = select.poll()
+    poller.register(descriptor, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _quiet_stdout(stdout: TextIO) -> None:
+    """Point the closed pipe's descriptor at /dev/null, so Python's flush at exit has nowhere to fail."""
+    try:
+        descriptor = stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)
+
+
+def _main(argv: Sequence[str] | None, *, stdout: TextIO, stderr: TextIO | None) -> int:
     stderr = stderr if stderr is not None else sys.stderr
     arguments = list(sys.argv[1:] if argv is None else argv)
     out = Output(stdout, stderr, json="--json" in arguments)
@@ -151,6 +195,13 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except KeyboardInterrupt:
         out.error("interrupted")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        if _reader_gone(stdout):
+            raise  # the reader of stdout went away; main() ends quietly
+        stderr.write(traceback.format_exc())  # another pipe (the Node host's, say): a bug in Eutaxy
+        out.error("internal error (a bug in Eutaxy; please report it with the traceback above): a pipe broke",
+                  kind="internal_error")
+        return EXIT_INTERNAL
     except Exception as error:  # noqa: BLE001 - anything else is a bug in Eutaxy, never exit 1
         stderr.write(traceback.format_exc())
         out.error(
