@@ -39,3 +39,18 @@ def test_tuples_can_be_refused_and_cycles_are_found():
     loop: list = []
     loop.append(loop)
     assert "contains itself" in json_problem({"l": loop})
+
+
+@pytest.mark.parametrize("value, expected", [
+    ({"n": 2**53 - 1, "m": -(2**53 - 1)}, None),
+    ({"n": 2**53}, "body.n: 9007199254740992 is beyond 2^53 - 1"),
+    ({"items": [1, -(2**53)]}, "body.items[1]: -9007199254740992 is beyond 2^53 - 1"),
+])
+def test_integers_javascript_would_round_are_refused_when_asked(value, expected):
+    problem = json_problem(value, "body", safe_integers=True)
+    if expected is None:
+        assert problem is None
+    else:
+        assert problem is not None and problem.startswith(expected), problem
+        assert problem.endswith("JSON numbers above 2^53 lose precision in JavaScript; pass a string")
+    assert json_problem(value, "body") is None  # Python reads them exactly

@@ -124,7 +124,7 @@ def _natural(value: Any) -> bool:
 
 def _check_json(value: Any, label: str) -> None:
     """A body must survive the trip to the runtime as JSON unchanged (so no tuples either)."""
-    problem = json_problem(value, "body", tuples=False)
+    problem = json_problem(value, "body", tuples=False, safe_integers=True)
     if problem is not None:
         raise UserError(f"{label}: {problem}")
 

@@ -61,7 +61,7 @@ def queue(name: str, messages: Sequence[Mapping[str, Any]] | Hole, *, batch_size
         event_id = message.get("id", default_event_id("queue", index + 1))
         if not isinstance(event_id, str) or not event_id or "#" in event_id:
             raise UserError(f"queue({name!r}): message {index}'s id must be a non-empty string without '#', got {event_id!r}")
-        problem = json_problem(message["body"], "body")
+        problem = json_problem(message["body"], "body", safe_integers=True)
         if problem is not None:
             raise UserError(f"queue({name!r}): message {index} ({event_id}): {problem}")
         event = {"id": event_id, "body": message["body"]}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["json_problem", "join_path"]
+__all__ = ["SAFE_INTEGER_MAX", "json_problem", "join_path"]
 
 #: Deeper than this is a cycle or a mistake; no scenario nests its data this far.
 DEPTH_MAX = 200
@@ -38,18 +38,29 @@ def join_path(path: str, step: str | int) -> str:
     return f"{path}[{step!r}]"
 
 
-def json_problem(value: Any, path: str = "", *, tuples: bool = True) -> str | None:
+#: The largest integer a JavaScript number holds exactly (``Number.MAX_SAFE_INTEGER``).
+SAFE_INTEGER_MAX = 2**53 - 1
+
+
+def json_problem(value: Any, path: str = "", *, tuples: bool = True, safe_integers: bool = False) -> str | None:
     """The first reason ``value`` is not JSON data, as ``"<path>: <what>"``, or None.
 
     ``tuples``: whether a tuple counts as a list (JSON writes it as one). A caller that
-    compares the value with what comes back from JSON passes False.
+    compares the value with what comes back from JSON passes False. ``safe_integers``: the
+    value is read by JavaScript (a body sent to a Worker), so an integer beyond
+    ``SAFE_INTEGER_MAX`` either way, which JSON.parse would round, is refused.
     """
-    return _problem(value, path, tuples, ())
+    return _problem(value, path, tuples, (), safe_integers)
 
 
-def _problem(item: Any, where: str, tuples: bool, open_containers: tuple[int, ...]) -> str | None:
+def _problem(item: Any, where: str, tuples: bool, open_containers: tuple[int, ...], safe_integers: bool = False) -> str | None:
     label = where or "the value"
-    if item is None or isinstance(item, (bool, str, int)):
+    if item is None or isinstance(item, (bool, str)):
+        return None
+    if isinstance(item, int):
+        if safe_integers and abs(item) > SAFE_INTEGER_MAX:
+            return (f"{label}: {item} is beyond 2^53 - 1; JSON numbers above 2^53 lose precision in JavaScript; "
+                    "pass a string")
         return None
     if isinstance(item, float):
         if math.isfinite(item):
@@ -65,14 +76,14 @@ def _problem(item: Any, where: str, tuples: bool, open_containers: tuple[int, ..
         inside = open_containers + (id(item),)
         if is_list:
             for index, element in enumerate(item):
-                problem = _problem(element, join_path(where, index), tuples, inside)
+                problem = _problem(element, join_path(where, index), tuples, inside, safe_integers)
                 if problem is not None:
                     return problem
             return None
         for key, element in item.items():
             if not isinstance(key, str):
                 return f"{label}: key {key!r} ({type(key).__name__}) is not a string; JSON object keys are strings"
-            problem = _problem(element, join_path(where, key), tuples, inside)
+            problem = _problem(element, join_path(where, key), tuples, inside, safe_integers)
             if problem is not None:
                 return problem
         return None
