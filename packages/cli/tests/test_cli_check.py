@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from eutaxy.cli.main import main
 from eutaxy.engine.scenario_file import import_scenario
 
 
@@ -120,6 +121,17 @@ def test_json_is_one_canonical_object_and_equal_seeds_give_equal_bytes(testplatf
     assert "s1" == data["provenance"]["seed"]
     assert data["regressionTest"].endswith("pay_once_regression_test.py")
     assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == first.stdout
+
+
+def test_json_stays_one_object_when_the_scenario_prints_at_import(testplatform, write_scenario, capsys):
+    """A print at the top of the .sim.py goes to stderr, so --json's stdout is the verdict alone."""
+    path = write_scenario("buggy")
+    path.write_text('print("hello from the scenario")\n' + path.read_text())
+    code = main(list(_args(path, "--json", "--no-regression")))
+    captured = capsys.readouterr()
+    assert 1 == code
+    assert "violated" == json.loads(captured.out)["kind"]
+    assert "hello from the scenario" in captured.err
 
 
 def test_no_regression_writes_nothing(testplatform, write_scenario, run_cli):

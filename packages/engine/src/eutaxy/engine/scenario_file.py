@@ -4,7 +4,8 @@ The CLI must learn a scenario's platform before it can import the platform packa
 each platform's ``load_scenario`` and regression tests load the same files, so this
 loader knows no platform unless asked: it runs the file as a fresh module (its directory
 first on ``sys.path`` while it runs, so helpers beside it import; never cached in
-``sys.modules``; no bytecode written beside it) and reads the module-level ``scenario``.
+``sys.modules``; no bytecode written beside it; what it prints goes to stderr, as stdout
+carries the report) and reads the module-level ``scenario``.
 Whatever goes wrong is the user's to fix, so it becomes a ``UserError`` naming the file
 and line, which the CLI prints before exiting 2.
 """
@@ -71,7 +72,9 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
     sys.modules[module_name] = module
     sys.path[:0] = directories
     try:
-        with no_bytecode():
+        # What the file prints while it runs is not the report: it goes to stderr, so stdout
+        # stays the report alone (one JSON object under --json).
+        with no_bytecode(), contextlib.redirect_stdout(sys.stderr):
             spec.loader.exec_module(module)
     except SyntaxError as error:
         where = f"{error.filename or path}:{error.lineno or 0}"
