@@ -2,7 +2,7 @@
 
 A request or message with ``at_ms`` is sent that many virtual milliseconds after the run's
 start: events go in order of time, then of listing, and an expiry due before an event's time
-has happened when it runs. The charge pair (kv_expiry/) is the planted bug and its fix:
+has happened when it runs. The corpus case kv-idempotency-expiry is the planted bug and its fix:
 idempotency keys remembered in KV for an hour, and a charge resent an hour later.
 """
 
@@ -18,14 +18,14 @@ from eutaxy.engine.check import replay_scenario
 pytestmark = pytest.mark.usefixtures("toolchain")
 
 HERE = Path(__file__).resolve().parent
-EXPIRY = HERE / "kv_expiry"
+EXPIRY = HERE.parents[2] / "corpus" / "planted-bugs" / "kv-idempotency-expiry"
 KV = HERE / "kv"
 HOUR_MS = 3_600_000
 
 
 def test_a_kv_expiry_bug_is_violated_with_a_request_an_hour_later():
     """The idempotency key put with expirationTtl 3600 is gone at at_ms 3,600,000: the resend charges again."""
-    verdict = check(EXPIRY / "charge.sim.py", max_runs=20, budget_ms=600_000)
+    verdict = check(EXPIRY / "kv-idempotency-expiry.sim.py", max_runs=20, budget_ms=600_000)
     assert "violated" == verdict["kind"], verdict.get("cause")
     assert "one-charge-per-order" == verdict["violation"]["invariant"]
     # No fault is needed: time alone breaks it. The shrunk run drops the other customer's charge
@@ -37,7 +37,7 @@ def test_a_kv_expiry_bug_is_violated_with_a_request_an_hour_later():
 
 
 def test_the_fixed_charge_handler_is_bounded():
-    verdict = check(EXPIRY / "charge_fixed.sim.py", max_runs=20, budget_ms=600_000)
+    verdict = check(EXPIRY / "fixed" / "kv-idempotency-expiry-fixed.sim.py", max_runs=20, budget_ms=600_000)
     assert "bounded" == verdict["kind"], verdict.get("violation")
 
 
@@ -46,8 +46,8 @@ def _charges(at_ms):
     return define_scenario(
         name="kv-charges",
         root=EXPIRY,
-        source=EXPIRY / "charge.sim.py",
-        worker={"entry": "./charge.ts", "config": "./wrangler.jsonc"},
+        source=EXPIRY / "kv-idempotency-expiry.sim.py",
+        worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
         setup=[kv_namespace("IDEMPOTENCY"), kv_namespace("LEDGER")],
         drive=http([charge, charge if at_ms is None else {**charge, "at_ms": at_ms}]),
         invariants=[every_row("ledger", kv_rows("LEDGER"), [], allow_vacuous=True)],
