@@ -9,7 +9,11 @@
  * snapshot (the wrapper's own methods, bindings/durable_object.mjs names them) clear, seed and
  * read the object's storage without running any of the user's code outside a run, and an
  * object a crash reset is read without being constructed again. Every method and accessor of
- * the user's class (fetch and alarm included) is forwarded by name.
+ * the user's class (fetch and alarm included) is forwarded by name. The wrapper adds no name
+ * of its own to the object's surface beyond those `__eutaxy*` methods: its state (the ctx, the
+ * env it gives, the user's object, the raw side's count) lives in a WeakMap beside it, so a
+ * class with a `state`, `instance`, `objectEnv` or `user` of its own (the Agents SDK's Agent
+ * has a `state` accessor) runs as written.
  *
  * Hosting. A forwarded call runs the user's code for the invocation whose stub call entered
  * the object: the invocation in flight (a sequential run has one), which holds the object as
@@ -23,23 +27,28 @@
  * from inside the object (`wakeTimers`), since the caller's wait does not fire timers while
  * its call is in flight.
  *
- * Alarms. The user's object gets the real `ctx`, whose storage's setAlarm, getAlarm and
- * deleteAlarm are taken over during a run (own properties of that storage object) (inside `transaction()` too, where a change applies
- * when the transaction commits and not at all when it rolls back), so no alarm is scheduled
- * on the real clock; the run keeps one alarm per object (bindings/durable_object.mjs) and
- * fires it in virtual time through the wrapper's own alarm method. setAlarm inside
- * `transactionSync()` makes the run UNSUPPORTED (`alarm_in_transaction_sync`). The
- * constructor runs with the takeover in place, so an alarm it reads or sets is the run's.
- * Outside a run (the differential runner's raw side) the methods are the real ones and
- * workerd fires the alarm on the real clock, calling the forwarded alarm(); the wrapper counts
- * the forwarded calls in progress there, so the raw side's settle (OBJECT_RAW_STATE) knows
- * when an alarm has run to its end.
+ * Alarms. The user's object gets the real `ctx`, whose storage's setAlarm, getAlarm,
+ * deleteAlarm, deleteAll, transaction and transactionSync are taken over during a run (own
+ * properties of that storage object), so no alarm is scheduled on the real clock; the run
+ * keeps one alarm per object (bindings/durable_object.mjs) and fires it in virtual time
+ * through the wrapper's own alarm method. They change the alarm as workerd does: a change made
+ * while a transaction is open (`transaction()` or `transactionSync()`, through the
+ * transaction's methods or the storage's) applies when it commits and not at all when its
+ * closure throws or calls rollback(), and getAlarm() inside it sees it; deleteAll() deletes
+ * the alarm when workerd's own compatibility flag says so (`delete_all_deletes_alarm`, on from
+ * 2026-02-24, read from `Cloudflare.compatibilityFlags`). The constructor runs with the
+ * takeover in place, so an alarm it reads or sets is the run's. Outside a run (the
+ * differential runner's raw side) the methods are the real ones and workerd fires the alarm on
+ * the real clock, calling the forwarded alarm(); the wrapper counts the forwarded calls in
+ * progress there, so the raw side's settle (OBJECT_RAW_STATE) knows when an alarm has run to
+ * its end.
  */
 
 // @ts-ignore: workerd provides the module; the runtime keeps no type declarations of it.
 import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
+import { assert } from "./assert.mjs";
 import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
 import { Invocation } from "./effects.mjs";
@@ -212,34 +221,79 @@ function alarmTime(value) {
 }
 
 /**
- * Take the alarm methods of one object's storage over, as own properties of that storage
- * (workerd hands the object the same storage every time; its prototype stays as it is):
- * during a run they read and change the run's alarm; outside a run (the differential
- * runner's raw side) they are the real ones.
- * @param {any} storage the real DurableObjectStorage
- * @param {() => {run: import("./run.mjs").Run, alarm: import("./bindings/durable_object.mjs").Alarm} | null} current
- * @param {() => boolean} hasHandler
+ * workerd's own answer, for the Worker's compatibility date and flags, to whether deleteAll()
+ * deletes the alarm too (the `delete_all_deletes_alarm` flag, on from 2026-02-24): the
+ * runtime exposes its flags as `Cloudflare.compatibilityFlags`, so the model asks it rather
+ * than keeping a copy of the rule.
+ * @returns {boolean}
  */
-function takeOverAlarms(storage, current, hasHandler) {
-  /** @type {Record<string, Function>} */
+function deleteAllDeletesAlarm() {
+  const value = /** @type {any} */ (globalThis).Cloudflare?.compatibilityFlags?.delete_all_deletes_alarm;
+  assert(typeof value === "boolean", () => `workerd did not answer Cloudflare.compatibilityFlags.delete_all_deletes_alarm (got ${String(value)}); the pinned runtime has it`);
+  return value;
+}
+
+/**
+ * @typedef {{run: import("./run.mjs").Run, alarm: import("./bindings/durable_object.mjs").Alarm}} Here
+ * @typedef {{setAlarm: Function, getAlarm: Function, deleteAlarm: Function, deleteAll: Function, transaction: Function, transactionSync: Function}} RealStorage
+ */
+
+/** The real storage methods of each storage taken over, so a storage is taken over once. @type {WeakMap<object, RealStorage>} */
+const takenOver = new WeakMap();
+
+/**
+ * Take one object's storage operations that touch its alarm over, as own properties of that
+ * storage (workerd hands the object the same storage every time; its prototype stays as it
+ * is): during a run they read and change the run's alarm; outside a run (the differential
+ * runner's raw side) they are the real ones. Returns the real ones, which the reset uses.
+ *
+ * As workerd does: an alarm change made while a transaction is open (through the
+ * transaction's own methods or the storage's, in `transaction()` or `transactionSync()`)
+ * belongs to the innermost open transaction, is what getAlarm() answers inside it, and
+ * applies when it commits, not at all when its closure throws or calls rollback();
+ * deleteAll() deletes the alarm when the compatibility flags say so, and inside a
+ * transaction is workerd's own refusal.
+ * @param {any} storage the real DurableObjectStorage
+ * @param {() => Here | null} current
+ * @param {() => boolean} hasHandler
+ * @returns {RealStorage}
+ */
+function takeOverStorage(storage, current, hasHandler) {
+  const known = takenOver.get(storage);
+  if (known) return known;
+  /** @type {any} */
   const real = {};
-  for (const name of ["setAlarm", "getAlarm", "deleteAlarm", "transaction", "transactionSync"]) real[name] = storage[name].bind(storage);
-  let inSync = 0;
-  /** @param {{run: import("./run.mjs").Run, alarm: import("./bindings/durable_object.mjs").Alarm}} here @param {unknown} time */
+  takenOver.set(storage, real);
+  for (const name of ["setAlarm", "getAlarm", "deleteAlarm", "deleteAll", "transaction", "transactionSync"]) real[name] = storage[name].bind(storage);
+  /** The open transactions' alarm changes (a time, or null for a delete), innermost last. @type {(number | null)[][]} */
+  const open = [];
+  /** @param {Here} here */
+  const pendingTime = (here) => {
+    for (let at = open.length - 1; at >= 0; at--) if (open[at].length > 0) return /** @type {number | null} */ (open[at].at(-1));
+    return here.alarm.time;
+  };
+  /** @param {Here} here @param {number | null} time */
+  const change = (here, time) => {
+    if (open.length > 0) open[open.length - 1].push(time);
+    else changeAlarm(here.run, here.alarm, time);
+  };
+  /** @param {Here} here @param {unknown} time */
   const setAlarm = (here, time) => {
     if (!hasHandler()) throw new TypeError("Your Durable Object class must have an alarm() handler in order to call setAlarm()");
-    if (inSync > 0) {
-      here.run.markUnsupported("alarm_in_transaction_sync", "setAlarm() was called inside transactionSync(); an alarm set there is not taken over");
-      throw new Error("eutaxy: unsupported: setAlarm() inside transactionSync()");
-    }
-    changeAlarm(here.run, here.alarm, alarmTime(time));
+    change(here, alarmTime(time));
   };
-  /** @param {any} txn the real transaction @param {{changes: (number | null)[], rolledBack: boolean}} attempt */
-  const transactionView = (txn, attempt) => new Proxy(txn, {
+  /** A transaction's changes leave the open list; committed, they go to the enclosing one (or apply). @param {Here} here @param {(number | null)[]} frame @param {boolean} commit */
+  const close = (here, frame, commit) => {
+    const at = open.lastIndexOf(frame);
+    if (at >= 0) open.splice(at, 1);
+    if (commit) for (const time of frame) change(here, time);
+  };
+  /** @param {Here} here @param {any} txn the real transaction @param {{rolledBack: boolean}} attempt */
+  const transactionView = (here, txn, attempt) => new Proxy(txn, {
     get(target, property) {
-      if (property === "setAlarm") return async (/** @type {unknown} */ time) => { attempt.changes.push(alarmTime(time)); };
-      if (property === "deleteAlarm") return async () => { attempt.changes.push(null); };
-      if (property === "getAlarm") return async () => (attempt.changes.length ? attempt.changes.at(-1) : current()?.alarm.time ?? null);
+      if (property === "setAlarm") return async (/** @type {unknown} */ time) => setAlarm(here, time);
+      if (property === "deleteAlarm") return async () => change(here, null);
+      if (property === "getAlarm") return async () => pendingTime(here);
       if (property === "rollback") return () => { attempt.rolledBack = true; return target.rollback(); };
       const value = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;
@@ -257,51 +311,101 @@ function takeOverAlarms(storage, current, hasHandler) {
     /** @param {unknown} [options] */
     getAlarm(options) {
       const here = current();
-      return here ? Promise.resolve(here.alarm.time) : real.getAlarm(options);
+      return here ? Promise.resolve(pendingTime(here)) : real.getAlarm(options);
     },
     /** @param {unknown} [options] */
     deleteAlarm(options) {
       const here = current();
       if (!here) return real.deleteAlarm(options);
-      changeAlarm(here.run, here.alarm, null);
+      change(here, null);
       return Promise.resolve();
     },
-    /** @param {(txn: any) => unknown} closure */
-    async transaction(closure) {
+    /** @param {unknown} [options] */
+    deleteAll(options) {
       const here = current();
-      if (!here) return real.transaction(closure);
-      /** @type {{changes: (number | null)[], rolledBack: boolean}} */
-      let attempt = { changes: [], rolledBack: false };
-      const result = await real.transaction(async (/** @type {any} */ txn) => {
-        attempt = { changes: [], rolledBack: false };
-        return closure(transactionView(txn, attempt));
-      });
-      // The attempt that committed applies its alarm changes, in order; a rollback none.
-      if (!attempt.rolledBack) for (const time of attempt.changes) changeAlarm(here.run, here.alarm, time);
+      // Inside a transaction workerd refuses deleteAll(), and nothing changes.
+      if (here && open.length === 0 && deleteAllDeletesAlarm()) changeAlarm(here.run, here.alarm, null);
+      return real.deleteAll(options);
+    },
+    /** @param {(txn: any) => unknown} closure @param {unknown[]} rest */
+    async transaction(closure, ...rest) {
+      const here = current();
+      if (!here) return real.transaction(closure, ...rest);
+      /** @type {(number | null)[]} */
+      const frame = [];
+      const attempt = { rolledBack: false };
+      open.push(frame);
+      /** @type {unknown} */
+      let result;
+      try {
+        result = await real.transaction(async (/** @type {any} */ txn) => {
+          // A closure run again starts its changes afresh.
+          frame.length = 0;
+          attempt.rolledBack = false;
+          return closure(transactionView(here, txn, attempt));
+        }, ...rest);
+      } catch (error) {
+        close(here, frame, false);
+        throw error;
+      }
+      close(here, frame, !attempt.rolledBack);
       return result;
     },
     /** @param {() => unknown} closure */
     transactionSync(closure) {
-      inSync++;
+      const here = current();
+      if (!here) return real.transactionSync(closure);
+      /** @type {(number | null)[]} */
+      const frame = [];
+      open.push(frame);
+      /** @type {unknown} */
+      let result;
       try {
-        return real.transactionSync(closure);
-      } finally {
-        inSync--;
+        result = real.transactionSync(closure);
+      } catch (error) {
+        close(here, frame, false);
+        throw error;
       }
+      close(here, frame, true);
+      return result;
     },
   };
   for (const [name, value] of Object.entries(taken)) Object.defineProperty(storage, name, { value, configurable: true, writable: true });
+  return real;
+}
+
+/**
+ * The wrapper's own state, kept outside the wrapper so that it adds no property, method or
+ * accessor a user class could collide with (a class, an Agent among them, may well have a
+ * `state`, `instance` or `user` of its own, which the wrapper forwards).
+ * @typedef {{ctx: any, env: any, user: any, rawRunning: number, storage: RealStorage, User: any, className: string}} WrapperState
+ */
+/** @type {WeakMap<object, WrapperState>} */
+const wrappers = new WeakMap();
+
+/** @param {object} wrapper @returns {WrapperState} */
+function stateOf(wrapper) {
+  const state = wrappers.get(wrapper);
+  assert(state !== undefined, "a Durable Object wrapper method ran on an object the wrapper did not construct");
+  return state;
+}
+
+/** The user's object, built at the first call that reaches it. @param {WrapperState} state */
+function userObject(state) {
+  noteReached(state.className, state.ctx.id);
+  if (state.user === null) state.user = Reflect.construct(state.User, [state.ctx, state.env]);
+  return state.user;
 }
 
 /**
  * A forwarded call's result; outside a run (the raw side), a promise is counted in the
  * wrapper's `rawRunning` until it settles.
- * @param {{rawRunning: number}} wrapper @param {unknown} result
+ * @param {WrapperState} state @param {unknown} result
  */
-function rawTracked(wrapper, result) {
+function rawTracked(state, result) {
   if (active.run || !(result instanceof Promise)) return result;
-  wrapper.rawRunning++;
-  return result.finally(() => { wrapper.rawRunning--; });
+  state.rawRunning++;
+  return result.finally(() => { state.rawRunning--; });
 }
 
 /**
@@ -316,29 +420,18 @@ export function wrapDurableObject(User, className) {
     /** @param {any} ctx @param {any} env */
     constructor(ctx, env) {
       super(ctx, env);
-      /** The object's DurableObjectState, as workerd gave it. */
-      this.state = ctx;
-      /** Forwarded calls outside a run (the raw side) still in progress: an alarm workerd fired, say. */
-      this.rawRunning = 0;
-      /** @type {any} the user's object, built at the first call that reaches it */
-      this.instance = null;
-      this.objectEnv = objectEnv(env, className);
       const current = () => {
         const run = active.run;
         return run ? { run, alarm: objectAlarm(run, className, ctx.id) } : null;
       };
-      takeOverAlarms(ctx.storage, current, () => typeof User.prototype.alarm === "function");
-    }
-
-    user() {
-      noteReached(className, this.state.id);
-      if (this.instance === null) this.instance = Reflect.construct(User, [this.state, this.objectEnv]);
-      return this.instance;
+      const storage = takeOverStorage(ctx.storage, current, () => typeof User.prototype.alarm === "function");
+      wrappers.set(this, { ctx, env: objectEnv(env, className), user: null, rawRunning: 0, storage, User, className });
     }
 
     /** The alarm's delivery (bindings/durable_object.mjs): the user's alarm() for the invocation in flight. @param {{retryCount: number, isRetry: boolean}} info */
     [OBJECT_ALARM](info) {
-      return hosted(this.state, () => this.user().alarm(info));
+      const state = stateOf(this);
+      return hosted(state.ctx, () => userObject(state).alarm(info));
     }
 
     /**
@@ -348,10 +441,11 @@ export function wrapDurableObject(User, className) {
      * @param {{kv: Record<string, unknown>, sql: {schema: string, rows: Record<string, object[]>} | null, sqlite: boolean}} seed
      */
     async [OBJECT_RESET](seed) {
-      this.instance = null;
-      const storage = this.state.storage;
-      await storage.deleteAlarm();
-      await storage.deleteAll();
+      const state = stateOf(this);
+      state.user = null;
+      const storage = state.ctx.storage;
+      await state.storage.deleteAlarm();
+      await state.storage.deleteAll();
       const entries = Object.entries(seed.kv);
       for (let at = 0; at < entries.length; at += PUT_BATCH) await storage.put(Object.fromEntries(entries.slice(at, at + PUT_BATCH)));
       if (seed.sql) {
@@ -376,7 +470,7 @@ export function wrapDurableObject(User, className) {
 
     /** The object's key-value entries and, SQLite-backed, its user tables. @param {boolean} sqlite */
     async [OBJECT_SNAPSHOT](sqlite) {
-      const storage = this.state.storage;
+      const storage = stateOf(this).ctx.storage;
       const kv = [...(await storage.list())].map(([key, value]) => ({ key, value }));
       /** @type {{table: string, rows: unknown[]}[]} */
       const tables = [];
@@ -389,13 +483,15 @@ export function wrapDurableObject(User, className) {
 
     /** The raw side's settle: the object's real alarm (ms or null) and its forwarded calls in progress. */
     async [OBJECT_RAW_STATE]() {
-      return { alarm: await this.state.storage.getAlarm(), running: this.rawRunning };
+      const state = stateOf(this);
+      return { alarm: await state.storage.getAlarm(), running: state.rawRunning };
     }
 
     /** Evict the object: the next call constructs the user's class from storage alone. */
     [OBJECT_EVICT]() {
-      this.instance = null;
-      this.state.abort(new Error("eutaxy: evicted by the reset"));
+      const state = stateOf(this);
+      state.user = null;
+      state.ctx.abort(new Error("eutaxy: evicted by the reset"));
     }
   }
   for (const [name, descriptor] of members(User)) {
@@ -403,7 +499,8 @@ export function wrapDurableObject(User, className) {
       Object.defineProperty(Wrapped.prototype, name, {
         configurable: true,
         get() {
-          return hosted(this.state, () => this.user()[name]);
+          const state = stateOf(this);
+          return hosted(state.ctx, () => userObject(state)[name]);
         },
       });
     } else if (typeof descriptor.value === "function") {
@@ -411,7 +508,8 @@ export function wrapDurableObject(User, className) {
         configurable: true, writable: true,
         /** @param {unknown[]} args */
         value(...args) {
-          return rawTracked(this, hosted(this.state, () => this.user()[name](...args)));
+          const state = stateOf(this);
+          return rawTracked(state, hosted(state.ctx, () => userObject(state)[name](...args)));
         },
       });
     }

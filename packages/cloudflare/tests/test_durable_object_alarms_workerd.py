@@ -116,11 +116,33 @@ def test_a_transactions_alarm_applies_on_commit_and_not_after_a_rollback():
     assert 0 == len(alarm_points(run(scenario(["/remind-rollback"]))))
 
 
-def test_set_alarm_inside_transaction_sync_is_unsupported():
-    built = scenario(["/remind-sync"])
-    with create_platform(built) as platform:
-        result = replay_scenario(built, platform, {"faults": [], "turns": []}, seed="alarms")["result"]
-    assert ("unsupported", "alarm_in_transaction_sync") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
+def test_set_alarm_inside_transaction_sync_applies_when_it_returns_and_not_when_it_throws():
+    """As workerd: the closure's alarm commits with it, and a closure that throws rolls it back."""
+    assert 1 == len(alarm_points(run(scenario(["/remind-sync"]))))
+    assert 0 == len(alarm_points(run(scenario(["/remind-sync-throwing"]))))
+
+
+def answers(result):
+    return [e["payload"]["result"]["value"] for e in result["effects"] if (e["target"], e["kind"]) == ("DO:REMINDER", "result") and e["op"] != "alarm"]
+
+
+def test_the_storages_set_alarm_inside_a_throwing_transaction_is_rolled_back_and_get_alarm_says_so():
+    """storage.setAlarm (not the transaction's) inside transaction() whose closure throws: no alarm fires, getAlarm() is null."""
+    result = run(scenario(["/remind-throwing-txn"]))
+    assert [None] == answers(result)
+    assert [] == alarm_points(result)
+
+
+def test_delete_all_deletes_the_alarm_as_the_compatibility_date_says():
+    """workerd's delete_all_deletes_alarm, on from 2026-02-24: at 2026-01-01 the alarm survives deleteAll() and fires; at 2026-03-01 it is gone."""
+    before = run(scenario(["/remind-delete-all"]))
+    [kept] = answers(before)
+    assert kept is not None and 1 == len(alarm_points(before))
+    built = scenario(["/remind-delete-all"])
+    built["worker"] = {**built["worker"], "config": "./wrangler-2026-03.jsonc"}
+    after = run(built)
+    assert [None] == answers(after)
+    assert [] == alarm_points(after)
 
 
 def _timed(second_at_ms):

@@ -139,6 +139,27 @@ def test_an_object_that_awaits_a_timer_of_its_own_is_woken_by_it_in_virtual_time
     assert first["effects"] == again["effects"]
 
 
+def test_a_class_whose_members_are_named_state_instance_object_env_and_user_runs_as_written():
+    """The wrapper keeps its own state outside the object, so a getter and setter named state,
+    a getter named instance and methods named objectEnv and user are the class's own."""
+    built = scenario(["/profile"], setup=[*SETUP, durable_object("PROFILE")])
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    assert "completed" == result["end"]["kind"], result["end"]
+    [response] = [e["payload"]["result"] for e in result["effects"] if (e["op"], e["kind"]) == ("response", "result")]
+    assert 200 == response["status"], response
+    assert {
+        "first": {"name": "ann", "visits": 1, "instance": "the profile"},
+        "second": {"name": "ann", "visits": 2, "instance": "the profile"},
+        "state": {"visits": 2},
+        "instance": "the profile",
+        "objectEnv": ["DB"],
+    } == response["body"]
+    calls = [op for (_, _, target, op, kind) in points(result) if target == "DO:PROFILE" and kind == "call"]
+    assert ["user", "user", "state", "instance", "objectEnv"] == calls
+    assert [{"key": "visits", "value": 2}] == snapshots(result)[("DO:PROFILE", "p")]
+
+
 def test_stub_calls_in_a_concurrent_run_are_unsupported():
     """Calls entering objects concurrently are the next model: the run says so instead of guessing."""
     built = scenario(["/deposit", "/deposit"], concurrency=2)

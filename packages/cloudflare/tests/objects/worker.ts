@@ -9,6 +9,7 @@ interface Env {
   TALLY: DurableObjectNamespace<Tally>;
   UNSET: DurableObjectNamespace<Tally>;
   REMINDER: DurableObjectNamespace<Reminder>;
+  PROFILE: DurableObjectNamespace<Profile>;
 }
 
 class Handle extends RpcTarget {
@@ -77,10 +78,38 @@ export class Reminder extends DurableObject<Env> {
     });
   }
 
-  scheduleInSync(): void {
-    this.ctx.storage.transactionSync(() => {
-      void this.ctx.storage.setAlarm(Date.now() + 1000);
-    });
+  // setAlarm inside transactionSync(): it applies when the closure returns, not when it throws.
+  scheduleInSync(throwing: boolean): number | null | string {
+    try {
+      this.ctx.storage.transactionSync(() => {
+        void this.ctx.storage.setAlarm(Date.now() + 1000);
+        if (throwing) throw new Error("changed my mind");
+      });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return null;
+  }
+
+  // The storage's own setAlarm inside transaction(), whose closure throws: the alarm is rolled
+  // back with it, and getAlarm() after says so (null).
+  async scheduleInThrowingTransaction(delayMs: number): Promise<number | null> {
+    try {
+      await this.ctx.storage.transaction(async () => {
+        await this.ctx.storage.setAlarm(Date.now() + delayMs);
+        throw new Error("changed my mind");
+      });
+    } catch {
+      // the rollback is the point
+    }
+    return await this.ctx.storage.getAlarm();
+  }
+
+  // setAlarm, then deleteAll(): whether the alarm survives is the compatibility date's.
+  async scheduleThenDeleteAll(delayMs: number): Promise<number | null> {
+    await this.ctx.storage.setAlarm(Date.now() + delayMs);
+    await this.ctx.storage.deleteAll();
+    return await this.ctx.storage.getAlarm();
   }
 
   async alarm(info: { retryCount: number; isRetry: boolean }): Promise<void> {
@@ -89,6 +118,34 @@ export class Reminder extends DurableObject<Env> {
     await this.ctx.storage.put("fired", fired);
     if (await this.ctx.storage.get<boolean>("rearm")) await this.ctx.storage.setAlarm(Date.now() + 1000);
     if (((await this.ctx.storage.get<number>("failUntil")) ?? 0) > info.retryCount) throw new Error("not yet");
+  }
+}
+
+// A class whose members carry the names Eutaxy's wrapper once kept for itself (state, instance,
+// objectEnv, user; the Agents SDK's Agent has a state accessor too): each runs as written.
+export class Profile extends DurableObject<Env> {
+  #state = { visits: 0 };
+
+  get state(): { visits: number } {
+    return this.#state;
+  }
+
+  set state(next: { visits: number }) {
+    this.#state = next;
+  }
+
+  get instance(): string {
+    return "the profile";
+  }
+
+  objectEnv(): string[] {
+    return Object.keys(this.env).filter((name) => name === "DB");
+  }
+
+  async user(name: string): Promise<{ name: string; visits: number; instance: string }> {
+    this.state = { visits: this.state.visits + 1 };
+    await this.ctx.storage.put("visits", this.state.visits);
+    return { name, visits: this.state.visits, instance: this.instance };
   }
 }
 
@@ -111,12 +168,21 @@ export default {
     if (path === "/capability") await env.LEDGER.getByName("acct").capability();
     if (path === "/nested") await env.LEDGER.getByName("acct").nested();
     if (path === "/unset") env.UNSET.idFromName("x");
+    if (path === "/profile") {
+      const profile = env.PROFILE.getByName("p");
+      const first = await profile.user("ann");
+      const second = await profile.user("ann");
+      return Response.json({ first, second, state: await profile.state, instance: await profile.instance, objectEnv: await profile.objectEnv() });
+    }
     const reminder = env.REMINDER.getByName("r");
     if (path === "/remind") return Response.json(await reminder.schedule(5000));
     if (path === "/remind-sooner") return Response.json(await reminder.schedule(1000));
     if (path === "/remind-txn") return Response.json(await reminder.scheduleInTransaction(5000, false));
     if (path === "/remind-rollback") return Response.json(await reminder.scheduleInTransaction(5000, true));
-    if (path === "/remind-sync") return Response.json(await reminder.scheduleInSync());
+    if (path === "/remind-sync") return Response.json(await reminder.scheduleInSync(false));
+    if (path === "/remind-sync-throwing") return Response.json(await reminder.scheduleInSync(true));
+    if (path === "/remind-throwing-txn") return Response.json(await reminder.scheduleInThrowingTransaction(5000));
+    if (path === "/remind-delete-all") return Response.json(await reminder.scheduleThenDeleteAll(5000));
     return new Response("not refused", { status: 500 });
   },
 };
