@@ -1,0 +1,58 @@
+"""Differential gate for do-accessor-names: a class whose members share the wrapper's old names.
+
+The case runs fault-free once through Eutaxy's Durable Object proxy, where the class runs
+inside Eutaxy's wrapper, and once with the handler on the raw namespace in the same Miniflare
+instance. A `state` accessor with a setter, an `instance` getter and methods `objectEnv` and
+`user` must run as written: every profile's key-value rows and tables and the D1 table of the
+object's answers must be the same. A planted divergence changes one visitor's name on the
+proxied side, and the runner must report it.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import load_scenario
+from eutaxy.cloudflare.differential import DifferentialRunner
+from divergence import changing_scenario
+
+HERE = Path(__file__).resolve().parent
+SCENARIO = HERE / "do-accessor-names.sim.py"
+SEED = "do-accessor-names"
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
+    return load_scenario(SCENARIO)
+
+
+def test_proxied_and_raw_runs_agree(scenario):
+    with DifferentialRunner(scenario) as runner:
+        outcome = runner.run(seed=SEED)
+    assert [] == [difference["message"] for difference in outcome.differences]
+    assert {"kind": "completed"} == outcome.proxied["end"]
+    # The case exercises what it says, on workerd's side: every member answered as written.
+    (answers,) = [s["rows"] for s in outcome.raw["snapshots"] if (s["target"], s["table"]) == ("D1:DB", "answers")]
+    assert {
+        ("p1", "user", '{"visits":1,"last":"ann"}'),
+        ("p1", "user", '{"visits":2,"last":"bo"}'),
+        ("p1", "state", '{"visits":2,"last":"bo"}'),
+        ("p2", "instance", '"profile p2"'),
+        ("p2", "objectEnv", '["DB","PROFILES"]'),
+        ("p2", "user", '{"visits":1,"last":"cy"}'),
+    } == {(row["profile"], row["member"], row["answer"]) for row in answers}
+
+
+def rename_a_visitor(scenario):
+    """As a proxy passing the wrong argument would: bo visits as bob on the proxied side."""
+    for event in scenario["drive"]["events"]:
+        if event["body"].get("name") == "bo":
+            event["body"]["name"] = "bob"
+
+
+def test_a_planted_divergence_is_reported(scenario):
+    with DifferentialRunner(scenario, wrap_platform=changing_scenario(rename_a_visitor)) as runner:
+        outcome = runner.run(seed=SEED)
+    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    assert ["D1:DB/answers", "DO:PROFILES/p1", "DO:PROFILES/p1/profile_state"] == tables, outcome.differences
