@@ -11,9 +11,11 @@
  *   {"id", "op": "probe"}                                 ->  {"id", "ok": true, "result": {"patched": [...]}}
  *   {"id", "op": "raw_run", "request": RawRequest}        ->  {"id", "ok": true, "result": RawResult} (raw.mjs)
  *   {"op": "close"}                                       ->  {"id", "ok": true} when an id was given; then exit
- * A failure answers {"id", "ok": false, "error": "...", "user": bool, "near"?} (`user` when the
- * Worker or scenario is at fault rather than Eutaxy; `near` the scenario's word it is written
- * at, when the runtime knows one, so the Python side can name its line).
+ * A failure answers {"id", "ok": false, "error": "...", "user": bool, "near"?, "missingClasses"?}
+ * (`user` when the Worker or scenario is at fault rather than Eutaxy; `near` the scenario's word
+ * it is written at, when the runtime knows one, so the Python side can name its line;
+ * `missingClasses` the Durable Object classes the config binds and the entry does not export,
+ * whose config lines the Python side names).
  *
  * A run is one HTTP request over a direct socket to the bundle's control entrypoint, which
  * performs the whole run inside the isolate and answers the RunResult JSON, passed through
@@ -88,7 +90,8 @@ function answerError(id, error) {
   const text = error instanceof Error ? error.message : String(error);
   if (!user) log(`internal error: ${error instanceof Error ? error.stack : text}`);
   const near = user ? error.near : undefined;
-  process.stdout.write(JSON.stringify({ id: id ?? null, ok: false, error: text, user, ...(near ? { near } : {}) }) + "\n");
+  const missingClasses = user ? error.missingClasses : undefined;
+  process.stdout.write(JSON.stringify({ id: id ?? null, ok: false, error: text, user, ...(near ? { near } : {}), ...(missingClasses ? { missingClasses } : {}) }) + "\n");
 }
 
 let closing = false;

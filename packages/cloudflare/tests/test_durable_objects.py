@@ -108,3 +108,29 @@ def test_the_selectors_name_the_objects_target_and_tables():
     assert "DO:COUNTER" == durable_object_rows("COUNTER", "site")["target"]
     assert "site" == durable_object_rows("COUNTER", "site")["table"]
     assert "site/hits" == durable_object_table("COUNTER", "site", "hits")["table"]
+
+
+@pytest.mark.parametrize(
+    ("config", "line", "tag"),
+    [
+        (CONFIG.replace('{"tag": "v1", "new_classes": ["Notes"]},', '{"tag": "v1", "new_classes": []},'), 7, "v4"),
+        (CONFIG.replace('    {"tag": "v3", "renamed_classes": [{"from": "Tally", "to": "Counter"}]},\n', ""), 6, "v3"),
+        (CONFIG.replace('"new_classes": ["Notes"]', '"new_classes": ["Notes"], "deleted_classes": ["Notes"]'), 7, "v4"),
+    ],
+    ids=["never-created", "sqlite-class-not-renamed", "deleted"],
+)
+def test_a_class_in_no_migration_is_refused_at_its_binding_naming_the_migration_to_add(project, config, line, tag):
+    """wrangler deploy refuses a Durable Object class no migration creates; so does the check, before Node starts (exit 2)."""
+    (project / "wrangler.jsonc").write_text(config)
+    with pytest.raises(UserError) as refused:
+        prepare_worker(scenario_in(project, [durable_object("COUNTER")]))
+    message = str(refused.value)
+    assert message.startswith(f"{project / 'wrangler.jsonc'}:{line}: Durable Object class "), message
+    assert "is in no migration, so wrangler deploy would refuse it" in message
+    expected = "Notes" if line == 7 else "Counter"
+    assert f'"migrations": {{"tag": "{tag}", "new_sqlite_classes": ["{expected}"]}}' in message, message
+
+
+def test_a_class_of_another_script_needs_no_migration_here(project):
+    """ROOMS binds chat's Room (script_name): that Worker's migrations, not this one's, create it."""
+    assert "Room" not in prepare_worker(scenario_in(project, [durable_object("COUNTER")])).config.migrated_classes

@@ -209,3 +209,34 @@ def test_a_sql_seed_that_does_not_apply_is_the_scenarios_to_fix(sql, problem):
     built = scenario(["/unique"], setup=[SETUP[0], durable_object("LEDGER", sql={"acct": sql}), SETUP[2]])
     with create_platform(built) as platform, pytest.raises(UserError, match=problem):
         run(platform, built)
+
+
+MISSING_EXPORT_CONFIG = """{
+  "name": "unexported",
+  "main": "./worker.ts",
+  "compatibility_date": "2026-01-01",
+  "durable_objects": {"bindings": [
+    {"name": "COUNTER", "class_name": "Counter"},
+  ]},
+  "migrations": [{"tag": "v1", "new_sqlite_classes": ["Counter"]}],
+}"""
+
+
+def test_a_class_the_entry_does_not_export_is_named_at_its_config_line_with_no_eutaxy_frames(tmp_path):
+    """The config binds Counter, which worker.ts defines but does not export: exit 2 at the binding's line, naming the class and the entry."""
+    (tmp_path / "wrangler.jsonc").write_text(MISSING_EXPORT_CONFIG)
+    (tmp_path / "worker.ts").write_text(
+        'import { DurableObject } from "cloudflare:workers";\n'
+        "class Counter extends DurableObject {}\n"
+        "export default { async fetch() { return new Response('ok'); } };\n"
+    )
+    built = define_scenario(
+        name="unexported", root=tmp_path, source=tmp_path / "s.sim.py", setup=[durable_object("COUNTER")], drive=http([{"path": "/"}]),
+        bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 1, "budgetMs": 10_000},
+    )
+    with pytest.raises(UserError) as refused, create_platform(built) as platform:
+        run(platform, built)
+    message = str(refused.value)
+    assert message.startswith(f"{tmp_path / 'wrangler.jsonc'}:6: durable_objects binding 'COUNTER' names class 'Counter', "), message
+    assert "which the Worker's entry worker.ts does not export" in message, message
+    assert "objects.mjs" not in message and "eutaxy" not in message.lower().replace(str(tmp_path).lower(), ""), message

@@ -144,8 +144,10 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     },
   };
   const plugins = specs.length ? [sockets, await corePlugin(specs, path.dirname(outFile))] : [sockets];
+  /** @type {import("esbuild").BuildResult} */
+  let built;
   try {
-    await esbuild.build({
+    built = await esbuild.build({
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
       bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
       // The map stays beside the bundle, unnamed in it: the host alone reads it (StackMapper).
@@ -162,6 +164,15 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     const where = (/** @type {any} */ at) => (at && !at.file.endsWith("eutaxy-entry.mjs") ? `${path.resolve(at.file)}:${at.line}:${at.column}: ` : "");
     const lines = errors.map((/** @type {any} */ e) => `${where(e.location)}${e.text}`);
     throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
+  }
+  // A class the config binds that the entry does not export: esbuild knows it from the entry's
+  // exports (an entry whose exports it cannot see statically is left to the wrapper's refusal
+  // when the bundle loads). The Python side names the config line that binds it.
+  const missing = objectClasses.filter((name) => built.warnings.some((warning) => warning.id === "import-is-undefined" && warning.text.startsWith(`Import ${JSON.stringify(name)} `)));
+  if (missing.length > 0) {
+    const error = new UserError(`the Worker's entry does not export the Durable Object class${missing.length > 1 ? "es" : ""} ${missing.join(", ")} its config binds`);
+    error.missingClasses = missing;
+    throw error;
   }
 }
 

@@ -18,6 +18,8 @@ export function log(message) {
 export class UserError extends Error {
   /** @type {string | undefined} the scenario's word the mistake is written at, when known (the Python side finds its line) */
   near;
+  /** @type {string[] | undefined} Durable Object classes the config binds and the entry does not export (the Python side names the config lines) */
+  missingClasses;
 }
 
 function nodeModulesDir() {

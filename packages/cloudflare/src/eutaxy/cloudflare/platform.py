@@ -28,6 +28,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunPlan, RunResult
 
 from . import host as host_module
+from . import wrangler
 from .d1 import with_statement_classes
 from .loader import load_scenario
 from .variables import redact
@@ -87,6 +88,9 @@ class CloudflarePlatform:
             # A failure the host marks as the user's says all there is; any other keeps the host's log.
             tail = "" if answer.get("user") else started.log_tail()
             started.close()
+            missing = answer.get("missingClasses") if answer.get("user") else None
+            if missing:
+                raise wrangler.missing_export_error(self._spec.config, missing, self._spec.entry)
             message = redact(_as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}"), self._spec.secrets)
             tail = redact(tail, self._spec.secrets)
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))

@@ -196,6 +196,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             f"{config.path}: compatibility_date is missing; set it (for example \"2026-01-01\") so every run "
             "uses the same runtime behaviour"
         )
+    wrangler.check_migrations(config)
     setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
     reset = [step["binding"] for step in setup if step.get("kind") == "d1_schema"]
     for binding in reset:

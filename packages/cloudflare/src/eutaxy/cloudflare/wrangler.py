@@ -43,6 +43,8 @@ __all__ = [
     "D1Database",
     "QueueConsumer",
     "WranglerConfig",
+    "check_migrations",
+    "missing_export_error",
     "find_config",
     "read_config",
 ]
@@ -211,6 +213,11 @@ class WranglerConfig:
     durable_objects: tuple[tuple[str, str, str | None], ...]
     #: Classes the migrations make SQLite-backed (``new_sqlite_classes``, renames followed).
     sqlite_classes: frozenset[str] = frozenset()
+    #: Every class the migrations leave defined, SQLite-backed or key-value-backed
+    #: (``new_classes`` and ``new_sqlite_classes``, renames followed, deleted ones gone).
+    migrated_classes: frozenset[str] = frozenset()
+    #: How many migrations the config lists (the next tag a refusal suggests follows them).
+    migration_count: int = 0
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
     #: The config's keys as the checked environment sees them, in its order (what
@@ -386,7 +393,9 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         queue_producers=tuple(_producers(reader, queues)),
         queue_delivery_delays=_delivery_delays(reader, queues),
         durable_objects=tuple(_durable_objects(reader, data)),
-        sqlite_classes=_sqlite_classes(reader, data),
+        sqlite_classes=_migrated_classes(reader, data, sqlite_only=True),
+        migrated_classes=_migrated_classes(reader, data, sqlite_only=False),
+        migration_count=len(data.get("migrations", [])),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
         sections=tuple(key for key, value in data.items() if config_sections.says_something(key, value)),
@@ -540,12 +549,12 @@ def _durable_objects(reader: _Reader, data: dict[str, Any]) -> list[tuple[str, s
     return objects
 
 
-def _sqlite_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
-    """The classes the migrations, applied in order, leave SQLite-backed."""
+def _migrated_classes(reader: _Reader, data: dict[str, Any], *, sqlite_only: bool) -> frozenset[str]:
+    """The classes the migrations, applied in order, leave defined (``sqlite_only``: SQLite-backed)."""
     migrations = data.get("migrations", [])
     if not isinstance(migrations, list):
         raise reader.error("migrations must be a list")
-    sqlite: set[str] = set()
+    classes: set[str] = set()
     for index, migration in enumerate(migrations):
         where = f"migrations[{index}]"
         if not isinstance(migration, dict):
@@ -554,16 +563,56 @@ def _sqlite_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
             value = migration.get(field, [])
             if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
                 raise reader.error(f"{where}.{field} must be a list of class names")
-        sqlite |= set(migration.get("new_sqlite_classes", []))
-        sqlite -= set(migration.get("deleted_classes", []))
+        classes |= set(migration.get("new_sqlite_classes", []))
+        if not sqlite_only:
+            classes |= set(migration.get("new_classes", []))
+        classes -= set(migration.get("deleted_classes", []))
         renamed = migration.get("renamed_classes", [])
         if not isinstance(renamed, list):
             raise reader.error(f"{where}.renamed_classes must be a list of {{from, to}}")
         for rename in renamed:
-            if isinstance(rename, dict) and rename.get("from") in sqlite and isinstance(rename.get("to"), str):
-                sqlite.discard(rename["from"])
-                sqlite.add(rename["to"])
-    return frozenset(sqlite)
+            if isinstance(rename, dict) and rename.get("from") in classes and isinstance(rename.get("to"), str):
+                classes.discard(rename["from"])
+                classes.add(rename["to"])
+    return frozenset(classes)
+
+
+def check_migrations(config: WranglerConfig) -> None:
+    """Each Durable Object class the Worker runs (:meth:`WranglerConfig.own_objects`) is in a
+    migration, as ``wrangler deploy`` requires: else a UserError at the binding's line naming
+    the migration to add."""
+    for binding, class_name in config.own_objects():
+        if class_name in config.migrated_classes:
+            continue
+        text = config.path.read_text(encoding="utf-8") if config.path.is_file() else ""
+        reader = _Reader(path=config.path, text=text)
+        tag = f"v{config.migration_count + 1}"
+        raise reader.error(
+            f"Durable Object class {class_name!r} (binding {binding!r}) is in no migration, so wrangler deploy would refuse it; "
+            f'add one that creates it to "migrations": {{"tag": "{tag}", "new_sqlite_classes": ["{class_name}"]}} '
+            "(new_sqlite_classes is the SQLite backend Cloudflare recommends; new_classes makes it key-value-backed)",
+            key="class_name",
+            written=class_name,
+        )
+
+
+def missing_export_error(config: WranglerConfig, classes: list[str], entry: Path) -> UserError:
+    """The UserError for Durable Object classes the config binds and the Worker's entry does not
+    export: at the line of the first one's binding, naming the class and the entry."""
+    bound = {class_name: binding for binding, class_name in reversed(config.own_objects())}
+    first = classes[0]
+    text = config.path.read_text(encoding="utf-8") if config.path.is_file() else ""
+    try:
+        shown = entry.resolve().relative_to(config.path.parent.resolve())
+    except ValueError:
+        shown = entry
+    others = f" (nor {', '.join(repr(name) for name in classes[1:])})" if len(classes) > 1 else ""
+    return _Reader(path=config.path, text=text).error(
+        f"durable_objects binding {bound.get(first, '?')!r} names class {first!r}, which the Worker's entry {shown} does not export{others}; "
+        f"export the class from it (export class {first} extends DurableObject {{ ... }})",
+        key="class_name",
+        written=first,
+    )
 
 
 def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
