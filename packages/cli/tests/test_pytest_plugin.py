@@ -19,6 +19,8 @@ import tomllib
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import pytest
+
 from conftest import FAKE_PLATFORM_DIR, SCENARIO_TEMPLATE
 
 PLUGIN = "eutaxy.cli.pytest_plugin"
@@ -97,12 +99,29 @@ def test_every_scenario_of_the_planted_bug_corpus_is_collected_and_nothing_else(
     assert summary.startswith(f"{len(scenarios)}/") and "deselected" in summary, summary
 
 
+#: The one-line summary of each SUBSET bug: its invariant and key.
+HEADLINES = {"queue-duplicate-write": 'payment-recorded-once: "o-2" twice',
+             "aws-lost-message": 'every-order-recorded: "o-1" lost'}
+
+
 def test_each_bug_fails_with_its_report_and_regression_test_and_each_twin_passes(tmp_path):
+    """Run twice in a row, as a user reruns: the regression tests the first run wrote are not
+    more items in the second (each scenario's item replays its own), and the summary line of
+    each bug starts with its invariant and key within 80 columns."""
     for case in SUBSET:
         # A case's wrangler.toml twin (*-toml.sim.py) is the corpus gate's: one bug per case here.
         shutil.copytree(corpus() / case, tmp_path / case,
                         ignore=shutil.ignore_patterns("__pycache__", "*_regression_test.py", "test_*.py", "*-toml.sim.py"))
-    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "100", "--eutaxy-budget-ms", "600000", ".")
+    options = ("--eutaxy-max-runs", "100", "--eutaxy-budget-ms", "600000", "-rf", ".")
+    result, outcomes = run_pytest(tmp_path, *options, env={"COLUMNS": "80"})
+    again, outcomes_again = run_pytest(tmp_path, *options, env={"COLUMNS": "80"})
+    assert sorted(outcomes_again) == sorted(outcomes), again.stdout
+    assert {node: outcome for node, (outcome, _) in outcomes_again.items()} == {
+        node: outcome for node, (outcome, _) in outcomes.items()}
+    for run in (result, again):
+        summary = run.stdout[run.stdout.index("short test summary info"):].splitlines()[1:-1]
+        starts = sorted(f"{HEADLINES[case]} {case}/{case}.sim.py::{case}" for case in SUBSET)
+        assert [line[: len(start)] for line, start in zip(sorted(summary), starts, strict=True)] == starts, summary
     assert result.returncode == 1, result.stdout + result.stderr
     bugs = {node: text for node, (outcome, text) in outcomes.items() if outcome == "failed"}
     twins = {node for node, (outcome, _) in outcomes.items() if outcome == "passed"}
@@ -114,6 +133,7 @@ def test_each_bug_fails_with_its_report_and_regression_test_and_each_twin_passes
         assert text.startswith(f"VIOLATED  {case} ("), text[:200]
         written = tmp_path / case / f"{case.replace('-', '_')}_regression_test.py"
         assert f"Regression test written: {written}" in text
+        assert f"Run it: {sys.executable} -m pytest {written.relative_to(tmp_path)}" in text
         assert written.is_file()
 
 
@@ -171,3 +191,48 @@ def test_cloudflare_check_returns_the_verdict_and_writes_nothing(tmp_path):
     verdict = check(tmp_path / case / f"{case}.sim.py", max_runs=100, budget_ms=600000)
     assert verdict["kind"] == "violated" and verdict["provenance"]["seed"] == case
     assert sorted(p.name for p in (tmp_path / case).iterdir()) == before
+
+
+def test_a_regression_test_is_replayed_by_its_scenarios_item_never_collected_beside_it(tmp_path):
+    """The regression test a violation wrote is no item of its own while its scenario sits beside it:
+    the scenario's item replays it once its check passes, and fails with the replay and the command
+    that runs it. Named on the command line, or without the plugin, pytest collects it itself."""
+    env = fake_scenarios(tmp_path / "sims")
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "30", "sims", env=env)
+    written = tmp_path / "sims" / "a_double_write_regression_test.py"
+    assert written.is_file() and outcomes["sims/a-double-write.sim.py::a-double-write"][0] == "failed"
+    # One run finds no fault, so the check passes: the pinned schedule of the regression test still breaks it.
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "1", "-rf", "sims", env=env)
+    assert sorted(outcomes) == sorted(f"sims/{name}.sim.py::{name}" for name in ("a-double-write", "b-touches-ai", "c-idempotent"))
+    outcome, text = outcomes["sims/a-double-write.sim.py::a-double-write"]
+    assert outcome == "failed", result.stdout
+    assert text.startswith("1 invariant(s) broken when replaying a-double-write (testplatform):"), text
+    assert "Shrunk trace (replayed; events kept: msg-1):" in text
+    assert text.rstrip().endswith(f"Run it: {sys.executable} -m pytest sims/a_double_write_regression_test.py")
+    assert "expect_holds(" not in text and "__tracebackhide__" not in text
+    assert '\none-payment-per-order: "o-1" twice sims/a-double-write.sim.py::a-double-write' in result.stdout
+    # Named, it is collected as any test module is, and its failure reads the same way.
+    result, outcomes = run_pytest(tmp_path, "-rf", "sims/a_double_write_regression_test.py", env=env)
+    (node,) = outcomes
+    assert node == "sims/a_double_write_regression_test.py::test_a_double_write_regression", outcomes
+    assert outcomes[node][1].startswith("1 invariant(s) broken when replaying a-double-write"), outcomes[node][1]
+    # Once the bug is fixed, the scenario's item passes and so does its replay.
+    scenario = tmp_path / "sims" / "a-double-write.sim.py"
+    scenario.write_text(scenario.read_text().replace("mode='buggy'", "mode='idempotent'"))
+    result, outcomes = run_pytest(tmp_path, "--eutaxy-max-runs", "1", "sims/a-double-write.sim.py", env=env)
+    assert outcomes == {"sims/a-double-write.sim.py::a-double-write": ("passed", "")}, result.stdout
+
+
+def test_under_xdist_each_worker_checks_its_own_scenarios(tmp_path):
+    """``-n 2``: the items spread over two workers, each starting its own platform, with the
+    same outcomes and summary lines as one process. pytest-xdist is not in the project's lock,
+    so this runs where it is installed."""
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (not in requirements.lock)")
+    env = fake_scenarios(tmp_path / "sims")
+    result, outcomes = run_pytest(tmp_path, "-p", "xdist.plugin", "-n", "2", "-rf", "--eutaxy-max-runs", "30", "sims", env=env)
+    assert {node: outcome for node, (outcome, _) in outcomes.items()} == {
+        "sims/a-double-write.sim.py::a-double-write": "failed",
+        "sims/b-touches-ai.sim.py::b-touches-ai": "failed",
+        "sims/c-idempotent.sim.py::c-idempotent": "passed",
+    }, result.stdout + result.stderr
+    assert '\none-payment-per-order: "o-1" twice sims/a-double-write.sim.py::a-double-write' in result.stdout

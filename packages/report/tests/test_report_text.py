@@ -437,3 +437,39 @@ def test_the_bounds_that_cut_runs_are_named_with_their_counts_and_what_they_left
     assert "undetermined: invariant 'balance never negative' broke in 5 runs cut by maxRedeliveries; not a violation" in text
     # A bound that cut runs did not stop the exploration: the run cap did.
     assert "enumeration did not complete (stopped by the run cap)" in text
+
+
+def test_a_violation_headline_names_the_invariant_and_key_in_a_short_line():
+    """The line a test runner's summary shows: invariant, key, what went wrong, within 70 characters."""
+    from eutaxy.report.text import HEADLINE_CHARS_MAX, violation_headline
+
+    twice = {"invariant": "payment-recorded-once", "invariantKind": "at_most_once_per_key", "keys": ['"o-2"'],
+             "effects": [1, 4], "rows": [], "message": "payment-recorded-once: two D1:DB run effects share key"}
+    assert violation_headline(twice) == 'payment-recorded-once: "o-2" twice'
+    assert violation_headline({**twice, "effects": [1, 4, 6]}) == 'payment-recorded-once: "o-2" 3 times'
+    lost = {**twice, "invariant": "every-order-recorded", "invariantKind": "at_least_once_per_message",
+            "keys": ['"o-1"'], "effects": [], "message": "every-order-recorded: event msg-1 got no effect"}
+    assert violation_headline(lost) == 'every-order-recorded: "o-1" lost'
+    other = {**twice, "invariant": "balance", "invariantKind": "aggregate", "keys": [],
+             "message": "balance: the sum  of amounts is 30,\nabove 20 " + "x" * 80}
+    headline = violation_headline(other)
+    assert headline.startswith("balance: the sum of amounts is 30, above 20 x") and headline.endswith("...")
+    assert len(headline) == HEADLINE_CHARS_MAX
+    assert violation_headline(verdicts.violated()["violation"]).startswith('one-payment-per-order: "o-1" ')
+
+
+def test_a_failed_replay_is_drawn_as_the_report_draws_a_shrunk_trace():
+    """What a failing regression test shows: the invariants broken, then the replayed trace."""
+    from eutaxy.report.text import render_replay
+
+    verdict = verdicts.violated()
+    replayed = {"result": {"effects": verdict["trace"], "end": {"kind": "completed"}},
+                "violations": [verdict["violation"]]}
+    text = render_replay(replayed, scenario="queue-duplicate-write", platform="cloudflare", kept_events=["msg-1"])
+    lines = _lines(text)
+    assert lines[0] == "1 invariant(s) broken when replaying queue-duplicate-write (cloudflare):"
+    assert lines[1].startswith("one-payment-per-order (at_most_once_per_key): ")
+    assert "Shrunk trace (replayed; events kept: msg-1):" in lines
+    trace = _lines(render_text(verdict))
+    start = trace.index("Shrunk trace (replayed; events kept: msg-1):")
+    assert lines[lines.index(trace[start]):] == trace[start:start + len(lines) - lines.index(trace[start])]

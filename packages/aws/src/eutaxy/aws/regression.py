@@ -33,6 +33,7 @@ def expect_holds(
     ``eutaxy.engine.check.expect_holds`` on this platform. Returns the replay
     (``{"result", "violations"}``) when every invariant held.
     """
+    __tracebackhide__ = True
     return check_api.expect_holds(
         scenario_path, load_scenario=load_scenario, create_platform=create_platform, schedule=schedule, events=events, seed=seed
     )

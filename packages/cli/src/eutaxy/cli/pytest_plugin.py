@@ -12,10 +12,22 @@ last one. ``--eutaxy-seed``, ``--eutaxy-max-runs`` and ``--eutaxy-budget-ms`` wi
 project config, which wins over the scenario's bounds, as on the command line. Items carry
 the ``eutaxy`` marker: ``-m eutaxy`` runs the scenarios alone, ``-m "not eutaxy"`` the rest.
 Only ``*.sim.py`` files become scenario items; other files are left to pytest as usual.
+
+A failure fits pytest's one-line summary: a violation's line starts with the invariant and
+its key (``payment-recorded-once: "o-2" twice``), in place of the word FAILED; the report
+follows in the failure's section. The regression test a violation writes beside its scenario
+(``<name>_regression_test.py``) is left out of collection while its scenario sits beside it:
+the scenario's item replays it once its check comes out BOUNDED, so each run collects the
+same items and runs each regression test exactly once (given on the command line, or with the
+plugin off, pytest collects it itself). A regression test that fails (``expect_holds``) shows
+the broken invariants, the replayed trace and the command that runs it, not Eutaxy's frames.
+Under pytest-xdist (``-n``) each worker starts its own hosts.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +38,10 @@ from eutaxy.cli.arguments import budget_ms, max_runs
 __all__ = ["ScenarioFailure", "ScenarioFile", "ScenarioItem"]
 
 SUFFIX = ".sim.py"
+#: The name of the user property that carries a failure's one-line headline to the summary
+#: (a property, so it travels with the report from a pytest-xdist worker).
+HEADLINE = "eutaxy-headline"
+REGRESSION_SUFFIX = "_regression_test.py"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,6 +62,85 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.name.endswith(SUFFIX):
         return ScenarioFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A scenario named on the command line is no test module too (pytest imports every ``.py`` named)."""
+    if module_path.name.endswith(SUFFIX):
+        return _NoModule.from_parent(parent, path=module_path)
+    return None
+
+
+class _NoModule(pytest.File):
+    """Where pytest's Python collection would import a scenario file as a test module: nothing."""
+
+    def collect(self) -> list[pytest.Item]:
+        return []
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A regression test beside its scenario is the scenario item's to replay, not one more item."""
+    if _scenario_of(collection_path) is not None:
+        return True
+    return None
+
+
+def _scenario_of(test_path: Path) -> Path | None:
+    """The scenario beside ``test_path`` whose regression test it is, or None."""
+    if not test_path.name.endswith(REGRESSION_SUFFIX):
+        return None
+    from eutaxy.report.regression import regression_test_path
+
+    for scenario in sorted(test_path.parent.glob("*" + SUFFIX)):
+        if regression_test_path(scenario) == test_path:
+            return scenario
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed ``expect_holds`` (a regression test) is shown as its replay, with the command that runs it."""
+    from eutaxy.engine.check import ReplayFailure
+
+    report = yield
+    error = call.excinfo.value if call.excinfo is not None else None
+    if report.failed and call.when == "call" and isinstance(error, ReplayFailure):
+        from eutaxy.report.text import render_replay, violation_headline
+
+        from eutaxy.cli.check_command import regression_command
+
+        violations = error.replayed.get("violations") or []
+        text = render_replay(error.replayed, scenario=error.scenario, platform=error.platform, kept_events=error.events)
+        if not violations:
+            text = str(error) + "\n"
+        ran = getattr(item, "regression_test", None) or item.path
+        report.longrepr = text + f"\nRun it: {regression_command(_shown_path(ran))}\n"
+        if violations:
+            report.user_properties.append((HEADLINE, violation_headline(violations[0])))
+    return report
+
+
+def _is_replay_failure(error: BaseException | None) -> bool:
+    from eutaxy.engine.check import ReplayFailure
+
+    return isinstance(error, ReplayFailure)
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """A violation's summary line starts with the invariant and its key, in the failure's red."""
+    if report.when == "call" and report.failed:
+        headline = next((value for name, value in report.user_properties if name == HEADLINE), None)
+        if headline:
+            return "failed", "F", (headline, {"red": True, "bold": True})
+    return None
+
+
+def _shown_path(path: Path) -> Path:
+    """The path relative to the directory pytest runs in, when it is under it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 class ScenarioFailure(Exception):
@@ -112,9 +207,13 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailure(f"{self.path}: {locate(parent.scenario, error)}") from None
         kind = verdict.get("kind")
         if kind == "bounded":
+            self._replay_regression_test()
             return
         text = render_text(verdict)
         if kind == "violated":
+            from eutaxy.report.text import violation_headline
+
+            self.user_properties.append((HEADLINE, violation_headline(verdict["violation"])))
             raise ScenarioFailure(text + "\n" + self._write_regression(verdict))
         if kind == "unsupported":
             raise ScenarioFailure(text)
@@ -132,7 +231,38 @@ class ScenarioItem(pytest.Item):
                                             module=None if chosen == f"eutaxy.{platform_name}" else chosen)
         except OSError as error:
             return f"Regression test not written (could not write it: {error})."
-        return f"Regression test written: {written}"
+        from eutaxy.cli.check_command import regression_command
+
+        return f"Regression test written: {written}\nRun it: {regression_command(_shown_path(written))}"
+
+    def _replay_regression_test(self) -> None:
+        """Runs the ``test_*`` functions of the regression test beside the scenario, if there is one.
+
+        Left out of collection (``pytest_ignore_collect``), it runs here once the check passes:
+        a fixed bug's pinned schedule must hold too. A failure is this item's, shown as its replay.
+        """
+        from eutaxy.report.regression import regression_test_path
+
+        __tracebackhide__ = True
+        test_path = regression_test_path(self.path)
+        if not test_path.is_file():
+            return
+        self.regression_test = test_path
+        spec = importlib.util.spec_from_file_location(f"eutaxy_regression_{abs(hash(os.fspath(test_path)))}", test_path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name in sorted(vars(module)):
+            if name.startswith("test_") and callable(getattr(module, name)):
+                try:
+                    getattr(module, name)()
+                except AssertionError as error:
+                    if _is_replay_failure(error):
+                        raise
+                    from eutaxy.cli.check_command import regression_command
+
+                    raise ScenarioFailure(f"The regression test {test_path} fails: {error}\n"
+                                          f"Run it: {regression_command(_shown_path(test_path))}") from None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScenarioFailure):

@@ -214,6 +214,7 @@ def expect_holds(
     None); ``seed`` the verdict's (the scenario file's stem when None); ``env`` the wrangler
     environment the check ran with (``eutaxy check --env``), which wins over the scenario's.
     """
+    __tracebackhide__ = True
     from eutaxy.engine import check as check_api
 
     def load(path: str) -> dict[str, Any]:

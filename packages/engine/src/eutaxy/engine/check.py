@@ -56,7 +56,7 @@ from eutaxy.engine.seeded import SeededStrategy
 from eutaxy.engine.session import Session
 from eutaxy.engine.shrink import Shrunk, shrink
 
-__all__ = ["check_file", "check_scenario", "check_verdict", "default_seed", "expect_holds", "replay_scenario"]
+__all__ = ["ReplayFailure", "check_file", "check_scenario", "check_verdict", "default_seed", "expect_holds", "replay_scenario"]
 
 #: Stated on every verdict whose enumeration kept the partial-order reduction on.
 REDUCTION_ASSUMPTION = (
@@ -366,8 +366,11 @@ def expect_holds(
     exists and passes once it is fixed. A replay that does not complete (UNSUPPORTED)
     fails too, since it proves nothing either way. ``seed`` defaults to the file's stem,
     as on the command line. Returns the replay (``{"result", "violations"}``) when every
-    invariant held.
+    invariant held; raises :class:`ReplayFailure` (an AssertionError carrying the replay)
+    when one broke. Its frames are hidden from pytest's tracebacks (``__tracebackhide__``):
+    the failure is the replay, not this function's source.
     """
+    __tracebackhide__ = True
     scenario = load_scenario(os.fspath(scenario_path))
     platform = create_platform(scenario)
     try:
@@ -380,13 +383,30 @@ def expect_holds(
     if violations:
         lines = [f"{len(violations)} invariant(s) broken when replaying {scenario.get('name')}:"]
         lines += [f"- {item.get('invariant')} ({item.get('invariantKind')}): {item.get('message')}" for item in violations]
-        raise AssertionError("\n".join(lines))
+        raise ReplayFailure("\n".join(lines), scenario=scenario, replayed=replayed, events=events)
     end = (replayed.get("result") or {}).get("end") or {}
     if end.get("kind") != "completed":
-        raise AssertionError(
-            f"the replay of {scenario.get('name')} ended {end.get('kind')} ({end.get('cause')}): {end.get('detail')}"
+        raise ReplayFailure(
+            f"the replay of {scenario.get('name')} ended {end.get('kind')} ({end.get('cause')}): {end.get('detail')}",
+            scenario=scenario, replayed=replayed, events=events,
         )
     return replayed
+
+
+class ReplayFailure(AssertionError):
+    """``expect_holds``'s failure: the message, plus the replay for a report to draw.
+
+    ``scenario`` and ``platform`` are the scenario's name and platform; ``replayed`` is
+    ``replay_scenario``'s answer (``violations`` empty when the replay did not complete);
+    ``events`` the events replayed (None: all).
+    """
+
+    def __init__(self, message: str, *, scenario: Mapping[str, Any], replayed: dict[str, Any], events: Sequence[str] | None) -> None:
+        super().__init__(message)
+        self.scenario = str(scenario.get("name") or "scenario")
+        self.platform = str(scenario.get("platform") or "")
+        self.replayed = replayed
+        self.events = None if events is None else list(events)
 
 
 def check_file(

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
-from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect
+from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect, as_effects
 from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT, InvocationOutcome, OutcomeCounts
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
@@ -49,7 +49,7 @@ from eutaxy.core.verdicts import (
 )
 from eutaxy.core.violations import Violation
 
-__all__ = ["fault_free_outcome", "render_text", "summarize_value"]
+__all__ = ["HEADLINE_CHARS_MAX", "fault_free_outcome", "render_replay", "render_text", "summarize_value", "violation_headline"]
 
 #: A rendered argument or result longer than this is cut, so one effect stays one line
 #: (``wide=True`` prints it whole; the JSON report always holds the full value). A cut
@@ -107,6 +107,57 @@ def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = 
         _CUTTING.reset(token)
 
 
+#: A headline longer than this is cut (``...`` marking the cut): with a test runner's word
+#: before it, it stays within 80 columns.
+HEADLINE_CHARS_MAX = 70
+
+
+def violation_headline(violation: Violation | Mapping[str, Any]) -> str:
+    """One short line naming the broken invariant and its keys: ``payment-recorded-once: "o-2" twice``.
+
+    What a test runner's one-line summary shows. An at-most-once break counts the effects
+    that share the key, an at-least-once break says the keys were lost; any other kind
+    follows with its message (its own name prefix dropped).
+    """
+    if not isinstance(violation, Violation):
+        violation = Violation.from_data(dict(violation))
+    name = violation.invariant or "(unnamed invariant)"
+    keys = ", ".join(_collapse(str(key)) for key in violation.keys)
+    if violation.invariant_kind == "at_most_once_per_key" and keys:
+        count = len(violation.effects)
+        line = f"{name}: {keys} " + ("twice" if count == 2 else f"{count} times")
+    elif violation.invariant_kind in ("at_least_once", "at_least_once_per_message") and keys:
+        line = f"{name}: {keys} lost"
+    else:
+        detail = _collapse(violation.message).removeprefix(f"{name}: ")
+        line = f"{name}: {detail or keys or 'broken'}"
+    return line if len(line) <= HEADLINE_CHARS_MAX else line[: HEADLINE_CHARS_MAX - 3] + "..."
+
+
+def render_replay(replayed: Mapping[str, Any], *, scenario: str, platform: str, kept_events: Any = None) -> str:
+    """A failed replay (``eutaxy.engine.check.replay_scenario``'s answer) as text: each invariant
+    broken, then the replayed trace drawn as the report draws a shrunk trace."""
+    violations = [Violation.from_data(dict(item)) for item in replayed.get("violations") or []]
+    result = replayed.get("result") or {}
+    lines = [f"{len(violations)} invariant(s) broken when replaying {scenario} ({platform}):"]
+    lines += [f"  {item.invariant} ({item.invariant_kind}): {item.message}" for item in violations]
+    if not violations:
+        return "\n".join(lines) + "\n"
+    token = _CUTTING.set((False, _texts_of_keys(violations[0].keys)))
+    try:
+        lines += _trace_lines(
+            violations[0],
+            tuple(as_effects(result.get("effects") or [])),
+            tuple(kept_events if kept_events is not None else ("all",)),
+            platform,
+            tuple(ConsoleLine.from_data(line) for line in result.get("console") or []),
+            tuple(InvocationOutcome.from_data(one) for one in result.get("invocations") or []),
+        )
+    finally:
+        _CUTTING.reset(token)
+    return "\n".join(lines) + "\n"
+
+
 def _unreadable(data: Any, error: VerdictDataError) -> str:
     """Data that is not a verdict of this schema: its word, why it did not read, and the data."""
     kind = data.get("kind") if isinstance(data, Mapping) else None
@@ -122,8 +173,12 @@ def _key_texts(verdict: SimulationVerdict) -> tuple[str, ...]:
     """The violation's keys as they may appear in a rendered value: JSON, and a string unquoted."""
     if not isinstance(verdict, Violated):
         return ()
+    return _texts_of_keys(verdict.violation.keys)
+
+
+def _texts_of_keys(keys: Any) -> tuple[str, ...]:
     texts = []
-    for key in verdict.violation.keys:
+    for key in keys:
         if not isinstance(key, str):
             continue
         texts.append(key)
@@ -203,16 +258,28 @@ def _live(trace: tuple[Effect, ...]) -> list[tuple[int, Effect]]:
 
 
 def _trace_section(verdict: Violated) -> list[str]:
-    named = _violation_effects(verdict.violation)
-    heading = "Shrunk trace (replayed; events kept: " + (", ".join(verdict.kept_events) or "none") + "):"
+    return _trace_lines(verdict.violation, verdict.trace, verdict.kept_events, verdict.platform,
+                        verdict.console, verdict.invocations)
+
+
+def _trace_lines(
+    violation: Violation,
+    trace: tuple[Effect, ...],
+    kept_events: tuple[str, ...],
+    platform: str,
+    console: tuple[ConsoleLine, ...],
+    invocations: tuple[InvocationOutcome, ...],
+) -> list[str]:
+    named = _violation_effects(violation)
+    heading = "Shrunk trace (replayed; events kept: " + (", ".join(kept_events) or "none") + "):"
     lines = ["", heading]
-    live = _live(verdict.trace)
-    snapshots = [effect for effect in verdict.trace if effect.kind == SNAPSHOT]
+    live = _live(trace)
+    snapshots = [effect for effect in trace if effect.kind == SNAPSHOT]
     if not live:
         lines.append("  (no effects)")
     groups = group_points(live)
     start_ms = _start_ms(live)
-    timed = verdict.platform in _TIMED_PLATFORMS or verdict.violation.invariant_kind in _TIMED_KINDS
+    timed = platform in _TIMED_PLATFORMS or violation.invariant_kind in _TIMED_KINDS
     labels = []
     previous_invocation = None
     previous_ms: int | None = None
@@ -226,8 +293,8 @@ def _trace_section(verdict: Violated) -> list[str]:
         previous_ms = group[-1][1].time
     width = max([_label_width(live), *(len(label) for label in labels)])
     shown = groups[:TRACE_POINTS_MAX]
-    under, before, elsewhere = _place_console(verdict.console, shown)
-    failed_under, failed_before, failed_elsewhere = _place_failures(verdict.invocations, shown)
+    under, before, elsewhere = _place_console(console, shown)
+    failed_under, failed_before, failed_elsewhere = _place_failures(invocations, shown)
     starred = False
     for position, (group, label) in enumerate(zip(groups, labels)):
         marker = " *" if any(index in named for index, _ in group) else ""
