@@ -70,7 +70,10 @@ async function load(message) {
   const started = performance.now();
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
-  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, { define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules });
+  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
+    define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules, rules: loaded.rules, tsconfig: loaded.tsconfig,
+    compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags,
+  });
   mapper = new StackMapper(scriptPath, loaded.root);
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });

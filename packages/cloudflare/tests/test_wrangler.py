@@ -306,3 +306,60 @@ def test_shape_mistakes_name_the_field(project, text, problem):
     path = write(project, "wrangler.jsonc", text)
     with pytest.raises(UserError, match=problem):
         wrangler.read_config(path)
+
+
+def rules_of(project: Path, rules: str) -> list[tuple[str, tuple[str, ...]]]:
+    config = f'{{"main": "./worker.ts", "compatibility_date": "2026-01-01", "rules": {rules}}}'
+    return [(rule.type, rule.globs) for rule in wrangler.read_config(write(project, "wrangler.jsonc", config)).module_rules]
+
+
+def test_wranglers_default_module_rules_apply_without_rules(project):
+    """.txt, .html and .sql are text, .bin data, .wasm compiled WebAssembly, as wrangler's defaults say."""
+    assert [
+        ("Text", ("**/*.txt", "**/*.html", "**/*.sql")),
+        ("Data", ("**/*.bin",)),
+        ("CompiledWasm", ("**/*.wasm", "**/*.wasm?module")),
+    ] == rules_of(project, "[]")
+
+
+def test_a_rule_without_fallthrough_replaces_the_default_of_its_type(project):
+    """The config's Text rule comes first and, without fallthrough, drops the default Text rule and later Text rules."""
+    assert [
+        ("Text", ("**/*.md",)),
+        ("Data", ("**/*.bin",)),
+        ("CompiledWasm", ("**/*.wasm", "**/*.wasm?module")),
+    ] == rules_of(project, '[{"type": "Text", "globs": ["**/*.md"]}, {"type": "Text", "globs": ["**/*.csv"]}]')
+
+
+def test_a_rule_with_fallthrough_keeps_the_default_of_its_type(project):
+    rules = rules_of(project, '[{"type": "Text", "globs": ["**/*.md"], "fallthrough": true}]')
+    assert [("Text", ("**/*.md",)), ("Text", ("**/*.txt", "**/*.html", "**/*.sql"))] == rules[:2]
+
+
+@pytest.mark.parametrize(
+    ("rules", "problem"),
+    [
+        ('[{"type": "Markdown", "globs": ["**/*.md"]}]', "rules[0].type must be one of ESModule, CommonJS"),
+        ('[{"type": "Text", "globs": []}]', "rules[0].globs must be a non-empty list"),
+        ('[{"type": "Text", "globs": ["*.md"], "fallthrough": "yes"}]', "rules[0].fallthrough must be true or false"),
+        ('{"type": "Text"}', "rules must be a list"),
+    ],
+)
+def test_a_malformed_rule_is_named(project, rules, problem):
+    with pytest.raises(UserError, match="wrangler.jsonc:1: " + problem.replace("[", r"\[").replace("]", r"\]")):
+        rules_of(project, rules)
+
+
+def test_tsconfig_is_resolved_from_the_config_and_a_missing_one_named(project):
+    write(project, "tsconfig.build.json", "{}")
+    config = '{"main": "./worker.ts", "compatibility_date": "2026-01-01", "tsconfig": "./tsconfig.build.json"}'
+    assert (project / "tsconfig.build.json").resolve() == wrangler.read_config(write(project, "wrangler.jsonc", config)).tsconfig
+    missing = '{"main": "./worker.ts", "compatibility_date": "2026-01-01",\n "tsconfig": "./nope.json"}'
+    with pytest.raises(UserError, match=r"wrangler.jsonc:2: tsconfig names './nope.json', which does not exist"):
+        wrangler.read_config(write(project, "wrangler.jsonc", missing))
+
+
+def test_find_additional_modules_is_refused_by_name(project):
+    config = '{"main": "./worker.ts", "compatibility_date": "2026-01-01",\n "find_additional_modules": true}'
+    with pytest.raises(UserError, match=r"wrangler.jsonc:2: find_additional_modules: Refused \(exit 2\)"):
+        wrangler.read_config(write(project, "wrangler.jsonc", config))

@@ -6,10 +6,23 @@
  * Object classes, each wrapped (objects.mjs); `cloudflare:sockets`
  * resolves to the runtime's trap; a plugin puts a recording wrapper in front of each spec
  * module (corePlugin).
+ *
+ * The Worker is built with the options wrangler gives esbuild (its deployment bundle): the
+ * browser platform (so a dependency's `browser` field maps its imports), the conditions
+ * `workerd`, `worker`, `browser`, target es2022, JSX allowed in .js/.mjs/.cjs, names kept,
+ * the config's `define`, `alias` and `tsconfig`; TypeScript and decorators (standard, or
+ * legacy where the tsconfig sets experimentalDecorators) are esbuild's own. An import the
+ * module rules match (wrangler's defaults and the config's `rules`, merged in Python) is
+ * not bundled: the file is written beside the bundle as a module of its type (Text: a
+ * string, Data: an ArrayBuffer, CompiledWasm: a WebAssembly.Module) and the import points
+ * at it, as wrangler uploads it. Node built-ins: `node:*` is left to workerd always; under
+ * nodejs_compat (v2) a bare built-in name (`path`) is too. The polyfills wrangler injects for
+ * the built-ins workerd lacks are not: such an import fails when workerd loads the Worker.
  */
 
-import { readFileSync, realpathSync } from "node:fs";
-import { SourceMap } from "node:module";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { SourceMap, builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,15 +36,119 @@ const RUNTIME_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const CONTROL_EXPORT = "__EutaxyControl";
 
 /**
+ * The esbuild options wrangler builds a Worker with (its bundle.ts: no platform given, so
+ * esbuild's `browser`, whose main fields are browser, module, main).
+ * @type {import("esbuild").BuildOptions}
+ */
+const WRANGLER_OPTIONS = {
+  platform: "browser",
+  conditions: ["workerd", "worker", "browser"],
+  target: "es2022",
+  loader: { ".js": "jsx", ".mjs": "jsx", ".cjs": "jsx" },
+  keepNames: true,
+};
+
+/** The module types an import can be bundled as instead of JavaScript, and the folder beside the bundle each goes to. */
+export const MODULE_TYPE_DIRS = { Text: "modules-text", Data: "modules-data", CompiledWasm: "modules-wasm" };
+
+/**
+ * Miniflare's module rules for the modules the bundle imports (modulesRules): each type's
+ * folder beside the bundle.
+ * @returns {{type: string, include: string[]}[]}
+ */
+export function miniflareModuleRules() {
+  return Object.entries(MODULE_TYPE_DIRS).map(([type, dir]) => ({ type, include: [`**/${dir}/*`] }));
+}
+
+/**
+ * A wrangler rule glob as a regular expression over an import specifier (globstar: `**` any
+ * folders, `*` and `?` within one name).
+ * @param {string} glob
+ */
+function globRegExp(glob) {
+  let out = "";
+  for (let at = 0; at < glob.length; at++) {
+    const char = glob[at];
+    if (char === "*" && glob[at + 1] === "*") {
+      at++;
+      if (glob[at + 1] === "/") {
+        at++;
+        out += "(?:[^/]*(?:/|$))*";
+      } else {
+        out += ".*";
+      }
+    } else if (char === "*") {
+      out += "[^/]*";
+    } else if (char === "?") {
+      // wrangler's globs name `.wasm?module` literally: a `?` stays a `?`.
+      out += "\\?";
+    } else {
+      out += char.replace(/[.+^${}()|[\]\\\/-]/g, "\\$&");
+    }
+  }
+  return new RegExp(`^${out}$`);
+}
+
+/**
+ * The plugin that leaves an import the module rules match out of the bundle: the file is
+ * written beside the bundle under its type's folder, named by its content's hash and its
+ * name (as wrangler names the modules it uploads), and the import points at it.
+ * @param {{type: string, globs: string[]}[]} rules in order, the first match wins
+ * @param {string} outDir @returns {import("esbuild").Plugin}
+ */
+function moduleRulesPlugin(rules, outDir) {
+  const compiled = rules
+    .filter((rule) => rule.type in MODULE_TYPE_DIRS)
+    .map((rule) => ({ type: /** @type {keyof typeof MODULE_TYPE_DIRS} */ (rule.type), patterns: rule.globs.map(globRegExp) }));
+  return {
+    name: "eutaxy-module-rules",
+    setup(build) {
+      if (compiled.length === 0) return;
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        // A resolve the core plugin asks for is of a path no rule matched (this plugin runs first).
+        if (args.pluginData?.eutaxyRules || args.pluginData?.eutaxyCore || args.kind === "entry-point") return undefined;
+        // Eutaxy's runtime and the generated entry import JavaScript only.
+        if (args.importer === "<stdin>" || args.importer.startsWith(RUNTIME_DIR + path.sep)) return undefined;
+        const rule = compiled.find(({ patterns }) => patterns.some((pattern) => pattern.test(args.path)));
+        if (!rule) return undefined;
+        const specifier = args.path.replace(/\?module$/, "");
+        const resolved = await build.resolve(specifier, {
+          kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: "file", pluginData: { eutaxyRules: true },
+        });
+        if (resolved.errors.length) return { errors: resolved.errors };
+        const contents = readFileSync(resolved.path);
+        const name = `${createHash("sha1").update(contents).digest("hex")}-${path.basename(resolved.path)}`;
+        const dir = path.join(outDir, MODULE_TYPE_DIRS[rule.type]);
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(path.join(dir, name), contents);
+        return { path: `./${MODULE_TYPE_DIRS[rule.type]}/${name}`, external: true };
+      });
+    },
+  };
+}
+
+/**
+ * The Node built-ins left to workerd: `node:*` always (workerd loads them, or says which it
+ * lacks); the bare names too under nodejs_compat v2 (Miniflare's getNodeCompat decides the mode
+ * from the date and flags, as wrangler asks it).
+ * @param {string | undefined} compatibilityDate @param {string[] | undefined} compatibilityFlags
+ */
+function nodeExternals(compatibilityDate, compatibilityFlags) {
+  const mode = compatibilityDate === undefined ? null : toolchain.miniflare.getNodeCompat(compatibilityDate, compatibilityFlags ?? []).mode;
+  if (mode !== "v2") return ["node:*"];
+  const bare = builtinModules.filter((name) => !name.startsWith("_") && !name.startsWith("node:"));
+  return ["node:*", ...bare];
+}
+
+/**
  * The names a spec module exports, read from esbuild's metafile of a throwaway build.
  * @param {string} file @param {string} workDir @returns {Promise<string[]>}
  */
 async function exportNames(file, workDir) {
   try {
     const built = await esbuild.build({
-      entryPoints: [file], bundle: true, write: false, metafile: true, format: "esm", platform: "neutral",
-      target: "es2022", outdir: workDir, external: ["cloudflare:*", "node:*"], logLevel: "silent",
-      conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
+      ...WRANGLER_OPTIONS, entryPoints: [file], bundle: true, write: false, metafile: true, format: "esm",
+      outdir: workDir, external: ["cloudflare:*", "node:*"], logLevel: "silent",
     });
     const outputs = Object.values(built.metafile?.outputs ?? {});
     return outputs.flatMap((output) => output.exports ?? []);
@@ -96,7 +213,7 @@ async function corePlugin(specs, workDir) {
     setup(build) {
       build.onResolve({ filter: /^eutaxy-real:/ }, (args) => ({ path: args.path.slice(REAL.length) }));
       build.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.pluginData?.eutaxyCore || args.kind === "entry-point") return undefined;
+        if (args.pluginData?.eutaxyCore || args.pluginData?.eutaxyRules || args.kind === "entry-point") return undefined;
         const resolved = await build.resolve(args.path, {
           kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: "file", pluginData: { eutaxyCore: true },
         });
@@ -114,12 +231,14 @@ async function corePlugin(specs, workDir) {
  * the runtime's trap; imports of a spec module from outside it go through its recording
  * wrapper (corePlugin).
  * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name.
- * The config's `define` and `alias` go to esbuild as wrangler gives them to it.
+ * The config's `define`, `alias` and `tsconfig` go to esbuild as wrangler gives them to it;
+ * `rules` are the module rules in force (moduleRulesPlugin).
  * Each binding kind's runtime record defined outside runtime/bindings/ (`kindModules`, from
  * the load message) is imported and registered (bindings/index.mjs `registerRecord`) before
  * the control is made: its module exports it as `record`.
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
- * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[]}} [options]
+ * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[],
+ *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[]}} [options]
  */
 export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
@@ -143,18 +262,20 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
       build.onResolve({ filter: /^cloudflare:sockets$/ }, () => ({ path: path.join(RUNTIME_DIR, "sockets.mjs") }));
     },
   };
-  const plugins = specs.length ? [sockets, await corePlugin(specs, path.dirname(outFile))] : [sockets];
+  const rules = moduleRulesPlugin(options.rules ?? [], path.dirname(outFile));
+  const plugins = specs.length ? [sockets, rules, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules];
   /** @type {import("esbuild").BuildResult} */
   let built;
   try {
     built = await esbuild.build({
+      ...WRANGLER_OPTIONS,
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
-      bundle: true, format: "esm", platform: "neutral", target: "es2022", outfile: outFile,
+      bundle: true, format: "esm", outfile: outFile,
       // The map stays beside the bundle, unnamed in it: the host alone reads it (StackMapper).
       sourcemap: "external",
-      conditions: ["workerd", "worker", "browser"], mainFields: ["browser", "module", "main"],
-      external: ["cloudflare:*", "node:*"], plugins,
+      external: ["cloudflare:*", ...nodeExternals(options.compatibilityDate, options.compatibilityFlags)], plugins,
       define: options.define ?? {}, alias: options.alias ?? {},
+      ...(options.tsconfig ? { tsconfig: options.tsconfig } : {}),
       logLevel: "silent", legalComments: "none",
     });
   } catch (error) {

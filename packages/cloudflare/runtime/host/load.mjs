@@ -189,7 +189,7 @@ function miniflareBindings(kinds) {
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
  *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
- *   define: Record<string, string>, alias: Record<string, string>, cpuLimitMs: number}}
+ *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -218,6 +218,8 @@ export function readLoad(message) {
     objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),
     define: worker.define,
     alias: worker.alias,
+    rules: worker.rules,
+    tsconfig: worker.tsconfig,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,
   };

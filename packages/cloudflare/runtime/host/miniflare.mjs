@@ -25,7 +25,7 @@ import http from "node:http";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
 import { CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
-import { CONTROL_EXPORT, StackMapper } from "./bundler.mjs";
+import { CONTROL_EXPORT, StackMapper, miniflareModuleRules } from "./bundler.mjs";
 import { UserError, log, toolchain } from "./toolchain.mjs";
 
 const { Miniflare, Log, LogLevel } = toolchain.miniflare;
@@ -119,6 +119,8 @@ export class Isolate {
       modules: true,
       modulesRoot: options.modulesRoot,
       scriptPath: options.scriptPath,
+      // The modules the bundle imports as Text, Data or CompiledWasm (the module rules), each from its type's folder.
+      modulesRules: miniflareModuleRules(),
       // Miniflare would fetch Request.cf data from the network; a fixed placeholder keeps a
       // check offline and the same on every machine.
       cf: {},

@@ -69,6 +69,8 @@ export function fixtureLoad(fixture, worker) {
       bindings: [],
       define: {},
       alias: {},
+      rules: [],
+      tsconfig: null,
       accessHeaderPrefix: null,
       cpuLimitMs: 30000,
       specs: [],

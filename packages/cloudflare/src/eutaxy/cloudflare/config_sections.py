@@ -191,19 +191,24 @@ SECTIONS: tuple[Section, ...] = (
     _modelled("define", "own", "Passed to esbuild's `define`, as wrangler bundles."),
     _modelled("alias", "top", "Passed to esbuild's `alias` (a relative path from the config's folder), as wrangler bundles."),
     _stated("build", "inherited", "the custom build command is not run: main is bundled as it is on disk (run the build first)"),
-    _stated(
+    _modelled(
         "rules",
         "inherited",
-        "module rules are not applied (nor wrangler's defaults for .txt, .html, .sql, .bin and .wasm imports): an "
-        "import esbuild cannot bundle is refused at load",
+        "Module rules, before wrangler's defaults (`.txt`, `.html`, `.sql` as Text, `.bin` as Data, `.wasm` as "
+        "CompiledWasm), `fallthrough` as wrangler reads it: a matching import is a module of its type, not bundled.",
     ),
     _stated("no_bundle", "inherited", "main is bundled with esbuild all the same, which runs the same modules"),
-    _stated("find_additional_modules", "inherited", "only modules esbuild reaches by static import are bundled"),
+    _refused(
+        "find_additional_modules",
+        "inherited",
+        "Refused (exit 2): Eutaxy bundles the modules main reaches by import and uploads no others; remove it, or "
+        "import the modules the Worker loads by computed name.",
+    ),
     _stated("base_dir", "inherited", "module paths are esbuild's, from main"),
     _stated("preserve_file_names", "inherited", "file names inside the bundle are esbuild's"),
     _stated("minify", "inherited", "the bundle is not minified"),
     _stated("keep_names", "inherited", "function and class names are kept"),
-    _stated("tsconfig", "inherited", "esbuild finds tsconfig.json beside the sources itself"),
+    _modelled("tsconfig", "inherited", "Passed to esbuild's `tsconfig` (else esbuild finds tsconfig.json beside the sources), as wrangler bundles."),
     _stated("jsx_factory", "inherited", "esbuild's JSX factory applies (React.createElement, wrangler's default)"),
     _stated("jsx_fragment", "inherited", "esbuild's JSX fragment applies (React.Fragment, wrangler's default)"),
     _refused("node_compat", "inherited", "Refused (exit 2), as wrangler 4 refuses it: use `compatibility_flags = [\"nodejs_compat\"]`."),

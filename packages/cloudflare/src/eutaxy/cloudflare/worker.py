@@ -34,6 +34,10 @@ __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modell
 #: Headers compares names.
 ACCESS_HEADER_PREFIX = "cf-access-"
 
+#: The module types the bundler writes beside the bundle as modules (runtime/host/bundler.mjs);
+#: a rule of a JavaScript type only says how esbuild already bundles such a file.
+_MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
+
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
 _UNREGISTERED_KINDS = ("d1", "queue_consumer", "queue_producer", "durable_object")
@@ -96,6 +100,11 @@ class LoadMessage:
     define: Mapping[str, str] = attrs.field(converter=_frozen_dict, factory=dict)
     #: The config's ``alias``: module -> its replacement (relative paths made absolute).
     alias: Mapping[str, str] = attrs.field(converter=_frozen_dict, factory=dict)
+    #: The module rules in force whose type is bundled as a module (Text, Data, CompiledWasm):
+    #: (type, globs), in order; the JavaScript types are esbuild's to bundle.
+    rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The config's ``tsconfig``, absolute; None: esbuild finds tsconfig.json beside the sources.
+    tsconfig: str | None = None
     #: When the config puts Cloudflare Access in front of the Worker: the prefix of the request
     #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
     #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
@@ -157,6 +166,8 @@ class LoadMessage:
                 },
                 "define": dict(self.define),
                 "alias": dict(self.alias),
+                "rules": [{"type": kind, "globs": list(globs)} for kind, globs in self.rules],
+                "tsconfig": self.tsconfig,
                 "accessHeaderPrefix": self.access_header_prefix,
                 "cpuLimitMs": self.cpu_limit_ms,
                 "root": self.root,
@@ -252,6 +263,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         durable_objects={binding: (class_name, class_name in config.sqlite_classes) for binding, class_name in config.own_objects()},
         define=dict(config.define),
         alias=dict(config.alias),
+        rules=tuple((rule.type, rule.globs) for rule in config.module_rules if rule.type in _MODULE_RULE_TYPES),
+        tsconfig=str(config.tsconfig) if config.tsconfig is not None else None,
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
         root=str(config.path.parent),

@@ -39,8 +39,10 @@ __all__ = [
     "MAX_BATCH_SIZE_DEFAULT",
     "MAX_BATCH_SIZE_LIMIT",
     "MAX_RETRIES_DEFAULT",
+    "DEFAULT_MODULE_RULES",
     "Binding",
     "D1Database",
+    "ModuleRule",
     "QueueConsumer",
     "WranglerConfig",
     "check_migrations",
@@ -123,6 +125,28 @@ _SINGLE_SECTIONS = {
     "version_metadata": "version_metadata",
     "media": "media",
 }
+
+#: The module types a rule can name (wrangler's config schema).
+MODULE_TYPES = ("ESModule", "CommonJS", "CompiledWasm", "Text", "Data", "PythonModule", "PythonRequirement")
+
+
+@attrs.frozen
+class ModuleRule:
+    """A module rule: an import whose specifier a glob matches is a module of ``type``."""
+
+    type: str
+    globs: tuple[str, ...]
+    fallthrough: bool = False
+
+
+#: wrangler's default module rules (its documentation, "Bundling"), applied after the config's:
+#: ``.txt``, ``.html`` and ``.sql`` imports are text, ``.bin`` an ArrayBuffer, ``.wasm`` a
+#: WebAssembly.Module.
+DEFAULT_MODULE_RULES = (
+    ModuleRule("Text", ("**/*.txt", "**/*.html", "**/*.sql")),
+    ModuleRule("Data", ("**/*.bin",)),
+    ModuleRule("CompiledWasm", ("**/*.wasm", "**/*.wasm?module")),
+)
 
 #: The binding Workers Sites puts in ``env`` (its KV namespace of the site's files).
 SITE_BINDING = "__STATIC_CONTENT"
@@ -231,6 +255,11 @@ class WranglerConfig:
     assets: Assets | None = None
     #: Classes a ``containers`` entry names: their Durable Object bindings stand in as traps.
     container_classes: frozenset[str] = frozenset()
+    #: The module rules in force, in order: the config's ``rules``, then wrangler's defaults, a
+    #: rule dropped when an earlier rule of its type has no ``fallthrough`` (as wrangler does).
+    module_rules: tuple[ModuleRule, ...] = DEFAULT_MODULE_RULES
+    #: ``tsconfig``: the TypeScript config esbuild reads (absolute), None to let esbuild find one.
+    tsconfig: Path | None = None
     #: ``limits.cpu_ms``: the CPU time one invocation may use before Cloudflare stops it (None
     #: when unset: Cloudflare's default, CPU_MS_DEFAULT).
     cpu_ms: int | None = None
@@ -404,7 +433,51 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         assets=_assets(reader, path, data),
         container_classes=_container_classes(reader, data),
         cpu_ms=_cpu_ms(reader, data),
+        module_rules=_module_rules(reader, data),
+        tsconfig=_tsconfig(reader, path, data),
     )
+
+
+def _module_rules(reader: _Reader, data: dict[str, Any]) -> tuple[ModuleRule, ...]:
+    """The config's ``rules`` then wrangler's defaults; once a rule without ``fallthrough`` has
+    named a type, later rules of that type are dropped (wrangler warns that it ignores them)."""
+    section = data.get("rules", [])
+    if not isinstance(section, list):
+        raise reader.error(f"rules must be a list of {{type, globs}}, got {section!r}", key="rules")
+    rules = []
+    for index, entry in enumerate(section):
+        where = f"rules[{index}]"
+        if not isinstance(entry, dict):
+            raise reader.error(f"{where} must be an object with type and globs, got {entry!r}", key="rules")
+        kind = entry.get("type")
+        if kind not in MODULE_TYPES:
+            raise reader.error(f"{where}.type must be one of {', '.join(MODULE_TYPES)}, got {kind!r}", key="type", written=str(kind))
+        globs = entry.get("globs")
+        if not isinstance(globs, list) or not globs or not all(isinstance(glob, str) and glob for glob in globs):
+            raise reader.error(f"{where}.globs must be a non-empty list of glob strings, got {globs!r}", key="globs")
+        fallthrough = entry.get("fallthrough", False)
+        if not isinstance(fallthrough, bool):
+            raise reader.error(f"{where}.fallthrough must be true or false, got {fallthrough!r}", key="fallthrough")
+        rules.append(ModuleRule(kind, tuple(globs), fallthrough))
+    kept: list[ModuleRule] = []
+    completed: set[str] = set()
+    for rule in [*rules, *DEFAULT_MODULE_RULES]:
+        if rule.type in completed:
+            continue
+        kept.append(rule)
+        if not rule.fallthrough:
+            completed.add(rule.type)
+    return tuple(kept)
+
+
+def _tsconfig(reader: _Reader, path: Path, data: dict[str, Any]) -> Path | None:
+    tsconfig = reader.optional_string(data, "tsconfig")
+    if tsconfig is None:
+        return None
+    resolved = (path.parent / tsconfig).resolve()
+    if not resolved.is_file():
+        raise reader.error(f"tsconfig names {tsconfig!r}, which does not exist ({resolved})", key="tsconfig", written=tsconfig)
+    return resolved
 
 
 def _cpu_ms(reader: _Reader, data: dict[str, Any]) -> int | None:

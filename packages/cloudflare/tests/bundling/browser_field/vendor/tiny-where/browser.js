@@ -1,0 +1,3 @@
+export function where() {
+  return "browser";
+}

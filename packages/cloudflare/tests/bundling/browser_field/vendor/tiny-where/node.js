@@ -1,0 +1,5 @@
+import path from "path";
+
+export function where() {
+  return `node ${path.sep}`;
+}

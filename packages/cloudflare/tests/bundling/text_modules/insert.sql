@@ -1,0 +1,1 @@
+INSERT INTO built (summary) VALUES (?)
