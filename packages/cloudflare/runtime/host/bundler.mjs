@@ -21,7 +21,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { SourceMap, builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -283,6 +283,8 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     // A location in the generated entry is the import of the user's entry: say only what failed.
     // esbuild's locations are relative to the host's directory: absolute, so Python can show them from the user's.
     const where = (/** @type {any} */ at) => (at && !at.file.endsWith("eutaxy-entry.mjs") ? `${path.resolve(at.file)}:${at.line}:${at.column}: ` : "");
+    const missing = unresolvedPackages(errors, entry, options.compatibilityDate, options.compatibilityFlags);
+    if (missing) throw new UserError(missing);
     const lines = errors.map((/** @type {any} */ e) => `${where(e.location)}${e.text}`);
     throw new UserError(`the Worker does not bundle: ${lines.join("; ") || String(error)}`);
   }
@@ -295,6 +297,89 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     error.missingClasses = missing;
     throw error;
   }
+}
+
+/** The package a bare specifier names (`@scope/name` or `name`), or null for a path or a scheme. @param {string} specifier */
+function packageName(specifier) {
+  if (specifier.startsWith(".") || specifier.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return null;
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+/** Whether `name` is installed in a node_modules folder above `dir`, as Node resolution looks. @param {string} name @param {string} dir */
+function installedAbove(name, dir) {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, "node_modules", name, "package.json"))) return true;
+    if (path.dirname(at) === at) return false;
+  }
+}
+
+/** The folder `npm install` is run in for the Worker: the nearest holding a package.json, from the entry up. @param {string} entry */
+function packageDir(entry) {
+  for (let at = path.dirname(path.resolve(entry)); ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, "package.json"))) return at;
+    if (path.dirname(at) === at) return path.dirname(path.resolve(entry));
+  }
+}
+
+/**
+ * The message for a build that failed on imports of packages that are not installed (no
+ * node_modules, or one without them) or of Node built-ins without nodejs_compat, with the
+ * first import site (file:line, absolute) of each; null when some error is of another kind
+ * or none is of these.
+ * @param {any[]} errors esbuild's @param {string} entry
+ * @param {string | undefined} compatibilityDate @param {string[] | undefined} compatibilityFlags
+ * @returns {string | null}
+ */
+function unresolvedPackages(errors, entry, compatibilityDate, compatibilityFlags) {
+  /** @type {Map<string, string>} package -> its first import site */
+  const packages = new Map();
+  /** @type {Map<string, string>} built-in -> its first import site */
+  const builtins = new Map();
+  const sites = errors
+    .map((/** @type {any} */ e) => ({ specifier: /^Could not resolve "([^"]+)"$/.exec(e.text)?.[1], at: e.location }))
+    .filter((/** @type {any} */ one) => one.specifier && one.at)
+    .map((/** @type {any} */ one) => ({ ...one, file: path.resolve(one.at.file) }))
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.at.line - b.at.line || a.at.column - b.at.column));
+  for (const { specifier, at, file } of sites) {
+    const name = packageName(specifier);
+    if (name === null) return null;
+    const site = `${file}:${at.line}`;
+    if (builtinModules.includes(specifier) || builtinModules.includes(name)) {
+      if (!builtins.has(specifier)) builtins.set(specifier, site);
+    } else if (installedAbove(name, path.dirname(file))) {
+      // Installed, yet not resolved (an export its package.json does not offer): esbuild's message says why.
+      return null;
+    } else if (!packages.has(name)) {
+      packages.set(name, site);
+    }
+  }
+  if (sites.length === 0 || sites.length < errors.length) return null;
+  const listed = (/** @type {Map<string, string>} */ map) => [...map].map(([name, site]) => `${name} (${site})`).join(", ");
+  const parts = [];
+  if (packages.size) {
+    const dir = packageDir(entry);
+    let declared = new Set();
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+      declared = new Set(["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"].flatMap((field) => Object.keys(manifest?.[field] ?? {})));
+    } catch {
+      // No package.json, or one that does not parse: nothing is declared.
+    }
+    const undeclared = [...packages.keys()].filter((name) => !declared.has(name));
+    parts.push(
+      `run \`npm install\` (or your package manager) in ${dir}: these packages are imported but not installed: ${listed(packages)}` +
+        (undeclared.length ? `; not in ${path.join(dir, "package.json")}'s dependencies either, so add them first: ${undeclared.join(", ")}` : ""),
+    );
+  }
+  if (builtins.size) {
+    const mode = compatibilityDate === undefined ? null : toolchain.miniflare.getNodeCompat(compatibilityDate, compatibilityFlags ?? []).mode;
+    const fix = mode === "v1"
+      ? 'import them with the "node:" prefix, or set a compatibility_date from 2024-09-23 (nodejs_compat then takes bare names)'
+      : 'add "nodejs_compat" to compatibility_flags in the wrangler config (workerd then provides them), as wrangler asks';
+    parts.push(`these Node.js built-in modules are imported without Node.js compatibility: ${listed(builtins)}; ${fix}`);
+  }
+  return parts.join("; and ");
 }
 
 /**
