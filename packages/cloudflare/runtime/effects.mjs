@@ -178,8 +178,12 @@ export function effectPoint(run, inv, spec) {
  */
 async function ioPoint(run, inv, spec) {
   if (inv.dead || run.stopped) return never();
-  // In a concurrent run the effect is a turn: the invocation parks until a turn picks it.
-  const parked = run.scheduler.park(inv, spec.target, spec.op);
+  // In a concurrent run the effect is a turn: the invocation parks until a turn picks it;
+  // but while it is inside a Durable Object call (`hosts`), which is one turn, what it does
+  // is part of that turn.
+  const inside = inv.hosts.length > 0;
+  if (inside) run.scheduler.noteMore("object_call");
+  const parked = inside ? null : run.scheduler.park(inv, spec.target, spec.op);
   if (parked) {
     await parked;
     if (inv.dead || run.stopped) return never();

@@ -16,9 +16,11 @@
  * has a `state` accessor) runs as written.
  *
  * Hosting. A forwarded call runs the user's code for the invocation whose stub call entered
- * the object: the invocation in flight (a sequential run has one), which holds the object as
- * a host while the call runs (`Invocation.hosts`). The object's own binding calls (D1, ...)
- * are effects of that invocation, numbered after the stub call's own point, and take faults
+ * the object (the binding notes it for the call's length, objectCaller, since workerd does not
+ * carry a concurrent run's async context into the object), in that invocation's async context
+ * (`scheduler.runAs`), holding the object as a host while the call runs (`Invocation.hosts`).
+ * The object's own binding calls (D1, ...) are effects of that invocation, numbered after the
+ * stub call's own point, part of the call's turn in a concurrent run, and take faults
  * by their position in it; a crash decided at one kills the invocation and resets the object
  * with ctx.abort(), called there, inside the object, where abort() works. Work the object's
  * code runs when no call of it is in progress (after its answer) is the next model: an
@@ -49,7 +51,7 @@ import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
 import { assert } from "./assert.mjs";
-import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
 import { Invocation } from "./effects.mjs";
 import { realTimer } from "./patch.mjs";
@@ -88,13 +90,24 @@ function members(User) {
 }
 
 /**
- * Run `call` as the user's code for the invocation in flight, holding the object as its host
- * while it runs; outside a run (the differential runner's raw side) it just runs.
- * @param {any} ctx the object's DurableObjectState @param {() => unknown} call
+ * Run `call` as the user's code for the invocation whose call the object is running (the
+ * binding records it, objectCaller: workerd does not carry a concurrent run's async context
+ * into the object), in that invocation's context and holding the object as its host while it
+ * runs; outside a run (the differential runner's raw side) it just runs.
+ * @param {any} ctx the object's DurableObjectState @param {string} className @param {() => unknown} call
  */
-function hosted(ctx, call) {
-  const inv = active.run?.current ?? null;
-  if (!inv) return call();
+function hosted(ctx, className, call) {
+  const run = active.run;
+  const inv = run ? objectCaller(run, className, ctx.id) ?? run.current : null;
+  if (!run || !inv) return call();
+  return run.scheduler.runAs(inv, () => hostedAs(run, inv, ctx, call));
+}
+
+/**
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {any} ctx @param {() => unknown} call
+ */
+function hostedAs(run, inv, ctx, call) {
   const abort = () => {
     try {
       ctx.abort(new Error("eutaxy: the invocation crashed inside this Durable Object; it is reset"));
@@ -121,7 +134,7 @@ function hosted(ctx, call) {
       settled = true;
       done();
     });
-    wakeTimers(/** @type {import("./run.mjs").Run} */ (active.run), inv, () => settled);
+    wakeTimers(run, inv, () => settled);
     return ended;
   }
   done();
@@ -431,7 +444,7 @@ export function wrapDurableObject(User, className) {
     /** The alarm's delivery (bindings/durable_object.mjs): the user's alarm() for the invocation in flight. @param {{retryCount: number, isRetry: boolean}} info */
     [OBJECT_ALARM](info) {
       const state = stateOf(this);
-      return hosted(state.ctx, () => userObject(state).alarm(info));
+      return hosted(state.ctx, state.className, () => userObject(state).alarm(info));
     }
 
     /**
@@ -500,7 +513,7 @@ export function wrapDurableObject(User, className) {
         configurable: true,
         get() {
           const state = stateOf(this);
-          return hosted(state.ctx, () => userObject(state)[name]);
+          return hosted(state.ctx, state.className, () => userObject(state)[name]);
         },
       });
     } else if (typeof descriptor.value === "function") {
@@ -509,7 +522,7 @@ export function wrapDurableObject(User, className) {
         /** @param {unknown[]} args */
         value(...args) {
           const state = stateOf(this);
-          return rawTracked(state, hosted(state.ctx, () => userObject(state)[name](...args)));
+          return rawTracked(state, hosted(state.ctx, state.className, () => userObject(state)[name](...args)));
         },
       });
     }

@@ -10,7 +10,7 @@ import pytest
 
 from eutaxy.cloudflare import create_platform, d1_schema, define_scenario, durable_object, http, unique, durable_object_table
 from eutaxy.core.errors import UserError
-from eutaxy.engine.check import replay_scenario
+from eutaxy.engine.check import check_scenario, replay_scenario
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -160,12 +160,45 @@ def test_a_class_whose_members_are_named_state_instance_object_env_and_user_runs
     assert [{"key": "visits", "value": 2}] == snapshots(result)[("DO:PROFILE", "p")]
 
 
-def test_stub_calls_in_a_concurrent_run_are_unsupported():
-    """Calls entering objects concurrently are the next model: the run says so instead of guessing."""
+def test_calls_into_two_different_objects_in_a_concurrent_run_are_each_one_turn():
+    """/deposit enters acct, /deposit-idle enters idle: nothing is shared, so the concurrent run
+    is modelled; each call is one turn, its object's D1 call numbered after it in its invocation."""
+    built = scenario(["/deposit", "/deposit-idle"], concurrency=2)
+    with create_platform(built) as platform:
+        result = run(platform, built)
+        crashed = run(platform, built, [{"invocation": "req-2#1", "ordinal": 1, "fault": "crash_before"}])
+    assert "completed" == result["end"]["kind"], result["end"]
+    calls = [(inv, ordinal, target, op) for (inv, ordinal, target, op, kind) in points(result) if kind == "call"]
+    assert [
+        ("req-1#1", 0, "DO:LEDGER", "deposit"), ("req-1#1", 1, "D1:DB", "run"), ("req-1#1", 2, "Http:/deposit", "response"),
+        ("req-2#1", 0, "DO:LEDGER", "deposit"), ("req-2#1", 1, "D1:DB", "run"), ("req-2#1", 2, "Http:/deposit-idle", "response"),
+    ] == calls
+    turns = [d for d in result["decisions"] if d["kind"] == "turn"]
+    both = [{"kind": "effect", "invocation": "req-1#1", "target": "DO:LEDGER"}, {"kind": "effect", "invocation": "req-2#1", "target": "DO:LEDGER"}]
+    assert both == turns[2]["options"]
+    # A turn whose object made effects of its own did more than its effect: no reduction across it.
+    assert True is turns[2]["more"]
+    # A crash inside idle's call resets idle and kills req-2#1 alone.
+    assert "completed" == crashed["end"]["kind"], crashed["end"]
+    assert ("req-2#1", 1, "D1:DB", "run", "fault") in points(crashed)
+    assert ("req-1#1", 0, "DO:LEDGER", "deposit", "result") in points(crashed)
+
+
+def test_two_invocations_calling_one_object_in_a_concurrent_run_are_unsupported():
+    """Calls entering one object from several invocations are the next model: the run says so instead of guessing."""
     built = scenario(["/deposit", "/deposit"], concurrency=2)
     with create_platform(built) as platform:
         result = run(platform, built)
     assert ("unsupported", "object_concurrency") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
+    assert "req-2#1 called into an object req-1#1 had entered" in result["end"]["detail"]
+
+
+def test_a_concurrent_check_over_two_objects_is_bounded_and_states_the_turn_assumption():
+    built = scenario(["/deposit", "/deposit-idle"], concurrency=2)
+    with create_platform(built) as platform:
+        verdict = check_scenario(built, platform, max_runs=12)
+    assert "bounded" == verdict["kind"], verdict
+    assert any("a call into a Durable Object (or its alarm) is one turn" in sentence for sentence in verdict["provenance"]["assumptions"])
 
 
 @pytest.mark.parametrize(

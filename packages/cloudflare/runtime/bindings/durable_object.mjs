@@ -38,8 +38,10 @@
  * (`binding_without_setup`), a stub call from inside an object (`object_binding_call`: the
  * object reached only through another object's binding), `jurisdiction()` or a unique id
  * asked for one (`jurisdiction`), an argument or result that is not plain data such as an RPC
- * capability (`not_plain_data`), and stub calls in a concurrent run (`object_concurrency`,
- * calls entering an object concurrently are the next model).
+ * capability (`not_plain_data`), and, in a concurrent run, a call (or an alarm) into an object
+ * another invocation already entered (`object_concurrency`: calls entering one object from
+ * several invocations are the next model). Calls into different objects in a concurrent run
+ * are modelled: each call is one turn, the object's own effects during it part of that turn.
  */
 
 import { assert } from "../assert.mjs";
@@ -103,6 +105,61 @@ const names = new Map();
  * @typedef {{binding: string, object: string, key: string, time: number | null, generation: number,
  *   retryCount: number, firings: number, order: number, lastInvocation?: string}} Alarm
  */
+
+/**
+ * Which invocation's call each object is running, and which invocation first entered it, per
+ * run, by `<class>/<id string>`: the object's code (objects.mjs) runs as the invocation whose
+ * call it hosts, which workerd's RPC does not carry into the object in a concurrent run; and a
+ * concurrent run refuses a second invocation's call into an object another already entered.
+ * @typedef {{caller: import("../effects.mjs").Invocation | null, depth: number, first: string}} ObjectEntrant
+ * @type {WeakMap<import("../run.mjs").Run, Map<string, ObjectEntrant>>}
+ */
+const entrants = new WeakMap();
+
+/** @param {string} className @param {any} id */
+function objectKey(className, id) {
+  return `${className}/${String(id)}`;
+}
+
+/**
+ * The invocation whose call into the object of `className` and `id` is running, if any.
+ * @param {import("../run.mjs").Run} run @param {string} className @param {any} id
+ */
+export function objectCaller(run, className, id) {
+  return entrants.get(run)?.get(objectKey(className, id))?.caller ?? null;
+}
+
+/**
+ * Run `perform`, `inv`'s call into the object of `className` and `id`, with the object noted
+ * as running `inv`'s call (objectCaller). In a concurrent run an object one invocation
+ * entered takes no call of another's (calls entering one object from several invocations,
+ * alarms among them, are the next model): the run is UNSUPPORTED (`object_concurrency`) and
+ * the call never settles.
+ * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
+ * @param {string} className @param {any} id @param {string} where `<binding>/<object>.<op>`
+ * @param {() => Promise<unknown>} perform @returns {Promise<unknown>}
+ */
+export async function callInto(run, inv, className, id, where, perform) {
+  let objects = entrants.get(run);
+  if (!objects) entrants.set(run, (objects = new Map()));
+  const key = objectKey(className, id);
+  let entrant = objects.get(key);
+  if (entrant && entrant.first !== inv.id && run.scenario.bounds.maxConcurrentInvocations > 1) {
+    run.markUnsupported("object_concurrency",
+      `Durable Object ${where}: ${inv.id} called into an object ${entrant.first} had entered; calls entering one object from several invocations in a concurrent run are not modelled yet (calls into different objects are)`);
+    return never();
+  }
+  if (!entrant) objects.set(key, (entrant = { caller: null, depth: 0, first: inv.id }));
+  const entered = entrant;
+  entered.caller = inv;
+  entered.depth++;
+  try {
+    return await perform();
+  } finally {
+    entered.depth--;
+    if (entered.depth === 0) entered.caller = null;
+  }
+}
 
 /** Each run's alarms, by `<class>/<id string>`. @type {WeakMap<import("../run.mjs").Run, Map<string, Alarm>>} */
 const runAlarms = new WeakMap();
@@ -188,13 +245,16 @@ function alarmSource(run) {
       if (retryCount === 0) alarm.firings++;
       alarm.time = null;
       const real = run.realEnv[alarm.binding];
-      const stub = real.get(real.idFromString(alarm.key));
+      const id = real.idFromString(alarm.key);
+      const stub = real.get(id);
+      const className = /** @type {ObjectEntry} */ (run.config.durableObjects[alarm.binding]).className;
       const inv = run.startInvocation(`DO:${alarm.binding}/${alarm.object}/alarm.${alarm.firings}#${retryCount + 1}`);
       alarm.lastInvocation = inv.id;
       const info = { retryCount, isRetry: retryCount > 0 };
       const done = effectPoint(run, inv, {
         kind: "io", hosts: true, target: `DO:${alarm.binding}`, op: "alarm", args: { object: alarm.object, retryCount },
-        ladder: ALARM_FAULTS, injectedError: alarmError, perform: () => stub[OBJECT_ALARM](info), summarize: () => ({}),
+        ladder: ALARM_FAULTS, injectedError: alarmError, summarize: () => ({}),
+        perform: () => callInto(run, inv, className, id, `${alarm.binding}/${alarm.object}.alarm`, () => stub[OBJECT_ALARM](info)),
       });
       const outcome = await run.scheduler.settle(inv, done);
       run.endInvocation(inv);
@@ -368,22 +428,18 @@ function makeNamespace(run, inv, binding, real) {
  */
 function makeStub(run, inv, binding, realStub, id) {
   const target = `DO:${binding}`;
+  const className = /** @type {ObjectEntry} */ (run.config.durableObjects[binding]).className;
   const object = objectName(id);
   /**
    * @param {string} op @param {object} args @param {() => Promise<unknown>} perform
    * @param {(value: any) => unknown} summarize
    */
   const point = (op, args, perform, summarize) => {
-    // Run's constructor asserted the bound is an integer of at least 1.
-    if (run.scenario.bounds.maxConcurrentInvocations > 1) {
-      run.markUnsupported("object_concurrency", `Durable Object ${binding}/${object}.${op}: calls into Durable Objects in a concurrent run are not modelled yet`);
-      return never();
-    }
     return effectPoint(run, inv, {
       kind: "io", hosts: true, target, op, args, ladder: WRITE_FAULTS, injectedError, summarize,
       perform: async () => {
         try {
-          return await perform();
+          return await callInto(run, inv, className, id, `${binding}/${object}.${op}`, perform);
         } catch (error) {
           // A crash inside the object reset it (ctx.abort()) and the call ends with the
           // reset's error, recorded as its result; the dead caller hears nothing. This ending

@@ -18,6 +18,8 @@
  *   none of them has an event left.
  * - `bind(inv)` / `release(inv)`: an invocation starts / its drive is done with it.
  * - `running()`: the invocation whose code is running now (null between invocations).
+ * - `runAs(inv, fn)`: run `fn` as `inv`'s code, so `running()` names it in everything `fn`
+ *   starts (a Durable Object's code, which the caller's async context does not reach).
  * - `park(inv, target, op)`: an `io` effect point asks to wait for its turn; a promise to
  *   await, or null when it may go on at once.
  * - `noteMore(what)`: the running turn did more than its effect (reads the clock, ...).

@@ -74,6 +74,11 @@ export class SequentialScheduler {
     return this.current;
   }
 
+  /** One invocation is in flight: it is the running one already. @template T @param {Invocation} _inv @param {() => T} fn @returns {T} */
+  runAs(_inv, fn) {
+    return fn();
+  }
+
   /** @param {Invocation} _inv @param {string} _target @param {string} _op @returns {null} */
   park(_inv, _target, _op) {
     return null;

@@ -144,6 +144,17 @@ export class TurnScheduler {
     return this.als.getStore()?.inv ?? null;
   }
 
+  /**
+   * Run `fn` in the async context of `inv`'s delivery (when it is in flight), so `running()`
+   * names `inv` in what `fn` starts: a Durable Object's code, which workerd runs outside the
+   * caller's context.
+   * @template T @param {Invocation} inv @param {() => T} fn @returns {T}
+   */
+  runAs(inv, fn) {
+    const holder = this.holderOf(inv);
+    return holder ? this.als.run(holder, fn) : fn();
+  }
+
   /** A delivery's invocation has started: its context now names it. @param {Invocation} inv */
   bind(inv) {
     const holder = this.als.getStore();

@@ -153,6 +153,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/deposit") return Response.json(await env.LEDGER.getByName("acct").deposit("alice", 5));
+    if (path === "/deposit-idle") return Response.json(await env.LEDGER.getByName("idle").deposit("bob", 7));
     if (path === "/fetch") {
       const answer = await env.LEDGER.getByName("acct").fetch("https://ledger.invalid/balance");
       return new Response(await answer.text(), { status: answer.status });

@@ -279,7 +279,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _schema_assumptions(config, schema_files)
             + [sentence for sentence in [env_values.assumption()] if sentence]
             + _io_assumptions(scenario)
-            + _concurrency_assumptions(scenario)
+            + _concurrency_assumptions(scenario, config)
             + _section_assumptions(config)
         ),
         secrets=dict(env_values.secrets),
@@ -303,7 +303,7 @@ def compatibility_date_assumption(config_name: str, dates: Mapping[str, str]) ->
     )
 
 
-def _concurrency_assumptions(scenario: Mapping[str, Any]) -> list[str]:
+def _concurrency_assumptions(scenario: Mapping[str, Any], config: wrangler.WranglerConfig) -> list[str]:
     sentences = []
     concurrency = (scenario.get("bounds") or {}).get("maxConcurrentInvocations") or 1
     if concurrency > 1:
@@ -314,6 +314,12 @@ def _concurrency_assumptions(scenario: Mapping[str, Any]) -> list[str]:
             "own AsyncLocalStorage context (the nodejs_als flag is added when the Worker has neither it nor "
             "nodejs_compat)."
         )
+        if config.own_objects():
+            sentences.append(
+                "In a concurrent run a call into a Durable Object (or its alarm) is one turn: the object's own effects "
+                "during the call, and the caller's, are part of that turn, not interleaved with other invocations' "
+                "effects; calls into one object from several invocations are UNSUPPORTED (object_concurrency)."
+            )
     if scenario.get("specs"):
         sentences.append(
             "Calls into the specs modules' exports from outside the module are recorded as Core decisions; "
