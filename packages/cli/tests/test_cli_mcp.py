@@ -16,9 +16,11 @@ import select
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
+import jsonschema
 import pytest
 
 mcp = pytest.importorskip("mcp", reason="eutaxy mcp needs the MCP SDK (requirements.lock pins it)")
@@ -63,9 +65,29 @@ async def drive(params: StdioServerParameters, mode: str, scenario: str) -> dict
         bad = await client.call_tool("check", {"scenario": f"{CASE}/{CASE}.sim.py", "maxRuns": "ten"})
         draft = await client.call_tool("draft", {"config": CASE})
         no_config = await client.call_tool("draft", {"config": "wrangler.jsonc"})
+        status = await client.call_tool("prover_status", {})
+        no_spec = await client.call_tool("prove", {"spec": "none.props.ts"})
+        report = await client.call_tool("report", {"directory": CASE})
+        answers = {"check": checked, "missing": missing, "bad": bad, "draft": draft, "no_config": no_config,
+                   "prover_status": status, "prove": no_spec, "report": report}
+        assert_answers_fit_output_schemas(listed.tools, answers)
         return {"session": client.session, "version": client.protocol_version, "server": client.server_info,
-                "tools": {tool.name for tool in listed.tools}, "check": checked, "missing": missing, "bad": bad,
-                "draft": draft, "no_config": no_config}
+                "tools": {tool.name for tool in listed.tools}, **answers}
+
+
+def assert_answers_fit_output_schemas(tools, answers: dict) -> None:
+    """Every tool lists an output schema, and every answer's structured content fits its tool's
+    (tool errors included; the SDK client checks only the answers that are no error)."""
+    schemas = {tool.name: tool.output_schema for tool in tools}
+    assert set(schemas) == TOOL_NAMES and all(schema and schema["type"] == "object" for schema in schemas.values()), schemas
+    for name, answer in answers.items():
+        tool = name if name in TOOL_NAMES else {"missing": "check", "bad": "check", "no_config": "draft"}[name]
+        jsonschema.validate(answer.structured_content, schemas[tool])
+    # The schemas are not vacuous: a verdict without its evidence, or another tool's answer, does not fit.
+    verdict = dict(answers["check"].structured_content)
+    for wrong in ({k: v for k, v in verdict.items() if k != "provenance"}, answers["prover_status"].structured_content):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(wrong, schemas["check"])
 
 
 def test_modern_era_discovers_lists_and_checks_a_planted_bug(workdir):
@@ -80,6 +102,7 @@ def test_modern_era_discovers_lists_and_checks_a_planted_bug(workdir):
     written = check.structured_content["regressionTest"]  # relative to the server's directory, as given
     assert (workdir / written).is_file() and (workdir / written).parent == workdir / CASE
     assert "VIOLATED" in check.content[0].text and f"Regression test written: {written}" in check.content[0].text
+    assert check.content[0].text.endswith(f"\nRun it: {sys.executable} -m pytest {written}\n"), check.content[0].text[-300:]
     assert_tool_errors(answers)
 
 
@@ -168,3 +191,93 @@ def test_a_malformed_request_gets_an_error_and_the_server_keeps_serving(workdir,
     if era == "2026-07-28":
         assert listed["result"]["resultType"] == "complete"
         assert listed["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "eutaxy"
+
+
+def test_a_request_before_the_handshake_is_refused_as_not_initialized(workdir):
+    """2025-11-25: tools/list and tools/call before initialize get INVALID_REQUEST naming the
+    missing handshake (not INVALID_PARAMS); ping is allowed; after the handshake both are served."""
+    initialize = request(4, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                           "clientInfo": {"name": "raw", "version": "0"}})
+    answers = raw_session(workdir, [
+        request(1, "tools/list"),
+        request(2, "tools/call", {"name": "prover_status", "arguments": {}}),
+        request(3, "ping"),
+        initialize,
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        request(5, "tools/list"),
+    ])
+    listed, called, ping, opened, listed_after = answers
+    for answer, request_id in ((listed, 1), (called, 2)):
+        assert answer["id"] == request_id and answer["error"]["code"] == -32600, answer
+        assert answer["error"]["message"].startswith("server not initialized:"), answer
+    assert ping == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert opened["result"]["protocolVersion"] == "2025-11-25"
+    assert {t["name"] for t in listed_after["result"]["tools"]} == TOOL_NAMES
+
+
+def long_scenario(workdir: Path) -> str:
+    """The fixed twin of the case with twelve messages, two at a time and up to three faults a run:
+    more schedules than a check explores in minutes, so the budget (ten minutes) would end it."""
+    fixed = workdir / CASE / "fixed" / f"{CASE}-fixed.sim.py"
+    source = fixed.read_text()
+    events = "".join(f'        {{"body": {{"orderId": "o-{i}", "amountCents": {100 * i}}}}},\n' for i in range(1, 13))
+    start = source.index('        {"body": {"orderId": "o-1"')
+    end = source.index("    ],\n)", start)
+    source = source[:start] + events + source[end:]
+    source = source.replace('"maxFaultsPerRun": 1', '"maxFaultsPerRun": 3').replace(
+        '"maxConcurrentInvocations": 1', '"maxConcurrentInvocations": 2')
+    long = fixed.with_name("long.sim.py")
+    long.write_text(source)
+    return str(long.relative_to(workdir))
+
+
+async def cancel_a_long_check(params: StdioServerParameters, mode: str, scenario: str) -> dict:
+    """Calls check with a progress callback, cancels it after two progress notifications, then asks
+    prover_status; the events in the order they happened, and how long prover_status took."""
+    events: list[tuple] = []
+    async with Client(params, mode=mode) as client:
+        await client.list_tools()
+        progressed = anyio.Event()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            events.append(("progress", progress, total, message))
+            if sum(1 for event in events if event[0] == "progress") >= 2:
+                progressed.set()
+
+        async def checking() -> None:
+            await client.call_tool("check", {"scenario": scenario, "maxRuns": 1000000, "budgetMs": 600000},
+                                   progress_callback=on_progress)
+            events.append(("check answered",))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(checking)
+            with anyio.fail_after(300):
+                await progressed.wait()
+            events.append(("cancel",))
+            group.cancel_scope.cancel()
+        started = time.monotonic()
+        # Generous for a loaded machine; without the cancellation the check holds the server for ten minutes.
+        with anyio.fail_after(120):
+            status = await client.call_tool("prover_status", {})
+        events.append(("prover_status", round(time.monotonic() - started, 2)))
+        return {"events": events, "status": status, "version": client.protocol_version}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_long_check_reports_progress_and_a_cancelled_one_frees_the_server(workdir, mode):
+    """An SDK client sees progress while a check runs; cancelling it stops the check before its next
+    run and closes its host, so the next call (prover_status) is answered at once rather than when
+    the ten-minute budget ends."""
+    answers = anyio.run(cancel_a_long_check, server(workdir), mode, long_scenario(workdir))
+    events = answers["events"]
+    assert answers["version"] == {"auto": "2026-07-28", "legacy": "2025-11-25"}[mode]
+    kinds = [event[0] for event in events]
+    assert kinds[-2:] == ["cancel", "prover_status"] and "check answered" not in kinds, events
+    progress = [event for event in events if event[0] == "progress"]
+    assert len(progress) >= 2
+    values = [event[1] for event in progress]
+    assert values == sorted(set(values)), "progress grows with each notification"
+    assert all(event[2] == 600.0 for event in progress), "the total is the budget in seconds"
+    assert all(event[3].startswith("runs ") and " faults " in event[3] and "budget" in event[3] for event in progress)
+    assert not answers["status"].is_error and answers["status"].structured_content["kind"] == "prover_status"
+    sys.stderr.write(f"prover_status answered {events[-1][1]} s after the cancellation ({mode})\n")

@@ -14,10 +14,13 @@ at any rung is always an error. Exit codes: 0 BOUNDED, 1 VIOLATED (or a refuted 
 from __future__ import annotations
 
 import argparse
+import contextvars
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import attrs
 
 from eutaxy.cli.arguments import add_command, budget_ms, max_runs
 from eutaxy.cli.config import config_for, with_configured_provers
@@ -31,7 +34,44 @@ from eutaxy.core.errors import UserError
 from eutaxy.core.verdict_data import verdict_data
 from eutaxy.core.verdicts import SIMULATION_KINDS, SimulationVerdict, exit_code
 
-__all__ = ["add_check_parser", "run_check"]
+__all__ = ["WATCH", "CheckStopped", "CheckWatch", "add_check_parser", "run_check"]
+
+
+@attrs.frozen
+class CheckWatch:
+    """How a caller running ``check`` in this process (the MCP server) follows and stops it.
+
+    ``on_progress`` gets each progress report of the exploration (``runs``, ``faults``,
+    ``elapsedMs``, ``budgetMs``); ``before_run`` is called before every run the platform
+    makes (exploring, shrinking, replaying) and stops the check by raising, a KeyboardInterrupt
+    for it unwinds as Ctrl-C does: the platform is closed and the command ends "interrupted".
+    """
+
+    on_progress: Callable[[dict[str, Any]], None]
+    before_run: Callable[[], None]
+
+
+class CheckStopped(KeyboardInterrupt):
+    """Raised by a watch's ``before_run`` to stop the check: it unwinds as Ctrl-C does."""
+
+
+#: The watch of the check running in this context, if its caller set one.
+WATCH: contextvars.ContextVar[CheckWatch | None] = contextvars.ContextVar("eutaxy_check_watch", default=None)
+
+
+class _WatchedPlatform:
+    """The platform, with the watch's ``before_run`` called before each of its runs."""
+
+    def __init__(self, platform: Any, before_run: Callable[[], None]) -> None:
+        self._platform = platform
+        self._before_run = before_run
+
+    def run(self, plan: Any) -> Any:
+        self._before_run()
+        return self._platform.run(plan)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._platform, name)
 
 
 def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -100,16 +140,23 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
     except UserError as error:
         # What the platform finds against the Worker or the handler names the scenario's line.
         raise locate(scenario, error) from None
+    watch = WATCH.get()
+    on_progress: Callable[[dict[str, Any]], None] | None = progress
+    explored = platform
+    if watch is not None:
+        # A watched check runs under --json (the MCP server's), where no progress line is drawn.
+        explored = _WatchedPlatform(platform, watch.before_run)
+        on_progress = watch.on_progress
     try:
         verdict = check_scenario(
             scenario,
-            platform,
+            explored,
             seed=_first(args.seed, config.seed, scenario_stem(scenario_path)),
             max_runs=_first(args.max_runs, config.max_runs),
             budget_ms=_first(args.budget_ms, config.budget_ms),
             exhaustive=args.exhaustive,
             audit=args.audit,
-            on_progress=progress,
+            on_progress=on_progress,
         )
     except UserError as error:
         raise locate(scenario, error) from None

@@ -9,10 +9,20 @@ handshake. The client's first request names the era by carrying ``_meta`` or not
 While it serves, the SDK points file descriptors 0 and 1 away from the wire, so the
 Node host and moto, started by a check, cannot write into the protocol.
 
-The tools are :mod:`eutaxy.cli.mcp_tools`. A tool runs in a worker thread, one at a
+The tools are :mod:`eutaxy.cli.mcp_tools`, each listed with the JSON Schemas of its
+arguments and of its answer (``outputSchema``). A tool runs in a worker thread, one at a
 time, so the server keeps reading (and answering malformed lines) while a check runs.
 An unknown tool is a protocol error (INVALID_PARAMS); a command that could not run is
-a tool result with ``isError``.
+a tool result with ``isError``. A request before the 2025-11-25 handshake (other than
+``initialize`` and ``ping``) is refused with INVALID_REQUEST and a message saying the
+server is not initialized, where the SDK alone would answer INVALID_PARAMS.
+
+A check called with a progress token (``_meta.progressToken``) sends
+``notifications/progress`` while it explores: ``progress`` and ``total`` are the seconds
+elapsed and the wall-time budget, ``message`` the runs and faults so far. A
+``notifications/cancelled`` for it stops the check before its next run (exploring,
+shrinking or replaying); the platform is closed as after Ctrl-C, freeing the host and the
+one-at-a-time lock for the next call.
 """
 
 from __future__ import annotations
@@ -57,30 +67,66 @@ def build_server():
     from eutaxy.cli.main import VERSION
     from eutaxy.cli.mcp_tools import TOOLS, call_tool
 
+    from eutaxy.cli.check_command import WATCH, CheckStopped, CheckWatch
+    from eutaxy.cli.progress import progress_text
+
     one_at_a_time = threading.Lock()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
-            types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
+            types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema,
+                       output_schema=tool.output_schema)
             for tool in TOOLS.values()
         ])
 
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name not in TOOLS:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS)}")
+        cancelled = threading.Event()
+        reported = [0.0]
 
-        def run():
+        def on_progress(report: dict[str, Any]) -> None:
+            # From the worker thread; progress must grow, so a report no later than the last is dropped.
+            elapsed = round(report.get("elapsedMs", 0) / 1000, 1)
+            if elapsed <= reported[0] or cancelled.is_set():
+                return
+            reported[0] = elapsed
+            budget = report.get("budgetMs")
+            total = budget / 1000 if isinstance(budget, (int, float)) and budget > 0 else None
+            try:
+                anyio.from_thread.run(ctx.session.report_progress, elapsed, total,
+                                      progress_text(report).removeprefix("eutaxy: "))
+            except Exception:  # noqa: BLE001 - the request or the loop is gone; the check goes on until stopped
+                return
+
+        def before_run() -> None:
+            if cancelled.is_set():
+                raise CheckStopped("the client cancelled the request")
+
+        def run() -> Any:
             with one_at_a_time:
-                return call_tool(params.name, params.arguments)
+                token = WATCH.set(CheckWatch(on_progress=on_progress, before_run=before_run))
+                try:
+                    return call_tool(params.name, params.arguments)
+                finally:
+                    WATCH.reset(token)
 
-        answer = await anyio.to_thread.run_sync(run)
+        try:
+            # The SDK cancels this task on notifications/cancelled: the worker is left to stop the
+            # check before its next run and close the platform, releasing the lock.
+            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            sys.stderr.write(f"eutaxy mcp: {params.name} cancelled by the client; stopping it\n")
+            sys.stderr.flush()
+            raise
         return types.CallToolResult(
             content=[types.TextContent(text=answer.text)],
             structured_content=answer.data,
             is_error=answer.is_error,
         )
 
-    return Server(
+    server = Server(
         SERVER_NAME,
         version=VERSION,
         instructions=("Eutaxy checks Cloudflare Workers and AWS Lambda scenarios deterministically. Call check on a "
@@ -88,6 +134,21 @@ def build_server():
         on_list_tools=list_tools,
         on_call_tool=call,
     )
+
+    async def initialized_first(ctx: Any, call_next: Any) -> Any:
+        """A request the server serves, sent before the handshake: "not initialized" (INVALID_REQUEST)."""
+        # The SDK keeps the gate's state on the connection and offers no public reading of it.
+        connection = getattr(ctx.session, "_connection", None)
+        if (ctx.request_id is not None and ctx.method not in ("initialize", "ping") and connection is not None
+                and not connection.initialize_accepted and server.get_request_handler(ctx.method) is not None):
+            raise MCPError(types.INVALID_REQUEST,
+                           f"server not initialized: {ctx.method} before initialize; send initialize and "
+                           "notifications/initialized first (2025-11-25), or _meta with the protocol version on "
+                           "every request (2026-07-28)")
+        return await call_next(ctx)
+
+    server.middleware.append(initialized_first)
+    return server
 
 
 def run_mcp(args: argparse.Namespace, out: Output) -> int:

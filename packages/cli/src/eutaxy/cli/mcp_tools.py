@@ -36,9 +36,14 @@ class ToolAnswer:
 
 @attrs.frozen
 class Tool:
+    """A tool: its name, description, the JSON Schemas of its arguments and of its answer's
+    structured content (``output_schema``: what every answer holds, a tool error included), and
+    the function that runs it."""
+
     name: str
     description: str
     input_schema: dict
+    output_schema: dict[str, Any]
     run: Callable[[Mapping[str, Any]], ToolAnswer]
 
 
@@ -104,6 +109,54 @@ def _check_value(where: str, schema: dict, value: Any) -> None:
             raise ArgumentProblem(f"{where}: expected a list, found {json.dumps(value)}")
         for item in value:
             _check_value(where, schema["items"], item)
+
+
+# -- answers ----------------------------------------------------------------------------------
+
+#: A command that could not run, or an argument that does not fit: ``kind`` and a message.
+_ERROR_ANSWER = {
+    "type": "object",
+    "properties": {"kind": {"enum": ["error", "internal_error"]}, "message": {"type": "string"}},
+    "required": ["kind", "message"],
+}
+
+
+def _answers(*shapes: dict[str, Any]) -> dict[str, Any]:
+    """The output schema of a tool whose answer is one of ``shapes`` or a tool error."""
+    return {"type": "object", "oneOf": [*shapes, _ERROR_ANSWER]}
+
+
+def _report_shape(kinds: list[str], properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A report object (``eutaxy ... --json``): schemaVersion 1 and one of ``kinds``."""
+    return {
+        "type": "object",
+        "properties": {"schemaVersion": {"const": 1}, "kind": {"enum": kinds}, **properties},
+        "required": ["schemaVersion", "kind", *required],
+    }
+
+
+_OBJECT = {"type": "object"}
+_ARRAY = {"type": "array"}
+_VERDICT_ANSWER = {
+    "type": "object",
+    "oneOf": [
+        _report_shape(["violated"], {"scenario": _STRING, "platform": _STRING, "violation": _OBJECT, "trace": _ARRAY,
+                               "schedule": _OBJECT, "keptEvents": _ARRAY, "provenance": _OBJECT,
+                               "regressionTest": {"type": "string", "description": "the regression test written"}},
+                ("scenario", "violation", "trace", "schedule", "keptEvents", "provenance")),
+        _report_shape(["bounded"], {"scenario": _STRING, "platform": _STRING, "provenance": _OBJECT}, ("scenario", "provenance")),
+        _report_shape(["unsupported"], {"scenario": _STRING, "platform": _STRING, "cause": _OBJECT, "provenance": _OBJECT},
+                ("scenario", "cause", "provenance")),
+        _ERROR_ANSWER,
+    ],
+}
+_SPEC_REPORT_ANSWER = _answers(_report_shape(["spec_report"], {"modules": _ARRAY, "goalFiles": _ARRAY}, ("modules",)))
+_DRAFT_ANSWER = _answers(_report_shape(["draft"], {"path": _STRING, "written": _BOOLEAN, "source": _STRING, "holes": _ARRAY,
+                                             "notes": _ARRAY}, ("path", "written", "source", "holes")))
+_PROVER_STATUS_ANSWER = _answers(_report_shape(["prover_status"], {"toolchains": {
+    "type": "object",
+    "additionalProperties": {"type": "object", "properties": {"installed": _BOOLEAN}, "required": ["installed"]},
+}}, ("toolchains",)))
 
 
 # -- running a command ------------------------------------------------------------------------
@@ -175,9 +228,14 @@ def _check(arguments: Mapping[str, Any]) -> ToolAnswer:
     argv += _prover_flags(arguments)
 
     def render(data: dict) -> str:
+        from pathlib import Path
+
+        from eutaxy.cli.check_command import regression_command
+
         text = render_text(data)
         if data.get("regressionTest"):
             text += f"\nRegression test written: {data['regressionTest']}\n"
+            text += f"Run it: {regression_command(Path(data['regressionTest']))}\n"
         return text
 
     return _run_command(argv, verdict_kinds=frozenset({"bounded", "violated", "unsupported"}), render=render)
@@ -302,23 +360,27 @@ def _prove(arguments: Mapping[str, Any]) -> ToolAnswer:
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("check", "Explore a scenario (<name>.sim.py) under injected faults and check its invariants. The verdict "
          "is BOUNDED (no violation within the bounds reached; not a proof), VIOLATED (a replayed, shrunk trace; "
-         "regressionTest names the regression test written) or UNSUPPORTED (with its cause).",
-         _CHECK_SCHEMA, _check),
+         "regressionTest names the regression test written, and the text's last line, Run it:, the command that "
+         "runs it) or UNSUPPORTED (with its cause). With a progress token, progress is notified while it runs "
+         "(runs, faults, seconds of the budget); a cancelled check stops and frees its host.",
+         _CHECK_SCHEMA, _VERDICT_ANSWER, _check),
     Tool("draft", "Draft a first scenario (<name>.sim.py) for a Worker from its wrangler config and the Worker module, "
          "scanned as text: setup, drive, externals, and the events and invariants left as todo(...) holes with notes "
          "on every guess. Answers the draft as data (source, holes, notes); writes it only where write says.",
-         _DRAFT_SCHEMA, _draft),
+         _DRAFT_SCHEMA, _DRAFT_ANSWER, _draft),
     Tool("report", "Run the spec ladder (CHECKED, TESTED, and PROVEN with provers) on every spec file under a "
-         "directory; refuted or conflicting properties are verdicts in the report.", _REPORT_SCHEMA, _report),
+         "directory; refuted or conflicting properties are verdicts in the report.", _REPORT_SCHEMA,
+         _SPEC_REPORT_ANSWER, _report),
     Tool("goals", "Write the Lean engine's open goals beside each spec file under a directory as "
          "<spec>.goals.lean (runs the spec ladder with the lean engine; without Lean installed nothing is written "
          "and the answer says why). Copied to <spec>.props.lean and filled in, a goal file is a supplied proof.",
-         _schema({"directory": _STRING, "seed": _STRING}), lambda arguments: _goals(arguments)),
+         _schema({"directory": _STRING, "seed": _STRING}), _SPEC_REPORT_ANSWER, lambda arguments: _goals(arguments)),
     Tool("prove", "Check one spec file's module with the Lean engine, using the proofs supplied beside it "
          "(<spec>.props.lean); a refused or stale proof file is UNKNOWN with the reason, never PROVEN.",
-         _schema({"spec": _STRING, "seed": _STRING}, required=("spec",)), lambda arguments: _prove(arguments)),
+         _schema({"spec": _STRING, "seed": _STRING}, required=("spec",)), _SPEC_REPORT_ANSWER,
+         lambda arguments: _prove(arguments)),
     Tool("prover_status", "The installed toolchains: the pinned Node toolchain, Z3 for the SMT engine, Lean.",
-         _schema({}), _prover_status),
+         _schema({}), _PROVER_STATUS_ANSWER, _prover_status),
 )}
 
 
