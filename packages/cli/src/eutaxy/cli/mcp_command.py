@@ -64,10 +64,9 @@ def build_server():
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
+    from eutaxy.cli.check_command import WATCH, CheckStopped, CheckWatch
     from eutaxy.cli.main import VERSION
     from eutaxy.cli.mcp_tools import TOOLS, call_tool
-
-    from eutaxy.cli.check_command import WATCH, CheckStopped, CheckWatch
     from eutaxy.cli.progress import progress_text
 
     one_at_a_time = threading.Lock()
