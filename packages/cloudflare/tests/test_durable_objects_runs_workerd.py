@@ -184,6 +184,15 @@ def test_calls_into_two_different_objects_in_a_concurrent_run_are_each_one_turn(
     assert ("req-1#1", 0, "DO:LEDGER", "deposit", "result") in points(crashed)
 
 
+def test_a_retry_calling_into_the_object_its_crashed_attempt_entered_is_modelled_in_a_concurrent_run():
+    """The attempts of one event follow each other, so req-1#2 may enter acct after req-1#1 crashed inside it."""
+    built = scenario(["/deposit", "/deposit-idle"], retries=1, concurrency=2)
+    with create_platform(built) as platform:
+        result = run(platform, built, [{"invocation": "req-1#1", "ordinal": 1, "fault": "crash_before"}])
+    assert "completed" == result["end"]["kind"], result["end"]
+    assert ("req-1#2", 0, "DO:LEDGER", "deposit", "result") in points(result)
+
+
 def test_two_invocations_calling_one_object_in_a_concurrent_run_are_unsupported():
     """Calls entering one object from several invocations are the next model: the run says so instead of guessing."""
     built = scenario(["/deposit", "/deposit"], concurrency=2)

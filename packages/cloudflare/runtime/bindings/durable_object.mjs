@@ -110,11 +110,21 @@ const names = new Map();
  * Which invocation's call each object is running, and which invocation first entered it, per
  * run, by `<class>/<id string>`: the object's code (objects.mjs) runs as the invocation whose
  * call it hosts, which workerd's RPC does not carry into the object in a concurrent run; and a
- * concurrent run refuses a second invocation's call into an object another already entered.
+ * concurrent run refuses a call into an object an invocation of another event already entered.
  * @typedef {{caller: import("../effects.mjs").Invocation | null, depth: number, first: string}} ObjectEntrant
  * @type {WeakMap<import("../run.mjs").Run, Map<string, ObjectEntrant>>}
  */
 const entrants = new WeakMap();
+
+/**
+ * The event an invocation delivers (its id without `#<attempt>`): the attempts of one event
+ * run one after another, the next starting once the one before has ended, so they never
+ * enter an object together.
+ * @param {string} id
+ */
+function eventOf(id) {
+  return id.replace(/#\d+$/, "");
+}
 
 /** @param {string} className @param {any} id */
 function objectKey(className, id) {
@@ -131,10 +141,10 @@ export function objectCaller(run, className, id) {
 
 /**
  * Run `perform`, `inv`'s call into the object of `className` and `id`, with the object noted
- * as running `inv`'s call (objectCaller). In a concurrent run an object one invocation
- * entered takes no call of another's (calls entering one object from several invocations,
- * alarms among them, are the next model): the run is UNSUPPORTED (`object_concurrency`) and
- * the call never settles.
+ * as running `inv`'s call (objectCaller). In a concurrent run an object one event's
+ * invocation entered takes no call of another event's (calls entering one object from several
+ * invocations, alarms among them, are the next model; the attempts of one event follow each
+ * other): the run is UNSUPPORTED (`object_concurrency`) and the call never settles.
  * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
  * @param {string} className @param {any} id @param {string} where `<binding>/<object>.<op>`
  * @param {() => Promise<unknown>} perform @returns {Promise<unknown>}
@@ -144,7 +154,7 @@ export async function callInto(run, inv, className, id, where, perform) {
   if (!objects) entrants.set(run, (objects = new Map()));
   const key = objectKey(className, id);
   let entrant = objects.get(key);
-  if (entrant && entrant.first !== inv.id && run.scenario.bounds.maxConcurrentInvocations > 1) {
+  if (entrant && eventOf(entrant.first) !== eventOf(inv.id) && run.scenario.bounds.maxConcurrentInvocations > 1) {
     run.markUnsupported("object_concurrency",
       `Durable Object ${where}: ${inv.id} called into an object ${entrant.first} had entered; calls entering one object from several invocations in a concurrent run are not modelled yet (calls into different objects are)`);
     return never();
