@@ -6,7 +6,8 @@
  * Each `run`, `first`, `all`, `raw`, `batch` and `exec` is one effect point at `D1:<binding>`;
  * `prepare` and `bind` are not (a prepared statement is not an effect until executed).
  * A write (any statement that is not a read: see `isRead`) takes the write ladder, a read the
- * read ladder; a batch is one point, a write if any statement in it writes, and commits all or
+ * read ladder, each from the binding's load-message entry (`ladderOf(entry, "write")`: Python's
+ * record, eutaxy.cloudflare.bindings.d1, owns them); a batch is one point, a write if any statement in it writes, and commits all or
  * nothing as D1's does. Payloads: `{args: {sql, params}}` (a batch: `{args: {statements:
  * [{sql, params}, ...]}}`); a write's result is `{changes, lastRowId}` (plus `rows` for
  * `all`/`first`/`raw`, which hand rows back), a read's `{rows}`, `exec`'s `{count}`, a batch's
@@ -14,8 +15,9 @@
  * Worker gets back (`meta.duration`, `meta.timings`) are zeroed so runs repeat exactly.
  */
 
-import { effectPoint, READ_FAULTS, WRITE_FAULTS, UnsupportedSignal } from "./effects.mjs";
+import { effectPoint, UnsupportedSignal } from "./effects.mjs";
 import { compareText, toJson } from "./canonical.mjs";
+import { ladderOf } from "./bindings/policy.mjs";
 
 /** Tables D1 and SQLite keep for themselves: neither reset nor snapshotted. */
 const INTERNAL_TABLES = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'";
@@ -47,6 +49,54 @@ export function splitSchema(text) {
     .split(/;[ \t]*(?:\r?\n|$)/)
     .map((piece) => piece.trim())
     .filter((piece) => piece.replace(/--[^\n]*/g, "").trim() !== "");
+}
+
+/**
+ * A binding's schema as its reset applies it: each file's statements (splitSchema), each known
+ * by its file and the line its SQL starts on, so a schema that does not apply names where.
+ * @param {{path: string, text: string}[]} files @returns {{schema: string[], sources: string[]}}
+ */
+export function schemaStatements(files) {
+  /** @type {string[]} */
+  const schema = [];
+  /** @type {string[]} */
+  const sources = [];
+  for (const { path, text } of files) {
+    let cursor = 0;
+    for (const statement of splitSchema(text)) {
+      const at = text.indexOf(statement, cursor);
+      cursor = at + statement.length;
+      schema.push(statement);
+      sources.push(`${path}:${text.slice(0, at + sqlStart(statement)).split("\n").length}`);
+    }
+  }
+  return { schema, sources };
+}
+
+/**
+ * Where a statement's SQL begins: past the blank lines and comments splitSchema keeps in
+ * front of it, so a failing statement is named by the line its SQL is on.
+ * @param {string} statement
+ */
+function sqlStart(statement) {
+  let at = 0;
+  // Bounded: every pass moves `at` forward or stops.
+  while (at < statement.length) {
+    const rest = statement.slice(at);
+    const space = /^\s+/.exec(rest);
+    if (space) {
+      at += space[0].length;
+    } else if (rest.startsWith("--")) {
+      const end = rest.indexOf("\n");
+      at += end < 0 ? rest.length : end + 1;
+    } else if (rest.startsWith("/*")) {
+      const end = rest.indexOf("*/");
+      at += end < 0 ? rest.length : end + 2;
+    } else {
+      break;
+    }
+  }
+  return at;
 }
 
 /** Plain data for a bound value or a column value (bytes as an array of numbers). @param {unknown} value */
@@ -88,10 +138,12 @@ function injectedError(fault) {
 /**
  * The database a Worker sees during one invocation.
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- * @param {string} binding @param {any} real the real D1Database
+ * @param {string} binding @param {any} real the real D1Database @param {any} entry the binding's load-message entry
  */
-export function makeD1(run, inv, binding, real) {
+export function makeD1(run, inv, binding, real, entry) {
   const target = `D1:${binding}`;
+  const readLadder = ladderOf(entry, "read");
+  const writeLadder = ladderOf(entry, "write");
   /** @type {WeakMap<object, {statement: any, sql: string, params: unknown[]}>} */
   const statements = new WeakMap();
 
@@ -102,7 +154,7 @@ export function makeD1(run, inv, binding, real) {
   const point = (op, s, perform, summarize) =>
     effectPoint(run, inv, {
       kind: "io", target, op, args: { sql: s.sql, params: s.params.map(plain) },
-      ladder: isRead(s.sql) ? READ_FAULTS : WRITE_FAULTS, injectedError, perform, summarize,
+      ladder: isRead(s.sql) ? readLadder : writeLadder, injectedError, perform, summarize,
     });
 
   /** @param {any} statement @param {string} sql @param {unknown[]} params */
@@ -164,7 +216,7 @@ export function makeD1(run, inv, binding, real) {
       return effectPoint(run, inv, {
         kind: "io", target, op: "batch",
         args: { statements: items.map((s) => ({ sql: s.sql, params: s.params.map(plain) })) },
-        ladder: writes.some(Boolean) ? WRITE_FAULTS : READ_FAULTS, injectedError,
+        ladder: writes.some(Boolean) ? writeLadder : readLadder, injectedError,
         perform: async () => (await real.batch(items.map((s) => s.statement))).map(stabilize),
         summarize: (results) => {
           const each = results.map((/** @type {any} */ r, /** @type {number} */ i) => (writes[i] ? writeResult(r) : { rows: plainRows(r.results) }));
@@ -177,7 +229,7 @@ export function makeD1(run, inv, binding, real) {
     /** @param {string} sql */
     exec: (sql) => effectPoint(run, inv, {
       kind: "io", target, op: "exec", args: { sql, params: [] },
-      ladder: splitSchema(sql).every(isRead) ? READ_FAULTS : WRITE_FAULTS, injectedError,
+      ladder: splitSchema(sql).every(isRead) ? readLadder : writeLadder, injectedError,
       perform: async () => {
         const result = await real.exec(sql);
         return { ...result, duration: 0 };
@@ -217,7 +269,7 @@ const lastListed = new Map();
 
 /**
  * A row the reset inserts: its table, its index in that table's list and its values, bytes
- * carried as `{base64}` (eutaxy.cloudflare.d1.seed_rows writes them).
+ * carried as `{base64}` (eutaxy.cloudflare.bindings.d1.seed_rows writes them).
  * @typedef {{table: string, index: number, row: Record<string, unknown>}} SeedRow
  */
 

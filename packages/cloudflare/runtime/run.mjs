@@ -34,7 +34,7 @@ export const CONFIG_BINDING = "__EUTAXY_CONFIG";
 export { UserFacingError };
 
 /**
- * @typedef {{d1?: Record<string, {schema: string[], sources?: string[]}>, r2?: Record<string, {objects: Record<string, unknown> | null}>,
+ * @typedef {{kinds?: Record<string, any>,
  *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig

@@ -77,19 +77,24 @@ def test_expect_holds_fails_on_the_bug_and_passes_on_the_fix():
 
 
 def test_a_d1_binding_without_setup_makes_the_run_unsupported(tmp_path):
-    """A run touching a D1 binding no setup resets is UNSUPPORTED, never a pass."""
+    """A run touching a D1 binding no setup resets is UNSUPPORTED, never a pass.
+
+    The binding is the runtime's trap (D1's record says ``without_setup = "unsupported"``);
+    the scenario's invariants, which select D1:DB and would be refused at load for it, are
+    left out so the run reaches the Worker.
+    """
     for name in ("worker.ts", "wrangler.jsonc"):
         (tmp_path / name).write_text((CORPUS / name).read_text())
     (tmp_path / "s.sim.py").write_text(
         BUGGY.read_text().replace('setup=[d1_schema("DB", "./schema.sql")]', "setup=[]")
     )
-    scenario = load_scenario(tmp_path / "s.sim.py")
+    scenario = {**load_scenario(tmp_path / "s.sim.py"), "invariants": []}
     assert [] == scenario["setup"]
     with create_platform(scenario) as platform:
         outcome = replay_scenario(scenario, platform, NO_FAULTS, seed=SEED)
     end = outcome["result"]["end"]
     assert ("unsupported", "binding_without_setup") == (end["kind"], end["cause"])
-    assert "d1_schema('DB'" in end["detail"]
+    assert 'D1 binding DB was touched (.prepare) but no setup step resets it; add d1_schema("DB", "./schema.sql")' in end["detail"]
 
 
 def test_a_worker_that_does_not_bundle_is_a_user_error(tmp_path):

@@ -96,7 +96,7 @@ def test_a_setup_step_or_an_invariant_naming_a_bucket_the_worker_lacks_or_never_
     with pytest.raises(UserError, match="2 r2_bucket steps"):
         prepare_worker(_scenario(setup=[r2_bucket("BUCKET"), r2_bucket("BUCKET")]))
     unseeded = [at_most_once_per_key("x", r2_op("ARCHIVE", "put"), "args.key")]
-    with pytest.raises(UserError, match=r"names R2:ARCHIVE, but no setup step resets that bucket.*r2_bucket\('ARCHIVE'"):
+    with pytest.raises(UserError, match=r"names R2:ARCHIVE, but no setup step resets that bucket.*r2_bucket\(\"ARCHIVE\""):
         prepare_worker(_scenario(invariants=unseeded))
 
 

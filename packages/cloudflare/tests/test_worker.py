@@ -7,9 +7,9 @@ import jsonschema
 
 import pytest
 
-from eutaxy.cloudflare import d1_schema, define_scenario, kv_namespace, queue
+from eutaxy.cloudflare import at_most_once_per_key, d1_param, d1_schema, d1_write, define_scenario, kv_namespace, queue
 from eutaxy.cloudflare.platform import CloudflarePlatform
-from eutaxy.cloudflare.worker import prepare_worker, unset_binding_touched
+from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 
 CONFIG = """{
@@ -45,19 +45,36 @@ def scenario_in(project: Path, **overrides):
 
 
 def test_load_message_has_absolute_paths_and_bindings(project):
-    """Entry and setup paths are absolute; D1 ids, KV ids, consumers and refused bindings are listed."""
+    """Entry and setup paths are absolute; D1 ids, KV ids, consumers and refused bindings are listed.
+
+    D1 is a registered kind: its entry carries each binding's schema files (path and text) and
+    seeded rows, and a binding with none (AUDIT) has no setup, which the runtime's rule for a
+    binding without one (``withoutSetup``) makes a trap.
+    """
     spec = prepare_worker(scenario_in(project))
     message = spec.load_message()
     assert "load" == message["op"]
     worker = message["worker"]
     assert str((project / "worker.ts").resolve()) == worker["entry"]
     assert "2026-01-01" == worker["compatibilityDate"]
-    assert {"DB": "db-1", "AUDIT": "AUDIT"} == worker["d1Databases"]
+    schema = project / "schema.sql"
+    assert {
+        "DB": {
+            "resource": "db-1",
+            "setup": {
+                "kind": "d1_schema", "binding": "DB", "rows": {},
+                "files": [{"path": str(schema.resolve()), "text": schema.read_text()}],
+            },
+            "setupHint": 'd1_schema("DB", "./schema.sql")',
+        },
+        "AUDIT": {"resource": "AUDIT", "setup": None, "setupHint": 'd1_schema("AUDIT", "./schema.sql")'},
+    } == worker["kinds"]["d1"]["bindings"]
+    assert ("unsupported", "d1Databases") == (worker["kinds"]["d1"]["withoutSetup"], worker["kinds"]["d1"]["miniflare"])
     assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
     assert {"CACHE": {"resource": "kv", "setup": None, "setupHint": 'kv_namespace("CACHE", {...})'}} == worker["kinds"]["kv"]["bindings"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
-    assert [{"kind": "d1_schema", "binding": "DB", "path": str((project / "schema.sql").resolve())}] == message["setup"]
-    assert ("AUDIT",) == spec.unset_d1
+    assert [] == message["setup"]
+    assert any("D1 bindings without a setup step (AUDIT) are not reset" in sentence for sentence in spec.assumptions)
 
 
 def test_the_load_message_fits_the_one_schema_the_host_checks(project):
@@ -93,7 +110,7 @@ def test_config_is_found_beside_the_scenario(project):
     ("overrides", "problem"),
     [
         ({"worker": {"entry": "./missing.ts", "config": "./wrangler.jsonc"}}, "worker.entry './missing.ts' does not exist"),
-        ({"setup": [d1_schema("OTHER", "./schema.sql")]}, "D1 binding 'OTHER', which wrangler.jsonc does not declare"),
+        ({"setup": [d1_schema("OTHER", "./schema.sql")]}, "D1 binding 'OTHER', which wrangler.jsonc does not declare in d1_databases"),
         ({"setup": [d1_schema("DB", "./nope.sql")]}, "file './nope.sql' does not exist"),
         ({"setup": [d1_schema("DB", "./schema.sql")] * 2}, "2 d1_schema steps"),
         ({"drive": queue("refunds", [{"body": 1}])}, "drives queue 'refunds', but wrangler.jsonc has no consumer"),
@@ -146,11 +163,10 @@ def test_missing_compatibility_date_is_refused(project):
         prepare_worker(scenario_in(project, setup=[]))
 
 
-def test_touching_an_unset_d1_binding_is_detected():
-    """An effect on a D1 binding no setup resets gives the detail; other targets do not."""
-    effects = [{"target": "D1:DB"}, {"target": "Queue:payments"}]
-    assert unset_binding_touched(effects, ["AUDIT"]) is None
-    assert "d1_schema('AUDIT'" in unset_binding_touched(effects + [{"target": "D1:AUDIT"}], ["AUDIT"])
+def test_an_invariant_over_a_d1_binding_no_setup_resets_is_refused(project):
+    """No run may touch AUDIT (its record's rule), so an invariant selecting its effects would hold vacuously."""
+    with pytest.raises(UserError, match=r'its selector names D1:AUDIT, but no setup step resets that database.*d1_schema\("AUDIT", "./schema.sql"\)'):
+        prepare_worker(scenario_in(project, invariants=[at_most_once_per_key("x", d1_write("AUDIT"), d1_param(0))]))
 
 
 def test_describe_lists_assumptions_without_starting_node(project):
@@ -214,11 +230,11 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     """worker={"env": ...} reads env.<name> as wrangler does: its own bindings, nothing inherited of them."""
     (project / "wrangler.toml").write_text(ENVIRONMENT_CONFIG)
     top = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml"}))
-    assert {"DB": "db-top"} == top.load_message()["worker"]["d1Databases"]
+    assert {"DB": "db-top"} == resources(top.load_message(), "d1")
     assert ["CACHE"] == list(top.load_message()["worker"]["kinds"]["kv"]["bindings"])
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
-    assert {"DB": "db-staging"} == worker["d1Databases"]
+    assert {"DB": "db-staging"} == resources(staging.load_message(), "d1")
     assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
     assert {} == worker["kinds"]["kv"]["bindings"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
@@ -278,6 +294,17 @@ def test_scenario_vars_and_secrets_of_the_wrong_shape_are_refused(project, worke
         scenario_in(project, worker=worker)
 
 
+def resources(message, kind):
+    """Binding -> resource of a registered kind's bindings in a load message."""
+    return {name: binding["resource"] for name, binding in message["worker"]["kinds"][kind]["bindings"].items()}
+
+
+def schema_files(spec, binding):
+    """The names of the files that reset a D1 binding, in the order applied (None: unset)."""
+    setup = spec.load_message()["worker"]["kinds"]["d1"]["bindings"][binding]["setup"]
+    return None if setup is None else [Path(file["path"]).name for file in setup["files"]]
+
+
 def migrations(folder: Path, *names: str) -> Path:
     folder.mkdir(parents=True)
     for name in names:
@@ -285,15 +312,15 @@ def migrations(folder: Path, *names: str) -> Path:
     return folder
 
 
-def test_a_migrations_directory_becomes_one_step_per_file_in_wrangler_order(project):
+def test_a_migrations_directory_becomes_one_file_each_in_wrangler_order(project):
     """d1_schema on a directory applies its .sql files by name (0002 before 0010); other files are not read."""
     migrations(project / "migrations", "0010_index.sql", "0001_create.sql", "0002_alter.sql", "notes.txt")
     spec = prepare_worker(scenario_in(project, setup=[d1_schema("DB", "./migrations")]))
     folder = (project / "migrations").resolve()
+    setup = spec.load_message()["worker"]["kinds"]["d1"]["bindings"]["DB"]["setup"]
     assert [
-        {"kind": "d1_schema", "binding": "DB", "path": str(folder / name)}
-        for name in ("0001_create.sql", "0002_alter.sql", "0010_index.sql")
-    ] == [step for step in spec.load_message()["setup"] if step["binding"] == "DB"]
+        {"path": str(folder / name), "text": (folder / name).read_text()} for name in ("0001_create.sql", "0002_alter.sql", "0010_index.sql")
+    ] == setup["files"]
     assert any("applying the 3 .sql files of migrations/ (the setup's d1_schema)" in s for s in spec.assumptions)
 
 
@@ -302,10 +329,7 @@ def test_the_configs_migrations_dir_resets_a_binding_the_setup_names_no_schema_f
     (project / "wrangler.jsonc").write_text(CONFIG.replace('{"binding": "AUDIT"}', '{"binding": "AUDIT", "migrations_dir": "audit"}'))
     migrations(project / "audit", "0001_log.sql")
     spec = prepare_worker(scenario_in(project))
-    assert () == spec.unset_d1
-    assert [("DB", "schema.sql"), ("AUDIT", "0001_log.sql")] == [
-        (step["binding"], Path(step["path"]).name) for step in spec.load_message()["setup"]
-    ]
+    assert (["schema.sql"], ["0001_log.sql"]) == (schema_files(spec, "DB"), schema_files(spec, "AUDIT"))
     assert any("AUDIT is reset by applying the 1 .sql files of audit/ (the migrations_dir of wrangler.jsonc" in s for s in spec.assumptions)
 
 
@@ -313,16 +337,14 @@ def test_wranglers_default_migrations_folder_is_used_and_a_setup_schema_wins_ove
     """Without migrations_dir, ./migrations beside the config is wrangler's default; a d1_schema step wins over it."""
     migrations(project / "migrations", "0001_create.sql")
     spec = prepare_worker(scenario_in(project))
-    assert () == spec.unset_d1
-    setup = [(step["binding"], Path(step["path"]).name) for step in spec.load_message()["setup"]]
-    assert [("DB", "schema.sql"), ("AUDIT", "0001_create.sql")] == setup
+    assert (["schema.sql"], ["0001_create.sql"]) == (schema_files(spec, "DB"), schema_files(spec, "AUDIT"))
 
 
 @pytest.mark.parametrize(
     ("config", "setup", "problem"),
     [
         ('{"binding": "AUDIT", "migrations_dir": "nowhere"}', None, "names migrations_dir 'nowhere', which is not a directory holding .sql files"),
-        ('{"binding": "AUDIT"}', "./empty", "the migrations directory './empty' holds no .sql file"),
+        ('{"binding": "AUDIT"}', "./empty", r"d1_schema\('AUDIT'\): the migrations directory .*empty holds no .sql file"),
     ],
 )
 def test_a_migrations_directory_without_sql_files_is_refused(project, config, setup, problem):

@@ -6,6 +6,7 @@ import attrs
 import pytest
 
 from eutaxy.cloudflare import wrangler
+from eutaxy.cloudflare.bindings.d1 import D1
 from eutaxy.core.errors import UserError
 
 
@@ -56,7 +57,9 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     assert (project / "worker.ts").resolve() == config.main
     assert "2026-01-01" == config.compatibility_date
     assert ("nodejs_compat",) == config.compatibility_flags
-    assert [("DB", "abc"), ("AUDIT", "audit")] == [(d.binding, d.database_id) for d in config.d1_databases]
+    d1 = [binding for binding in config.bindings if binding.kind == "d1"]
+    assert [("DB", "abc"), ("AUDIT", "audit")] == [(binding.name, D1.resource_of(binding)) for binding in d1]
+    assert [{"database_name": "payments"}, {"database_name": "audit"}] == [dict(binding.fields) for binding in d1]
     payments = config.consumer("payments")
     assert (3, "default", 1) == (payments.max_retries, payments.max_retries_source, payments.max_batch_size)
     refunds = config.consumer("refunds")
@@ -67,7 +70,7 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     assert (("OUT", "receipts"),) == config.queue_producers
     assert (("COUNTER", "Counter", None),) == config.durable_objects
     kinds = {(binding.kind, binding.name) for binding in config.bindings}
-    assert {("kv", "CACHE"), ("ai", "AI"), ("hyperdrive", "PG"), ("r2", "FILES")} == kinds
+    assert {("d1", "DB"), ("d1", "AUDIT"), ("kv", "CACHE"), ("ai", "AI"), ("hyperdrive", "PG"), ("r2", "FILES")} == kinds
     assert {"MODE": "test"} == config.vars
 
 
@@ -125,13 +128,18 @@ JSONC_TWIN = """{
 }"""
 
 
+def d1_binding(config, name):
+    """The config's D1 binding ``name`` (a registered kind's binding: eutaxy.cloudflare.bindings.d1)."""
+    return next(binding for binding in config.bindings if binding.kind == "d1" and binding.name == name)
+
+
 def test_toml_config_means_what_its_jsonc_twin_means(project):
     """A wrangler.toml is read with tomllib and gives the same config as the JSONC it mirrors (paths aside)."""
     from_toml = wrangler.read_config(write(project, "wrangler.toml", TOML_TWIN))
     from_jsonc = wrangler.read_config(write(project, "wrangler.jsonc", JSONC_TWIN))
     assert from_toml.path.name == "wrangler.toml"
     assert attrs.evolve(from_toml, path=from_jsonc.path) == from_jsonc
-    assert "db/migrations" == from_toml.d1("DB").migrations_dir
+    assert "db/migrations" == d1_binding(from_toml, "DB").fields["migrations_dir"]
 
 
 def test_toml_syntax_error_names_file_and_line(project):
@@ -216,13 +224,13 @@ def test_an_environment_overrides_and_inherits_as_wrangler_does(project):
     assert ("nodejs_compat",) == staging.compatibility_flags
     assert top.main == staging.main
     assert {"MODE": "staging"} == staging.vars
-    assert "shop-staging" == staging.d1("DB").database_id
+    assert "shop-staging" == D1.resource_of(d1_binding(staging, "DB"))
 
 
 def test_an_environment_that_sets_no_bindings_has_none(project):
     """Non-inheritable keys are not inherited: an environment without vars or d1_databases has neither."""
     bare = wrangler.read_config(write(project, "wrangler.toml", ENVIRONMENTS), env="bare")
-    assert ("shop-bare-worker", {}, ()) == (bare.name, bare.vars, bare.d1_databases)
+    assert ("shop-bare-worker", {}, []) == (bare.name, bare.vars, [binding for binding in bare.bindings if binding.kind == "d1"])
     assert "2026-01-01" == bare.compatibility_date
 
 

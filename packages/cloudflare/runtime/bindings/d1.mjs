@@ -1,25 +1,49 @@
 // @ts-check
 /**
- * The D1 record: a `d1` section entry `{schema, sources, rows}` per binding (host/load.mjs),
- * the proxy of d1.mjs (each statement an `io` effect point), the reset that empties the
- * database, applies the schema steps and inserts the seeded rows (a schema that does not
- * apply is the user's to fix, named by file and line; a row the schema refuses, by its
- * table and index), and the snapshot of every user table.
+ * The D1 record, a registered kind (Python's `eutaxy.cloudflare.bindings.d1`): it owns its
+ * kind's bindings, each entry's `setup` (null without one: bindings/index.mjs applies the
+ * no-setup rule) `{files: [{path, text}], rows: {table: [row]}}`, the schema files in the
+ * order they are applied (a step's file or migrations directory, else the config's
+ * migrations) and the rows seeded after them; its policy gives the ladder of a read and of a
+ * write. The proxy of d1.mjs (each statement an `io` effect point), the reset that empties
+ * the database, applies the schema and inserts the seeded rows (a schema that does not apply
+ * is the user's to fix, named by file and line; a row the schema refuses, by its table and
+ * index), and the snapshot of every user table.
  */
 
-import { makeD1, resetD1, seedStatement, snapshotD1 } from "../d1.mjs";
+import { makeD1, resetD1, schemaStatements, seedStatement, snapshotD1 } from "../d1.mjs";
 import { UserFacingError } from "../errors.mjs";
+
+/**
+ * A binding's setup as its reset applies it, made once per setup (the runtime config lives as
+ * long as the isolate): the schema's statements with their sources, and the seeded rows.
+ * @type {WeakMap<object, {schema: string[], sources: string[], rows: import("../d1.mjs").SeedRow[]}>}
+ */
+const prepared = new WeakMap();
+
+/** @param {{files: {path: string, text: string}[], rows: Record<string, Record<string, unknown>[]>}} setup */
+function prepare(setup) {
+  let known = prepared.get(setup);
+  if (!known) {
+    /** @type {import("../d1.mjs").SeedRow[]} */
+    const rows = [];
+    for (const [table, list] of Object.entries(setup.rows)) list.forEach((row, index) => rows.push({ table, index, row }));
+    known = { ...schemaStatements(setup.files), rows };
+    prepared.set(setup, known);
+  }
+  return known;
+}
 
 /** @type {import("./record.mjs").BindingRecord} */
 export const d1 = {
   kind: "d1",
-  names: (config) => Object.entries(config.d1 ?? {}),
-  proxy: (run, inv, name, real) => makeD1(run, inv, name, real),
+  proxy: (run, inv, name, real, entry) => makeD1(run, inv, name, real, entry),
   async reset(name, real, entry) {
+    const { schema, sources, rows } = prepare(entry.setup);
     try {
-      await resetD1(name, real, entry.schema, entry.rows ?? []);
+      await resetD1(name, real, schema, rows);
     } catch (error) {
-      throw await schemaFailure(name, real, entry.schema, entry.sources ?? [], entry.rows ?? [], error);
+      throw await schemaFailure(name, real, schema, sources, rows, error);
     }
   },
   async snapshot(owned) {

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The load message, read: from `{worker, setup}` as Python sends it to what the bundler,
- * Miniflare and the in-isolate runtime each need. Setup files are read here, once per load.
+ * Miniflare and the in-isolate runtime each need. It names no binding kind: each registered
+ * kind's entry (`kinds`) goes to its runtime record as Python's record wrote it.
  *
  * The message is checked first against load.schema.json, the one schema of it, which
  * Python's producer (eutaxy.cloudflare.worker.LoadMessage.to_data) is tested against too:
@@ -18,7 +19,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { splitSchema } from "../d1.mjs";
 import { UserError, toolchain } from "./toolchain.mjs";
 
 /**
@@ -78,38 +78,13 @@ export function schemaProblems(schema, value, at = "load") {
 
 /** @param {any} worker @param {any[]} setup the in-isolate runtime's config (run.mjs RuntimeConfig) */
 function runtimeConfig(worker, setup) {
-  /** @type {Record<string, {schema: string[], sources: string[], rows: import("../d1.mjs").SeedRow[]}>} */
-  const d1 = {};
-  for (const binding of Object.keys(worker.d1Databases)) d1[binding] = { schema: [], sources: [], rows: [] };
   /** @type {Record<string, import("../bindings/durable_object.mjs").ObjectEntry>} */
   const durableObjects = {};
   for (const [binding, { className, sqlite }] of Object.entries(worker.durableObjects)) durableObjects[binding] = { className, sqlite, setup: null };
   for (const step of setup) {
-    if (step?.kind === "durable_object") {
-      if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
-      durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
-      continue;
-    }
-    if (step?.kind !== "d1_schema") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
-    if (!d1[step.binding]) throw new UserError(`setup d1_schema names binding ${step.binding}, which the Worker's config does not declare as a D1 database`);
-    if (!path.isAbsolute(step.path)) throw new UserError(`setup d1_schema path must be absolute, got ${step.path}`);
-    let text;
-    try {
-      text = readFileSync(step.path, "utf8");
-    } catch (error) {
-      throw new UserError(`setup d1_schema: cannot read ${step.path}: ${/** @type {Error} */ (error).message}`);
-    }
-    // Each statement's file:line, so a schema that does not apply names where (run.mjs).
-    let cursor = 0;
-    for (const statement of splitSchema(text)) {
-      const at = text.indexOf(statement, cursor);
-      cursor = at + statement.length;
-      d1[step.binding].schema.push(statement);
-      d1[step.binding].sources.push(`${step.path}:${text.slice(0, at + sqlStart(statement)).split("\n").length}`);
-    }
-    for (const [table, rows] of Object.entries(step.rows ?? {})) {
-      /** @type {Record<string, unknown>[]} */ (rows).forEach((row, index) => d1[step.binding].rows.push({ table, index, row }));
-    }
+    if (step?.kind !== "durable_object") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
+    if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
+    durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
   }
   /** @type {Record<string, string>} */
   const traps = {};
@@ -128,33 +103,7 @@ function runtimeConfig(worker, setup) {
   }
   // Each registered kind's entry goes to its runtime record as Python's record wrote it
   // (bindings/index.mjs reads it): its bindings with their setup steps, its policy.
-  return { d1, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
-}
-
-/**
- * Where a statement's SQL begins: past the blank lines and comments splitSchema keeps in
- * front of it, so a failing statement is named by the line its SQL is on.
- * @param {string} statement
- */
-function sqlStart(statement) {
-  let at = 0;
-  // Bounded: every pass moves `at` forward or stops.
-  while (at < statement.length) {
-    const rest = statement.slice(at);
-    const space = /^\s+/.exec(rest);
-    if (space) {
-      at += space[0].length;
-    } else if (rest.startsWith("--")) {
-      const end = rest.indexOf("\n");
-      at += end < 0 ? rest.length : end + 1;
-    } else if (rest.startsWith("/*")) {
-      const end = rest.indexOf("*/");
-      at += end < 0 ? rest.length : end + 2;
-    } else {
-      break;
-    }
-  }
-  return at;
+  return { kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**
@@ -187,7 +136,7 @@ function miniflareBindings(kinds) {
 /**
  * @param {any} message the load request
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   dates: {asked: string, used: string, newest: string}, d1Databases: Record<string, string>, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
+ *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number}}
  */
@@ -210,7 +159,6 @@ export function readLoad(message) {
       newest: NEWEST_COMPATIBILITY_DATE,
     },
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
-    d1Databases: worker.d1Databases,
     kindBindings: miniflareBindings(worker.kinds),
     // The runtime records of kinds defined outside runtime/bindings/, which the bundle imports.
     kindModules: Object.values(worker.kinds).flatMap((/** @type {any} */ kind) => (kind.module === null ? [] : [kind.module])),

@@ -92,7 +92,7 @@ class StderrLog extends Log {
 
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
- *   d1Databases: Record<string, string>, kindBindings: Record<string, Record<string, string>>,
+ *   kindBindings: Record<string, Record<string, string>>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
  */
 
@@ -126,8 +126,7 @@ export class Isolate {
       cf: {},
       compatibilityDate: options.compatibilityDate,
       compatibilityFlags: options.compatibilityFlags,
-      d1Databases: options.d1Databases,
-      // The registered binding kinds' bindings, each under its kind's Miniflare option (kvNamespaces, r2Buckets).
+      // The registered binding kinds' bindings, each under its kind's Miniflare option (d1Databases, kvNamespaces, r2Buckets).
       ...options.kindBindings,
       durableObjects: options.durableObjects,
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },

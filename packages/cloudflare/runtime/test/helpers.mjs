@@ -36,24 +36,38 @@ export function kindPolicy(kind) {
  */
 export function kinds(bound = {}) {
   const fixed = {
+    d1: { label: "D1", setupStep: "d1_schema", withoutSetup: "unsupported", miniflare: "d1Databases", module: null, policy: kindPolicy("d1") },
     kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: kindPolicy("kv") },
     r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: kindPolicy("r2") },
   };
   return Object.fromEntries(Object.entries(fixed).map(([name, kind]) => [name, {
     ...kind,
     bindings: Object.fromEntries(Object.entries(bound[name] ?? {}).map(([binding, [resource, setup]]) => [
-      binding, { resource, setup, setupHint: `${kind.setupStep}(${JSON.stringify(binding)}, {...})` },
+      binding, { resource, setup, setupHint: `${kind.setupStep}(${JSON.stringify(binding)}, ${name === "d1" ? '"./schema.sql"' : "{...}"})` },
     ])),
   }]));
 }
 
 /**
+ * A D1 binding's setup as Python's record writes it: its schema files, path and text, and no seeded rows.
+ * @param {...string} files absolute paths, in the order applied
+ */
+export function d1Setup(...files) {
+  return { kind: "d1_schema", binding: "", files: files.map((file) => ({ path: file, text: readFileSync(file, "utf8") })), rows: {} };
+}
+
+/**
  * The load message for a fixture folder's `worker.ts`: `worker` adds to (or overrides) a
- * Worker with no bindings, and each of its D1 databases gets the folder's `schema.sql`.
+ * Worker with no bindings, and each of its D1 databases (`d1Databases`, binding -> database
+ * id) gets the folder's `schema.sql`, as the D1 kind's entry in `kinds`.
  * @param {string} fixture the fixture folder
- * @param {{d1Databases?: Record<string, string>, [name: string]: unknown}} worker
+ * @param {{d1Databases?: Record<string, string>, kinds?: Record<string, any>, [name: string]: unknown}} worker
  */
 export function fixtureLoad(fixture, worker) {
+  // A test's own `kinds` (an R2 bucket's) keeps its entries; the D1 entry is the databases'.
+  const { d1Databases = {}, kinds: given = kinds(), ...rest } = worker;
+  /** @type {Record<string, [string, object | null]>} */
+  const d1 = Object.fromEntries(Object.entries(d1Databases).map(([binding, id]) => [binding, [id, { ...d1Setup(path.join(fixture, "schema.sql")), binding }]]));
   return {
     op: "load",
     worker: {
@@ -61,8 +75,7 @@ export function fixtureLoad(fixture, worker) {
       root: fixture,
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
-      d1Databases: {},
-      kinds: kinds(),
+      kinds: { ...given, d1: kinds({ d1 }).d1 },
       queueConsumers: {},
       durableObjects: {},
       queueProducers: {},
@@ -75,9 +88,9 @@ export function fixtureLoad(fixture, worker) {
       cpuLimitMs: 30000,
       specs: [],
       vars: {},
-      ...worker,
+      ...rest,
     },
-    setup: Object.keys(worker.d1Databases ?? {}).map((binding) => ({ kind: "d1_schema", binding, path: path.join(fixture, "schema.sql") })),
+    setup: [],
   };
 }
 

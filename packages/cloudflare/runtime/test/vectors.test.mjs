@@ -58,9 +58,11 @@ test("producer.mjs's producedMessageId gives the ids core's produced_ids.json ho
 test("each registered binding kind's operation takes the ladder its records document: reads read, writes write", () => {
   // The rows Python's records send (eutaxy/cloudflare/bindings/ladders.json, checked against
   // them by packages/cloudflare/tests/test_bindings.py); the runtime's records read them from
-  // their entries, so this is where the runtime's suite holds them to what kv.mjs and r2.mjs say.
+  // their entries, so this is where the runtime's suite holds them to what d1.mjs, kv.mjs and
+  // r2.mjs say (D1's operations are what a statement does: d1.mjs isRead).
   const { kinds } = JSON.parse(readFileSync(path.join(REPO, "packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json"), "utf8"));
   const documented = {
+    d1: { read: "read", write: "write" },
     kv: { get: "read", getWithMetadata: "read", list: "read", put: "write", delete: "write" },
     r2: { head: "read", get: "read", list: "read", put: "write", delete: "write" },
   };

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import attrs
 
-from eutaxy.cloudflare.bindings import BindingKind, effect_selector
+from eutaxy.cloudflare.bindings import BindingKind, DraftContext, effect_selector
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import READ_FAULTS, WRITE_FAULTS
 from eutaxy.core.selectors import rows
+
+if TYPE_CHECKING:
+    from eutaxy.cloudflare.wrangler import WranglerConfig
 
 __all__ = ["COUNTER", "CounterKind", "counter_op", "counter_rows", "counter_service"]
 
@@ -54,10 +57,11 @@ class CounterKind(BindingKind):
     def policy(self) -> dict[str, Any]:
         return {"ladders": {"increment": list(WRITE_FAULTS), "get": list(READ_FAULTS)}}
 
-    def assumptions(self, bindings: Sequence[str]) -> list[str]:
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
+        bindings = list(self.resources(config))
         return [f"Counter services ({', '.join(bindings)}) are a toy kind: each increment and get is one effect."]
 
-    def draft_invariants(self, binding: str) -> list[str]:
+    def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         return [f'at_most_once_per_key("one-increment-per-key", counter_op({json.dumps(binding)}, "increment"), "args.key"),']
 
 

@@ -25,7 +25,7 @@ from eutaxy.core.invariants import (
 from eutaxy.core.selectors import rows as rows
 from eutaxy.engine.holes import todo as todo
 
-from .d1 import d1_schema as d1_schema
+from .bindings.d1 import d1_schema as d1_schema
 from .durable_objects import durable_object as durable_object
 from .externals import external as external
 from .http import http as http

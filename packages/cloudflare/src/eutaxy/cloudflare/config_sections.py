@@ -112,12 +112,6 @@ SECTIONS: tuple[Section, ...] = (
     _modelled("limits", "inherited", "`cpu_ms` is the platform's CPU limit per invocation (else Cloudflare's documented default)."),
     _modelled("migrations", "inherited", "Decides which Durable Object classes are SQLite-backed (`new_sqlite_classes`, renames and deletions followed)."),
     # Bindings Eutaxy models.
-    _modelled(
-        "d1_databases",
-        "own",
-        "D1 on Miniflare's SQLite, reset before each run by `d1_schema` or the entry's migrations; one no setup resets "
-        "is UNSUPPORTED when touched.",
-    ),
     # The registered binding kinds' sections (eutaxy.cloudflare.bindings), each its record's sentence.
     *(_modelled(kind.section, "own", kind.section_note) for kind in bindings.registered()),
     _modelled(

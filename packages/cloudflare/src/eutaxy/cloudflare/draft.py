@@ -1,9 +1,10 @@
 """``eutaxy draft``: a first scenario for a Worker, from its wrangler config and its source.
 
 The draft is a starting point that guesses nothing it cannot read. The wrangler config
-(``eutaxy.cloudflare.wrangler.read_config``) gives the setup: each D1 binding with its
-schema file, found beside the config as the seeds say (``schema.sql``, then
-``<database_name>.sql``, then the only ``.sql`` file there). The Worker's modules,
+(``eutaxy.cloudflare.wrangler.read_config``) gives the setup: each binding's setup step, as
+its kind's record drafts it (``BindingKind.draft_setup``: a D1 binding with its schema file,
+found beside the config as the seeds say, ``schema.sql``, then ``<database_name>.sql``, then
+the only ``.sql`` file there). The Worker's modules,
 scanned as text (``eutaxy.cloudflare.source_scan``; nothing imported, bundled or run),
 give the drive for its entry point (the queue it consumes when the config has a consumer,
 else ``fetch()`` over the http drive; Cron Triggers and Agents' routes have no drive in
@@ -37,7 +38,6 @@ from eutaxy.core.errors import UserError
 from eutaxy.engine import bounds as engine_bounds
 
 from . import bindings, config_sections, wrangler
-from .d1 import migration_files
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import parse_dev_vars, secret_files
 from .worker import modelled_kinds
@@ -52,20 +52,6 @@ __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_dr
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
-
-#: The most ``.sql`` files read for table names.
-_SQL_FILES_MAX = 50
-
-_CREATE_TABLE = re.compile(
-    r"create\s+table\s+(?:if\s+not\s+exists\s+)?[\"`\[]?([A-Za-z_][A-Za-z0-9_]*)[\"`\]]?\s*\(", re.IGNORECASE
-)
-
-#: Words that open a table constraint rather than a column definition.
-_TABLE_CONSTRAINTS = frozenset({"primary", "unique", "foreign", "check", "constraint"})
-
-#: The longest table body read for its columns.
-_TABLE_BODY_MAX = 20_000
-
 
 @attrs.frozen(kw_only=True)
 class DraftNote:
@@ -258,81 +244,6 @@ def _identifier(text: str, taken: set[str], fallback: str) -> str:
     return candidate
 
 
-def _sql_files(folder: Path) -> list[Path]:
-    return sorted(path for path in folder.glob("*.sql") if path.is_file())
-
-
-def _schema(folder: Path, database: wrangler.D1Database, databases: int) -> tuple[Path | None, str]:
-    """The schema for a D1 database and how it was found: the entry's ``migrations_dir``
-    when the config names one (read, not guessed); else a file as the seeds locate it
-    (``schema.sql``, ``<database_name>.sql``, the only ``.sql`` file beside the config);
-    else wrangler's default ``migrations/`` folder when it holds ``.sql`` files."""
-    if database.migrations_dir:
-        directory = (folder / database.migrations_dir).resolve()
-        if directory.is_dir() and migration_files(directory):
-            return directory, f"the migrations_dir the config names ({database.migrations_dir}), applied in wrangler's order"
-        return None, f"the config names migrations_dir {database.migrations_dir}, which holds no .sql file"
-    named = f"{database.database_name}.sql" if database.database_name else None
-    if (folder / "schema.sql").is_file():
-        how = "schema.sql beside the config"
-        if databases > 1:
-            how += f" (one file for {databases} databases: check it is this one's)"
-        return folder / "schema.sql", how
-    if named and (folder / named).is_file():
-        return folder / named, f"{named} beside the config (the database's name)"
-    files = _sql_files(folder)
-    if len(files) == 1:
-        return files[0], f"the only .sql file beside the config ({files[0].name})"
-    default = folder / "migrations"
-    if not files and default.is_dir() and migration_files(default):
-        return default, "wrangler's default migrations/ folder beside the config, applied in wrangler's order"
-    if files:
-        listed = ", ".join(p.name for p in files[:5])
-        return None, f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or {named or '<database_name>.sql'}"
-    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config"
-
-
-def _key_column(body: str) -> str | None:
-    """The first column of a table body that looks like a key (``order_id``) and that the
-    database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
-    ``unique`` invariant says something the schema does not."""
-    depth, start, pieces = 0, 0, []
-    for index, char in enumerate(body[:_TABLE_BODY_MAX]):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            if depth == 0:
-                pieces.append(body[start:index])
-                break
-            depth -= 1
-        elif char == "," and depth == 0:
-            pieces.append(body[start:index])
-            start = index + 1
-    for piece in pieces:
-        words = piece.split()
-        if not words or words[0].lower() in _TABLE_CONSTRAINTS:
-            continue
-        name = words[0].strip('"`[]')
-        declared = " ".join(words[1:]).lower()
-        if "primary key" in declared or "unique" in declared:
-            continue
-        if re.search(r"(^|_)(id|key)$", name.lower()) or name.lower().endswith("id"):
-            return name
-    return None
-
-
-def _tables(paths: list[Path]) -> list[tuple[str, str | None]]:
-    """(table, key column or None) of each ``CREATE TABLE`` in the files, in order."""
-    tables: list[tuple[str, str | None]] = []
-    for path in paths[:_SQL_FILES_MAX]:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        tables += [(match.group(1), _key_column(text[match.end() :])) for match in _CREATE_TABLE.finditer(text)]
-    return tables
-
-
 def _py(value: Any) -> str:
     """A value as Python source (JSON data only: strings, numbers, booleans, None, lists, dicts)."""
     if value is None:
@@ -369,9 +280,19 @@ class _Builder:
     holes: list[dict[str, str]] = attrs.Factory(list)
     #: Per external host, the keys its first JSON body written out has (for the examples).
     body_keys: dict[str, tuple[tuple[str, str | None], ...]] = attrs.Factory(dict)
+    #: What each binding kind's draft_setup found, by binding (bindings.DraftContext).
+    found: dict[str, Any] = attrs.Factory(dict)
+    #: The drive's variable, once the drive is drafted (None: a hole or not yet).
+    drive_variable: str | None = None
+    #: The first string field of the event body the Worker reads, once the scan is read.
+    body_key: str | None = None
 
     def note(self, kind: str, text: str) -> None:
         self.notes.append(DraftNote(kind=kind, text=text))
+
+    def relative(self, path: Path) -> str:
+        """``path`` as the drafted file names it."""
+        return _relative(path, self.path.parent)
 
     def hole(self, name: str, hint: str) -> str:
         """The ``todo(...)`` call for a hole, recorded for the data."""
@@ -385,12 +306,12 @@ class _Builder:
                   f"and {', '.join(scan.modules)} scanned as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
-        setup, setup_lines, tables = self._setup()
+        setup, setup_lines = self._setup()
         drive, drive_lines, events = self._drive()
         externals, external_lines = self._externals()
         self._unproxied()
         secrets = self._secrets()
-        examples = self._examples(drive, tables, externals)
+        examples = self._examples(drive, externals)
         source = self._render(setup_lines, drive, drive_lines, external_lines, examples, secrets)
         holes = _with_lines(self.holes, source)
         return Draft(
@@ -412,36 +333,18 @@ class _Builder:
 
     # -- setup --
 
-    def _setup(self) -> tuple[list[dict[str, Any]], list[str], dict[str, list[tuple[str, str | None]]]]:
+    def _setup(self) -> tuple[list[dict[str, Any]], list[str]]:
         steps: list[dict[str, Any]] = []
         lines: list[str] = []
-        tables: dict[str, list[tuple[str, str | None]]] = {}
-        databases = self.config.d1_databases
-        for database in databases:
-            self.imports.add("d1_schema")
-            schema, how = _schema(self.folder, database, len(databases))
-            if schema is None:
-                hint = f"the .sql file that creates D1 database {database.binding}'s tables"
-                self.note("unread", f"D1 binding {database.binding}: {how}; its schema is a hole")
-                steps.append({"kind": "d1_schema", "binding": database.binding, "path": None, "found": how})
-                lines.append(f"# TODO(schema): {hint}.")
-                lines.append(f"d1_schema({json.dumps(database.binding)}, {self.hole('schema', hint)}),")
-                continue
-            path = _relative(schema, self.path.parent)
-            guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or len(databases) > 1
-            self.note("guess" if guessed else "read", f"D1 binding {database.binding}: schema {path}, {how}")
-            steps.append({"kind": "d1_schema", "binding": database.binding, "path": path, "found": how})
-            lines.append(f"d1_schema({json.dumps(database.binding)}, {json.dumps(path)}),")
-            tables[database.binding] = _tables(migration_files(schema) if schema.is_dir() else [schema])
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
             kind = kinds.get(binding.kind)
             if kind is None:
                 continue
             self.imports.add(kind.setup_step)
-            steps.append({"kind": kind.setup_step, "binding": binding.name})
-            lines.append(f"{kind.setup_step}({json.dumps(binding.name)}),")
-            self.note("guess", kind.draft_note(binding.name))
+            step, step_lines = kind.draft_setup(binding, self)
+            steps.append(step)
+            lines += step_lines
         for binding_name, class_name, script in self.config.durable_objects:
             if script is not None:
                 continue  # another Worker's class: noted as not proxied
@@ -450,7 +353,7 @@ class _Builder:
             lines.append(f"durable_object({json.dumps(binding_name)}),")
             self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage "
                       f"(durable_object({binding_name!r})); give it the objects it should hold")
-        return steps, lines, tables
+        return steps, lines
 
     # -- drive --
 
@@ -637,8 +540,7 @@ class _Builder:
         that neither the config nor the local secret files (``.dev.vars``, else ``.env``) give: each a hole, since a Worker that finds
         a secret missing takes a path production never takes."""
         config = self.config
-        known = {database.binding for database in config.d1_databases}
-        known |= {binding for binding, _ in config.queue_producers}
+        known = {binding for binding, _ in config.queue_producers}
         known |= {binding for binding, _, _ in config.durable_objects}
         known |= {binding.name for binding in config.bindings}
         known |= set(config.vars)
@@ -659,27 +561,18 @@ class _Builder:
 
     # -- invariants --
 
-    def _examples(self, drive: dict[str, Any] | None, tables: dict[str, list[tuple[str, str | None]]], externals: list[dict[str, Any]]) -> list[str]:
+    def _examples(self, drive: dict[str, Any] | None, externals: list[dict[str, Any]]) -> list[str]:
         examples: list[str] = []
         body_key = next((name for name, kind in self.scan.body_fields if kind == "string"), None)
-        for database in self.config.d1_databases:
-            d1_binding = database.binding
-            examples.append(f'at_most_once_per_key("one-{d1_binding.lower()}-write-per-key", d1_write({json.dumps(d1_binding)}), d1_param(0)),')
-            if drive is not None:
-                key = body_key or "id"
-                examples.append(
-                    f'at_least_once_per_message("every-event-written", {drive["variable"]}, '
-                    f"d1_write({json.dumps(d1_binding)}), d1_param(0), {json.dumps(key)}),"
-                )
-            for table, column in [(table, column) for table, column in tables.get(d1_binding, []) if column][:3]:
-                examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(d1_binding)}, {json.dumps(table)}), {json.dumps(column)}),')
-        for binding_name, _class_name, script in self.config.durable_objects:
-            if script is None:
-                examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
+        self.drive_variable = None if drive is None else drive["variable"]
+        self.body_key = body_key
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
             if binding.kind in kinds:
-                examples.extend(kinds[binding.kind].draft_invariants(binding.name))
+                examples.extend(kinds[binding.kind].draft_invariants(binding.name, self))
+        for binding_name, _class_name, script in self.config.durable_objects:
+            if script is None:
+                examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
         fields = {name for name, _ in self.scan.body_fields}
         for item in externals:
             key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
@@ -687,8 +580,8 @@ class _Builder:
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "d1_write", "d1_param", "d1_rows",
-                   "fetch_call", "http_response", "do_call", *(name for kind in bindings.registered() for name in kind.selectors))
+        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "fetch_call", "http_response", "do_call",
+                   *(name for kind in bindings.registered() for name in kind.selectors))
         for helper in helpers:
             if f"{helper}(" in used:
                 self.imports.add(helper)

@@ -3,10 +3,9 @@
 :class:`CloudflarePlatform` follows the engine's plans and decides nothing: each
 ``run`` sends the plan to the host (which resets the bindings, drives the
 events inside workerd and takes every decision the plan says) and returns the
-host's answer as a :class:`~eutaxy.core.protocol.RunResult`. It adds two things
-on the way back: each D1 effect's statement class (``d1.with_statement_classes``),
-and the rule the runtime cannot know from the config alone: a run that touched a
-D1 binding no setup step resets is UNSUPPORTED.
+host's answer as a :class:`~eutaxy.core.protocol.RunResult`. On the way back each
+registered binding kind adds what its record knows of its own effects after the run
+(``BindingKind.with_effect_details``: D1's statement classes).
 
 A crashed runtime is not the end of a check. When workerd or the Node host dies
 during a run (killed, out of memory), the platform starts a new host, loads the
@@ -27,17 +26,12 @@ from typing import Any, Mapping
 from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunPlan, RunResult
 
-from . import host as host_module
-from . import wrangler
-from .d1 import with_statement_classes
+from . import bindings, host as host_module, wrangler
 from .loader import load_scenario
 from .variables import redact
-from .worker import WorkerSpec, compatibility_date_assumption, prepare_worker, unset_binding_touched
+from .worker import WorkerSpec, compatibility_date_assumption, prepare_worker
 
 __all__ = ["CloudflarePlatform", "create_platform", "expect_holds", "with_environment"]
-
-#: The cause a run ends with when it touched a D1 binding no setup resets.
-BINDING_WITHOUT_SETUP = "binding_without_setup"
 
 #: Host restarts a check may take before it gives up: one dead runtime is the machine's
 #: bad luck (a kill, the OOM killer); three in one check are a pattern to report.
@@ -119,8 +113,10 @@ class CloudflarePlatform:
                 self.runs += 1
                 # Secret values leave the run here, before anything records, shows or writes it.
                 result = redact(answer["result"], self._spec.secrets)
-                result = {**result, "effects": with_statement_classes(result.get("effects") or [])}
-                return RunResult.from_data(self._with_unset_bindings(result))
+                effects = result.get("effects") or []
+                for kind in bindings.registered():
+                    effects = kind.with_effect_details(effects)
+                return RunResult.from_data({**result, "effects": effects})
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
                 near = answer.get("near")
@@ -143,15 +139,6 @@ class CloudflarePlatform:
                 f"the check stops\n{error}"
             ) from None
         self.restarts.append(f"{died} during run {self.runs + 1}; the host was restarted and the run performed again")
-
-    def _with_unset_bindings(self, result: dict[str, Any]) -> dict[str, Any]:
-        end = result.get("end") or {"kind": "completed"}
-        if end.get("kind") == "unsupported" or not self._spec.unset_d1:
-            return result
-        detail = unset_binding_touched(result.get("effects", []), self._spec.unset_d1)
-        if detail is None:
-            return result
-        return {**result, "end": {"kind": "unsupported", "cause": BINDING_WITHOUT_SETUP, "detail": detail}}
 
     def _check_same_worker(self, scenario: Mapping[str, Any]) -> None:
         # The host loaded one Worker; a plan for another would run the wrong code.

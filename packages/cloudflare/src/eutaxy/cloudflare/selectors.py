@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from eutaxy.core.selectors import rows
 
 from .bindings import effect_selector as _selector
+from .bindings.d1 import d1_param as d1_param, d1_read as d1_read, d1_rows as d1_rows, d1_write as d1_write
 from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
 
@@ -39,25 +40,6 @@ __all__ = [
     "r2_rows",
     "workflow_step",
 ]
-
-
-def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
-
-    Whatever method sent them (run, all, first, raw, batch, exec): the payload's
-    ``statement`` class decides (``eutaxy.core.statements``); ``op`` narrows to methods.
-    """
-    return _selector(f"D1:{binding}", op, where={"statement": "write", "result.changes": {"gt": 0}})
-
-
-def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """D1 statements that read (SELECT, VALUES, a WITH query that writes nothing), by any method."""
-    return _selector(f"D1:{binding}", op, where={"statement": "read"})
-
-
-def d1_param(index: int) -> str:
-    """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
-    return f"args.params.{index}"
 
 
 def queue_ack(queue: str) -> dict[str, Any]:
@@ -129,8 +111,3 @@ def durable_object_rows(binding: str, object_name: str, where: Iterable[dict[str
 def durable_object_table(binding: str, object_name: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
     """One SQL table of a SQLite-backed Durable Object at the end of a run (``<object>/<table>``)."""
     return rows(f"DO:{binding}", f"{object_name}/{table}", where)
-
-
-def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A D1 table's rows."""
-    return rows(f"D1:{binding}", table, where)

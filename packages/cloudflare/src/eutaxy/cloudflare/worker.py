@@ -6,11 +6,9 @@ config's bindings meet the setup steps, so every mismatch a user can make
 it does not consume) is found here, before Node starts, as a
 :class:`~eutaxy.core.errors.UserError`.
 
-What it cannot decide before a run is left to the run: a D1 binding the setup
-does not reset is allowed in the config (a Worker may bind databases a scenario
-never touches), and a run that touches one is made UNSUPPORTED
-(``binding_without_setup``) by :func:`unset_binding_touched`, since its state
-would carry over from earlier runs.
+What it cannot decide before a run is left to the run: a binding no setup step resets is
+allowed in the config (a Worker may bind databases a scenario never touches), and its kind's
+record says what touching it means (``BindingKind.without_setup``), which the runtime applies.
 """
 
 from __future__ import annotations
@@ -24,10 +22,9 @@ from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
 from .assets import served_by
-from .d1 import migration_files, seed_rows
 from .http import caller_assumption
 
-__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modelled_kinds", "prepare_worker", "unset_binding_touched"]
+__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modelled_kinds", "prepare_worker"]
 
 #: The request headers Cloudflare Access sets on a request it lets through (the identity's JWT,
 #: ``Cf-Access-Jwt-Assertion``, and the authenticated user's email and id): lower case, as
@@ -40,7 +37,7 @@ _MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
 
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
-_UNREGISTERED_KINDS = ("d1", "queue_consumer", "queue_producer", "durable_object")
+_UNREGISTERED_KINDS = ("queue_consumer", "queue_producer", "durable_object")
 
 
 def modelled_kinds() -> tuple[str, ...]:
@@ -73,8 +70,6 @@ class LoadMessage:
     specs: tuple[str, ...]
     compatibility_date: str
     compatibility_flags: tuple[str, ...]
-    #: D1 binding -> database id (the binding's name when the config gives none).
-    d1_databases: Mapping[str, str] = attrs.field(converter=_frozen_dict)
     #: Each registered binding kind's entry (``BindingKind.load_entry``): its bindings, each
     #: with its resource and its setup step (None without one), and the policy its runtime
     #: record reads. Every registered kind has one, empty of bindings when the config has none.
@@ -91,8 +86,8 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps of the kinds not registered (``d1_schema`` with absolute paths,
-    #: ``durable_object``); a registered kind's steps are in its ``kinds`` entry.
+    #: The setup steps of the kinds not registered (``durable_object``); a registered kind's
+    #: steps are in its ``kinds`` entry.
     setup: tuple[Mapping[str, Any], ...]
     #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
     durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
@@ -128,8 +123,6 @@ class LoadMessage:
             for retries, delay, batch in self.queue_consumers.values()
         ), self.queue_consumers
         for step in self.setup:
-            assert "path" not in step or Path(step["path"]).is_absolute(), step
-            assert step["kind"] != "d1_schema" or step["binding"] in self.d1_databases, step
             assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
             assert bindings.kind_of_step(step["kind"]) is None, f"a {step['kind']} step belongs in its kind's entry"
         for kind in bindings.registered():
@@ -148,7 +141,6 @@ class LoadMessage:
                 "specs": list(self.specs),
                 "compatibilityDate": self.compatibility_date,
                 "compatibilityFlags": list(self.compatibility_flags),
-                "d1Databases": dict(self.d1_databases),
                 "kinds": {name: dict(entry) for name, entry in self.kinds.items()},
                 "vars": dict(self.vars),
                 "queueConsumers": {
@@ -184,8 +176,6 @@ class WorkerSpec:
     entry: Path
     #: The host's load request.
     load: LoadMessage
-    #: D1 bindings no setup step resets.
-    unset_d1: tuple[str, ...]
     assumptions: tuple[str, ...]
     #: Secret name -> value, for ``variables.redact``; never printed.
     secrets: Mapping[str, str] = attrs.field(factory=dict, repr=False)
@@ -209,10 +199,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         )
     wrangler.check_migrations(config)
     setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
-    reset = [step["binding"] for step in setup if step.get("kind") == "d1_schema"]
-    for binding in reset:
-        if reset.count(binding) > 1:
-            raise UserError(f"the scenario's setup has {reset.count(binding)} d1_schema steps for D1 binding {binding!r}")
     for kind in bindings.registered():
         stepped = [step["binding"] for step in setup if step.get("kind") == kind.setup_step]
         for binding in stepped:
@@ -224,15 +210,12 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in objects_reset:
         if objects_reset.count(binding) > 1:
             raise UserError(f"the scenario's setup has {objects_reset.count(binding)} durable_object steps for binding {binding!r}")
-    migrated = _config_migrations(config, reset)
-    reset += [binding for binding, _ in migrated]
-    schema_files = _schema_files(setup, migrated)
-    setup = _file_steps(setup, schema_files)
-    unset_d1 = tuple(database.binding for database in config.d1_databases if database.binding not in reset)
+    steps = {kind.name: [step for step in setup if step.get("kind") == kind.setup_step] for kind in bindings.registered()}
+    kinds = {kind.name: kind.load_entry(config, steps[kind.name]) for kind in bindings.registered()}
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
     _check_assets(config, drive)
-    _check_invariant_targets(scenario, config, reset, setup)
+    _check_invariant_targets(scenario, config, kinds)
     env_values = variables.worker_variables(
         config.vars,
         config.path.name,
@@ -245,11 +228,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         specs=tuple(_specs(scenario)),
         compatibility_date=config.compatibility_date,
         compatibility_flags=tuple(config.compatibility_flags),
-        d1_databases={database.binding: database.database_id for database in config.d1_databases},
-        kinds={
-            kind.name: kind.load_entry(config, [step for step in setup if step.get("kind") == kind.setup_step])
-            for kind in bindings.registered()
-        },
+        kinds=kinds,
         vars=dict(env_values.values),
         queue_consumers={
             consumer.queue: (consumer.max_retries, consumer.retry_delay_s, consumer.max_batch_size)
@@ -273,10 +252,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         config=config,
         entry=entry,
         load=load,
-        unset_d1=unset_d1,
         assumptions=tuple(
-            _assumptions(config, drive, unset_d1)
-            + _schema_assumptions(config, schema_files)
+            _assumptions(config, drive, steps)
             + [sentence for sentence in [env_values.assumption()] if sentence]
             + _io_assumptions(scenario)
             + _concurrency_assumptions(scenario, config)
@@ -372,19 +349,6 @@ def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str
     return trapped
 
 
-def unset_binding_touched(effects: Iterable[Mapping[str, Any]], unset_d1: Iterable[str]) -> str | None:
-    """The detail sentence when a run touched a D1 binding no setup resets, else None."""
-    targets = {f"D1:{binding}": binding for binding in unset_d1}
-    for effect in effects:
-        binding = targets.get(effect.get("target"))
-        if binding is not None:
-            return (
-                f"D1 binding {binding} was touched but no setup step resets it; add "
-                f"d1_schema({binding!r}, './schema.sql') to the scenario's setup"
-            )
-    return None
-
-
 def _resolve(root: Path, relative: str) -> Path:
     return (root / relative).resolve()
 
@@ -402,16 +366,6 @@ def _entry(root: Path, worker: Mapping[str, Any], config: wrangler.WranglerConfi
 
 def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> dict[str, Any]:
     resolved = dict(step)
-    if step.get("kind") == "d1_schema":
-        binding = step.get("binding")
-        if config.d1(binding) is None:
-            known = nearest_names(str(binding), (database.binding for database in config.d1_databases), what="its D1 bindings")
-            raise UserError(
-                f"setup[{index}]: d1_schema names D1 binding {binding!r}, which {config.path.name} does not declare; {known}",
-                near=str(binding),
-            )
-        if "rows" in step:
-            resolved["rows"] = seed_rows(step["rows"], f"setup[{index}]: d1_schema({binding!r})")
     if step.get("kind") == "durable_object":
         _check_object_step(config, step, index)
     kind = bindings.kind_of_step(step.get("kind"))
@@ -426,111 +380,13 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
                 near=str(binding),
             )
         resolved = kind.check_step(step, f"setup[{index}]: {kind.setup_step}({binding!r})")
-    if isinstance(step.get("path"), str):
-        path = _resolve(root, step["path"])
-        if step.get("kind") == "d1_schema" and path.is_dir():
-            if not migration_files(path):
-                raise UserError(f"setup[{index}]: the migrations directory {step['path']!r} holds no .sql file ({path})", near=step["path"])
-        elif not path.is_file():
+    if isinstance(resolved.get("path"), str):
+        # A step's path is the scenario's, relative to its folder: a file, or a directory its kind reads.
+        path = _resolve(root, resolved["path"])
+        if not path.exists():
             raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})", near=step["path"])
         resolved["path"] = str(path)
     return resolved
-
-
-def _config_migrations(config: wrangler.WranglerConfig, reset: list[str]) -> list[tuple[str, Path]]:
-    """(binding, directory) for each D1 binding no setup step names whose config has migrations.
-
-    The directory is the entry's ``migrations_dir`` (which must exist and hold .sql files),
-    else wrangler's default ``migrations`` beside the config when that directory exists.
-    A binding with neither stays unset, as before.
-    """
-    found = []
-    for database in config.d1_databases:
-        if database.binding in reset:
-            continue
-        if database.migrations_dir is not None:
-            directory = (config.path.parent / database.migrations_dir).resolve()
-            if not directory.is_dir() or not migration_files(directory):
-                raise UserError(
-                    f"{config.path}: d1_databases entry {database.binding!r} names migrations_dir "
-                    f"{database.migrations_dir!r}, which is not a directory holding .sql files ({directory}); fix it, "
-                    f"or name the schema with d1_schema({database.binding!r}, ...) in the scenario's setup"
-                )
-        else:
-            directory = (config.path.parent / "migrations").resolve()
-            if not directory.is_dir() or not migration_files(directory):
-                continue
-        found.append((database.binding, directory))
-    return found
-
-
-@attrs.frozen
-class _SchemaSource:
-    """Where a D1 binding's schema comes from: a file, a directory named in the setup, or the config's migrations."""
-
-    binding: str
-    #: The file or directory named.
-    path: Path
-    files: tuple[Path, ...]
-    #: ``setup`` or ``config``.
-    origin: str
-
-
-def _schema_files(setup: tuple[dict[str, Any], ...], migrated: list[tuple[str, Path]]) -> list[_SchemaSource]:
-    sources = []
-    for step in setup:
-        if step.get("kind") != "d1_schema":
-            continue
-        path = Path(step["path"])
-        files = tuple(migration_files(path)) if path.is_dir() else (path,)
-        sources.append(_SchemaSource(step["binding"], path, files, "setup"))
-    for binding, directory in migrated:
-        sources.append(_SchemaSource(binding, directory, tuple(migration_files(directory)), "config"))
-    return sources
-
-
-def _file_steps(setup: tuple[dict[str, Any], ...], sources: list[_SchemaSource]) -> tuple[dict[str, Any], ...]:
-    """The setup with each d1_schema step one step per file, in place (the runtime applies a binding's
-    steps in turn, and setup order is the reset's and the snapshot's; the last carries the step's
-    seeded rows), then the config's migrations."""
-    by_binding = {source.binding: source for source in sources}
-    steps: list[dict[str, Any]] = []
-    for step in setup:
-        if step.get("kind") != "d1_schema":
-            steps.append(step)
-            continue
-        files = [{"kind": "d1_schema", "binding": step["binding"], "path": str(path)} for path in by_binding[step["binding"]].files]
-        if "rows" in step:
-            # The rows go in after the whole schema: on the binding's last file.
-            files[-1]["rows"] = step["rows"]
-        steps += files
-    for source in sources:
-        if source.origin == "config":
-            steps += [{"kind": "d1_schema", "binding": source.binding, "path": str(path)} for path in source.files]
-    return tuple(steps)
-
-
-def _schema_assumptions(config: wrangler.WranglerConfig, sources: list[_SchemaSource]) -> list[str]:
-    sentences = []
-    for source in sources:
-        if source.origin == "setup" and not source.path.is_dir():
-            continue
-        database = config.d1(source.binding)
-        if source.origin != "config":
-            where = "the setup's d1_schema"
-        elif database is not None and database.migrations_dir is not None:
-            where = f"the migrations_dir of {config.path.name}, as the setup names no schema for it"
-        else:
-            where = (
-                f"wrangler's default migrations folder beside {config.path.name}, as neither the setup nor a "
-                "migrations_dir names a schema for it"
-            )
-        names = ", ".join(path.name for path in source.files)
-        sentences.append(
-            f"D1 binding {source.binding} is reset by applying the {len(source.files)} .sql files of {source.path.name}/ "
-            f"({where}) in wrangler's order, by file name: {names}; the d1_migrations table wrangler keeps is not created."
-        )
-    return sentences
 
 
 def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> None:
@@ -638,17 +494,15 @@ def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]
                 yield f"state.{field}", value["target"]
 
 
-def _check_invariant_targets(
-    scenario: Mapping[str, Any], config: wrangler.WranglerConfig, reset: list[str], setup: Iterable[Mapping[str, Any]]
-) -> None:
+def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.WranglerConfig, entries: Mapping[str, Any]) -> None:
     """An invariant over a binding, queue or external the Worker does not have would hold vacuously.
 
-    Targets whose kind this build knows are checked against the config and the scenario:
-    ``D1:<binding>`` (a state query also needs the binding's setup step, or it has no
-    snapshot), ``Queue:<name>`` and ``Fetch:<external>``; a pattern (``D1:*``) is not.
+    Targets whose kind this build knows are checked against the config and the scenario: a
+    registered kind's (``D1:<binding>``: one its kind may not touch without a setup step also
+    needs one, ``entries`` being the kinds' load entries), ``Queue:<name>``,
+    ``Fetch:<external>`` and ``DO:<binding>``; a pattern (``D1:*``) is not.
     """
     known = {
-        "D1": ([database.binding for database in config.d1_databases], f"the D1 bindings of {config.path.name}"),
         "Queue": (
             [consumer.queue for consumer in config.queue_consumers] + [queue for _, queue in config.queue_producers],
             f"the queues of {config.path.name}",
@@ -659,7 +513,6 @@ def _check_invariant_targets(
     kinds = {kind.label: kind for kind in bindings.registered()}
     for each in kinds.values():
         known[each.label] = (list(each.resources(config)), f"the {each.plural} of {config.path.name}")
-    stepped = {(step.get("kind"), step.get("binding")) for step in setup}
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
             kind, colon, name = target.partition(":")
@@ -679,17 +532,12 @@ def _check_invariant_targets(
                     f"{name!r}) for the sends), or read the rows of a queue the Worker only produces onto",
                     near=str(invariant.get("name")),
                 )
-            if kind == "D1" and field in ("query", "target") and name not in reset:
-                raise UserError(
-                    f"{label} reads the rows of {target}, but no setup step resets that database, so no run has "
-                    f"its state; add d1_schema({name!r}, './schema.sql') to the scenario's setup",
-                    near=str(invariant.get("name")),
-                )
             registered = kinds.get(kind)
-            if registered and registered.without_setup == "unsupported" and (registered.setup_step, name) not in stepped:
+            unset = registered is not None and entries[registered.name]["bindings"][name]["setup"] is None
+            if registered is not None and unset and registered.without_setup == "unsupported":
                 raise UserError(
                     f"{label} names {target}, but no setup step resets that {registered.noun}, so no run can touch it; "
-                    f"add {registered.setup_step}({name!r}, {{...}}) to the scenario's setup",
+                    f"add {registered.setup_hint(name)} to the scenario's setup",
                     near=str(invariant.get("name")),
                 )
 
@@ -706,20 +554,12 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     return sentences + externals.assumptions(scenario.get("externals") or [])
 
 
-def _d1_assumptions(config: wrangler.WranglerConfig) -> list[str]:
-    """What a verdict assumes of D1, when the Worker declares a D1 database."""
-    if not config.d1_databases:
-        return []
-    return ["D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between."]
-
-
-def _kind_assumptions(config: wrangler.WranglerConfig) -> list[str]:
+def _kind_assumptions(config: wrangler.WranglerConfig, steps: Mapping[str, list[dict[str, Any]]]) -> list[str]:
     """What a verdict assumes of each registered binding kind the Worker declares, kinds in registration order."""
     sentences = []
     for kind in bindings.registered():
-        declared = list(kind.resources(config))
-        if declared:
-            sentences += kind.assumptions(declared)
+        if kind.resources(config):
+            sentences += kind.assumptions(config, steps[kind.name])
     return sentences
 
 
@@ -742,15 +582,14 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
 
 def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
     """What production does that no local run can, naming only what the Worker has (D1, a consumed queue)."""
-    unseen = ["D1 read replication"] if config.d1_databases else []
+    unseen = [kind.production_only for kind in bindings.registered() if kind.production_only and kind.resources(config)]
     unseen += ["queue batches formed by timing (max_batch_timeout)"] if drive.get("kind") == "queue" else []
     return f"Production-only behaviour ({', '.join([*unseen, 'real latency'])}) is out of scope."
 
 
 def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     """The reset sentence, naming how each kind of binding the Worker declares is reset."""
-    resets = [("D1", "drop every user table, re-apply the schema")] if config.d1_databases else []
-    resets += [
+    resets = [
         (kind.label, kind.reset_phrase) for kind in bindings.registered() if kind.reset_phrase and kind.resources(config)
     ]
     if config.own_objects():
@@ -762,15 +601,14 @@ def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     )
 
 
-def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unset_d1: tuple[str, ...]) -> list[str]:
+def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], steps: Mapping[str, list[dict[str, Any]]]) -> list[str]:
     sentences = [
         "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
         "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
         _reset_assumption(config),
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
-        *_d1_assumptions(config),
-        *_kind_assumptions(config),
+        *_kind_assumptions(config, steps),
         *_object_assumptions(config),
         _production_only_assumption(config, drive),
     ]
@@ -817,10 +655,6 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], unse
             "later in the run (after its delay in virtual time, with its own faults and redeliveries), and one onto "
             "any other queue is kept as that queue's snapshot rows."
             + (f" Consumed and produced onto: {', '.join(sorted(set(consumed)))}." if consumed else "")
-        )
-    if unset_d1:
-        sentences.append(
-            f"D1 bindings without a setup step ({', '.join(unset_d1)}) are not reset; a run touching one is UNSUPPORTED."
         )
     return sentences
 

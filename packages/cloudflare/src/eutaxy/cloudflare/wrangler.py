@@ -41,7 +41,6 @@ __all__ = [
     "MAX_RETRIES_DEFAULT",
     "DEFAULT_MODULE_RULES",
     "Binding",
-    "D1Database",
     "ModuleRule",
     "QueueConsumer",
     "WranglerConfig",
@@ -153,19 +152,6 @@ SITE_BINDING = "__STATIC_CONTENT"
 
 
 @attrs.frozen(kw_only=True)
-class D1Database:
-    """A ``d1_databases`` entry: the binding name and the database behind it."""
-
-    binding: str
-    #: ``database_id``, else ``database_name``, else the binding: the name Miniflare
-    #: keys the local database by. Two bindings with one id share one database.
-    database_id: str
-    database_name: str | None
-    #: The entry's ``migrations_dir`` as written (relative to the config), None when unset.
-    migrations_dir: str | None = None
-
-
-@attrs.frozen(kw_only=True)
 class QueueConsumer:
     """A ``queues.consumers`` entry."""
 
@@ -189,11 +175,13 @@ class QueueConsumer:
 
 @attrs.frozen(kw_only=True)
 class Binding:
-    """Any other binding: its kind (``kv``, ``r2``, ``ai``, ...), name and resource."""
+    """A binding of a section entry: its kind (``d1``, ``kv``, ``r2``, ``ai``, ...), name and resource."""
 
     kind: str
     name: str
     resource: str | None
+    #: The other fields a registered kind reads of its entry (``BindingKind.fields``), where the entry sets them.
+    fields: Mapping[str, str] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -226,7 +214,6 @@ class WranglerConfig:
     main: Path | None
     compatibility_date: str | None
     compatibility_flags: tuple[str, ...]
-    d1_databases: tuple[D1Database, ...]
     queue_consumers: tuple[QueueConsumer, ...]
     #: Producer bindings: (binding, queue name).
     queue_producers: tuple[tuple[str, str], ...]
@@ -268,13 +255,6 @@ class WranglerConfig:
     def cpu_limit_ms(self) -> int:
         """The CPU limit an invocation runs under: the config's ``limits.cpu_ms``, else Cloudflare's default."""
         return CPU_MS_DEFAULT if self.cpu_ms is None else self.cpu_ms
-
-    def d1(self, binding: str) -> D1Database | None:
-        """The D1 database bound as ``binding``, if any."""
-        for database in self.d1_databases:
-            if database.binding == binding:
-                return database
-        return None
 
     def own_objects(self) -> tuple[tuple[str, str], ...]:
         """(binding, class) of each Durable Object binding Eutaxy runs: a class of the Worker's own
@@ -417,7 +397,6 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         main=main_path,
         compatibility_date=_compatibility_date(reader, data),
         compatibility_flags=tuple(flags),
-        d1_databases=tuple(_d1_databases(reader, data)),
         queue_consumers=tuple(_consumers(reader, queues)),
         queue_producers=tuple(_producers(reader, queues)),
         queue_delivery_delays=_delivery_delays(reader, queues),
@@ -539,19 +518,6 @@ def _line_of_key(text: str, key: str, written: str | None) -> int | None:
         if setter.search(line) and (written is None or written in line):
             return number
     return None
-
-
-def _d1_databases(reader: _Reader, data: dict[str, Any]) -> list[D1Database]:
-    databases = []
-    for index, entry in enumerate(reader.entries(data, "d1_databases")):
-        where = f"d1_databases[{index}]"
-        binding = reader.string(entry, "binding", where)
-        name = reader.optional_string(entry, "database_name", where)
-        database_id = reader.optional_string(entry, "database_id", where) or name or binding
-        migrations_dir = reader.optional_string(entry, "migrations_dir", where)
-        databases.append(D1Database(binding=binding, database_id=database_id, database_name=name, migrations_dir=migrations_dir))
-    _refuse_duplicates(reader, "d1_databases", [database.binding for database in databases])
-    return databases
 
 
 def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
@@ -690,8 +656,9 @@ def missing_export_error(config: WranglerConfig, classes: list[str], entry: Path
 
 def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     bindings = []
-    sections = {kind.section: (kind.name, kind.resource_field) for kind in binding_kinds.registered()} | _LIST_SECTIONS
-    for section, (kind, resource_field) in sections.items():
+    for registered in binding_kinds.registered():
+        bindings += _kind_bindings(reader, data, registered)
+    for section, (kind, resource_field) in _LIST_SECTIONS.items():
         # wrangler allows `send_email` etc. to be absent; a present one must be a list.
         for index, entry in enumerate(reader.entries(data, section)):
             where = f"{section}[{index}]"
@@ -725,6 +692,20 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
         bindings.append(Binding(kind="assets", name=assets["binding"], resource=None))
     if data.get("site") is not None:
         bindings.append(Binding(kind="site", name=SITE_BINDING, resource=None))
+    return bindings
+
+
+def _kind_bindings(reader: _Reader, data: dict[str, Any], kind: binding_kinds.BindingKind) -> list[Binding]:
+    """A registered kind's bindings from its section: each entry's binding, its resource and the
+    fields the kind reads, each checked to be a string; a binding named twice is refused."""
+    bindings = []
+    for index, entry in enumerate(reader.entries(data, kind.section)):
+        where = f"{kind.section}[{index}]"
+        name = reader.string(entry, "binding", where)
+        resource = reader.optional_string(entry, kind.resource_field, where)
+        fields = {field: value for field in kind.fields if (value := reader.optional_string(entry, field, where)) is not None}
+        bindings.append(Binding(kind=kind.name, name=name, resource=resource, fields=fields))
+    _refuse_duplicates(reader, kind.section, [binding.name for binding in bindings])
     return bindings
 
 

@@ -9,11 +9,17 @@ takes it back.
 
 from __future__ import annotations
 
-from ._record import BindingKind as BindingKind, WithoutSetup as WithoutSetup, effect_selector as effect_selector
+from ._record import (
+    BindingKind as BindingKind,
+    DraftContext as DraftContext,
+    WithoutSetup as WithoutSetup,
+    effect_selector as effect_selector,
+)
+from .d1 import D1
 from .kv import KV
 from .r2 import R2
 
-__all__ = ["BindingKind", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
+__all__ = ["BindingKind", "DraftContext", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
 
 #: Kind name -> its record, in registration order.
 _REGISTERED: dict[str, BindingKind] = {}
@@ -48,5 +54,6 @@ def kind_of_step(step_kind: object) -> BindingKind | None:
     return None
 
 
+register(D1)
 register(KV)
 register(R2)

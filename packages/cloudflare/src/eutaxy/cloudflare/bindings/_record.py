@@ -12,23 +12,28 @@ runtime record.
 
 What a kind says once, here:
 
-- its wrangler section (``section``, ``resource_field``) and the docs' sentence about it;
-- its setup step (``setup_step``) and that step's validation (``check_step``);
+- its wrangler section (``section``, ``resource_field``, the other ``fields`` it reads,
+  ``resource_of``) and the docs' sentence about it;
+- its setup step (``setup_step``), that step's validation (``check_step``) and what each
+  binding's setup is at run time (``setups``: D1's schema files and the config's migrations);
 - what a use without a setup step means (``without_setup``): ``"empty"`` (the binding starts
   every run empty, a semantic Cloudflare shares: a new namespace is empty) or
   ``"unsupported"`` (its state would carry over between runs, so touching it ends the run
   UNSUPPORTED with the one cause ``binding_without_setup``; the runtime applies the rule for
   every kind, in runtime/bindings/index.mjs);
 - its part of the load message (``load_entry``), with the policy its runtime record reads;
-- the sentences a verdict assumes of it (``assumptions``) and of its reset (``reset_phrase``);
+- the sentences a verdict assumes of it (``assumptions``), of its reset (``reset_phrase``) and
+  of what only production does with it (``production_only``);
+- what it adds to its own effects after a run (``with_effect_details``: D1's statement classes);
 - its selectors' target label (``label``), and the state queries a verdict may make of it;
-- what ``eutaxy draft`` writes for it (``draft_invariants``).
+- what ``eutaxy draft`` writes for it (``draft_setup``, ``draft_invariants``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
 
 import attrs
 
@@ -36,15 +41,38 @@ from eutaxy.core import faults
 from eutaxy.core.effects import RESULT
 
 if TYPE_CHECKING:
-    from eutaxy.cloudflare.wrangler import WranglerConfig
+    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
 
-__all__ = ["LADDERS", "BindingKind", "WithoutSetup", "effect_selector"]
+__all__ = ["LADDERS", "BindingKind", "DraftContext", "WithoutSetup", "effect_selector"]
 
 #: The core ladders an operation may take, by the name core's ladders.json gives them.
 LADDERS: Mapping[str, tuple[str, ...]] = {"read": faults.READ_FAULTS, "write": faults.WRITE_FAULTS}
 
 #: What touching a binding of the kind that no setup step names means (see the module docstring).
 WithoutSetup = Literal["empty", "unsupported"]
+
+
+class DraftContext(Protocol):
+    """What ``eutaxy draft`` offers a kind's draft hooks (``draft_setup``, ``draft_invariants``)."""
+
+    #: The config drafted from, and its folder (where a kind looks for its files).
+    config: "WranglerConfig"
+    folder: Path
+    #: What a kind's ``draft_setup`` found for a binding, by binding, for its ``draft_invariants``.
+    found: dict[str, Any]
+    #: The drive's variable in the file (its events), None when the drive is a hole.
+    drive_variable: str | None
+    #: The first string field of the event body the Worker reads, None when the scan saw none.
+    body_key: str | None
+
+    def note(self, kind: str, text: str) -> None:
+        """Add a note to the draft (``read``, ``guess``, ``unread``, ...)."""
+
+    def hole(self, name: str, hint: str) -> str:
+        """The ``todo(...)`` call for a hole the author fills."""
+
+    def relative(self, path: Path) -> str:
+        """``path`` as the drafted file names it (relative to its folder)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -64,6 +92,9 @@ class BindingKind:
     section: str
     #: The field of a section entry naming the resource behind the binding (the binding's name when absent).
     resource_field: str
+    #: Other fields of a section entry the kind reads: each is checked to be a string where an
+    #: entry sets it and kept in the binding's ``fields`` (D1's ``migrations_dir``).
+    fields: tuple[str, ...] = ()
     #: The docs' sentence for the section's row (config_sections' table).
     section_note: str
     #: The config's bindings of the kind, as messages name them ("KV namespaces").
@@ -80,6 +111,9 @@ class BindingKind:
     miniflare_option: str | None
     #: How the reset sentence says the kind is reset, or None when it says nothing of it.
     reset_phrase: str | None = None
+    #: What production does with the kind that no local run can (the verdict's sentence on
+    #: production-only behaviour names it), or None.
+    production_only: str | None = None
     #: Each operation that is an effect point -> the core ladder it takes (``"read"``,
     #: ``"write"``): sent to the runtime record as its ladders (``policy``), which it reads and
     #: never writes down itself. bindings/ladders.json holds the rows, read by both suites.
@@ -98,7 +132,11 @@ class BindingKind:
 
     def resources(self, config: "WranglerConfig") -> dict[str, str]:
         """Binding -> resource of each of the config's bindings of this kind, in its order."""
-        return {binding.name: binding.resource or binding.name for binding in config.bindings if binding.kind == self.name}
+        return {binding.name: self.resource_of(binding) for binding in config.bindings if binding.kind == self.name}
+
+    def resource_of(self, binding: "Binding") -> str:
+        """The resource behind one binding: its ``resource_field``, else the binding's name."""
+        return binding.resource or binding.name
 
     def setup_hint(self, binding: str) -> str:
         """The setup step to add for ``binding``, as a scenario writes it (messages and traps say it)."""
@@ -111,13 +149,20 @@ class BindingKind:
         """
         raise NotImplementedError(f"the {self.name} binding kind has no setup step check")
 
+    def setups(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any] | None]:
+        """Binding -> its setup as the runtime record reads it, for each binding of the kind the
+        config declares: its checked step (``steps`` are the kind's, one per binding at most),
+        None without one. A binding with None is what ``without_setup`` rules on."""
+        by_binding = {step["binding"]: dict(step) for step in steps}
+        return {name: by_binding.get(name) for name in self.resources(config)}
+
     def policy(self) -> dict[str, Any]:
         """What the runtime record reads of the kind's policy: its ladder per operation (``operations``)."""
         return {"ladders": {op: list(LADDERS[ladder]) for op, ladder in self.operations.items()}}
 
     def load_entry(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The kind's entry in the load message: its bindings, each with its setup step (None without one)."""
-        by_binding = {step["binding"]: dict(step) for step in steps}
+        setups = self.setups(config, steps)
         return {
             "label": self.label,
             "setupStep": self.setup_step,
@@ -126,16 +171,27 @@ class BindingKind:
             "module": self.runtime_module,
             "policy": self.policy(),
             "bindings": {
-                name: {"resource": resource, "setup": by_binding.get(name), "setupHint": self.setup_hint(name)}
+                name: {"resource": resource, "setup": setups[name], "setupHint": self.setup_hint(name)}
                 for name, resource in self.resources(config).items()
             },
         }
 
-    def assumptions(self, bindings: Sequence[str]) -> list[str]:
-        """What a verdict assumes of the kind, for a Worker that declares ``bindings`` (never empty)."""
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
+        """What a verdict assumes of the kind, for a Worker whose config declares bindings of it
+        (never none) and a setup with ``steps`` for some (the kind's checked steps)."""
         return []
 
-    def draft_invariants(self, binding: str) -> list[str]:
+    def with_effect_details(self, effects: list[Any]) -> list[Any]:
+        """A run's effects as the platform hands them on, with what the kind adds to its own
+        effects' payloads after the run (D1's statement class); the effects themselves by default."""
+        return effects
+
+    def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
+        """The setup step ``eutaxy draft`` writes for one binding: the step as data and its lines of Python."""
+        draft.note("guess", self.draft_note(binding.name))
+        return {"kind": self.setup_step, "binding": binding.name}, [f"{self.setup_step}({json.dumps(binding.name)}),"]
+
+    def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         """The example invariants ``eutaxy draft`` writes for one binding (lines of Python)."""
         return []
 

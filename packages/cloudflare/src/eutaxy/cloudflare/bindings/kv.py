@@ -15,14 +15,17 @@ the long form. Seeds carry no expiration.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import attrs
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, effect_selector
+from ._record import BindingKind, DraftContext, effect_selector
+
+if TYPE_CHECKING:
+    from eutaxy.cloudflare.wrangler import WranglerConfig
 
 __all__ = ["KV", "KvKind", "kv_key", "kv_namespace", "kv_read", "kv_rows", "kv_write", "seed_entries"]
 
@@ -118,7 +121,8 @@ class KvKind(BindingKind):
     def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
         return {**step, "entries": seed_entries(step.get("entries") or [], where)}
 
-    def assumptions(self, bindings: Sequence[str]) -> list[str]:
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
+        bindings = list(self.resources(config))
         return [
             f"KV ({', '.join(bindings)}) is Miniflare's local namespace, emptied and seeded from its kv_namespace step "
             "before each run (empty without one). Reads were strongly consistent: each get, getWithMetadata and list "
@@ -129,7 +133,7 @@ class KvKind(BindingKind):
             "expiration.",
         ]
 
-    def draft_invariants(self, binding: str) -> list[str]:
+    def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         return [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", kv_write({json.dumps(binding)}, "put"), kv_key()),']
 
 

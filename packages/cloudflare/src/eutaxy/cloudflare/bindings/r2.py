@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import attrs
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, effect_selector
+from ._record import BindingKind, DraftContext, effect_selector
+
+if TYPE_CHECKING:
+    from eutaxy.cloudflare.wrangler import WranglerConfig
 
 __all__ = ["R2", "R2Kind", "r2_bucket", "r2_op", "r2_rows"]
 
@@ -107,7 +110,7 @@ class R2Kind(BindingKind):
             raise UserError(f"{where} carries no objects; build it with r2_bucket(...)")
         return dict(step)
 
-    def assumptions(self, bindings: Sequence[str]) -> list[str]:
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
         return [
             "R2 is Miniflare's local bucket: strongly consistent, the last writer wins, a conditional put whose "
             "precondition fails stores nothing and a conditional get whose precondition fails returns no body "
@@ -115,7 +118,7 @@ class R2Kind(BindingKind):
             "counted in the order the run first saw them, at the virtual time it saw them."
         ]
 
-    def draft_invariants(self, binding: str) -> list[str]:
+    def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         return [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", r2_op({json.dumps(binding)}, "put"), "args.key"),']
 
 

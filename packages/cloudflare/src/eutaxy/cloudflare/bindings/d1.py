@@ -1,0 +1,470 @@
+"""The D1 binding kind: D1 databases (``d1_databases``), its setup step, selectors and statement classes.
+
+Before each run the runtime drops every user table of the binding's database and applies
+the schema again, through the real binding and outside the effect log (runtime/bindings/d1.mjs),
+so every run starts from the schema alone. A schema may be a migrations directory, as
+``wrangler d1 migrations`` keeps one: its ``.sql`` files are applied in wrangler's order
+(:func:`migration_files`), each statement still known by its file and line. The step's
+``rows`` are inserted after the schema, in the same reset (:func:`seed_rows` says what a row
+may hold). A binding the setup names no schema for is reset from the config's migrations
+when it has them (the entry's ``migrations_dir``, else wrangler's default ``migrations/``
+beside the config); with neither, the binding is allowed in the config (a Worker may bind
+databases a scenario never touches) and touching it is UNSUPPORTED (``binding_without_setup``),
+since its state would carry over from earlier runs.
+
+After each run the platform writes ``statement`` (``read``, ``write`` or ``schema``, core's
+:mod:`eutaxy.core.statements`) into the payload of every D1 effect, from the SQL the runtime
+recorded (:meth:`D1Kind.with_effect_details`), so ``d1_write()`` and ``d1_read()`` select by
+what a statement does whatever method sent it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+import attrs
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.selectors import rows as _rows
+from eutaxy.core.statements import classify_d1_payload
+from eutaxy.engine.holes import Hole
+
+from ._record import BindingKind, DraftContext, effect_selector
+
+if TYPE_CHECKING:
+    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
+
+__all__ = [
+    "D1",
+    "D1Kind",
+    "d1_param",
+    "d1_read",
+    "d1_rows",
+    "d1_schema",
+    "d1_write",
+    "migration_files",
+    "seed_rows",
+    "with_statement_classes",
+]
+
+_D1_PREFIX = "D1:"
+#: The largest integer a seeded row may hold: D1 binds a JavaScript number, exact up to 2**53 - 1.
+_SAFE_INTEGER = 2**53 - 1
+
+
+def d1_schema(binding: str, path: str | Path | Hole, rows: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Reset D1 binding ``binding`` to the schema in ``path`` (relative to the scenario) before each run.
+
+    ``path`` is a ``.sql`` file, or a migrations directory whose ``.sql`` files are all
+    applied in wrangler's order (``./migrations``). It may be a draft's ``todo(...)`` hole,
+    kept for ``define_scenario`` to refuse. ``rows`` (``{table: [{column: value}, ...]}``)
+    are inserted after the schema on every reset (:func:`seed_rows`).
+    """
+    if not isinstance(binding, str) or not binding:
+        raise UserError(f"d1_schema: binding must be a binding name such as 'DB', got {binding!r}")
+    seeded = {} if rows is None else {"rows": seed_rows(rows, f"d1_schema({binding!r})")}
+    if isinstance(path, Hole):
+        return {"kind": "d1_schema", "binding": binding, "path": path, **seeded}
+    if isinstance(path, Path):
+        path = str(path)
+    if not isinstance(path, str) or not path:
+        raise UserError(f"d1_schema: path must name a .sql file or a migrations directory, got {path!r}")
+    return {"kind": "d1_schema", "binding": binding, "path": path, **seeded}
+
+
+def seed_rows(rows: Any, where: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows a D1 reset inserts, ``{table: [row, ...]}``, each value as D1 binds it.
+
+    A value is what a D1 parameter can be: an integer (exact up to 2**53 - 1, as D1 binds a
+    JavaScript number), a finite real, text, None (NULL), True/False (stored as 1/0, as D1
+    binds a boolean) or bytes (a BLOB, carried as ``{"base64": ...}``). Tables are inserted
+    in the order given, rows in list order; a row the schema refuses fails the reset, named
+    by table and index.
+    """
+    if not isinstance(rows, Mapping):
+        raise UserError(f"{where}: rows must be {{table: [{{column: value}}, ...]}}, got {rows!r}")
+    seeded: dict[str, list[dict[str, Any]]] = {}
+    for table, table_rows in rows.items():
+        if not isinstance(table, str) or not table:
+            raise UserError(f"{where}: rows: a table name must be a non-empty string, got {table!r}")
+        if not isinstance(table_rows, (list, tuple)):
+            raise UserError(f"{where}: rows[{table!r}] must be a list of rows (dicts), got {table_rows!r}", near=table)
+        seeded[table] = []
+        for index, row in enumerate(table_rows):
+            at = f"{where}: rows[{table!r}][{index}]"
+            if not isinstance(row, Mapping):
+                raise UserError(f"{at} must be a dict of column -> value, got {row!r}", near=table)
+            seeded[table].append({_column(at, column, table): _value(f"{at}[{column!r}]", value, table) for column, value in row.items()})
+    return seeded
+
+
+def _column(at: str, column: Any, table: str) -> str:
+    if not isinstance(column, str) or not column:
+        raise UserError(f"{at}: a column name must be a non-empty string, got {column!r}", near=table)
+    return column
+
+
+def _value(at: str, value: Any, table: str) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        if abs(value) > _SAFE_INTEGER:
+            raise UserError(f"{at}: D1 binds a JavaScript number, exact only up to 2**53 - 1; got {value}", near=table)
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise UserError(f"{at}: a real must be finite, got {value!r}", near=table)
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return {"base64": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, Mapping) and set(value) == {"base64"} and isinstance(value["base64"], str):
+        # Bytes as the step carries them (a step read back, or written by hand).
+        try:
+            base64.b64decode(value["base64"], validate=True)
+        except ValueError:
+            raise UserError(f"{at}: {{'base64': ...}} must hold base64 text, got {value['base64']!r}", near=table) from None
+        return dict(value)
+    raise UserError(
+        f"{at}: expected what D1 stores (an integer, a real, text, None, True/False or bytes), got {type(value).__name__} {value!r}",
+        near=table,
+    )
+
+
+def migration_files(directory: Path) -> list[Path]:
+    """The ``.sql`` files of a migrations directory in the order wrangler applies them.
+
+    Wrangler lists the directory's ``.sql`` files and sorts them by name
+    (``0001_create.sql`` before ``0002_index.sql``, as ``wrangler d1 migrations create``
+    numbers them), so that is the order here. Other files and subdirectories are not read.
+    """
+    return sorted((entry for entry in directory.iterdir() if entry.suffix == ".sql" and entry.is_file()), key=lambda entry: entry.name)
+
+
+def with_statement_classes(effects: list[Any]) -> list[Any]:
+    """The run's effects with each D1 effect's payload carrying its ``statement`` class."""
+    classified = []
+    for effect in effects:
+        if isinstance(effect, dict) and str(effect.get("target", "")).startswith(_D1_PREFIX):
+            statement = classify_d1_payload(str(effect.get("op", "")), effect.get("payload"))
+            if statement is not None:
+                effect = {**effect, "payload": {**effect["payload"], "statement": statement}}
+        classified.append(effect)
+    return classified
+
+
+# --- selectors ---------------------------------------------------------------------------
+
+
+def d1_write(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """D1 statements that write (INSERT, UPDATE, DELETE, REPLACE, RETURNING) and changed a row.
+
+    Whatever method sent them (run, all, first, raw, batch, exec): the payload's
+    ``statement`` class decides (``eutaxy.core.statements``); ``op`` narrows to methods.
+    """
+    return effect_selector(f"D1:{binding}", op, where={"statement": "write", "result.changes": {"gt": 0}})
+
+
+def d1_read(binding: str, op: str | list[str] | None = None) -> dict[str, Any]:
+    """D1 statements that read (SELECT, VALUES, a WITH query that writes nothing), by any method."""
+    return effect_selector(f"D1:{binding}", op, where={"statement": "read"})
+
+
+def d1_param(index: int) -> str:
+    """The key of a D1 statement's bound parameter ``index``: ``"args.params.<index>"``."""
+    return f"args.params.{index}"
+
+
+def d1_rows(binding: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A D1 table's rows."""
+    return _rows(f"D1:{binding}", table, where)
+
+
+# --- where a binding's schema comes from ---------------------------------------------------
+
+
+@attrs.frozen
+class _SchemaSource:
+    """Where a D1 binding's schema comes from: a file, a directory named in the setup, or the config's migrations."""
+
+    binding: str
+    #: The file or directory named.
+    path: Path
+    files: tuple[Path, ...]
+    #: ``setup`` or ``config``.
+    origin: str
+
+
+def _source(config: "WranglerConfig", binding: "Binding", step: Mapping[str, Any] | None) -> _SchemaSource | None:
+    """The schema that resets ``binding``: its step's file or directory, else the config's migrations.
+
+    The config's are the entry's ``migrations_dir`` (which must exist and hold .sql files),
+    else wrangler's default ``migrations`` beside the config when that directory exists. A
+    binding with neither has none: it is unset.
+    """
+    if step is not None:
+        path = Path(step["path"])
+        if not path.is_dir():
+            return _SchemaSource(binding.name, path, (path,), "setup")
+        files = migration_files(path)
+        if not files:
+            raise UserError(f"setup d1_schema({binding.name!r}): the migrations directory {path} holds no .sql file", near=binding.name)
+        return _SchemaSource(binding.name, path, tuple(files), "setup")
+    migrations_dir = binding.fields.get("migrations_dir")
+    if migrations_dir is not None:
+        directory = (config.path.parent / migrations_dir).resolve()
+        if not directory.is_dir() or not migration_files(directory):
+            raise UserError(
+                f"{config.path}: d1_databases entry {binding.name!r} names migrations_dir "
+                f"{migrations_dir!r}, which is not a directory holding .sql files ({directory}); fix it, "
+                f"or name the schema with d1_schema({binding.name!r}, ...) in the scenario's setup"
+            )
+        return _SchemaSource(binding.name, directory, tuple(migration_files(directory)), "config")
+    directory = (config.path.parent / "migrations").resolve()
+    if not directory.is_dir() or not migration_files(directory):
+        return None
+    return _SchemaSource(binding.name, directory, tuple(migration_files(directory)), "config")
+
+
+def _file(binding: str, path: Path) -> dict[str, str]:
+    """One schema file as the runtime record reads it: its path (a failing statement is named by
+    it and its line) and its text, as UTF-8 with its line ends kept."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"setup d1_schema({binding!r}): cannot read {path}: {error}", near=binding) from None
+    return {"path": str(path), "text": text}
+
+
+def _schema_sentence(config: "WranglerConfig", binding: "Binding", source: _SchemaSource) -> str:
+    if source.origin != "config":
+        where = "the setup's d1_schema"
+    elif binding.fields.get("migrations_dir") is not None:
+        where = f"the migrations_dir of {config.path.name}, as the setup names no schema for it"
+    else:
+        where = (
+            f"wrangler's default migrations folder beside {config.path.name}, as neither the setup nor a "
+            "migrations_dir names a schema for it"
+        )
+    names = ", ".join(path.name for path in source.files)
+    return (
+        f"D1 binding {source.binding} is reset by applying the {len(source.files)} .sql files of {source.path.name}/ "
+        f"({where}) in wrangler's order, by file name: {names}; the d1_migrations table wrangler keeps is not created."
+    )
+
+
+# --- what eutaxy draft writes ----------------------------------------------------------------
+
+#: The most ``.sql`` files read for table names.
+_SQL_FILES_MAX = 50
+
+_CREATE_TABLE = re.compile(
+    r"create\s+table\s+(?:if\s+not\s+exists\s+)?[\"`\[]?([A-Za-z_][A-Za-z0-9_]*)[\"`\]]?\s*\(", re.IGNORECASE
+)
+
+#: Words that open a table constraint rather than a column definition.
+_TABLE_CONSTRAINTS = frozenset({"primary", "unique", "foreign", "check", "constraint"})
+
+#: The longest table body read for its columns.
+_TABLE_BODY_MAX = 20_000
+
+
+def _sql_files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.glob("*.sql") if path.is_file())
+
+
+def _draft_schema(folder: Path, database: "Binding", databases: int) -> tuple[Path | None, str]:
+    """The schema for a D1 database and how it was found: the entry's ``migrations_dir``
+    when the config names one (read, not guessed); else a file as the seeds locate it
+    (``schema.sql``, ``<database_name>.sql``, the only ``.sql`` file beside the config);
+    else wrangler's default ``migrations/`` folder when it holds ``.sql`` files."""
+    migrations_dir = database.fields.get("migrations_dir")
+    database_name = database.fields.get("database_name")
+    if migrations_dir:
+        directory = (folder / migrations_dir).resolve()
+        if directory.is_dir() and migration_files(directory):
+            return directory, f"the migrations_dir the config names ({migrations_dir}), applied in wrangler's order"
+        return None, f"the config names migrations_dir {migrations_dir}, which holds no .sql file"
+    named = f"{database_name}.sql" if database_name else None
+    if (folder / "schema.sql").is_file():
+        how = "schema.sql beside the config"
+        if databases > 1:
+            how += f" (one file for {databases} databases: check it is this one's)"
+        return folder / "schema.sql", how
+    if named and (folder / named).is_file():
+        return folder / named, f"{named} beside the config (the database's name)"
+    files = _sql_files(folder)
+    if len(files) == 1:
+        return files[0], f"the only .sql file beside the config ({files[0].name})"
+    default = folder / "migrations"
+    if not files and default.is_dir() and migration_files(default):
+        return default, "wrangler's default migrations/ folder beside the config, applied in wrangler's order"
+    if files:
+        listed = ", ".join(p.name for p in files[:5])
+        return None, f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or {named or '<database_name>.sql'}"
+    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config"
+
+
+def _key_column(body: str) -> str | None:
+    """The first column of a table body that looks like a key (``order_id``) and that the
+    database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
+    ``unique`` invariant says something the schema does not."""
+    depth, start, pieces = 0, 0, []
+    for index, char in enumerate(body[:_TABLE_BODY_MAX]):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                pieces.append(body[start:index])
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(body[start:index])
+            start = index + 1
+    for piece in pieces:
+        words = piece.split()
+        if not words or words[0].lower() in _TABLE_CONSTRAINTS:
+            continue
+        name = words[0].strip('"`[]')
+        declared = " ".join(words[1:]).lower()
+        if "primary key" in declared or "unique" in declared:
+            continue
+        if re.search(r"(^|_)(id|key)$", name.lower()) or name.lower().endswith("id"):
+            return name
+    return None
+
+
+def _tables(paths: list[Path]) -> list[tuple[str, str | None]]:
+    """(table, key column or None) of each ``CREATE TABLE`` in the files, in order."""
+    tables: list[tuple[str, str | None]] = []
+    for path in paths[:_SQL_FILES_MAX]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        tables += [(match.group(1), _key_column(text[match.end() :])) for match in _CREATE_TABLE.finditer(text)]
+    return tables
+
+
+# --- the record ----------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class D1Kind(BindingKind):
+    """D1: Miniflare's real local SQLite behind a proxy (runtime/bindings/d1.mjs).
+
+    A statement's ladder is by what it does, not by the method that sent it (``isRead`` in
+    runtime/d1.mjs), so the kind's operations are the two statement classes. A database no
+    setup step and no migrations reset would carry its tables from one run into the next, so
+    touching one is UNSUPPORTED (``binding_without_setup``).
+    """
+
+    def resource_of(self, binding: "Binding") -> str:
+        # database_id, else database_name, else the binding: the name Miniflare keys the local
+        # database by (two bindings with one id share one database).
+        return binding.resource or binding.fields.get("database_name") or binding.name
+
+    def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
+        if not isinstance(step.get("path"), str) or not step["path"]:
+            raise UserError(f"{where} names no schema (a .sql file or a migrations directory); build it with d1_schema(...)")
+        checked = {"kind": self.setup_step, "binding": step["binding"], "path": step["path"]}
+        if "rows" in step:
+            checked["rows"] = seed_rows(step["rows"], where)
+        return checked
+
+    def setups(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any] | None]:
+        """Each binding's schema files (path and text, in the order applied) and seeded rows,
+        from its step or the config's migrations; None for a binding with neither."""
+        by_binding = {step["binding"]: step for step in steps}
+        setups: dict[str, dict[str, Any] | None] = {}
+        for binding in self._bindings(config):
+            step = by_binding.get(binding.name)
+            source = _source(config, binding, step)
+            setups[binding.name] = None if source is None else {
+                "kind": self.setup_step,
+                "binding": binding.name,
+                "files": [_file(binding.name, path) for path in source.files],
+                "rows": dict(step.get("rows") or {}) if step is not None else {},
+            }
+        return setups
+
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
+        by_binding = {step["binding"]: step for step in steps}
+        sources = [(binding, _source(config, binding, by_binding.get(binding.name))) for binding in self._bindings(config)]
+        unset = [binding.name for binding, source in sources if source is None]
+        sentences = ["D1 is Miniflare's local SQLite: batch() commits all or nothing; separate statements can be cut between."]
+        if unset:
+            sentences.append(
+                f"D1 bindings without a setup step ({', '.join(unset)}) are not reset; a run touching one is UNSUPPORTED."
+            )
+        # A setup step's single file says nothing a reader would not expect; a directory's files do.
+        return sentences + [
+            _schema_sentence(config, binding, source)
+            for binding, source in sources
+            if source is not None and (source.origin == "config" or source.path.is_dir())
+        ]
+
+    def with_effect_details(self, effects: list[Any]) -> list[Any]:
+        return with_statement_classes(effects)
+
+    def setup_hint(self, binding: str) -> str:
+        return f"{self.setup_step}({json.dumps(binding)}, \"./schema.sql\")"
+
+    def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
+        databases = len(self._bindings(draft.config))
+        schema, how = _draft_schema(draft.folder, binding, databases)
+        if schema is None:
+            hint = f"the .sql file that creates D1 database {binding.name}'s tables"
+            draft.note("unread", f"D1 binding {binding.name}: {how}; its schema is a hole")
+            step = {"kind": self.setup_step, "binding": binding.name, "path": None, "found": how}
+            return step, [f"# TODO(schema): {hint}.", f"d1_schema({json.dumps(binding.name)}, {draft.hole('schema', hint)}),"]
+        path = draft.relative(schema)
+        guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or databases > 1
+        draft.note("guess" if guessed else "read", f"D1 binding {binding.name}: schema {path}, {how}")
+        draft.found[binding.name] = _tables(migration_files(schema) if schema.is_dir() else [schema])
+        return {"kind": self.setup_step, "binding": binding.name, "path": path, "found": how}, [
+            f"d1_schema({json.dumps(binding.name)}, {json.dumps(path)}),"
+        ]
+
+    def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
+        examples = [f'at_most_once_per_key("one-{binding.lower()}-write-per-key", d1_write({json.dumps(binding)}), d1_param(0)),']
+        if draft.drive_variable is not None:
+            key = draft.body_key or "id"
+            examples.append(
+                f'at_least_once_per_message("every-event-written", {draft.drive_variable}, '
+                f"d1_write({json.dumps(binding)}), d1_param(0), {json.dumps(key)}),"
+            )
+        tables: list[tuple[str, str | None]] = draft.found.get(binding, [])
+        for table, column in [(table, column) for table, column in tables if column][:3]:
+            examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
+        return examples
+
+    def _bindings(self, config: "WranglerConfig") -> list["Binding"]:
+        return [binding for binding in config.bindings if binding.kind == self.name]
+
+
+D1 = D1Kind(
+    name="d1",
+    label="D1",
+    section="d1_databases",
+    resource_field="database_id",
+    fields=("database_name", "migrations_dir"),
+    section_note=(
+        "D1 on Miniflare's SQLite, reset before each run by `d1_schema` or the entry's migrations; one no setup resets "
+        "is UNSUPPORTED when touched."
+    ),
+    plural="D1 bindings",
+    noun="database",
+    contents="the schema",
+    setup_step="d1_schema",
+    without_setup="unsupported",
+    selectors=("d1_param", "d1_read", "d1_rows", "d1_write"),
+    # Each statement takes the ladder of what it does (runtime/d1.mjs isRead); a batch is a write if any statement in it writes.
+    operations={"read": "read", "write": "write"},
+    miniflare_option="d1Databases",
+    reset_phrase="drop every user table, re-apply the schema",
+    production_only="D1 read replication",
+)
