@@ -18,12 +18,10 @@
  */
 
 import { assert } from "./assert.mjs";
-import { effectPoint } from "./effects.mjs";
+import { effectPoint, ladderNamed } from "./effects.mjs";
 import { drain } from "./settle.mjs";
 import { refuse } from "./unsupported.mjs";
 
-/** The background point's ladder (eutaxy.core.faults.BACKGROUND_FAULTS). */
-export const BACKGROUND_FAULTS = Object.freeze(["cut_off"]);
 
 /** What one invocation handed to ctx.waitUntil, and which of it is still running. */
 export class Background {
@@ -81,7 +79,7 @@ export async function runBackground(run, inv, target, background) {
   if (pending === 0) return;
   assert(pending > 0, () => `invocation ${inv.id} counts ${pending} waitUntil promises pending`);
   const fault = effectPoint(run, inv, {
-    kind: "platform", target, op: "background", args: { pending }, ladder: BACKGROUND_FAULTS,
+    kind: "platform", target, op: "background", args: { pending }, ladder: ladderNamed(run, "background"),
     perform: () => ({ cutOff: false }), summarize: (result) => result,
   });
   if (fault === "cut_off") {

@@ -17,9 +17,27 @@
 
 import { assert } from "./assert.mjs";
 
+/**
+ * The ladders a Durable Object stub call and alarm take (bindings/durable_object.mjs), until
+ * that record reads them from its load-message entry as the registered kinds do; every other
+ * effect point takes its ladder from the load message (`ladderNamed`, or its kind's entry).
+ */
 export const WRITE_FAULTS = Object.freeze(["crash_before", "crash_after", "ambiguous", "error"]);
 export const READ_FAULTS = Object.freeze(["crash_before", "crash_after", "error"]);
-export const DECISION_FAULTS = Object.freeze(["crash_before", "crash_after"]);
+
+/**
+ * The platform's ladder named `name` (`write`, `read`, `decision`, `response`,
+ * `responseWithDeadline`, `background`), as the load message carries them: Python's
+ * eutaxy.core.faults owns them (core's vectors/ladders.json holds the rows both suites read),
+ * and the runtime writes none down. A name the message lacks is Eutaxy's own bug, never a
+ * point without faults.
+ * @param {import("./run.mjs").Run} run @param {string} name @returns {readonly string[]}
+ */
+export function ladderNamed(run, name) {
+  const ladder = run.config.ladders?.[name];
+  if (!Array.isArray(ladder)) throw new Error(`the load message gives no ladder ${name} (${JSON.stringify(Object.keys(run.config.ladders ?? {}))})`);
+  return ladder;
+}
 
 /** Thrown into user code by a synchronous point that crashed its invocation. */
 export class CrashSignal extends Error {

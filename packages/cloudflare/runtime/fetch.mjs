@@ -30,7 +30,7 @@
  * The injected error is the TypeError a lost connection gives.
  */
 
-import { effectPoint, never, WRITE_FAULTS } from "./effects.mjs";
+import { effectPoint, ladderNamed, never } from "./effects.mjs";
 import { UserFacingError } from "./errors.mjs";
 
 /**
@@ -189,7 +189,7 @@ export function makeFetch(run) {
       target: `Fetch:${external.name}`,
       op: method,
       args,
-      ladder: WRITE_FAULTS,
+      ladder: ladderNamed(run, "write"),
       injectedError: () => new TypeError("Network connection lost."),
       perform: async () => {
         let store = remembered.get(external.name);

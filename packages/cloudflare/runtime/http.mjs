@@ -52,7 +52,7 @@
 
 import { makeContext, Background, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
-import { NO_FAULTS, effectPoint } from "./effects.mjs";
+import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "./queue.mjs";
 import { realConsole } from "./patch.mjs";
@@ -60,10 +60,6 @@ import { drain, waitForChange } from "./settle.mjs";
 
 /** The origin requests are addressed to (a reserved name: nothing real answers it). */
 export const REQUEST_ORIGIN = "https://worker.eutaxy.invalid";
-
-/** The response point's ladders (eutaxy.core.faults.response_faults). */
-export const RESPONSE_FAULTS = Object.freeze(["crash_before"]);
-export const RESPONSE_FAULTS_WITH_DEADLINE = Object.freeze(["crash_before", "ambiguous"]);
 
 /**
  * @typedef {{retries: number, retryOn: "non-2xx" | "5xx", delaysMs: number[], deadlineMs: number | null}} Caller
@@ -182,7 +178,8 @@ async function bodyOf(run, invocation, response) {
 export async function driveHttp(run, drive, handler) {
   const caller = callerPolicy(drive.caller);
   const maxRedeliveries = maxRedeliveriesOf(run);
-  const ladder = caller.deadlineMs === null ? RESPONSE_FAULTS : RESPONSE_FAULTS_WITH_DEADLINE;
+  // eutaxy.core.faults.response_faults: an answer a caller waits for past its deadline may be lost too.
+  const ladder = ladderNamed(run, caller.deadlineMs === null ? "response" : "responseWithDeadline");
   /** @type {PendingRequest[]} */
   assert(Array.isArray(drive.events), "the http drive's plan carries no events list");
   // eutaxy.cloudflare.http writes every field of a request; the drive fills in none.

@@ -35,7 +35,7 @@
  */
 
 import { assert } from "./assert.mjs";
-import { effectPoint, never, WRITE_FAULTS } from "./effects.mjs";
+import { effectPoint, ladderNamed, never } from "./effects.mjs";
 import { consumedQueues } from "./queue.mjs";
 
 /** The content types the Queues API accepts. */
@@ -165,7 +165,7 @@ export function makeProducer(run, inv, binding, entry) {
     const messages = made.map((item) => /** @type {{message: Message}} */ (item).message);
     const args = op === "send" ? { ...messages[0] } : { messages };
     return effectPoint(run, inv, {
-      kind: "io", target, op, args, ladder: WRITE_FAULTS, injectedError,
+      kind: "io", target, op, args, ladder: ladderNamed(run, "write"), injectedError,
       perform: async () => send(run, inv, entry, binding, op, messages),
       summarize: (messageIds) => ({ messageIds }),
     }).then(() => undefined);

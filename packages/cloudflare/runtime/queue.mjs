@@ -49,7 +49,7 @@
 
 import { Background, makeContext, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
-import { DECISION_FAULTS, NO_FAULTS, effectPoint } from "./effects.mjs";
+import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { originals, realConsole } from "./patch.mjs";
 
@@ -343,7 +343,7 @@ function makeBatch(run, inv, target, queue, items) {
   const decide = (item, op, delaySeconds = null) => effectPoint(run, inv, {
     kind: "decision", target, op,
     args: delaySeconds === null ? { messageId: item.id, body: item.body } : { messageId: item.id, body: item.body, delaySeconds },
-    ladder: DECISION_FAULTS,
+    ladder: ladderNamed(run, "decision"),
     perform: () => {
       const effective = item.decision === null;
       if (effective) {

@@ -34,7 +34,7 @@ export const CONFIG_BINDING = "__EUTAXY_CONFIG";
 export { UserFacingError };
 
 /**
- * @typedef {{kinds?: Record<string, any>,
+ * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
  *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig

@@ -30,6 +30,7 @@ def test_the_ladder_vectors_are_core_faults():
         "responseWithDeadline": list(faults.response_faults(True)),
         "background": list(faults.BACKGROUND_FAULTS),
     } == data["ladders"]
+    assert {name: list(ladder) for name, ladder in faults.RUNTIME_LADDERS.items()} == data["ladders"]
     assert {"batchWrite": list(faults.BATCH_WRITE_FAULTS)} == data["platformLadders"]
 
 

@@ -103,7 +103,9 @@ function runtimeConfig(worker, setup) {
   }
   // Each registered kind's entry goes to its runtime record as Python's record wrote it
   // (bindings/index.mjs reads it): its bindings with their setup steps, its policy.
-  return { kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
+  // The platform's ladders (eutaxy.core.faults), which every effect point but a registered
+  // kind's takes by name (effects.mjs ladderNamed).
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**

@@ -16,6 +16,15 @@ export const FIXTURES = path.join(RUNTIME_DIR, "fixtures");
 export const FIXTURE = path.join(FIXTURES, "payments");
 
 /**
+ * The platform's ladders as Python's load message carries them (eutaxy.core.faults'
+ * RUNTIME_LADDERS): core's vectors/ladders.json, the rows both suites read.
+ * @returns {Record<string, string[]>}
+ */
+export function platformLadders() {
+  return JSON.parse(readFileSync(path.join(REPO, "packages/core/src/eutaxy/core/vectors/ladders.json"), "utf8")).ladders;
+}
+
+/**
  * A registered kind's policy as its Python record sends it: each operation's ladder, from the
  * vector files both suites read (eutaxy/cloudflare/bindings/ladders.json names the core
  * ladder of each operation, core's vectors/ladders.json holds the ladders).
@@ -75,6 +84,7 @@ export function fixtureLoad(fixture, worker) {
       root: fixture,
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
+      ladders: platformLadders(),
       kinds: { ...given, d1: kinds({ d1 }).d1 },
       queueConsumers: {},
       durableObjects: {},

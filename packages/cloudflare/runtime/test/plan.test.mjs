@@ -9,7 +9,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import test from "node:test";
 
-import { DECISION_FAULTS, READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
+import { READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
+import { platformLadders } from "./helpers.mjs";
+
+const DECISION_FAULTS = platformLadders().decision;
 import { PlanFollower } from "../plan.mjs";
 import { REPO } from "./helpers.mjs";
 

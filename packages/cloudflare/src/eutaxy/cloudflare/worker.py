@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
@@ -70,6 +71,9 @@ class LoadMessage:
     specs: tuple[str, ...]
     compatibility_date: str
     compatibility_flags: tuple[str, ...]
+    #: The platform's ladders by name (``eutaxy.core.faults.RUNTIME_LADDERS``), which the
+    #: runtime's effect points take (runtime/effects.mjs ``ladderNamed``) and write none down.
+    ladders: Mapping[str, tuple[str, ...]] = attrs.field(converter=_frozen_dict)
     #: Each registered binding kind's entry (``BindingKind.load_entry``): its bindings, each
     #: with its resource and its setup step (None without one), and the policy its runtime
     #: record reads. Every registered kind has one, empty of bindings when the config has none.
@@ -116,6 +120,7 @@ class LoadMessage:
         assert Path(self.entry).is_absolute(), self.entry
         assert Path(self.root).is_absolute(), self.root
         assert all(Path(spec).is_absolute() for spec in self.specs), self.specs
+        assert set(self.ladders) == set(faults.RUNTIME_LADDERS), sorted(self.ladders)
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
         assert all(
             isinstance(retries, int) and retries >= 0 and isinstance(delay, int) and delay >= 0
@@ -141,6 +146,7 @@ class LoadMessage:
                 "specs": list(self.specs),
                 "compatibilityDate": self.compatibility_date,
                 "compatibilityFlags": list(self.compatibility_flags),
+                "ladders": {name: list(ladder) for name, ladder in self.ladders.items()},
                 "kinds": {name: dict(entry) for name, entry in self.kinds.items()},
                 "vars": dict(self.vars),
                 "queueConsumers": {
@@ -228,6 +234,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         specs=tuple(_specs(scenario)),
         compatibility_date=config.compatibility_date,
         compatibility_flags=tuple(config.compatibility_flags),
+        ladders=faults.RUNTIME_LADDERS,
         kinds=kinds,
         vars=dict(env_values.values),
         queue_consumers={

@@ -24,6 +24,7 @@ __all__ = [
     "REDELIVERY",
     "RESPONSE_FAULTS",
     "RESPONSE_FAULTS_WITH_DEADLINE",
+    "RUNTIME_LADDERS",
     "WRITE_FAULTS",
     "REDELIVERY_CUT",
     "REDELIVERY_DEAD_LETTER",
@@ -77,6 +78,18 @@ BACKGROUND_FAULTS = (CUT_OFF,)
 #: A batch write that may answer with unprocessed items (DynamoDB BatchWriteItem): the write
 #: ladder and the partial outcome.
 BATCH_WRITE_FAULTS = (*WRITE_FAULTS, PARTIAL)
+
+#: The ladders a platform's runtime takes by name, as vectors/ladders.json names them: the
+#: Cloudflare load message carries them (``eutaxy.cloudflare.worker.LoadMessage.ladders``), so
+#: the JavaScript runtime writes none down (runtime/effects.mjs ``ladderNamed``).
+RUNTIME_LADDERS: dict[str, tuple[str, ...]] = {
+    "write": WRITE_FAULTS,
+    "read": READ_FAULTS,
+    "decision": DECISION_FAULTS,
+    "response": RESPONSE_FAULTS,
+    "responseWithDeadline": RESPONSE_FAULTS_WITH_DEADLINE,
+    "background": BACKGROUND_FAULTS,
+}
 
 #: The faults an injected point can take (redelivery is the delivery's, not a point's).
 POINT_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, CUT_OFF, PARTIAL)
