@@ -85,11 +85,22 @@ export class Invocation {
     this.onChange = null;
     /**
      * The objects whose code runs this invocation's work now (a Durable Object call in
-     * progress, innermost last), each as the function that resets it: a crash while one is
-     * running resets it where the crash happens (bindings/durable_object.mjs).
-     * @type {(() => void)[]}
+     * progress, innermost last; the object itself for its work after the answer,
+     * after_work.mjs), each with the function that resets it: a crash while one is running
+     * resets it where the crash happens (bindings/durable_object.mjs), and with its work.
+     * @type {{reset: () => void, work: import("./after_work.mjs").ObjectWork}[]}
      */
     this.hosts = [];
+  }
+
+  /**
+   * The invocation itself. The env a Durable Object's code holds stands for whichever
+   * invocation the object's code belongs to at the moment (objects.mjs), and answers that
+   * one here: an effect point takes it once, when it opens.
+   * @returns {Invocation}
+   */
+  get now() {
+    return this;
   }
 
   bump() {
@@ -110,7 +121,7 @@ export class Invocation {
     this.dead = true;
     const host = this.hosts.at(-1);
     this.hosts = [];
-    host?.();
+    host?.reset();
     this.bump();
   }
 }
@@ -163,10 +174,11 @@ const BEFORE = new Set(["crash_before", "error", "cut_off"]);
  * Every record of one point carries the point's virtual time; the clock advances 1 ms once
  * the point is done, whatever its outcome. A Worker's point on a dead invocation (crashed,
  * or its drive finished with it) is refused: nothing is recorded or performed.
- * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
+ * @param {import("./run.mjs").Run} run @param {Invocation} given @param {PointSpec} spec
  * @returns {any} a promise of the value (`io`), the value (`decision`), the fault (`platform`)
  */
-export function effectPoint(run, inv, spec) {
+export function effectPoint(run, given, spec) {
+  const inv = given.now;
   if (spec.kind === "io") return ioPoint(run, inv, spec);
   const decision = spec.kind === "decision";
   if (decision) {
@@ -213,6 +225,10 @@ async function ioPoint(run, inv, spec) {
   }
   inv.inflight++;
   inv.bump();
+  // The object whose code opened the point during a call of it (after_work.mjs): once that
+  // call has answered, what follows the effect is the object's work, not the caller's.
+  const work = inv.hosts.at(-1)?.work ?? null;
+  work?.issue(1);
   /** @type {{ok: true, value: unknown} | {ok: false, error: unknown}} */
   let outcome;
   try {
@@ -223,11 +239,20 @@ async function ioPoint(run, inv, spec) {
   }
   point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: describeError(outcome.error) });
   inv.inflight--;
+  work?.issue(-1);
   assert(inv.inflight >= 0, () => `invocation ${inv.id} has ${inv.inflight} effects in flight`);
   const stopped = point.fault === "crash_after" || run.stopsForCpu(inv, point.ordinal);
-  if (stopped) inv.crash();
-  else inv.bump();
-  if (stopped || inv.dead || run.stopped) return never();
+  if (work && work.inv !== inv && !work.calls.includes(inv)) {
+    // Issued by the object before its answer and not awaited: the object's from the answer
+    // on, so the caller's end does not stop it and a crash here resets the object alone.
+    inv.bump();
+    if (stopped) work.reset();
+    if (stopped || work.ended || run.stopped) return never();
+  } else {
+    if (stopped) inv.crash();
+    else inv.bump();
+    if (stopped || inv.dead || run.stopped) return never();
+  }
   if (point.fault === "ambiguous") throw /** @type {NonNullable<PointSpec["injectedError"]>} */ (spec.injectedError)(point.fault);
   if (!outcome.ok) throw outcome.error;
   return outcome.value;

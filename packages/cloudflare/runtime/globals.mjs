@@ -63,7 +63,8 @@ export class VirtualGlobals {
    * @param {number[]} words the "globals" stream's state
    * @param {VirtualClock} clock
    * @param {{current: () => unknown, unsupported: (cause: string, detail: string) => void,
-   *   work: (promise: Promise<unknown>) => Promise<unknown>}} hooks
+   *   work: (promise: Promise<unknown>) => Promise<unknown>, fired?: (owner: unknown, result: unknown) => void}} hooks
+   *   `current` names the owner of a timer set now; `fired` hears what a timer's callback returned
    */
   constructor(words, clock, hooks) {
     this.stream = new Xoshiro128(words);
@@ -230,7 +231,8 @@ export class VirtualGlobals {
     if (timer.interval === null) this.timers.remove(timer);
     else this.timers.rearm(timer, this.clock.now + timer.interval);
     try {
-      timer.callback(...timer.args);
+      const result = timer.callback(...timer.args);
+      this.hooks.fired?.(timer.owner, result);
     } catch (error) {
       realConsole.error("eutaxy: a timer callback threw:", error);
     }

@@ -23,11 +23,11 @@
  * stub call's own point, part of the call's turn in a concurrent run, and take faults
  * by their position in it; a crash decided at one kills the invocation and resets the object
  * with ctx.abort(), called there, inside the object, where abort() works. Work the object's
- * code runs when no call of it is in progress (after its answer) is the next model: an
- * effect it reaches then makes the run UNSUPPORTED (`object_after_work`) rather than being
- * counted to whichever invocation runs. A call's code that awaits a virtual timer is woken
- * from inside the object (`wakeTimers`), since the caller's wait does not fire timers while
- * its call is in flight.
+ * code runs when no call of it is in progress (after its answer) is the object's own
+ * (after_work.mjs): its effects count to the invocation `DO:<binding>/<object>/after`, and
+ * its timers, ctx.waitUntil promises and storage operations are what that work waits for.
+ * A call's code that awaits a timer of the object's own is woken from inside the object by
+ * the work's poller, since the caller's wait does not fire timers while its call is in flight.
  *
  * Alarms. The user's object gets the real `ctx`, whose storage's setAlarm, getAlarm,
  * deleteAlarm, deleteAll, transaction and transactionSync are taken over during a run (own
@@ -53,9 +53,7 @@ import { active } from "./active.mjs";
 import { assert } from "./assert.mjs";
 import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
-import { Invocation } from "./effects.mjs";
-import { realTimer } from "./patch.mjs";
-import { IDLE_TURNS } from "./settle.mjs";
+import { effectInvocation, workOf } from "./after_work.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -90,6 +88,26 @@ function members(User) {
 }
 
 /**
+ * Reset the object where its code runs: ctx.abort() works only from inside the object.
+ * @param {any} ctx the object's DurableObjectState
+ */
+function abortObject(ctx) {
+  try {
+    ctx.abort(new Error("eutaxy: the invocation crashed inside this Durable Object; it is reset"));
+  } catch {
+    // abort() ends the object's work; what it throws here has nowhere to go.
+  }
+}
+
+/**
+ * The object instance's work after its answers in the run (after_work.mjs).
+ * @param {import("./run.mjs").Run} run @param {any} ctx @param {string} className
+ */
+function objectWork(run, ctx, className) {
+  return workOf(run, ctx, className, () => abortObject(ctx));
+}
+
+/**
  * Run `call` as the user's code for the invocation whose call the object is running (the
  * binding records it, objectCaller: workerd does not carry a concurrent run's async context
  * into the object), in that invocation's context and holding the object as its host while it
@@ -100,25 +118,28 @@ function hosted(ctx, className, call) {
   const run = active.run;
   const inv = run ? objectCaller(run, className, ctx.id) ?? run.current : null;
   if (!run || !inv) return call();
-  return run.scheduler.runAs(inv, () => hostedAs(run, inv, ctx, call));
+  return run.scheduler.runAs(inv, () => hostedAs(run, inv, ctx, className, call));
 }
 
 /**
+ * The call as its invocation's: the object's work (after_work.mjs) notes the call, and its
+ * poller, armed here inside the object, wakes a call that awaits a timer of the object's own.
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- * @param {any} ctx @param {() => unknown} call
+ * @param {any} ctx @param {string} className @param {() => unknown} call
  */
-function hostedAs(run, inv, ctx, call) {
-  const abort = () => {
-    try {
-      ctx.abort(new Error("eutaxy: the invocation crashed inside this Durable Object; it is reset"));
-    } catch {
-      // abort() ends the object's work; what it throws here has nowhere to go.
-    }
-  };
-  inv.hosts.push(abort);
+function hostedAs(run, inv, ctx, className, call) {
+  const work = objectWork(run, ctx, className);
+  const host = { reset: () => work.reset(), work };
+  inv.hosts.push(host);
+  work.calls.push(inv);
+  work.changed();
+  work.poll();
   const done = () => {
-    const at = inv.hosts.lastIndexOf(abort);
+    const at = inv.hosts.lastIndexOf(host);
     if (at >= 0) inv.hosts.splice(at, 1);
+    const call = work.calls.lastIndexOf(inv);
+    if (call >= 0) work.calls.splice(call, 1);
+    work.changed();
   };
   /** @type {unknown} */
   let result;
@@ -128,66 +149,25 @@ function hostedAs(run, inv, ctx, call) {
     done();
     throw error;
   }
-  if (result instanceof Promise) {
-    let settled = false;
-    const ended = result.finally(() => {
-      settled = true;
-      done();
-    });
-    wakeTimers(run, inv, () => settled);
-    return ended;
-  }
+  if (result instanceof Promise) return result.finally(done);
   done();
   return result;
 }
 
 /**
- * While a call's code awaits in the object, fire the invocation's virtual timers when nothing
- * else of it moves: the caller waits on the call (an effect in flight), so its own wait never
- * fires them, and a promise the object's code made must be settled inside the object, which
- * this poller is (armed here, its real zero timers run in the object's context). The
- * invocation counts as idle when, over IDLE_TURNS real turns, nothing of it changed and no
- * effect but the call itself is in flight.
- * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv @param {() => boolean} settled
- */
-function wakeTimers(run, inv, settled) {
-  let idle = 0;
-  let version = inv.version;
-  const poll = () => {
-    if (settled() || inv.dead || run.stopped || active.run !== run) return;
-    const quiet = inv.inflight === 1 && inv.version === version;
-    version = inv.version;
-    idle = quiet ? idle + 1 : 0;
-    if (idle >= IDLE_TURNS) {
-      idle = 0;
-      run.globals.fireNext(inv);
-      version = inv.version;
-    }
-    realTimer(0, poll);
-  };
-  realTimer(0, poll);
-}
-
-/**
  * The invocation an object's binding calls belong to: the one whose call the object is
- * hosting. Anything else (the object's work after its answer) is refused and makes the run
- * UNSUPPORTED. A proxy, since the user's object keeps its env for its whole life, across the
- * calls of several invocations of one run.
- * @param {import("./run.mjs").Run} run @param {string} className
+ * hosting, or else the object's own work after its answers (after_work.mjs). A proxy, since
+ * the user's object keeps its env for its whole life, across the calls of several
+ * invocations of one run.
+ * @param {import("./run.mjs").Run} run @param {any} ctx @param {string} className
  */
-function hostedInvocation(run, className) {
-  const refused = new Invocation(`DO:${className}/after`);
-  refused.dead = true;
-  const current = () => {
-    const inv = run.current;
-    if (inv && inv.hosts.length > 0) return inv;
-    run.markUnsupported("object_after_work", `an object of Durable Object class ${className} made a binding call after its answer (work it left running); work after the answer is not modelled yet`);
-    return refused;
-  };
+function hostedInvocation(run, ctx, className) {
+  const current = () => effectInvocation(run, objectWork(run, ctx, className));
   return new Proxy(Object.create(null), {
     get(_target, property) {
       if (property === "hosted") return true;
       const inv = current();
+      if (property === "now") return inv;
       const value = Reflect.get(inv, property);
       return typeof value === "function" ? value.bind(inv) : value;
     },
@@ -201,9 +181,9 @@ function hostedInvocation(run, className) {
  * The env an object's code sees: during a run each binding a record owns as that record
  * presents it to the hosting invocation; outside a run the real bindings. The control
  * binding is hidden.
- * @param {Record<string, any>} realEnv @param {string} className
+ * @param {Record<string, any>} realEnv @param {string} className @param {any} ctx the object's DurableObjectState
  */
-function objectEnv(realEnv, className) {
+function objectEnv(realEnv, className, ctx) {
   /** @type {{run: import("./run.mjs").Run, values: Map<string, unknown>} | null} */
   let made = null;
   return new Proxy(realEnv, {
@@ -216,7 +196,7 @@ function objectEnv(realEnv, className) {
       const owner = run.owners.get(name);
       const real = Reflect.get(target, name);
       const value = owner?.record.proxy && (real !== undefined || owner.record.standsIn)
-        ? proxyOf(owner, run, /** @type {any} */ (hostedInvocation(run, className)), name, real)
+        ? proxyOf(owner, run, /** @type {any} */ (hostedInvocation(run, ctx, className)), name, real)
         : real;
       made.values.set(name, value);
       return value;
@@ -387,6 +367,50 @@ function takeOverStorage(storage, current, hasHandler) {
   return real;
 }
 
+/** The storage operations whose promises the object's work waits for (after_work.mjs). */
+const TRACKED_STORAGE = ["get", "put", "delete", "list", "sync"];
+
+/** Each storage whose operations are tracked, with the object instance it belongs to now. @type {WeakMap<object, {ctx: any, className: string}>} */
+const workOfStorage = new WeakMap();
+
+/**
+ * What the object's work after its answers waits for, taken over as own properties of the
+ * object's ctx and storage: in a run, `ctx.waitUntil`'s promises (in an object it only keeps
+ * the object from being evicted, which the run's work does) and the storage operations in
+ * flight; outside a run (the raw side) the real methods alone.
+ * @param {any} ctx the object's DurableObjectState @param {string} className
+ */
+function takeOverWork(ctx, className) {
+  const storage = ctx.storage;
+  const tracked = workOfStorage.has(storage);
+  workOfStorage.set(storage, { ctx, className });
+  for (const name of tracked ? [] : TRACKED_STORAGE) {
+    const real = storage[name];
+    if (typeof real !== "function") continue;
+    Object.defineProperty(storage, name, {
+      configurable: true, writable: true,
+      /** @param {unknown[]} args */
+      value(...args) {
+        const result = real.apply(storage, args);
+        const run = active.run;
+        const owner = workOfStorage.get(storage);
+        return run && owner && result instanceof Promise ? objectWork(run, owner.ctx, owner.className).storageOperation(result) : result;
+      },
+    });
+  }
+  if (Object.hasOwn(ctx, "waitUntil")) return;
+  const realWaitUntil = typeof ctx.waitUntil === "function" ? ctx.waitUntil.bind(ctx) : null;
+  Object.defineProperty(ctx, "waitUntil", {
+    configurable: true, writable: true,
+    /** @param {unknown} promise */
+    value(promise) {
+      const run = active.run;
+      if (run) objectWork(run, ctx, className).wait(promise);
+      return realWaitUntil?.(promise);
+    },
+  });
+}
+
 /**
  * The wrapper's own state, kept outside the wrapper so that it adds no property, method or
  * accessor a user class could collide with (a class, an Agent among them, may well have a
@@ -438,7 +462,8 @@ export function wrapDurableObject(User, className) {
         return run ? { run, alarm: objectAlarm(run, className, ctx.id) } : null;
       };
       const storage = takeOverStorage(ctx.storage, current, () => typeof User.prototype.alarm === "function");
-      wrappers.set(this, { ctx, env: objectEnv(env, className), user: null, rawRunning: 0, storage, User, className });
+      takeOverWork(ctx, className);
+      wrappers.set(this, { ctx, env: objectEnv(env, className, ctx), user: null, rawRunning: 0, storage, User, className });
     }
 
     /** The alarm's delivery (bindings/durable_object.mjs): the user's alarm() for the invocation in flight. @param {{retryCount: number, isRetry: boolean}} info */

@@ -29,8 +29,9 @@
  *   {"op": "snapshot"}                   -> {"protocol": 2, "snapshots": [{target, table, rows}]}
  *
  * `settle`, after the last attempt, waits at most `waitMs` of real time for what workerd runs
- * on its own (a Durable Object's real alarm, which fires on the real clock here) to finish,
- * through the binding records' `settleRaw`; `pending` names what did not.
+ * on its own to finish: the real timers set since the reset (work after a Durable Object's
+ * answer), then, through the binding records' `settleRaw`, a Durable Object's real alarm,
+ * which fires on the real clock here; `pending` names what did not.
  */
 
 import { active } from "./active.mjs";
@@ -143,6 +144,79 @@ async function rawAttempt(request, realEnv, userModule) {
   return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls };
 }
 
+/** How often the raw side's settle looks whether the real timers it waits for have fired. */
+const RAW_TIMER_POLL_MS = 10;
+
+/**
+ * The real timers set on the raw side (by the Worker or its objects: one isolate, one set of
+ * globals) and not yet fired or cleared: the settle waits for them, as workerd keeps an object
+ * alive while a timer of its is pending (work after an object's answer). The timer globals
+ * are counted from an attempt's start until it has ended and no timer it (or a timer's
+ * callback) set is pending, so between raw steps the globals are the isolate's own. An
+ * interval stays pending until cleared; the snapshot ends the count.
+ */
+const rawTimers = {
+  /** @type {Set<unknown>} */
+  pending: new Set(),
+  /** @type {(() => void) | null} puts the real timer globals back */
+  undo: null,
+  /** True while an attempt runs. */
+  attempting: false,
+
+  install() {
+    this.attempting = true;
+    if (this.undo) return;
+    const g = /** @type {any} */ (globalThis);
+    const pending = this.pending;
+    const saved = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval };
+    /** @param {Function} callback @param {unknown} ms @param {unknown[]} args */
+    g.setTimeout = (callback, ms, ...args) => {
+      /** @type {unknown} */
+      let id = null;
+      id = saved.setTimeout.call(g, (/** @type {unknown[]} */ ...given) => {
+        try {
+          return callback(...given);
+        } finally {
+          pending.delete(id);
+          this.release();
+        }
+      }, ms, ...args);
+      pending.add(id);
+      return id;
+    };
+    /** @param {Function} callback @param {unknown} ms @param {unknown[]} args */
+    g.setInterval = (callback, ms, ...args) => {
+      const id = saved.setInterval.call(g, callback, ms, ...args);
+      pending.add(id);
+      return id;
+    };
+    g.clearTimeout = (/** @type {unknown} */ id) => { pending.delete(id); return saved.clearTimeout.call(g, id); };
+    g.clearInterval = (/** @type {unknown} */ id) => { pending.delete(id); return saved.clearInterval.call(g, id); };
+    this.undo = () => Object.assign(g, saved);
+  },
+
+  /** Put the globals back once no attempt runs and nothing counted is pending. */
+  release() {
+    if (!this.attempting && this.pending.size === 0) this.uninstall();
+  },
+
+  uninstall() {
+    this.undo?.();
+    this.undo = null;
+    this.attempting = false;
+    this.pending.clear();
+  },
+
+  /** Wait, at most `waitMs` of real time, until none is pending; the real time it took. @param {number} waitMs */
+  async settle(waitMs) {
+    const started = originals.dateNow();
+    while (this.pending.size > 0 && originals.dateNow() - started < waitMs) {
+      await new Promise((resolve) => realTimer(RAW_TIMER_POLL_MS, () => resolve(undefined)));
+    }
+    return originals.dateNow() - started;
+  },
+};
+
 /**
  * Perform one raw request: reset, attempt or snapshot.
  * @param {any} request @param {{d1?: Record<string, {schema: string[]}>}} config
@@ -153,14 +227,27 @@ export async function rawRun(request, config, realEnv, userModule) {
   if (active.run) throw new Error("raw: a proxied run is in progress in this isolate");
   switch (request.op) {
     case "reset":
+      rawTimers.uninstall();
       await resetBindings(config, realEnv);
       return { protocol: RAW_PROTOCOL };
     case "attempt":
-      return rawAttempt(request, realEnv, userModule);
-    case "settle":
+      rawTimers.install();
+      try {
+        return await rawAttempt(request, realEnv, userModule);
+      } finally {
+        rawTimers.attempting = false;
+        rawTimers.release();
+      }
+    case "settle": {
       if (!Number.isInteger(request.waitMs) || request.waitMs <= 0) throw new Error(`raw settle: waitMs must be a positive integer, got ${request.waitMs}`);
-      return { protocol: RAW_PROTOCOL, pending: await settleRawBindings(config, realEnv, request.waitMs) };
+      const waited = await rawTimers.settle(request.waitMs);
+      const timers = rawTimers.pending.size;
+      const pending = await settleRawBindings(config, realEnv, Math.max(1, request.waitMs - waited));
+      if (timers > 0) pending.unshift(`${timers} real timer(s) the Worker or its objects set still pending after ${request.waitMs} ms of real time`);
+      return { protocol: RAW_PROTOCOL, pending };
+    }
     case "snapshot":
+      rawTimers.uninstall();
       return { protocol: RAW_PROTOCOL, snapshots: await snapshotBindings(config, realEnv) };
     default:
       throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, settle or snapshot`);

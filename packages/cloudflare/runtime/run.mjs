@@ -18,6 +18,7 @@ import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { alarmCuts } from "./bindings/durable_object.mjs";
+import { timerFired, timerOwner } from "./after_work.mjs";
 import { DRIVES } from "./drives.mjs";
 import { Invocation } from "./effects.mjs";
 import { UserFacingError, uncaughtError } from "./errors.mjs";
@@ -88,9 +89,10 @@ export class Run {
     const globalWords = plan.streams.globals;
     assert(Array.isArray(globalWords), "the plan's streams carry no globals words (core.protocol's RunPlan.to_data writes them)");
     this.globals = new VirtualGlobals(globalWords, this.clock, {
-      current: () => this.current,
+      current: () => timerOwner(this),
       unsupported: (cause, detail) => this.markUnsupported(cause, detail),
       work: (promise) => this.work(promise),
+      fired: timerFired,
     });
     /** The Worker's console lines, each under the point its invocation last opened (console.mjs). */
     this.console = new ConsoleCapture({ now: () => this.clock.now, current: () => this.current });

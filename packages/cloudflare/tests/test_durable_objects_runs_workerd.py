@@ -282,3 +282,82 @@ def test_a_class_the_entry_does_not_export_is_named_at_its_config_line_with_no_e
     assert message.startswith(f"{tmp_path / 'wrangler.jsonc'}:6: durable_objects binding 'COUNTER' names class 'Counter', "), message
     assert "which the Worker's entry worker.ts does not export" in message, message
     assert "objects.mjs" not in message and "eutaxy" not in message.lower().replace(str(tmp_path).lower(), ""), message
+
+
+def test_work_after_the_answer_runs_as_the_objects_own_invocation_before_the_next_event():
+    """accept() answers, then records the job in its own setTimeout: the timer fires in virtual
+    time as DO:LEDGER/acct/after, whose D1 insert is its ordinal 0, before req-2 starts."""
+    built = scenario(["/accept", "/deposit"])
+    with create_platform(built) as platform:
+        first = run(platform, built)
+        again = run(platform, built)
+    assert "completed" == first["end"]["kind"], first["end"]
+    calls = [(e["invocation"], e["ordinal"], e["target"], e["op"]) for e in first["effects"] if e["kind"] == "call"]
+    assert [
+        ("req-1#1", 0, "DO:LEDGER", "accept"),
+        ("req-1#1", 1, "Http:/accept", "response"),
+        ("DO:LEDGER/acct/after", 0, "D1:DB", "run"),
+        ("req-2#1", 0, "DO:LEDGER", "deposit"),
+        ("req-2#1", 1, "D1:DB", "run"),
+        ("req-2#1", 2, "Http:/deposit", "response"),
+    ] == calls
+    [insert] = [e for e in first["effects"] if (e["invocation"], e["kind"]) == ("DO:LEDGER/acct/after", "call")]
+    assert 100 == insert["time"] - first["effects"][0]["time"]
+    assert {"key": "job:j-1", "value": "done"} in snapshots(first)[("DO:LEDGER", "acct")]
+    assert first["effects"] == again["effects"]
+
+
+@pytest.mark.parametrize(
+    ("path", "job", "first_after"),
+    [("/leave", "j-2", 3), ("/hand", "j-3", 3)],
+)
+def test_a_promise_left_running_and_wait_until_work_go_on_after_the_answer(path, job, first_after):
+    """finish() issues its first insert during the call (the caller's point, not awaited) and its
+    second after the answer (the object's own work); both commit, and the object ends finished."""
+    built = scenario([path, "/deposit"])
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    assert "completed" == result["end"]["kind"], result["end"]
+    inserts = [(e["invocation"], e["ordinal"], e["payload"]["args"]["params"]) for e in result["effects"] if (e["target"], e["kind"]) == ("D1:DB", "call")]
+    assert [("req-1#1", 1, [job, 2]), ("DO:LEDGER/acct/after", 0, [job, first_after]), ("req-2#1", 1, ["alice", 5])] == inserts
+    assert {"key": f"job:{job}", "value": "finished"} in snapshots(result)[("DO:LEDGER", "acct")]
+
+
+def test_a_crash_in_the_work_after_the_answer_resets_the_object_and_its_next_instance_is_after_2():
+    """crash_before at the after-work's insert resets the object (the job stays accepted); the
+    second accept meets a new instance, whose work is DO:LEDGER/acct/after#2."""
+    built = scenario(["/accept", "/accept"])
+    with create_platform(built) as platform:
+        result = run(platform, built, [{"invocation": "DO:LEDGER/acct/after", "ordinal": 0, "fault": "crash_before"}])
+    assert "completed" == result["end"]["kind"], result["end"]
+    works = [(e["invocation"], e["kind"]) for e in result["effects"] if e["invocation"].startswith("DO:")]
+    first, second = "DO:LEDGER/acct/after", "DO:LEDGER/acct/after#2"
+    assert [(first, "call"), (first, "fault"), (second, "call"), (second, "result")] == works
+    # The callers were not touched: both answered.
+    assert [200, 200] == [e["payload"]["result"]["status"] for e in result["effects"] if (e["op"], e["kind"]) == ("response", "result")]
+
+
+def test_the_callers_crash_does_not_end_the_objects_work_and_a_crash_in_handed_work_resets_only_the_object():
+    """A crash at the caller's response leaves accept()'s timer to fire; crash_after at finish()'s
+    first insert (issued during the call, not awaited) resets the object and not the caller."""
+    built = scenario(["/accept"])
+    with create_platform(built) as platform:
+        crashed_caller = run(platform, built, [{"invocation": "req-1#1", "ordinal": 1, "fault": "crash_before"}])
+    assert {"key": "job:j-1", "value": "done"} in snapshots(crashed_caller)[("DO:LEDGER", "acct")]
+    built = scenario(["/leave"])
+    with create_platform(built) as platform:
+        crashed_work = run(platform, built, [{"invocation": "req-1#1", "ordinal": 1, "fault": "crash_after"}])
+    assert [200] == [e["payload"]["result"]["status"] for e in crashed_work["effects"] if (e["op"], e["kind"]) == ("response", "result")]
+    assert [["j-2", 2]] == [e["payload"]["args"]["params"] for e in crashed_work["effects"] if (e["target"], e["kind"]) == ("D1:DB", "call")]
+    assert not any(row["key"] == "job:j-2" for row in snapshots(crashed_work)[("DO:LEDGER", "acct")])
+
+
+def test_work_that_never_settles_fires_up_to_after_work_timer_limit_and_is_a_cut():
+    """A heartbeat interval fires afterWorkTimerLimit times (here 5) and is then cut, naming the object."""
+    built = scenario(["/heartbeat"])
+    built["bounds"]["afterWorkTimerLimit"] = 5
+    with create_platform(built) as platform:
+        result = run(platform, built)
+    assert "completed" == result["end"]["kind"], result["end"]
+    assert [{"bound": "afterWorkTimerLimit", "where": "DO:LEDGER/acct", "invocation": "DO:LEDGER/acct/after", "left": ["after"], "limit": 5}] == result["cuts"]
+    assert {"key": "beats", "value": 5} in snapshots(result)[("DO:LEDGER", "acct")]

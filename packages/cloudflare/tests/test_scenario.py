@@ -84,7 +84,7 @@ def test_define_scenario_gives_the_contract_shape():
     # Under Bazel this file is a runfiles symlink with no worker.ts beside it: root is then its real folder.
     assert os.path.dirname(os.path.realpath(here)) == os.path.realpath(scenario["root"])
     assert str(here) == scenario["source"]
-    assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000, "alarmsPerObject": 3} == scenario["bounds"]
+    assert {"maxFaultsPerRun": 1, "maxRedeliveries": 2, "budgetMs": 2000, "alarmsPerObject": 3, "afterWorkTimerLimit": 100} == scenario["bounds"]
     assert "payments" == scenario["invariants"][1]["drive"]
     assert [] == scenario["specs"]
     assert drive == scenario["drive"]

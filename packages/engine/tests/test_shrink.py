@@ -368,3 +368,30 @@ def test_removing_messages_from_a_batch_moves_its_fault_with_the_batch():
     assert FaultAt("msg-2#1", 3, "crash_before") == _fault_in_batch(record, last_ack, members, {"msg-1"})
     # Nothing of the batch removed: the fault stays as it is.
     assert third == _fault_in_batch(record, third, members, {"msg-9"})
+
+
+def test_removing_an_event_moves_a_fault_within_the_platforms_own_invocation():
+    """A Durable Object's work after its answers (one invocation of the platform's own, doing the
+    work of three orders): removing an order's event moves the fault up by that order's points,
+    and the invocation keeps its name, since no event's removal removes it."""
+    from eutaxy.core.protocol import RunResult
+    from eutaxy.engine.plans import event_of_invocation, first_plan
+    from eutaxy.engine.session import RunRecord
+    from eutaxy.engine.shrink import _fault_in_own_work
+
+    scenario = orders_scenario(events=3)
+    for index, event in enumerate(scenario["drive"]["events"], start=1):
+        event.update(id=f"msg-{index}", body={"orderId": f"o-{index}", "amountCents": 500})
+    work = "DO:RUNNER/runner/after"
+    assert work == event_of_invocation(work) and work == event_of_invocation(work + "#2")
+    effects = [
+        {"invocation": work, "ordinal": ordinal, "kind": "call", "target": "Toy:db", "op": "insert",
+         "payload": {"args": {"sql": "INSERT", "params": [f"o-{ordinal + 1}", 500]}}, "time": ordinal}
+        for ordinal in range(3)
+    ]
+    record = RunRecord(plan=first_plan(scenario, "own", (), 0), result=RunResult(effects=tuple(effects)))
+    third = FaultAt(work, 2, "crash_before")
+    assert FaultAt(work, 1, "crash_before") == _fault_in_own_work(record, third, {"msg-1"}, ("msg-2", "msg-3"))
+    assert FaultAt(work, 0, "crash_before") == _fault_in_own_work(record, third, {"msg-1", "msg-2"}, ("msg-3",))
+    # The faulted point was the removed order's own: the fault goes with it.
+    assert None is _fault_in_own_work(record, third, {"msg-3"}, ("msg-1", "msg-2"))

@@ -424,16 +424,21 @@ def test_the_bounds_that_cut_runs_are_named_with_their_counts_and_what_they_left
     bounded["provenance"] = dict(
         bounded["provenance"],
         runs=40,
-        boundsReached=["maxRuns", "maxRedeliveries", "alarmsPerObject"],
+        boundsReached=["maxRuns", "maxRedeliveries", "alarmsPerObject", "afterWorkTimerLimit"],
         cuts=[
             {"bound": "maxRedeliveries", "runs": 12, "cuts": 15, "limit": 2, "platformLimit": 3, "where": ["Queue:orders"], "left": ["msg-1", "msg-2"]},
             {"bound": "alarmsPerObject", "runs": 40, "cuts": 40, "limit": 3, "where": ["DO:ROOM/r1"], "left": ["alarm.4"]},
+            {"bound": "afterWorkTimerLimit", "runs": 40, "cuts": 40, "limit": 100, "where": ["DO:ROOM/r1"], "left": ["after"]},
         ],
         undetermined=[{"invariant": "balance never negative", "runs": 5, "bounds": ["maxRedeliveries"]}],
     )
     text = render_text(bounded)
     assert "maxRedeliveries cut 12 of 40 runs: explored up to 2 redeliveries of 3 (Queue:orders; left undone: msg-1, msg-2)" in text
     assert "alarmsPerObject cut 40 of 40 runs: explored up to 3 alarms per object, the next left pending (DO:ROOM/r1; left undone: alarm.4)" in text
+    assert (
+        "afterWorkTimerLimit cut 40 of 40 runs: explored up to 100 timer firings of work after an object's answer,"
+        " the rest left pending (DO:ROOM/r1; left undone: after)"
+    ) in text
     assert "undetermined: invariant 'balance never negative' broke in 5 runs cut by maxRedeliveries; not a violation" in text
     # A bound that cut runs did not stop the exploration: the run cap did.
     assert "enumeration did not complete (stopped by the run cap)" in text

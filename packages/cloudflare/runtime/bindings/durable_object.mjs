@@ -50,6 +50,7 @@ import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "../queue.mjs";
+import { afterWorkSource } from "../after_work.mjs";
 
 /** The wrapper's own methods (objects.mjs), out of the way of any name a Worker would use. */
 export const OBJECT_RESET = "__eutaxyReset";
@@ -301,6 +302,23 @@ export function alarmCuts(run) {
   }
 }
 
+/**
+ * Several sources as one: the first with an event ready starts it (an object's work after its
+ * answer before any alarm), and the earliest delayed event of any is the one to wake for.
+ * @param {import("../scheduler/scheduler.mjs").Source[]} sources
+ * @returns {import("../scheduler/scheduler.mjs").Source}
+ */
+function firstReady(sources) {
+  return {
+    next: () => sources.map((source) => source.next()).find((name) => name !== null) ?? null,
+    wake: () => {
+      const wakes = sources.map((source) => source.wake?.() ?? null).filter((time) => time !== null);
+      return wakes.length ? Math.min(...wakes) : null;
+    },
+    start: () => /** @type {import("../scheduler/scheduler.mjs").Source} */ (sources.find((source) => source.next() !== null)).start(),
+  };
+}
+
 /** The objects of `className` reached since its last reset (for tests and the bench). @param {string} className */
 export function reachedObjects(className) {
   return [...(reached.get(className)?.values() ?? [])];
@@ -526,7 +544,7 @@ export const durableObject = {
   kind: "durable_object",
   names: (config) => Object.entries(config.durableObjects ?? {}),
   proxy: (run, inv, name, real, entry) => (entry.setup ? makeNamespace(run, inv, name, real) : unsetNamespace(run, name)),
-  events: (run) => alarmSource(run),
+  events: (run) => firstReady([afterWorkSource(run), alarmSource(run)]),
   async reset(name, real, entry) {
     /** @type {ObjectEntry} */
     const objectEntry = entry;

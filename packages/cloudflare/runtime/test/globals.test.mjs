@@ -16,7 +16,9 @@ const WORDS = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x12345678];
 function make(/** @type {string[]} */ unsupported = []) {
   const clock = new VirtualClock();
   let owner = "inv";
-  const globals = new VirtualGlobals(WORDS, clock, { current: () => owner, unsupported: (cause) => unsupported.push(cause) });
+  const globals = new VirtualGlobals(WORDS, clock, {
+    current: () => owner, unsupported: (cause) => { unsupported.push(cause); }, work: (promise) => promise,
+  });
   return { clock, globals, setOwner: (/** @type {string} */ o) => { owner = o; } };
 }
 
@@ -81,6 +83,24 @@ test("timers fire in due order, equal due times in the order set, moving the clo
     while (globals.fireNext("inv"));
     assert.equal(ticks, 3);
     assert.equal(clock.now, EPOCH_MS + 310);
+  } finally {
+    globals.restore();
+  }
+});
+
+test("what a timer's callback returns is handed to the fired hook with the timer's owner", () => {
+  const clock = new VirtualClock();
+  /** @type {[unknown, unknown][]} */
+  const heard = [];
+  const globals = new VirtualGlobals(WORDS, clock, {
+    current: () => "object-work", unsupported: () => {}, work: (promise) => promise,
+    fired: (owner, result) => heard.push([owner, result]),
+  });
+  globals.install();
+  try {
+    setTimeout(() => "returned", 5);
+    assert.equal(globals.fireNext("object-work"), true);
+    assert.deepEqual(heard, [["object-work", "returned"]]);
   } finally {
     globals.restore();
   }

@@ -42,6 +42,46 @@ export class Ledger extends DurableObject<Env> {
     return Date.now() - started;
   }
 
+  // Work after the answer: a timer that records the job, a promise left running, work handed
+  // to ctx.waitUntil, and a heartbeat that never settles.
+  async accept(job: string): Promise<string> {
+    await this.ctx.storage.put(`job:${job}`, "accepted");
+    setTimeout(async () => {
+      await this.record(job, 1);
+      await this.ctx.storage.put(`job:${job}`, "done");
+    }, 100);
+    return "accepted";
+  }
+
+  async leave(job: string): Promise<string> {
+    void this.finish(job);
+    return "left";
+  }
+
+  async hand(job: string): Promise<string> {
+    this.ctx.waitUntil(this.finish(job));
+    return "handed";
+  }
+
+  async heartbeat(): Promise<string> {
+    let beats = 0;
+    setInterval(() => {
+      beats++;
+      void this.ctx.storage.put("beats", beats);
+    }, 1000);
+    return "beating";
+  }
+
+  private async finish(job: string): Promise<void> {
+    await this.record(job, 2);
+    await this.record(job, 3);
+    await this.ctx.storage.put(`job:${job}`, "finished");
+  }
+
+  private async record(account: string, cents: number): Promise<void> {
+    await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind(account, cents).run();
+  }
+
   async capability(): Promise<Handle> {
     return new Handle();
   }
@@ -159,6 +199,10 @@ export default {
       return new Response(await answer.text(), { status: answer.status });
     }
     if (path === "/nap") return Response.json(await env.LEDGER.getByName("acct").nap(250));
+    if (path === "/accept") return Response.json(await env.LEDGER.getByName("acct").accept("j-1"));
+    if (path === "/leave") return Response.json(await env.LEDGER.getByName("acct").leave("j-2"));
+    if (path === "/hand") return Response.json(await env.LEDGER.getByName("acct").hand("j-3"));
+    if (path === "/heartbeat") return Response.json(await env.LEDGER.getByName("acct").heartbeat());
     if (path === "/unique") {
       const id = env.TALLY.newUniqueId();
       const n = await env.TALLY.get(id).bump();

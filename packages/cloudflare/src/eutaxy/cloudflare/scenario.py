@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
+from eutaxy.engine.bounds import AFTER_WORK_TIMER_LIMIT_DEFAULT
 from eutaxy.engine.holes import refuse_holes
 from eutaxy.engine.scenario import BOUND_NAMES, drive_events, expect_failures_field, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
@@ -26,7 +27,7 @@ from .queues import BATCH_SIZE_DEFAULT, batch_size_of
 __all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
 #: The bounds the Cloudflare platform reads: the engine's and its own.
-CLOUDFLARE_BOUND_NAMES = (*BOUND_NAMES, "alarmsPerObject")
+CLOUDFLARE_BOUND_NAMES = (*BOUND_NAMES, "alarmsPerObject", "afterWorkTimerLimit")
 
 #: How many alarms one Durable Object fires at most in a run (retries of one alarm are that
 #: alarm): an object that keeps re-arming would otherwise make a run without end.
@@ -113,7 +114,11 @@ def define_scenario(
         "setup": steps,
         "drive": drive_data,
         "invariants": scenario_invariants(_list(invariants, "invariants"), drive_data),
-        "bounds": {"alarmsPerObject": ALARMS_PER_OBJECT_DEFAULT, **scenario_bounds(bounds, names=CLOUDFLARE_BOUND_NAMES, refused=REFUSED_BOUNDS)},
+        "bounds": {
+            "alarmsPerObject": ALARMS_PER_OBJECT_DEFAULT,
+            "afterWorkTimerLimit": AFTER_WORK_TIMER_LIMIT_DEFAULT,
+            **scenario_bounds(bounds, names=CLOUDFLARE_BOUND_NAMES, refused=REFUSED_BOUNDS),
+        },
         "specs": [_spec_path(root, item, index) for index, item in enumerate(spec_items)],
         "externals": validate_externals(externals),
     }

@@ -584,6 +584,10 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
         "alarm() one effect, a failed alarm retried after 2 s, 4 s, 8 s up to six retries, at "
         "most alarmsPerObject alarms per object per run (an alarm still pending past that, or a retry a lower "
         "maxRedeliveries stops, is a cut the verdict names).",
+        "Work a Durable Object leaves running after its answer (a promise, a timer, ctx.waitUntil, an effect it "
+        "issued and did not await) is the object's own invocation, DO:<binding>/<object>/after: in a sequential run "
+        "it runs to rest before the next event; a crash in it resets the object, not the caller; work that never "
+        "settles fires at most afterWorkTimerLimit timers (a cut the verdict names).",
     ]
 
 

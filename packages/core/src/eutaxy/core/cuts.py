@@ -27,6 +27,7 @@ import attrs
 from eutaxy.core.violations import Violation
 
 __all__ = [
+    "AFTER_WORK_TIMER_LIMIT",
     "ALARMS_PER_OBJECT",
     "CUT_BOUNDS",
     "DETERMINED_UNDER_CUTS",
@@ -40,8 +41,10 @@ __all__ = [
 
 MAX_REDELIVERIES = "maxRedeliveries"
 ALARMS_PER_OBJECT = "alarmsPerObject"
+#: A Durable Object's work after its answer that has not settled after this many timer firings.
+AFTER_WORK_TIMER_LIMIT = "afterWorkTimerLimit"
 #: The bounds that record cuts (a later issue's bound adds its name here).
-CUT_BOUNDS = (MAX_REDELIVERIES, ALARMS_PER_OBJECT)
+CUT_BOUNDS = (MAX_REDELIVERIES, ALARMS_PER_OBJECT, AFTER_WORK_TIMER_LIMIT)
 
 #: Invariant kinds whose break no further effect can repair: their violations stand in a run with cuts.
 DETERMINED_UNDER_CUTS = frozenset({"at_most_once_per_key", "in_order_per_key", "min_interval_per_key"})
@@ -64,7 +67,8 @@ class Cut:
     where: str
     #: The invocation whose end the bound stopped (``msg-1#3``), or the last one before it.
     invocation: str
-    #: What was left undone: event ids (messages, requests), or the alarm (``alarm.4``).
+    #: What was left undone: event ids (messages, requests), the alarm (``alarm.4``), or an
+    #: object's work after its answer (``after``).
     left: tuple[str, ...] = attrs.field(converter=_texts)
     #: The bound's value.
     limit: int

@@ -11,7 +11,6 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from eutaxy.core.effects import parse_invocation
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import POINT_FAULTS
 
@@ -20,7 +19,7 @@ __all__ = ["FaultAt", "Schedule", "schedule_sort_key", "turn_switches"]
 
 @attrs.frozen
 class FaultAt:
-    """Inject ``fault`` at effect point ``ordinal`` of ``invocation`` (``msg-1#2``)."""
+    """Inject ``fault`` at effect point ``ordinal`` of ``invocation`` (``msg-1#2``, ``DO:LEDGER/acct/after``)."""
 
     invocation: str
     ordinal: int
@@ -31,7 +30,10 @@ class FaultAt:
             raise UserError(f"unknown fault {self.fault!r} in a schedule; faults are {', '.join(POINT_FAULTS)}")
         if not isinstance(self.ordinal, int) or isinstance(self.ordinal, bool) or self.ordinal < 0:
             raise UserError(f"a fault's ordinal must be a non-negative integer, got {self.ordinal!r}")
-        parse_invocation(self.invocation)
+        # An event's attempt (``msg-1#2``), or an invocation of the platform's own that has no
+        # attempt (a Durable Object's work after its answer, ``DO:LEDGER/acct/after``).
+        if not isinstance(self.invocation, str) or not self.invocation:
+            raise UserError(f"a fault's invocation must be an invocation id such as 'msg-1#2', got {self.invocation!r}")
 
     def to_data(self) -> dict[str, Any]:
         return {"invocation": self.invocation, "ordinal": self.ordinal, "fault": self.fault}

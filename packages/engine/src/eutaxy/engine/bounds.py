@@ -13,6 +13,7 @@ import attrs
 from eutaxy.core.errors import UserError
 
 __all__ = [
+    "AFTER_WORK_TIMER_LIMIT_DEFAULT",
     "BOUND_NAMES",
     "BUDGET_MS_MAX",
     "EFFECT_HANG_MS_DEFAULT",
@@ -61,6 +62,13 @@ PRODUCED_MESSAGES_MAX_DEFAULT = 100
 #: enough that a loop that never ends costs a check little. It is its own bound, never the
 #: exploration budget, so a verdict does not change with ``--budget-ms``.
 EFFECT_HANG_MS_DEFAULT = 10_000
+#: Timer firings a Durable Object's work after its answer may take without settling (counted
+#: from the last time it was at rest), after which the run records an ``afterWorkTimerLimit``
+#: cut (``eutaxy.core.cuts``). The seeds' Durable Objects bullets give it ("afterWorkTimerLimit",
+#: default 100): work that never settles (a heartbeat interval) would run until the object is
+#: evicted, which a run never reaches; a hundred firings is far beyond any work that does settle.
+#: A platform bound: the Cloudflare scenario helper writes it beside alarmsPerObject.
+AFTER_WORK_TIMER_LIMIT_DEFAULT = 100
 #: The longest budget: runtimes arm real timers of budgetMs (an effect slower than that is
 #: hung), and a JavaScript timer longer than 2**31 - 1 ms (24.8 days) fires at once.
 BUDGET_MS_MAX = 2**31 - 1

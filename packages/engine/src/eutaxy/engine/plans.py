@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable, Mapping, Sequence
 
-from eutaxy.core.effects import parse_invocation
 from eutaxy.core.protocol import FirstPolicy, ReplayPolicy, RunPlan, RunResult, SeededPolicy
 from eutaxy.core.prng import seed_words
 from eutaxy.core.schedule import FaultAt, Schedule
@@ -148,6 +147,7 @@ def event_of_invocation(invocation: str) -> str:
     carries the id of the invocation that made it (``req-1#1/sent-1``, delivered as
     ``req-1#1/sent-1#1``), and input event ids hold no ``#``, so the input event is the text
     before the first ``#``: removing ``req-1`` removes what it produced, faults included.
+    An invocation of the platform's own (``DO:LEDGER/acct/after``, ``.../after#2``) is its own
+    event, which no restriction removes.
     """
-    event = parse_invocation(invocation)[0]
-    return event.split("#", 1)[0]
+    return invocation.split("#", 1)[0]

@@ -145,23 +145,28 @@ def _without_events(target: _Target, removed: set[str]) -> _Candidate:
     """The target without the ``removed`` events and the faults their invocations took.
 
     A fault in a batch that keeps some of its messages moves with the batch
-    (:func:`_fault_in_batch`) instead of going with the removed ones.
+    (:func:`_fault_in_batch`) instead of going with the removed ones, and one in an
+    invocation of the platform's own moves within it (:func:`_fault_in_own_work`).
     """
     batches = _batches(target.record)
+    inputs = set(event_ids(target.record.plan.scenario))
+    kept = tuple(e for e in target.kept_events if e not in removed)
     faults = []
     for fault in target.schedule.faults:
         members = batches.get(fault.invocation)
         if members is None:
-            if event_of_invocation(fault.invocation) not in removed:
+            event = event_of_invocation(fault.invocation)
+            if event not in inputs:
+                moved = _fault_in_own_work(target.record, fault, removed, kept)
+                if moved is not None:
+                    faults.append(moved)
+            elif event not in removed:
                 faults.append(fault)
             continue
         moved = _fault_in_batch(target.record, fault, members, removed)
         if moved is not None:
             faults.append(moved)
-    return _Candidate(
-        schedule=Schedule(faults=tuple(faults), turns=target.schedule.turns),
-        kept_events=tuple(e for e in target.kept_events if e not in removed),
-    )
+    return _Candidate(schedule=Schedule(faults=tuple(faults), turns=target.schedule.turns), kept_events=kept)
 
 
 def _text(value: Any) -> str:
@@ -192,6 +197,28 @@ def _fault_in_batch(record: RunRecord, fault: FaultAt, members: tuple[str, ...],
     if len(kept) == len(members):
         return fault
     gone = [member for member in members if member not in kept]
+    ordinal = _ordinal_without(record, fault, gone, kept)
+    if ordinal is None:
+        return None  # the faulted point was the removed message's own
+    _, attempt = parse_invocation(fault.invocation)
+    invocation = fault.invocation if kept[0] == members[0] else invocation_id(kept[0], attempt)
+    return FaultAt(invocation=invocation, ordinal=ordinal, fault=fault.fault)
+
+
+def _fault_in_own_work(record: RunRecord, fault: FaultAt, removed: set[str], kept: Sequence[str]) -> FaultAt | None:
+    """Where ``fault`` lands once the ``removed`` events are gone, in an invocation of the
+    platform's own that does the work of several events (a Durable Object's work after its
+    answers, ``DO:RUNNER/runner/after``): at the same point, earlier by the points the removed
+    events' work opened before it, told apart as ``_fault_in_batch`` tells them (None: the
+    faulted point was theirs). A guess the replay decides."""
+    ordinal = _ordinal_without(record, fault, sorted(removed), kept)
+    return None if ordinal is None else FaultAt(invocation=fault.invocation, ordinal=ordinal, fault=fault.fault)
+
+
+def _ordinal_without(record: RunRecord, fault: FaultAt, gone: Sequence[str], kept: Sequence[str]) -> int | None:
+    """The ordinal ``fault`` takes in its invocation without the points that name a ``gone``
+    event: its id or a value of its body that no ``kept`` event holds. None when the faulted
+    point names one itself."""
     bodies = dict(zip(event_ids(record.plan.scenario), events_of(record.plan.scenario), strict=True))
 
     def values(member: str) -> set[str]:
@@ -216,11 +243,8 @@ def _fault_in_batch(record: RunRecord, fault: FaultAt, members: tuple[str, ...],
         return bool(texts & named) or any(value in text for value in within for text in texts)
 
     if names_gone(points.get(fault.ordinal, set())):
-        return None  # the faulted point was the removed message's own
-    earlier = sum(1 for ordinal, texts in points.items() if ordinal < fault.ordinal and names_gone(texts))
-    _, attempt = parse_invocation(fault.invocation)
-    invocation = fault.invocation if kept[0] == members[0] else invocation_id(kept[0], attempt)
-    return FaultAt(invocation=invocation, ordinal=fault.ordinal - earlier, fault=fault.fault)
+        return None
+    return fault.ordinal - sum(1 for ordinal, texts in points.items() if ordinal < fault.ordinal and names_gone(texts))
 
 
 def _chunks(count: int) -> Iterator[tuple[int, int]]:

@@ -733,6 +733,9 @@ def cut_text(count: CutCount, runs: int) -> str:
     elif count.bound == "alarmsPerObject":
         noun = "alarm" if count.limit == 1 else "alarms"
         explored = f"explored up to {count.limit} {noun} per object, the next left pending"
+    elif count.bound == "afterWorkTimerLimit":
+        noun = "timer firing" if count.limit == 1 else "timer firings"
+        explored = f"explored up to {count.limit} {noun} of work after an object's answer, the rest left pending"
     else:
         explored = f"explored up to {count.limit}" + (
             f" of the platform's {count.platform_limit}" if count.platform_limit is not None else ""

@@ -1,0 +1,345 @@
+// @ts-check
+/**
+ * Work after the answer: what a Durable Object goes on doing once a call has answered (a
+ * promise it left running, a timer it set, work it handed to `ctx.waitUntil`), as workerd
+ * keeps an object alive while anything of its is pending.
+ *
+ * Each instance of an object has one `ObjectWork` per run (keyed by its `ctx`, so nothing is
+ * named on the user's object): the invocation `DO:<binding>/<object>/after` (the object's
+ * n-th instance in the run, after a crash reset it: `/after#n`), which owns
+ *
+ * - the virtual timers the object's code sets (while a call of it is in progress, or while
+ *   its own work runs), so a timer outlives the call that set it and the caller's end;
+ * - the effects the object's code opens while no call of it is in progress (its env's
+ *   binding calls then count to this invocation, objects.mjs), which take faults by their
+ *   position in it; a crash at one resets the object (`ctx.abort()`), not the caller;
+ * - the promises of `ctx.waitUntil` and of async timer callbacks, and the object's storage
+ *   operations in flight (not effects, but real work the object waits on).
+ *
+ * A sequential run delivers the work as an event of the Durable Object record's own
+ * (`afterWorkSource`, before alarms and the drive's next event): the invocation is bound,
+ * and the object runs until nothing of it can move (at rest). Timers are fired from inside
+ * the object by a poller armed there (real zero timers; workerd settles an object's promises
+ * only in the object's own context, and a promise made outside it is never woken from it),
+ * when the work has been quiet for IDLE_TURNS turns; the drive's side polls the work's flags.
+ * The same poller wakes a call in progress that awaits a timer of its own (the caller waits on
+ * the call, so it never fires the object's timers).
+ *
+ * Work that never settles (a heartbeat) fires at most `bounds.afterWorkTimerLimit` timers,
+ * counted from the last time it was at rest; the next one is a cut (`afterWorkTimerLimit`,
+ * where `DO:<binding>/<object>`), and the work's timers are dropped.
+ *
+ * What it cannot see: a promise left running is seen only through its effects, timers and
+ * storage operations; a timer such a promise sets while its caller is still running counts
+ * to the caller (the timer global cannot tell whose code calls it).
+ */
+
+import { active } from "./active.mjs";
+import { assert } from "./assert.mjs";
+import { objectAlarm } from "./bindings/durable_object.mjs";
+import { Invocation } from "./effects.mjs";
+import { progress } from "./progress.mjs";
+import { originals, realTimer, realTurn } from "./patch.mjs";
+import { IDLE_TURNS, MAX_STEPS } from "./settle.mjs";
+
+/** The cut's bound (eutaxy.core.cuts.AFTER_WORK_TIMER_LIMIT). */
+export const AFTER_WORK_TIMER_LIMIT = "afterWorkTimerLimit";
+
+/** One object instance's work after its answers, in one run. */
+export class ObjectWork {
+  /**
+   * @param {import("./run.mjs").Run} run @param {string} binding @param {string} object
+   * @param {number} instance the instance's number in the run (1 for the first)
+   * @param {() => void} abort resets the object (ctx.abort(), called inside it)
+   */
+  constructor(run, binding, object, instance, abort) {
+    this.run = run;
+    this.where = `DO:${binding}/${object}`;
+    const id = `${this.where}/after${instance > 1 ? `#${instance}` : ""}`;
+    /** The work's invocation; its one host is the object, so a crash in it resets the object. */
+    this.inv = new Invocation(id);
+    this.inv.hosts.push({ reset: () => this.reset(), work: this });
+    this.abort = abort;
+    /** @type {Invocation[]} calls of the object in progress (innermost last), each holding it as a host */
+    this.calls = [];
+    /** Promises of ctx.waitUntil and async timer callbacks not yet settled (since the last cut). */
+    this.waits = 0;
+    /** How many times afterWorkTimerLimit cut the work: a cut leaves what it waited for undone. */
+    this.cuts = 0;
+    /** Storage operations of the object in flight. */
+    this.storage = 0;
+    /** Effects the object's code opened during a call of it and still in flight (the caller's, then handed over). */
+    this.issued = 0;
+    /** Timers fired since the work was last at rest. */
+    this.firings = 0;
+    /** True while the record's source has the work's invocation bound (its turn). */
+    this.turn = false;
+    /** True once the poller found the work at rest in its turn. */
+    this.resting = false;
+    /** True once the instance is gone (a crash reset it): nothing of it runs any more. */
+    this.ended = false;
+    /** True while a poller runs inside the object. */
+    this.polling = false;
+    /** Bumped on every change the poller and the source watch. */
+    this.version = 0;
+  }
+
+  get id() {
+    return this.inv.id;
+  }
+
+  /** Anything of the work left to run: its timers, effects, waits or storage operations. */
+  pending() {
+    if (this.ended || this.inv.dead) return false;
+    return this.inv.inflight > 0 || this.issued > 0 || this.waits > 0 || this.storage > 0 || this.run.globals.hasTimers(this);
+  }
+
+  changed() {
+    this.version++;
+    this.resting = false;
+  }
+
+  /** A crash in the work (or in a call of the object) reset the object: the instance's work ends. */
+  reset() {
+    this.end();
+    this.abort();
+  }
+
+  end() {
+    if (this.ended) return;
+    this.ended = true;
+    this.inv.dead = true;
+    this.run.globals.dropTimers(this);
+    this.inv.bump();
+  }
+
+  /** An effect the object's code opened during a call starts (1) or ends (-1). @param {number} change */
+  issue(change) {
+    this.issued += change;
+    assert(this.issued >= 0, () => `${this.id} counts ${this.issued} effects issued in calls`);
+    this.changed();
+  }
+
+  /** @param {unknown} value a promise the object waits for (ctx.waitUntil, an async timer callback) */
+  wait(value) {
+    if (!value || typeof (/** @type {any} */ (value).then) !== "function") return;
+    this.waits++;
+    this.changed();
+    this.poll();
+    const { cuts } = this;
+    const done = () => {
+      if (this.cuts !== cuts) return;
+      this.waits--;
+      this.changed();
+    };
+    Promise.resolve(value).then(done, done);
+  }
+
+  /** @template T @param {Promise<T>} promise a storage operation of the object @returns {Promise<T>} */
+  storageOperation(promise) {
+    if (!(promise instanceof Promise)) return promise;
+    this.storage++;
+    this.changed();
+    this.poll();
+    const done = () => { this.storage--; this.changed(); };
+    promise.then(done, done);
+    return promise;
+  }
+
+  /**
+   * Arm the poller, if none runs: call only from the object's own code (a call entering it,
+   * a timer or effect it makes), so the poller's timers are the object's.
+   */
+  poll() {
+    if (this.polling || this.ended) return;
+    this.polling = true;
+    let idle = 0;
+    let seen = -1;
+    const tick = () => {
+      const run = this.run;
+      if (run.stopped || active.run !== run || this.ended) {
+        this.polling = false;
+        return;
+      }
+      const host = this.calls.at(-1) ?? null;
+      if (host) {
+        // A call in progress: its caller waits on it (one effect in flight); when nothing else
+        // of the call moves, the object's own timer (one it awaits) fires.
+        const version = host.version + this.version;
+        idle = host.inflight === 1 && this.storage === 0 && version === seen ? idle + 1 : 0;
+        seen = version;
+        if (idle >= IDLE_TURNS && run.globals.hasTimers(this)) {
+          idle = 0;
+          this.fire();
+        }
+      } else if (this.turn) {
+        const version = this.inv.version + this.version;
+        idle = this.inv.inflight === 0 && this.issued === 0 && this.storage === 0 && version === seen ? idle + 1 : 0;
+        seen = version;
+        if (idle >= IDLE_TURNS) {
+          idle = 0;
+          // A wait with nothing else moving is real work (storage I/O the object awaits, say):
+          // the source's hang bound ends the run if it never settles.
+          if (run.globals.hasTimers(this)) this.fire();
+          else if (this.waits === 0) {
+            this.resting = true;
+            this.firings = 0;
+          }
+        }
+      } else if (!this.pending()) {
+        // No call in progress, nothing pending and not its turn: the object is idle.
+        this.polling = false;
+        return;
+      }
+      realTimer(0, tick);
+    };
+    realTimer(0, tick);
+  }
+
+  /** Fire the work's earliest timer, or past the run's afterWorkTimerLimit cut the work. */
+  fire() {
+    const run = this.run;
+    const limit = run.scenario.bounds?.afterWorkTimerLimit;
+    assert(Number.isInteger(limit) && limit >= 0, () => `the plan's bounds carry afterWorkTimerLimit ${JSON.stringify(limit)}, not a non-negative integer (define_scenario writes it)`);
+    if (this.firings >= limit) {
+      run.recordCut({ bound: AFTER_WORK_TIMER_LIMIT, where: this.where, invocation: this.id, left: [this.id.slice(this.where.length + 1)], limit });
+      // What the work waited for (a promise awaiting one of the dropped timers) is left undone.
+      run.globals.dropTimers(this);
+      this.cuts++;
+      this.waits = 0;
+      this.changed();
+      return;
+    }
+    this.firings++;
+    run.globals.fireNext(this);
+    this.changed();
+  }
+}
+
+/** Each run's work, by the object instance's ctx. @type {WeakMap<import("./run.mjs").Run, {byContext: WeakMap<object, ObjectWork>, all: ObjectWork[], instances: Map<string, number>}>} */
+const runWork = new WeakMap();
+
+/** @param {import("./run.mjs").Run} run */
+function worksOf(run) {
+  let works = runWork.get(run);
+  if (!works) runWork.set(run, (works = { byContext: new WeakMap(), all: [], instances: new Map() }));
+  return works;
+}
+
+/**
+ * The work of the object instance whose `ctx` this is, in the run (made at its first use).
+ * @param {import("./run.mjs").Run} run @param {any} ctx @param {string} className @param {() => void} abort
+ */
+export function workOf(run, ctx, className, abort) {
+  const works = worksOf(run);
+  let work = works.byContext.get(ctx);
+  if (!work) {
+    const { binding, object } = objectAlarm(run, className, ctx.id);
+    const label = `${binding}/${object}`;
+    const instance = (works.instances.get(label) ?? 0) + 1;
+    works.instances.set(label, instance);
+    work = new ObjectWork(run, binding, object, instance, abort);
+    works.byContext.set(ctx, work);
+    works.all.push(work);
+  }
+  return work;
+}
+
+/**
+ * Whose a timer set now is: the object's work when the code running is an object's (a call
+ * of it in progress, innermost, or its own work in its turn), else the invocation running.
+ * Arms the work's poller (the object's code is the caller).
+ * @param {import("./run.mjs").Run} run @returns {unknown}
+ */
+export function timerOwner(run) {
+  const inv = run.current;
+  const work = inv?.hosts.at(-1)?.work ?? null;
+  if (!work) return inv;
+  work.changed();
+  work.poll();
+  return work;
+}
+
+/**
+ * The invocation an object's effect belongs to: the call of it in progress (innermost), or
+ * its own work after its answers.
+ * @param {import("./run.mjs").Run} run @param {ObjectWork} work
+ */
+export function effectInvocation(run, work) {
+  const inv = run.current;
+  if (inv && inv.hosts.at(-1)?.work === work) return inv;
+  refuseConcurrent(run, work);
+  work.changed();
+  work.poll();
+  return work.inv;
+}
+
+/**
+ * In a concurrent run the work after an object's answer is not modelled yet (its other
+ * orders are the next model's): the run is UNSUPPORTED as calls entering an object
+ * concurrently are. Stub calls in a concurrent run are refused before any object runs today,
+ * so this holds the line for when they are not.
+ * @param {import("./run.mjs").Run} run @param {ObjectWork} work
+ */
+function refuseConcurrent(run, work) {
+  if (run.scenario.bounds.maxConcurrentInvocations <= 1) return;
+  run.markUnsupported("object_concurrency", `${work.where} left work after its answer (${work.id}) in a concurrent run; its orders against the other invocations are not modelled yet`);
+}
+
+/**
+ * The work after the answer as a scheduler source (bindings/durable_object.mjs adds it to
+ * the record's events): the first object with work pending, in the order their work began,
+ * runs it to rest as its invocation `DO:<binding>/<object>/after`. The drive's side only
+ * polls the work's flags; the object's poller moves it.
+ * @param {import("./run.mjs").Run} run
+ * @returns {import("./scheduler/scheduler.mjs").Source}
+ */
+export function afterWorkSource(run) {
+  const next = () => (runWork.get(run)?.all ?? []).find((work) => work.pending()) ?? null;
+  return {
+    next: () => {
+      const work = next();
+      if (work) refuseConcurrent(run, work);
+      return run.stopped ? null : work?.id ?? null;
+    },
+    start: async () => {
+      const work = /** @type {ObjectWork} */ (next());
+      const inv = work.inv;
+      progress(inv.id, "start", null);
+      run.scheduler.bind(inv);
+      work.turn = true;
+      work.resting = false;
+      let seen = -1;
+      let quietSince = originals.dateNow();
+      let idle = 0;
+      for (let step = 0; step < MAX_STEPS && !work.resting && !work.ended && !run.stopped; step++) {
+        await realTurn();
+        const version = work.version + inv.version;
+        if (version !== seen) {
+          seen = version;
+          quietSince = originals.dateNow();
+          idle = 0;
+          continue;
+        }
+        if (!work.polling && ++idle >= IDLE_TURNS) {
+          // Nothing of the object runs to move the work: it waits on what Eutaxy cannot see.
+          run.markUnsupported("unseen_wait", `the work ${inv.id} left after its answer waits on something Eutaxy cannot see`);
+        } else if (originals.dateNow() - quietSince > run.effectHangMs) {
+          run.markUnsupported("effect_hung", `the work ${inv.id} left after its answer did not move within the budget of ${run.effectHangMs} ms`);
+        }
+      }
+      work.turn = false;
+      run.scheduler.release(inv);
+      return run.stopped;
+    },
+  };
+}
+
+/**
+ * A timer fired (globals.mjs): an async callback of an object's timer is work the object
+ * waits for.
+ * @param {unknown} owner @param {unknown} result what the callback returned
+ */
+export function timerFired(owner, result) {
+  if (owner instanceof ObjectWork) owner.wait(result);
+}
