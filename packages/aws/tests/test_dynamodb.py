@@ -25,7 +25,8 @@ def test_a_batch_or_transaction_names_every_table_sorted():
 def test_attribute_values_unwrap_to_plain_json():
     typed = {"M": {"s": {"S": "x"}, "n": {"N": "12"}, "f": {"N": "1.25"}, "b": {"B": b"\x01"}, "ss": {"SS": ["b", "a"]},
                    "ns": {"NS": ["3", "1"]}, "l": {"L": [{"NULL": True}, {"BOOL": False}]}}}
-    assert {"s": "x", "n": 12, "f": 1.25, "b": "AQ==", "ss": ["a", "b"], "ns": [1, 3], "l": [None, False]} == plain_attribute_value(typed)
+    assert {"s": "x", "n": 12, "f": 1.25, "b": {"$": "bytes", "v": "AQ=="}, "ss": {"$": "set", "v": ["a", "b"]},
+            "ns": {"$": "set", "v": [1, 3]}, "l": [None, False]} == plain_attribute_value(typed)
 
 
 def test_plain_unwraps_only_where_the_model_has_an_attribute_value():

@@ -6,6 +6,8 @@
  * cycle as `"<nested>"`. Rows and keys are sorted and compared by this text on both sides.
  */
 
+import { base64, bytesOf } from "./values.mjs";
+
 export const NESTED = "<nested>";
 
 /** @param {unknown} value @returns {string} */
@@ -16,13 +18,6 @@ export function toJson(value) {
 /** Order two strings by UTF-16 code units, JavaScript's default (and core's `string_order`). */
 export function compareText(/** @type {string} */ a, /** @type {string} */ b) {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** @param {Uint8Array} bytes */
-function base64(bytes) {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-  return btoa(binary);
 }
 
 /** @param {unknown} value @param {Set<object>} path @returns {string} */
@@ -46,10 +41,7 @@ function write(value, path) {
   }
   const object = /** @type {object} */ (value);
   if (object instanceof Date) return JSON.stringify(object.toISOString());
-  if (object instanceof ArrayBuffer) return JSON.stringify(base64(new Uint8Array(object)));
-  if (ArrayBuffer.isView(object)) {
-    return JSON.stringify(base64(new Uint8Array(object.buffer, object.byteOffset, object.byteLength)));
-  }
+  if (object instanceof ArrayBuffer || ArrayBuffer.isView(object)) return JSON.stringify(base64(bytesOf(object)));
   if (path.has(object)) return JSON.stringify(NESTED);
   path.add(object);
   try {

@@ -18,6 +18,7 @@
 import { effectPoint, UnsupportedSignal } from "./effects.mjs";
 import { compareText, toJson } from "./canonical.mjs";
 import { ladderOf } from "./bindings/policy.mjs";
+import { loggedOrNull } from "./values.mjs";
 
 /** Tables D1 and SQLite keep for themselves: neither reset nor snapshotted. */
 const INTERNAL_TABLES = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'";
@@ -99,24 +100,9 @@ function sqlStart(statement) {
   return at;
 }
 
-/** Plain data for a bound value or a column value (bytes as an array of numbers). @param {unknown} value */
-function plain(value) {
-  if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
-  if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-  if (value === undefined) return null;
-  return value;
-}
-
-/** @param {any[]} rows */
+/** Result rows in the log's encoding (values.mjs). @param {any[]} rows @returns {unknown[]} */
 function plainRows(rows) {
-  return (rows ?? []).map((row) => {
-    if (Array.isArray(row)) return row.map(plain);
-    if (row === null || typeof row !== "object") return plain(row);
-    /** @type {Record<string, unknown>} */
-    const out = {};
-    for (const key of Object.keys(row)) out[key] = plain(row[key]);
-    return out;
-  });
+  return /** @type {unknown[]} */ (loggedOrNull(rows ?? []));
 }
 
 /** Zero the wall-clock parts of a D1 result so the Worker sees the same value every run. @param {any} result */
@@ -153,7 +139,7 @@ export function makeD1(run, inv, binding, real, entry) {
    */
   const point = (op, s, perform, summarize) =>
     effectPoint(run, inv, {
-      kind: "io", target, op, args: { sql: s.sql, params: s.params.map(plain) },
+      kind: "io", target, op, args: { sql: s.sql, params: loggedOrNull(s.params) },
       ladder: isRead(s.sql) ? readLadder : writeLadder, injectedError, perform, summarize,
     });
 
@@ -215,7 +201,7 @@ export function makeD1(run, inv, binding, real, entry) {
       const writes = items.map((s) => !isRead(s.sql));
       return effectPoint(run, inv, {
         kind: "io", target, op: "batch",
-        args: { statements: items.map((s) => ({ sql: s.sql, params: s.params.map(plain) })) },
+        args: { statements: items.map((s) => ({ sql: s.sql, params: loggedOrNull(s.params) })) },
         ladder: writes.some(Boolean) ? writeLadder : readLadder, injectedError,
         perform: async () => (await real.batch(items.map((s) => s.statement))).map(stabilize),
         summarize: (results) => {

@@ -16,6 +16,7 @@
  */
 
 import { assert } from "./assert.mjs";
+import { errorFields } from "./values.mjs";
 
 /**
  * The ladders a Durable Object stub call and alarm take (bindings/durable_object.mjs), until
@@ -237,7 +238,7 @@ async function ioPoint(run, inv, spec) {
   } catch (error) {
     outcome = { ok: false, error };
   }
-  point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: describeError(outcome.error) });
+  point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: errorFields(outcome.error) });
   inv.inflight--;
   work?.issue(-1);
   assert(inv.inflight >= 0, () => `invocation ${inv.id} has ${inv.inflight} effects in flight`);
@@ -296,8 +297,3 @@ class Point {
   }
 }
 
-/** @param {unknown} error @returns {{name: string, message: string}} */
-export function describeError(error) {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: "Error", message: String(error) };
-}

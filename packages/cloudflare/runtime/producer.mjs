@@ -25,18 +25,20 @@
  * and dead letter. Onto any other queue it is kept for the run's snapshot: one table per
  * queue, `Queue:<queue>` `messages`, rows `{messageId, body, contentType?, delaySeconds}`.
  *
- * Bodies must be plain data (JSON's values: objects, arrays, strings, finite numbers,
- * booleans, null), which is what a consumer of `contentType: "json"` receives and what the
- * log can hold exactly: `json` takes the body through JSON as the runtime does; `text` must be
- * a string (else a TypeError, as the runtime throws); without a content type, or with `v8`, a
- * body that is not plain data (a Date, a Map, bytes, undefined) and any `bytes` message make
- * the run UNSUPPORTED (`message_not_plain`). More messages in one run than the plan's
+ * Bodies must be plain data (values.mjs `plainData`: JSON's values, undefined, bigints,
+ * dates, bytes, maps, sets and errors, as structured clone carries them), recorded in the
+ * log's encoding and delivered to a consumer as a structured clone: `json` takes the body
+ * through JSON as the runtime does; `text` must be a string (else a TypeError, as the runtime
+ * throws); without a content type, or with `v8`, a body that is not plain data (a function, a
+ * class instance, a stream) and any `bytes` message make the run UNSUPPORTED
+ * (`message_not_plain`). More messages in one run than the plan's
  * `bounds.producedMessagesMax` make it UNSUPPORTED (`produced_message_limit`), never dropped.
  */
 
 import { assert } from "./assert.mjs";
 import { effectPoint, ladderNamed, never } from "./effects.mjs";
 import { consumedQueues } from "./queue.mjs";
+import { logged, read } from "./values.mjs";
 
 /** The content types the Queues API accepts. */
 const CONTENT_TYPES = new Set(["json", "text", "bytes", "v8"]);
@@ -72,30 +74,6 @@ function injectedError(fault) {
 }
 
 /**
- * Whether a value is plain data: what JSON carries, exactly (no undefined, no non-finite
- * number, no object but plain objects and arrays, no cycle).
- * @param {unknown} value @param {Set<object>} [path] @returns {boolean}
- */
-export function isPlain(value, path = new Set()) {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (typeof value !== "object") return false;
-  if (path.has(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return false;
-  path.add(value);
-  try {
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlain(value[i], path)) return false;
-      return true;
-    }
-    return Object.values(value).every((item) => isPlain(item, path));
-  } finally {
-    path.delete(value);
-  }
-}
-
-/**
  * One message as the producer sends it, or why it cannot be: `{message}`, `{typeError}` (the
  * runtime's own refusal, thrown to the Worker) or `{unsupported}` (a body the log cannot hold).
  * @param {unknown} body @param {any} options the message's own options @param {any} callOptions the call's (sendBatch)
@@ -125,9 +103,10 @@ export function messageOf(body, options, callOptions, entry) {
     if (text === undefined) return { typeError: `a message with contentType "json" must be JSON, got ${typeof body}` };
     sent = JSON.parse(text);
   } else if (contentType === "bytes") {
-    return { unsupported: "a message with contentType \"bytes\" (its body is bytes, which the effect log does not hold)" };
-  } else if (!isPlain(body)) {
-    return { unsupported: `a message body that is not plain data (${describe(body)}); send JSON values, or give contentType "json"` };
+    return { unsupported: "a message with contentType \"bytes\" (not modelled)" };
+  } else {
+    const reading = read(body, "body");
+    if (!reading.ok) return { unsupported: `a message body that is not plain data (${reading.why}); send data, or give contentType "json"` };
   }
   /** @type {Message} */
   const message = { body: sent, delaySeconds: delay };
@@ -135,11 +114,9 @@ export function messageOf(body, options, callOptions, entry) {
   return { message };
 }
 
-/** @param {unknown} value */
-function describe(value) {
-  if (value === undefined) return "undefined";
-  if (typeof value !== "object" || value === null) return typeof value;
-  return Array.isArray(value) ? "an array holding something else" : `a ${value.constructor?.name ?? "null-prototype object"} or an object holding one`;
+/** A message as the log holds it: its body in the log's encoding (values.mjs). @param {Message} message */
+function loggedMessage(message) {
+  return { ...message, body: logged(message.body) };
 }
 
 /**
@@ -163,7 +140,7 @@ export function makeProducer(run, inv, binding, entry) {
       }
     }
     const messages = made.map((item) => /** @type {{message: Message}} */ (item).message);
-    const args = op === "send" ? { ...messages[0] } : { messages };
+    const args = op === "send" ? loggedMessage(messages[0]) : { messages: messages.map(loggedMessage) };
     return effectPoint(run, inv, {
       kind: "io", target, op, args, ladder: ladderNamed(run, "write"), injectedError,
       perform: async () => send(run, inv, entry, binding, op, messages),
@@ -217,7 +194,7 @@ function send(run, inv, entry, binding, op, messages) {
     } else {
       let rows = state.outbox.get(entry.queue);
       if (!rows) state.outbox.set(entry.queue, (rows = []));
-      rows.push({ messageId: id, ...message });
+      rows.push({ messageId: id, ...loggedMessage(message) });
     }
     return id;
   });

@@ -52,6 +52,7 @@ import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { originals, realConsole } from "./patch.mjs";
+import { logged } from "./values.mjs";
 
 /**
  * core's redelivery rule (eutaxy.core.faults.redelivery_stop): null when an event not handled
@@ -276,7 +277,7 @@ export class ConsumedQueue {
       for (const item of items) {
         if (item.decision !== null) continue;
         item.decision = "ack";
-        effectPoint(run, inv, { kind: "platform", target, op: "ack", args: { messageId: item.id, body: item.body, implicit: true }, ladder: NO_FAULTS, perform: () => ({ effective: true }), summarize: (result) => result });
+        effectPoint(run, inv, { kind: "platform", target, op: "ack", args: { messageId: item.id, body: logged(item.body), implicit: true }, ladder: NO_FAULTS, perform: () => ({ effective: true }), summarize: (result) => result });
       }
     }
     // waitUntil work runs on after a handler that returned or threw (a crashed one took it along).
@@ -342,7 +343,7 @@ function makeBatch(run, inv, target, queue, items) {
    */
   const decide = (item, op, delaySeconds = null) => effectPoint(run, inv, {
     kind: "decision", target, op,
-    args: delaySeconds === null ? { messageId: item.id, body: item.body } : { messageId: item.id, body: item.body, delaySeconds },
+    args: delaySeconds === null ? { messageId: item.id, body: logged(item.body) } : { messageId: item.id, body: logged(item.body), delaySeconds },
     ladder: ladderNamed(run, "decision"),
     perform: () => {
       const effective = item.decision === null;

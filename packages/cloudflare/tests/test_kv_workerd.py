@@ -78,7 +78,7 @@ def test_each_operation_is_one_effect_with_its_result_as_plain_data(seeded):
     assert payloads[9]["result"]["list_complete"] is False
     assert {"cursor": payloads[9]["result"]["cursor"]} == payloads[10]["args"]
     assert ["j", "s2", "seeded", "streamed"] == [key["name"] for key in payloads[10]["result"]["keys"]]
-    assert {"key": "bytes", "value": {"base64": "/wA="}, "options": {}} == payloads[12]["args"]
+    assert {"key": "bytes", "value": {"$": "bytes", "v": "/wA="}, "options": {}} == payloads[12]["args"]
     assert {"stream": "read in the put"} == payloads[13]["args"]["value"]
     assert {"keys": ["j", "s2"], "type": "json"} == payloads[14]["args"]
     assert {"ok": True, "values": {"j": {"value": {"x": 2}, "metadata": None}, "s2": {"value": {"a": 1}, "metadata": {"m": True}}}} == payloads[14]["result"]
@@ -91,7 +91,7 @@ def test_the_snapshot_lists_every_key_with_value_metadata_and_expiration(seeded)
     assert {"bytes", "j", "piped", "s2", "seeded", "streamed"} == set(rows)
     assert "from a stream" == rows["piped"]["value"]
     assert {"key": "s2", "value": '{"a":1}', "metadata": {"m": True}, "expiration": None} == rows["s2"]
-    assert {"base64": "/wA="} == rows["bytes"]["value"]
+    assert {"$": "bytes", "v": "/wA="} == rows["bytes"]["value"]
     assert "1" == rows["streamed"]["value"]
     assert isinstance(rows["j"]["expiration"], int)
 

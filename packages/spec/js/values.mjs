@@ -17,21 +17,51 @@
  * reading. `decode(encoded)` is the inverse.
  */
 
-/** @typedef {{ ok: true, value: unknown } | { ok: false, why: string }} Exact */
+/** @typedef {{ ok: true, value: unknown, why?: undefined } | { ok: false, why: string, value?: undefined }} Exact */
 
-class Inexact extends Error {}
+/** What an encoder throws where a value is one its encoding cannot carry; the message says where and what. */
+export class Unreadable extends Error {}
+
+/**
+ * `encode(value, where, path)` as a reading that never throws: `{ok: false, why}` where the
+ * encoder threw `Unreadable`, or where reading the value threw (a getter of the Worker's own).
+ * The effect log's encoding (the Cloudflare runtime's values.mjs) reads values this way too.
+ * @param {(value: unknown, where: string, path: Set<object>) => unknown} encode
+ * @param {unknown} value @param {string} where how the value is named in `why`
+ * @returns {Exact}
+ */
+export function readWith(encode, value, where) {
+  try {
+    return { ok: true, value: encode(value, where, new Set()) };
+  } catch (error) {
+    if (error instanceof Unreadable) return { ok: false, why: error.message };
+    return { ok: false, why: `${where} could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/**
+ * A record's own enumerable string keys in order, each field encoded (`defineProperty`, so a
+ * "__proto__" key is a field like any other), wrapped as `{$: "object", v}` when a key is "$".
+ * @param {object} record @param {(item: unknown, key: string) => unknown} encodeField
+ * @param {(item: unknown) => boolean} [keep] which fields are written (all, unless told)
+ */
+export function encodeRecord(record, encodeField, keep = () => true) {
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const key of Object.keys(record)) {
+    const item = /** @type {any} */ (record)[key];
+    if (!keep(item)) continue;
+    Object.defineProperty(out, key, { value: encodeField(item, key), enumerable: true, writable: true, configurable: true });
+  }
+  return Object.hasOwn(out, "$") ? { $: "object", v: out } : out;
+}
 
 /**
  * @param {unknown} value @param {string} [where] how the value is named in `why`
  * @returns {Exact}
  */
 export function exact(value, where = "value") {
-  try {
-    return { ok: true, value: encode(value, where, new Set()) };
-  } catch (error) {
-    if (error instanceof Inexact) return { ok: false, why: error.message };
-    return { ok: false, why: `${where} could not be read: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  return readWith(encode, value, where);
 }
 
 /** A number in the encoding: itself, or a tag for NaN, the infinities and -0. @param {number} value */
@@ -57,11 +87,27 @@ function encode(value, where, path) {
       return encodeNumber(value);
     case "function":
     case "symbol":
-      throw new Inexact(`${where} is a ${typeof value}`);
+      throw new Unreadable(`${where} is a ${typeof value}`);
   }
   if (value === null) return null;
-  const object = /** @type {object} */ (value);
-  if (path.has(object)) throw new Inexact(`${where} is a cycle`);
+  return encodeObject(/** @type {object} */ (value), where, path, encode, { refusal: "the value encoding cannot carry" });
+}
+
+/**
+ * The object half of an encoder, shared by this encoding and the effect log's (the Cloudflare
+ * runtime's values.mjs): inside the cycle check (and `depthMax`), an array element by element
+ * (a hole reads as undefined), then what `other` encodes (it returns undefined for an object
+ * it leaves to the rest), then a record by `encodeRecord`; any other object is `Unreadable`
+ * with `refusal`.
+ * @param {object} object @param {string} where @param {Set<object>} path
+ * @param {(value: unknown, where: string, path: Set<object>) => unknown} encode the whole encoder, for the parts
+ * @param {{refusal: string, depthMax?: number, other?: (object: object) => unknown, keep?: (item: unknown) => boolean}} options
+ * @returns {unknown}
+ */
+export function encodeObject(object, where, path, encode, options) {
+  if (path.has(object)) throw new Unreadable(`${where} is a cycle`);
+  const depthMax = options.depthMax ?? Infinity;
+  if (path.size >= depthMax) throw new Unreadable(`${where} is nested more than ${depthMax} levels deep`);
   path.add(object);
   try {
     if (Array.isArray(object)) {
@@ -69,18 +115,14 @@ function encode(value, where, path) {
       for (let i = 0; i < object.length; i++) out.push(encode(object[i], `${where}[${i}]`, path));
       return out;
     }
+    const encoded = options.other?.(object);
+    if (encoded !== undefined) return encoded;
     const proto = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) {
       const name = typeof proto?.constructor === "function" && proto.constructor.name ? proto.constructor.name : "object";
-      throw new Inexact(`${where} is a ${name}, which the value encoding cannot carry`);
+      throw new Unreadable(`${where} is a ${name}, which ${options.refusal}`);
     }
-    /** @type {Record<string, unknown>} */
-    const out = {};
-    for (const key of Object.keys(object)) {
-      // defineProperty, so a "__proto__" key is a field like any other.
-      Object.defineProperty(out, key, { value: encode(/** @type {any} */ (object)[key], `${where}.${key}`, path), enumerable: true, writable: true, configurable: true });
-    }
-    return Object.hasOwn(out, "$") ? { $: "object", v: out } : out;
+    return encodeRecord(object, (item, key) => encode(item, `${where}.${key}`, path), options.keep);
   } finally {
     path.delete(object);
   }

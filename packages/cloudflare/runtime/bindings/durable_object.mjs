@@ -46,6 +46,7 @@
 
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
+import { loggedOrNull as recorded, plainData } from "../values.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
@@ -330,50 +331,6 @@ function objectName(id) {
   return id.name ?? names.get(key) ?? key;
 }
 
-/**
- * Plain data: JSON's values, undefined, a Date, bytes, a Map and a Set of plain data (as the
- * runtime's structured clone carries them; storage.list() answers a Map); anything else (a stub, a function, a class instance, a stream) is a
- * capability or an object whose calls would bypass the proxy.
- * @param {unknown} value @param {number} [depth]
- * @returns {boolean}
- */
-export function isPlain(value, depth = 0) {
-  if (depth > 64) return false;
-  if (value === null || value === undefined) return true;
-  const type = typeof value;
-  if (type === "string" || type === "number" || type === "boolean" || type === "bigint") return true;
-  if (type !== "object") return false;
-  if (value instanceof Date || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return true;
-  if (Array.isArray(value)) return value.every((item) => isPlain(item, depth + 1));
-  if (value instanceof Map) return [...value].every(([key, item]) => isPlain(key, depth + 1) && isPlain(item, depth + 1));
-  if (value instanceof Set) return [...value].every((item) => isPlain(item, depth + 1));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  return Object.values(/** @type {object} */ (value)).every((item) => isPlain(item, depth + 1));
-}
-
-/**
- * The recorded form of plain data: bytes as arrays of numbers, undefined as null, a Date in
- * ISO form, a Map as its `[key, value]` pairs and a Set as its values, in their order.
- * @param {unknown} value @returns {unknown}
- */
-export function recorded(value) {
-  if (value === undefined) return null;
-  if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
-  if (ArrayBuffer.isView(value)) return Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(recorded);
-  if (value instanceof Map) return [...value].map(([key, item]) => [recorded(key), recorded(item)]);
-  if (value instanceof Set) return [...value].map(recorded);
-  if (value !== null && typeof value === "object") {
-    /** @type {Record<string, unknown>} */
-    const out = {};
-    for (const [key, item] of Object.entries(value)) out[key] = recorded(item);
-    return out;
-  }
-  return value;
-}
-
 /** @param {string} fault */
 function injectedError(fault) {
   const error = fault === "ambiguous"
@@ -480,7 +437,7 @@ function makeStub(run, inv, binding, realStub, id) {
   };
   /** @param {string} op @param {unknown} value */
   const plainResult = (op, value) => {
-    if (!isPlain(value)) {
+    if (!plainData(value)) {
       run.markUnsupported("not_plain_data", `Durable Object ${binding}/${object}.${op} answered with something that is not plain data (an RPC capability, a function, a class instance); calls on it would bypass the proxy`);
     }
     return value;
@@ -489,7 +446,7 @@ function makeStub(run, inv, binding, realStub, id) {
   const member = (op) => {
     /** @param {unknown[]} args */
     const call = (...args) => {
-      if (!isPlain(args)) {
+      if (!plainData(args)) {
         run.markUnsupported("not_plain_data", `Durable Object ${binding}/${object}.${op} was called with an argument that is not plain data (a function, a stub, a class instance)`);
         return never();
       }

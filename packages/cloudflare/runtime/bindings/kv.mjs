@@ -15,8 +15,9 @@
  * the caller died after it. Payloads: `{args: {key | keys, type?, value?, options?}}`; a
  * completed operation's result has `ok: true` (one the store refused records `{error}`
  * instead), and a read's adds `value` (getWithMetadata: and `metadata`; bulk: `values`,
- * `{key: value}`; list: `keys`, `list_complete`, `cursor`), a put's `expiration`. A value that is not plain data is
- * recorded as its UTF-8 text, or `{base64}` when it is not text; a stream is read inside
+ * `{key: value}`; list: `keys`, `list_complete`, `cursor`), a put's `expiration`. A value that is bytes is
+ * recorded as KV keeps it, as its UTF-8 text, or in the log's encoding for bytes
+ * (values.mjs `textOrBytes`: `{"$": "bytes", "v": base64}`) when it is not text; a stream is read inside
  * its point (a body read later would be I/O the run cannot see) and handed back as a new
  * stream of the same bytes.
  *
@@ -33,6 +34,7 @@ import { effectPoint } from "../effects.mjs";
 import { ladderOf } from "./policy.mjs";
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
+import { bytesOf, loggedOrNull, textOrBytes } from "../values.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { modelledOnly } from "../unsupported.mjs";
 
@@ -94,7 +96,7 @@ export const kv = {
       for (const key of await allKeys(real)) {
         const { value, metadata } = await real.getWithMetadata(key, "arrayBuffer");
         if (value === null) continue;
-        rows.push({ key, value: bytesSummary(new Uint8Array(value)), metadata: metadata ?? null, expiration: state.expirations.get(key) ?? null });
+        rows.push({ key, value: textOrBytes(new Uint8Array(value)), metadata: metadata ?? null, expiration: state.expirations.get(key) ?? null });
       }
       rows.sort((a, b) => compareText(toJson(a), toJson(b)));
       snapshots.push({ target: `KV:${name}`, table: "keys", rows });
@@ -129,30 +131,18 @@ async function sweep(real, state, nowMs) {
   }
 }
 
-/** Text when the bytes are UTF-8, else `{base64}`. @param {Uint8Array} bytes @returns {string | {base64: string}} */
-export function bytesSummary(bytes) {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    let binary = "";
-    for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-    return { base64: btoa(binary) };
-  }
-}
-
 /** A put's value as the log shows it. @param {unknown} value */
 function valueArg(value) {
   if (typeof value === "string") return value;
-  if (value instanceof ArrayBuffer) return bytesSummary(new Uint8Array(value));
-  if (ArrayBuffer.isView(value)) return bytesSummary(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return textOrBytes(bytesOf(value));
   if (value instanceof ReadableStream) return { stream: "read in the put" };
   return { unsupported: typeof value };
 }
 
 /** A get's value as the log shows it, by type. @param {unknown} value */
 function valueResult(value) {
-  if (value instanceof ArrayBuffer) return bytesSummary(new Uint8Array(value));
-  return value ?? null;
+  if (value instanceof ArrayBuffer) return textOrBytes(new Uint8Array(value));
+  return loggedOrNull(value);
 }
 
 /** The type a get names: its second argument, a string or `{type}`. @param {unknown} options */

@@ -42,6 +42,7 @@
 
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
+import { bytesOf as bytesOfBuffer, loggedOrNull } from "../values.mjs";
 import { effectPoint, UnsupportedSignal } from "../effects.mjs";
 import { ladderOf } from "./policy.mjs";
 import { UserFacingError } from "../errors.mjs";
@@ -109,32 +110,20 @@ function injectedError(op) {
 }
 
 /**
- * Plain data for what a call passed (options, onlyIf, range, metadata): Headers as an object
- * of their entries, a Date in ISO form, bytes as hex.
- * @param {unknown} value @param {number} depth @returns {unknown}
+ * What a call passed (options, onlyIf, range, metadata) in the log's encoding (values.mjs),
+ * with Headers (an onlyIf, an httpMetadata) as an object of their entries and functions left
+ * out, as R2 reads them.
+ * @param {unknown} value @returns {unknown}
  */
-function plain(value, depth = 0) {
-  if (depth > 8) return "<nested>";
-  if (value === null || value === undefined) return value ?? null;
-  if (typeof value === "function") return undefined;
-  if (typeof value !== "object") return value;
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return hex(bytesOfBuffer(value));
-  if (value instanceof Headers) return Object.fromEntries([...value.entries()].sort(([a], [b]) => compareText(a, b)));
-  if (Array.isArray(value)) return value.map((item) => plain(item, depth + 1));
-  /** @type {Record<string, unknown>} */
-  const out = {};
-  for (const [key, item] of Object.entries(value)) {
-    const converted = plain(item, depth + 1);
-    if (converted !== undefined) out[key] = converted;
-  }
-  return out;
+function plain(value) {
+  return loggedOrNull(fields(value, 0));
 }
 
-/** @param {ArrayBuffer | ArrayBufferView} value */
-function bytesOfBuffer(value) {
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+/** @param {unknown} value @param {number} depth @returns {unknown} */
+function fields(value, depth) {
+  if (value instanceof Headers) return Object.fromEntries([...value.entries()].sort(([a], [b]) => compareText(a, b)));
+  if (depth > 2 || value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => typeof item !== "function").map(([key, item]) => [key, fields(item, depth + 1)]));
 }
 
 /** @param {Uint8Array} bytes */

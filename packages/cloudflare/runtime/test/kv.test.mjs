@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { bytesSummary, expirationOf, kv } from "../bindings/kv.mjs";
+import { expirationOf, kv } from "../bindings/kv.mjs";
 
 const NOW_MS = 1_767_225_600_500;
 const NOW = 1_767_225_600;
@@ -32,12 +32,6 @@ test("too short a TTL or too near an expiration is refused with the store's mess
   assert.throws(() => expirationOf({ expiration: NOW }, NOW_MS), /greater than the current number of seconds/);
   assert.throws(() => expirationOf({ expiration: NOW + 59 }, NOW_MS), /at least 60 seconds in the future/);
   assert.equal(expirationOf({ expiration: NOW + 60 }, NOW_MS), NOW + 60);
-});
-
-test("bytes are recorded as their UTF-8 text, or as base64 when they are not text", () => {
-  assert.equal(bytesSummary(new TextEncoder().encode("héllo")), "héllo");
-  assert.deepEqual(bytesSummary(new Uint8Array([255, 0])), { base64: "/wA=" });
-  assert.equal(bytesSummary(new Uint8Array([])), "");
 });
 
 test("a kv_namespace step without its entries, or an entry without its metadata, is refused naming it (never an empty store)", async () => {

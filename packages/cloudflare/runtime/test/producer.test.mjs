@@ -172,7 +172,7 @@ test("messages onto a queue the Worker does not consume are its snapshot rows", 
   assert.deepEqual(rows(failed.effects, "Queue:audit", "messages"), []);
 });
 
-test("bodies: json goes through JSON; text must be a string; anything not plain is UNSUPPORTED", async () => {
+test("bodies: json goes through JSON; text must be a string; dates, maps and bytes are plain data; a function is UNSUPPORTED", async () => {
   const json = await host.run(plan({ events: [req("req-1", "/send-json")] }));
   const sent = json.effects.find((/** @type {any} */ e) => e.op === "send" && e.kind === "call");
   assert.deepEqual(sent.payload.args, { body: { orderId: "o-1", amountCents: 100, at: "1970-01-01T00:00:00.000Z" }, contentType: "json", delaySeconds: 0 });
@@ -181,9 +181,15 @@ test("bodies: json goes through JSON; text must be a string; anything not plain 
   assert.deepEqual(brief(text.effects).slice(0, 2), ["req-1#1/0 Http:/text-number response call", "req-1#1/0 Http:/text-number response result"]);
   assert.deepEqual(status(text.effects), [503]);
   const date = await host.run(plan({ events: [req("req-1", "/date")] }));
-  assert.equal(date.end.kind, "unsupported");
-  assert.equal(date.end.cause, "message_not_plain");
-  assert.match(date.end.detail, /req-1#1 sent a message body that is not plain data \(a Date/);
+  assert.deepEqual(date.end, { kind: "completed" });
+  assert.deepEqual(rows(date.effects, "Queue:audit", "messages"), [
+    { messageId: "req-1#1/sent-1", body: { $: "date", v: "1970-01-01T00:00:00.000Z" }, delaySeconds: 0 },
+    { messageId: "req-1#1/sent-2", body: { $: "map", v: [["k", { $: "bytes", v: "AQ==" }]] }, delaySeconds: 0 },
+  ]);
+  const fn = await host.run(plan({ events: [req("req-1", "/function")] }));
+  assert.equal(fn.end.kind, "unsupported");
+  assert.equal(fn.end.cause, "message_not_plain");
+  assert.match(fn.end.detail, /req-1#1 sent a message body that is not plain data \(body\.run is a function\)/);
 });
 
 test("more produced messages than producedMessagesMax make the run UNSUPPORTED", async () => {

@@ -6,8 +6,9 @@ Three jobs, all pure or on the platform's own local client:
   else is not modelled) and name the tables a request touches (``DynamoDB:a+b`` for a
   batch or a transaction over two tables);
 - turn a request or response into plain JSON, unwrapping DynamoDB's typed attribute
-  values (``{"S": "o-1"}`` is ``"o-1"``, integers are ints and other numbers Decimals with their exact digits, binary is base64, sets are
-  sorted lists) wherever botocore's service model says an ``AttributeValue`` stands, so a
+  values (``{"S": "o-1"}`` is ``"o-1"``, integers are ints and other numbers Decimals with their exact digits; binary and sets in
+  the log's value encoding, ``eutaxy.core.values``: ``{"$": "bytes", "v": base64}`` and
+  ``{"$": "set", "v": [...]}`` with the items in canonical order) wherever botocore's service model says an ``AttributeValue`` stands, so a
   key path reads ``args.Item.order_id`` whether the handler used a client or a ``Table``;
 - type plain seed values back into attribute values (``tables.py`` resets and reads
   the tables themselves).
@@ -15,11 +16,11 @@ Three jobs, all pure or on the platform's own local client:
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import decimal
 from typing import Any, Iterable, Mapping
 
+from eutaxy.core import values
 from eutaxy.core.canonical import string_order, to_json
 
 __all__ = [
@@ -111,15 +112,17 @@ def _number(text: str) -> int | decimal.Decimal:
     return decimal.Decimal(stripped)
 
 
-def _binary(value: Any) -> str:
+def _binary(value: Any) -> Any:
+    """Binary in the log's value encoding (eutaxy.core.values): ``{"$": "bytes", "v": base64}``."""
     # On the wire (JSON protocol) binary is already base64 text; parsed responses hold bytes.
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    return str(value)
+        return values.encode(value)
+    return {"$": "bytes", "v": str(value)}
 
 
-def _sorted_set(values: Iterable[Any]) -> list[Any]:
-    return sorted(values, key=lambda value: string_order(to_json(value)))
+def _sorted_set(items: Iterable[Any]) -> dict[str, Any]:
+    """A DynamoDB set (unordered) in the log's value encoding, its items in canonical order."""
+    return {"$": "set", "v": sorted(items, key=lambda item: string_order(to_json(item)))}
 
 
 def plain_attribute_value(value: Mapping[str, Any]) -> Any:
@@ -144,7 +147,8 @@ def plain_attribute_value(value: Mapping[str, Any]) -> Any:
     if tag == "BS":
         return _sorted_set(_binary(item) for item in inner)
     if tag == "M":
-        return {key: plain_attribute_value(item) for key, item in inner.items()}
+        fields = {key: plain_attribute_value(item) for key, item in inner.items()}
+        return {"$": "object", "v": fields} if "$" in fields else fields  # no user data reads as a tag
     if tag == "L":
         return [plain_attribute_value(item) for item in inner]
     return plain(value, None)
@@ -154,7 +158,7 @@ def plain(value: Any, shape: Any) -> Any:
     """``value`` as plain JSON, unwrapping attribute values where ``shape`` puts them.
 
     ``shape`` is botocore's model of the value (None when unknown: then no unwrapping, only
-    bytes to base64, datetimes to ISO text, Decimals as DynamoDB numbers).
+    bytes, aware datetimes and sets in the log's value encoding, Decimals as DynamoDB numbers).
     """
     if shape is not None and getattr(shape, "name", None) == "AttributeValue" and isinstance(value, Mapping):
         return plain_attribute_value(value)
@@ -174,7 +178,7 @@ def plain(value: Any, shape: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return _number(str(value))
     if isinstance(value, _dt.datetime):
-        return value.isoformat()
+        return values.encode(value) if value.utcoffset() is not None else value.isoformat()
     if isinstance(value, (set, frozenset)):
         return _sorted_set(plain(item, None) for item in value)
     return value

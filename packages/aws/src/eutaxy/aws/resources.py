@@ -3,8 +3,8 @@
 S3 buckets, SNS topics and EventBridge buses live on the embedded moto server and are
 reset there with the real globals, through the platform's own clients: a bucket is emptied
 and seeded with its objects; topics and buses are created once. After the run each bucket's
-objects are its snapshot (``S3:<bucket>`` op ``objects``: ``{key, body}`` or
-``{key, bodyBase64}``). What a topic or a bus received is in the effect log already; its
+objects are its snapshot (``S3:<bucket>`` op ``objects``: ``{key, body}``, the body
+its text when it is UTF-8, else ``{"$": "bytes", "v": base64}``). What a topic or a bus received is in the effect log already; its
 snapshot (``SNS:<topic>`` op ``published``, ``EventBridge:<bus>`` op ``events``) lists the
 messages and events of the run's successful calls, in order. A declared queue's snapshot
 (``SQS:<queue>`` op ``messages``) is the messages it holds at the end.

@@ -106,7 +106,7 @@ def s3_read(bucket: str, op: str | list[str] | None = None) -> dict[str, Any]:
 
 
 def s3_objects(bucket: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A bucket's objects at the end of the run: ``{key, body}`` (``bodyBase64`` when not UTF-8)."""
+    """A bucket's objects at the end of the run: ``{key, body}`` (the body ``{"$": "bytes", "v": base64}`` when not UTF-8)."""
     return rows(f"S3:{bucket}", "objects", where)
 
 

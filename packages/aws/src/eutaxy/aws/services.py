@@ -17,7 +17,6 @@ Anything else is UNSUPPORTED naming the service, the operation and the invocatio
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import json
@@ -27,6 +26,7 @@ import attrs
 from botocore.exceptions import ClientError, ReadTimeoutError
 from botocore.response import StreamingBody
 
+from eutaxy.core import values
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import AMBIGUOUS, ERROR, READ_FAULTS, WRITE_FAULTS
 from eutaxy.engine.bounds import PRODUCED_MESSAGES_MAX_DEFAULT
@@ -97,11 +97,9 @@ def _bytes_of(body: Any) -> bytes:
 
 
 def body_plain(data: bytes) -> dict[str, Any]:
-    """An object's body as plain JSON: text when it is UTF-8, else base64."""
-    try:
-        return {"body": data.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {"bodyBase64": base64.b64encode(data).decode("ascii")}
+    """An object's body as the log shows it: ``{"body": text}`` when it is UTF-8, else the
+    bytes in the log's value encoding (``eutaxy.core.values.text_or_bytes``)."""
+    return {"body": values.text_or_bytes(data)}
 
 
 def plain(value: Any) -> Any:
@@ -111,7 +109,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, (bytes, bytearray)):
-        return body_plain(bytes(value))
+        return values.encode(value)
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
