@@ -22,11 +22,41 @@ import attrs
 from eutaxy.core.verdicts import GAVE_UP, PROVEN, REFUTED, UNAVAILABLE, UNKNOWN, UNSUPPORTED_REASON, SpecVerdict
 from eutaxy.spec import Property, SpecModule
 
-__all__ = ["ENGINE_KINDS", "GAVE_UP", "ModuleProofs", "PROVEN", "ProveInput", "Prover", "REFUTED", "Replay",
+__all__ = ["ENGINE_KINDS", "GAVE_UP", "ConstructUnsupported", "ModuleProofs", "PROVEN", "ProveInput", "Prover", "REFUTED", "Replay",
            "SpecVerdict", "UNAVAILABLE", "UNKNOWN", "UNSUPPORTED_REASON", "checked_answer", "engine_answers"]
 
 #: What an engine may answer.
 ENGINE_KINDS = (PROVEN, REFUTED, UNKNOWN)
+
+
+class ConstructUnsupported(Exception):
+    """A construct an engine does not take: what it is, its line (0 when unknown), its text and where.
+
+    Each engine raises its own subclass (``eutaxy.prover_smt.encode.Unsupported``,
+    ``eutaxy.prover_lean.emit.Unsupported``), which says how its text is written after the place.
+    """
+
+    #: How :meth:`describe` writes the text after the place (``{}`` is the text).
+    TEXT_FORMAT = ": {}"
+
+    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "", file: str = "") -> None:
+        super().__init__(construct)
+        self.construct = construct
+        self.line = line
+        self.text = text
+        #: The module function it stands in, or "" for the property's claim (in the spec file).
+        self.where = where
+        #: The file it stands in, when it is neither the claim's nor a body's (a write to a built-in).
+        self.file = file
+
+    def describe(self) -> str:
+        at = f" at line {self.line}" if self.line else ""
+        place = f" in {self.where}" if self.where else f" in {self.file}" if self.file else " in the claim"
+        return f"{self.construct}{at}{place}" + (self.TEXT_FORMAT.format(self.text) if self.text else "")
+
+    def to_data(self) -> dict[str, Any]:
+        return {"construct": self.construct, "line": self.line, "text": self.text,
+                "file": self.file or ("module" if self.where else "spec"), "function": self.where or None}
 
 #: Runs a property's claim on encoded arguments in the real function (the evaluator): the outcome.
 Replay = Callable[[str, Sequence[Any]], Any]

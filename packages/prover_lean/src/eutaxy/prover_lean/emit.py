@@ -28,6 +28,7 @@ from typing import Any, Optional, Sequence, Union
 
 import attrs
 
+from eutaxy.prover.engine import ConstructUnsupported
 from eutaxy.spec import (ArrayType, Binary, Binder, BinderRef, BooleanType, Call, Conditional, Every, FieldRead,
                          ForallProperty, FunctionDef, FunctionRef, IndexRead, Let, Literal, LiteralType,
                          LiteralUnionType, Local, NumberType, Outside, RecordLiteral, RecordType, RegexTest,
@@ -45,18 +46,10 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FUNCTIONS_MAX = 64
 
 
-class Unsupported(Exception):
+class Unsupported(ConstructUnsupported):
     """A construct the engine does not take: its name in constructs.json, its line (0 when unknown), its text."""
 
-    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "", file: str = "") -> None:
-        super().__init__(construct)
-        self.construct = construct
-        self.line = line
-        self.text = text
-        #: The module function it stands in, or "" for the property's claim (in the spec file).
-        self.where = where
-        #: The file it stands in, when it is neither the claim's nor a body's (a write to a built-in).
-        self.file = file
+    TEXT_FORMAT = " ({})"
 
     @classmethod
     def refused(cls, name: str, text: str = "", line: int = 0) -> "Unsupported":
@@ -64,15 +57,6 @@ class Unsupported(Exception):
         assert not constructs.taken(name), f"{name} is taken by the Lean engine, not refused"
         why = constructs.why_not(name)
         return cls(name, line, f"{text}: {why}" if text else why)
-
-    def describe(self) -> str:
-        at = f" at line {self.line}" if self.line else ""
-        place = f" in {self.where}" if self.where else f" in {self.file}" if self.file else " in the claim"
-        return f"{self.construct}{at}{place}" + (f" ({self.text})" if self.text else "")
-
-    def to_data(self) -> dict[str, Any]:
-        return {"construct": self.construct, "line": self.line, "text": self.text,
-                "file": self.file or ("module" if self.where else "spec"), "function": self.where or None}
 
 
 def ident(prefix: str, name: str) -> str:

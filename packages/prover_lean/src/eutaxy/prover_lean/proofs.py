@@ -17,13 +17,13 @@ saying which file moved. A file without the lines is checked as before.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import Mapping, Optional, Union
 
 import attrs
 
+from eutaxy.prover.answer_cache import file_digest
 from eutaxy.prover.engine import GAVE_UP, UNSUPPORTED_REASON
 from eutaxy.spec import SpecModule
 
@@ -55,12 +55,8 @@ def goals_path(spec: str | Path) -> Path:
 
 
 def sha256_of(path: Optional[str | Path]) -> str:
-    if not path:
-        return ""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return ""
+    """A file's SHA-256 as a goal file records it; "" when there is none or it cannot be read."""
+    return file_digest(path, missing="", unreadable="")
 
 
 def part_name(prop: str) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
@@ -28,7 +27,7 @@ from typing import Optional
 from eutaxy.prover.engine import SpecVerdict
 from eutaxy.spec import Property, SpecModule
 
-from eutaxy.prover.toolchains import cache_dir
+from eutaxy.prover.answer_cache import entry_path, file_digest, read_entry, sources_digest, write_entry
 
 from .toolchain import Z3_VERSION
 
@@ -41,29 +40,16 @@ ENGINE = "smt"
 @lru_cache(maxsize=1)
 def engine_digest() -> str:
     """Z3's version and a digest of this package's sources: what "the engine's version" means for the cache."""
-    h = hashlib.sha256(f"z3 {Z3_VERSION}\n".encode())
-    here = Path(__file__).resolve().parent
-    for path in sorted(here.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def _file_digest(path: Optional[str]) -> str:
-    if not path:
-        return "-"
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
+    return sources_digest(f"z3 {Z3_VERSION}", Path(__file__).resolve().parent, ("*.py",))
 
 
 def key(module: SpecModule, prop: Property, rlimit: int) -> str:
     h = hashlib.sha256()
     parts = {
         "format": FORMAT, "engine": engine_digest(), "rlimit": rlimit,
-        "module": _file_digest(module.module), "spec": _file_digest(module.spec),
+        "module": file_digest(module.module), "spec": file_digest(module.spec),
         # By content only, in the reader's order: the same files elsewhere give the same key.
-        "sources": [_file_digest(source) for source in module.sources],
+        "sources": [file_digest(source) for source in module.sources],
         "property": prop.to_data(), "functions": [f.to_data() for f in module.functions],
     }
     h.update(json.dumps(parts, sort_keys=True).encode())
@@ -71,7 +57,7 @@ def key(module: SpecModule, prop: Property, rlimit: int) -> str:
 
 
 def _path(k: str) -> Path:
-    return cache_dir() / "proofs" / "smt" / f"{k}.json"
+    return entry_path(ENGINE, k)
 
 
 def _entry_head(rlimit: int) -> dict[str, object]:
@@ -82,25 +68,15 @@ def _entry_head(rlimit: int) -> dict[str, object]:
 
 def load(k: str, *, rlimit: int) -> Optional[SpecVerdict]:
     """The verdict kept under ``k`` for this engine at this step limit, or None (a miss)."""
+    entry = read_entry(_path(k))
+    if not isinstance(entry, dict) or {f: entry.get(f) for f in _entry_head(rlimit)} != _entry_head(rlimit):
+        return None
     try:
-        entry = json.loads(_path(k).read_text())
-        if not isinstance(entry, dict) or {f: entry.get(f) for f in _entry_head(rlimit)} != _entry_head(rlimit):
-            return None
         return SpecVerdict.from_data(entry["verdict"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
 def store(k: str, verdict: SpecVerdict, *, rlimit: int) -> None:
     """Keep ``verdict``, the engine's answer at step limit ``rlimit``, under ``k`` (written whole or not at all)."""
-    path = _path(k)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(_entry_head(rlimit) | {"verdict": verdict.to_data()}, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written costs a re-proof, nothing else
-    finally:
-        # An interruption between the write and the rename leaves no partial file behind.
-        tmp.unlink(missing_ok=True)
+    write_entry(_path(k), _entry_head(rlimit) | {"verdict": verdict.to_data()})

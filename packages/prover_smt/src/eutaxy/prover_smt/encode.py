@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence
 
 import attrs
 
+from eutaxy.prover.engine import ConstructUnsupported
 from eutaxy.spec import (ArrayType, Binary, Every, BinderRef, BooleanType, Call, Conditional, FieldRead,
                          ForallProperty, FunctionDef, FunctionRef, IndexRead, Let, Literal, LiteralType,
                          LiteralUnionType, Local, NullableType, NumberType, Outside, RecordLiteral,
@@ -42,27 +43,8 @@ CALL_DEPTH_MAX = 16
 NUM, INT, BOOL, STR, NULL, UNDEF = ("num",), ("int",), ("bool",), ("str",), ("null",), ("undef",)
 
 
-class Unsupported(Exception):
+class Unsupported(ConstructUnsupported):
     """A construct the engine does not take: what it is, its line (0 when the tree has none) and its text."""
-
-    def __init__(self, construct: str, line: int = 0, text: str = "", where: str = "", file: str = "") -> None:
-        super().__init__(construct)
-        self.construct = construct
-        self.line = line
-        self.text = text
-        #: The module function it stands in, or "" for the property's claim (in the spec file).
-        self.where = where
-        #: The file it is in, when it is neither the claim's nor a body's (a write to a built-in).
-        self.file = file
-
-    def describe(self) -> str:
-        at = f" at line {self.line}" if self.line else ""
-        place = f" in {self.where}" if self.where else f" in {self.file}" if self.file else " in the claim"
-        return f"{self.construct}{at}{place}" + (f": {self.text}" if self.text else "")
-
-    def to_data(self) -> dict:
-        return {"construct": self.construct, "line": self.line, "text": self.text,
-                "file": self.file or ("module" if self.where else "spec"), "function": self.where or None}
 
 
 @attrs.frozen
