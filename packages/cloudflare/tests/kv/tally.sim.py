@@ -1,20 +1,5 @@
 """Two messages tallied in KV; a crash after the seen-mark loses a count (the bug)."""
 
-from eutaxy.cloudflare import define_scenario, every_row, kv_namespace, kv_rows, queue
+from tally_scenario import tally_scenario
 
-ENTRY = "./tally.ts"
-
-scenario = define_scenario(
-    name="kv-tally",
-    worker={"entry": ENTRY, "config": "./wrangler.jsonc"},
-    setup=[kv_namespace("KV", {"count": {"value": "0", "metadata": {"seen": []}}})],
-    drive=queue("tallies", [{"body": {"id": "o-1"}}, {"body": {"id": "o-2"}}]),
-    invariants=[
-        every_row(
-            "both-messages-counted",
-            kv_rows("KV", [{"column": "key", "op": "eq", "value": "count"}]),
-            [{"column": "value", "op": "eq", "value": "2"}],
-        )
-    ],
-    bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 2, "maxConcurrentInvocations": 1, "budgetMs": 120_000},
-)
+scenario = tally_scenario(name="kv-tally", entry="./tally.ts", source=__file__)
