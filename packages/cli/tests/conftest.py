@@ -8,6 +8,7 @@ asks for it; nothing is installed.
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 from pathlib import Path
 
@@ -84,6 +85,17 @@ def write_scenario(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def copy_example(tmp_path, toolchain):
+    """Copy an example folder beside the tests (``env_e2e``, ...) to a fresh folder; the workerd
+    tests that check one need the pinned toolchain, so this fixture asks for it."""
+    def copy(name: str) -> Path:
+        folder = tmp_path / name
+        shutil.copytree(Path(__file__).parent / name, folder)
+        return folder
+    return copy
 
 
 @pytest.fixture

@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import json
 import runpy
-import shutil
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent / "env_e2e"
-
 
 @pytest.fixture
-def scenario_path(tmp_path) -> Path:
-    from eutaxy.cloudflare.host import HostError, find_node
-
-    try:
-        find_node(install=False)
-    except HostError as error:
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-    folder = tmp_path / "env_e2e"
-    shutil.copytree(HERE, folder)
-    return folder / "pay.sim.py"
+def scenario_path(copy_example) -> Path:
+    return copy_example("env_e2e") / "pay.sim.py"
 
 
 def test_env_checks_the_environment_and_the_regression_test_keeps_it(scenario_path, run_cli):

@@ -59,13 +59,8 @@ scenario = define_scenario(
 
 
 @pytest.fixture
-def scenario_path(tmp_path) -> Path:
-    from eutaxy.cloudflare.host import HostError, find_node
-
-    try:
-        find_node(install=False)
-    except HostError as error:
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
+def scenario_path(tmp_path, toolchain) -> Path:
+    """The example copied to a fresh folder; the pinned toolchain (the conftest's fixture) is required."""
     (tmp_path / "worker.ts").write_text(WORKER)
     (tmp_path / "wrangler.toml").write_text(CONFIG)
     (tmp_path / ".dev.vars").write_text(f"MODE=dev-mode\nAPI_KEY={API_KEY}\n")

@@ -12,25 +12,14 @@ toolchain is required: this test fails rather than skips without it.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent / "specs_e2e"
-
 
 @pytest.fixture
-def scenario_path(tmp_path) -> Path:
-    from eutaxy.cloudflare.host import HostError, find_node
-
-    try:
-        find_node(install=False)
-    except HostError as error:
-        pytest.fail(f"the pinned Node toolchain is not installed: {error}")
-    folder = tmp_path / "specs_e2e"
-    shutil.copytree(HERE, folder)
-    return folder / "refunds.sim.py"
+def scenario_path(copy_example) -> Path:
+    return copy_example("specs_e2e") / "refunds.sim.py"
 
 
 def test_the_ladder_runs_on_the_calls_the_worker_made(scenario_path, run_cli):
