@@ -12,7 +12,6 @@ again: UNKNOWN (gave_up) at the deadline, never a replayed interruption.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
@@ -23,37 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
+from process_watch import PATIENCE_S, children, wait_for
 
 SPECS = Path(__file__).parent / "specs_heavy"
-#: How long the test waits for a state it polls for (the solver running, the processes gone).
-PATIENCE_S = 120
-
-
-def _children(pid: int) -> dict[int, bytes]:
-    """The processes whose parent is ``pid``, with their command lines."""
-    found = {}
-    for entry in glob.glob("/proc/[0-9]*/stat"):
-        try:
-            text = Path(entry).read_text()
-            command = Path(entry).with_name("cmdline").read_bytes()
-        except OSError:
-            continue
-        fields = text[text.rfind(")") + 2:].split()
-        if int(fields[1]) == pid:
-            found[int(text.split()[0])] = command
-    return found
-
-
-def _wait_for(condition, what):
-    deadline = time.monotonic() + PATIENCE_S
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.05)
-    pytest.fail(f"gave up waiting for {what}")
-
-
 def _answers(cache: Path) -> list[str]:
     return sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file())
 
@@ -71,7 +42,7 @@ def test_a_stopped_report_leaves_no_file_no_answer_and_the_next_run_solves(how, 
                               cwd=project, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               start_new_session=True)
     try:
-        solver = _wait_for(lambda: [p for p, command in _children(report.pid).items() if b"eutaxy.cli" in command]
+        solver = wait_for(lambda: [p for p, command in children(report.pid).items() if b"eutaxy.cli" in command]
                            or report.poll() is not None and [-1], "the solver's child process")
         assert [-1] != solver, report.communicate()
         time.sleep(0.5)  # well inside Z3's work: it runs for minutes
@@ -86,7 +57,7 @@ def test_a_stopped_report_leaves_no_file_no_answer_and_the_next_run_solves(how, 
             report.wait()
     assert code == report.returncode, stderr.decode()
     assert b"Traceback" not in stderr
-    _wait_for(lambda: not any(Path(f"/proc/{p}").exists() for p in solver), "the solver's process to end")
+    wait_for(lambda: not any(Path(f"/proc/{p}").exists() for p in solver), "the solver's process to end")
     assert [] == sorted(os.listdir(private_tmp))
     assert [] == _answers(cache)
 
