@@ -6,9 +6,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from eutaxy.cloudflare import define_scenario, do_call, durable_object, durable_object_rows, durable_object_table, http
+from eutaxy.cloudflare import do_call, durable_object, durable_object_rows, durable_object_table, http
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
+
+import worker_project
+from worker_project import write_project
 
 CONFIG = """{
   "name": "objects",
@@ -29,15 +32,11 @@ CONFIG = """{
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "worker.ts").write_text("export default {};\n")
-    (tmp_path / "wrangler.jsonc").write_text(CONFIG)
-    return tmp_path
+    return write_project(tmp_path, CONFIG)
 
 
 def scenario_in(project: Path, setup):
-    return define_scenario(
-        name="s", worker={"config": "./wrangler.jsonc"}, setup=setup, drive=http([{"path": "/"}]), root=project, source=project / "s.sim.py"
-    )
+    return worker_project.scenario_in(project, worker={"config": "./wrangler.jsonc"}, setup=setup, drive=http([{"path": "/"}]))
 
 
 def test_the_step_carries_objects_and_sql_as_plain_data():

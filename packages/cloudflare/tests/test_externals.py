@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import define_scenario, external, http, queue
+from eutaxy.cloudflare import external, http, queue
 from eutaxy.cloudflare.externals import assumptions, validate_externals
 from eutaxy.cloudflare.platform import CloudflarePlatform
 from eutaxy.core.errors import UserError
+
+from worker_project import scenario_in, write_project
 
 
 def test_an_external_is_plain_data_with_defaults():
@@ -88,14 +90,11 @@ CONFIG = '{"name": "w", "main": "./worker.ts", "compatibility_date": "2026-01-01
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    (tmp_path / "worker.ts").write_text("export default {};\n")
-    (tmp_path / "wrangler.jsonc").write_text(CONFIG)
-    return tmp_path
+    return write_project(tmp_path, CONFIG)
 
 
 def _scenario(root: Path, **fields):
-    defaults = {"name": "s", "drive": http([{"path": "/"}]), "root": root, "source": root / "s.sim.py"}
-    return define_scenario(**{**defaults, **fields})
+    return scenario_in(root, **{"drive": http([{"path": "/"}]), **fields})
 
 
 def test_define_scenario_lists_externals(root):

@@ -4,11 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import define_scenario, every_row, kv_key, kv_namespace, kv_read, kv_rows, kv_write, queue
+from eutaxy.cloudflare import every_row, kv_key, kv_namespace, kv_read, kv_rows, kv_write, queue
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import matches
+
+import worker_project
+from worker_project import write_project
 
 CONFIG = """{
   "name": "kv",
@@ -21,22 +24,12 @@ CONFIG = """{
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "worker.ts").write_text("export default {};\n")
-    (tmp_path / "wrangler.jsonc").write_text(CONFIG)
-    return tmp_path
+    return write_project(tmp_path, CONFIG)
 
 
 def scenario_in(project: Path, **overrides):
-    fields = {
-        "name": "s",
-        "worker": {"config": "./wrangler.jsonc"},
-        "setup": [kv_namespace("CACHE", {"a": "1"})],
-        "drive": queue("jobs", [{"body": 1}]),
-        "root": project,
-        "source": project / "s.sim.py",
-    }
-    fields.update(overrides)
-    return define_scenario(**fields)
+    fields = {"worker": {"config": "./wrangler.jsonc"}, "setup": [kv_namespace("CACHE", {"a": "1"})], "drive": queue("jobs", [{"body": 1}])}
+    return worker_project.scenario_in(project, **{**fields, **overrides})
 
 
 def test_kv_namespace_writes_each_entry_as_the_worker_would_put_it():
