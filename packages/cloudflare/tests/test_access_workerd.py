@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_least_once, create_platform, d1_param, d1_schema, d1_write, define_scenario, http
+from eutaxy.cloudflare import at_least_once, create_platform, d1_param, d1_schema, d1_write, http
 from eutaxy.engine.check import check_scenario
+from worker_project import scenario_in, write_project
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -35,16 +36,12 @@ export default {
 
 
 def access_scenario(tmp_path: Path, *, access: bool, headers: dict[str, str]):
-    (tmp_path / "worker.js").write_text(WORKER)
-    (tmp_path / "schema.sql").write_text("CREATE TABLE visits (email TEXT);\n")
     config = {"name": "staff", "main": "./worker.js", "compatibility_date": "2026-01-01", "d1_databases": [{"binding": "DB"}]}
     if access:
         config["access"] = {"team_domain": "staff.cloudflareaccess.com", "aud": "0123abcd"}
-    (tmp_path / "wrangler.jsonc").write_text(json.dumps(config))
-    return define_scenario(
-        name="staff",
-        root=tmp_path,
-        source=tmp_path / "staff.sim.py",
+    write_project(tmp_path, json.dumps(config), {"worker.js": WORKER, "schema.sql": "CREATE TABLE visits (email TEXT);\n"})
+    return scenario_in(
+        tmp_path, "staff",
         setup=[d1_schema("DB", "./schema.sql")],
         drive=http([{"method": "GET", "path": "/", "headers": headers}]),
         invariants=[at_least_once("visit-recorded", d1_write("DB"), d1_param(0), ["ada@example.com"])],

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_most_once_per_key, create_platform, d1_param, d1_schema, d1_write, define_scenario, queue
+from eutaxy.cloudflare import at_most_once_per_key, create_platform, d1_param, d1_schema, d1_write, queue
 from eutaxy.cloudflare.host import find_node
 from eutaxy.cloudflare.worker import compatibility_date_assumption
 from eutaxy.engine.check import check_scenario
+from worker_project import scenario_in, write_project
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -38,17 +39,13 @@ def newest_supported() -> str:
 
 
 def scenario_with_date(tmp_path: Path, date: str):
-    (tmp_path / "worker.js").write_text(WORKER)
-    (tmp_path / "schema.sql").write_text("CREATE TABLE payments (order_id TEXT);\n")
     config = {
         "name": "dated", "main": "./worker.js", "compatibility_date": date,
         "d1_databases": [{"binding": "DB"}], "queues": {"consumers": [{"queue": "payments"}]},
     }
-    (tmp_path / "wrangler.jsonc").write_text(json.dumps(config))
-    return define_scenario(
-        name="dated",
-        root=tmp_path,
-        source=tmp_path / "dated.sim.py",
+    write_project(tmp_path, json.dumps(config), {"worker.js": WORKER, "schema.sql": "CREATE TABLE payments (order_id TEXT);\n"})
+    return scenario_in(
+        tmp_path, "dated",
         setup=[d1_schema("DB", "./schema.sql")],
         drive=queue("payments", [{"body": {"orderId": "o-1"}}]),
         invariants=[at_most_once_per_key("one-payment", d1_write("DB"), d1_param(0))],

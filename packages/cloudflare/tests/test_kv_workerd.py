@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import check, create_platform, define_scenario, kv_namespace, kv_write, queue
+from eutaxy.cloudflare import check, create_platform, kv_namespace, kv_write, queue
 from eutaxy.core.selectors import matches
 from eutaxy.core.effects import as_effects
 from eutaxy.engine.check import replay_scenario
+from worker_project import scenario_in
 
 FIXTURE = Path(__file__).resolve().parent / "kv"
 SEEDED = kv_namespace("KV", {"seeded": "s", "s2": {"value": {"a": 1}, "metadata": {"m": True}}})
@@ -22,10 +23,8 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def _scenario(modes, setup):
-    return define_scenario(
-        name="kv-ops",
-        root=FIXTURE,
-        source=FIXTURE / "ops.sim.py",
+    return scenario_in(
+        FIXTURE, "kv-ops",
         worker={"entry": "./ops.ts", "config": "./wrangler.jsonc"},
         setup=setup,
         drive=queue("ops", [{"body": {"do": mode}} for mode in modes]),

@@ -1,18 +1,22 @@
-"""A Worker project for the tests that read its config and scenario without running it."""
+"""A Worker project written for a test, and the scenario over it with what the test does not care about filled."""
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Optional
 
 from eutaxy.cloudflare import define_scenario
 
+#: A Worker with no handler, for the tests that read the config and never run it.
+EMPTY_WORKER = {"worker.ts": "export default {};\n"}
 
-def write_project(folder: Path, config: str) -> Path:
-    """An empty Worker (``worker.ts``) and ``config`` as its ``wrangler.jsonc``, in ``folder``."""
-    (folder / "worker.ts").write_text("export default {};\n")
+
+def write_project(folder: Path, config: str, files: Optional[Mapping[str, str]] = None) -> Path:
+    """``files`` (by name; an empty ``worker.ts`` when none) and ``config`` as ``wrangler.jsonc``, in ``folder``."""
+    for name, text in (EMPTY_WORKER if files is None else files).items():
+        (folder / name).write_text(text)
     (folder / "wrangler.jsonc").write_text(config)
     return folder
 
 
-def scenario_in(project: Path, **fields: Any) -> dict:
-    """``define_scenario`` over ``project``, named ``s``, with ``fields`` (the drive, the setup, ...)."""
-    return define_scenario(**{"name": "s", "root": project, "source": project / "s.sim.py", **fields})
+def scenario_in(project: Path, name: str = "s", **fields: Any) -> dict:
+    """``define_scenario`` over ``project``, as if written in ``<name>.sim.py`` there, with ``fields``."""
+    return define_scenario(name=name, root=project, source=project / f"{name}.sim.py", **fields)
