@@ -4,10 +4,10 @@ stalled, reruns the plan with it stopped there, and the run goes on (the message
 
 from pathlib import Path
 
-from eutaxy.cloudflare import at_least_once_per_message, create_platform, d1_param, d1_schema, d1_write, queue
+from eutaxy.cloudflare import create_platform
 from eutaxy.cloudflare.wrangler import read_config
 from eutaxy.engine.check import check_scenario, replay_scenario
-from worker_project import scenario_in, write_project
+from worker_project import jobs_scenario, write_project
 
 WORKER = """
 interface Env { DB: D1Database }
@@ -34,14 +34,7 @@ CONFIG = """{
 def _scenario(root: Path):
     schema = "CREATE TABLE jobs (job_id TEXT, attempt INTEGER, PRIMARY KEY (job_id, attempt));\n"
     write_project(root, CONFIG, {"worker.ts": WORKER, "schema.sql": schema})
-    drive = queue("jobs", [{"body": {"jobId": "j-1"}}])
-    return scenario_in(
-        root, "cpu",
-        setup=[d1_schema("DB", "./schema.sql")],
-        drive=drive,
-        invariants=[at_least_once_per_message("every-job", drive, d1_write("DB"), d1_param(0), "jobId")],
-        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 3, "budgetMs": 60_000},
-    )
+    return jobs_scenario(root, "cpu", {"jobId": "j-1"})
 
 
 def test_the_config_gives_the_cpu_limit_else_cloudflares_default(tmp_path):

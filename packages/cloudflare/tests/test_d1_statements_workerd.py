@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import at_most_once_per_key, create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue
-from eutaxy.core.effects import as_effects
 from eutaxy.core.selectors import matches
-from eutaxy.engine.check import check_scenario, replay_scenario
+from eutaxy.engine.check import check_scenario
+from workerd_support import fault_free, results_at
 
 FIXTURE = Path(__file__).resolve().parent / "returning"
 
@@ -42,8 +42,8 @@ def returning():
 
 def test_insert_returning_through_all_is_a_write_and_select_through_run_a_read(returning):
     scenario, platform = returning
-    result = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="returning")["result"]
-    effects = [e for e in as_effects(result["effects"]) if e.kind == "result" and e.target == "D1:DB"]
+    result = fault_free(scenario, platform, "returning")
+    effects = results_at(result, "D1:DB")
     assert [("all", "write"), ("run", "read")] == [(e.op, e.payload["statement"]) for e in effects]
     assert [True, False] == [matches(d1_write("DB"), e) for e in effects]
     assert [False, True] == [matches(d1_read("DB"), e) for e in effects]

@@ -26,6 +26,7 @@ from eutaxy.cloudflare.differential import (
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
 from eutaxy.engine.differential import Delivery
+from worker_project import scenario_in, write_project
 
 CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "planted-bugs" / "queue-duplicate-write"
 BUGGY = CORPUS / "queue-duplicate-write.sim.py"
@@ -225,17 +226,17 @@ export default {
 
 
 def test_a_scenario_without_max_redeliveries_agrees(toolchain, tmp_path):
-    from eutaxy.cloudflare import d1_schema, define_scenario, queue
+    from eutaxy.cloudflare import d1_schema, queue
 
-    (tmp_path / "worker.js").write_text(ALWAYS_THROWS)
-    (tmp_path / "schema.sql").write_text("CREATE TABLE tries (message_id TEXT NOT NULL, attempt INTEGER NOT NULL);\n")
-    (tmp_path / "wrangler.jsonc").write_text(
+    config = (
         '{"name": "t", "main": "./worker.js", "compatibility_date": "2026-01-01", "compatibility_flags": ["nodejs_compat"],'
         ' "d1_databases": [{"binding": "DB", "database_name": "t", "database_id": "t"}],'
         ' "queues": {"consumers": [{"queue": "jobs"}]}}'
     )
-    scenario = define_scenario(
-        name="no-bound", root=tmp_path, source=tmp_path / "no-bound.sim.py",
+    schema = "CREATE TABLE tries (message_id TEXT NOT NULL, attempt INTEGER NOT NULL);\n"
+    write_project(tmp_path, config, {"worker.js": ALWAYS_THROWS, "schema.sql": schema})
+    scenario = scenario_in(
+        tmp_path, "no-bound",
         worker={"entry": "./worker.js", "config": "./wrangler.jsonc"},
         setup=[d1_schema("DB", "./schema.sql")], drive=queue("jobs", [{"body": {}}]),
     )

@@ -18,6 +18,7 @@ import pytest
 
 from eutaxy.cloudflare import create_platform, load_scenario
 from eutaxy.engine.check import check_scenario
+from worker_project import write_project
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA_PATH = ROOT / "docs" / "protocol.schema.json"
@@ -109,14 +110,13 @@ scenario = define_scenario(
 
 def test_a_result_with_console_lines_past_the_cap_fits_the_schema(tmp_path):
     """A Worker that logs more than a run keeps: 200 lines, then one capped line, all in the schema."""
-    (tmp_path / "worker.ts").write_text(LOGGING_WORKER)
-    (tmp_path / "schema.sql").write_text("CREATE TABLE orders (order_id TEXT PRIMARY KEY);\n")
-    (tmp_path / "wrangler.jsonc").write_text(
+    config = (
         '{"name": "logging", "main": "./worker.ts", "compatibility_date": "2025-09-01",'
         ' "d1_databases": [{"binding": "DB", "database_name": "db", "database_id": "db-id"}],'
         ' "queues": {"consumers": [{"queue": "orders", "max_retries": 0}]}}'
     )
-    (tmp_path / "logging.sim.py").write_text(LOGGING_SCENARIO)
+    files = {"worker.ts": LOGGING_WORKER, "schema.sql": "CREATE TABLE orders (order_id TEXT PRIMARY KEY);\n", "logging.sim.py": LOGGING_SCENARIO}
+    write_project(tmp_path, config, files)
     scenario = load_scenario(tmp_path / "logging.sim.py")
     platform = _Recording(create_platform(scenario))
     try:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_least_once_per_message, create_platform, d1_param, d1_schema, d1_write, queue
+from eutaxy.cloudflare import create_platform
 from eutaxy.engine.check import replay_scenario
-from worker_project import scenario_in, write_project
+from worker_project import jobs_scenario, write_project
 
 WORKER = """
 interface Env { DB: D1Database }
@@ -47,14 +47,7 @@ CONFIG = """{
 def _scenario(root: Path, how: str, retry_delay: int | None = None):
     config = CONFIG % {"retry_delay": "" if retry_delay is None else f', "retry_delay": {retry_delay}'}
     write_project(root, config, {"worker.ts": WORKER, "schema.sql": "CREATE TABLE jobs (job_id TEXT PRIMARY KEY);\n"})
-    drive = queue("jobs", [{"body": {"jobId": "j-1", "how": how}}])
-    return scenario_in(
-        root, "delays",
-        setup=[d1_schema("DB", "./schema.sql")],
-        drive=drive,
-        invariants=[at_least_once_per_message("every-job", drive, d1_write("DB"), d1_param(0), "jobId")],
-        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 3, "budgetMs": 60_000},
-    )
+    return jobs_scenario(root, "delays", {"jobId": "j-1", "how": how})
 
 
 def _deliveries(scenario):

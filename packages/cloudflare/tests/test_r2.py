@@ -25,6 +25,7 @@ from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import matches
 from eutaxy.engine.check import check_scenario, replay_scenario
+from workerd_support import fault_free, results_at
 
 FIXTURE = Path(__file__).resolve().parent / "r2"
 
@@ -109,8 +110,8 @@ def uploads(toolchain):
 
 def test_r2_op_selects_what_the_record_records_and_r2_rows_reads_the_bucket(uploads):
     scenario, platform = uploads
-    result = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="r2")["result"]
-    effects = [e for e in as_effects(result["effects"]) if e.kind == "result" and e.target == "R2:BUCKET"]
+    result = fault_free(scenario, platform, "r2")
+    effects = results_at(result, "R2:BUCKET")
     assert ["put", "head", "get", "list", "delete"] * 2 == [e.op for e in effects]
     assert [True] * 10 == [matches(r2_op("BUCKET"), e) for e in effects]
     assert [e.op == "put" for e in effects] == [matches(r2_op("BUCKET", "put"), e) for e in effects]

@@ -17,3 +17,17 @@ def toolchain():
         find_runtime()
     except HostError as error:
         pytest.fail(f"the Node toolchain or the runtime is not available: {error}")
+
+
+def fault_free(scenario, platform, seed: str) -> dict:
+    """The result of one run of ``scenario`` with no fault and the first turns, on ``platform``."""
+    from eutaxy.engine.check import replay_scenario
+
+    return replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed=seed)["result"]
+
+
+def results_at(result: dict, target: str) -> list:
+    """The result effects (kind ``result``) a run recorded at ``target``, in order."""
+    from eutaxy.core.effects import as_effects
+
+    return [e for e in as_effects(result["effects"]) if e.kind == "result" and e.target == target]
