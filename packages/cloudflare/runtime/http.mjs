@@ -48,9 +48,17 @@
  * instant is in time: the alarm fires once the clock has passed it, or at it once nothing else
  * can move. A waiting resend starts only when it is due (`next`) and, when nothing else can
  * move, time passes to it (`wake`), timers and the deadline due first firing first.
+ *
+ * Static assets. With the config's `assets`, a request the assets answer (bindings/assets.mjs
+ * `assetsAnswer`: run_worker_first, then whether the asset worker serves it) never reaches the
+ * Worker, as on Cloudflare: each attempt of it is an invocation whose one point is the assets'
+ * answer, target `Assets:<path>`, op `response`, with no faults (static files are no effect a
+ * fault or a retry changes), payload as a Worker's response. The assets are asked once per
+ * request, before the first is sent, so no I/O outside an effect point runs during the run.
  */
 
 import { makeContext, Background, runBackground } from "./background.mjs";
+import { assetsAnswer } from "./bindings/assets.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
@@ -190,6 +198,16 @@ export async function driveHttp(run, drive, handler) {
     assert(event.headers !== null && typeof event.headers === "object", () => `http request ${event.id} of the plan carries no headers`);
     return { id: event.id, method: event.method.toUpperCase(), path: event.path, headers: event.headers, body: event.body, attempts: 0, due };
   });
+  /** @type {Map<string, {status: number, body: unknown}>} the assets' answer to each request they answer */
+  const fromAssets = new Map();
+  if (run.config.assets) {
+    for (const item of pending) {
+      const response = await assetsAnswer(run.config.assets, run.realEnv, buildRequest(item), targetPath(item.path));
+      if (response) fromAssets.set(item.id, { status: response.status, body: recordedBody(response, await response.text()) });
+    }
+    // One request reaches the Worker: it needs its fetch() handler (the error names it, as without assets).
+    if (pending.some((item) => !fromAssets.has(item.id))) run.handler("fetch");
+  }
   // Each attempt either ends its request or queues one resend, so this bounds the loop.
   const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries ?? Infinity) + 1);
   /**
@@ -200,6 +218,8 @@ export async function driveHttp(run, drive, handler) {
     // The attempt's own number: in a concurrent run a resend may start while this one runs.
     const number = ++item.attempts;
     const path = targetPath(item.path);
+    const answered = fromAssets.get(item.id);
+    if (answered) return answerFromAssets(run, item, number, path, answered, caller, maxRedeliveries, pending);
     const target = `Http:${path}`;
     const inv = run.startInvocation(`${item.id}#${number}`);
     const sentAt = run.clock.now;
@@ -220,16 +240,7 @@ export async function driveHttp(run, drive, handler) {
       cancelDeadline();
       if (!failed) return;
       const at = deadlineAlarm && pastDeadline && deadline !== null ? deadline : run.clock.now;
-      const stop = redeliveryStop(number, caller.retries, maxRedeliveries);
-      if (stop === null) {
-        item.due = at + resendDelay(caller, number);
-        pending.push(item);
-      } else if (stop === "cut") {
-        // The caller would resend it: the bound cut the run here, and the request is left undone.
-        run.recordCut({ bound: "maxRedeliveries", where: target, invocation: inv.id, left: [item.id], limit: /** @type {number} */ (maxRedeliveries), platformLimit: caller.retries });
-      } else {
-        effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { requestId: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
-      }
+      failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending);
     };
     // The deadline is an engine alarm where the scheduler keeps them (a concurrent run);
     // a sequential run waits for every answer.
@@ -296,6 +307,46 @@ export async function driveHttp(run, drive, handler) {
       return attempt(pending.splice(ready(), 1)[0]);
     },
   });
+}
+
+/**
+ * One attempt of a request the assets answer: its invocation records the answer at
+ * `Assets:<path>` (no faults) and the caller decides on its status as on a Worker's; the Worker
+ * never runs. True when the run stopped.
+ * @param {import("./run.mjs").Run} run @param {PendingRequest} item @param {number} number @param {string} path
+ * @param {{status: number, body: unknown}} answered @param {Caller} caller @param {number | null} maxRedeliveries
+ * @param {PendingRequest[]} pending
+ */
+function answerFromAssets(run, item, number, path, answered, caller, maxRedeliveries, pending) {
+  const target = `Assets:${path}`;
+  const inv = run.startInvocation(`${item.id}#${number}`);
+  const result = { status: answered.status, ok: answered.status >= 200 && answered.status < 300, body: answered.body };
+  effectPoint(run, inv, { kind: "platform", target, op: "response", args: { requestId: item.id, method: item.method, path: item.path }, ladder: NO_FAULTS, perform: () => result, summarize: (value) => value });
+  // The caller's resend, cut or giving up is the caller's, at its target as for a Worker's answer.
+  if (statusFailed(caller, answered.status)) failedAttempt(run, inv, item, number, run.clock.now, `Http:${path}`, caller, maxRedeliveries, pending);
+  run.endInvocation(inv);
+  return Promise.resolve(run.stopped);
+}
+
+/**
+ * The caller's answer to a failed attempt, decided at `at`: a resend due its delay later
+ * (queued in `pending`), a cut when the bound stops a resend the caller would make, or giving
+ * up past its retries.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv @param {PendingRequest} item
+ * @param {number} number @param {number} at @param {string} target @param {Caller} caller
+ * @param {number | null} maxRedeliveries @param {PendingRequest[]} pending
+ */
+function failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending) {
+  const stop = redeliveryStop(number, caller.retries, maxRedeliveries);
+  if (stop === null) {
+    item.due = at + resendDelay(caller, number);
+    pending.push(item);
+  } else if (stop === "cut") {
+    // The caller would resend it: the bound cut the run here, and the request is left undone.
+    run.recordCut({ bound: "maxRedeliveries", where: target, invocation: inv.id, left: [item.id], limit: /** @type {number} */ (maxRedeliveries), platformLimit: caller.retries });
+  } else {
+    effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { requestId: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
+  }
 }
 
 /**

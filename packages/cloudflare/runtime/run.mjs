@@ -31,6 +31,8 @@ export const PROTOCOL_VERSION = 1;
 
 /** The control binding's name; it is never shown to the Worker. */
 export const CONFIG_BINDING = "__EUTAXY_CONFIG";
+/** The assets' binding when the Worker has none of its own (the http drive asks it); never shown to the Worker. */
+export const ASSETS_BINDING = "__EUTAXY_ASSETS";
 
 export { UserFacingError };
 
@@ -38,7 +40,8 @@ export { UserFacingError };
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
  *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
- *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>}} RuntimeConfig
+ *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>,
+ *   assets?: {binding: string, userBinding: string | null, runWorkerFirst: boolean | string[]} | null}} RuntimeConfig
  */
 
 /**
@@ -260,7 +263,7 @@ export class Run {
     /** @type {Record<string, unknown>} */
     const env = {};
     for (const [name, value] of Object.entries(this.realEnv)) {
-      if (name === CONFIG_BINDING) continue;
+      if (name === CONFIG_BINDING || name === ASSETS_BINDING) continue;
       const owner = this.owners.get(name);
       env[name] = owner ? proxyOf(owner, this, inv, name, value) : value;
     }
@@ -316,7 +319,14 @@ export async function runPlan(plan, config, realEnv, userModule) {
   const run = new Run(plan, config, realEnv, userModule);
   const drive = run.scenario.drive ?? {};
   const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
-  const handler = delivery ? run.handler(delivery.method) : null;
+  // With assets in front, a request they answer needs no fetch() handler: the http drive asks
+  // for it once a request reaches the Worker.
+  const deferred = drive.kind === "http" && config.assets;
+  const handler = delivery
+    ? deferred
+      ? (/** @type {any} */ event, /** @type {any} */ env, /** @type {any} */ ctx) => run.handler(delivery.method)(event, env, ctx)
+      : run.handler(delivery.method)
+    : null;
   await resetBindings(config, realEnv);
   if (usedAtLoad.length) {
     run.markUnsupported("weakref", `${usedAtLoad.join(" and ")} was used at module top level, when the Worker loaded; garbage collection is not virtualised`);

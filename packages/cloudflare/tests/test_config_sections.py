@@ -148,40 +148,33 @@ def assets_project(tmp_path: Path, **assets) -> Path:
     return project(tmp_path, assets={"directory": "./public", "binding": "ASSETS", **assets})
 
 
-@pytest.mark.parametrize("path", ["/", "/logo.svg", "/about", "/docs/", "/docs", "/about.html?x=1"])
-def test_a_request_the_assets_would_answer_is_refused(tmp_path, path):
-    """Cloudflare answers these from the assets before the Worker runs: the check refuses to judge the Worker on them."""
-    root = assets_project(tmp_path)
+def test_assets_reach_miniflare_and_their_binding_is_no_trap(tmp_path):
+    """Every request reaches the check (the assets answer theirs in workerd); the load message carries the section."""
+    spec = prepared(assets_project(tmp_path, run_worker_first=["/api/*", "!/api/docs"]), [{"path": "/"}, {"path": "/api/orders"}])
+    worker = spec.load_message()["worker"]
+    assert {
+        "directory": str((tmp_path / "public").resolve()),
+        "binding": "ASSETS",
+        "runWorkerFirst": ["/api/*", "!/api/docs"],
+        "htmlHandling": "auto-trailing-slash",
+        "notFoundHandling": "none",
+    } == worker["assets"]
+    assert {"kind": "assets", "name": "ASSETS"} not in worker["bindings"]
+    assert not any("assets" in sentence for sentence in spec.assumptions)
+
+
+def test_a_missing_assets_directory_names_its_line(tmp_path):
+    root = project(tmp_path, assets={"directory": "./dist/client", "binding": "ASSETS"})
     with pytest.raises(UserError) as raised:
-        prepared(root, [{"path": path}])
-    assert f"request req-1 (GET {path}) would be answered by the assets directory of wrangler.jsonc" in str(raised.value)
+        prepared(root)
+    line = next(n for n, text in enumerate((root / "wrangler.jsonc").read_text().splitlines(), 1) if '"directory"' in text)
+    assert f"wrangler.jsonc:{line}: assets.directory names './dist/client', which is not a directory" in str(raised.value)
 
 
-def test_requests_the_assets_do_not_answer_reach_the_worker_and_assets_are_stated(tmp_path):
-    """An API path no file matches goes to the Worker; the verdict states assets and names the assets binding as a trap."""
-    spec = prepared(assets_project(tmp_path), [{"path": "/api/orders"}, {"path": "/about/team"}])
-    assert any("assets (static assets are not served" in s for s in spec.assumptions)
-    assert {"kind": "assets", "name": "ASSETS"} in spec.load_message()["worker"]["bindings"]
-
-
-@pytest.mark.parametrize("rule", [True, ["/about*"], ["/*", "!/docs/*"]])
-def test_run_worker_first_sends_the_request_to_the_worker(tmp_path, rule):
-    """run_worker_first true, or a pattern matching the path (and no ! pattern), sends it to the Worker: not refused."""
-    prepared(assets_project(tmp_path, run_worker_first=rule), [{"path": "/about"}])
-
-
-def test_a_negative_run_worker_first_pattern_leaves_the_path_to_the_assets(tmp_path):
-    """`!/docs/*` keeps /docs/ with the assets even though `/*` matches it."""
-    with pytest.raises(UserError):
-        prepared(assets_project(tmp_path, run_worker_first=["/*", "!/docs/*"]), [{"path": "/docs/"}])
-
-
-def test_a_single_page_application_answers_navigations(tmp_path):
-    """With single-page-application handling, a navigation request that matches no file gets index.html from the assets."""
-    root = assets_project(tmp_path, not_found_handling="single-page-application")
-    prepared(root, [{"path": "/app/settings"}])
-    with pytest.raises(UserError):
-        prepared(root, [{"path": "/app/settings", "headers": {"Sec-Fetch-Mode": "navigate"}}])
+@pytest.mark.parametrize(("field", "value"), [("html_handling", "auto"), ("not_found_handling", "spa")])
+def test_an_unknown_assets_handling_is_named(tmp_path, field, value):
+    with pytest.raises(UserError, match=f"assets.{field} must be one of"):
+        prepared(assets_project(tmp_path, **{field: value}))
 
 
 def test_a_container_class_binding_is_a_trap_not_an_object_eutaxy_runs(tmp_path):

@@ -108,9 +108,9 @@ def test_access_assets_containers_and_stated_sections_are_notes(tmp_path):
     )
     notes = [(note.kind, note.text) for note in draft_worker(config).notes]
     assert any(kind == "unproxied" and "Cloudflare Access" in text and "Cf-Access-Jwt-Assertion" in text for kind, text in notes)
-    assert any(kind == "unread" and text.startswith("the assets directory ./public answers requests") for kind, text in notes)
+    assert any(kind == "read" and text.startswith("the assets directory ./public answers requests") for kind, text in notes)
     assert any(kind == "unproxied" and text.startswith("Durable Object binding BOX (class Sandbox) runs a container") for kind, text in notes)
-    assert ("read", "config sections not modelled, each named with its assumption in every verdict: assets, containers, routes, observability") in notes
+    assert ("read", "config sections not modelled, each named with its assumption in every verdict: containers, routes, observability") in notes
 
 
 def test_unproxied_bindings_other_entry_points_and_unknown_env_names_are_notes(tmp_path):

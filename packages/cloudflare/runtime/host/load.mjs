@@ -19,6 +19,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { ASSETS_BINDING } from "../run.mjs";
 import { UserError, toolchain } from "./toolchain.mjs";
 
 /**
@@ -105,7 +106,9 @@ function runtimeConfig(worker, setup) {
   // (bindings/index.mjs reads it): its bindings with their setup steps, its policy.
   // The platform's ladders (eutaxy.core.faults), which every effect point but a registered
   // kind's takes by name (effects.mjs ladderNamed).
-  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix };
+  // The assets (bindings/assets.mjs): the binding the http drive asks, the Worker's own when it has one.
+  const assets = worker.assets === null ? null : { binding: worker.assets.binding ?? ASSETS_BINDING, userBinding: worker.assets.binding, runWorkerFirst: worker.assets.runWorkerFirst };
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix, assets };
 }
 
 /**
@@ -140,7 +143,8 @@ function miniflareBindings(kinds) {
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
  *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
- *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number}}
+ *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
+ *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -170,6 +174,7 @@ export function readLoad(message) {
     alias: worker.alias,
     rules: worker.rules,
     tsconfig: worker.tsconfig,
+    assets: worker.assets,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,
   };

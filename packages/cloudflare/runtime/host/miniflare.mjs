@@ -24,7 +24,7 @@ import fs from "node:fs";
 import http from "node:http";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
-import { CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
+import { ASSETS_BINDING, CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
 import { CONTROL_EXPORT, StackMapper, miniflareModuleRules } from "./bundler.mjs";
 import { UserError, log, toolchain } from "./toolchain.mjs";
 
@@ -93,8 +93,32 @@ class StderrLog extends Log {
 /**
  * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
  *   kindBindings: Record<string, Record<string, string>>,
- *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
+ *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number,
+ *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}} IsolateOptions
  */
+
+/**
+ * Miniflare's assets option for the config's `assets`: the directory, the Worker's binding
+ * (ASSETS_BINDING, hidden from the Worker, when it has none), the asset worker's
+ * html_handling and not_found_handling, and the router's config as wrangler writes it from
+ * run_worker_first (the http drive routes by the same rule, bindings/assets.mjs).
+ * @param {NonNullable<IsolateOptions["assets"]>} assets
+ */
+function assetsOptions(assets) {
+  const patterns = Array.isArray(assets.runWorkerFirst) ? assets.runWorkerFirst : null;
+  return {
+    directory: assets.directory,
+    binding: assets.binding ?? ASSETS_BINDING,
+    routerConfig: {
+      has_user_worker: true,
+      invoke_user_worker_ahead_of_assets: assets.runWorkerFirst === true,
+      ...(patterns
+        ? { static_routing: { user_worker: patterns.filter((one) => !one.startsWith("!")), asset_worker: patterns.filter((one) => one.startsWith("!")).map((one) => one.slice(1)) } }
+        : {}),
+    },
+    assetConfig: { html_handling: assets.htmlHandling, not_found_handling: assets.notFoundHandling },
+  };
+}
 
 /** The running workerd with the loaded bundle, if any. */
 export class Isolate {
@@ -129,6 +153,7 @@ export class Isolate {
       // The registered binding kinds' bindings, each under its kind's Miniflare option (d1Databases, kvNamespaces, r2Buckets).
       ...options.kindBindings,
       durableObjects: options.durableObjects,
+      ...(options.assets ? { assets: assetsOptions(options.assets) } : {}),
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
       log: new StderrLog(LogLevel.WARN),

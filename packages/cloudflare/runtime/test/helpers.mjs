@@ -94,6 +94,7 @@ export function fixtureLoad(fixture, worker) {
       alias: {},
       rules: [],
       tsconfig: null,
+      assets: null,
       accessHeaderPrefix: null,
       cpuLimitMs: 30000,
       specs: [],

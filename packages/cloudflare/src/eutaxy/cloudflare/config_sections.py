@@ -2,9 +2,8 @@
 
 A Worker's config may hold any of wrangler's sections, and a section the check quietly
 dropped could change what the Worker sees at run time (a missing binding, a request
-Cloudflare Access would have carried an identity on, a request the assets directory would
-have answered) while the verdict said nothing. So every section wrangler knows has one row
-here, and each row says one of:
+Cloudflare Access would have carried an identity on) while the verdict said nothing. So
+every section wrangler knows has one row here, and each row says one of:
 
 - ``modelled``: read and applied, as wrangler and the platform apply it;
 - ``stated``: not modelled; a verdict of a Worker whose config has it says what is assumed
@@ -165,14 +164,13 @@ SECTIONS: tuple[Section, ...] = (
         "identity wrangler dev hands `ctx.access` is not used.",
         "access_identity",
     ),
-    _stated(
+    _modelled(
         "assets",
         "inherited",
-        "static assets are not served: every request goes to the Worker, a request the assets directory would answer is "
-        "refused before any run, and an assets binding stands in as a trap",
-        "Not served: a scenario request the assets directory would answer (a file at its path, `index.html` for a path "
-        "ending in `/`, `<path>.html`) is refused before any run (exit 2) unless `run_worker_first` sends it to the "
-        "Worker; the `binding` stands in as a trap (`binding_not_modelled`); stated in the verdict.",
+        "Served by Miniflare's assets in front of the Worker (`directory`, `html_handling`, `not_found_handling`, "
+        "`run_worker_first`): a request the assets answer never reaches the Worker and is recorded as an "
+        "`Assets:<path>` response, never faulted; the `binding`'s `fetch` is an `Assets:<binding>` effect, never "
+        "faulted. A `directory` that does not exist is refused (exit 2) at its line.",
     ),
     _stated(
         "containers",

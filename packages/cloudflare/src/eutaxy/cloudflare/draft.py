@@ -527,10 +527,10 @@ class _Builder:
             self.note("unproxied", "the config puts Cloudflare Access in front of the Worker: give each request the identity Access "
                       "sets (headers={'Cf-Access-Jwt-Assertion': ..., 'Cf-Access-Authenticated-User-Email': ...}); a run in which the "
                       "Worker reads one a request lacks ends UNSUPPORTED (access_identity)")
-        if config.assets is not None and config.assets.directory is not None:
-            self.note("unread", f"the assets directory {_relative(config.assets.directory, self.path.parent)} answers requests for "
-                      "its files before the Worker runs; the check refuses a request sent there, so keep the requests on paths the "
-                      "Worker answers")
+        if config.assets is not None:
+            self.note("read", f"the assets directory {_relative(config.assets.directory, self.path.parent)} answers requests for "
+                      "its files before the Worker runs (recorded as Assets responses, never faulted): the Worker's bugs are on "
+                      "the paths it answers")
         stated = [key for key in config.sections if (row := config_sections.section(key)) is not None and row.treatment == "stated"]
         if stated:
             self.note("read", f"config sections not modelled, each named with its assumption in every verdict: {', '.join(stated)}")

@@ -22,7 +22,6 @@ from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
-from .assets import served_by
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modelled_kinds", "prepare_worker"]
@@ -38,7 +37,7 @@ _MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
 
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
-_UNREGISTERED_KINDS = ("queue_consumer", "queue_producer", "durable_object")
+_UNREGISTERED_KINDS = ("queue_consumer", "queue_producer", "durable_object", "assets")
 
 
 def modelled_kinds() -> tuple[str, ...]:
@@ -104,6 +103,10 @@ class LoadMessage:
     rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: The config's ``tsconfig``, absolute; None: esbuild finds tsconfig.json beside the sources.
     tsconfig: str | None = None
+    #: The config's ``assets``, served by Miniflare's assets in front of the Worker: directory
+    #: (absolute), binding (None when the Worker has none), run_worker_first, html_handling and
+    #: not_found_handling; None without an ``assets`` section.
+    assets: Mapping[str, Any] | None = None
     #: When the config puts Cloudflare Access in front of the Worker: the prefix of the request
     #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
     #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
@@ -166,6 +169,7 @@ class LoadMessage:
                 "alias": dict(self.alias),
                 "rules": [{"type": kind, "globs": list(globs)} for kind, globs in self.rules],
                 "tsconfig": self.tsconfig,
+                "assets": dict(self.assets) if self.assets is not None else None,
                 "accessHeaderPrefix": self.access_header_prefix,
                 "cpuLimitMs": self.cpu_limit_ms,
                 "root": self.root,
@@ -220,7 +224,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     kinds = {kind.name: kind.load_entry(config, steps[kind.name]) for kind in bindings.registered()}
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
-    _check_assets(config, drive)
     _check_invariant_targets(scenario, config, kinds)
     env_values = variables.worker_variables(
         config.vars,
@@ -251,6 +254,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         alias=dict(config.alias),
         rules=tuple((rule.type, rule.globs) for rule in config.module_rules if rule.type in _MODULE_RULE_TYPES),
         tsconfig=str(config.tsconfig) if config.tsconfig is not None else None,
+        assets=_assets_entry(config.assets),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
         root=str(config.path.parent),
@@ -339,6 +343,19 @@ def _section_assumptions(config: wrangler.WranglerConfig) -> list[str]:
             "run in which the Worker reads one its request lacks, or reads ctx.access, is UNSUPPORTED (access_identity)."
         )
     return sentences
+
+
+def _assets_entry(assets: wrangler.Assets | None) -> dict[str, Any] | None:
+    """The load message's ``assets``: the section as Miniflare's assets and the http drive read it."""
+    if assets is None:
+        return None
+    return {
+        "directory": str(assets.directory),
+        "binding": assets.binding,
+        "runWorkerFirst": assets.run_worker_first if isinstance(assets.run_worker_first, bool) else list(assets.run_worker_first),
+        "htmlHandling": assets.html_handling,
+        "notFoundHandling": assets.not_found_handling,
+    }
 
 
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
@@ -466,25 +483,6 @@ def _batches(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
         f"in batches of up to {batch_size} ({source}), each taking the messages waiting when its delivery starts "
         "(max_batch_timeout is not waited out)"
     )
-
-
-def _check_assets(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
-    """A request the config's assets directory would answer never reaches the Worker in production: refused."""
-    if config.assets is None or drive.get("kind") != "http":
-        return
-    for event in drive.get("events") or []:
-        if not isinstance(event, Mapping) or not isinstance(event.get("path"), str):
-            continue
-        file = served_by(config.assets, event["path"], event.get("headers") or {})
-        if file is None:
-            continue
-        raise UserError(
-            f"the scenario's request {event.get('id')} ({event.get('method', 'GET')} {event['path']}) would be answered by "
-            f"the assets directory of {config.path.name} ({file}), not by the Worker: Cloudflare serves it before the "
-            "Worker runs, and Eutaxy does not serve assets yet; drive a path the Worker answers, or send this one to the "
-            "Worker with assets.run_worker_first",
-            near=event["path"],
-        )
 
 
 def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]]:

@@ -188,8 +188,8 @@ class Binding:
 class Assets:
     """The ``assets`` section: the static files Cloudflare serves in front of the Worker."""
 
-    #: The assets directory, resolved against the config's folder; None when the config names none.
-    directory: Path | None
+    #: The assets directory, resolved against the config's folder (it exists: the reader checks).
+    directory: Path
     binding: str | None
     #: ``True`` (every request goes to the Worker first), ``False``, or the path patterns that do
     #: (a ``!`` before a pattern sends matching paths to the assets instead).
@@ -733,22 +733,46 @@ def _aliases(reader: _Reader, path: Path, data: dict[str, Any]) -> dict[str, str
     }
 
 
+#: The values wrangler accepts for ``assets.html_handling`` and ``assets.not_found_handling``.
+HTML_HANDLING = ("auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none")
+NOT_FOUND_HANDLING = ("none", "404-page", "single-page-application")
+
+
 def _assets(reader: _Reader, path: Path, data: dict[str, Any]) -> Assets | None:
+    """The ``assets`` section; its directory must exist (Cloudflare serves it in front of the Worker)."""
     section = data.get("assets")
     if section is None:
         return None
     if not isinstance(section, dict):
         raise reader.error(f"assets must be an object with directory and binding, got {section!r}", key="assets")
     directory = reader.optional_string(section, "directory", "assets")
+    if directory is None:
+        raise reader.error("assets needs directory: the folder of static files Cloudflare serves in front of the Worker", key="assets")
+    resolved = (path.parent / directory).resolve()
+    if not resolved.is_dir():
+        raise reader.error(
+            f"assets.directory names {directory!r}, which is not a directory ({resolved}); build the static files first "
+            "or fix the path",
+            key="directory",
+            written=directory,
+        )
     first = section.get("run_worker_first", False)
     if not isinstance(first, bool) and not (isinstance(first, list) and all(isinstance(item, str) for item in first)):
         raise reader.error(f"run_worker_first in assets must be true, false or a list of path patterns, got {first!r}")
+    html_handling = reader.optional_string(section, "html_handling", "assets") or "auto-trailing-slash"
+    if html_handling not in HTML_HANDLING:
+        raise reader.error(f"assets.html_handling must be one of {', '.join(HTML_HANDLING)}, got {html_handling!r}", key="html_handling")
+    not_found = reader.optional_string(section, "not_found_handling", "assets") or "none"
+    if not_found not in NOT_FOUND_HANDLING:
+        raise reader.error(
+            f"assets.not_found_handling must be one of {', '.join(NOT_FOUND_HANDLING)}, got {not_found!r}", key="not_found_handling"
+        )
     return Assets(
-        directory=(path.parent / directory).resolve() if directory is not None else None,
+        directory=resolved,
         binding=reader.optional_string(section, "binding", "assets"),
         run_worker_first=first if isinstance(first, bool) else tuple(first),
-        html_handling=reader.optional_string(section, "html_handling", "assets") or "auto-trailing-slash",
-        not_found_handling=reader.optional_string(section, "not_found_handling", "assets") or "none",
+        html_handling=html_handling,
+        not_found_handling=not_found,
     )
 
 
