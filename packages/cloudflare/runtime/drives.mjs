@@ -7,6 +7,7 @@
 
 import { RECORDS } from "./bindings/index.mjs";
 import { driveHttp } from "./http.mjs";
+import { driveWebSocket } from "./websocket.mjs";
 
 /** @type {Readonly<Record<string, {method: string, drive: (run: import("./run.mjs").Run, drive: any, handler: any) => Promise<void>}>>} */
-export const DRIVES = Object.freeze(Object.assign({}, ...RECORDS.map((record) => record.drives ?? {}), { http: { method: "fetch", drive: driveHttp } }));
+export const DRIVES = Object.freeze(Object.assign({}, ...RECORDS.map((record) => record.drives ?? {}), { http: { method: "fetch", drive: driveHttp }, websocket: { method: "fetch", drive: driveWebSocket } }));

@@ -51,9 +51,10 @@ import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
 import { assert } from "./assert.mjs";
-import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, OBJECT_WEBSOCKET, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
 import { effectInvocation, workOf } from "./after_work.mjs";
+import { objectWebSocket } from "./websocket_object.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -523,6 +524,13 @@ export function wrapDurableObject(User, className) {
     async [OBJECT_RAW_STATE]() {
       const state = stateOf(this);
       return { alarm: await state.storage.getAlarm(), running: state.rawRunning };
+    }
+
+    /** The websocket drive's calls into the object (websocket_object.mjs). @param {string} op @param {string} connection @param {unknown} [data] */
+    [OBJECT_WEBSOCKET](op, connection, data) {
+      const state = stateOf(this);
+      const user = () => (op === "drop" ? (state.user = null) : userObject(state));
+      return objectWebSocket(state.ctx, state.className, op, connection, data, user, (call) => hosted(state.ctx, state.className, call));
     }
 
     /** Evict the object: the next call constructs the user's class from storage alone. */

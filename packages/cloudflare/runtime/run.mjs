@@ -16,6 +16,7 @@ import { active } from "./active.mjs";
 import { ConsoleCapture } from "./console.mjs";
 import { assert } from "./assert.mjs";
 import { usedAtLoad } from "./patch.mjs";
+import { closeConnections } from "./websocket.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { alarmCuts } from "./bindings/durable_object.mjs";
 import { timerFired, timerOwner } from "./after_work.mjs";
@@ -352,5 +353,6 @@ export async function runPlan(plan, config, realEnv, userModule) {
       run.record(target, table, "snapshot", { rows }, "snapshot", 0, run.clock.now);
     }
   }
+  await closeConnections(run);
   return run.result();
 }

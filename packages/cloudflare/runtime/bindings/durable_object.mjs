@@ -50,6 +50,7 @@ import { loggedOrNull as recorded, plainData } from "../values.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
+import { noteUpgrade } from "../upgrades.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "../queue.mjs";
 import { afterWorkSource } from "../after_work.mjs";
 
@@ -59,6 +60,7 @@ export const OBJECT_SNAPSHOT = "__eutaxySnapshot";
 export const OBJECT_EVICT = "__eutaxyEvict";
 export const OBJECT_ALARM = "__eutaxyAlarm";
 export const OBJECT_RAW_STATE = "__eutaxyRawState";
+export const OBJECT_WEBSOCKET = "__eutaxyWebSocket";
 
 /** How often the raw side's settle asks the reached objects whether their real alarms are done. */
 const RAW_SETTLE_POLL_MS = 10;
@@ -466,8 +468,11 @@ function makeStub(run, inv, binding, realStub, id) {
       const response = await realStub.fetch(request);
       const body = await response.text();
       seen = { status: response.status, ok: response.ok, body };
+      // A WebSocket upgrade the object answered: its client end goes on to the Worker (websocket.mjs).
+      const webSocket = response.webSocket ?? null;
+      if (webSocket) noteUpgrade(webSocket, { binding, className, id, object, invocation: inv.id });
       return new Response(response.status === 101 || response.status === 204 || response.status === 304 ? null : body,
-        { status: response.status, statusText: response.statusText, headers: response.headers });
+        { status: response.status, statusText: response.statusText, headers: response.headers, ...(webSocket ? { webSocket } : {}) });
     }, () => seen);
   };
   return new Proxy(Object.create(null), {

@@ -41,6 +41,7 @@ from .platform import (
 from .queues import queue as queue
 from .bindings.r2 import r2_bucket as r2_bucket
 from .scenario import define_scenario as define_scenario
+from .websocket import websocket as websocket
 from .selectors import (
     d1_param as d1_param,
     d1_read as d1_read,
@@ -58,6 +59,7 @@ from .selectors import (
     queue_ack as queue_ack,
     queue_rows as queue_rows,
     queue_send as queue_send,
+    websocket_received as websocket_received,
     r2_op as r2_op,
     r2_rows as r2_rows,
     workflow_step as workflow_step,
@@ -109,6 +111,8 @@ __all__ = [
     "rows",
     "todo",
     "unique",
+    "websocket",
+    "websocket_received",
     "with_environment",
     "workflow_step",
 ]

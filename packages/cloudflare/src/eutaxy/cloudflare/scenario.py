@@ -191,12 +191,29 @@ def _drive(drive: Any) -> dict[str, Any]:
         raise UserError(f"define_scenario: drive must be a drive such as queue(...), got {drive!r}")
     if drive.get("kind") == "http":
         drive = _http_drive(drive)
+    if drive.get("kind") == "websocket":
+        _websocket_drive(drive)
     if drive.get("kind") == "queue":
         # The runtime's queue drive fills in nothing: the batch size is written here, once
         # (queue(...) writes it; a hand-written drive without one gets null, the consumer's
         # max_batch_size, which the runtime reads from the load message).
         drive = {**dict(drive), "batchSize": batch_size_of(drive.get("batchSize", BATCH_SIZE_DEFAULT), "define_scenario: the queue drive")}
     return {**dict(drive), "events": drive_events(drive)}
+
+
+def _websocket_drive(drive: Mapping[str, Any]) -> None:
+    """A websocket drive as :func:`eutaxy.cloudflare.websocket` writes it: each event names its connection, each open its path."""
+    events = drive.get("events")
+    ok = isinstance(events, list) and all(
+        isinstance(event, Mapping)
+        and isinstance(event.get("connection"), str)
+        and (event.get("id") != event.get("connection") or isinstance(event.get("path"), str))
+        for event in events
+    )
+    if not ok:
+        raise UserError(
+            f"define_scenario: a websocket drive's events must be as websocket([...]) writes them; build the drive with websocket(...), got {events!r}"
+        )
 
 
 #: The fields of an http drive's caller, as http(...) writes them.

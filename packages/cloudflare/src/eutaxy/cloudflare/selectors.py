@@ -38,6 +38,7 @@ __all__ = [
     "queue_send",
     "r2_op",
     "r2_rows",
+    "websocket_received",
     "workflow_step",
 ]
 
@@ -86,6 +87,14 @@ def fetch_call(external: str, method: str | None = None, ok: bool | None = None)
 def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
     """Responses the Worker returned for ``path``; ``ok`` narrows to 2xx (True) or the rest."""
     return _selector(f"Http:{path}", "response", where=None if ok is None else {"result.ok": ok})
+
+
+def websocket_received(connection: str) -> dict[str, Any]:
+    """The frames the object sent on a connection of the websocket drive, in arrival order.
+
+    Each is ``WebSocket:<connection>`` op ``message``, ``args.data`` the frame as text.
+    """
+    return _selector(f"WebSocket:{connection}", "message")
 
 
 def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:

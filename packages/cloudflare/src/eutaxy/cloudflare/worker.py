@@ -547,10 +547,23 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
                 )
 
 
+#: What a verdict over the websocket drive assumes (docs/cloudflare.md, WebSockets).
+WEBSOCKET_ASSUMPTION = (
+    "WebSocket connections use the Hibernation API: each is opened through the Worker's fetch and accepted by a "
+    "Durable Object with ctx.acceptWebSocket; each message is delivered by calling the object's webSocketMessage "
+    "(crash_before, crash_after, error), and a crash drops the instance while the connection survives, found "
+    "again by its tags and attachment as across hibernation. What the object sends is recorded at the end of the "
+    "run in arrival order; the client never closes a connection during the run, and what webSocketClose does at "
+    "the teardown after the snapshot is not checked."
+)
+
+
 def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     """The http drive's caller, background work and the declared externals, as a verdict lists them."""
     drive = scenario.get("drive") or {}
     sentences = [caller_assumption(drive)] if drive.get("kind") == "http" else []
+    if drive.get("kind") == "websocket":
+        sentences.append(WEBSOCKET_ASSUMPTION)
     sentences.append(
         "Work passed to ctx.waitUntil runs after the handler returned and never changes the response or the "
         "acknowledgement; at one background point the cut_off fault loses work not yet started, and an effect "
