@@ -23,20 +23,27 @@ from eutaxy.engine.plans import first_plan
 SCENARIOS = os.path.join(os.path.dirname(__file__), "scenarios")
 
 
-def test_a_handler_caching_state_at_module_level_is_unsupported_module_state_leak():
-    """The cache survives from run to run in the warm module, so replays in reverse differ."""
+@pytest.mark.parametrize("name, handler_path, drive, invariant, bounds, runs, cause", [
+    # The cache survives from run to run in the warm module, so replays in reverse differ.
+    ("caching", "./handlers/caching.py", sqs("orders", [{"orderId": "o-1"}, {"orderId": "o-2"}]),
+     at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id"), {"maxFaultsPerRun": 0}, 4, "module_state_leak"),
+    # The in-process run loop runs one invocation at a time.
+    ("concurrent", "./handlers/probe.py", sqs("jobs", [{"id": "a"}, {"id": "b"}]),
+     unique("one-row", dynamodb_rows("items"), "id"), {"maxConcurrentInvocations": 2}, 5, "concurrency_not_supported"),
+])
+def test_what_the_platform_cannot_control_is_unsupported_with_its_cause(name, handler_path, drive, invariant, bounds, runs, cause):
+    """A handler caching state at module level, and a scenario asking for concurrency, end UNSUPPORTED naming why."""
     scenario = define_scenario(
-        name="caching",
-        handler=handler("./handlers/caching.py"),
-        drive=sqs("orders", [{"orderId": "o-1"}, {"orderId": "o-2"}]),
+        name=name,
+        handler=handler(handler_path),
+        drive=drive,
         setup=[dynamodb_table("items", {"id": "HASH"})],
-        invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id")],
-        bounds={"maxFaultsPerRun": 0},
+        invariants=[invariant],
+        bounds=bounds,
     )
     with create_platform(scenario) as platform:
-        verdict = check_scenario(scenario, platform, seed="caching", max_runs=4, budget_ms=600_000)
-    assert "unsupported" == verdict["kind"]
-    assert "module_state_leak" == verdict["cause"]["kind"]
+        verdict = check_scenario(scenario, platform, seed=name, max_runs=runs, budget_ms=600_000)
+    assert ("unsupported", cause) == (verdict["kind"], verdict["cause"]["kind"])
 
 
 def test_expect_holds_fails_on_the_buggy_handler_and_passes_on_the_fixed_twin():
@@ -48,18 +55,6 @@ def test_expect_holds_fails_on_the_buggy_handler_and_passes_on_the_fixed_twin():
     assert [] == replayed["violations"]
 
 
-def test_a_scenario_asking_for_concurrency_is_unsupported_under_check():
-    scenario = define_scenario(
-        name="concurrent",
-        handler=handler("./handlers/probe.py"),
-        drive=sqs("jobs", [{"id": "a"}, {"id": "b"}]),
-        setup=[dynamodb_table("items", {"id": "HASH"})],
-        invariants=[unique("one-row", dynamodb_rows("items"), "id")],
-        bounds={"maxConcurrentInvocations": 2},
-    )
-    with create_platform(scenario) as platform:
-        verdict = check_scenario(scenario, platform, seed="concurrent", max_runs=5, budget_ms=600_000)
-    assert ("unsupported", "concurrency_not_supported") == (verdict["kind"], verdict["cause"]["kind"])
 
 
 def test_a_logged_cold_start_flag_is_not_module_state_and_replays_carry_the_output(plan):

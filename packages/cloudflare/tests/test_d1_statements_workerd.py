@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_most_once_per_key, create_platform, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue
+from eutaxy.cloudflare import at_most_once_per_key, d1_param, d1_read, d1_schema, d1_write, define_scenario, queue
 from eutaxy.core.selectors import matches
 from eutaxy.engine.check import check_scenario
-from workerd_support import fault_free, results_at
+from workerd_support import fault_free, results_at, running
 
 FIXTURE = Path(__file__).resolve().parent / "returning"
 
@@ -35,14 +35,11 @@ def _scenario(selector):
 
 @pytest.fixture(scope="module")
 def returning():
-    scenario = _scenario(d1_write("DB"))
-    with create_platform(scenario) as platform:
-        yield scenario, platform
+    yield from running(_scenario(d1_write("DB")))
 
 
 def test_insert_returning_through_all_is_a_write_and_select_through_run_a_read(returning):
-    scenario, platform = returning
-    result = fault_free(scenario, platform, "returning")
+    result = fault_free(*returning, "returning")
     effects = results_at(result, "D1:DB")
     assert [("all", "write"), ("run", "read")] == [(e.op, e.payload["statement"]) for e in effects]
     assert [True, False] == [matches(d1_write("DB"), e) for e in effects]

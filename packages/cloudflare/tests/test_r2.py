@@ -25,7 +25,7 @@ from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import matches
 from eutaxy.engine.check import check_scenario, replay_scenario
-from workerd_support import fault_free, results_at
+from workerd_support import fault_free, results_at, running
 
 FIXTURE = Path(__file__).resolve().parent / "r2"
 
@@ -103,9 +103,7 @@ def test_a_setup_step_or_an_invariant_naming_a_bucket_the_worker_lacks_or_never_
 
 @pytest.fixture(scope="module")
 def uploads(toolchain):
-    scenario = _scenario()
-    with create_platform(scenario) as platform:
-        yield scenario, platform
+    yield from running(_scenario())
 
 
 def test_r2_op_selects_what_the_record_records_and_r2_rows_reads_the_bucket(uploads):

@@ -31,3 +31,12 @@ def results_at(result: dict, target: str) -> list:
     from eutaxy.core.effects import as_effects
 
     return [e for e in as_effects(result["effects"]) if e.kind == "result" and e.target == target]
+
+
+def running(scenario):
+    """``(scenario, platform)`` with the platform open until the caller resumes: the body of a
+    module-scoped fixture (``yield from running(scenario)``)."""
+    from eutaxy.cloudflare import create_platform
+
+    with create_platform(scenario) as platform:
+        yield scenario, platform
