@@ -15,7 +15,7 @@
 
 import { active } from "./active.mjs";
 import { toJson } from "./canonical.mjs";
-import { recorded } from "./bindings/durable_object.mjs";
+import { loggedOrNull } from "./values.mjs";
 
 /**
  * Per run, per object (`<class>/<id string>`), its connections: the server end (null once the
@@ -28,7 +28,7 @@ const runs = new WeakMap();
 /** @param {any} socket */
 function attachmentOf(socket) {
   try {
-    return toJson(recorded(socket.deserializeAttachment() ?? null));
+    return toJson(loggedOrNull(socket.deserializeAttachment() ?? null));
   } catch {
     return "";
   }
