@@ -47,7 +47,7 @@ def timed_round(platform, scenario: dict, seed: str, first: int, runs: int) -> f
     """Runs per second over ``runs`` seeded plans starting at run index ``first``."""
     started = time.perf_counter()
     for index in range(first, first + runs):
-        result = platform.run(seeded_plan(scenario, seed, index, {}, 0))
+        result = platform.run(seeded_plan(scenario, seed, index, {}, 0, max_short_batches=0))
         assert result.end.kind == "completed", result.end
     return runs / (time.perf_counter() - started)
 

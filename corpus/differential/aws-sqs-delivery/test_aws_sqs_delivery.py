@@ -51,6 +51,7 @@ def through_the_model(drive):
             "streams": {"globals": [1, 2, 3, 4], "turns": [5, 6, 7, 8]},
             "policy": {"kind": "first"},
             "maxFaults": 0,
+            "maxShortBatches": 0,
             "scenario": {"bounds": {"effectHangMs": 10000}},
         }
     )

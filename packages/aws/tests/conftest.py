@@ -19,7 +19,7 @@ def probe_scenario(bodies, *, max_receive_count=5, bounds=None, path="./handlers
     )
 
 
-def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=None):
+def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=None, max_short_batches=0):
     """A plan as plain data: replay ``faults`` (invocation, ordinal, kind) unless ``policy``.
 
     The scenario carries its bounds resolved, as every plan the engine makes does (``with_bounds``).
@@ -31,8 +31,9 @@ def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=N
         "streams": {"globals": [7, 8, 9, 10], "turns": [1, 2, 3, 4]},
         "prefix": list(prefix),
         "policy": policy
-        or {"kind": "replay", "faults": [{"invocation": i, "ordinal": o, "fault": f} for i, o, f in faults], "turns": []},
+        or {"kind": "replay", "faults": [{"invocation": i, "ordinal": o, "fault": f} for i, o, f in faults], "turns": [], "batches": []},
         "maxFaults": max_faults,
+        "maxShortBatches": max_short_batches,
     }
 
 

@@ -34,6 +34,7 @@ def _run_put(error):
             "prefix": [],
             "policy": {"kind": "first"},
             "maxFaults": 0,
+            "maxShortBatches": 0,
         }
     )
     client = boto3.session.Session().client(

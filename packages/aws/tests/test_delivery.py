@@ -193,3 +193,32 @@ def test_fifo_deduplication_drops_a_repeated_message():
 def test_records_bodies_are_the_canonical_json_text(run):
     _, seen = run(_scenario([{"id": "a", "b": [1, 2]}]))
     assert {"id": "a", "b": [1, 2]} == json.loads(seen[0]["records"][0]["body"])
+
+
+def test_a_batch_decision_takes_the_first_k_waiting_messages_and_leaves_the_rest_for_the_next_poll(batch_platform, plan):
+    """maxShortBatches 1: the first poll of three offers [3, 1, 2]; a forced 2 takes msg-1 and msg-2."""
+    seen = batch_platform.handler.__globals__["SEEN"]
+    seen.clear()
+    scenario = _scenario([{"id": "a"}, {"id": "b"}, {"id": "c"}], batch_size=10)
+    result = batch_platform.run(plan(scenario, prefix=[2], max_short_batches=1)).to_data()
+    assert [["msg-1", "msg-2"], ["msg-3"]] == [s["ids"] for s in seen]
+    # One decision: the second poll holds one message, and the bound is spent anyway.
+    assert [{"kind": "batch", "invocation": "msg-1#1", "target": "SQS:jobs", "options": [3, 1, 2], "chosen": 2}] == [
+        d for d in result["decisions"] if d["kind"] == "batch"
+    ]
+
+
+def test_short_batches_replay_by_invocation_and_none_are_offered_at_bound_zero(batch_platform, plan):
+    """Replay names a short batch by the invocation its poll starts; maxShortBatches 0 offers none."""
+    seen = batch_platform.handler.__globals__["SEEN"]
+    scenario = _scenario([{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}], batch_size=10)
+    replay = {"kind": "replay", "faults": [], "turns": [], "batches": [{"invocation": "msg-1#1", "size": 1}]}
+    seen.clear()
+    result = batch_platform.run(plan(scenario, policy=replay, max_short_batches=2)).to_data()
+    assert [["msg-1"], ["msg-2", "msg-3", "msg-4"]] == [s["ids"] for s in seen]
+    # The second poll of three is offered too (one short batch left), and takes the platform's batch.
+    assert [("msg-1#1", 1), ("msg-2#1", 0)] == [(d["invocation"], d["chosen"]) for d in result["decisions"] if d["kind"] == "batch"]
+    seen.clear()
+    result = batch_platform.run(plan(scenario, policy=replay, max_short_batches=0)).to_data()
+    assert [["msg-1", "msg-2", "msg-3", "msg-4"]] == [s["ids"] for s in seen]
+    assert [] == [d for d in result["decisions"] if d["kind"] == "batch"]

@@ -100,7 +100,7 @@ def test_a_handler_computing_past_its_3_s_timeout_is_a_recorded_timeout_under_an
             check_scenario(scenario, platform, seed="burns-cpu", max_runs=1, budget_ms=budget_ms, module_state_runs=0)
             for budget_ms in (None, 300_000)
         ]
-        run = platform.run(first_plan(with_bounds(scenario, resolve_bounds(scenario)), "burns-cpu", (), 0)).to_data()
+        run = platform.run(first_plan(with_bounds(scenario, resolve_bounds(scenario)), "burns-cpu", (), 0, max_short_batches=0)).to_data()
     # Every invocation timed out, so none worked: never BOUNDED (docs/engine.md, "Outcome counts").
     assert [("unsupported", "handler_never_succeeded")] * 2 == [(v["kind"], v["cause"]["kind"]) for v in verdicts]
     assert all(verdict["outcomes"][0]["timedOut"] > 0 for verdict in verdicts)
@@ -111,3 +111,31 @@ def test_a_handler_computing_past_its_3_s_timeout_is_a_recorded_timeout_under_an
     retries = [e for e in run["effects"] if e["op"] == "retry" and e["kind"] == "result"]
     assert ["timed_out"] == [r["payload"]["args"]["reason"] for r in retries]
     assert [] == [e for e in run["effects"] if e["target"] == "DynamoDB:items" and e["kind"] == "call"]
+
+
+def test_exhaustive_enumeration_takes_every_short_batch_within_the_bound():
+    """Three messages, one short batch per run: the first poll's options [3, 1, 2] are the three schedules.
+
+    After a short batch the bound is spent, so the next poll of two offers none: the
+    verdict names maxShortBatches among the bounds reached, and the assumption says what
+    short batches mean.
+    """
+    scenario = define_scenario(
+        name="short-batches",
+        handler=handler("./handlers/batch.py"),
+        drive=sqs("jobs", [{"id": "a"}, {"id": "b"}, {"id": "c"}]),
+        setup=[dynamodb_table("items", {"id": "HASH"})],
+        invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id")],
+        bounds={"maxFaultsPerRun": 0, "maxShortBatches": 1},
+    )
+    with create_platform(scenario) as platform:
+        seen = platform.handler.__globals__["SEEN"]
+        seen.clear()
+        verdict = check_scenario(scenario, platform, seed="short-batches", exhaustive=True, max_runs=50, budget_ms=600_000)
+    assert "bounded" == verdict["kind"], verdict.get("cause")
+    assert {"completed": True, "schedules": 3, "reduction": True} == verdict["exhaustive"]
+    groupings = {tuple(tuple(s["ids"]) for s in seen[index : index + 2]) for index in range(len(seen))}
+    assert (("msg-1",), ("msg-2", "msg-3")) in groupings and (("msg-1", "msg-2"), ("msg-3",)) in groupings
+    assert 1 == verdict["provenance"]["bounds"]["maxShortBatches"]
+    assert "maxShortBatches" in verdict["provenance"]["boundsReached"]
+    assert any(sentence.startswith("Batch compositions:") for sentence in verdict["provenance"]["assumptions"])

@@ -16,8 +16,16 @@
  * recorded pick of `policy.turns` and the turn stream once they run out, `first` 0. The
  * stream is drawn only when the policy is asked, so a forced prefix leaves it untouched.
  *
+ * Batch decisions (queue deliveries, queue.mjs): when a delivery starts where the platform
+ * would take `n` >= 2 messages while fewer than `maxShortBatches` deliveries of the run took
+ * a short batch, the options are `[n, 1, ..., n-1]` (option 0 is the platform's batch) and
+ * the answer is the number of messages taken. `seeded` draws `below(len(options))` from the
+ * turn stream (one stream for every non-fault decision, in decision order), `replay` takes
+ * the size `policy.batches` names for the invocation the delivery starts when it is among
+ * the options (else option 0), `first` 0. Past the bound, or under two messages, no decision.
+ *
  * Every field the follower reads must be in the plan (`prefix`, `policy` with its own
- * fields, `maxFaults`, `streams.turns`): a plan without one is refused naming the field,
+ * fields, `maxFaults`, `maxShortBatches`, `streams.turns`): a plan without one is refused naming the field,
  * never followed with a zero or an empty list (a missing `maxFaults` read as 0 would explore
  * without faults and still say BOUNDED).
  *
@@ -29,10 +37,11 @@ import { Xoshiro128 } from "./prng.mjs";
 
 /**
  * @typedef {{kind: "seeded", faults: Record<string, number>}
- *   | {kind: "replay", faults: {invocation: string, ordinal: number, fault: string}[], turns: number[]}
+ *   | {kind: "replay", faults: {invocation: string, ordinal: number, fault: string}[], turns: number[], batches: {invocation: string, size: number}[]}
  *   | {kind: "first"}} Policy
  * @typedef {{kind: "fault", invocation: string, ordinal: number, target: string, options: string[], chosen: number}} FaultDecision
  * @typedef {{kind: "turn", options: object[], chosen: number, more: boolean}} TurnDecision
+ * @typedef {{kind: "batch", invocation: string, target: string, options: number[], chosen: number}} BatchDecision
  */
 
 /**
@@ -54,7 +63,7 @@ const isNaturalNumber = (value) => Number.isInteger(value) && /** @type {number}
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export class PlanFollower {
-  /** @param {{prefix: number[], policy: Policy, maxFaults: number, streams: {turns: number[]}}} plan */
+  /** @param {{prefix: number[], policy: Policy, maxFaults: number, maxShortBatches: number, streams: {turns: number[]}}} plan */
   constructor(plan) {
     /** Forced choice indices, taken first, one per decision. */
     this.prefix = need(plan.prefix, "prefix", Array.isArray, "a list of option indices");
@@ -76,10 +85,15 @@ export class PlanFollower {
     if (this.policy.kind === "replay") {
       need(this.policy.faults, "policy.faults", Array.isArray, "a list of faults by invocation and ordinal");
       need(this.policy.turns, "policy.turns", Array.isArray, "a list of turn picks");
+      need(this.policy.batches, "policy.batches", Array.isArray, "a list of short batches by invocation");
     }
     /** No fault decision is offered once this many faults were injected in the run. */
     this.maxFaults = need(plan.maxFaults, "maxFaults", isNaturalNumber, "a non-negative integer");
-    /** @type {(FaultDecision | TurnDecision)[]} every decision taken, in order */
+    /** No batch decision is offered once this many deliveries took a short batch. */
+    this.maxShortBatches = need(plan.maxShortBatches, "maxShortBatches", isNaturalNumber, "a non-negative integer");
+    /** Deliveries of the run that took a short batch. */
+    this.shortBatches = 0;
+    /** @type {(FaultDecision | TurnDecision | BatchDecision)[]} every decision taken, in order */
     this.decisions = [];
     /** The turn stream's state words; the stream itself is made on the first draw. */
     this.turnWords = need(need(plan.streams, "streams", isObject, "an object of stream words").turns, "streams.turns", Array.isArray, "the turn stream's four state words");
@@ -154,7 +168,43 @@ export class PlanFollower {
       const recorded = policy.turns;
       if (nth < recorded.length) return recorded[nth];
     }
+    return this.draw(count);
+  }
+
+  /** One draw below `count` from the turn stream (made on the first draw). @param {number} count */
+  draw(count) {
     if (!this.turnStream) this.turnStream = new Xoshiro128(this.turnWords);
     return this.turnStream.below(count);
+  }
+
+  /**
+   * How many of the `count` messages the platform would deliver together this delivery
+   * takes; a decision is recorded only when a short batch could be taken.
+   * @param {string} invocation the invocation the delivery starts @param {string} target the queue
+   * @param {number} count @returns {number}
+   */
+  batchAt(invocation, target, count) {
+    if (count < 2 || this.shortBatches >= this.maxShortBatches) return count;
+    const options = [count];
+    for (let size = 1; size < count; size++) options.push(size);
+    const index = this.decisions.length;
+    let chosen = index < this.prefix.length ? this.prefix[index] : this.batchFromPolicy(invocation, options);
+    if (!Number.isInteger(chosen) || chosen < 0 || chosen >= options.length) chosen = 0;
+    this.decisions.push({ kind: "batch", invocation, target, options, chosen });
+    if (chosen > 0) this.shortBatches++;
+    return options[chosen];
+  }
+
+  /** @param {string} invocation @param {number[]} options */
+  batchFromPolicy(invocation, options) {
+    const policy = this.policy;
+    if (policy.kind === "first") return 0;
+    if (policy.kind === "replay") {
+      const batch = policy.batches.find((b) => b.invocation === invocation);
+      if (!batch) return 0;
+      const at = options.indexOf(batch.size);
+      return at > 0 ? at : 0;
+    }
+    return this.draw(options.length);
   }
 }

@@ -12,7 +12,9 @@
  * One invocation per delivery attempt, `<message id>#<attempt>` (a batch takes its first
  * message's id), batches of up to the batch size taken in order from the messages waiting
  * and due when the delivery starts (the consumer's `max_batch_timeout` is never waited out:
- * a batch forms from what is waiting). The batch size is the drive's `batchSize` on the
+ * a batch forms from what is waiting). A delivery of two or more may take fewer, the first
+ * `k` of them, when the plan's batch decision says so (a short batch, as a batch timeout
+ * ending early would deliver; at most the plan's `maxShortBatches` per run, plan.mjs). The batch size is the drive's `batchSize` on the
  * driven queue when the scenario names one, else the consumer's `maxBatchSize` (the config's
  * max_batch_size, else Cloudflare's default 10, resolved in the load message). A redelivered message goes to the back of
  * the list, behind messages already waiting, as a retried message re-enters a real queue. Per message, the first decision wins:
@@ -207,13 +209,20 @@ export class ConsumedQueue {
         const first = this.ready();
         assert(first >= 0, () => `a delivery of queue ${this.name} started with no message due`);
         this.deliveries++;
-        /** @type {Pending[]} */
-        const items = [];
-        // Up to batchSize due messages, in queue order.
-        for (let i = first; i < this.pending.length && items.length < this.batchSize; ) {
-          if (this.pending[i].due <= this.run.clock.now) items.push(...this.pending.splice(i, 1));
-          else i++;
+        // Up to batchSize due messages, in queue order: the platform's batch.
+        /** @type {number[]} */
+        const due = [];
+        for (let i = first; i < this.pending.length && due.length < this.batchSize; i++) {
+          if (this.pending[i].due <= this.run.clock.now) due.push(i);
         }
+        // How many of them this delivery takes: the platform's batch unless the plan takes a
+        // short one (a batch decision, within the plan's maxShortBatches; plan.mjs).
+        const head = this.pending[due[0]];
+        const size = this.run.follower.batchAt(`${head.id}#${head.attempts + 1}`, this.target, due.length);
+        assert(Number.isInteger(size) && size >= 1 && size <= due.length, () => `a batch decision took ${size} of ${due.length} messages`);
+        const taken = due.slice(0, size);
+        const items = taken.map((i) => this.pending[i]);
+        for (const i of [...taken].reverse()) this.pending.splice(i, 1);
         return this.deliver(items);
       },
     };

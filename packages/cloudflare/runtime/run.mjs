@@ -68,7 +68,7 @@ export class Run {
     this.config = config;
     this.realEnv = realEnv;
     this.clock = new VirtualClock();
-    // The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, streams.turns).
+    // The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, maxShortBatches, streams.turns).
     this.follower = new PlanFollower(plan);
     /** @type {object[]} the effect log, in the order effects happened */
     this.effects = [];

@@ -50,7 +50,7 @@ class _FirstRuns:
 
     def next_plan(self) -> RunPlan:
         self.calls.append("next_plan")
-        return first_plan(dict(self.session.scenario), self.session.seed, [], 0)
+        return first_plan(dict(self.session.scenario), self.session.seed, [], 0, max_short_batches=0)
 
     def observe(self, record: RunRecord) -> Stopped | None:
         self.calls.append("observe")

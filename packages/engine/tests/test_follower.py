@@ -26,6 +26,8 @@ def _follow(plan: dict, points: list[dict]) -> tuple[PlanFollower, list]:
     for point in points:
         if point["kind"] == "fault":
             answers.append(follower.fault(point["invocation"], point["ordinal"], point["target"], point["ladder"]) or "none")
+        elif point["kind"] == "batch":
+            answers.append(follower.batch(point["invocation"], point["target"], point["count"]))
         else:
             answers.append(follower.turn(point["options"])["chosen"])
     return follower, answers
@@ -54,16 +56,17 @@ def test_the_follower_refuses_each_refused_plan(refused):
 
 def test_a_plan_without_max_faults_fails_loudly():
     """A missing maxFaults is an internal error naming it, never a run with no faults that says BOUNDED."""
-    plan = {"prefix": [], "policy": {"kind": "first"}, "streams": {"turns": [1, 0, 0, 0]}}
+    plan = {"prefix": [], "policy": {"kind": "first"}, "maxShortBatches": 0, "streams": {"turns": [1, 0, 0, 0]}}
     with pytest.raises(ValueError, match="plan: maxFaults is missing"):
         PlanFollower.from_plan(plan)
     assert any("maxFaults" not in refused["plan"] for refused in VECTORS["refused"])
 
 
-def test_the_vectors_cover_every_policy_and_both_decision_kinds():
-    """A vector file that lost a policy or the turn decisions would pass vacuously."""
+def test_the_vectors_cover_every_policy_and_every_decision_kind():
+    """A vector file that lost a policy, the turn or the batch decisions would pass vacuously."""
     policies = {case["plan"]["policy"]["kind"] for case in VECTORS["cases"]}
     kinds = {point["kind"] for case in VECTORS["cases"] for point in case["points"]}
     assert {"seeded", "replay", "first"} == policies
-    assert {"fault", "turn"} == kinds
+    assert {"fault", "turn", "batch"} == kinds
+    assert any(d["kind"] == "batch" and d["chosen"] != 0 for case in VECTORS["cases"] for d in case["decisions"])
     assert any(case["plan"].get("prefix") for case in VECTORS["cases"])

@@ -90,6 +90,7 @@ def test_the_run_loop_restores_globals_even_when_its_body_raises():
         "prefix": [],
         "policy": {"kind": "first"},
         "maxFaults": 0,
+        "maxShortBatches": 0,
     }
     loop = RunLoop.from_plan(plan)
     real_urandom = os.urandom

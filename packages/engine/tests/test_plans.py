@@ -8,7 +8,7 @@ import pytest
 from eutaxy.core import verdicts
 from eutaxy.core.prng import seed_words
 from eutaxy.core.protocol import Decision, RunResult
-from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.schedule import BatchAt, FaultAt, Schedule
 from eutaxy.core.errors import UserError
 from eutaxy.engine.bounds import EFFECT_HANG_MS_DEFAULT, resolve_bounds, with_bounds
 from eutaxy.engine.plans import event_ids, event_of_invocation, replay_plan, restrict_events, run_streams, schedule_of
@@ -41,9 +41,26 @@ def test_a_runs_schedule_is_its_injected_faults_and_every_turn_pick():
 
 def test_a_replay_plan_never_hides_a_fault_behind_the_bound():
     schedule = Schedule(faults=(FaultAt("msg-1#1", 0, "error"), FaultAt("msg-2#1", 0, "error")))
-    plan = replay_plan({"drive": {"kind": "queue", "events": []}}, "s", schedule, max_faults=1)
+    plan = replay_plan({"drive": {"kind": "queue", "events": []}}, "s", schedule, max_faults=1, max_short_batches=0)
     assert 2 == plan.max_faults
     assert "replay" == plan.to_data()["policy"]["kind"]
+
+
+def test_a_replay_plan_never_hides_a_short_batch_behind_the_bound():
+    """A schedule's short batches all replay, whatever the session's maxShortBatches."""
+    schedule = Schedule(batches=(BatchAt("msg-1#1", 1), BatchAt("msg-3#1", 2)))
+    plan = replay_plan({"drive": {"kind": "queue", "events": []}}, "s", schedule, max_faults=1, max_short_batches=0)
+    assert 2 == plan.max_short_batches
+    assert [{"invocation": "msg-1#1", "size": 1}, {"invocation": "msg-3#1", "size": 2}] == plan.to_data()["policy"]["batches"]
+
+
+def test_the_schedule_of_a_run_lists_its_short_batches_only():
+    """A batch decision that took the platform's batch (option 0) is no part of the schedule."""
+    def batch(invocation: str, chosen: int) -> Decision:
+        return Decision(kind="batch", options=(3, 1, 2), chosen=chosen, invocation=invocation, target="Queue:q")
+
+    result = RunResult(decisions=(batch("msg-1#1", 0), batch("msg-2#1", 2)))
+    assert Schedule(batches=(BatchAt("msg-2#1", 2),)) == schedule_of(result)
 
 
 def test_bounds_have_defaults_and_the_callers_overrides():

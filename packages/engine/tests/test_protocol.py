@@ -68,6 +68,7 @@ def test_plan_round_trips_the_contract_json():
         "prefix": [0, 2, 0],
         "policy": {"kind": "seeded", "faults": {"3": 77}},
         "maxFaults": 1,
+        "maxShortBatches": 0,
     } == data
     assert plan == RunPlan.from_data(json.loads(json.dumps(data)))
 

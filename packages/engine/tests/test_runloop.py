@@ -16,6 +16,7 @@ def _plan(policy=None, prefix=(), max_faults=1):
     if policy["kind"] == "replay":
         # As core.protocol.ReplayPolicy.to_data writes it: the turn picks always (none here).
         policy.setdefault("turns", [])
+        policy.setdefault("batches", [])
     return {
         "protocol": 1,
         "scenario": {"bounds": {"effectHangMs": 10_000}},
@@ -24,6 +25,7 @@ def _plan(policy=None, prefix=(), max_faults=1):
         "prefix": list(prefix),
         "policy": policy,
         "maxFaults": max_faults,
+        "maxShortBatches": 0,
     }
 
 

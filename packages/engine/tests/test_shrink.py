@@ -205,7 +205,8 @@ def test_every_pass_is_named_and_counted_and_the_counts_add_up_to_the_replays():
     session = _session(scenario)
     record = replay(session, Schedule(faults=(FaultAt(invocation="msg-2#1", ordinal=1, fault="crash_after"),)))
     shrunk = shrink(session, record, record.violations[0])
-    assert [name for name, _ in SHRINK_PASSES] == [p.name for p in shrunk.passes]
+    # The short-batch pass runs only in a check that explores short batches (maxShortBatches above 0).
+    assert [name for name, _ in SHRINK_PASSES if name != "remove_one_short_batch"] == [p.name for p in shrunk.passes]
     assert shrunk.replays == sum(p.runs for p in shrunk.passes)
     assert ("msg-2",) == shrunk.kept_events
     assert sum(p.shrinks for p in shrunk.passes) >= 1
@@ -345,7 +346,7 @@ def _batch_record():
     invocations = [InvocationOutcome.from_data(
         {"invocation": "msg-1#1", "drive": "queue", "outcome": "returned", "messages": ["msg-1", "msg-2", "msg-3"]}
     )]
-    return RunRecord(plan=first_plan(scenario, "batch", (), 0), result=RunResult(effects=tuple(effects), invocations=invocations))
+    return RunRecord(plan=first_plan(scenario, "batch", (), 0, max_short_batches=0), result=RunResult(effects=tuple(effects), invocations=invocations))
 
 
 def test_removing_messages_from_a_batch_moves_its_fault_with_the_batch():
@@ -389,9 +390,25 @@ def test_removing_an_event_moves_a_fault_within_the_platforms_own_invocation():
          "payload": {"args": {"sql": "INSERT", "params": [f"o-{ordinal + 1}", 500]}}, "time": ordinal}
         for ordinal in range(3)
     ]
-    record = RunRecord(plan=first_plan(scenario, "own", (), 0), result=RunResult(effects=tuple(effects)))
+    record = RunRecord(plan=first_plan(scenario, "own", (), 0, max_short_batches=0), result=RunResult(effects=tuple(effects)))
     third = FaultAt(work, 2, "crash_before")
     assert FaultAt(work, 1, "crash_before") == _fault_in_own_work(record, third, {"msg-1"}, ("msg-2", "msg-3"))
     assert FaultAt(work, 0, "crash_before") == _fault_in_own_work(record, third, {"msg-1", "msg-2"}, ("msg-3",))
     # The faulted point was the removed order's own: the fault goes with it.
     assert None is _fault_in_own_work(record, third, {"msg-3"}, ("msg-1", "msg-2"))
+
+
+def test_removing_messages_from_a_short_batch_takes_that_many_fewer_and_renames_it():
+    """A short batch of msg-1..msg-3 keeps its place: fewer messages, named after its first kept one."""
+    from eutaxy.core.schedule import BatchAt
+    from eutaxy.engine.shrink import _batches, _short_batch_without
+
+    batches = _batches(_batch_record())
+    short = BatchAt("msg-1#1", 3)
+    assert BatchAt("msg-1#1", 2) == _short_batch_without(short, batches, {"msg-2"})
+    assert BatchAt("msg-3#1", 1) == _short_batch_without(short, batches, {"msg-1", "msg-2"})
+    assert short == _short_batch_without(short, batches, {"msg-9"})
+    assert None is _short_batch_without(short, batches, {"msg-1", "msg-2", "msg-3"})
+    # A batch of one lists no members: it goes with its message, and stays without it.
+    assert None is _short_batch_without(BatchAt("msg-5#2", 1), batches, {"msg-5"})
+    assert BatchAt("msg-5#2", 1) == _short_batch_without(BatchAt("msg-5#2", 1), batches, {"msg-1"})

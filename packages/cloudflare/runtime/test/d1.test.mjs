@@ -76,7 +76,7 @@ test("a batch commits all or nothing; D1's own error is recorded as the result",
 });
 
 test("a crash after a batch keeps all of it", async () => {
-  const result = await host.run(plan("every-method", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [] }, bounds: { maxRedeliveries: 0 } }));
+  const result = await host.run(plan("every-method", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [], batches: [] }, bounds: { maxRedeliveries: 0 } }));
   assert.deepEqual(rows(result.effects, "orders").map((/** @type {any} */ r) => r.id), ["o-1", "o-2"]);
   // maxRedeliveries 0 stops what max_retries 3 would deliver again: a cut, not a dead letter.
   assert.ok(!result.effects.some((/** @type {any} */ e) => e.op === "dead_letter"));

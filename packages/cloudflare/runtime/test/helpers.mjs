@@ -134,7 +134,7 @@ export function useHost(load) {
 
 /**
  * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
- * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number,
+ * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number, maxShortBatches?: number,
  *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
  */
 export function queuePlan(plan) {
@@ -151,6 +151,7 @@ export function queuePlan(plan) {
     prefix: plan.prefix ?? [],
     policy: plan.policy ?? { kind: "first" },
     maxFaults: plan.maxFaults,
+    maxShortBatches: plan.maxShortBatches ?? 0,
   };
 }
 

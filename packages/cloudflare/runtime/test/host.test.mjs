@@ -75,7 +75,7 @@ test("two runs with one seed give byte-identical results, another seed other ran
 });
 
 test("crash_after at the insert redelivers the message and the payment is recorded twice", async () => {
-  const result = await host.run(paymentsPlan({ policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [] } }));
+  const result = await host.run(paymentsPlan({ policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault: "crash_after" }], turns: [], batches: [] } }));
   assert.deepEqual(result.end, { kind: "completed" });
   assert.deepEqual(brief(result.effects).slice(0, 3), ["msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result", "msg-1#1/0 D1:DB run fault:crash_after"]);
   // The crashed invocation's continuation never ran: no audit insert, no ack for msg-1#1.
@@ -90,7 +90,7 @@ test("crash_after at the insert redelivers the message and the payment is record
 
 test("crash_before, error and ambiguous at the insert take their documented outcomes", async () => {
   const one = [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } }];
-  const at = (/** @type {string} */ fault) => paymentsPlan({ events: one, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault }], turns: [] } });
+  const at = (/** @type {string} */ fault) => paymentsPlan({ events: one, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 0, fault }], turns: [], batches: [] } });
   const before = await host.run(at("crash_before"));
   assert.deepEqual(brief(before.effects).slice(0, 2), ["msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run fault:crash_before"]);
   assert.equal(snapshot(before.effects, "payments").length, 1, "nothing committed at the crash; the redelivery paid once");
@@ -136,7 +136,7 @@ test("retry() redelivers even though the handler returned", async () => {
 });
 
 test("crash_after at an explicit ack keeps the ack; crash_before loses it and the message comes back", async () => {
-  const fault = (/** @type {string} */ kind) => ({ kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: kind }], turns: [] });
+  const fault = (/** @type {string} */ kind) => ({ kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: kind }], turns: [], batches: [] });
   const kept = await host.run(deciding("ack-twice", { policy: fault("crash_after") }));
   assert.deepEqual(brief(kept.effects), [
     "msg-1#1/0 D1:DB run call", "msg-1#1/0 D1:DB run result", "msg-1#1/1 D1:DB run call", "msg-1#1/1 D1:DB run result",
@@ -148,7 +148,7 @@ test("crash_after at an explicit ack keeps the ack; crash_before loses it and th
 });
 
 test("code that catches the crash and carries on gets nowhere", async () => {
-  const result = await host.run(deciding("ack-swallow-crash", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "crash_before" }], turns: [] } }));
+  const result = await host.run(deciding("ack-swallow-crash", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "crash_before" }], turns: [], batches: [] } }));
   assert.equal(result.effects.filter((/** @type {any} */ e) => e.invocation === "msg-1#1").length, 6, "nothing after the crash is recorded");
   assert.equal(snapshot(result.effects, "payments").some((/** @type {any} */ r) => r.order_id === "after-crash"), false, "nor performed");
 });
@@ -249,4 +249,28 @@ test("a queue drive without its batchSize (define_scenario writes it) is an inte
   const consumers = paymentsPlan();
   /** @type {any} */ (consumers.scenario.drive).batchSize = null;
   assert.deepEqual(invocations(await host.run(consumers)), ["msg-1#1"]);
+});
+
+test("a delivery of two messages makes a batch decision within maxShortBatches: option 1 takes the first alone, replay names it by invocation", async () => {
+  const invocations = (/** @type {any} */ result) => [...new Set(result.effects.map((/** @type {any} */ e) => e.invocation).filter((/** @type {string} */ id) => id !== "snapshot"))];
+  const batchDecisions = (/** @type {any} */ result) => result.decisions.filter((/** @type {any} */ d) => d.kind === "batch");
+  /** @param {object} fields */
+  const pair = (fields) => {
+    const plan = { ...paymentsPlan({ maxFaults: 0 }), ...fields };
+    /** @type {any} */ (plan.scenario.drive).batchSize = 2;
+    return plan;
+  };
+  // maxShortBatches 0: no decision, both messages in one batch (the platform's).
+  const none = await host.run(pair({}));
+  assert.deepEqual(invocations(none), ["msg-1#1"]);
+  assert.deepEqual(batchDecisions(none), []);
+  // Offered at 1: option 0 is the platform's batch; a forced 1 takes msg-1 alone, then msg-2 (one left: no decision).
+  const whole = await host.run(pair({ maxShortBatches: 1 }));
+  assert.deepEqual(batchDecisions(whole), [{ kind: "batch", invocation: "msg-1#1", target: "Queue:payments", options: [2, 1], chosen: 0 }]);
+  assert.deepEqual(invocations(whole), ["msg-1#1"]);
+  const short = await host.run(pair({ maxShortBatches: 1, prefix: [1] }));
+  assert.deepEqual(invocations(short), ["msg-1#1", "msg-2#1"]);
+  assert.deepEqual(batchDecisions(short).map((/** @type {any} */ d) => d.chosen), [1]);
+  const replayed = await host.run(pair({ maxShortBatches: 1, policy: { kind: "replay", faults: [], turns: [], batches: [{ invocation: "msg-1#1", size: 1 }] } }));
+  assert.equal(JSON.stringify(replayed.effects), JSON.stringify(short.effects));
 });

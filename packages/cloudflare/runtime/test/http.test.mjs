@@ -34,6 +34,7 @@ function plan(options) {
     prefix: options.prefix ?? [],
     policy: options.policy ?? { kind: "first" },
     maxFaults: options.maxFaults ?? 1,
+    maxShortBatches: 0,
   };
 }
 
@@ -95,7 +96,7 @@ test("an uncaught exception and a result that is not a Response are 500s", async
 
 test("crash_before at the response: the caller never received it and resends; retries spent, it gives up", async () => {
   const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [1000], deadlineMs: null };
-  const crash = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 1, fault: "crash_before" }], turns: [] };
+  const crash = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 1, fault: "crash_before" }], turns: [], batches: [] };
   const result = await host.run(plan({ events: [req("req-1", "/orders", { orderId: "o-1", amountCents: 5 })], caller, policy: crash }));
   assert.deepEqual(brief(result.effects), [
     "req-1#1/0 D1:DB run call",
@@ -135,7 +136,7 @@ test("retryOn 5xx resends a 503 but not a 404; maxRedeliveries bounds the caller
 
 test("ambiguous is offered only with a deadline: sent, counted failed, and the handler carries on", async () => {
   const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 30000 };
-  const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 1, fault: "ambiguous" }], turns: [] };
+  const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 1, fault: "ambiguous" }], turns: [], batches: [] };
   const result = await host.run(plan({ events: [req("req-1", "/later", { orderId: "o-1", amountCents: 5 })], caller, policy: ambiguous }));
   assert.deepEqual(result.decisions.find((/** @type {any} */ d) => d.target === "Http:/later").options, ["none", "crash_before", "ambiguous"]);
   // The background read started in the handler (ordinal 0) and was in flight when it returned.
@@ -168,7 +169,7 @@ test("background work: the read in flight when the handler returned; cut_off com
   const background = clean.effects.find((/** @type {any} */ e) => e.op === "background" && e.kind === "result");
   assert.deepEqual(background.payload, { args: { pending: 1 }, result: { cutOff: false } });
 
-  const cut = await host.run(plan({ events, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }], turns: [] } }));
+  const cut = await host.run(plan({ events, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }], turns: [], batches: [] } }));
   assert.deepEqual(brief(cut.effects), [
     "req-1#1/0 D1:DB first call",
     "req-1#1/1 Http:/later response call",
@@ -188,14 +189,14 @@ test("a body written by background work is read to its end; cut off, it never en
   const clean = await host.run(plan({ events, maxFaults: 0 }));
   assert.deepEqual(clean.end, { kind: "completed" });
   assert.deepEqual(results(clean.effects, "response")[0].payload.result, { status: 200, ok: true, body: "none" });
-  const cut = await host.run(plan({ events, bounds: { budgetMs: 300, effectHangMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }], turns: [] } }));
+  const cut = await host.run(plan({ events, bounds: { budgetMs: 300, effectHangMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }], turns: [], batches: [] } }));
   assert.equal(cut.end.cause, "unseen_wait");
   assert.match(cut.end.detail, /response body of req-1#1/);
 });
 
 test("the queue drive's waitUntil work meets the same background point, after the implicit ack", async () => {
   const drive = { kind: "queue", name: "orders", events: [{ id: "msg-1", body: { orderId: "o-1", amountCents: 5 } }], batchSize: 1 };
-  const cut = await host.run(plan({ events: [], drive, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "cut_off" }], turns: [] } }));
+  const cut = await host.run(plan({ events: [], drive, policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 2, fault: "cut_off" }], turns: [], batches: [] } }));
   assert.deepEqual(brief(cut.effects), [
     "msg-1#1/0 D1:DB first call",
     "msg-1#1/1 Queue:orders ack call",
@@ -236,7 +237,7 @@ test("a repeated dedupe key gets the earlier reply, recorded not effective", asy
 test("an ambiguous outbound request committed: the resend with its key is not effective", async () => {
   const events = [req("req-1", "/charge", { orderId: "o-1", amountCents: 5, key: "k-1" })];
   const caller = { retries: 2, retryOn: "non-2xx", delaysMs: [], deadlineMs: null };
-  const result = await host.run(plan({ events, caller, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [] } }));
+  const result = await host.run(plan({ events, caller, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [], batches: [] } }));
   assert.deepEqual(brief(result.effects).slice(0, 3), ["req-1#1/0 Fetch:payments-api POST call", "req-1#1/0 Fetch:payments-api POST result", "req-1#1/0 Fetch:payments-api POST fault:ambiguous"]);
   assert.deepEqual(results(result.effects, "POST").map((e) => [e.invocation, e.payload.result.effective]), [["req-1#1", true], ["req-1#2", false]]);
   assert.deepEqual(results(result.effects, "response").map((e) => [e.invocation, e.payload.result.status]), [["req-1#1", 500], ["req-1#2", 200]]);
@@ -342,7 +343,7 @@ test("concurrent: an answer past the deadline, reached before the alarm, is the 
 test("concurrent: ambiguous at the response is offered with a deadline; the resend overlaps the background work", async () => {
   const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 30000 };
   // The background read parks before it takes an ordinal, so the response is ordinal 0 here.
-  const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [] };
+  const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [], batches: [] };
   const result = await host.run(plan({ events: [req("req-1", "/later", { orderId: "o-1", amountCents: 5 })], caller, policy: ambiguous, bounds: CONCURRENT }));
   assert.deepEqual(result.end, { kind: "completed" });
   assert.deepEqual(result.decisions.find((/** @type {any} */ d) => d.kind === "fault" && d.target === "Http:/later").options, ["none", "crash_before", "ambiguous"]);
@@ -361,7 +362,7 @@ test("concurrent: a seeded run with a deadline and delays is the same run twice"
   const second = await host.run(seeded);
   assert.deepEqual(first.end, { kind: "completed" });
   assert.equal(JSON.stringify(first), JSON.stringify(second));
-  const replayed = await host.run({ ...seeded, policy: { kind: "replay", faults: first.effects.filter((/** @type {any} */ e) => e.kind === "fault").map((/** @type {any} */ e) => ({ invocation: e.invocation, ordinal: e.ordinal, fault: e.payload.fault })), turns: picksIndexes(first) } });
+  const replayed = await host.run({ ...seeded, policy: { kind: "replay", faults: first.effects.filter((/** @type {any} */ e) => e.kind === "fault").map((/** @type {any} */ e) => ({ invocation: e.invocation, ordinal: e.ordinal, fault: e.payload.fault })), turns: picksIndexes(first), batches: [] } });
   assert.equal(JSON.stringify(replayed.effects), JSON.stringify(first.effects));
 });
 

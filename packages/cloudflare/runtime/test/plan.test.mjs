@@ -23,7 +23,7 @@ const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors/follower.
  * @param {object} fields
  */
 function plan(fields) {
-  return { prefix: [], policy: { kind: "first" }, maxFaults: 1, streams: { turns: [1, 0, 0, 0] }, ...fields };
+  return { prefix: [], policy: { kind: "first" }, maxFaults: 1, maxShortBatches: 0, streams: { turns: [1, 0, 0, 0] }, ...fields };
 }
 
 test("first takes option 0 everywhere and counts eligible points", () => {
@@ -68,7 +68,7 @@ test("seeded looks the eligible ordinal up: a kind draw picks allowed[draw % len
 });
 
 test("replay keys faults by invocation and ordinal, not by position", () => {
-  const f = new PlanFollower(plan({ policy: { kind: "replay", faults: [{ invocation: "msg-2#1", ordinal: 1, fault: "error" }], turns: [] }, maxFaults: 1 }));
+  const f = new PlanFollower(plan({ policy: { kind: "replay", faults: [{ invocation: "msg-2#1", ordinal: 1, fault: "error" }], turns: [], batches: [] }, maxFaults: 1 }));
   assert.equal(f.faultAt("msg-1#1", 1, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("msg-2#1", 0, "D1:DB", WRITE_FAULTS), "none");
   assert.equal(f.faultAt("msg-2#1", 1, "D1:DB", WRITE_FAULTS), "error");
@@ -90,7 +90,9 @@ test("core's follower vectors: the same answers, decisions and counts as engine/
   for (const c of data.cases) {
     const f = new PlanFollower(c.plan);
     const answers = c.points.map((/** @type {any} */ p) =>
-      p.kind === "fault" ? f.faultAt(p.invocation, p.ordinal, p.target, p.ladder) : f.turnAt(p.options).chosen);
+      p.kind === "fault" ? f.faultAt(p.invocation, p.ordinal, p.target, p.ladder)
+        : p.kind === "batch" ? f.batchAt(p.invocation, p.target, p.count)
+        : f.turnAt(p.options).chosen);
     assert.deepEqual(answers, c.answers, `answers: ${c.name}`);
     assert.deepEqual(f.decisions, c.decisions, `decisions: ${c.name}`);
     assert.equal(f.eligible, c.eligible, `eligible: ${c.name}`);

@@ -39,6 +39,7 @@ function plan(options) {
     prefix: [],
     policy: options.policy ?? { kind: "first" },
     maxFaults: options.maxFaults ?? 1,
+    maxShortBatches: 0,
   };
 }
 
@@ -49,7 +50,7 @@ function req(id, p, body = { orderId: "o-1", amountCents: 100 }) {
 
 /** @param {string} invocation @param {number} ordinal @param {string} fault */
 function replay(invocation, ordinal, fault) {
-  return { kind: "replay", faults: [{ invocation, ordinal, fault }], turns: [] };
+  return { kind: "replay", faults: [{ invocation, ordinal, fault }], turns: [], batches: [] };
 }
 
 /** @param {any[]} effects */

@@ -37,7 +37,7 @@ function plan(step, options = {}) {
 
 /** @param {string} fault @param {number} ordinal @param {string} step */
 function faulted(step, ordinal, fault) {
-  return plan(step, { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal, fault }], turns: [] }, bounds: { maxRedeliveries: 0 } });
+  return plan(step, { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal, fault }], turns: [], batches: [] }, bounds: { maxRedeliveries: 0 } });
 }
 
 /** @param {any[]} effects @param {string} target @param {string} table */

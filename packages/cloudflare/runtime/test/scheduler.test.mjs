@@ -19,6 +19,7 @@ function concurrentRun() {
     prefix: [],
     policy: { kind: "first" },
     maxFaults: 0,
+    maxShortBatches: 0,
   };
   return new Run(plan, {}, {});
 }
@@ -145,6 +146,7 @@ function sequentialRun() {
     prefix: [],
     policy: { kind: "first" },
     maxFaults: 0,
+    maxShortBatches: 0,
   };
   return new Run(plan, {}, {});
 }

@@ -72,7 +72,7 @@ test("seeded picks come from the turn stream: the same words give the same run, 
   const second = await host.run(seeded);
   assert.equal(JSON.stringify(first), JSON.stringify(second));
   const picks = turns(first).map((/** @type {any} */ d) => d.chosen);
-  const replayed = await host.run(concurrentPlan({ policy: { kind: "replay", faults: [], turns: picks }, turns: [9, 9, 9, 9] }));
+  const replayed = await host.run(concurrentPlan({ policy: { kind: "replay", faults: [], turns: picks, batches: [] }, turns: [9, 9, 9, 9] }));
   assert.equal(JSON.stringify(replayed.effects), JSON.stringify(first.effects));
   // Some stream words interleave the two deliveries: across a few, both outcomes appear.
   const outcomes = new Set();

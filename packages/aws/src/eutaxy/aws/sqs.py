@@ -3,7 +3,11 @@
 A queue holds messages, each visible from a virtual time on: the run's start plus its
 delivery delay. The event source polls: it takes up to ``batchSize`` visible messages
 (waiting up to the batching window for a fuller batch) and invokes the handler once per
-batch, the invocation ``<first message>#<its receive count>`` (``msg-1#2``). Then:
+batch, the invocation ``<first message>#<its receive count>`` (``msg-1#2``). A poll of two
+or more may take only the first ``k`` of them when the plan's batch decision says so (a
+short batch, as a poll that returns before the batch fills; at most the plan's
+``maxShortBatches`` per run, ``eutaxy.engine.follower``); the rest wait for the next poll.
+Then:
 
 - a return deletes every message of the batch, except, when ReportBatchItemFailures is on,
   those its answer lists in ``batchItemFailures`` (an answer naming no message of the batch,
@@ -485,6 +489,12 @@ def deliver_queue(
         batch, start_ms = polled
         if start_ms > loop.now_ms:
             loop.globals.advance(start_ms - loop.now_ms)
+        # How many of them this poll takes: the event source's batch unless the plan takes a
+        # short one (a batch decision, within the plan's maxShortBatches; engine/follower.py).
+        head = batch[0]
+        size = loop.follower.batch(invocation_id(head.id, head.receives + 1), target, len(batch))
+        assert 1 <= size <= len(batch), (size, len(batch))
+        batch = batch[:size]
         for message in batch:
             message.receives += 1
             if message.first_receive_ms is None:

@@ -19,7 +19,7 @@ import attrs
 from eutaxy.core.console_lines import ConsoleLine, console_lines
 from eutaxy.core.cuts import Cut, cuts_of
 from eutaxy.core.invocation_outcomes import InvocationOutcome
-from eutaxy.core.schedule import FaultAt
+from eutaxy.core.schedule import BatchAt, FaultAt
 
 #: Bumped whenever a plan or a result changes shape or meaning; both sides refuse
 #: any other version rather than guess.
@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1
 #: The names of the seeded streams a plan carries (four xoshiro128** state words each).
 STREAM_NAMES = ("globals", "turns")
 
-DECISION_KINDS = ("fault", "turn")
+DECISION_KINDS = ("fault", "turn", "batch")
 END_KINDS = ("completed", "unsupported")
 
 
@@ -72,10 +72,12 @@ class SeededPolicy:
 
 @attrs.frozen(kw_only=True)
 class ReplayPolicy:
-    """A recorded schedule: faults keyed by invocation and ordinal, turn picks in order."""
+    """A recorded schedule: faults keyed by invocation and ordinal, turn picks in order, short
+    batches keyed by the invocation their delivery starts."""
 
     faults: tuple[FaultAt, ...] = ()
     turns: tuple[int, ...] = ()
+    batches: tuple[BatchAt, ...] = ()
     kind = "replay"
 
     def to_data(self) -> dict:
@@ -86,6 +88,7 @@ class ReplayPolicy:
                 for f in self.faults
             ],
             "turns": list(self.turns),
+            "batches": [b.to_data() for b in self.batches],
         }
 
 
@@ -114,6 +117,9 @@ def policy_from_data(data: Mapping[str, Any]) -> Policy:
                 for f in data.get("faults", [])
             ),
             turns=tuple(int(t) for t in data.get("turns", [])),
+            batches=tuple(
+                BatchAt(invocation=b["invocation"], size=int(b["size"])) for b in data.get("batches", [])
+            ),
         )
     if kind == "first":
         return FirstPolicy()
@@ -138,10 +144,14 @@ class RunPlan:
     policy: Policy = attrs.field(factory=FirstPolicy)
     #: No fault decision is offered once this many faults were injected in the run.
     max_faults: int = 0
+    #: No batch decision is offered once this many deliveries took a short batch in the run
+    #: (0: every delivery takes what the platform takes).
+    max_short_batches: int = 0
 
     def __attrs_post_init__(self) -> None:
         assert all(i >= 0 for i in self.prefix), self.prefix
         assert self.max_faults >= 0, self.max_faults
+        assert self.max_short_batches >= 0, self.max_short_batches
         for name in STREAM_NAMES:
             assert name in self.streams, name
 
@@ -154,6 +164,7 @@ class RunPlan:
             "prefix": list(self.prefix),
             "policy": self.policy.to_data(),
             "maxFaults": self.max_faults,
+            "maxShortBatches": self.max_short_batches,
         }
 
     @classmethod
@@ -166,6 +177,7 @@ class RunPlan:
             prefix=tuple(int(i) for i in data.get("prefix", [])),
             policy=policy_from_data(data["policy"]),
             max_faults=int(data["maxFaults"]),
+            max_short_batches=int(data["maxShortBatches"]),
         )
 
 
@@ -179,7 +191,12 @@ class Decision:
 
     A ``fault`` decision is made at an eligible point; its options are ``"none"``
     then the point's allowed kinds in ladder order, and it names the point
-    (invocation, ordinal, target). A ``turn`` decision picks the next move of a
+    (invocation, ordinal, target). A ``batch`` decision is made when a queue delivery
+    starts with two or more messages waiting, while fewer than ``maxShortBatches``
+    deliveries of the run took a short batch: its options are message counts, the
+    platform's batch first (every waiting message up to the batch size, ``n``) and then
+    ``1 .. n-1``; it names the invocation the delivery starts and the queue (``target``).
+    A ``turn`` decision picks the next move of a
     concurrent run; its options are plain dicts keyed by ``kind`` (``effect``,
     ``start``, ``timer``, ``time``) and ``more`` says whether the chosen turn did
     more than its effect.
@@ -199,6 +216,10 @@ class Decision:
         if self.kind == "fault":
             assert self.options[0] == "none", self.options
             assert self.invocation is not None and self.ordinal is not None, self
+        if self.kind == "batch":
+            assert self.invocation is not None, self
+            assert list(self.options[1:]) == list(range(1, len(self.options))), self.options
+            assert self.options[0] == len(self.options), self.options
 
     @property
     def choice(self) -> Any:
@@ -215,13 +236,21 @@ class Decision:
                 "options": list(self.options),
                 "chosen": self.chosen,
             }
+        if self.kind == "batch":
+            return {
+                "kind": "batch",
+                "invocation": self.invocation,
+                "target": self.target,
+                "options": list(self.options),
+                "chosen": self.chosen,
+            }
         return {"kind": "turn", "options": list(self.options), "chosen": self.chosen, "more": self.more}
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Decision:
         kind = data.get("kind")
         if kind not in DECISION_KINDS:
-            raise ProtocolError(f"decision: unknown kind {kind!r}, expected fault or turn")
+            raise ProtocolError(f"decision: unknown kind {kind!r}, expected fault, turn or batch")
         options = tuple(data["options"])
         chosen = int(data["chosen"])
         if not 0 <= chosen < len(options):
@@ -237,6 +266,10 @@ class Decision:
                 ordinal=int(data["ordinal"]),
                 target=data.get("target"),
             )
+        if kind == "batch":
+            if len(options) < 2 or list(options) != [len(options), *range(1, len(options))]:
+                raise ProtocolError(f"batch decision: options must be [n, 1, ..., n-1] with n >= 2, got {list(options)!r}")
+            return cls(kind="batch", options=options, chosen=chosen, invocation=data["invocation"], target=data.get("target"))
         return cls(kind="turn", options=options, chosen=chosen, more=bool(data.get("more", False)))
 
 

@@ -1,8 +1,12 @@
-"""A run's schedule: the faults injected (keyed by invocation and ordinal) and the turn picks.
+"""A run's schedule: the faults injected (keyed by invocation and ordinal), the turn picks
+and the short batches taken.
 
 Faults are keyed by the effect's position within its invocation, not by a global index,
 so a schedule stays valid when the shrinker removes other events. ``turns`` records the
-turn picks of a concurrent run so replay follows them rather than the seed.
+turn picks of a concurrent run so replay follows them rather than the seed. ``batches``
+records each queue delivery that took fewer of the waiting messages than the platform
+would (a short batch, ``maxShortBatches``), keyed by the invocation it started; a delivery
+not listed takes what the platform takes.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from eutaxy.core.effects import parse_invocation
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import POINT_FAULTS
 
-__all__ = ["FaultAt", "Schedule", "schedule_sort_key", "turn_switches"]
+__all__ = ["BatchAt", "FaultAt", "Schedule", "schedule_sort_key", "turn_switches"]
 
 
 @attrs.frozen
@@ -43,6 +48,35 @@ class FaultAt:
         return cls(invocation=data["invocation"], ordinal=data["ordinal"], fault=data["fault"])
 
 
+@attrs.frozen
+class BatchAt:
+    """The delivery that starts invocation ``invocation`` (``msg-1#1``) takes ``size`` messages.
+
+    ``size`` is below what the platform would take there (the waiting messages, up to the
+    batch size): a short batch. Replay takes it when the delivery offers it, else the
+    platform's usual batch.
+    """
+
+    invocation: str
+    size: int
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 1:
+            raise UserError(f"a short batch's size must be a positive integer, got {self.size!r}")
+        parse_invocation(self.invocation)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"invocation": self.invocation, "size": self.size}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "BatchAt":
+        return cls(invocation=data["invocation"], size=data["size"])
+
+
+def _batch_tuple(batches: Iterable[BatchAt]) -> tuple[BatchAt, ...]:
+    return tuple(batches)
+
+
 def _fault_tuple(faults: Iterable[FaultAt]) -> tuple[FaultAt, ...]:
     return tuple(faults)
 
@@ -55,15 +89,22 @@ def _turn_tuple(turns: Iterable[int]) -> tuple[int, ...]:
 class Schedule:
     faults: tuple[FaultAt, ...] = attrs.field(default=(), converter=_fault_tuple)
     turns: tuple[int, ...] = attrs.field(default=(), converter=_turn_tuple)
+    #: The short batches taken, in the order their deliveries started.
+    batches: tuple[BatchAt, ...] = attrs.field(default=(), converter=_batch_tuple)
 
     def to_data(self) -> dict[str, Any]:
-        return {"faults": [fault.to_data() for fault in self.faults], "turns": list(self.turns)}
+        data: dict[str, Any] = {"faults": [fault.to_data() for fault in self.faults], "turns": list(self.turns)}
+        # Only a schedule with a short batch names them, so every other reads as before.
+        if self.batches:
+            data["batches"] = [batch.to_data() for batch in self.batches]
+        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Schedule":
         return cls(
             faults=tuple(FaultAt.from_data(fault) for fault in data.get("faults") or []),
             turns=tuple(data.get("turns") or []),
+            batches=tuple(BatchAt.from_data(batch) for batch in data.get("batches") or []),
         )
 
     def fault_at(self, invocation: str, ordinal: int) -> str | None:
@@ -94,19 +135,22 @@ def turn_switches(effects: Iterable[Mapping[str, Any]]) -> int:
 
 def schedule_sort_key(
     kept_events: int, schedule: Schedule, *, switches: int
-) -> tuple[int, int, int, int, tuple[int, ...]]:
+) -> tuple[int, int, int, int, int, tuple[int, ...]]:
     """The one order for "smaller", used by the shrinker to accept only strict progress.
 
     ``switches`` is ``turn_switches`` of the run that took ``schedule``.
 
     1. Fewer events first: each event removed is a whole invocation less to read.
     2. Then fewer faults: each is a step the reader must follow and a cause to weigh.
-    3. Then fewer turn picks: each is a move of the scheduler (fewer effects reached).
-    4. Then fewer switches between invocations in the trace: each is a place where the
+    3. Then fewer short batches: each is a delivery that departs from what the platform
+       usually does (take every waiting message up to the batch size), so a trace that
+       needs none reads as the platform runs.
+    4. Then fewer turn picks: each is a move of the scheduler (fewer effects reached).
+    5. Then fewer switches between invocations in the trace: each is a place where the
        reader must keep two invocations' states in mind, so a concurrent bug reads best
        with no more switches than it needs. It comes before the picks themselves because
        a lower pick (option 0, the invocation waiting longest) can mean more switches.
-    5. Then lower turn picks from the left: option 0 is arrival order, so lower picks read
+    6. Then lower turn picks from the left: option 0 is arrival order, so lower picks read
        closer to the run without interleaving.
     """
-    return (kept_events, len(schedule.faults), len(schedule.turns), switches, schedule.turns)
+    return (kept_events, len(schedule.faults), len(schedule.batches), len(schedule.turns), switches, schedule.turns)

@@ -64,6 +64,18 @@ REDUCTION_ASSUMPTION = (
     "invocations except through effects and the virtual globals"
 )
 
+
+
+def short_batches_assumption(max_short_batches: int) -> str:
+    """What a check that explores short batches assumes about them (``maxShortBatches`` above 0)."""
+    deliveries = "one delivery" if max_short_batches == 1 else f"{max_short_batches} deliveries"
+    return (
+        f"Batch compositions: in each run up to {deliveries} of a queue may take only the first k of the "
+        "n messages it would deliver together (1 <= k < n), as a batch whose timeout ends before it fills "
+        "does; every other delivery takes every message waiting up to the batch size (maxShortBatches)."
+    )
+
+
 #: The nearest effects a vacuous invariant's message names: enough to spot a wrong op.
 _NEAREST_MAX = 6
 
@@ -234,8 +246,10 @@ def _provenance(
     completed: bool = False,
 ) -> Provenance:
     described = platform.describe() or {}
-    # The bounds that stopped exploration, then every bound that cut an explored run.
-    reached = tuple(dict.fromkeys((*bounds_reached, *session.cut_counts)))
+    # The bounds that stopped exploration, then every bound that cut an explored run, then
+    # maxShortBatches when it kept a delivery of some run from taking a short batch.
+    short = ("maxShortBatches",) if session.short_batches_reached else ()
+    reached = tuple(dict.fromkeys((*bounds_reached, *session.cut_counts, *short)))
     return Provenance(
         seed=session.seed,
         runs=session.runs,
@@ -268,6 +282,8 @@ def _verdict(
 ) -> SimulationVerdict:
     exhaustive = outcome.exhaustive
     assumptions = [REDUCTION_ASSUMPTION] if exhaustive is not None and exhaustive["reduction"] else []
+    if session.bounds.max_short_batches:
+        assumptions.append(short_batches_assumption(session.bounds.max_short_batches))
     common: dict[str, Any] = {
         "scenario": str(scenario.get("name") or session.seed),
         "platform": _platform_name(scenario, platform),
@@ -331,7 +347,7 @@ def replay_scenario(
     bounds = resolve_bounds(scenario)
     scenario = with_bounds(scenario, bounds)
     restricted = scenario if events is None else restrict_events(scenario, events)
-    result = platform.run(replay_plan(restricted, seed, schedule, bounds.max_faults_per_run))
+    result = platform.run(replay_plan(restricted, seed, schedule, bounds.max_faults_per_run, max_short_batches=bounds.max_short_batches))
     violations: Sequence[Violation] = ()
     undetermined: Sequence[Violation] = ()
     if result.end.kind == "completed":

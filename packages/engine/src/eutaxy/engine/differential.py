@@ -387,7 +387,7 @@ class DifferentialRunner:
 
     def proxied(self, *, seed: str) -> dict[str, Any]:
         """One fault-free run through the proxies: the engine's plan with ``maxFaults`` 0."""
-        plan = first_plan(with_bounds(self.scenario, self._bounds), seed, (), 0)
+        plan = first_plan(with_bounds(self.scenario, self._bounds), seed, (), 0, max_short_batches=0)
         return self.platform.run(plan).to_data()
 
     def raw(self) -> dict[str, Any]:

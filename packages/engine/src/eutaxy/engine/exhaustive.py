@@ -219,7 +219,13 @@ class Enumeration:
 
     def next_plan(self) -> RunPlan:
         session = self.session
-        return first_plan(dict(session.scenario), session.seed, self.prefix, session.bounds.max_faults_per_run)
+        return first_plan(
+            dict(session.scenario),
+            session.seed,
+            self.prefix,
+            session.bounds.max_faults_per_run,
+            max_short_batches=session.bounds.max_short_batches,
+        )
 
     def observe(self, record: RunRecord) -> Stopped | None:
         decisions = record.result.decisions

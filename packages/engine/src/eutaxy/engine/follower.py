@@ -14,10 +14,18 @@ the plan's policy:
 - turn decisions (concurrent runs): ``seeded`` draws ``below(len(options))`` from the plan's
   turn stream, ``replay`` takes the next recorded pick (the n-th turn decision takes
   ``policy.turns[n]``) and the turn stream once they run out, ``first`` takes 0. The stream
-  is drawn only when the policy is asked, so a forced prefix leaves it untouched.
+  is drawn only when the policy is asked, so a forced prefix leaves it untouched;
+- batch decisions, when a queue delivery starts where the platform would take ``n`` >= 2
+  messages while fewer than ``maxShortBatches`` deliveries of the run took a short batch:
+  the options are ``[n, 1, ..., n-1]`` (option 0 is the platform's batch), and the answer
+  is the number of messages the delivery takes. ``seeded`` draws ``below(len(options))``
+  from the turn stream (one stream for every non-fault decision, in decision order),
+  ``replay`` takes the size ``policy.batches`` names for the invocation the delivery starts
+  when it is among the options (else option 0), ``first`` takes 0. A delivery past the
+  bound, or of fewer than two messages, makes no decision and takes ``n``.
 
 Every field the follower reads must be in the plan (``prefix``, ``policy`` with its own
-fields, ``maxFaults``, ``streams.turns``): a plan without one is refused naming the field
+fields, ``maxFaults``, ``maxShortBatches``, ``streams.turns``): a plan without one is refused naming the field
 (``ValueError``, an internal error: exit 3), never followed with a zero or an empty list (a
 missing ``maxFaults`` read as 0 would explore without faults and still say BOUNDED).
 
@@ -62,6 +70,8 @@ class PlanFollower:
     max_faults: int
     #: The turn stream's four state words (the plan's ``streams.turns``).
     turn_words: Sequence[int]
+    #: No batch decision is offered once this many deliveries took a short batch.
+    max_short_batches: int = 0
     #: Every decision taken, in order (the RunResult's ``decisions``).
     decisions: list[dict[str, Any]] = attrs.Factory(list)
     #: Eligible points reached so far; also the next point's eligible ordinal.
@@ -71,6 +81,9 @@ class PlanFollower:
     misaligned: int = 0
     #: Turn decisions taken so far (the n-th indexes ``policy.turns`` under replay).
     turns_taken: int = 0
+    #: Batch decisions taken so far, and how many of them took a short batch.
+    batches_taken: int = 0
+    short_batches: int = 0
     _turn_stream: Xoshiro128 | None = attrs.field(default=None, init=False)
 
     @classmethod
@@ -93,15 +106,20 @@ class PlanFollower:
         if policy["kind"] == "replay":
             _need(policy, "faults", list, "a list of faults by invocation and ordinal", "policy.")
             _need(policy, "turns", list, "a list of turn picks", "policy.")
+            _need(policy, "batches", list, "a list of short batches by invocation", "policy.")
         max_faults = _need(plan, "maxFaults", int, "a non-negative integer")
         if isinstance(max_faults, bool) or max_faults < 0:
             raise ValueError(f"plan: maxFaults: expected a non-negative integer, found {max_faults!r}")
+        max_short_batches = _need(plan, "maxShortBatches", int, "a non-negative integer")
+        if isinstance(max_short_batches, bool) or max_short_batches < 0:
+            raise ValueError(f"plan: maxShortBatches: expected a non-negative integer, found {max_short_batches!r}")
         streams = _need(plan, "streams", dict, "an object of stream words")
         return cls(
             prefix=tuple(_need(plan, "prefix", list, "a list of option indices")),
             policy=policy,
             max_faults=max_faults,
             turn_words=tuple(_need(streams, "turns", list, "the turn stream's four state words", "streams.")),
+            max_short_batches=max_short_batches,
         )
 
     def _prefix_pick(self, count: int) -> int | None:
@@ -141,7 +159,7 @@ class PlanFollower:
                 "chosen": chosen,
             }
         )
-        assert len(self.decisions) - self.turns_taken <= self.eligible, "a fault decision at each eligible point only"
+        assert len(self.decisions) - self.turns_taken - self.batches_taken <= self.eligible, "a fault decision at each eligible point only"
         if chosen == 0:
             return None
         self.faults_injected += 1
@@ -185,6 +203,49 @@ class PlanFollower:
         self.decisions.append(decision)
         return decision
 
+    # --- batch decisions ----------------------------------------------------------------
+
+    def batch(self, invocation: str, target: str, count: int) -> int:
+        """How many of the ``count`` messages the platform would deliver together this delivery takes.
+
+        ``invocation`` is the one the delivery starts (its first message's id and attempt),
+        ``target`` the queue. A decision is recorded only when a short batch could be taken.
+        """
+        assert count >= 1, count
+        if count < 2 or self.short_batches >= self.max_short_batches:
+            return count
+        self.batches_taken += 1
+        options = [count, *range(1, count)]
+        chosen = self._prefix_pick(len(options))
+        if chosen is None:
+            chosen = self._batch_by_policy(invocation, options)
+        assert _index_fits(chosen, len(options)), chosen
+        self.decisions.append(
+            {"kind": "batch", "invocation": invocation, "target": target, "options": options, "chosen": chosen}
+        )
+        if chosen != 0:
+            self.short_batches += 1
+            assert self.short_batches <= self.max_short_batches
+        return int(options[chosen])
+
+    def _batch_by_policy(self, invocation: str, options: list[int]) -> int:
+        kind = self.policy["kind"]
+        if kind == "first":
+            return 0
+        if kind == "replay":
+            for batch in self.policy["batches"]:
+                if batch["invocation"] == invocation:
+                    size = batch["size"]
+                    return options.index(size) if size in options[1:] else 0
+            return 0
+        return self._draw(len(options))
+
+    def _draw(self, count: int) -> int:
+        """One draw below ``count`` from the turn stream (made on the first draw)."""
+        if self._turn_stream is None:
+            self._turn_stream = Xoshiro128(self.turn_words)
+        return self._turn_stream.below(count)
+
     def _turn_by_policy(self, nth: int, count: int) -> int:
         kind = self.policy["kind"]
         if kind == "first":
@@ -193,6 +254,4 @@ class PlanFollower:
             recorded = self.policy["turns"]
             if nth < len(recorded):
                 return recorded[nth]
-        if self._turn_stream is None:
-            self._turn_stream = Xoshiro128(self.turn_words)
-        return self._turn_stream.below(count)
+        return self._draw(count)

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from eutaxy.core.protocol import FirstPolicy, ReplayPolicy, RunPlan, RunResult, SeededPolicy
 from eutaxy.core.prng import seed_words
-from eutaxy.core.schedule import FaultAt, Schedule
+from eutaxy.core.schedule import BatchAt, FaultAt, Schedule
 
 __all__ = [
     "EVENT_ID_PREFIXES",
@@ -26,6 +26,7 @@ __all__ = [
     "run_streams",
     "schedule_of",
     "seeded_plan",
+    "short_batches_withheld",
 ]
 
 
@@ -86,7 +87,13 @@ def restrict_events(scenario: Mapping[str, Any], kept: Iterable[str]) -> dict:
 
 
 def seeded_plan(
-    scenario: Mapping[str, Any], seed: str, run_index: int, faults: Mapping[int, int], max_faults: int
+    scenario: Mapping[str, Any],
+    seed: str,
+    run_index: int,
+    faults: Mapping[int, int],
+    max_faults: int,
+    *,
+    max_short_batches: int,
 ) -> RunPlan:
     return RunPlan(
         scenario=scenario,
@@ -95,10 +102,13 @@ def seeded_plan(
         prefix=(),
         policy=SeededPolicy(faults=dict(faults)),
         max_faults=max_faults,
+        max_short_batches=max_short_batches,
     )
 
 
-def first_plan(scenario: Mapping[str, Any], seed: str, prefix: Sequence[int], max_faults: int) -> RunPlan:
+def first_plan(
+    scenario: Mapping[str, Any], seed: str, prefix: Sequence[int], max_faults: int, *, max_short_batches: int
+) -> RunPlan:
     return RunPlan(
         scenario=scenario,
         seed=seed,
@@ -106,34 +116,55 @@ def first_plan(scenario: Mapping[str, Any], seed: str, prefix: Sequence[int], ma
         prefix=tuple(prefix),
         policy=FirstPolicy(),
         max_faults=max_faults,
+        max_short_batches=max_short_batches,
     )
 
 
-def replay_plan(scenario: Mapping[str, Any], seed: str, schedule: Schedule, max_faults: int) -> RunPlan:
-    """A plan that follows ``schedule``; the fault bound never hides one of its faults."""
+def replay_plan(
+    scenario: Mapping[str, Any], seed: str, schedule: Schedule, max_faults: int, *, max_short_batches: int
+) -> RunPlan:
+    """A plan that follows ``schedule``; neither the fault bound nor the short-batch bound hides one of its choices."""
     return RunPlan(
         scenario=scenario,
         seed=seed,
         streams=run_streams(seed),
         prefix=(),
-        policy=ReplayPolicy(faults=tuple(schedule.faults), turns=tuple(schedule.turns)),
+        policy=ReplayPolicy(faults=tuple(schedule.faults), turns=tuple(schedule.turns), batches=tuple(schedule.batches)),
         max_faults=max(max_faults, len(schedule.faults)),
+        max_short_batches=max(max_short_batches, len(schedule.batches)),
     )
 
 
 def schedule_of(result: RunResult) -> Schedule:
-    """The schedule a run took: its injected faults by point, and every turn pick in order."""
+    """The schedule a run took: its injected faults by point, every turn pick in order, and
+    its short batches by the invocation each delivery started."""
     faults = []
     turns = []
+    batches = []
     for decision in result.decisions:
         if decision.kind == "fault":
             if decision.chosen != 0:
                 faults.append(
                     FaultAt(invocation=decision.invocation, ordinal=decision.ordinal, fault=decision.choice)
                 )
+        elif decision.kind == "batch":
+            if decision.chosen != 0:
+                assert decision.invocation is not None, decision
+                batches.append(BatchAt(invocation=decision.invocation, size=int(decision.choice)))
         else:
             turns.append(decision.chosen)
-    return Schedule(faults=tuple(faults), turns=tuple(turns))
+    return Schedule(faults=tuple(faults), turns=tuple(turns), batches=tuple(batches))
+
+
+def short_batches_withheld(result: RunResult) -> bool:
+    """Whether a delivery of the run took several messages with no batch decision offered.
+
+    Every delivery where the platform takes two or more messages makes a batch decision
+    until the run's ``maxShortBatches`` deliveries took a short batch, so such a delivery
+    means the bound stopped the run from exploring a short batch there.
+    """
+    decided = {d.invocation for d in result.decisions if d.kind == "batch"}
+    return any(len(one.messages) >= 2 and one.invocation not in decided for one in result.invocations)
 
 
 def faults_injected(result: RunResult) -> int:

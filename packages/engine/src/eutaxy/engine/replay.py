@@ -33,7 +33,7 @@ __all__ = ["ReplayStrategy", "confirm", "replay"]
 def replay(session: Session, schedule: Schedule, kept_events: Sequence[str] | None = None) -> RunRecord:
     """Replay ``schedule`` on the session's scenario (restricted to ``kept_events`` when given)."""
     scenario = session.scenario if kept_events is None else restrict_events(session.scenario, kept_events)
-    return session.perform(replay_plan(scenario, session.seed, schedule, session.bounds.max_faults_per_run))
+    return session.perform(replay_plan(scenario, session.seed, schedule, session.bounds.max_faults_per_run, max_short_batches=session.bounds.max_short_batches))
 
 
 def confirm(session: Session, record: RunRecord) -> tuple[RunRecord, Violation] | None:
@@ -45,7 +45,7 @@ def confirm(session: Session, record: RunRecord) -> tuple[RunRecord, Violation] 
     assert record.violations, record
     target = violation_key(record.violations[0])
     again = session.perform(
-        replay_plan(record.plan.scenario, session.seed, record.schedule, session.bounds.max_faults_per_run)
+        replay_plan(record.plan.scenario, session.seed, record.schedule, session.bounds.max_faults_per_run, max_short_batches=session.bounds.max_short_batches)
     )
     violation = None if again.unsupported else same_violation(again.violations, target)
     if violation is None:
@@ -79,7 +79,7 @@ class ReplayStrategy:
         scenario = session.scenario if self.kept_events is None else restrict_events(session.scenario, self.kept_events)
         schedule = self.schedules[self.planned]
         self.planned += 1
-        return replay_plan(scenario, session.seed, schedule, session.bounds.max_faults_per_run)
+        return replay_plan(scenario, session.seed, schedule, session.bounds.max_faults_per_run, max_short_batches=session.bounds.max_short_batches)
 
     def observe(self, record: RunRecord) -> Stopped | None:
         return None

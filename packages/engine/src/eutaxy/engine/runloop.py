@@ -349,7 +349,7 @@ class RunLoop:
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
         data = plan_data(plan)
-        # The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, streams.turns).
+        # The follower refuses a plan missing a field it reads (prefix, policy, maxFaults, maxShortBatches, streams.turns).
         follower = PlanFollower.from_plan(data)
         words = data["streams"].get("globals")
         if not isinstance(words, list) or len(words) != 4:

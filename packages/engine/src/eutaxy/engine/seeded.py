@@ -58,6 +58,8 @@ class SeededPlanner:
     seed: str
     max_faults_per_run: int
     fault_probability: float
+    #: Deliveries per run that may take a short batch (the plan's ``maxShortBatches``).
+    max_short_batches: int = 0
     #: The most eligible points a run that injected no fault has had.
     most_fault_free: int = attrs.field(init=False, default=0)
     #: The most eligible points any run has had (never below ``most_fault_free``).
@@ -88,7 +90,9 @@ class SeededPlanner:
 
     def next_plan(self, scenario: dict) -> RunPlan:
         faults = {} if self.runs_planned == 0 else self.draw_faults()
-        plan = seeded_plan(scenario, self.seed, self.runs_planned, faults, self.max_faults_per_run)
+        plan = seeded_plan(
+            scenario, self.seed, self.runs_planned, faults, self.max_faults_per_run, max_short_batches=self.max_short_batches
+        )
         self.runs_planned += 1
         return plan
 
@@ -111,7 +115,9 @@ def _next_plan(session: Session, planner: SeededPlanner, tree: ScheduleTree) -> 
     prefix = tree.next_open()
     assert prefix is not None, "a complete tree ends exploration before a plan is asked for"
     session.enumerating = True
-    return first_plan(scenario, session.seed, prefix, session.bounds.max_faults_per_run)
+    return first_plan(
+        scenario, session.seed, prefix, session.bounds.max_faults_per_run, max_short_batches=session.bounds.max_short_batches
+    )
 
 
 @attrs.define(eq=False)
@@ -136,6 +142,7 @@ class SeededStrategy:
             seed=self.session.seed,
             max_faults_per_run=bounds.max_faults_per_run,
             fault_probability=bounds.fault_probability,
+            max_short_batches=bounds.max_short_batches,
         )
         self.tree = self.session.schedule_tree = ScheduleTree(fault_choices=bounds.fault_probability > 0)
 

@@ -28,7 +28,7 @@ from eutaxy.core.violations import Violation
 from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT, Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.coverage import FaultCoverage
-from eutaxy.engine.plans import events_of, faults_injected, schedule_of
+from eutaxy.engine.plans import events_of, faults_injected, schedule_of, short_batches_withheld
 from eutaxy.engine.schedule_tree import ScheduleTree
 
 __all__ = ["RunRecord", "Session", "same_violation", "violation_key"]
@@ -121,6 +121,10 @@ class Session:
     fault_free_runs: int = attrs.field(init=False, default=0)
     #: Per bound, the exploration runs it cut (``eutaxy.core.cuts``), in the order first met.
     cut_counts: dict[str, CutCount] = attrs.field(init=False, factory=dict)
+    #: An exploration run had a delivery of several messages that ``maxShortBatches`` (above 0)
+    #: kept from taking a short batch: the bound stopped exploration there, and the verdict
+    #: names it among the bounds reached (``eutaxy.engine.plans.short_batches_withheld``).
+    short_batches_reached: bool = attrs.field(init=False, default=False)
     #: Per invariant, the exploration runs that broke it where a cut leaves the break undetermined.
     undetermined_counts: dict[str, UndeterminedCount] = attrs.field(init=False, factory=dict)
     _started_ms: float = attrs.field(init=False, default=0.0)
@@ -177,6 +181,8 @@ class Session:
         self._count_invariants(record)
         self._count_outcomes(record)
         self._count_cuts(record)
+        if plan.max_short_batches and not self.short_batches_reached:
+            self.short_batches_reached = short_batches_withheld(record.result)
         self.runs += 1
         if self.schedule_tree is not None:
             self.schedule_tree.add(record.result.decisions)

@@ -333,6 +333,9 @@ def _schedule(verdict: Violated) -> list[str]:
             for f in faults) + "</ul>")
     else:
         lines.append("<p>No faults injected.</p>")
+    if verdict.schedule.batches:
+        lines.append("<ul>" + "".join(
+            f"<li>{_e(b.invocation)}: short batch of {_e(b.size)}</li>" for b in verdict.schedule.batches) + "</ul>")
     if turns:
         lines.append(f"<p>Turn picks: <code>{_e(' '.join(str(t) for t in turns))}</code></p>")
     return lines

@@ -559,6 +559,8 @@ def _schedule_section(verdict: Violated) -> list[str]:
             lines.append(f"  {fault.invocation} effect #{fault.ordinal}: {fault.fault}")
     else:
         lines.append("  no faults injected")
+    for batch in verdict.schedule.batches:
+        lines.append(f"  {batch.invocation} short batch: {batch.size} message" + ("" if batch.size == 1 else "s"))
     if verdict.schedule.turns:
         lines.append("  turn picks: " + " ".join(str(turn) for turn in verdict.schedule.turns))
     return lines
