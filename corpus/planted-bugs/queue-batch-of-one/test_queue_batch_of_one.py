@@ -37,6 +37,9 @@ def test_a_lone_duplicate_is_charged_twice():
     assert {"faults": [], "turns": [], "batches": [{"invocation": "msg-1#1", "size": 1}]} == verdict["schedule"]
     writes = [e for e in verdict["trace"] if e["target"] == "D1:DB" and e["kind"] == "result"]
     assert [("msg-1#1", "o-1"), ("msg-4#1", "o-1")] == [(e["invocation"], e["payload"]["args"]["params"][1]) for e in writes]
+    # What the short batch changed: with the platform's batch the two messages come together and one charge is made.
+    assert "batches" == verdict["faultFree"]["changed"]
+    assert [] == verdict["faultFree"]["violations"]
     # Runs whose one short batch was spent had later deliveries of several messages.
     assert "maxShortBatches" in verdict["provenance"]["boundsReached"]
     assert_regression_test_catches(verdict, BUGGY, FIXED)

@@ -398,7 +398,7 @@ class SnapshotName:
 
 
 #: What the comparison run of ``faultFree`` changed against the trace.
-FAULT_FREE_CHANGES = ("faults", "turns", "nothing")
+FAULT_FREE_CHANGES = ("faults", "turns", "batches", "nothing")
 
 
 @attrs.frozen(kw_only=True)

@@ -5,8 +5,10 @@ injected fault (or the interleaving) did that a plain run would not. This module
 with a second run of the same kept events, the *fault-free run*:
 
 - when the shrunk schedule injects faults, the kept events are replayed with none of them
-  and every turn pick as in the counterexample (``changed: "faults"``);
-- when it injects none but picked some turn other than arrival order, they are run with
+  and every turn pick and short batch as in the counterexample (``changed: "faults"``);
+- when it injects none but takes a short batch, they are run with every delivery taking
+  the platform's batch and every turn in arrival order (``changed: "batches"``);
+- when it injects none and takes no short batch but picked some turn other than arrival order, they are run with
   every turn in arrival order (``changed: "turns"``);
 - otherwise the counterexample already is that run (``changed: "nothing"``): the bug
   needs no fault and no interleaving.
@@ -47,6 +49,9 @@ def explain(session: Session, shrunk: Shrunk) -> FaultFree:
     schedule = shrunk.schedule
     if schedule.faults:
         changed = "faults"
+    elif schedule.batches:
+        # The plain run takes the platform's batches (and arrival order): what it changes is the grouping.
+        changed = "batches"
     elif any(turn != 0 for turn in schedule.turns):
         changed = "turns"
     else:
@@ -67,9 +72,12 @@ def explain(session: Session, shrunk: Shrunk) -> FaultFree:
 
 
 def _comparison_run(session: Session, shrunk: Shrunk, *, keep_turns: bool) -> RunRecord:
+    """The kept events without the faults: with the trace's turns and short batches when
+    ``keep_turns`` (only the faults differ), else the plain run."""
     turns = shrunk.schedule.turns if keep_turns else ()
-    if turns:
-        return replay(session, Schedule(faults=(), turns=turns), shrunk.kept_events)
+    batches = shrunk.schedule.batches if keep_turns else ()
+    if turns or batches:
+        return replay(session, Schedule(faults=(), turns=turns, batches=batches), shrunk.kept_events)
     # No turn to keep: the run with every turn in arrival order, the shrinker's guard run.
     if shrunk.baseline is not None:
         return shrunk.baseline

@@ -274,7 +274,7 @@ def _fault_free(verdict: Violated) -> list[str]:
     if changed == "nothing":
         return lines + ["<p>Nothing: the shrunk run injects no fault and takes every turn in arrival order, "
                         "so the bug shows in a plain run of these events.</p>"]
-    other = "in arrival order" if changed == "turns" else "without the faults"
+    other = {"turns": "in arrival order", "batches": "with the platform's batches"}.get(changed, "without the faults")
     lines.append(f"<p>The same events run {_e(other)}. {_e(fault_free_outcome(fault_free, verdict))}</p>")
     split = fault_free.divergence
     if split is None:

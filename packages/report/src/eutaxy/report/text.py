@@ -446,6 +446,10 @@ def _fault_free_section(verdict: Violated) -> list[str]:
         lines = ["", "What the interleaving changed (the same events run with every turn in arrival order):"]
         other_side = "in arrival order"
         noun = "fault"
+    elif changed == "batches":
+        noun = "short batch" if len(verdict.schedule.batches) == 1 else "short batches"
+        lines = ["", f"What the {noun} changed (the same events run with every delivery taking the platform's batch):"]
+        other_side = "with the platform's batches"
     else:
         noun, pronoun = ("fault", "it") if len(verdict.schedule.faults) == 1 else ("faults", "them")
         lines = ["", f"What the {noun} changed (the same events replayed without {pronoun}, turns as in the trace):"]
