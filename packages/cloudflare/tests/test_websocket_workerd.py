@@ -96,3 +96,25 @@ def test_the_standard_api_and_a_socket_the_worker_answers_itself_are_unsupported
     )
     result = run(built)
     assert ("unsupported", cause) == (result["end"]["kind"], result["end"].get("cause")), result["end"]
+
+
+def test_in_a_concurrent_run_a_connections_open_and_messages_count_as_one_event_and_two_rooms_interleave():
+    """maxConcurrentInvocations 2: ada in r-1 and bob in r-2; neither is refused as object_concurrency."""
+    built = define_scenario(
+        name="ws-two-rooms",
+        worker={"config": "./wrangler.json"},
+        root=FIXTURE,
+        source=FIXTURE / "chat.sim.py",
+        setup=[durable_object("ROOMS")],
+        drive=websocket([
+            {"id": "ada", "path": "/rooms/r-1?name=ada", "messages": [{"data": {"text": "hi"}}, {"data": {"text": "again"}}]},
+            {"id": "bob", "path": "/rooms/r-2?name=bob", "messages": [{"data": {"text": "hello"}}]},
+        ]),
+        invariants=[],
+        bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 2, "budgetMs": 60_000},
+    )
+    result = run(built)
+    assert "completed" == result["end"]["kind"], result["end"]
+    sends = {inv: res["delivered"] for inv, _, _, res in points(result, "send") if res is not None}
+    assert {"ada.1#1": True, "ada.2#1": True, "bob.1#1": True} == sends
+    assert [("ada", "hi"), ("ada", "again")] == history(result)

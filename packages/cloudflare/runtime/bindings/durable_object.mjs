@@ -124,10 +124,29 @@ const entrants = new WeakMap();
  * The event an invocation delivers (its id without `#<attempt>`): the attempts of one event
  * run one after another, the next starting once the one before has ended, so they never
  * enter an object together.
- * @param {string} id
+ * @param {import("../run.mjs").Run} run @param {string} id
  */
-function eventOf(id) {
-  return id.replace(/#\d+$/, "");
+function eventOf(run, id) {
+  const event = id.replace(/#\d+$/, "");
+  return sequences.get(run)?.get(event) ?? event;
+}
+
+/**
+ * Events a drive delivers strictly one after another (a WebSocket connection's open and its
+ * messages, websocket.mjs), by event id: the sequence's name. They never enter an object
+ * together, so they count as one event here, as the attempts of one event do.
+ * @type {WeakMap<import("../run.mjs").Run, Map<string, string>>}
+ */
+const sequences = new WeakMap();
+
+/**
+ * The events `ids` of `run` follow each other, as the sequence `name`.
+ * @param {import("../run.mjs").Run} run @param {string} name @param {string[]} ids
+ */
+export function noteSequence(run, name, ids) {
+  let known = sequences.get(run);
+  if (!known) sequences.set(run, (known = new Map()));
+  for (const id of ids) known.set(id, `sequence:${name}`);
 }
 
 /** @param {string} className @param {any} id */
@@ -158,7 +177,7 @@ export async function callInto(run, inv, className, id, where, perform) {
   if (!objects) entrants.set(run, (objects = new Map()));
   const key = objectKey(className, id);
   let entrant = objects.get(key);
-  if (entrant && eventOf(entrant.first) !== eventOf(inv.id) && run.scenario.bounds.maxConcurrentInvocations > 1) {
+  if (entrant && eventOf(run, entrant.first) !== eventOf(run, inv.id) && run.scenario.bounds.maxConcurrentInvocations > 1) {
     run.markUnsupported("object_concurrency",
       `Durable Object ${where}: ${inv.id} called into an object ${entrant.first} had entered; calls entering one object from several invocations in a concurrent run are not modelled yet (calls into different objects are)`);
     return never();
