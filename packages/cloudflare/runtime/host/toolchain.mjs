@@ -32,7 +32,7 @@ function nodeModulesDir() {
 function loadToolchain() {
   try {
     const requireTool = createRequire(path.join(nodeModulesDir(), "eutaxy-host.js"));
-    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild"), workerd: requireTool("workerd") };
+    return { miniflare: requireTool("miniflare"), esbuild: requireTool("esbuild"), workerd: requireTool("workerd"), nodeModules: nodeModulesDir() };
   } catch (error) {
     const text = `the host cannot start: ${/** @type {Error} */ (error).message}`;
     process.stdout.write(JSON.stringify({ id: null, ok: false, error: text }) + "\n");
