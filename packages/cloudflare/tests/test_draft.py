@@ -294,3 +294,29 @@ def test_cloudflares_hello_world_durable_object_template_drafts_and_loads_once_f
     path = write_draft(draft)
     path.write_text(fill(draft.source, '[{"path": "/a"}]', draft.example_invariants[0].rstrip(",")))
     prepare_worker(load_scenario(path))
+
+
+@pytest.mark.parametrize(("binding", "segment"), [("Counter", "counter"), ("MyAgent", "my-agent"), ("MY_AGENT", "my-agent"), ("chat_room", "chat-room")])
+def test_the_agent_route_is_the_binding_in_kebab_case(binding, segment):
+    from eutaxy.cloudflare.draft import agent_route_namespace
+
+    assert segment == agent_route_namespace(binding)
+
+
+def test_an_agents_worker_gets_its_agents_routes_as_the_http_drive_and_loads_once_filled(tmp_path):
+    """The Agent in agents/ calls routeAgentRequest: the drive is http() with a request to
+    /agents/counter/<name> (the binding Counter in kebab case) as its example, the Agent's
+    namespace set up, and with the holes filled the scenario loads and the Worker prepares."""
+    import shutil
+
+    folder = tmp_path / "agents"
+    shutil.copytree(Path(__file__).parent / "agents", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "ai.ts", "wrangler-ai.jsonc"))
+    draft = draft_worker(cwd=folder)
+    assert [{"kind": "durable_object", "binding": "Counter"}] == list(draft.setup)
+    assert {"kind": "http", "agents": ["Counter"]} == {k: draft.drive[k] for k in ("kind", "agents")}
+    assert ({"method": "GET", "path": "/agents/counter/agent-1"},) == draft.example_events
+    assert any(note.kind == "entry_point" and "/agents/counter/agent-1 (Counter)" in note.text for note in draft.notes)
+    assert "# routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: /agents/counter/agent-1 (Counter)." in draft.source
+    path = write_draft(draft)
+    path.write_text(fill(draft.source, '[{"method": "POST", "path": "/agents/counter/c-1", "body": {"who": "ann"}}]', draft.example_invariants[0].rstrip(",")))
+    prepare_worker(load_scenario(path))

@@ -7,9 +7,9 @@ found beside the config as the seeds say, ``schema.sql``, then ``<database_name>
 the only ``.sql`` file there). The Worker's modules,
 scanned as text (``eutaxy.cloudflare.source_scan``; nothing imported, bundled or run),
 give the drive for its entry point (the queue it consumes when the config has a consumer,
-else ``fetch()`` over the http drive; Cron Triggers and Agents' routes have no drive in
-this build and are noted), the externals it fetches by a literal URL, and hints for the
-events (the paths it routes on, the fields of the body type it reads).
+else ``fetch()`` over the http drive, with the Agents' routes as its example when the code
+calls ``routeAgentRequest``; Cron Triggers have no drive in this build and are noted), the
+externals it fetches by a literal URL, and hints for the events (the paths it routes on, the fields of the body type it reads).
 
 What must hold and which events to send are the author's to say, so the invariants and
 the drive's events are holes: ``todo(...)`` values (``eutaxy.engine.holes``) that make
@@ -83,7 +83,8 @@ class Draft:
     #: The wrangler environment drafted for, None for the top level.
     env: str | None
     setup: tuple[dict[str, Any], ...]
-    #: ``{"kind": "queue", "name", "variable"}``, ``{"kind": "http", "variable"}``, or None
+    #: ``{"kind": "queue", "name", "variable"}``, ``{"kind": "http", "variable"}`` (with
+    #: ``"agents"``, the Durable Object bindings routeAgentRequest serves, when it is called), or None
     #: when the Worker has no entry point this build drives (the drive is then a hole).
     drive: dict[str, Any] | None
     externals: tuple[dict[str, Any], ...]
@@ -229,6 +230,19 @@ def _relative(path: Path, folder: Path) -> str:
     relative = os.path.relpath(path, folder)
     relative = Path(relative).as_posix()
     return relative if relative.startswith("../") else f"./{relative}"
+
+
+def agent_route_namespace(binding: str) -> str:
+    """The path segment routeAgentRequest serves a Durable Object binding under (the Agents SDK's kebab case).
+
+    A name all in capitals is lowercased (``MY_AGENT`` -> ``my-agent``); otherwise each capital
+    starts a new lowercased word (``MyAgent`` -> ``my-agent``); underscores become hyphens and
+    a hyphen at either end is dropped.
+    """
+    if binding.upper() == binding and binding.lower() != binding:
+        return binding.lower().replace("_", "-")
+    words = re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), binding)
+    return words.removeprefix("-").replace("_", "-").removesuffix("-")
 
 
 def _identifier(text: str, taken: set[str], fallback: str) -> str:
@@ -381,9 +395,6 @@ class _Builder:
             chosen = "fetch"
         if "scheduled" in handlers:
             self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
-        if scan.routes_agents:
-            self.note("entry_point", "the code calls routeAgentRequest (an Agents SDK Worker); "
-                      "this build has no Agent route drive, so its agents are reached only through fetch()")
         for handler in ("email", "tail", "trace", "test"):
             if handler in handlers:
                 self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
@@ -398,7 +409,36 @@ class _Builder:
             self.note("guess", "the drive is http(...), calling fetch(), since nothing else was found")
         elif "queue" in handlers or "scheduled" in handlers:
             self.note("guess", "the drive calls fetch() since the config gives no queue consumer")
+        if scan.routes_agents:
+            return self._agent_drive()
         return self._http_drive()
+
+    def _agent_drive(self) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        """The http drive of a Worker that calls ``routeAgentRequest``: a request to each Agent's route.
+
+        routeAgentRequest serves ``/agents/<namespace>/<name>``, the namespace being the
+        binding's name in kebab case (:func:`agent_route_namespace`), for every Durable Object
+        namespace in ``env``: the config's own-script bindings.
+        """
+        self.imports.add("http")
+        variable = _identifier("requests", self.names, "requests")
+        own = [binding for binding, _, script in self.config.durable_objects if script is None]
+        events = [{"method": "GET", "path": f"/agents/{agent_route_namespace(binding)}/agent-1"} for binding in own]
+        routes = ", ".join(f"{event['path']} ({binding})" for event, binding in zip(events, own, strict=True))
+        hint = "the requests to send to the Agents, in order, each {'method', 'path', 'body'} (an Agent's onRequest answers them)"
+        lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
+        if events:
+            lines.append(f"    # routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: {routes}.")
+            lines.append("    # A WebSocket upgrade (an Upgrade: websocket header) is not modelled: the run is UNSUPPORTED.")
+            lines.append(f"    # e.g. [{_py(events[0])}, ...]")
+            self.note("entry_point", f"the code calls routeAgentRequest (an Agents SDK Worker): the drive sends requests to the Agents' routes, {routes}")
+        else:
+            self.note("unread", "the code calls routeAgentRequest but the config binds no Durable Object class of this Worker, so no Agent route is known")
+        lines.append(f"    {self.hole('events', hint)},")
+        lines.append("    retries=0,")
+        lines.append(")")
+        self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
+        return {"kind": "http", "name": "http", "variable": variable, "agents": own}, lines, events
 
     def _body_hint(self) -> tuple[dict[str, Any] | None, str]:
         scan = self.scan
