@@ -62,6 +62,27 @@ const CONFIG_BINDING = "__EUTAXY_CONFIG";
 /** Tables SQLite and the runtime keep for themselves (the key-value API's `_cf_KV` among them). */
 const INTERNAL_TABLES = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'";
 
+/** A column default read from SQLite's own clock (`unixepoch()`, `CURRENT_TIMESTAMP`, `datetime('now')`, ...). */
+const SQLITE_CLOCK_DEFAULT = /\bunixepoch\s*\(|\bcurrent_(?:timestamp|date|time)\b|'now'/i;
+
+/** What the snapshot shows for a value of a column SQLite's real clock fills (SQLITE_CLOCK_DEFAULT). */
+export const SQLITE_CLOCK_STAND_IN = "<sqlite clock>";
+
+/**
+ * A table's rows with each value of a column whose default is SQLite's own clock replaced by
+ * SQLITE_CLOCK_STAND_IN: SQLite reads the real clock, which the run does not control, so the
+ * value would differ between two runs of one schedule (the Agents SDK's tables have such
+ * columns, `created_at INTEGER DEFAULT (unixepoch())`).
+ * @param {any} storage @param {string} table @param {Record<string, unknown>[]} rows
+ */
+function withoutSqliteClock(storage, table, rows) {
+  const columns = storage.sql.exec(`PRAGMA table_info(${quote(table)})`).toArray()
+    .filter((/** @type {any} */ column) => typeof column.dflt_value === "string" && SQLITE_CLOCK_DEFAULT.test(column.dflt_value))
+    .map((/** @type {any} */ column) => String(column.name));
+  if (columns.length === 0) return rows;
+  return rows.map((row) => ({ ...row, ...Object.fromEntries(columns.map((column) => [column, row[column] === null ? null : SQLITE_CLOCK_STAND_IN])) }));
+}
+
 /** The key-value entries one put() takes at most (the runtime's limit). */
 const PUT_BATCH = 128;
 
@@ -515,7 +536,10 @@ export function wrapDurableObject(User, className) {
       const tables = [];
       if (sqlite) {
         const listed = storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND ${INTERNAL_TABLES} ORDER BY name`).toArray();
-        for (const { name } of listed) tables.push({ table: String(name), rows: storage.sql.exec(`SELECT * FROM ${quote(String(name))}`).toArray() });
+        for (const { name } of listed) {
+          const rows = storage.sql.exec(`SELECT * FROM ${quote(String(name))}`).toArray();
+          tables.push({ table: String(name), rows: withoutSqliteClock(storage, String(name), rows) });
+        }
       }
       return { kv, tables };
     }

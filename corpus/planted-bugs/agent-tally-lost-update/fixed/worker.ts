@@ -1,0 +1,39 @@
+// A tally Agent: it accepts amounts, and a schedule folds them into its total and tells a ledger.
+// Fixed: the fold records the tally, marks the entries and adds to the state in one synchronous
+// block (one atomic write), then tells the ledger: a crash there leaves the tally whole.
+import { Agent, routeAgentRequest } from "agents";
+
+type Env = { Tally: DurableObjectNamespace<Tally> };
+type State = { total: number };
+
+export class Tally extends Agent<Env, State> {
+  initialState: State = { total: 0 };
+
+  onStart() {
+    this.sql`CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY AUTOINCREMENT, amount INTEGER NOT NULL, tallied INTEGER NOT NULL DEFAULT 0)`;
+    this.sql`CREATE TABLE IF NOT EXISTS tallies (entry_id INTEGER PRIMARY KEY, amount INTEGER NOT NULL)`;
+  }
+
+  async onRequest(request: Request) {
+    const { amount } = (await request.json()) as { amount: number };
+    this.sql`INSERT INTO entries (amount) VALUES (${amount})`;
+    await this.schedule(10, "fold");
+    return Response.json({ accepted: amount });
+  }
+
+  async fold() {
+    const pending = this.sql<{ id: number; amount: number }>`SELECT id, amount FROM entries WHERE tallied = 0 ORDER BY id`;
+    if (pending.length === 0) return;
+    const sum = pending.reduce((total, entry) => total + entry.amount, 0);
+    for (const entry of pending) this.sql`INSERT INTO tallies (entry_id, amount) VALUES (${entry.id}, ${entry.amount})`;
+    this.sql`UPDATE entries SET tallied = 1 WHERE tallied = 0`;
+    this.setState({ total: this.state.total + sum });
+    await fetch("https://ledger.example/totals", { method: "POST", body: JSON.stringify({ add: sum }) });
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env) {
+    return (await routeAgentRequest(request, env)) ?? new Response("Not found", { status: 404 });
+  },
+};
