@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from eutaxy.cloudflare import create_platform, define_scenario, durable_object, durable_object_table, http, unique
+from eutaxy.cloudflare.websocket import websocket
 from eutaxy.engine.check import check_scenario, replay_scenario
 
 pytestmark = pytest.mark.usefixtures("toolchain")
@@ -70,13 +71,20 @@ def test_a_template_agent_driven_through_http_is_bounded_or_violated():
     assert verdict["kind"] in ("bounded", "violated"), verdict.get("cause")
 
 
-def test_a_websocket_upgrade_the_agent_accepts_is_unsupported_by_name():
-    built = scenario([{"method": "GET", "path": "/agents/counter/c-1", "headers": {"Upgrade": "websocket"}}], faults=0)
+def test_over_the_websocket_drive_a_callable_is_called_by_the_sdks_rpc_message_and_its_answer_and_state_are_recorded():
+    """The SDK's own protocol over a connection: an rpc message calls the @callable method; what
+    the Agent sends back (its state broadcast, the rpc answer) is recorded per connection."""
+    built = scenario([{"path": "/"}])
+    built["drive"] = websocket([{"path": "/agents/counter/c-1", "messages": [{"data": {"type": "rpc", "id": "r1", "method": "increment", "args": ["ws"]}}]}])
     with create_platform(built) as platform:
-        verdict = check_scenario(built, platform, max_runs=1, module_state_runs=0)
-    assert "unsupported" == verdict["kind"], verdict
-    assert "websocket_upgrade" == verdict["cause"]["kind"], verdict["cause"]
-    assert "Counter/c-1" in verdict["cause"]["detail"], verdict["cause"]
+        result = replay_scenario(built, platform, {"faults": [], "turns": []}, seed="agents")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    frames = [json.loads(e["payload"]["args"]["data"]) for e in result["effects"] if e["target"] == "WebSocket:ws-1" and e["op"] == "message"]
+    answers = [frame for frame in frames if frame.get("type") == "rpc" and frame.get("id") == "r1" and frame.get("done")]
+    assert [1] == [frame["result"] for frame in answers], frames
+    assert any(frame.get("type") == "cf_agent_state" and {"count": 1, "last": "ws"} == frame.get("state") for frame in frames), frames
+    rows = {e["op"]: e["payload"]["rows"] for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == "DO:Counter"}
+    assert [{"id": 1, "who": "ws"}] == rows["c-1/visits"]
 
 
 def test_an_agent_calling_an_ai_binding_is_unsupported_by_name():
