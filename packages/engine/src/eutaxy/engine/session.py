@@ -181,7 +181,9 @@ class Session:
         self._count_invariants(record)
         self._count_outcomes(record)
         self._count_cuts(record)
-        if plan.max_short_batches and not self.short_batches_reached:
+        # At maxShortBatches 0 every delivery of several messages is one the bound kept from a
+        # short batch: the verdict names the bound rather than let BOUNDED hide it.
+        if not self.short_batches_reached:
             self.short_batches_reached = short_batches_withheld(record.result)
         self.runs += 1
         if self.schedule_tree is not None:
