@@ -9,7 +9,8 @@ BOUNDED), changes one thing, runs the command line in that directory and expects
 - for an input error, nothing written beside the scenario (no new file, none written over).
 
 A case file holds ``about`` (what the user did), ``base``, ``argv``, ``exit``, ``words``
-(and ``absent``, words that must not be printed), and its changes: ``files`` (a path and
+(and ``absent``, words that must not be printed; ``first``, what the first line printed
+starts with, the project's folder read as ``.``), and its changes: ``files`` (a path and
 its whole new text; an empty text deletes the file) and ``edits`` (``[path, old, new]``,
 each ``old`` found exactly once). ``env`` sets
 environment variables; ``node = true`` marks a case that starts the Node host.
@@ -18,6 +19,7 @@ environment variables; ``node = true`` marks a case that starts the Node host.
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tomllib
 from pathlib import Path
@@ -30,7 +32,7 @@ HERE = Path(__file__).parent / "bad_inputs"
 CASES = sorted((HERE / "cases").glob("*.toml"))
 #: The corpus is at least this big (issue 19); a smaller one lost cases.
 MINIMUM_CASES = 40
-_FIELDS = {"about", "base", "argv", "exit", "words", "absent", "files", "edits", "env", "node"}
+_FIELDS = {"about", "base", "argv", "exit", "first", "words", "absent", "files", "edits", "env", "node"}
 
 
 def _load(path: Path) -> dict:
@@ -89,6 +91,10 @@ def test_bad_input(path, tmp_path, monkeypatch, request):
     printed = stderr.getvalue() + stdout.getvalue()
     assert "Traceback" not in printed, printed
     assert case["exit"] == code, printed
+    if "first" in case:
+        # Paths are read relative to the project, wherever the test put it.
+        lines = printed.replace(f"{directory}{os.sep}", "").splitlines()
+        assert lines and lines[0].startswith(case["first"]), f"{case['about']}: the first line is not {case['first']!r}:\n{printed}"
     missing = [word for word in case["words"] if word not in printed]
     assert not missing, f"{case['about']}: {missing} not in:\n{printed}"
     present = [word for word in case.get("absent") or [] if word in printed]

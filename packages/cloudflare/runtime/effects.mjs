@@ -16,6 +16,7 @@
  */
 
 import { assert } from "./assert.mjs";
+import { environmentLimit } from "./errors.mjs";
 import { errorFields } from "./values.mjs";
 
 /**
@@ -74,6 +75,11 @@ export class Invocation {
     this.inflight = 0;
     /** True once a crash fault hit it; its code must never continue. */
     this.crashed = false;
+    /**
+     * The Worker's own `process.exit` that crashed it, as a run reports an error (run.mjs `exitInvocation`).
+     * @type {{name: string, message: string, stack?: string} | null}
+     */
+    this.exited = null;
     /** True once it was stopped for running past the Worker's CPU limit (as a crash stops it; outcome `timed_out`). */
     this.timedOut = false;
     /** True once it crashed or its drive finished with it: every later effect is refused. */
@@ -236,6 +242,12 @@ async function ioPoint(run, inv, spec) {
     const perform = /** @type {() => Promise<unknown>} */ (spec.perform);
     outcome = { ok: true, value: await (spec.hosts ? perform() : run.serialize(perform)) };
   } catch (error) {
+    // The machine's storage is full: never the Worker's D1 error, the check ends with it.
+    const limit = environmentLimit(error);
+    if (limit) {
+      run.fail(limit);
+      return never();
+    }
     outcome = { ok: false, error };
   }
   point.commit(outcome.ok ? spec.summarize(outcome.value) : { error: errorFields(outcome.error) });

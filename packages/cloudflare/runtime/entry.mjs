@@ -11,6 +11,7 @@
 
 import { endLoadWatch, originals } from "./patch.mjs";
 import { CONFIG_BINDING, UserFacingError, runPlan } from "./run.mjs";
+import { environmentLimit } from "./errors.mjs";
 import { rawControl } from "./raw.mjs";
 
 // This module evaluates after the Worker's: what it made at load is noted, the watch ends.
@@ -61,7 +62,9 @@ export function createControl(userModule) {
         const plan = await request.json();
         const result = await runPlan(plan, env[CONFIG_BINDING] ?? {}, env, userModule);
         return json(result);
-      } catch (error) {
+      } catch (thrown) {
+        // A reset or snapshot the machine's full storage failed is its limit, not a bug in Eutaxy.
+        const error = environmentLimit(thrown) ?? thrown;
         const user = error instanceof UserFacingError;
         const message = error instanceof Error ? (user ? error.message : `${error.name}: ${error.message}\n${error.stack ?? ""}`) : String(error);
         if (!user) console.error("eutaxy: run failed inside the isolate:", message);

@@ -33,3 +33,29 @@ export function uncaughtError(error) {
   const name = error !== null && typeof error === "object" ? safely(() => error.constructor?.name, "Object") : typeof error;
   return { name, message: safely(() => (typeof error === "string" ? error : JSON.stringify(error) ?? String(error)), "(unprintable value)") };
 }
+
+/** What SQLite says when the file system under its database is full. */
+const STORAGE_FULL = /SQLITE_FULL|database or disk is full/;
+
+/**
+ * The user-facing error for a real failure that is the machine's limit, not the Worker's: the
+ * file system under Miniflare's D1 storage (the host's folder on /dev/shm, else under TMPDIR)
+ * is full. Null for any other error. A Worker must never see this as a D1 error of its own,
+ * and it is no bug in Eutaxy: the check ends with it (exit 2), naming the limit.
+ * @param {unknown} error @returns {UserFacingError | null}
+ */
+export function environmentLimit(error) {
+  let text = "";
+  try {
+    text = error instanceof Error ? `${error.message}` : String(error);
+  } catch {
+    return null;
+  }
+  if (!STORAGE_FULL.test(text)) return null;
+  return new UserFacingError(
+    "the machine's storage for D1 is full (SQLite said: " + text.split("\n")[0].slice(0, 200) + "): Miniflare keeps each D1 database " +
+    "in the Node host's folder on /dev/shm (under TMPDIR where /dev/shm is not writable), and that file system has no room left. " +
+    "This is the environment's limit, not the Worker's: free space there (df -h /dev/shm), give the machine or container a larger " +
+    "/dev/shm (docker run --shm-size=1g), or seed less data",
+  );
+}

@@ -71,9 +71,42 @@ export function endLoadWatch() {
   g.FinalizationRegistry = originals.FinalizationRegistry;
 }
 
-/** A real zero timer: the one way to let the isolate's event loop turn once. */
-export function realTurn() {
-  return new Promise((resolve) => originals.setTimeout.call(globalThis, resolve, 0));
+/**
+ * The real zero timers still pending, by the owner that asked for them (an invocation), so
+ * the owner's end clears them: workerd counts a timer that has not fired as active, at most
+ * 10,000 per request (one run), and a turn a settled invocation's wait left behind may not
+ * fire before the run ends (while I/O keeps the isolate busy), so one per invocation would
+ * end a run of 10,000 invocations with QuotaExceededError.
+ * @type {WeakMap<object, Set<unknown>>}
+ */
+const pendingTurns = new WeakMap();
+
+/**
+ * A real zero timer: the one way to let the isolate's event loop turn once. An `owner` that
+ * ends calls `clearTurns(owner)`; a turn it cleared never resolves (its waiter is gone).
+ * @param {object} [owner]
+ */
+export function realTurn(owner) {
+  return new Promise((resolve) => {
+    /** @type {unknown} */
+    let handle = null;
+    handle = originals.setTimeout.call(globalThis, () => {
+      if (owner) pendingTurns.get(owner)?.delete(handle);
+      resolve(undefined);
+    }, 0);
+    if (!owner) return;
+    let pending = pendingTurns.get(owner);
+    if (!pending) pendingTurns.set(owner, (pending = new Set()));
+    pending.add(handle);
+  });
+}
+
+/** Clear the zero timers `owner` left pending (realTurn). @param {object} owner */
+export function clearTurns(owner) {
+  const pending = pendingTurns.get(owner);
+  if (!pending) return;
+  pendingTurns.delete(owner);
+  for (const handle of pending) originals.clearTimeout.call(globalThis, handle);
 }
 
 /** A real timer, for budgets; returns a cancel function. @param {number} ms @param {() => void} fn */

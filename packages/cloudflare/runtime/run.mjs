@@ -15,13 +15,13 @@
 import { active } from "./active.mjs";
 import { ConsoleCapture } from "./console.mjs";
 import { assert } from "./assert.mjs";
-import { usedAtLoad } from "./patch.mjs";
+import { clearTurns, originals, realTimer, usedAtLoad } from "./patch.mjs";
 import { closeConnections } from "./websocket.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { alarmCuts } from "./bindings/durable_object.mjs";
 import { timerFired, timerOwner } from "./after_work.mjs";
 import { DRIVES } from "./drives.mjs";
-import { Invocation } from "./effects.mjs";
+import { CrashSignal, Invocation } from "./effects.mjs";
 import { UserFacingError, uncaughtError } from "./errors.mjs";
 import { VirtualClock, VirtualGlobals } from "./globals.mjs";
 import { PlanFollower } from "./plan.mjs";
@@ -29,6 +29,17 @@ import { createScheduler } from "./scheduler/scheduler.mjs";
 import { progress } from "./progress.mjs";
 
 export const PROTOCOL_VERSION = 1;
+
+/**
+ * A run's own wall-clock limit is this many times its effect hang bound (`effectHangMs`),
+ * never a share of the exploration's budget, and at least RUN_LIMIT_FLOOR_MS: past it the run
+ * ends UNSUPPORTED (`run_time_limit`), as a Worker whose invocations keep making effects
+ * forever (a loop awaiting D1) would otherwise run until the host's own guard (four times the
+ * bound, at least a minute: eutaxy.cloudflare.platform `_run_timeout_s`) kills it.
+ */
+export const RUN_LIMIT_FACTOR = 3;
+/** The least wall-clock limit of one run, so a loaded machine is not mistaken for an endless run. */
+export const RUN_LIMIT_FLOOR_MS = 20_000;
 
 /** The control binding's name; it is never shown to the Worker. */
 export const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -90,6 +101,10 @@ export class Run {
     assert(Number.isInteger(effectHangMs) && effectHangMs > 0, () => `the plan's bounds carry effectHangMs ${JSON.stringify(effectHangMs)}, not a positive integer (with_bounds writes it)`);
     /** Real time one effect's I/O may take before it counts as hung; `budgetMs` is the exploration's. */
     this.effectHangMs = effectHangMs;
+    /** Real time the whole run may take (RUN_LIMIT_FACTOR). */
+    this.runLimitMs = Math.max(RUN_LIMIT_FACTOR * effectHangMs, RUN_LIMIT_FLOOR_MS);
+    /** When the run began, in real milliseconds (workerd's clock moves with I/O, which is when it is read). */
+    this.startedAtMs = originals.dateNow.call(originals.Date);
     const globalWords = plan.streams.globals;
     assert(Array.isArray(globalWords), "the plan's streams carry no globals words (core.protocol's RunPlan.to_data writes them)");
     this.globals = new VirtualGlobals(globalWords, this.clock, {
@@ -122,9 +137,22 @@ export class Run {
     return this.scheduler.running();
   }
 
-  /** True once the run is UNSUPPORTED: nothing more is driven or performed. */
+  /** True once the run is UNSUPPORTED, or failed: nothing more is driven or performed. */
   get stopped() {
-    return this.unsupported !== null;
+    return this.unsupported !== null || this.failure !== null;
+  }
+
+  /**
+   * The run cannot go on for a reason outside the Worker (the machine's storage is full,
+   * errors.mjs `environmentLimit`): the first such error is the run's failure, thrown when
+   * the drive has stopped, and the control route answers it as the user's to fix.
+   * @param {Error} error
+   */
+  fail(error) {
+    if (this.failure) return;
+    this.failure = error;
+    this.current?.bump();
+    this.scheduler.changed();
   }
 
   /** @param {string} cause @param {string} detail the first cause wins */
@@ -149,6 +177,9 @@ export class Run {
       progress(invocation, `${target} ${op} #${ordinal}`, ordinal);
     }
     this.effects.push({ target, op, kind, payload, invocation, ordinal, time });
+    // A run whose invocations keep making effects is past its limit here: its real timers
+    // may not fire while its I/O keeps the isolate busy (runPlan's timer covers a quiet run).
+    if (kind === "call" && originals.dateNow.call(originals.Date) - this.startedAtMs > this.runLimitMs) this.overRunLimit();
   }
 
 
@@ -200,6 +231,34 @@ export class Run {
     return handler;
   }
 
+  /**
+   * `process.exit(code)` called by the Worker's code while an invocation runs: workerd cancels
+   * the request there, so the invocation crashes there (nothing after it runs), its outcome
+   * `crashed` with the call as its error. Never the run's or the checker's exit.
+   * @param {unknown} code
+   */
+  exitInvocation(code) {
+    const inv = this.current ?? this.started;
+    const call = `process.exit(${code === undefined ? "" : safeText(code)})`;
+    const error = new Error(`${call} was called; the runtime cancels the invocation there`);
+    error.name = "ProcessExit";
+    if (inv && !inv.dead) {
+      inv.exited = uncaughtError(error);
+      inv.crash();
+    }
+    throw new CrashSignal(inv?.id ?? "(none)", call);
+  }
+
+  /** The run went past its own wall-clock limit (`runLimitMs`): it ends UNSUPPORTED, naming who was still at work. */
+  overRunLimit() {
+    const inv = this.current ?? this.started;
+    const last = this.effects.at(-1);
+    const where = inv ? `${inv.id} was still running` + (last ? ` (the last effect: ${last.target} ${last.op} #${last.ordinal} of ${last.invocation})` : "") : "no invocation had started";
+    this.markUnsupported("run_time_limit", `the run went on past its own limit of ${this.runLimitMs} ms of real time ` +
+      `(${RUN_LIMIT_FACTOR} times the effect hang bound, effectHangMs ${this.effectHangMs}); ${where}: a loop that keeps making effects and never ends? ` +
+      `(raise effect_hang_ms if a run of this scenario is meant to take longer)`);
+  }
+
   /** @param {string} id */
   startInvocation(id) {
     progress(id, "start", null);
@@ -235,6 +294,7 @@ export class Run {
     const record = { invocation: inv.id, drive, outcome: inv.timedOut ? "timed_out" : outcome.kind };
     if (inv.nextOrdinal > 0) record.ordinal = inv.nextOrdinal - 1;
     if (outcome.kind === "threw") record.error = uncaughtError(outcome.error);
+    else if (outcome.kind === "crashed" && inv.exited) record.error = inv.exited;
     this.invocations.push(record);
     return record;
   }
@@ -255,6 +315,7 @@ export class Run {
   /** The drive is done with `inv`: whatever of its code still runs is refused. @param {Invocation} inv */
   endInvocation(inv) {
     inv.dead = true;
+    clearTurns(inv);
     this.globals.dropTimers(inv);
     this.scheduler.release(inv);
   }
@@ -288,6 +349,15 @@ export class Run {
       ...(this.invocations.length > 0 ? { invocations: this.invocations } : {}),
       ...(this.cuts.length > 0 && !this.unsupported ? { cuts: this.cuts } : {}),
     };
+  }
+}
+
+/** `value` as a message shows it; never throws. @param {unknown} value */
+function safeText(value) {
+  try {
+    return typeof value === "string" ? JSON.stringify(value) : String(value);
+  } catch {
+    return "(unprintable value)";
   }
 }
 
@@ -336,13 +406,19 @@ export async function runPlan(plan, config, realEnv, userModule) {
     run.markUnsupported("drive_not_modelled", `the ${JSON.stringify(drive.kind)} drive is not modelled by the Cloudflare runtime yet`);
   }
   active.run = run;
+  const cancelLimit = realTimer(run.runLimitMs, () => run.overRunLimit());
   try {
     run.globals.install();
     run.scheduler.watch(run.globals);
     for (const [object, name, value] of run.console.methods()) run.globals.set(object, name, value);
+    const processObject = /** @type {any} */ (globalThis).process;
+    if (processObject && typeof processObject.exit === "function") {
+      run.globals.set(processObject, "exit", (/** @type {unknown} */ code) => run.exitInvocation(code));
+    }
     for (const record of RECORDS) for (const [object, name, value] of record.globals?.(run) ?? []) run.globals.set(object, name, value);
     if (delivery && handler && !run.stopped) await delivery.drive(run, drive, handler);
   } finally {
+    cancelLimit();
     run.globals.restore();
     active.run = null;
   }

@@ -45,7 +45,7 @@ def test_a_consumer_throwing_on_every_delivery_is_unsupported_handler_never_succ
     """Every delivery throws, so the state invariant's pass would claim nothing: exit 2, naming the error and its line."""
     verdict = _check(_scenario())
     assert ("unsupported", "handler_never_succeeded") == (verdict["kind"], verdict["cause"]["kind"])
-    assert f"the first error, in msg-1#1: TypeError: API_BASE is not set (at {THROWN_AT})" in verdict["cause"]["detail"]
+    assert verdict["cause"]["detail"].startswith(f"the handler failed: TypeError: API_BASE is not set (at {THROWN_AT}), first in msg-1#1; ")
     [counts] = verdict["outcomes"]
     assert ("queue", 0, False) == (counts["drive"], counts["returned"], counts["succeededFaultFree"])
     assert counts["threw"] > 0 and counts["deadLettered"] > 0

@@ -36,6 +36,8 @@ const { exact } = await import(pathToFileURL(specValues).href);
 /** Limits: nesting deeper than this is read as unsupported, never looped on. */
 const MAX_TYPE_DEPTH = 12;
 const MAX_TEXT = 120;
+/** The longest real time a timer can wait (2^31 - 1 ms, about 24.8 days): a property's timeoutMs is at most this. */
+const TIMEOUT_MS_MAX = 2147483647;
 /** Helper predicates inline into one another at most this deep (a recursive one is left a call). */
 const MAX_INLINE_DEPTH = 8;
 
@@ -754,6 +756,10 @@ class Reader {
     const whenNode = get("when");
     const timeoutNode = get("timeoutMs");
     const timeoutMs = timeoutNode && ts.isNumericLiteral(timeoutNode) ? Number(timeoutNode.text) : undefined;
+    if (timeoutMs > TIMEOUT_MS_MAX) {
+      const reason = `timeoutMs: ${timeoutNode.getText()} is more than ${TIMEOUT_MS_MAX} ms, the longest a timer can wait (about 24.8 days); give a smaller one`;
+      return { skipped: { name: exportName, line, combinator: which, reason } };
+    }
     return {
       property: {
         kind: "forall", name: exportName, function: fnName, binders,

@@ -42,6 +42,17 @@ const CPU_RERUNS_MAX = 16;
  * count, so a limit of a few milliseconds (the free plan's 10) is measured as this.
  */
 const CPU_LIMIT_FLOOR_MS = 200;
+/**
+ * CPU time workerd may spend starting before the Worker's module counts as never returning
+ * from its top level (a loop at load): workerd itself starts in well under a second of CPU.
+ */
+const LOAD_CPU_MS = 10_000;
+/**
+ * Real time workerd may take to start where its CPU time cannot be read (no /proc), or while
+ * it waits without spending CPU; past it the start is Eutaxy's failure, said as such. Python's
+ * own deadline on the load answer (host.py LOAD_TIMEOUT_S) is longer.
+ */
+const LOAD_WALL_MS = 90_000;
 /** Linux's clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS_PER_S = 100;
 
@@ -163,9 +174,10 @@ export class Isolate {
       },
     });
     try {
-      this.controlUrl = await mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT);
+      this.controlUrl = await startedWithin(mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT));
     } catch (error) {
-      await mf.dispose().catch(() => {});
+      await Promise.race([mf.dispose().catch(() => {}), new Promise((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS))]);
+      if (error instanceof NotStarted) throw error.user ? new UserError(error.message) : new Error(error.message);
       throw new UserError(startFailure(/** @type {Error} */ (error), new StackMapper(options.scriptPath, options.root)));
     }
     this.mf = mf;
@@ -288,6 +300,38 @@ export class Isolate {
       clearInterval(timer);
     }
   }
+}
+
+/** workerd did not start in time: `user` when the Worker's top level kept it busy. */
+class NotStarted extends Error {
+  /** @param {string} message @param {boolean} user */
+  constructor(message, user) {
+    super(message);
+    this.user = user;
+  }
+}
+
+/**
+ * `ready` (workerd started, the Worker's module ran), unless workerd spends LOAD_CPU_MS of CPU
+ * first (the module's top level never returns: a loop) or LOAD_WALL_MS pass.
+ * @template T @param {Promise<T>} ready @returns {Promise<T>}
+ */
+function startedWithin(ready) {
+  const startedAt = Date.now();
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setInterval(() => {
+      const cpuMs = cpuMsOf(workerdPids());
+      if (cpuMs !== null && cpuMs >= LOAD_CPU_MS) {
+        reject(new NotStarted(`the Worker's module never finished loading: its top level ran ${Math.round(cpuMs / 1000)} s of CPU time ` +
+          "without returning (a loop at module top level?); Cloudflare refuses a Worker whose startup runs past its startup time limit", true));
+      } else if (Date.now() - startedAt > LOAD_WALL_MS) {
+        reject(new NotStarted(`workerd did not start within ${LOAD_WALL_MS / 1000} s (eutaxy internal error or an overloaded machine)`, false));
+      }
+    }, WATCH_MS);
+  });
+  return /** @type {Promise<T>} */ (Promise.race([ready, late])).finally(() => clearInterval(timer));
 }
 
 /** What workerd printed before the stack of an error the Worker's module threw as it loaded. */

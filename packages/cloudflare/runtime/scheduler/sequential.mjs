@@ -123,7 +123,7 @@ export class SequentialScheduler {
         continue;
       }
       const version = inv.version;
-      await realTurn();
+      await realTurn(inv);
       if (inv.version !== version || settled) { idle = 0; continue; }
       if (run.globals.fireNext(inv)) { idle = 0; continue; }
       if (run.stopped) return { kind: "unsupported" };

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 import attrs
 import boto3
@@ -44,7 +45,32 @@ _LOCAL_SECRET = "eutaxy-local"
 
 def _endpoint_from(scenario: Mapping[str, Any]) -> str | None:
     configured = (scenario.get("dynamodb") or {}).get("endpointUrl")
-    return configured or os.environ.get(ENDPOINT_ENV) or None
+    if configured:
+        return _endpoint_url(configured, "define_scenario(dynamodb_endpoint=...)")
+    from_environment = os.environ.get(ENDPOINT_ENV)
+    return _endpoint_url(from_environment, ENDPOINT_ENV) if from_environment else None
+
+
+def _endpoint_url(text: object, where: str) -> str:
+    """``text`` if it is an http(s) URL with a host (and a port that is a number), else the user's error."""
+    problem = None
+    if not isinstance(text, str):
+        problem = f"it is {type(text).__name__}, not a URL"
+    else:
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - raises on a port that is no number
+        except ValueError as error:
+            problem = str(error)
+        else:
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                problem = "it needs http:// or https:// and a host"
+    if problem is not None or not isinstance(text, str):
+        raise UserError(
+            f"{where} is {text!r}, which is no endpoint URL ({problem}); expected one such as "
+            "http://localhost:8000 (DynamoDB Local), or unset it to use the embedded moto server"
+        )
+    return text
 
 
 @attrs.define(eq=False)

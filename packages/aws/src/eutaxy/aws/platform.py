@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import attrs
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import UserError, error_message, error_text
 from eutaxy.core.protocol import RunResult
 from eutaxy.engine.bounds import PRODUCED_MESSAGES_MAX_DEFAULT
 from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
@@ -270,7 +270,7 @@ class AwsPlatform:
         The frame is told relative to the scenario's folder (``handler.py:7``), so no path
         of this machine reaches a report.
         """
-        described: dict[str, Any] = {"name": type(error).__name__, "message": str(error)}
+        described: dict[str, Any] = {"name": type(error).__name__, "message": error_message(error)}
         frames = traceback.extract_tb(error.__traceback__)
         inside = [frame for frame in frames if any(_within(frame.filename, folder) for folder in self.folders)]
         if inside:
@@ -397,7 +397,7 @@ def _import_failure(path: str, error: BaseException, folders: list[str]) -> str:
         frame = (inside or frames or [None])[-1]
         if frame is not None:
             where = f"{frame.filename}:{frame.lineno}"
-    text = f"the handler module {path} failed to import: {where}: {type(error).__name__}: {error}"
+    text = f"the handler module {path} failed to import: {where}: {error_text(error)}"
     if isinstance(error, ImportError):
         text += "; give the handler its dependencies with handler(..., python_path=['./vendor']) (a folder of packages)"
     elif isinstance(error, KeyError):

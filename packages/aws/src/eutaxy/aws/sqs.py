@@ -49,7 +49,7 @@ import attrs
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import invocation_id
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import UserError, error_message
 from eutaxy.core.cuts import MAX_REDELIVERIES, Cut
 from eutaxy.core.faults import DECISION_FAULTS, REDELIVERY_DEAD_LETTER, redelivery_stop
 from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
@@ -457,7 +457,7 @@ def _plain_call(loop: RunLoop, handler: Handler, event: Any, context: Any) -> tu
 
 def _error_of(error: BaseException) -> dict[str, Any]:
     """An uncaught error as a run reports it, with no frame named (``platform`` names the user's)."""
-    return {"name": type(error).__name__, "message": str(error)}
+    return {"name": type(error).__name__, "message": error_message(error)}
 
 
 def deliver_queue(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
-__all__ = ["UserError", "nearest_names"]
+__all__ = ["UserError", "error_message", "error_text", "nearest_names"]
 
 
 class UserError(Exception):
@@ -36,3 +36,25 @@ def nearest_names(name: str, known: Iterable[str], *, what: str = "names") -> st
         close = candidates
     guess = "did you mean " + " or ".join(repr(item) for item in close) + "? " if close else ""
     return f"{guess}({what}: {listed})"
+
+
+def error_message(error: BaseException) -> str:
+    """``str(error)``, or what stands in for it when the user's exception cannot be put in words.
+
+    A user's exception class may define a ``__str__`` that raises; the answer still names
+    the exception (``<its str() raised ValueError: ...>``) instead of failing on it.
+    """
+    try:
+        return str(error)
+    except Exception as inner:  # noqa: BLE001 - any failure of the user's __str__ is theirs
+        try:
+            detail = f"{type(inner).__name__}: {inner}"
+        except Exception:  # noqa: BLE001 - the inner one's str() may raise as well
+            detail = type(inner).__name__
+        return f"<its str() raised {detail}>"
+
+
+def error_text(error: BaseException) -> str:
+    """``Type: message`` for an exception the user's code raised, whatever its ``__str__`` does."""
+    message = error_message(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__

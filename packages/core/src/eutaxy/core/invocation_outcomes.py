@@ -12,7 +12,9 @@ Outcomes, each its own count:
 
 - ``returned``: the handler returned (or its promise resolved) normally;
 - ``threw``: it raised or rejected with an error of its own;
-- ``crashed``: an injected fault killed it (crash_before, crash_after);
+- ``crashed``: an injected fault killed it (crash_before, crash_after), or the user's code
+  ended its own process (``process.exit`` in a Worker, ``os._exit`` in a handler), which
+  the platform takes as the invocation's crash: that call is then its ``error``;
 - ``timed_out``: the platform stopped it at its configured time limit (Lambda's timeout,
   a Worker's CPU limit).
 
@@ -117,7 +119,8 @@ class InvocationOutcome:
     #: The last effect point the invocation opened before it ended (None: it opened none),
     #: so a report can show the error under that point of the trace.
     ordinal: int | None = None
-    #: The uncaught error, exactly when ``outcome`` is ``threw``.
+    #: The uncaught error when ``outcome`` is ``threw`` (always); when it is ``crashed``, the
+    #: user's own exit that crashed it (``process.exit``, ``os._exit``), never an injected fault.
     error: UncaughtError | None = None
     #: Messages the invocation's end dead-lettered.
     dead_lettered: int = 0
@@ -133,7 +136,7 @@ class InvocationOutcome:
         return self.outcome == RETURNED and not self.retried_all
 
     def __attrs_post_init__(self) -> None:
-        assert (self.error is not None) == (self.outcome == THREW), self
+        assert (self.error is not None) == (self.outcome == THREW) or self.outcome == CRASHED, self
         assert not self.retried_all or self.outcome == RETURNED, self
         assert self.dead_lettered >= 0, self.dead_lettered
         assert self.ordinal is None or self.ordinal >= 0, self.ordinal
@@ -195,6 +198,8 @@ class OutcomeCounts:
     timed_out: int = 0
     #: Of ``returned``, those that asked for every message they got to come again.
     retried_all: int = 0
+    #: Of ``crashed``, those the user's own code ended (``process.exit``, ``os._exit``), not a fault.
+    exited: int = attrs.field(default=0, metadata={"omit_if_default": True})
     dead_lettered: int = 0
     succeeded_fault_free: bool = False
     #: Invocations in runs with no injected fault (the runs ``succeeded_fault_free`` is about).
@@ -211,6 +216,7 @@ class OutcomeCounts:
         counts = {name: getattr(self, name) for name in OUTCOMES}
         dead_lettered = self.dead_lettered
         retried_all = self.retried_all
+        exited = self.exited
         first_error = self.first_error
         succeeded = self.succeeded_fault_free
         fault_free_invocations = self.fault_free_invocations
@@ -220,6 +226,7 @@ class OutcomeCounts:
             counts[one.outcome] += 1
             dead_lettered += one.dead_lettered
             retried_all += one.retried_all
+            exited += one.outcome == CRASHED and one.error is not None
             if fault_free:
                 fault_free_invocations += 1
                 succeeded = succeeded or one.succeeded
@@ -230,6 +237,7 @@ class OutcomeCounts:
             **counts,
             dead_lettered=dead_lettered,
             retried_all=retried_all,
+            exited=exited,
             succeeded_fault_free=succeeded,
             fault_free_invocations=fault_free_invocations,
             first_error=first_error,

@@ -24,6 +24,7 @@ from eutaxy.core.cuts import judge, remaining_events
 from eutaxy.core.effects import as_effects
 from eutaxy.core.errors import UserError
 from eutaxy.core.invariant_counts import nearest_effects, vacuous_reason
+from eutaxy.core.invocation_outcomes import FirstError
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.protocol import Platform
 from eutaxy.core.scenario_stem import scenario_stem
@@ -170,7 +171,8 @@ def _refuse_never_succeeded(session: Session, outcome: Exhausted) -> Outcome:
         for number, words in (
             (counts.threw, "threw"),
             (counts.timed_out, "timed out"),
-            (counts.crashed, "crashed by an injected fault"),
+            (counts.crashed - counts.exited, "crashed by an injected fault"),
+            (counts.exited, "crashed by their own exit"),
             (counts.retried_all, "returned but asked for all their messages again"),
             (counts.returned - counts.retried_all, "returned, in runs with a fault"),
             (counts.dead_lettered, "message dead-lettered" if counts.dead_lettered == 1 else "messages dead-lettered"),
@@ -182,14 +184,22 @@ def _refuse_never_succeeded(session: Session, outcome: Exhausted) -> Outcome:
         + ("" if runs == 1 else "s")
         + f" ({counts.invocations} invocations over all runs: {', '.join(ended) or 'none returned'})"
     )
-    first = counts.first_error
-    if first is not None:
-        detail += f"; the first error, in {first.invocation}: {first.error.text()}"
+    # The user's error is the answer's subject: it leads, and what it led to follows.
+    lead = _first_error_lead(counts.first_error)
+    if lead:
+        detail = f"{lead}; {detail}"
     detail += (
         ". Fix what makes the handler fail (a missing variable, setup or table), or pass "
         "expect_failures=True to define_scenario if failing is what the scenario checks"
     )
     return Stopped(cause=HANDLER_NEVER_SUCCEEDED, detail=detail, exhaustive=outcome.exhaustive)
+
+
+def _first_error_lead(first: FirstError | None) -> str:
+    """``the handler failed: TypeError: boom (at src/index.ts:12), first in msg-1#1``, or "" when none failed."""
+    if first is None:
+        return ""
+    return f"the handler failed: {first.error.text()}, first in {first.invocation}"
 
 
 def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
@@ -211,6 +221,11 @@ def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
     detail = "; ".join(reasons) + (
         ". Fix the selector or query, or mark the invariant allow_vacuous=True if it may look at nothing"
     )
+    # An invariant that saw nothing over a handler that threw is most often the error's doing: it leads.
+    firsts = [counts.first_error for counts in session.outcomes.values() if counts.first_error is not None]
+    lead = _first_error_lead(min(firsts, key=lambda first: first.run) if firsts else None)
+    if lead:
+        detail = f"{lead}; {detail}"
     return Stopped(cause=VACUOUS_INVARIANT, detail=detail, exhaustive=outcome.exhaustive)
 
 

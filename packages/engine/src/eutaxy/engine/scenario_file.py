@@ -22,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import UserError, error_text
 from eutaxy.core.plain_data import json_problem
 
 __all__ = ["display_path", "failure_text", "import_scenario", "locate", "no_bytecode", "scenario_root"]
@@ -99,6 +99,7 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
             "(eutaxy.cloudflare or eutaxy.aws)"
         )
     _check_plain_data(path, scenario)
+    _check_event_ids(path, scenario)
     if platform is not None and scenario["platform"] != platform:
         raise UserError(
             f"{path}: this scenario is for the {scenario['platform']} platform, not {platform}: "
@@ -125,6 +126,33 @@ def _check_plain_data(path: str | Path, scenario: dict[str, Any]) -> None:
         if isinstance(event_id, str):
             problem = f"{match.group(1)} (event {event_id}){problem[match.end():]}"
     raise UserError(f"{path}: {problem}")
+
+
+def _check_event_ids(path: str | Path, scenario: dict[str, Any]) -> None:
+    """Refuse drive events whose ids are missing or repeat, as the file left them.
+
+    ``define_scenario`` gives each event its id and refuses repeats, but the file may change
+    the dict it returned afterwards; every run, trace and schedule names events by id, so
+    two events with one id are the user's input to fix, found here before any platform starts.
+    """
+    drive = scenario.get("drive")
+    events = drive.get("events") if isinstance(drive, dict) else None
+    if not isinstance(events, list):
+        return
+    seen: dict[str, int] = {}
+    for position, event in enumerate(events):
+        event_id = event.get("id") if isinstance(event, dict) else None
+        if not isinstance(event_id, str) or not event_id:
+            raise UserError(
+                f"{path}: scenario.drive.events[{position}] has no id (got {event_id!r}); the scenario was changed "
+                "after define_scenario: give the event to define_scenario's drive instead"
+            )
+        if event_id in seen:
+            raise UserError(
+                f"{path}: the drive's event ids repeat: {event_id!r} is events {seen[event_id]} and {position}; "
+                "the scenario was changed after define_scenario, which gives each event its own id"
+            )
+        seen[event_id] = position
 
 
 _EVENT_PATH = re.compile(r"^(scenario\.drive\.events\[(\d+)\][^:]*)")
@@ -198,7 +226,7 @@ def failure_text(scenario_path: Path, error: BaseException) -> str:
     own = [frame for frame in frames if Path(frame.filename).absolute() == scenario_path]
     where = own[-1] if own else (frames[-1] if frames else None)
     location = f"{where.filename}:{where.lineno}" if where is not None else str(scenario_path)
-    problem = str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"
+    problem = str(error) if isinstance(error, UserError) else error_text(error)
     text = f"{location}: the scenario failed to load: {problem}"
     innermost = frames[-1] if frames else None
     if innermost is not None and where is not None and innermost is not where and not isinstance(error, UserError):
