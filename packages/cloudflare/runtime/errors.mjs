@@ -30,8 +30,10 @@ export function uncaughtError(error) {
     const stack = safely(() => error.stack, "");
     return { name: safely(() => error.name, "Error") || "Error", message: safely(() => error.message, ""), ...(stack ? { stack } : {}) };
   }
-  const name = error !== null && typeof error === "object" ? safely(() => error.constructor?.name, "Object") : typeof error;
-  return { name, message: safely(() => (typeof error === "string" ? error : JSON.stringify(error) ?? String(error)), "(unprintable value)") };
+  // A value that is no Error (`throw undefined`, `throw "boom"`) is named as thrown: "thrown undefined", "thrown string: boom".
+  if (error === undefined || error === null) return { name: `thrown ${error}`, message: "" };
+  const kind = typeof error === "object" ? safely(() => error.constructor?.name, "Object") : typeof error;
+  return { name: `thrown ${kind}`, message: safely(() => (typeof error === "string" ? error : JSON.stringify(error) ?? String(error)), "(unprintable value)") };
 }
 
 /** What SQLite says when the file system under its database is full. */

@@ -4,11 +4,16 @@ Each test drives ``RunLoop`` with a small body standing in for a platform's deli
 the loop's own rules are checked without any real service.
 """
 
+import json
+import pathlib
+
 import pytest
 
+from eutaxy.core import verdicts
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
+from eutaxy.engine import runloop
 from eutaxy.core.faults import DECISION_FAULTS, WRITE_FAULTS
-from eutaxy.engine.runloop import PlanFollower, RunLoop, plan_data, unsupported_result
+from eutaxy.engine.runloop import PlanFollower, RunLoop, plan_data, run_limit_ms, unsupported_result
 
 
 def _plan(policy=None, prefix=(), max_faults=1):
@@ -441,3 +446,37 @@ def test_within_its_limit_a_handler_returns_as_before():
 
     loop, outcome = _limited(quick, timeout_ms=3000)
     assert ("returned", "v") == (outcome.kind, outcome.value)
+
+
+RUN_LIMIT_VECTORS = json.loads((pathlib.Path(verdicts.__file__).with_name("vectors") / "run_limit.json").read_text(encoding="utf-8"))
+
+
+def test_a_runs_own_limit_from_its_effect_hang_bound_is_cores():
+    """run_limit_ms holds core's vector file (the Cloudflare runtime reads the same one)."""
+    for effect_hang_ms, limit_ms in RUN_LIMIT_VECTORS["cases"]:
+        assert limit_ms == run_limit_ms(effect_hang_ms), effect_hang_ms
+
+
+def test_a_handler_that_keeps_making_effects_ends_the_run_at_its_own_limit(monkeypatch):
+    """Every effect resets the hang watchdog, so only the run's own limit stops an endless loop of effects."""
+    clock = [1000.0]
+    monkeypatch.setattr(runloop.time, "monotonic", lambda: clock[0])
+    calls = []
+
+    def body(loop):
+        def handler():
+            while True:
+                clock[0] += 1.0  # one real second per effect
+                loop.effect_point("DynamoDB:orders", "PutItem", {}, WRITE_FAULTS, lambda: (calls.append(1) or {"ok": True}, None))
+
+        with loop.invocation("msg-1#1"):
+            return loop.call(handler)
+
+    loop, _ = _run(_plan(), body)
+    assert "unsupported" == loop.end["kind"]
+    assert "run_time_limit" == loop.end["cause"]
+    assert loop.end["detail"].startswith(
+        "the run went on past its own limit of 30000 ms of real time (3 times the effect hang bound, effectHangMs 10000); "
+        "msg-1#1 was still running (the last effect: DynamoDB:orders PutItem #29; it was about to make DynamoDB:orders PutItem)"
+    )
+    assert 30 == len(calls)

@@ -412,3 +412,19 @@ def test_removing_messages_from_a_short_batch_takes_that_many_fewer_and_renames_
     # A batch of one lists no members: it goes with its message, and stays without it.
     assert None is _short_batch_without(BatchAt("msg-5#2", 1), batches, {"msg-5"})
     assert BatchAt("msg-5#2", 1) == _short_batch_without(BatchAt("msg-5#2", 1), batches, {"msg-1"})
+
+
+def test_the_check_as_a_whole_ends_within_its_budget_plus_a_fixed_grace():
+    """Past budgetMs + CHECK_GRACE_MS on the check's clock, the shrinker stops where it is, capped."""
+    from eutaxy.engine.shrink import CHECK_GRACE_MS
+
+    scenario = orders_scenario(events=1000, max_faults=1)
+    now = [0.0]
+    session = Session(platform=ToyPlatform(record=False), scenario=scenario, seed="shrink",
+                      bounds=resolve_bounds(scenario), clock_ms=lambda: now[0], keep_first=0)
+    record = replay(session, Schedule(faults=(FaultAt(invocation="msg-537#1", ordinal=1, fault="crash_after"),)))
+    now[0] = session.bounds.budget_ms + CHECK_GRACE_MS
+    shrunk = shrink(session, record, record.violations[0])
+    assert shrunk.capped is True
+    assert 0 == shrunk.replays
+    assert 1000 == len(shrunk.kept_events)

@@ -53,6 +53,8 @@ const LOAD_CPU_MS = 10_000;
  * own deadline on the load answer (host.py LOAD_TIMEOUT_S) is longer.
  */
 const LOAD_WALL_MS = 90_000;
+/** A workerd that used less than 1/this of the time as CPU while it made no progress was not running the Worker's code. */
+const FROZEN_CPU_SHARE_INVERSE = 10;
 /** Linux's clock ticks per second (USER_HZ), the unit of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS_PER_S = 100;
 
@@ -291,11 +293,13 @@ export class Isolate {
       if ("answer" in first) return resultText(first.answer);
       answered.catch(() => {});
       /** @type {any} */ (sent)?.destroy();
-      const last = /** @type {{invocation: string, what: string, ordinal: number | null, overCpu: boolean}} */ (first.last);
+      const last = /** @type {{at: number, cpuMs: number | null, invocation: string, what: string, ordinal: number | null, overCpu: boolean}} */ (first.last);
       log(`run stopped: ${last.invocation || "the run"} made no progress for ${last.overCpu ? `its CPU limit of ${cpuLimitMs}` : stuckMs} ms; restarting workerd`);
+      // Read before the restart: a stopped or starved workerd is Eutaxy's (or the machine's), not the Worker's loop.
+      const frozen = last.overCpu ? null : frozenRuntime(this.pids, last.cpuMs, Date.now() - last.at);
       await this.start(/** @type {IsolateOptions} */ (this.options));
       if (last.overCpu) return { invocation: last.invocation, what: last.what, ordinal: last.ordinal };
-      return JSON.stringify(cpuBound(last, stuckMs));
+      return JSON.stringify(frozen ? unresponsive(last, frozen) : cpuBound(last, stuckMs));
     } finally {
       clearInterval(timer);
     }
@@ -334,6 +338,9 @@ function startedWithin(ready) {
   return /** @type {Promise<T>} */ (Promise.race([ready, late])).finally(() => clearInterval(timer));
 }
 
+/** workerd's words for a compatibility flag it does not know. */
+const UNKNOWN_FLAG = /No such compatibility flag: ([^\s]+)/;
+
 /** What workerd printed before the stack of an error the Worker's module threw as it loaded. */
 const UNCAUGHT = /^service [^\n]*?: Uncaught /m;
 
@@ -346,9 +353,56 @@ const UNCAUGHT = /^service [^\n]*?: Uncaught /m;
  */
 function startFailure(error, mapper) {
   const stderr = error.message.split("\nRuntime stderr:\n")[1];
+  const flag = stderr?.match(UNKNOWN_FLAG);
+  if (flag) {
+    return `the Worker's compatibility_flags name ${JSON.stringify(flag[1])}, which workerd (the version Eutaxy pins) does not know; ` +
+      "check its spelling against Cloudflare's compatibility flags, or remove it";
+  }
+  if (stderr !== undefined && stderr.trim() && !UNCAUGHT.test(stderr)) {
+    // workerd said why; Miniflare's guess at a problem with the workerd binary comes after it, if at all.
+    return `the Worker did not start in workerd: ${mapper.text(stderr.trim())}`;
+  }
   if (stderr === undefined || !UNCAUGHT.test(stderr)) return `the Worker did not start in workerd: ${error.message}`;
   const thrown = stderr.slice(stderr.search(UNCAUGHT)).replace(UNCAUGHT, "");
   return `the Worker's module threw as it loaded: ${mapper.text(thrown.trim())}`;
+}
+
+/**
+ * Why workerd made no progress without being busy, or null when it was busy (the Worker's code
+ * ran: a loop): stopped (`T` in /proc, SIGSTOP or a debugger), or it used less than a tenth of
+ * the time as CPU (starved or frozen). Null too when /proc cannot tell.
+ * @param {number[]} pids @param {number | null} cpuMsThen workerd's CPU time at the last progress line @param {number} wallMs since it
+ * @returns {string | null}
+ */
+function frozenRuntime(pids, cpuMsThen, wallMs) {
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (state === "T" || state === "t") return `workerd (pid ${pid}) was stopped (state ${state}: SIGSTOP, or a debugger)`;
+    } catch {
+      return null;
+    }
+  }
+  const cpuMsNow = cpuMsOf(pids);
+  if (cpuMsNow === null || cpuMsThen === null) return null;
+  const used = cpuMsNow - cpuMsThen;
+  if (used * FROZEN_CPU_SHARE_INVERSE >= wallMs) return null;
+  return `workerd used ${Math.round(used)} ms of CPU time in ${Math.round(wallMs)} ms without progress, so it was not running the Worker's code (a frozen runtime, or a machine too loaded to run it)`;
+}
+
+/**
+ * The RunResult of a run whose runtime stopped answering without running the Worker's code:
+ * UNSUPPORTED `runtime_unresponsive`, Eutaxy's (or the machine's), never the Worker's loop.
+ * @param {{invocation: string, what: string}} last @param {string} why
+ */
+function unresponsive(last, why) {
+  const who = last.invocation || "the run (before any invocation)";
+  const where = last.what === "start" ? "it had reached no effect" : `its last effect was ${last.what}`;
+  return {
+    protocol: PROTOCOL_VERSION, effects: [], eligible: 0, decisions: [],
+    end: { kind: "unsupported", cause: "runtime_unresponsive", detail: `${why} while ${who} ran; ${where}; workerd was restarted` },
+  };
 }
 
 /**

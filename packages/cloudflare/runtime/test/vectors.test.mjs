@@ -16,6 +16,7 @@ import { ALARM_FAULTS, ALARM_RETRIES_MAX, ALARM_RETRY_DELAY_MS } from "../bindin
 import { READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
 import { producedMessageId } from "../producer.mjs";
 import { mayRedeliver, redeliveryStop } from "../queue.mjs";
+import { Run } from "../run.mjs";
 import { REPO, kindPolicy, platformLadders } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
@@ -78,4 +79,16 @@ test("a Durable Object alarm's ladder, retries and delays are core's alarms.json
   assert.equal(ALARM_RETRIES_MAX, retriesMax);
   // Each retry waits twice the one before, from the first delay (durable_object.mjs's alarm source).
   assert.deepEqual(Array.from({ length: ALARM_RETRIES_MAX }, (_, retry) => ALARM_RETRY_DELAY_MS * 2 ** retry), retryDelaysMs);
+});
+
+test("a run's own wall-clock limit from its effect hang bound is core's", () => {
+  const { cases } = vectors("run_limit.json");
+  for (const [effectHangMs, limitMs] of cases) {
+    const plan = {
+      protocol: 1,
+      scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs, maxRedeliveries: 0 } },
+      streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] }, prefix: [], policy: { kind: "first" }, maxFaults: 0,
+    };
+    assert.equal(new Run(plan, {}, {}).runLimitMs, limitMs, `effectHangMs ${effectHangMs}`);
+  }
 });

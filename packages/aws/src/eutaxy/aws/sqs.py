@@ -52,7 +52,7 @@ from eutaxy.core.effects import invocation_id
 from eutaxy.core.errors import UserError, error_message
 from eutaxy.core.cuts import MAX_REDELIVERIES, Cut
 from eutaxy.core.faults import DECISION_FAULTS, REDELIVERY_DEAD_LETTER, redelivery_stop
-from eutaxy.engine.runloop import CallOutcome, Invocation, InvocationCrash, RunLoop
+from eutaxy.engine.runloop import CallOutcome, HandlerExit, Invocation, InvocationCrash, RunLoop
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id
 
 from eutaxy.aws.local import LOCAL_REGION, MOTO_ACCOUNT_ID
@@ -514,7 +514,9 @@ def deliver_queue(
             event = {"Records": [queue.record(message) for message in batch]}
             outcome, output = call(loop, handler, event, context)
             failed = _failed_ids(settings, outcome, [m.id for m in batch])
-            thrown = error_of(outcome.error) if outcome.kind == "raised" and outcome.error is not None else None
+            # The handler's uncaught error, or its own os._exit (the invocation's crash, named).
+            own = outcome.kind == "raised" or isinstance(outcome.error, HandlerExit)
+            thrown = error_of(outcome.error) if own and outcome.error is not None else None
             record = loop.record_outcome("sqs", outcome, thrown)
             if len(batch) > 1:
                 record["messages"] = [message.id for message in batch]

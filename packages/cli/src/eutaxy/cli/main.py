@@ -114,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: What exit 3 says before the error: a bug in Eutaxy, this version, and how to report it.
+_INTERNAL = (f"internal error (a bug in Eutaxy {VERSION}; please report it with the traceback above, "
+             "the command and the scenario that gave it)")
+
 #: The exit code of a command whose reader went away (``eutaxy check ... | head -1``): 128 + SIGPIPE, as a shell reports it.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
@@ -199,13 +203,13 @@ def _main(argv: Sequence[str] | None, *, stdout: TextIO, stderr: TextIO | None) 
         if _reader_gone(stdout):
             raise  # the reader of stdout went away; main() ends quietly
         stderr.write(traceback.format_exc())  # another pipe (the Node host's, say): a bug in Eutaxy
-        out.error("internal error (a bug in Eutaxy; please report it with the traceback above): a pipe broke",
+        out.error(f"{_INTERNAL}: a pipe broke",
                   kind="internal_error")
         return EXIT_INTERNAL
     except Exception as error:  # noqa: BLE001 - anything else is a bug in Eutaxy, never exit 1
         stderr.write(traceback.format_exc())
         out.error(
-            f"internal error (a bug in Eutaxy; please report it with the traceback above): "
+            f"{_INTERNAL}: "
             f"{type(error).__name__}: {error}",
             kind="internal_error",
         )

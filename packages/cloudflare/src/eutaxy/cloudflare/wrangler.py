@@ -483,7 +483,10 @@ class _Reader:
     def error(self, problem: str, *, key: str | None = None, written: str | None = None) -> UserError:
         """``path: problem``, or ``path:line: problem`` when ``key`` is given and a line of the text
         sets it (to a value containing ``written``, when given: an environment may set it again)."""
-        line = _line_of_key(self.text, key, written) if key is not None else None
+        # Without a key, the field the problem starts with (``max_retries in ...``,
+        # ``queues.consumers[0] needs ...``: consumers) is the one whose line is looked for.
+        found = key if key is not None else _leading_field(problem)
+        line = _line_of_key(self.text, found, written) if found is not None else None
         return UserError(f"{self.path}:{line}: {problem}" if line is not None else f"{self.path}: {problem}")
 
     def entries(self, data: dict[str, Any], section: str) -> list[dict[str, Any]]:
@@ -509,6 +512,18 @@ class _Reader:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise self.error(f"{field} in {where} must be an integer, got {value!r}")
         return value
+
+
+_LEADING_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[\d+\])?(?:\.([A-Za-z_]\w*))?\s")
+
+
+def _leading_field(problem: str) -> str | None:
+    """The config field a problem starts with: its last name (``queues.consumers[0]``: consumers;
+    ``migrations[0].new_classes``: new_classes)."""
+    match = _LEADING_FIELD.match(problem)
+    if match is None:
+        return None
+    return match.group(2) or match.group(1).split(".")[-1]
 
 
 def _line_of_key(text: str, key: str, written: str | None) -> int | None:

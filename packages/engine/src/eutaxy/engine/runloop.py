@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
+import signal
 import threading
 import time
 from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
@@ -58,6 +60,7 @@ from eutaxy.engine.globals import VirtualGlobals
 
 __all__ = [
     "CallOutcome",
+    "HandlerExit",
     "HandlerStuck",
     "HandlerTimeout",
     "Invocation",
@@ -67,6 +70,7 @@ __all__ = [
     "RunUnsupported",
     "Watchdog",
     "plan_data",
+    "run_limit_ms",
     "unsupported_result",
 ]
 
@@ -78,8 +82,63 @@ _BEFORE = (CRASH_BEFORE, ERROR)
 _AFTER = (CRASH_AFTER, AMBIGUOUS)
 
 
+#: A run's own wall-clock limit is this many times its effect hang bound, at least
+#: RUN_LIMIT_FLOOR_MS (the Cloudflare runtime holds the same rule: core's vectors/run_limit.json).
+RUN_LIMIT_FACTOR = 3
+RUN_LIMIT_FLOOR_MS = 20_000
+#: The cause of a run that went on past its own limit.
+RUN_TIME_LIMIT = "run_time_limit"
+
+
+def run_limit_ms(effect_hang_ms: int) -> int:
+    """The real time one run may take: RUN_LIMIT_FACTOR times its effect hang bound, never a share of the budget."""
+    return max(RUN_LIMIT_FACTOR * effect_hang_ms, RUN_LIMIT_FLOOR_MS)
+
+
 class InvocationCrash(BaseException):
     """An injected crash unwinding the handler; never an ``Exception`` a handler catches."""
+
+
+class HandlerExit(BaseException):
+    """The handler called ``os._exit(code)``: on Lambda the runtime process ends there, which
+    is the invocation's crash (its error names the call); never the checker's own exit."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(f"os._exit({code!r}) was called; the Lambda runtime ends the invocation there")
+        self.code = code
+
+
+class SignalInterrupt(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) that arrived while a handler ran: the person at the terminal's, re-raised.
+
+    A bare ``KeyboardInterrupt`` the handler raises itself is the handler's own error.
+    """
+
+
+@contextlib.contextmanager
+def _handler_call_guards() -> Iterator[None]:
+    """While the handler runs: ``os._exit`` raises HandlerExit, and SIGINT raises SignalInterrupt
+    (so a KeyboardInterrupt of the handler's own is told apart from Ctrl-C; main thread only,
+    where Python delivers signals)."""
+    real_exit = os._exit
+
+    def handler_exit(code: object = 0) -> NoReturn:
+        raise HandlerExit(code)
+
+    def interrupt(signum: int, frame: object) -> NoReturn:
+        raise SignalInterrupt()
+
+    previous = None
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, interrupt)
+    os._exit = handler_exit  # type: ignore[assignment]  # os._exit is swapped while the handler runs; its signature is the same
+    try:
+        yield
+    finally:
+        os._exit = real_exit
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 #: The least real time a handler's own code may run between effects before it counts as
@@ -335,6 +394,10 @@ class RunLoop:
     end: dict[str, Any] = attrs.Factory(lambda: {"kind": "completed"})
     #: Real seconds a handler's code may run between effects (see Watchdog).
     stuck_threshold_s: float = STUCK_FLOOR_MS / 1000
+    #: The effect hang bound the plan carries, of which the run's own limit is a multiple (run_limit_ms).
+    effect_hang_ms: int = STUCK_FLOOR_MS
+    #: When the run began (time.monotonic), for its own limit.
+    _started_s: float = attrs.field(factory=time.monotonic, init=False)
     #: A RunUnsupported seen by the loop; kept so a handler that swallows it cannot hide it.
     _unsupported: RunUnsupported | None = attrs.field(default=None, init=False)
     #: The watchdog of the handler call in flight.
@@ -366,6 +429,7 @@ class RunLoop:
             follower=follower,
             globals=VirtualGlobals(words),
             stuck_threshold_s=max(STUCK_FLOOR_MS, hang_ms) / 1000,
+            effect_hang_ms=hang_ms,
         )
 
     @property
@@ -381,6 +445,7 @@ class RunLoop:
         cause instead of escaping. Anything else escaping ``body`` is the platform's bug and
         propagates (after the restore).
         """
+        self._started_s = time.monotonic()
         try:
             with self.globals:
                 body(self)
@@ -422,7 +487,8 @@ class RunLoop:
         watchdog.start()
         try:
             try:
-                value = function(*args)
+                with _handler_call_guards():
+                    value = function(*args)
             finally:
                 watchdog.stop()
                 self._watchdog = None
@@ -441,16 +507,32 @@ class RunLoop:
             invocation.crashed = True
             self._raise_if_unsupported()
             return CallOutcome(kind="crashed", error=crash)
+        except HandlerExit as exited:
+            invocation.crashed = True
+            self._raise_if_unsupported()
+            return CallOutcome(kind="crashed", error=exited)
         except RunUnsupported as unsupported:
             self._unsupported = unsupported
             raise
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as interrupt:
+            if type(interrupt) is not KeyboardInterrupt or not self._own_interrupt():
+                raise  # Ctrl-C (SignalInterrupt), or the CLI's SIGTERM (its subclass): the person's, not the handler's
+            self._raise_if_unsupported()
+            return _ended(invocation, CallOutcome(kind="raised", error=interrupt))
         except BaseException as error:  # noqa: BLE001 (a handler's SystemExit is its failure too)
             self._raise_if_unsupported()
             return _ended(invocation, CallOutcome(kind="raised", error=error))
         self._raise_if_unsupported()
         return _ended(invocation, CallOutcome(kind="returned", value=value))
+
+    @staticmethod
+    def _own_interrupt() -> bool:
+        """Whether a bare KeyboardInterrupt out of the handler is its own: SIGINT raises
+        SignalInterrupt while it runs (``_handler_call_guards``), unless another SIGINT handler
+        was in place, when a bare one may be Ctrl-C and is let through."""
+        return signal.getsignal(signal.SIGINT) is signal.default_int_handler or (
+            threading.current_thread() is not threading.main_thread()
+        )
 
     def _watchdog_for(self, invocation: Invocation) -> Watchdog:
         """The call's watchdog: stuck after the hang threshold, stopped at the invocation's limit."""
@@ -482,7 +564,7 @@ class RunLoop:
         """
         invocation = self.current
         assert invocation is not None, "record_outcome() outside an invocation"
-        assert (error is not None) == (outcome.kind == "raised"), (outcome.kind, error)
+        assert (error is not None) == (outcome.kind == "raised") or outcome.kind == "crashed", (outcome.kind, error)
         kind = {"returned": "returned", "raised": "threw", "crashed": "crashed", "timed_out": "timed_out"}[outcome.kind]
         entry: dict[str, Any] = {"invocation": invocation.id, "drive": drive, "outcome": kind}
         if invocation.next_ordinal > 0:
@@ -562,6 +644,7 @@ class RunLoop:
             if invocation.crashed:
                 raise InvocationCrash(f"{invocation.id} already crashed")
             self._raise_if_unsupported()
+            self._check_run_limit(invocation, target, op)
             deadline_ms = invocation.deadline_ms
             if invocation.timed_out or (deadline_ms is not None and self.now_ms >= deadline_ms):
                 # Reached at or past its limit: the platform stopped it before this effect.
@@ -598,6 +681,25 @@ class RunLoop:
         if fault in _CRASHES:
             invocation.crashed = True
             raise InvocationCrash(f"{fault} at {invocation.id} effect #{ordinal}")
+
+    def _check_run_limit(self, invocation: Invocation, target: str, op: str) -> None:
+        """End the run UNSUPPORTED (run_time_limit) once it has gone on past its own wall-clock limit.
+
+        Checked at each effect point: a handler that keeps making effects (a loop over
+        DynamoDB calls) resets the hang watchdog at every one, so only the run's own limit stops it.
+        """
+        limit_ms = run_limit_ms(self.effect_hang_ms)
+        if (time.monotonic() - self._started_s) * 1000 <= limit_ms:
+            return
+        last = f"the last effect: {self._last_effect[0]} {self._last_effect[1]} #{self._last_effect[2]}" if self._last_effect else "no effect yet"
+        self._unsupported = self.unsupported(
+            RUN_TIME_LIMIT,
+            f"the run went on past its own limit of {limit_ms} ms of real time ({RUN_LIMIT_FACTOR} times the effect "
+            f"hang bound, effectHangMs {self.effect_hang_ms}); {invocation.id} was still running ({last}; it was "
+            f"about to make {target} {op}): a loop that keeps making effects and never ends? (raise effect_hang_ms if "
+            "a run of this scenario is meant to take longer)",
+        )
+        raise self._unsupported
 
     def platform_effect(self, target: str, op: str, args: Any, result: Any) -> None:
         """An effect the platform itself makes for the current invocation (a dead-letter).

@@ -18,14 +18,63 @@ import importlib.util
 import os
 import re
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from eutaxy.core.errors import UserError, error_text
 from eutaxy.core.plain_data import json_problem
+from eutaxy.engine.runloop import _raise_in_thread
 
-__all__ = ["display_path", "failure_text", "import_scenario", "locate", "no_bytecode", "scenario_root"]
+__all__ = ["IMPORT_DEADLINE_S", "display_path", "failure_text", "import_scenario", "locate", "no_bytecode", "scenario_root"]
+
+#: Real time a scenario file's top level may take to run (it only builds a dict); past it the
+#: import is stopped and the file named (exit 2). ``EUTAXY_IMPORT_DEADLINE_S`` sets another.
+IMPORT_DEADLINE_S = 30.0
+#: How often a stopped import that caught the stop is stopped again, and how many times.
+_RESTOP_S, _RESTOPS_MAX = 1.0, 5
+
+
+class ScenarioImportTimeout(BaseException):
+    """Raised into a scenario file's top level that ran past its deadline."""
+
+
+def import_deadline_s() -> float:
+    """The scenario import deadline: ``EUTAXY_IMPORT_DEADLINE_S`` when it is a positive number, else IMPORT_DEADLINE_S."""
+    given = os.environ.get("EUTAXY_IMPORT_DEADLINE_S")
+    if not given:
+        return IMPORT_DEADLINE_S
+    try:
+        value = float(given)
+    except ValueError:
+        raise UserError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a number of seconds such as 30") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise UserError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a positive, finite number of seconds")
+    return value
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise ScenarioImportTimeout into this thread once ``seconds`` pass (again each second, a few times)."""
+    thread_id = threading.get_ident()
+    done = threading.Event()
+
+    def watch() -> None:
+        if done.wait(seconds):
+            return
+        for _ in range(_RESTOPS_MAX):
+            _raise_in_thread(thread_id, ScenarioImportTimeout)
+            if done.wait(_RESTOP_S):
+                return
+
+    watcher = threading.Thread(target=watch, name="eutaxy-import-deadline", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 @contextlib.contextmanager
@@ -69,13 +118,28 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
     directories = [str(scenario_path.parent)]
     if scenario_path.is_symlink():
         directories.append(os.path.dirname(os.path.realpath(scenario_path)))
+    deadline_s = import_deadline_s()
     sys.modules[module_name] = module
     sys.path[:0] = directories
     try:
         # What the file prints while it runs is not the report: it goes to stderr, so stdout
         # stays the report alone (one JSON object under --json).
-        with no_bytecode(), contextlib.redirect_stdout(sys.stderr):
-            spec.loader.exec_module(module)
+        try:
+            with no_bytecode(), contextlib.redirect_stdout(sys.stderr), _deadline(deadline_s):
+                spec.loader.exec_module(module)
+        except ScenarioImportTimeout:
+            raise
+        except BaseException as error:
+            # The stop may land after the file raised, in the handling of its own error.
+            if isinstance(error.__context__, ScenarioImportTimeout):
+                raise error.__context__ from None
+            raise
+    except ScenarioImportTimeout as stopped:
+        raise UserError(
+            f"{failure_text(scenario_path, stopped).split(': the scenario failed to load:')[0]}: the scenario did not finish "
+            f"loading within {deadline_s:g} s (its top level only builds `scenario`; a loop at import?); "
+            "EUTAXY_IMPORT_DEADLINE_S sets another deadline"
+        ) from None
     except SyntaxError as error:
         where = f"{error.filename or path}:{error.lineno or 0}"
         raise UserError(f"{where}: the scenario does not parse: {error.msg}") from None

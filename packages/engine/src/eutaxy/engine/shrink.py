@@ -70,12 +70,16 @@ from eutaxy.engine.plans import event_ids, event_of_invocation, events_of, first
 from eutaxy.engine.replay import replay
 from eutaxy.engine.session import RunRecord, Session, same_violation, violation_key
 
-__all__ = ["SHRINK_PASSES", "SHRINK_RUNS_MAX", "ShrinkPass", "Shrunk", "fault_free_run", "protected_events", "shrink"]
+__all__ = ["CHECK_GRACE_MS", "SHRINK_PASSES", "SHRINK_RUNS_MAX", "ShrinkPass", "Shrunk", "fault_free_run", "protected_events", "shrink"]
 
 #: Replays the shrinker may spend: enough for a few dozen faults and events removed one
 #: at a time, or a thousand events halved down to one, and small next to an exploration
 #: budget.
 SHRINK_RUNS_MAX = 500
+#: The check as a whole may take its budget (``budgetMs``) plus this much real time: past it
+#: the shrinker stops where it is (as at SHRINK_RUNS_MAX, ``capped``), so shrinking and
+#: reporting end within a fixed grace whatever the runs cost.
+CHECK_GRACE_MS = 300_000
 
 
 @attrs.frozen(kw_only=True)
@@ -86,7 +90,7 @@ class Shrunk:
     kept_events: tuple[str, ...]
     #: Replays spent, the fault-free guard runs included.
     replays: int
-    #: Whether ``SHRINK_RUNS_MAX`` stopped the shrinker before a fixed point.
+    #: Whether ``SHRINK_RUNS_MAX`` (or the check's grace, CHECK_GRACE_MS) stopped the shrinker before a fixed point.
     capped: bool
     #: The kept events' fault-free arrival-order run, when the guard already ran it.
     baseline: RunRecord | None = None
@@ -405,7 +409,9 @@ class _Shrinker:
     _baselines: dict[tuple[str, ...] | None, RunRecord] = attrs.field(factory=dict)
 
     def spent(self) -> bool:
-        return self.replays >= SHRINK_RUNS_MAX
+        if self.replays >= SHRINK_RUNS_MAX:
+            return True
+        return self.session.elapsed_ms() >= self.session.bounds.budget_ms + CHECK_GRACE_MS
 
     def replay(self, schedule: Schedule, kept: tuple[str, ...]) -> tuple[RunRecord, bool]:
         """The replay of ``schedule`` on ``kept``, and whether the cache answered it."""

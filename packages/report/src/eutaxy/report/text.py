@@ -713,7 +713,7 @@ def _provenance_section(provenance: Provenance) -> list[str]:
     lines.append(f"  not replayed: {_plain(provenance.not_replayed)}")
     if provenance.shrink_replays is not None:
         replays = provenance.shrink_replays
-        capped = " (stopped by its replay cap before a fixed point)" if provenance.shrink_capped else ""
+        capped = " (stopped by its replay cap, or the check's grace past its budget, before a fixed point)" if provenance.shrink_capped else ""
         lines.append(f"  shrinking: {replays} replay" + ("" if replays == 1 else "s") + capped)
     lines.append("  bounds: " + _plain(provenance.bounds))
     lines.append("  bounds reached: " + _plain(list(provenance.bounds_reached)))
