@@ -117,21 +117,32 @@ class SignalInterrupt(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def _handler_call_guards() -> Iterator[None]:
-    """While the handler runs: ``os._exit`` raises HandlerExit, and SIGINT raises SignalInterrupt
-    (so a KeyboardInterrupt of the handler's own is told apart from Ctrl-C; main thread only,
-    where Python delivers signals)."""
+    """While the handler runs: ``os._exit`` raises HandlerExit, and a SIGINT handler of Python's
+    (the default, or another one that raises) raises SignalInterrupt instead, so a bare
+    KeyboardInterrupt out of the handler is always the handler's own (signals reach Python only
+    in the main thread, and only through such a handler)."""
     real_exit = os._exit
 
     def handler_exit(code: object = 0) -> NoReturn:
         raise HandlerExit(code)
 
-    def interrupt(signum: int, frame: object) -> NoReturn:
-        raise SignalInterrupt()
+    previous: Any = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+    if callable(previous):
+        installed = previous
 
-    previous = None
-    main = threading.current_thread() is threading.main_thread()
-    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        previous = signal.signal(signal.SIGINT, interrupt)
+        def interrupt(signum: int, frame: Any) -> None:
+            if installed is signal.default_int_handler:
+                raise SignalInterrupt()
+            try:
+                installed(signum, frame)
+            except KeyboardInterrupt as error:
+                raise SignalInterrupt() from error
+
+        signal.signal(signal.SIGINT, interrupt)
+    else:
+        previous = None
     os._exit = handler_exit  # type: ignore[assignment]  # os._exit is swapped while the handler runs; its signature is the same
     try:
         yield
@@ -515,7 +526,7 @@ class RunLoop:
             self._unsupported = unsupported
             raise
         except KeyboardInterrupt as interrupt:
-            if type(interrupt) is not KeyboardInterrupt or not self._own_interrupt():
+            if type(interrupt) is not KeyboardInterrupt:
                 raise  # Ctrl-C (SignalInterrupt), or the CLI's SIGTERM (its subclass): the person's, not the handler's
             self._raise_if_unsupported()
             return _ended(invocation, CallOutcome(kind="raised", error=interrupt))
@@ -524,15 +535,6 @@ class RunLoop:
             return _ended(invocation, CallOutcome(kind="raised", error=error))
         self._raise_if_unsupported()
         return _ended(invocation, CallOutcome(kind="returned", value=value))
-
-    @staticmethod
-    def _own_interrupt() -> bool:
-        """Whether a bare KeyboardInterrupt out of the handler is its own: SIGINT raises
-        SignalInterrupt while it runs (``_handler_call_guards``), unless another SIGINT handler
-        was in place, when a bare one may be Ctrl-C and is let through."""
-        return signal.getsignal(signal.SIGINT) is signal.default_int_handler or (
-            threading.current_thread() is not threading.main_thread()
-        )
 
     def _watchdog_for(self, invocation: Invocation) -> Watchdog:
         """The call's watchdog: stuck after the hang threshold, stopped at the invocation's limit."""
