@@ -23,6 +23,7 @@ function sequentialRun(effectHangMs = 1000) {
     prefix: [],
     policy: { kind: "first" },
     maxFaults: 0,
+    maxShortBatches: 0,
   };
   return new Run(plan, {}, {});
 }

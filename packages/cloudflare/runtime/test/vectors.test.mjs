@@ -87,7 +87,7 @@ test("a run's own wall-clock limit from its effect hang bound is core's", () => 
     const plan = {
       protocol: 1,
       scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs, maxRedeliveries: 0 } },
-      streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] }, prefix: [], policy: { kind: "first" }, maxFaults: 0,
+      streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] }, prefix: [], policy: { kind: "first" }, maxFaults: 0, maxShortBatches: 0,
     };
     assert.equal(new Run(plan, {}, {}).runLimitMs, limitMs, `effectHangMs ${effectHangMs}`);
   }
