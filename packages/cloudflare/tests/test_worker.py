@@ -344,7 +344,7 @@ def test_wranglers_default_migrations_folder_is_used_and_a_setup_schema_wins_ove
     ("config", "setup", "problem"),
     [
         ('{"binding": "AUDIT", "migrations_dir": "nowhere"}', None, "names migrations_dir 'nowhere', which is not a directory holding .sql files"),
-        ('{"binding": "AUDIT"}', "./empty", r"d1_schema\('AUDIT'\): the migrations directory .*empty holds no .sql file"),
+        ('{"binding": "AUDIT"}', "./empty", r"setup\[1\]: d1_schema\('AUDIT', './empty'\): the migrations directory holds no .sql file \(.*empty\)"),
     ],
 )
 def test_a_migrations_directory_without_sql_files_is_refused(project, config, setup, problem):

@@ -403,12 +403,16 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
                 f"does not declare in {kind.section}; {known}",
                 near=str(binding),
             )
-        resolved = kind.check_step(step, f"setup[{index}]: {kind.setup_step}({binding!r})")
-    if isinstance(resolved.get("path"), str):
-        # A step's path is the scenario's, relative to its folder: a file, or a directory its kind reads.
-        path = _resolve(root, resolved["path"])
-        if not path.exists():
-            raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})", near=step["path"])
+    # A step's path is the scenario's, relative to its folder: a file, or a directory its kind reads.
+    path = _resolve(root, step["path"]) if isinstance(step.get("path"), str) and step["path"] else None
+    if path is not None and not path.exists():
+        raise UserError(f"setup[{index}]: {step['kind']} file {step['path']!r} does not exist ({path})", near=step["path"])
+    if kind is not None:
+        # The kind checks the step with its path resolved; messages name the path as written.
+        written = f", {step['path']!r}" if path is not None else ""
+        checked = step if path is None else {**step, "path": str(path)}
+        resolved = kind.check_step(checked, f"setup[{index}]: {kind.setup_step}({step.get('binding')!r}{written})")
+    if path is not None:
         resolved["path"] = str(path)
     return resolved
 

@@ -370,6 +370,9 @@ class D1Kind(BindingKind):
     def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
         if not isinstance(step.get("path"), str) or not step["path"]:
             raise UserError(f"{where} names no schema (a .sql file or a migrations directory); build it with d1_schema(...)")
+        path = Path(step["path"])
+        if path.is_dir() and not migration_files(path):
+            raise UserError(f"{where}: the migrations directory holds no .sql file ({path})", near=step["binding"])
         checked = {"kind": self.setup_step, "binding": step["binding"], "path": step["path"]}
         if "rows" in step:
             checked["rows"] = seed_rows(step["rows"], where)
