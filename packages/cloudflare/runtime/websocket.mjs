@@ -43,13 +43,14 @@ import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
 import { drain } from "./settle.mjs";
 import { takeUpgrades, upgradeOf } from "./upgrades.mjs";
+import { base64, bytesOf } from "./values.mjs";
 
 /** The invocation the end-of-run frames are recorded under. */
 const PLATFORM_INVOCATION = "websocket";
 
 /**
  * @typedef {{id: string, path: string, headers: Record<string, string>, state: "waiting" | "opening" | "open" | "failed",
- *   client: any, upgrade: import("./upgrades.mjs").Upgrade | null, frames: string[], closed: {code: number, reason: string} | null,
+ *   client: any, upgrade: import("./upgrades.mjs").Upgrade | null, frames: unknown[], closed: {code: number, reason: string} | null,
  *   busy: boolean, closedSeen: boolean}} Conn
  */
 
@@ -66,10 +67,14 @@ function frame(data) {
   return typeof data === "string" ? data : JSON.stringify(data);
 }
 
-/** @param {unknown} data */
-function frameText(data) {
+/**
+ * A frame that arrived on a client end, as the log holds it: a text frame as its text, a
+ * binary frame as bytes in the log's encoding (values.mjs), never decoded as text.
+ * @param {unknown} data @returns {unknown}
+ */
+export function frameLogged(data) {
   if (typeof data === "string") return data;
-  if (data instanceof ArrayBuffer) return new TextDecoder().decode(data);
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return { $: "bytes", v: base64(bytesOf(data)) };
   return String(data);
 }
 
@@ -134,7 +139,7 @@ export async function driveWebSocket(run, drive, handler) {
       conn.client = client;
       conn.upgrade = upgrade;
       client.accept();
-      client.addEventListener("message", (/** @type {any} */ event) => { conn.frames.push(frameText(event.data)); });
+      client.addEventListener("message", (/** @type {any} */ event) => { conn.frames.push(frameLogged(event.data)); });
       client.addEventListener("close", (/** @type {any} */ event) => { conn.closed ??= { code: event.code, reason: event.reason }; });
       const stub = objectStub(run, upgrade);
       /** @type {any} */

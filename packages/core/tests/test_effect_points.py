@@ -24,6 +24,8 @@ def test_labels_and_fault_texts_read_as_the_report_prints_them():
     assert "msg-1#1" == invocation_label("msg-1#1")
     assert "msg-1#2 (redelivery, at +30 s)" == invocation_label("msg-1#2", 30000)
     assert "msg-1#1 (at +1.500 s)" == invocation_label("msg-1#1", 1500)
+    assert "DO:RUNNER/runner/after" == invocation_label("DO:RUNNER/runner/after")
+    assert "DO:RUNNER/runner/after#2 (after a reset)" == invocation_label("DO:RUNNER/runner/after#2")
     assert "!! crash_before (crashed before the effect; nothing committed)" == fault_text(
         _effect("fault", payload={"fault": "crash_before"}))
     assert "!! redelivery (the event was delivered again)" == fault_text(_effect("fault", op="redelivery"))

@@ -64,11 +64,16 @@ def fault_text(effect: Effect) -> str:
 
 
 def invocation_label(invocation: str, started_ms: int | None = None) -> str:
-    """``msg-1#2 (redelivery)``; with the start time, ``msg-1#2 (redelivery, at +30 s)``."""
+    """``msg-1#2 (redelivery)``; with the start time, ``msg-1#2 (redelivery, at +30 s)``.
+
+    An object's work after its answer (``DO:<binding>/<object>/after``, the runtime's
+    after_work.mjs) numbers the object's instances, not attempts: ``/after#2`` is the work of
+    the instance after a crash reset the object, never a redelivery.
+    """
     notes = []
     event, _, attempt = str(invocation).rpartition("#")
     if event and attempt.isdigit() and int(attempt) > 1:
-        notes.append("redelivery")
+        notes.append("after a reset" if event.endswith("/after") else "redelivery")
     if started_ms is not None:
         notes.append("at +" + (f"{started_ms // 1000} s" if started_ms % 1000 == 0 else f"{started_ms / 1000:.3f} s"))
     return f"{invocation} ({', '.join(notes)})" if notes else str(invocation)
