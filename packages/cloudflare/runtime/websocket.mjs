@@ -43,7 +43,7 @@ import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
 import { drain } from "./settle.mjs";
 import { takeUpgrades, upgradeOf } from "./upgrades.mjs";
-import { base64, bytesOf } from "./values.mjs";
+import { logged } from "./values.mjs";
 
 /** The invocation the end-of-run frames are recorded under. */
 const PLATFORM_INVOCATION = "websocket";
@@ -68,14 +68,12 @@ function frame(data) {
 }
 
 /**
- * A frame that arrived on a client end, as the log holds it: a text frame as its text, a
- * binary frame as bytes in the log's encoding (values.mjs), never decoded as text.
+ * A frame that arrived on a client end (a string or an `ArrayBuffer`), as the log holds it:
+ * a text frame as its text, a binary frame as bytes in the log's encoding, never decoded as text.
  * @param {unknown} data @returns {unknown}
  */
 export function frameLogged(data) {
-  if (typeof data === "string") return data;
-  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return { $: "bytes", v: base64(bytesOf(data)) };
-  return String(data);
+  return logged(data);
 }
 
 /**

@@ -210,8 +210,7 @@ def _source(config: "WranglerConfig", binding: "Binding", step: Mapping[str, Any
         if not path.is_dir():
             return _SchemaSource(binding.name, path, (path,), "setup")
         files = migration_files(path)
-        if not files:
-            raise UserError(f"setup d1_schema({binding.name!r}): the migrations directory {path} holds no .sql file", near=binding.name)
+        assert files, (binding.name, path)  # check_step refused a directory without .sql files
         return _SchemaSource(binding.name, path, tuple(files), "setup")
     migrations_dir = binding.fields.get("migrations_dir")
     if migrations_dir is not None:
