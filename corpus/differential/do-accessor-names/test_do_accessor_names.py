@@ -8,23 +8,11 @@ object's answers must be the same. A planted divergence changes one visitor's na
 proxied side, and the runner must report it.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "do-accessor-names.sim.py"
 SEED = "do-accessor-names"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
 
 
 def test_proxied_and_raw_runs_agree(scenario):
@@ -33,7 +21,6 @@ def test_proxied_and_raw_runs_agree(scenario):
     assert [] == [difference["message"] for difference in outcome.differences]
     assert {"kind": "completed"} == outcome.proxied["end"]
     # The case exercises what it says, on workerd's side: every member answered as written.
-    (answers,) = [s["rows"] for s in outcome.raw["snapshots"] if (s["target"], s["table"]) == ("D1:DB", "answers")]
     assert {
         ("p1", "user", '{"visits":1,"last":"ann"}'),
         ("p1", "user", '{"visits":2,"last":"bo"}'),
@@ -41,7 +28,7 @@ def test_proxied_and_raw_runs_agree(scenario):
         ("p2", "instance", '"profile p2"'),
         ("p2", "objectEnv", '["DB","PROFILES"]'),
         ("p2", "user", '{"visits":1,"last":"cy"}'),
-    } == {(row["profile"], row["member"], row["answer"]) for row in answers}
+    } == {(row["profile"], row["member"], row["answer"]) for row in raw_rows(outcome, "D1:DB", "answers")}
 
 
 def rename_a_visitor(scenario):

@@ -10,28 +10,11 @@ never ran an object's timers after its answer would (afterWorkTimerLimit 0 cuts 
 its first timer), and requires the runner to report it.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "do-after-timers.sim.py"
 SEED = "do-after-timers"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
-
-
-def rows_of(outcome, target, table):
-    (rows,) = [s["rows"] for s in outcome.raw["snapshots"] if (s["target"], s["table"]) == (target, table)]
-    return rows
 
 
 def test_proxied_and_raw_work_after_the_answer_agree(scenario):
@@ -40,9 +23,9 @@ def test_proxied_and_raw_work_after_the_answer_agree(scenario):
     assert [] == [difference["message"] for difference in outcome.differences]
     assert {"kind": "completed"} == outcome.proxied["end"]
     # The case exercises what it says, on the raw side's real timers: every job finished.
-    assert [{"key": f"job:{job}", "value": "done"} for job in ("j-1", "j-2", "j-4")] == rows_of(outcome, "DO:RUNNERS", "ada")
-    assert [{"job": "j-1", "steps": 1}, {"job": "j-2", "steps": 2}, {"job": "j-4", "steps": 1}] == rows_of(outcome, "DO:RUNNERS", "ada/finished")
-    assert ["j-1", "j-2", "j-3", "j-4", "j-5"] == sorted(row["job"] for row in rows_of(outcome, "D1:DB", "audit"))
+    assert [{"key": f"job:{job}", "value": "done"} for job in ("j-1", "j-2", "j-4")] == raw_rows(outcome, "DO:RUNNERS", "ada")
+    assert [{"job": "j-1", "steps": 1}, {"job": "j-2", "steps": 2}, {"job": "j-4", "steps": 1}] == raw_rows(outcome, "DO:RUNNERS", "ada/finished")
+    assert ["j-1", "j-2", "j-3", "j-4", "j-5"] == sorted(row["job"] for row in raw_rows(outcome, "D1:DB", "audit"))
     # On the proxied side the work is the objects' own invocations.
     invocations = {effect["invocation"] for effect in outcome.proxied["effects"]}
     assert {"DO:RUNNERS/ada/after", "DO:RUNNERS/bo/after"} <= invocations

@@ -11,28 +11,12 @@ third leaves an alarm a day ahead, which the raw side's bounded wait must name.
 """
 
 import copy
-from pathlib import Path
 
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "do-alarm-reminders.sim.py"
 SEED = "do-alarm-reminders"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
-
-
-def rows_of(outcome, target, table):
-    (rows,) = [s["rows"] for s in outcome.raw["snapshots"] if (s["target"], s["table"]) == (target, table)]
-    return rows
 
 
 def test_proxied_and_raw_alarms_agree(scenario):
@@ -43,11 +27,11 @@ def test_proxied_and_raw_alarms_agree(scenario):
     # The case exercises what it says, on the raw side's real alarms: the replaced alarm
     # fired with its new label, each armed alarm re-armed once, the deleted one never fired.
     assert [{"label": "soon", "nth": 1, "retry": 0}, {"label": "soon", "nth": 2, "retry": 0}] == [
-        {key: row[key] for key in ("label", "nth", "retry")} for row in sorted(rows_of(outcome, "DO:REMINDERS", "alice/firings"), key=lambda row: row["nth"])
+        {key: row[key] for key in ("label", "nth", "retry")} for row in sorted(raw_rows(outcome, "DO:REMINDERS", "alice/firings"), key=lambda row: row["nth"])
     ]
-    assert {"key": "fired", "value": 2} in rows_of(outcome, "DO:REMINDERS", "bob")
-    assert [] == rows_of(outcome, "DO:REMINDERS", "carol/firings")
-    audit = rows_of(outcome, "D1:DB", "audit")
+    assert {"key": "fired", "value": 2} in raw_rows(outcome, "DO:REMINDERS", "bob")
+    assert [] == raw_rows(outcome, "DO:REMINDERS", "carol/firings")
+    audit = raw_rows(outcome, "D1:DB", "audit")
     assert sorted(["alice", "alice", "bob", "bob"]) == sorted(row["account"] for row in audit)
     assert {"soon"} == {row["label"] for row in audit}
 

@@ -10,27 +10,11 @@ deleteAll() on the proxied side, as a model that kept the alarm would, and the r
 report it.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "do-delete-all-alarm.sim.py"
 SEED = "do-delete-all-alarm"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
-
-
-def tables_of(outcome):
-    return {(s["target"], s["table"]): s["rows"] for s in outcome.raw["snapshots"]}
 
 
 def test_delete_all_deletes_the_alarm_at_the_workers_date_on_both_sides(scenario):
@@ -39,9 +23,8 @@ def test_delete_all_deletes_the_alarm_at_the_workers_date_on_both_sides(scenario
     assert [] == [difference["message"] for difference in outcome.differences]
     assert {"kind": "completed"} == outcome.proxied["end"]
     # The case exercises what it says, on workerd's side: the emptied carts' alarms are gone.
-    tables = tables_of(outcome)
-    assert [{"key": "alarmAfterClear", "value": False}] == tables[("DO:CARTS", "c1")]
-    assert [{"cart": "c2"}] == tables[("D1:DB", "audit")]
+    assert [{"key": "alarmAfterClear", "value": False}] == raw_rows(outcome, "DO:CARTS", "c1")
+    assert [{"cart": "c2"}] == raw_rows(outcome, "D1:DB", "audit")
 
 
 def test_with_delete_all_preserves_alarm_the_alarm_survives_on_both_sides(scenario):
@@ -49,9 +32,8 @@ def test_with_delete_all_preserves_alarm_the_alarm_survives_on_both_sides(scenar
     with DifferentialRunner(preserving) as runner:
         outcome = runner.run(seed=SEED)
     assert [] == [difference["message"] for difference in outcome.differences]
-    tables = tables_of(outcome)
-    assert {"key": "alarmAfterClear", "value": True} in tables[("DO:CARTS", "c1")]
-    assert ["c1", "c2", "c3"] == sorted(row["cart"] for row in tables[("D1:DB", "audit")])
+    assert {"key": "alarmAfterClear", "value": True} in raw_rows(outcome, "DO:CARTS", "c1")
+    assert ["c1", "c2", "c3"] == sorted(row["cart"] for row in raw_rows(outcome, "D1:DB", "audit"))
 
 
 def clear_without_delete_all(scenario):

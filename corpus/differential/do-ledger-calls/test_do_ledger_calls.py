@@ -8,23 +8,11 @@ the proxied side, as a proxy passing the wrong argument would, and requires the 
 report it, so this gate can fail.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "do-ledger-calls.sim.py"
 SEED = "do-ledger-calls"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
 
 
 def test_proxied_and_raw_runs_agree(scenario):
@@ -37,14 +25,13 @@ def test_proxied_and_raw_runs_agree(scenario):
     assert {"messageId": "msg-2", "op": "retry", "implicit": False} in attempts[1]["decisions"]
     # No maxRedeliveries: the consumer's max_retries 3 decides, so the overdraft is dead-lettered after four deliveries.
     assert [{"messageId": "msg-3", "attempts": 4}] == attempts[-1]["deadLettered"]
-    tables = {snapshot["table"]: snapshot["rows"] for snapshot in outcome.raw["snapshots"] if snapshot["target"] == "DO:ACCOUNTS"}
-    assert ["alice", "alice/entries", "bob", "bob/entries", "carol", "carol/entries", "dave", "dave/entries"] == sorted(tables)
-    assert {"key": "balance", "value": 1200} in tables["alice"]
-    assert {"key": "balance", "value": 200} in tables["bob"]
-    assert [{"key": "balance", "value": 7}] == tables["carol"]
-    assert [1000, 1200, 1500] == sorted(row["balance"] for row in tables["alice/entries"])
-    (audit,) = [snapshot["rows"] for snapshot in outcome.raw["snapshots"] if (snapshot["target"], snapshot["table"]) == ("D1:DB", "audit")]
-    assert {"account": "alice", "op": "check", "cents": 1200} in audit
+    objects = sorted(snapshot["table"] for snapshot in outcome.raw["snapshots"] if snapshot["target"] == "DO:ACCOUNTS")
+    assert ["alice", "alice/entries", "bob", "bob/entries", "carol", "carol/entries", "dave", "dave/entries"] == objects
+    assert {"key": "balance", "value": 1200} in raw_rows(outcome, "DO:ACCOUNTS", "alice")
+    assert {"key": "balance", "value": 200} in raw_rows(outcome, "DO:ACCOUNTS", "bob")
+    assert [{"key": "balance", "value": 7}] == raw_rows(outcome, "DO:ACCOUNTS", "carol")
+    assert [1000, 1200, 1500] == sorted(row["balance"] for row in raw_rows(outcome, "DO:ACCOUNTS", "alice/entries"))
+    assert {"account": "alice", "op": "check", "cents": 1200} in raw_rows(outcome, "D1:DB", "audit")
 
 
 def deposit_a_cent_more_into_dave(scenario):

@@ -7,23 +7,11 @@ A second test plants a divergence on the proxied side, a message naming another
 customer, and requires the runner to report it, so this gate can fail.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "queue-d1-foreign-keys.sim.py"
 SEED = "queue-d1-foreign-keys"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
 
 
 def test_proxied_and_raw_runs_agree_on_foreign_keys(scenario):
@@ -31,15 +19,14 @@ def test_proxied_and_raw_runs_agree_on_foreign_keys(scenario):
         outcome = runner.run(seed=SEED)
     assert [] == [difference["message"] for difference in outcome.differences]
     assert {"kind": "completed"} == outcome.proxied["end"]
-    tables = {snapshot["table"]: snapshot["rows"] for snapshot in outcome.raw["snapshots"]}
     # The case exercises what it says: D1 refused three writes for their foreign keys ...
-    rejections = {row["message_id"]: row["reason"] for row in tables["rejections"]}
+    rejections = {row["message_id"]: row["reason"] for row in raw_rows(outcome, "D1:DB", "rejections")}
     assert ["msg-2", "msg-3", "msg-6"] == sorted(rejections)
     assert all("FOREIGN KEY constraint failed" in reason for reason in rejections.values()), rejections
     # ... the failed batch wrote nothing, and the cascades removed o-1's lines and all of c-2's.
-    assert ["c-1"] == [row["id"] for row in tables["customers"]]
-    assert ["o-10"] == [row["id"] for row in tables["orders"]]
-    assert [("o-10", 0, "tea"), ("o-10", 1, "cup")] == sorted((row["order_id"], row["line"], row["sku"]) for row in tables["order_lines"])
+    assert ["c-1"] == [row["id"] for row in raw_rows(outcome, "D1:DB", "customers")]
+    assert ["o-10"] == [row["id"] for row in raw_rows(outcome, "D1:DB", "orders")]
+    assert [("o-10", 0, "tea"), ("o-10", 1, "cup")] == sorted((row["order_id"], row["line"], row["sku"]) for row in raw_rows(outcome, "D1:DB", "order_lines"))
 
 
 def order_for_the_forgotten_customer_before_forgetting(scenario):

@@ -8,23 +8,11 @@ A second test plants a divergence on the proxied side, as a proxy writing the
 wrong bytes would, and requires the runner to report it, so this gate can fail.
 """
 
-from pathlib import Path
-
-import pytest
-
-from eutaxy.cloudflare import load_scenario
 from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
 from divergence import changing_scenario
+from raw_snapshots import raw_rows
 
-HERE = Path(__file__).resolve().parent
-SCENARIO = HERE / "r2-bucket-ops.sim.py"
 SEED = "r2-bucket-ops"
-
-
-@pytest.fixture(scope="module")
-def scenario():
-    # No toolchain check of its own: without Node the runner fails, and a gate never skips.
-    return load_scenario(SCENARIO)
 
 
 def test_proxied_and_raw_runs_agree(scenario):
@@ -36,8 +24,7 @@ def test_proxied_and_raw_runs_agree(scenario):
     attempts = decisions_of_raw(outcome.raw)
     assert {"messageId": "msg-5", "op": "retry", "implicit": False} in attempts[4]["decisions"]
     assert [{"messageId": "msg-6", "attempts": 3}] == attempts[-1]["deadLettered"]
-    (bucket,) = [snapshot for snapshot in outcome.raw["snapshots"] if snapshot["target"] == "R2:MEDIA"]
-    rows = {row["key"]: row for row in bucket["rows"]}
+    rows = {row["key"]: row for row in raw_rows(outcome, "R2:MEDIA", "objects")}
     assert [
         "archive/originals/a.txt",
         "archive/originals/b.bin",
