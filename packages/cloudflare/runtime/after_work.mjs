@@ -82,6 +82,13 @@ export class ObjectWork {
     this.polling = false;
     /** Bumped on every change the poller and the source watch. */
     this.version = 0;
+    /** `blockConcurrencyWhile` callbacks of the instance still running: its input gate is held. */
+    this.blocking = 0;
+  }
+
+  /** True while the object holds its input gate (`blockConcurrencyWhile`): no other call enters, its I/O is no turn. */
+  gateHeld() {
+    return this.blocking > 0;
   }
 
   get id() {
@@ -166,7 +173,7 @@ export class ObjectWork {
         // A call in progress: its caller waits on it (one effect in flight); when nothing else
         // of the call moves, the object's own timer (one it awaits) fires.
         const version = host.version + this.version;
-        idle = host.inflight === 1 && this.storage === 0 && version === seen ? idle + 1 : 0;
+        idle = host.inflight === 1 && host.parked === 0 && this.storage === 0 && version === seen ? idle + 1 : 0;
         seen = version;
         if (idle >= IDLE_TURNS && run.globals.hasTimers(this)) {
           idle = 0;
@@ -276,9 +283,7 @@ export function effectInvocation(run, work) {
 
 /**
  * In a concurrent run the work after an object's answer is not modelled yet (its other
- * orders are the next model's): the run is UNSUPPORTED as calls entering an object
- * concurrently are. Stub calls in a concurrent run are refused before any object runs today,
- * so this holds the line for when they are not.
+ * orders are the next model's): the run is UNSUPPORTED (`object_concurrency`).
  * @param {import("./run.mjs").Run} run @param {ObjectWork} work
  */
 function refuseConcurrent(run, work) {

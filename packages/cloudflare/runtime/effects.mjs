@@ -73,6 +73,11 @@ export class Invocation {
     this.nextOrdinal = 0;
     /** Effects of this invocation whose real I/O is running. */
     this.inflight = 0;
+    /**
+     * Effects of this invocation parked for their turn (concurrent runs): one parked inside a
+     * Durable Object call leaves that call in flight (`inflight`) while nothing of it runs.
+     */
+    this.parked = 0;
     /** True once a crash fault hit it; its code must never continue. */
     this.crashed = false;
     /**
@@ -215,14 +220,17 @@ export function effectPoint(run, given, spec) {
  */
 async function ioPoint(run, inv, spec) {
   if (inv.dead || run.stopped) return never();
-  // In a concurrent run the effect is a turn: the invocation parks until a turn picks it;
-  // but while it is inside a Durable Object call (`hosts`), which is one turn, what it does
-  // is part of that turn.
-  const inside = inv.hosts.length > 0;
-  if (inside) run.scheduler.noteMore("object_call");
-  const parked = inside ? null : run.scheduler.park(inv, spec.target, spec.op);
+  // In a concurrent run the effect is a turn: the invocation parks until a turn picks it.
+  // Inside a Durable Object (a call of it in progress, `hosts`) too, as the object's input
+  // gate is open while it awaits outbound I/O; but not while the object holds its gate
+  // (`blockConcurrencyWhile`): then what it does is part of the turn that reached it.
+  const host = inv.hosts.at(-1) ?? null;
+  if (host?.work.gateHeld()) run.scheduler.noteMore("object_call");
+  const parked = host?.work.gateHeld() ? null : run.scheduler.park(inv, spec.target, spec.op, host?.work.where ?? null);
   if (parked) {
+    inv.parked++;
     await parked;
+    inv.parked--;
     if (inv.dead || run.stopped) return never();
   }
   const point = new Point(run, inv, spec);

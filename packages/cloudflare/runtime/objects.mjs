@@ -20,7 +20,9 @@
  * carry a concurrent run's async context into the object), in that invocation's async context
  * (`scheduler.runAs`), holding the object as a host while the call runs (`Invocation.hosts`).
  * The object's own binding calls (D1, ...) are effects of that invocation, numbered after the
- * stub call's own point, part of the call's turn in a concurrent run, and take faults
+ * stub call's own point, each a turn of its own in a concurrent run (the input gate is open
+ * while the object awaits one, so another call may enter; not inside blockConcurrencyWhile,
+ * whose gate the wrapper notes held, takeOverWork), and take faults
  * by their position in it; a crash decided at one kills the invocation and resets the object
  * with ctx.abort(), called there, inside the object, where abort() works. Work the object's
  * code runs when no call of it is in progress (after its answer) is the object's own
@@ -421,6 +423,29 @@ function takeOverWork(ctx, className) {
     });
   }
   if (Object.hasOwn(ctx, "waitUntil")) return;
+  const realBlock = typeof ctx.blockConcurrencyWhile === "function" ? ctx.blockConcurrencyWhile.bind(ctx) : null;
+  if (realBlock) {
+    Object.defineProperty(ctx, "blockConcurrencyWhile", {
+      configurable: true, writable: true,
+      /** @param {() => unknown} callback */
+      value(callback) {
+        const run = active.run;
+        if (!run) return realBlock(callback);
+        // The gate is workerd's own; the run notes it is held, so the object's I/O meanwhile is no turn (effects.mjs).
+        const work = objectWork(run, ctx, className);
+        work.blocking++;
+        /** @type {Promise<unknown>} */
+        let blocked;
+        try {
+          blocked = realBlock(callback);
+        } catch (error) {
+          work.blocking--;
+          throw error;
+        }
+        return Promise.resolve(blocked).finally(() => { work.blocking--; });
+      },
+    });
+  }
   const realWaitUntil = typeof ctx.waitUntil === "function" ? ctx.waitUntil.bind(ctx) : null;
   Object.defineProperty(ctx, "waitUntil", {
     configurable: true, writable: true,

@@ -37,7 +37,7 @@
 
 import { assert } from "./assert.mjs";
 import { Background, makeContext, runBackground } from "./background.mjs";
-import { ALARM_FAULTS, OBJECT_WEBSOCKET, callInto, noteSequence } from "./bindings/durable_object.mjs";
+import { ALARM_FAULTS, OBJECT_WEBSOCKET, callInto } from "./bindings/durable_object.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
@@ -92,8 +92,6 @@ export async function driveWebSocket(run, drive, handler) {
     }
   }
   runConnections.set(run, [...conns.values()]);
-  // A connection's open and messages follow each other: one event as an object counts entrants.
-  for (const id of conns.keys()) noteSequence(run, id, drive.events.filter((event) => event.connection === id).map((event) => event.id));
   const pending = [...drive.events];
   let opening = false;
   /** @param {any} event */

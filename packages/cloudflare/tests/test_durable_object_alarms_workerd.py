@@ -192,3 +192,22 @@ def test_a_self_rearming_alarm_reports_alarms_per_object_among_the_bounds_reache
     assert "alarmsPerObject" in verdict["provenance"]["boundsReached"]
     [count] = verdict["provenance"]["cuts"]
     assert ("alarmsPerObject", 3, 3, ["DO:REMINDER/r"]) == (count["bound"], count["runs"], count["limit"], count["where"])
+
+
+def test_in_a_concurrent_run_a_call_enters_the_object_while_its_alarm_awaits_a_d1_call():
+    """The alarm is a start of its own; once its alarm() parks at its D1 call (the input gate open),
+    req-2's call enters the same object, and the two D1 calls are turns inside it."""
+    built = scenario(["/remind-now", "/remind-note"], bounds={"maxConcurrentInvocations": 2, "maxFaultsPerRun": 0})
+    # req-1 sets the alarm to now; the alarm starts and enters r; req-2 starts and enters r; the D1 calls in order.
+    with create_platform(built) as platform:
+        result = replay_scenario(built, platform, {"faults": [], "turns": [0, 0, 0, 1, 0, 0, 0, 0]}, seed="alarms")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    alarm = "DO:REMINDER/r/alarm.1#1"
+    calls = [(e["invocation"], e["target"], e["op"]) for e in result["effects"] if e["kind"] == "call" and not e["target"].startswith("Http:")]
+    assert [
+        ("req-1#1", "DO:REMINDER", "schedule"), (alarm, "DO:REMINDER", "alarm"), ("req-2#1", "DO:REMINDER", "note"),
+        (alarm, "D1:DB", "run"), ("req-2#1", "D1:DB", "run"),
+    ] == calls
+    inside = [{"kind": "effect", "invocation": inv, "target": "D1:DB", "object": "DO:REMINDER/r"} for inv in (alarm, "req-2#1")]
+    assert inside in [d["options"] for d in result["decisions"] if d["kind"] == "turn"]
+    assert [{"key": "fired", "value": 1}, {"key": "notes", "value": 1}] == rows(result, "DO:REMINDER", "r")

@@ -160,24 +160,25 @@ def test_a_class_whose_members_are_named_state_instance_object_env_and_user_runs
     assert [{"key": "visits", "value": 2}] == snapshots(result)[("DO:PROFILE", "p")]
 
 
-def test_calls_into_two_different_objects_in_a_concurrent_run_are_each_one_turn():
-    """/deposit enters acct, /deposit-idle enters idle: nothing is shared, so the concurrent run
-    is modelled; each call is one turn, its object's D1 call numbered after it in its invocation."""
+def test_calls_into_two_different_objects_in_a_concurrent_run_interleave_at_the_objects_effects():
+    """/deposit enters acct, /deposit-idle enters idle: each stub call is a turn, and so is each
+    object's D1 call, parked inside the object (its option names the object), numbered after the
+    stub call in the caller's invocation; no turn does more than its effect."""
     built = scenario(["/deposit", "/deposit-idle"], concurrency=2)
     with create_platform(built) as platform:
         result = run(platform, built)
         crashed = run(platform, built, [{"invocation": "req-2#1", "ordinal": 1, "fault": "crash_before"}])
     assert "completed" == result["end"]["kind"], result["end"]
     calls = [(inv, ordinal, target, op) for (inv, ordinal, target, op, kind) in points(result) if kind == "call"]
-    assert [
-        ("req-1#1", 0, "DO:LEDGER", "deposit"), ("req-1#1", 1, "D1:DB", "run"), ("req-1#1", 2, "Http:/deposit", "response"),
-        ("req-2#1", 0, "DO:LEDGER", "deposit"), ("req-2#1", 1, "D1:DB", "run"), ("req-2#1", 2, "Http:/deposit-idle", "response"),
-    ] == calls
+    for inv, path in (("req-1#1", "/deposit"), ("req-2#1", "/deposit-idle")):
+        assert [(0, "DO:LEDGER", "deposit"), (1, "D1:DB", "run"), (2, f"Http:{path}", "response")] == [c[1:] for c in calls if c[0] == inv]
     turns = [d for d in result["decisions"] if d["kind"] == "turn"]
     both = [{"kind": "effect", "invocation": "req-1#1", "target": "DO:LEDGER"}, {"kind": "effect", "invocation": "req-2#1", "target": "DO:LEDGER"}]
     assert both == turns[2]["options"]
-    # A turn whose object made effects of its own did more than its effect: no reduction across it.
-    assert True is turns[2]["more"]
+    offered = [option for turn in turns for option in turn["options"]]
+    assert {"kind": "effect", "invocation": "req-1#1", "target": "D1:DB", "object": "DO:LEDGER/acct"} in offered
+    assert {"kind": "effect", "invocation": "req-2#1", "target": "D1:DB", "object": "DO:LEDGER/idle"} in offered
+    assert not any(turn["more"] for turn in turns)
     # A crash inside idle's call resets idle and kills req-2#1 alone.
     assert "completed" == crashed["end"]["kind"], crashed["end"]
     assert ("req-2#1", 1, "D1:DB", "run", "fault") in points(crashed)
@@ -193,13 +194,36 @@ def test_a_retry_calling_into_the_object_its_crashed_attempt_entered_is_modelled
     assert ("req-1#2", 0, "DO:LEDGER", "deposit", "result") in points(result)
 
 
-def test_two_invocations_calling_one_object_in_a_concurrent_run_are_unsupported():
-    """Calls entering one object from several invocations are the next model: the run says so instead of guessing."""
+def test_a_second_call_enters_one_object_while_the_first_awaits_its_d1_call():
+    """The object's input gate is open while a call awaits outbound I/O: req-2's call enters acct
+    while req-1's is parked at its D1 call, and both D1 calls are turns inside acct."""
     built = scenario(["/deposit", "/deposit"], concurrency=2)
+    # req-1 starts; req-2 starts; req-1 enters and parks at D1; req-2 enters; then the D1 calls in order.
     with create_platform(built) as platform:
-        result = run(platform, built)
-    assert ("unsupported", "object_concurrency") == (result["end"]["kind"], result["end"].get("cause")), result["end"]
-    assert "req-2#1 called into an object req-1#1 had entered" in result["end"]["detail"]
+        result = replay_scenario(built, platform, {"faults": [], "turns": [0, 1, 0, 0, 0, 0]}, seed="objects")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    calls = [(inv, target) for (inv, _, target, _, kind) in points(result) if kind == "call" and not target.startswith("Http:")]
+    assert [("req-1#1", "DO:LEDGER"), ("req-2#1", "DO:LEDGER"), ("req-1#1", "D1:DB"), ("req-2#1", "D1:DB")] == calls
+    turns = [d for d in result["decisions"] if d["kind"] == "turn"]
+    inside = [{"kind": "effect", "invocation": inv, "target": "D1:DB", "object": "DO:LEDGER/acct"} for inv in ("req-1#1", "req-2#1")]
+    assert inside == turns[4]["options"]
+    assert [{"account": "alice", "cents": 20}] == snapshots(result)[("DO:LEDGER", "acct/balances")]
+
+
+def test_inside_block_concurrency_while_the_objects_d1_call_is_no_turn():
+    """req-1's deposit runs inside blockConcurrencyWhile: its D1 call is part of the turn that
+    entered the object (marked more), never offered, so req-2 cannot enter before it is done."""
+    built = scenario(["/deposit-blocked", "/deposit"], concurrency=2)
+    with create_platform(built) as platform:
+        result = replay_scenario(built, platform, {"faults": [], "turns": [0, 1, 0, 0, 0]}, seed="objects")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    calls = [(inv, target) for (inv, _, target, _, kind) in points(result) if kind == "call" and not target.startswith("Http:")]
+    assert [("req-1#1", "DO:LEDGER"), ("req-1#1", "D1:DB"), ("req-2#1", "DO:LEDGER"), ("req-2#1", "D1:DB")] == calls
+    turns = [d for d in result["decisions"] if d["kind"] == "turn"]
+    offered = [option for turn in turns for option in turn["options"]]
+    assert not any(o.get("invocation") == "req-1#1" and o.get("target") == "D1:DB" for o in offered)
+    assert {"kind": "effect", "invocation": "req-2#1", "target": "D1:DB", "object": "DO:LEDGER/acct"} in offered
+    assert True is turns[2]["more"]
 
 
 def test_a_concurrent_check_over_two_objects_is_bounded_and_states_the_turn_assumption():

@@ -118,6 +118,22 @@ def test_independence_is_only_between_effects_of_different_invocations_and_targe
         assert not independent(a, other) and not independent(other, a)
 
 
+def test_turns_running_one_durable_objects_code_do_not_commute():
+    """A turn parked inside an object's call (its option names the object) depends on every
+    call into an object (which one the option does not say) and on turns inside the same
+    object; turns inside two different objects, or beside effects outside objects, commute."""
+    inside = {"kind": "effect", "invocation": "req-1#1", "target": "Fetch:payments", "object": "DO:WALLET/alice"}
+    call = {"kind": "effect", "invocation": "req-2#1", "target": "DO:WALLET"}
+    message = {"kind": "effect", "invocation": "ws-2.1#1", "target": "WebSocket:ws-2"}
+    same = {"kind": "effect", "invocation": "req-2#1", "target": "D1:DB", "object": "DO:WALLET/alice"}
+    elsewhere = {**same, "object": "DO:WALLET/bob"}
+    outside = {"kind": "effect", "invocation": "req-3#1", "target": "D1:DB"}
+    for other in (call, message, same):
+        assert not independent(inside, other) and not independent(other, inside)
+    assert not independent(call, message)
+    assert independent(inside, elsewhere) and independent(inside, outside) and independent(call, outside)
+
+
 def test_a_turn_that_did_more_restarts_the_enumeration_with_the_reduction_off():
     """The first run reports more: it counts, and every order is then enumerated."""
     k, n = 2, 2

@@ -38,10 +38,11 @@
  * (`binding_without_setup`), a stub call from inside an object (`object_binding_call`: the
  * object reached only through another object's binding), `jurisdiction()` or a unique id
  * asked for one (`jurisdiction`), an argument or result that is not plain data such as an RPC
- * capability (`not_plain_data`), and, in a concurrent run, a call (or an alarm) into an object
- * another invocation already entered (`object_concurrency`: calls entering one object from
- * several invocations are the next model). Calls into different objects in a concurrent run
- * are modelled: each call is one turn, the object's own effects during it part of that turn.
+ * capability (`not_plain_data`). In a concurrent run calls into objects are modelled, into one
+ * object from several invocations too: each call is a turn, and so is each outbound effect the
+ * object's code makes during it (effects.mjs parks it inside the call; the object's input gate
+ * is open there, so the next call or its alarm may enter); storage operations are no turns, nor
+ * is anything inside blockConcurrencyWhile (objects.mjs notes the gate held).
  */
 
 import { assert } from "../assert.mjs";
@@ -111,43 +112,17 @@ const names = new Map();
  */
 
 /**
- * Which invocation's call each object is running, and which invocation first entered it, per
- * run, by `<class>/<id string>`: the object's code (objects.mjs) runs as the invocation whose
- * call it hosts, which workerd's RPC does not carry into the object in a concurrent run; and a
- * concurrent run refuses a call into an object an invocation of another event already entered.
- * @typedef {{caller: import("../effects.mjs").Invocation | null, depth: number, first: string}} ObjectEntrant
+ * The calls into each object, per run, by `<class>/<id string>`: the object's code
+ * (objects.mjs) runs as the invocation whose call it hosts, which workerd's RPC does not
+ * carry into the object. `arriving` holds the calls sent to the object that have not entered
+ * it yet, in the order sent (workerd delivers one object's calls in that order, and a turn
+ * scheduler sends the next only once the one before has entered and parked or answered);
+ * `inside` the callers whose calls are in progress, innermost last (a call that never reaches
+ * the user's code is still its caller's for its length).
+ * @typedef {{arriving: import("../effects.mjs").Invocation[], inside: import("../effects.mjs").Invocation[]}} ObjectEntrant
  * @type {WeakMap<import("../run.mjs").Run, Map<string, ObjectEntrant>>}
  */
 const entrants = new WeakMap();
-
-/**
- * The event an invocation delivers (its id without `#<attempt>`): the attempts of one event
- * run one after another, the next starting once the one before has ended, so they never
- * enter an object together.
- * @param {import("../run.mjs").Run} run @param {string} id
- */
-function eventOf(run, id) {
-  const event = id.replace(/#\d+$/, "");
-  return sequences.get(run)?.get(event) ?? event;
-}
-
-/**
- * Events a drive delivers strictly one after another (a WebSocket connection's open and its
- * messages, websocket.mjs), by event id: the sequence's name. They never enter an object
- * together, so they count as one event here, as the attempts of one event do.
- * @type {WeakMap<import("../run.mjs").Run, Map<string, string>>}
- */
-const sequences = new WeakMap();
-
-/**
- * The events `ids` of `run` follow each other, as the sequence `name`.
- * @param {import("../run.mjs").Run} run @param {string} name @param {string[]} ids
- */
-export function noteSequence(run, name, ids) {
-  let known = sequences.get(run);
-  if (!known) sequences.set(run, (known = new Map()));
-  for (const id of ids) known.set(id, `sequence:${name}`);
-}
 
 /** @param {string} className @param {any} id */
 function objectKey(className, id) {
@@ -155,42 +130,43 @@ function objectKey(className, id) {
 }
 
 /**
- * The invocation whose call into the object of `className` and `id` is running, if any.
+ * The invocation whose call into the object of `className` and `id` is entering it now: the
+ * first call sent and not yet entered (it has entered from here on), or else the innermost
+ * call in progress.
  * @param {import("../run.mjs").Run} run @param {string} className @param {any} id
  */
 export function objectCaller(run, className, id) {
-  return entrants.get(run)?.get(objectKey(className, id))?.caller ?? null;
+  const entrant = entrants.get(run)?.get(objectKey(className, id));
+  if (!entrant) return null;
+  return entrant.arriving.shift() ?? entrant.inside.at(-1) ?? null;
 }
 
 /**
- * Run `perform`, `inv`'s call into the object of `className` and `id`, with the object noted
- * as running `inv`'s call (objectCaller). In a concurrent run an object one event's
- * invocation entered takes no call of another event's (calls entering one object from several
- * invocations, alarms among them, are the next model; the attempts of one event follow each
- * other): the run is UNSUPPORTED (`object_concurrency`) and the call never settles.
+ * Run `perform`, `inv`'s call into the object of `className` and `id`, with the call noted as
+ * `inv`'s (objectCaller). Calls of several invocations may be in one object at once: in a
+ * concurrent run the object's own outbound I/O during a call is a turn (effects.mjs), and
+ * there, as in workerd, where the input gate is open, the next call enters.
  * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
- * @param {string} className @param {any} id @param {string} where `<binding>/<object>.<op>`
+ * @param {string} className @param {any} id @param {string} _where `<binding>/<object>.<op>`
  * @param {() => Promise<unknown>} perform @returns {Promise<unknown>}
  */
-export async function callInto(run, inv, className, id, where, perform) {
+export async function callInto(run, inv, className, id, _where, perform) {
   let objects = entrants.get(run);
   if (!objects) entrants.set(run, (objects = new Map()));
   const key = objectKey(className, id);
   let entrant = objects.get(key);
-  if (entrant && eventOf(run, entrant.first) !== eventOf(run, inv.id) && run.scenario.bounds.maxConcurrentInvocations > 1) {
-    run.markUnsupported("object_concurrency",
-      `Durable Object ${where}: ${inv.id} called into an object ${entrant.first} had entered; calls entering one object from several invocations in a concurrent run are not modelled yet (calls into different objects are)`);
-    return never();
-  }
-  if (!entrant) objects.set(key, (entrant = { caller: null, depth: 0, first: inv.id }));
+  if (!entrant) objects.set(key, (entrant = { arriving: [], inside: [] }));
   const entered = entrant;
-  entered.caller = inv;
-  entered.depth++;
+  entered.arriving.push(inv);
+  entered.inside.push(inv);
   try {
     return await perform();
   } finally {
-    entered.depth--;
-    if (entered.depth === 0) entered.caller = null;
+    // A call that never reached the user's code (a refusal, the reset's error) leaves no arrival behind.
+    const arriving = entered.arriving.indexOf(inv);
+    if (arriving >= 0) entered.arriving.splice(arriving, 1);
+    const inside = entered.inside.lastIndexOf(inv);
+    if (inside >= 0) entered.inside.splice(inside, 1);
   }
 }
 

@@ -69,7 +69,7 @@ export const MAX_QUIESCE_STEPS = 100_000;
 /**
  * @typedef {import("../effects.mjs").Invocation} Invocation
  * @typedef {{inv: Invocation | null}} Holder
- * @typedef {{inv: Invocation, target: string, op: string, seq: number, release: () => void}} Parked
+ * @typedef {{inv: Invocation, target: string, op: string, object: string | null, seq: number, release: () => void}} Parked
  * @typedef {import("./scheduler.mjs").Source} Source
  * @typedef {{due: number, seq: number, fire: () => void}} Alarm
  */
@@ -195,13 +195,16 @@ export class TurnScheduler {
   }
 
   /**
-   * An asynchronous effect point parks its invocation until a turn picks it.
-   * @param {Invocation} inv @param {string} target @param {string} op @returns {Promise<void>}
+   * An asynchronous effect point parks its invocation until a turn picks it; `object` names
+   * the Durable Object (`DO:<binding>/<object>`) whose call opened it, if one did: taking the
+   * turn goes on running that object's code.
+   * @param {Invocation} inv @param {string} target @param {string} op @param {string | null} [object]
+   * @returns {Promise<void>}
    */
-  park(inv, target, op) {
+  park(inv, target, op, object = null) {
     if (this.turn?.kind === "effect" && this.turn.invocation !== inv) this.noteMore("other_invocation");
     return new Promise((resolve) => {
-      this.parked.push({ inv, target, op, seq: this.parkSeq++, release: resolve });
+      this.parked.push({ inv, target, op, object, seq: this.parkSeq++, release: resolve });
       this.changed();
     });
   }
@@ -243,9 +246,12 @@ export class TurnScheduler {
     return this.settle(inv, promise);
   }
 
-  /** True while an effect's I/O or Web Crypto work of an invocation in flight is running. */
+  /**
+   * True while an effect's I/O or Web Crypto work of an invocation in flight is running: a
+   * Durable Object call whose code parked at an effect of its own is not running.
+   */
   busy() {
-    for (const holder of this.deliveries) if (holder.inv && holder.inv.inflight > 0) return true;
+    for (const holder of this.deliveries) if (holder.inv && holder.inv.inflight > holder.inv.parked) return true;
     return false;
   }
 
@@ -303,7 +309,9 @@ export class TurnScheduler {
     this.parked = this.parked.filter((p) => !p.inv.dead);
     for (const parked of this.parked) {
       moves.push({
-        option: { kind: "effect", invocation: parked.inv.id, target: parked.target },
+        option: parked.object === null
+          ? { kind: "effect", invocation: parked.inv.id, target: parked.target }
+          : { kind: "effect", invocation: parked.inv.id, target: parked.target, object: parked.object },
         take: () => {
           this.parked = this.parked.filter((p) => p !== parked);
           this.turn = { kind: "effect", invocation: parked.inv };

@@ -29,6 +29,11 @@ export class Ledger extends DurableObject<Env> {
     return { calls: this.calls };
   }
 
+  // The deposit with the object's input gate held: no other call enters while its D1 call runs.
+  async depositBlocked(account: string, cents: number): Promise<{ calls: number }> {
+    return await this.ctx.blockConcurrencyWhile(() => this.deposit(account, cents));
+  }
+
   async fetch(request: Request): Promise<Response> {
     const [row] = this.ctx.storage.sql.exec("SELECT cents FROM balances WHERE account = 'alice'").toArray();
     return new Response(`${new URL(request.url).pathname} ${row?.cents}`, { status: 203 });
@@ -152,6 +157,14 @@ export class Reminder extends DurableObject<Env> {
     return await this.ctx.storage.getAlarm();
   }
 
+  // A call that awaits outbound I/O (a D1 insert) and then writes the object's storage.
+  async note(what: string): Promise<number> {
+    await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind(what, 0).run();
+    const notes = ((await this.ctx.storage.get<number>("notes")) ?? 0) + 1;
+    await this.ctx.storage.put("notes", notes);
+    return notes;
+  }
+
   async alarm(info: { retryCount: number; isRetry: boolean }): Promise<void> {
     await this.env.DB.prepare("INSERT INTO deposits (account, cents) VALUES (?, ?)").bind(`alarm-${info.retryCount}-${info.isRetry}`, Date.now()).run();
     const fired = ((await this.ctx.storage.get<number>("fired")) ?? 0) + 1;
@@ -193,6 +206,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/deposit") return Response.json(await env.LEDGER.getByName("acct").deposit("alice", 5));
+    if (path === "/deposit-blocked") return Response.json(await env.LEDGER.getByName("acct").depositBlocked("alice", 5));
     if (path === "/deposit-idle") return Response.json(await env.LEDGER.getByName("idle").deposit("bob", 7));
     if (path === "/fetch") {
       const answer = await env.LEDGER.getByName("acct").fetch("https://ledger.invalid/balance");
@@ -227,6 +241,8 @@ export default {
     if (path === "/remind-sync") return Response.json(await reminder.scheduleInSync(false));
     if (path === "/remind-sync-throwing") return Response.json(await reminder.scheduleInSync(true));
     if (path === "/remind-throwing-txn") return Response.json(await reminder.scheduleInThrowingTransaction(5000));
+    if (path === "/remind-now") return Response.json(await reminder.schedule(0));
+    if (path === "/remind-note") return Response.json(await reminder.note("note"));
     if (path === "/remind-delete-all") return Response.json(await reminder.scheduleThenDeleteAll(5000));
     return new Response("not refused", { status: 500 });
   },

@@ -304,9 +304,11 @@ def _concurrency_assumptions(scenario: Mapping[str, Any], config: wrangler.Wrang
         )
         if config.own_objects():
             sentences.append(
-                "In a concurrent run a call into a Durable Object (or its alarm) is one turn: the object's own effects "
-                "during the call, and the caller's, are part of that turn, not interleaved with other invocations' "
-                "effects; calls into one object from several invocations are UNSUPPORTED (object_concurrency)."
+                "In a concurrent run a call into a Durable Object (or its alarm) is one turn, and so is each outbound "
+                "effect the object's code makes during the call (a fetch, a D1 call): the object's input gate is open "
+                "while it waits, so another call or its alarm may enter there; its storage operations are not turns "
+                "(workerd's gates hold them), nor is anything it does inside blockConcurrencyWhile. Work an object "
+                "leaves running after its answer is UNSUPPORTED (object_concurrency) in a concurrent run."
             )
     if scenario.get("specs"):
         sentences.append(

@@ -11,7 +11,12 @@ decision of the prefix and the index forced. A run that chooses differently afte
 same prefix makes the verdict UNSUPPORTED (``not_replayable``).
 
 Partial-order reduction (sleep sets, Godefroid 1996). Two turns commute when both are
-effects of different invocations on different targets. After a frame has explored a
+effects of different invocations on different targets, and not both run one Durable
+Object's code: a turn runs an object's code when its effect is a call into an object (a
+stub call, ``DO:<binding>``; a WebSocket message delivered to one, ``WebSocket:<connection>``;
+which object the option does not say) or when it was parked inside a call of the object
+(its option names it, ``object``: taking it goes on running that call), and such turns
+share the object's storage, which is no effect. After a frame has explored a
 turn ``t``, ``t`` sleeps in the subtrees of the frame's later options for as long as
 only turns independent of it are taken; a sleeping turn is never taken again. Starting
 an event, firing a due timer and letting time pass depend on everything, so they never
@@ -64,15 +69,39 @@ def _option_key(option: Any) -> Any:
     return option
 
 
+#: Targets whose effect is a call into a Durable Object: it runs the object's code.
+_OBJECT_CALL_TARGETS = ("DO:", "WebSocket:")
+
+#: Stands for "some object" where an option does not say which.
+_ANY_OBJECT = object()
+
+
+def _object_run(option: dict[str, Any]) -> Any:
+    """The Durable Object whose code taking the turn runs: its name, _ANY_OBJECT, or None."""
+    named = option.get("object")
+    if named is not None:
+        return named
+    target = option.get("target")
+    if isinstance(target, str) and target.startswith(_OBJECT_CALL_TARGETS):
+        return _ANY_OBJECT
+    return None
+
+
 def independent(first: Any, second: Any) -> bool:
-    """Whether two turn options commute: effects of different invocations on different targets."""
+    """Whether two turn options commute: effects of different invocations on different
+    targets that do not both run one Durable Object's code."""
     if not isinstance(first, dict) or not isinstance(second, dict):
         return False
     if first.get("kind") != "effect" or second.get("kind") != "effect":
         return False
     if first.get("invocation") == second.get("invocation"):
         return False
-    return first.get("target") != second.get("target")
+    if first.get("target") == second.get("target"):
+        return False
+    one, other = _object_run(first), _object_run(second)
+    if one is None or other is None:
+        return True
+    return one is not _ANY_OBJECT and other is not _ANY_OBJECT and one != other
 
 
 def _did_more(decision: Decision) -> bool:
