@@ -6,13 +6,17 @@ awaits a ledger call, then records the tally: a fault at the ledger call loses t
 SDK's schedule ends, or its retry finds nothing pending). It must be caught (VIOLATED on
 every-tallied-entry-recorded, shrunk to one fault at the ledger call), its regression test must
 fail on it and pass on the fixed twin (the tally written before the call), and the twin must
-stay BOUNDED, all within a run cap.
+stay BOUNDED, all within a run cap; ``--exhaustive`` finds it too and runs every schedule of the twin.
 """
 
 import json
 from pathlib import Path
 
-from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case, replay_case
+from planted import assert_bounded_with_evidence, assert_regression_test_catches, check_case, replay_case, seed_of
+
+from eutaxy.cloudflare import create_platform
+from eutaxy.engine.check import check_scenario
+from eutaxy.engine.scenario_file import import_scenario
 
 HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "agent-tally-lost-update.sim.py"
@@ -38,6 +42,23 @@ def test_buggy_agent_is_violated_with_one_fault_at_the_ledger_call():
     # The fold is the alarm's invocation; its ledger call is the point after the alarm's own.
     assert fault["invocation"].startswith("DO:Tally/t-1/alarm.") and 1 == fault["ordinal"], fault
     assert_regression_test_catches(verdict, BUGGY, FIXED)
+
+
+def _check_exhaustively(path):
+    scenario = import_scenario(path)
+    with create_platform(scenario) as platform:
+        return check_scenario(scenario, platform, seed=seed_of(path), exhaustive=True, max_runs=RUNS_MAX, budget_ms=600_000)
+
+
+def test_exhaustive_finds_the_lost_update_too_and_covers_every_schedule_of_the_twin():
+    verdict = _check_exhaustively(BUGGY)
+    assert "violated" == verdict["kind"], verdict.get("cause")
+    assert "every-tallied-entry-recorded" == verdict["violation"]["invariant"]
+    [fault] = verdict["schedule"]["faults"]
+    assert fault["invocation"].startswith("DO:Tally/t-1/alarm.") and 1 == fault["ordinal"], fault
+    twin = _check_exhaustively(FIXED)
+    assert "bounded" == twin["kind"], twin.get("cause") or twin.get("violation")
+    assert twin["exhaustive"]["completed"], twin["exhaustive"]
 
 
 def test_the_fault_at_the_ledger_leaves_both_entries_marked_and_untallied():
