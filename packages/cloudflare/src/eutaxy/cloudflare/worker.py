@@ -307,8 +307,10 @@ def _concurrency_assumptions(scenario: Mapping[str, Any], config: wrangler.Wrang
                 "In a concurrent run a call into a Durable Object (or its alarm) is one turn, and so is each outbound "
                 "effect the object's code makes during the call (a fetch, a D1 call): the object's input gate is open "
                 "while it waits, so another call or its alarm may enter there; its storage operations are not turns "
-                "(workerd's gates hold them), nor is anything it does inside blockConcurrencyWhile. Work an object "
-                "leaves running after its answer is UNSUPPORTED (object_concurrency) in a concurrent run."
+                "(workerd's gates hold them), nor is anything it does inside blockConcurrencyWhile. A call enters an "
+                "object only where the object waits on such an effect, not while it awaits a timer of its own (where "
+                "workerd's gate is open too). Work an object leaves running after its answer is UNSUPPORTED "
+                "(object_concurrency) in a concurrent run."
             )
     if scenario.get("specs"):
         sentences.append(
