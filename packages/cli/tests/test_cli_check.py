@@ -368,3 +368,16 @@ def test_html_writes_one_self_contained_page_with_the_same_bytes_each_time(testp
     assert pages[0].startswith("<!DOCTYPE html>")
     assert 'id="timeline"' in pages[0] and 'class="point' in pages[0]
     assert "http" not in pages[0].lower()
+
+
+@pytest.mark.parametrize("where", ["missing/report.html", "."])
+def test_html_to_an_unwritable_path_is_exit_2_before_any_run(testplatform, write_scenario, run_cli, tmp_path, where):
+    """--html into a folder that does not exist, or naming a folder, is refused before exploring:
+    exit 2 naming the path, and the platform never ran."""
+    path = write_scenario("buggy")
+    page = tmp_path / where
+    result = run_cli(*_args(path, "--html", str(page)))
+    assert 2 == result.code, result.stderr
+    assert f"--html {page}" in result.stderr and "expected a file path in an existing directory" in result.stderr
+    assert [] == testplatform.RUNS
+    assert not (tmp_path / "missing").exists() and not path.with_name("pay_once_regression_test.py").exists()

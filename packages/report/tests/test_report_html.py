@@ -1,27 +1,24 @@
 """The HTML report: one self-contained page, the shrunk trace as a timeline, checked in a real browser.
 
 The browser test renders hand-made verdicts, loads each page in headless Chromium
-(Debian's ``chromium``, which tools/test installs) and reads the DOM Chromium built after
-running the page's script: every invocation of the trace has a lane, every effect point
-and every injected fault is drawn, and the script made the page navigable. Without
-Chromium the test fails, never skips: a pass must mean the page was rendered.
+(``chromium_page``: Debian's ``chromium``, which tools/test installs) and reads the DOM
+Chromium built after running the page's script: every invocation of the trace has a lane,
+every effect point and every injected fault is drawn, and the script made the page
+navigable. Under Bazel and in CI a missing Chromium fails the test (a pass must mean the
+page was rendered); a plain pytest run without it skips, saying why. The layout of pages
+from real checks at 1280x800 is the CLI's test (test_cli_html_layout.py).
 """
 
 from __future__ import annotations
 
 import html.parser
-import os
-import shutil
-import subprocess
-from pathlib import Path
 
+import chromium_page
 import pytest
 import report_verdicts as verdicts
 
 from eutaxy.report.html import render_html
-
-#: Seconds Chromium may take to load a local page on a busy CI machine (a run takes about two).
-CHROMIUM_TIMEOUT_S = 120
+from eutaxy.report.text import render_text
 
 
 class _Dom(html.parser.HTMLParser):
@@ -32,7 +29,6 @@ class _Dom(html.parser.HTMLParser):
         self.lanes: list[str] = []
         self.points: list[dict] = []
         self.body: dict = {}
-        self._fault_depth = 0
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -47,26 +43,9 @@ class _Dom(html.parser.HTMLParser):
             self.points[-1]["faults"].append(attributes["data-fault"])
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("chromium is not installed: apt-get install -y chromium (tools/test installs it)")
-    return found
-
-
-def _rendered_dom(page: Path, scratch: Path) -> _Dom:
-    # Chromium's own sandbox needs namespaces Bazel's sandbox and containers do not give;
-    # the page is our own local file, so it runs without it, with a profile in scratch.
-    home = scratch / "home"
-    home.mkdir(exist_ok=True)
-    result = subprocess.run(
-        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         f"--user-data-dir={scratch / 'profile'}", "--dump-dom", page.resolve().as_uri()],
-        capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S, env={**os.environ, "HOME": str(home)},
-    )
-    assert 0 == result.returncode, result.stderr[-2000:]
+def _rendered_dom(page, scratch) -> _Dom:
     dom = _Dom()
-    dom.feed(result.stdout)
+    dom.feed(chromium_page.rendered_dom(page, scratch))
     return dom
 
 
@@ -116,7 +95,7 @@ def test_each_section_is_there_and_other_verdicts_render_without_a_timeline():
     page = render_html(verdicts.violated_with_fault_free())
     for anchor in ('id="timeline"', 'id="fault-free"', 'id="state"', 'id="schedule"', 'id="provenance"'):
         assert anchor in page
-    assert "without the faults" in page and "crash_after" in page
+    assert "<th>without the fault</th>" in page and "crash_after" in page
     bounded = render_html(verdicts.bounded())
     assert 'id="timeline"' not in bounded and 'id="provenance"' in bounded and "BOUNDED" in bounded
     assert "UNSUPPORTED" in render_html(verdicts.unsupported())
@@ -150,3 +129,50 @@ def test_the_provenance_section_names_each_cut_and_undetermined_break_in_the_tex
     assert "undetermined: invariant &#x27;balance never negative&#x27; broke in 5 runs cut by maxRedeliveries; not a violation" in provenance
     for plain in (verdicts.bounded(), verdicts.violated_with_fault_free()):
         assert 'id="cuts"' not in render_html(plain) and "undetermined:" not in render_html(plain)
+
+
+def _nav(page: str) -> list[str]:
+    nav = page[page.index("<nav>"):page.index("</nav>")]
+    return [part.split('"', 1)[0] for part in nav.split('href="#')[1:]]
+
+
+def test_the_navigation_links_only_the_sections_the_page_has():
+    """BOUNDED and UNSUPPORTED link provenance and the text report only; a violation without a
+    fault-free run has no comparison section and no link to one; every link has its section."""
+    for verdict in (verdicts.bounded(), verdicts.unsupported()):
+        assert ["provenance", "report"] == _nav(render_html(verdict))
+    plain = render_html(verdicts.violated())
+    assert ["timeline", "state", "schedule", "provenance", "report"] == _nav(plain)
+    assert 'id="fault-free"' not in plain
+    page = render_html(verdicts.violated_with_fault_free())
+    assert ["timeline", "fault-free", "state", "schedule", "provenance", "report"] == _nav(page)
+    for anchor in _nav(page):
+        assert f'id="{anchor}"' in page
+
+
+def test_the_comparison_is_titled_as_the_text_report_titles_it():
+    """An interleaving's comparison is "What the interleaving changed" in both forms, a fault's "What the fault changed"."""
+    faulted = verdicts.violated_with_fault_free()
+    interleaved = verdicts.violated_with_fault_free()
+    interleaved["faultFree"]["changed"] = "turns"
+    interleaved["schedule"] = {"faults": [], "turns": [0, 1]}
+    for verdict, title in ((faulted, "What the fault changed"), (interleaved, "What the interleaving changed")):
+        page = render_html(verdict)
+        assert f'<h2 id="fault-free">{title}</h2>' in page and f'<a href="#fault-free">{title}</a>' in page
+        assert f"\n{title} (" in render_text(verdict)
+    assert "in arrival order" in render_html(interleaved) and "fault changed" not in render_html(interleaved)
+
+
+def test_the_provenance_is_a_table_of_words_with_the_bounds_as_a_table_of_their_own():
+    """Fields in words (``faults injected``), the bounds one row each under their own names, lists
+    joined, flags as yes or no: no JSON in the table."""
+    bounded = verdicts.bounded()
+    bounded["provenance"] = dict(bounded["provenance"], completed=True)
+    page = render_html(bounded)
+    table = page[page.index('<table class="provenance">'):page.index("<h3>Assumptions</h3>")]
+    assert "<tr><th>faults injected</th><td>180</td></tr>" in table
+    assert "<tr><th>distinct schedules</th><td>12</td></tr>" in table
+    assert "<tr><th>completed</th><td>yes</td></tr>" in table
+    assert "<tr><th>bounds reached</th><td>maxFaultsPerRun, maxRedeliveries</td></tr>" in table
+    assert '<tr><th class="mono">maxRedeliveries</th><td>2</td></tr>' in table
+    assert "{" not in table and "[" not in table

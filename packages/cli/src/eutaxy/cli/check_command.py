@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextvars
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -263,12 +264,34 @@ def _refuse_overwrites(args: argparse.Namespace, scenario: dict[str, Any], scena
         if why is not None:
             raise UserError(f"--html {args.html}: that is {why}; the HTML report is never written over it "
                             "(name another path, such as report.html)")
+        unwritable = _unwritable(target)
+        if unwritable is not None:
+            raise UserError(f"--html {args.html}: {unwritable}; expected a file path in an existing directory "
+                            "this user may write to (found before the check ran, so nothing was explored)")
     if not args.no_regression:
         target = regression_test_path(scenario_path)
         why = named.get(target.resolve())
         if why is not None:
             raise UserError(f"the regression test's path {target} is {why}; it is never written over "
                             "(rename the scenario, or pass --no-regression)")
+
+
+def _unwritable(target: Path) -> str | None:
+    """Why the page could not be written at ``target`` (its folder missing or read-only, a folder at
+    the path, a file that may not be written), or None. The write itself may still fail later
+    (a full disk); that is a warning after the verdict, which stands."""
+    folder = target.parent
+    if target.is_dir():
+        return "that is a directory"
+    if not folder.exists():
+        return f"its directory {folder} does not exist"
+    if not folder.is_dir():
+        return f"{folder} is not a directory"
+    if target.exists() and not os.access(target, os.W_OK):
+        return "that file may not be written"
+    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"its directory {folder} may not be written"
+    return None
 
 
 def _spec_verdicts(scenario: dict, scenario_path: Path, verdict: SimulationVerdict, provers: list) -> dict:

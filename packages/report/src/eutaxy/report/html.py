@@ -7,10 +7,14 @@ per invocation and one column per effect point in log order, which is virtual-ti
 order (each column is headed with its offset from the first effect); injected faults are
 marked ``!!`` and outlined, the effects the violation names are highlighted, and every
 point holds its full arguments and result in a ``<details>``. The sections after it give
-what the fault changed, the state after the run, the schedule and the provenance. The
-script only adds navigation: click or Tab to a point to see it whole in the side panel,
-the arrow keys step through the log, ``f`` and ``n`` jump to the next fault and the next
-named effect.
+the comparison with the fault-free run (titled as the text report titles it: what the
+fault, the short batch or the interleaving changed), the state after the run, the
+schedule and the provenance (a table of its fields in words); the navigation links only
+the sections the page has. The script wraps the timeline's columns onto further lines so
+that the lanes fit the window, opens the page on the first named effect, and adds
+navigation: click or Tab to a point to see it whole in the panel under the timeline (in
+the page's flow, so it covers nothing; its help line can be dismissed), the arrow keys
+step through the log, ``f`` and ``n`` jump to the next fault and the next named effect.
 
 Like the text report it reads the typed verdict (plain data is structured first, and data
 that does not read as a verdict gets the text report's account of why). The page holds no
@@ -20,6 +24,7 @@ date and no random id, so the same verdict gives the same bytes.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
@@ -37,6 +42,7 @@ from eutaxy.report.text import (
     _live,
     _violation_effects,
     cut_text,
+    fault_free_heading,
     fault_free_outcome,
     render_text,
     undetermined_text,
@@ -47,7 +53,7 @@ __all__ = ["render_html"]
 _WORDS = {"violated": "VIOLATED", "bounded": "BOUNDED", "unsupported": "UNSUPPORTED"}
 
 _STYLE = """
-:root { --fault: #b00020; --named: #ffe08a; --line: #c8ccd4; --ink: #1d2330; --muted: #5b6372; }
+:root { --fault: #b00020; --named: #ffe08a; --line: #c8ccd4; --ink: #1d2330; --muted: #5b6372; --card: 13rem; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, sans-serif; color: var(--ink); margin: 0; padding: 1.2rem 1.6rem; background: #fafbfc; }
 h1 { font-size: 1.35rem; margin: 0 0 .3rem; }
@@ -58,9 +64,14 @@ nav a { margin-right: 1rem; }
 code, pre, .mono { font-family: ui-monospace, monospace; font-size: 12px; overflow-wrap: anywhere; }
 pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; }
 .timeline { display: grid; gap: 6px; overflow-x: auto; padding-bottom: .6rem; align-items: start; }
+.timeline.fitted { overflow-x: visible; }
 .axis { font-size: 11px; color: var(--muted); text-align: center; border-bottom: 1px dashed var(--line); }
-.lane { font-weight: 600; position: sticky; left: 0; background: #fafbfc; padding: .35rem .3rem; border-right: 2px solid var(--line); }
-.point { border: 1px solid var(--line); border-radius: 5px; background: #fff; padding: .3rem .4rem; min-width: 11rem; max-width: 19rem; }
+.axis.later { margin-top: 1rem; }
+.lane { font-weight: 600; position: sticky; left: 0; background: #fafbfc; padding: .35rem .3rem; border-right: 2px solid var(--line);
+  max-width: 14rem; overflow-wrap: anywhere; }
+.point { border: 1px solid var(--line); border-radius: 5px; background: #fff; padding: .3rem .4rem;
+  min-width: var(--card); max-width: 19rem; overflow-wrap: anywhere; }
+.timeline.fitted .point { min-width: 0; max-width: none; }
 .point:focus, .point.selected { outline: 3px solid #3b6fd8; }
 .point.named { background: var(--named); border-color: #c99a00; }
 .point.faulted { border: 2px solid var(--fault); }
@@ -71,35 +82,94 @@ pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; }
 .legend .swatch { display: inline-block; width: .9rem; height: .9rem; vertical-align: middle; border: 1px solid var(--line); margin-right: .3rem; }
 table { border-collapse: collapse; margin: .3rem 0; }
 td, th { border: 1px solid var(--line); padding: .2rem .45rem; text-align: left; vertical-align: top; }
-#panel { position: fixed; right: 1rem; bottom: 1rem; width: 28rem; max-height: 45vh; overflow: auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .6rem; box-shadow: 0 2px 10px rgba(0,0,0,.15); display: none; }
-body.navigable #panel { display: block; }
+table.provenance > tbody > tr > th { white-space: nowrap; background: #f0f2f5; }
+table.inner { margin: 0; }
+table.inner th, table.inner td { border-color: #e1e4ea; font-weight: normal; padding: .1rem .4rem; vertical-align: baseline; }
+#panel { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .6rem; margin: .4rem 0 0; }
+#panel[hidden] { display: none; }
+#help { margin: 0; }
+#help button { margin-left: .6rem; font: inherit; font-size: 12px; }
 .hint { color: var(--muted); font-size: 12px; }
 """
 
+# The script adds only what a reader does with the page: the timeline's columns wrap onto
+# further lines (each with the lanes' names again) so that the lanes fit the window's width,
+# the page opens on the first effect the violation names, and clicks, Tab or the keys
+# select a point to read whole in the panel under the timeline (whose help line the
+# reader may dismiss); it sits in the page's flow, so it covers nothing.
 _SCRIPT = """
 (function () {
-  var points = Array.prototype.slice.call(document.querySelectorAll('.timeline .point'));
+  var timeline = document.querySelector('.timeline');
+  if (!timeline) return;
+  var points = Array.prototype.slice.call(timeline.querySelectorAll('.point'));
+  var lanes = Array.prototype.slice.call(timeline.querySelectorAll('.lane'));
+  var axes = Array.prototype.slice.call(timeline.querySelectorAll('.axis'));
+  var corner = axes.shift();
+  var served = timeline.getAttribute('style');
   var panel = document.getElementById('panel');
+  var selected = document.getElementById('selected');
   var current = -1;
+  function put(element, row, column) {
+    element.style.gridRow = String(row);
+    element.style.gridColumn = String(column);
+  }
+  function repeat(element) {
+    var copy = element.cloneNode(true);
+    copy.classList.add('repeat');
+    copy.removeAttribute('data-lane');
+    copy.setAttribute('aria-hidden', 'true');
+    timeline.appendChild(copy);
+    return copy;
+  }
+  function fit() {
+    Array.prototype.slice.call(timeline.querySelectorAll('.repeat')).forEach(function (copy) { copy.remove(); });
+    timeline.classList.remove('fitted');
+    timeline.setAttribute('style', served);
+    var label = 0;
+    lanes.forEach(function (lane) { label = Math.max(label, lane.getBoundingClientRect().width); });
+    var card = parseFloat(getComputedStyle(points[0]).minWidth) || 200;
+    var gap = parseFloat(getComputedStyle(timeline).columnGap) || 0;
+    var room = timeline.clientWidth - label - gap;
+    var perLine = Math.max(1, Math.min(axes.length, Math.floor((room + gap) / (card + gap))));
+    var rows = lanes.length + 1;
+    timeline.classList.add('fitted');
+    timeline.style.gridTemplateColumns = 'max-content repeat(' + perLine + ', minmax(0, 1fr))';
+    for (var line = 0; line * perLine < axes.length; line++) {
+      var head = line === 0 ? corner : repeat(corner);
+      head.classList.toggle('later', line > 0);
+      put(head, line * rows + 1, 1);
+      lanes.forEach(function (lane, index) { put(line === 0 ? lane : repeat(lane), line * rows + 2 + index, 1); });
+    }
+    axes.forEach(function (axis, column) {
+      axis.classList.toggle('later', column >= perLine);
+      put(axis, Math.floor(column / perLine) * rows + 1, column % perLine + 2);
+    });
+    points.forEach(function (point) {
+      var column = Number(point.getAttribute('data-column'));
+      put(point, Math.floor(column / perLine) * rows + 2 + Number(point.getAttribute('data-row')), column % perLine + 2);
+    });
+    timeline.setAttribute('data-per-line', String(perLine));
+  }
   function select(index) {
     if (index < 0 || index >= points.length) return;
     if (current >= 0) points[current].classList.remove('selected');
     current = index;
     var point = points[index];
     point.classList.add('selected');
-    point.focus();
+    point.focus({preventScroll: true});
     point.scrollIntoView({block: 'nearest', inline: 'nearest'});
     var detail = point.querySelector('details');
-    panel.innerHTML = '';
+    selected.innerHTML = '';
     var head = document.createElement('div');
     head.className = 'what';
     head.textContent = point.getAttribute('data-invocation') + ' point ' + (index + 1) + ' of ' + points.length;
-    panel.appendChild(head);
+    selected.appendChild(head);
     if (detail) {
       var body = detail.cloneNode(true);
       body.open = true;
-      panel.appendChild(body);
+      selected.appendChild(body);
     }
+    panel.hidden = false;
   }
   function next(selector) {
     for (var i = current + 1; i < points.length; i++) {
@@ -111,17 +181,32 @@ _SCRIPT = """
     point.addEventListener('focus', function () { if (current !== index) select(index); });
   });
   document.addEventListener('keydown', function (event) {
-    if (event.key === 'ArrowRight' || event.key === 'ArrowDown') { select(current + 1); event.preventDefault(); }
-    else if (event.key === 'ArrowLeft' || event.key === 'ArrowUp') { select(current - 1); event.preventDefault(); }
+    var inTimeline = points.indexOf(document.activeElement) >= 0;
+    if (inTimeline && (event.key === 'ArrowRight' || event.key === 'ArrowDown')) { select(current + 1); event.preventDefault(); }
+    else if (inTimeline && (event.key === 'ArrowLeft' || event.key === 'ArrowUp')) { select(current - 1); event.preventDefault(); }
     else if (event.key === 'f') { next('.faulted'); }
     else if (event.key === 'n') { next('.named'); }
   });
+  document.getElementById('dismiss').addEventListener('click', function () {
+    var help = document.getElementById('help');
+    help.parentNode.removeChild(help);
+    panel.hidden = !selected.firstChild;
+  });
+  fit();
+  window.addEventListener('resize', fit);
+  panel.hidden = false;
   document.body.classList.add('navigable');
   document.body.setAttribute('data-points', String(points.length));
-  panel.textContent = 'Click a point, or use the arrow keys; f: next fault, n: next named effect.';
+  // Open on the first effect the violation names, unless the address names a section.
+  var first = timeline.querySelector('.point.named');
+  if (first && !window.location.hash) {
+    var box = first.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight || box.left < 0 || box.right > window.innerWidth) {
+      first.scrollIntoView({block: 'center', inline: 'nearest'});
+    }
+  }
 })();
 """
-
 
 def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
     """The verdict as one self-contained HTML page (no network); equal verdicts give equal text."""
@@ -134,6 +219,19 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
     platform = verdict.platform
     where = f"{scenario} ({platform})" if platform else scenario
     word = _WORDS.get(kind, kind.upper() or "VERDICT")
+    sections: list[tuple[str, str, list[str]]] = []
+    if isinstance(verdict, Violated):
+        sections.append(("timeline", "Timeline", _timeline(verdict)))
+        if verdict.fault_free is not None:
+            sections.append(("fault-free", fault_free_heading(verdict).title, _fault_free(verdict)))
+        sections.append(("state", "State after the run", _state(verdict)))
+        sections.append(("schedule", "Schedule", _schedule(verdict)))
+    sections.append(("provenance", "Provenance", _provenance(verdict)))
+    sections.append(("report", "Text report", [
+        '<h2 id="report">Text report</h2>',
+        # The page holds everything the verdict does, so every run's console output too.
+        f'<pre class="mono">{_e(render_text(verdict, logs=True))}</pre>',
+    ]))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -143,24 +241,14 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
         f'<header><h1><span class="word {_e(kind)}">{_e(word)}</span> {_e(where)}</h1>',
         _headline_detail(verdict),
         "</header>",
-        '<nav><a href="#timeline">Timeline</a><a href="#fault-free">What the fault changed</a>'
-        '<a href="#state">State after the run</a><a href="#schedule">Schedule</a>'
-        '<a href="#provenance">Provenance</a><a href="#report">Text report</a></nav>',
+        # Only the sections this page has, under the titles they carry.
+        "<nav>" + "".join(f'<a href="#{anchor}">{_e(title)}</a>' for anchor, title, _ in sections) + "</nav>",
     ]
-    if isinstance(verdict, Violated):
-        parts += _timeline(verdict)
-        parts += _fault_free(verdict)
-        parts += _state(verdict)
-        parts += _schedule(verdict)
-    parts += _provenance(verdict)
-    parts += [
-        '<h2 id="report">Text report</h2>',
-        # The page holds everything the verdict does, so every run's console output too.
-        f'<pre class="mono">{_e(render_text(verdict, logs=True))}</pre>',
-        '<aside id="panel" aria-live="polite"></aside>',
-        f"<script>{_SCRIPT}</script>",
-        "</body></html>",
-    ]
+    for _, _, lines in sections:
+        parts += lines
+    if isinstance(verdict, Violated) and verdict.trace:
+        parts.append(f"<script>{_SCRIPT}</script>")
+    parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
@@ -215,9 +303,9 @@ def _timeline(verdict: Violated) -> list[str]:
     ]
     if not groups:
         return lines + ["<p>(no effects)</p>"]
-    columns = f"grid-template-columns: max-content repeat({len(groups)}, minmax(11rem, max-content));"
+    columns = f"grid-template-columns: max-content repeat({len(groups)}, minmax(var(--card), max-content));"
     lines.append(f'<div class="timeline" role="list" style="{columns}">')
-    lines.append('<div class="axis" style="grid-row:1;grid-column:1">virtual time</div>')
+    lines.append('<div class="axis corner" style="grid-row:1;grid-column:1">virtual time</div>')
     for column, group in enumerate(groups, start=2):
         label = f"+{group[0][1].time - start} ms" if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
@@ -230,12 +318,17 @@ def _timeline(verdict: Violated) -> list[str]:
         )
     for number, group in enumerate(groups):
         invocation = group[0][1].invocation
-        lines.append(_point(group, number, lanes.index(invocation) + 2, number + 2, named))
+        lines.append(_point(group, number, lanes.index(invocation), named))
     lines.append("</div>")
+    # Under the timeline, in the page's flow (it covers nothing): the point the reader selected, read whole.
+    lines.append('<aside id="panel" aria-live="polite" hidden><p id="help" class="hint">Click a point or Tab to it, '
+                 "then the arrow keys step through the log; f: next fault, n: next named effect."
+                 '<button type="button" id="dismiss">Dismiss</button></p><div id="selected"></div></aside>')
     return lines
 
 
-def _point(group: list[tuple[int, Effect]], number: int, row: int, column: int, named: set[int]) -> str:
+def _point(group: list[tuple[int, Effect]], number: int, lane: int, named: set[int]) -> str:
+    """One effect point's card in its lane's row (``data-row``, from 0) and its column (``data-column``, log order)."""
     head = group[0][1]
     invocation = head.invocation
     faults = [effect for _, effect in group if effect.kind == FAULT]
@@ -254,8 +347,8 @@ def _point(group: list[tuple[int, Effect]], number: int, row: int, column: int, 
     )
     records = to_json([effect.to_data() for _, effect in group])
     return (
-        f'<div class="{" ".join(classes)}" id="point-{number}" role="listitem" tabindex="0" style="grid-row:{row};grid-column:{column}"'
-        f' data-invocation="{_e(invocation)}" data-target="{_e(head.target)}" data-op="{_e(head.op)}"'
+        f'<div class="{" ".join(classes)}" id="point-{number}" role="listitem" tabindex="0" style="grid-row:{lane + 2};grid-column:{number + 2}"'
+        f' data-row="{lane}" data-column="{number}" data-invocation="{_e(invocation)}" data-target="{_e(head.target)}" data-op="{_e(head.op)}"'
         f' data-ordinal="{_e(head.ordinal)}">'
         f'<div class="what">{_e(what)}</div><div class="mono">{_e(summary)}</div>{fault_html}'
         f'<details><summary>records</summary><pre>{_e(records)}</pre></details></div>'
@@ -266,23 +359,27 @@ def _point(group: list[tuple[int, Effect]], number: int, row: int, column: int, 
 
 
 def _fault_free(verdict: Violated) -> list[str]:
+    """The trace beside the same events run without what set it apart, titled as the text report titles it."""
     fault_free = verdict.fault_free
-    lines = ['<h2 id="fault-free">What the fault changed</h2>']
-    if fault_free is None:
-        return lines + ["<p>This verdict carries no fault-free run.</p>"]
-    changed = fault_free.changed
-    if changed == "nothing":
+    assert fault_free is not None
+    heading = fault_free_heading(verdict)
+    lines = [f'<h2 id="fault-free">{_e(heading.title)}</h2>']
+    if fault_free.changed == "nothing":
         return lines + ["<p>Nothing: the shrunk run injects no fault and takes every turn in arrival order, "
                         "so the bug shows in a plain run of these events.</p>"]
-    other = {"turns": "in arrival order", "batches": "with the platform's batches"}.get(changed, "without the faults")
-    lines.append(f"<p>The same events run {_e(other)}. {_e(fault_free_outcome(fault_free, verdict))}</p>")
+    run = heading.run[0].upper() + heading.run[1:]
+    lines.append(f"<p>{_e(run)}. {_e(fault_free_outcome(fault_free, verdict))}</p>")
     split = fault_free.divergence
     if split is None:
-        return lines + ["<p>Both runs log the same effects.</p>"]
-    lines.append(f"<p>Both runs agree on the first {_e(split.agreed_points)} effect points, then part:</p>")
+        same = "Both runs log the same effects" + ("; only the state after them differs." if fault_free.state_differs else ".")
+        return lines + [f"<p>{same}</p>"]
+    agreed = max(split.agreed_points, 0)
+    lines.append("<p>" + ("The runs part at the first effect point:" if agreed == 0
+                          else "Both runs agree on the first effect point, then part:" if agreed == 1
+                          else f"Both runs agree on the first {agreed} effect points, then part:") + "</p>")
     ours = _cell_texts(split.violating)
     theirs = _cell_texts(split.fault_free)
-    lines.append(f'<table class="divergence"><tr><th>in the trace</th><th>{_e(other)}</th></tr>')
+    lines.append(f'<table class="divergence"><tr><th>{_e(heading.left)}</th><th>{_e(heading.right)}</th></tr>')
     for row in range(max(len(ours), len(theirs))):
         left = ours[row] if row < len(ours) else ""
         right = theirs[row] if row < len(theirs) else ""
@@ -341,12 +438,23 @@ def _schedule(verdict: Violated) -> list[str]:
     return lines
 
 
+#: The provenance fields in reading order (what ran, how it was cut, how it shrank); any other field follows by name.
+_PROVENANCE_ORDER = ("seed", "runs", "schedules", "faultsInjected", "schedulePoints", "completed", "bounds", "boundsReached",
+                     "replayed", "notReplayed", "shrinkReplays", "shrinkCapped", "shrinkPasses")
+#: Provenance fields the page words elsewhere: the assumptions' list, and the cuts' section in the text report's words.
+_PROVENANCE_ELSEWHERE = ("assumptions", "cuts", "undetermined")
+#: Field names whose words alone would mislead (the text report's words for them).
+_PROVENANCE_LABELS = {"schedules": "distinct schedules"}
+
+
 def _provenance(verdict: SimulationVerdict) -> list[str]:
+    """The provenance as a table of its fields in words, nested values as tables of their own (never raw JSON)."""
     provenance = verdict_data(verdict)["provenance"]
-    lines = ['<h2 id="provenance">Provenance</h2>', "<table>"]
-    for field in sorted(k for k in provenance if k != "assumptions"):
-        value = provenance[field]
-        lines.append(f'<tr><th>{_e(field)}</th><td class="mono">{_e(value if isinstance(value, str) else to_json(value))}</td></tr>')
+    fields = [f for f in _PROVENANCE_ORDER if f in provenance]
+    fields += sorted(f for f in provenance if f not in fields and f not in _PROVENANCE_ELSEWHERE)
+    lines = ['<h2 id="provenance">Provenance</h2>', '<table class="provenance">']
+    for field in fields:
+        lines.append(f"<tr><th>{_e(_field_words(field))}</th><td>{_value_html(provenance[field])}</td></tr>")
     lines.append("</table>")
     lines += _cuts(verdict)
     assumptions = provenance.get("assumptions") or []
@@ -354,6 +462,35 @@ def _provenance(verdict: SimulationVerdict) -> list[str]:
         lines.append("<h3>Assumptions</h3><ul>" + "".join(
             f"<li>{_e(a if isinstance(a, str) else to_json(a))}</li>" for a in assumptions) + "</ul>")
     return lines
+
+
+def _field_words(field: str) -> str:
+    """``faultsInjected`` -> ``faults injected``."""
+    return _PROVENANCE_LABELS.get(field) or re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", field).lower()
+
+
+def _value_html(value: Any) -> str:
+    """A provenance value for reading: words for scalars, a list joined, a mapping as a two-column table
+    (its keys as written, such as a bound's name), a list of records as a table with a column per field."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, Mapping):
+        if not value:
+            return "none"
+        return '<table class="inner">' + "".join(
+            f'<tr><th class="mono">{_e(key)}</th><td>{_value_html(item)}</td></tr>' for key, item in value.items()) + "</table>"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        if all(isinstance(item, Mapping) for item in value):
+            columns = list(dict.fromkeys(key for item in value for key in item))
+            head = "".join(f"<th>{_e(_field_words(key))}</th>" for key in columns)
+            rows = "".join("<tr>" + "".join(f"<td>{_value_html(item.get(key))}</td>" for key in columns) + "</tr>" for item in value)
+            return f'<table class="inner"><tr>{head}</tr>{rows}</table>'
+        return _e(", ".join(item if isinstance(item, str) else to_json(item) for item in value))
+    return _e(value if isinstance(value, str) else to_json(value))
 
 
 def _cuts(verdict: SimulationVerdict) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextvars
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
@@ -49,7 +49,10 @@ from eutaxy.core.verdicts import (
 )
 from eutaxy.core.violations import Violation
 
-__all__ = ["HEADLINE_CHARS_MAX", "fault_free_outcome", "render_replay", "render_text", "summarize_value", "violation_headline"]
+__all__ = [
+    "HEADLINE_CHARS_MAX", "FaultFreeHeading", "fault_free_heading", "fault_free_outcome", "render_replay", "render_text",
+    "summarize_value", "violation_headline",
+]
 
 #: A rendered argument or result longer than this is cut, so one effect stays one line
 #: (``wide=True`` prints it whole; the JSON report always holds the full value). A cut
@@ -442,19 +445,9 @@ def _fault_free_section(verdict: Violated) -> list[str]:
             "What the fault changed: nothing; the shrunk run injects no fault and takes every turn in",
             "arrival order, so the bug shows in a plain run of these events.",
         ]
-    if changed == "turns":
-        lines = ["", "What the interleaving changed (the same events run with every turn in arrival order):"]
-        other_side = "in arrival order"
-        noun = "fault"
-    elif changed == "batches":
-        noun = "short batch" if len(verdict.schedule.batches) == 1 else "short batches"
-        lines = ["", f"What the {noun} changed (the same events run with every delivery taking the platform's batch):"]
-        other_side = "with the platform's batches"
-    else:
-        noun, pronoun = ("fault", "it") if len(verdict.schedule.faults) == 1 else ("faults", "them")
-        lines = ["", f"What the {noun} changed (the same events replayed without {pronoun}, turns as in the trace):"]
-        other_side = f"without the {noun}"
-    lines.append("  " + fault_free_outcome(fault_free, verdict))
+    heading = fault_free_heading(verdict)
+    lines = ["", f"{heading.title} ({heading.run}):", "  " + fault_free_outcome(fault_free, verdict)]
+    other_side = heading.right
     split = fault_free.divergence
     if split is None:
         lines.append("  Both runs log the same effects; only the state after them differs." if fault_free.state_differs
@@ -475,7 +468,7 @@ def _fault_free_section(verdict: Violated) -> list[str]:
     left = _cells(split.violating)
     right = _cells(split.fault_free)
     wide, _ = _CUTTING.get()
-    left_title = f"with the {noun}" if changed == "faults" else "in the trace"
+    left_title = heading.left
     width = max([len(cell) for cell in left] + [len(left_title)]) if wide else COLUMN_CHARS
     lines.append(f"    {left_title:<{width}} | {other_side}")
     for row in range(max(len(left), len(right))):
@@ -484,6 +477,34 @@ def _fault_free_section(verdict: Violated) -> list[str]:
         lines.append(f"    {_fit(ours, width):<{width}} | {_fit(theirs, width)}".rstrip())
     lines += _state_difference_lines(verdict, fault_free, other_side)
     return lines
+
+
+class FaultFreeHeading(NamedTuple):
+    """How the comparison with the fault-free run is titled: its title, what that run is, each side's label."""
+
+    title: str
+    run: str
+    left: str
+    right: str
+
+
+def fault_free_heading(verdict: Violated) -> FaultFreeHeading:
+    """The comparison's title and labels, one wording for the text report and the HTML page.
+
+    What set the trace apart names it: the interleaving (turns out of arrival order), the
+    short batch(es), or the fault(s); a run that needs none of them is titled by the fault.
+    """
+    changed = verdict.fault_free.changed if verdict.fault_free is not None else "faults"
+    if changed == "turns":
+        return FaultFreeHeading("What the interleaving changed", "the same events run with every turn in arrival order",
+                                "in the trace", "in arrival order")
+    if changed == "batches":
+        noun = "short batch" if len(verdict.schedule.batches) == 1 else "short batches"
+        return FaultFreeHeading(f"What the {noun} changed", "the same events run with every delivery taking the platform's batch",
+                                "in the trace", "with the platform's batches")
+    noun, pronoun = ("fault", "it") if len(verdict.schedule.faults) == 1 else ("faults", "them")
+    return FaultFreeHeading(f"What the {noun} changed", f"the same events replayed without {pronoun}, turns as in the trace",
+                            f"with the {noun}", f"without the {noun}")
 
 
 def fault_free_outcome(fault_free: FaultFree, verdict: Violated) -> str:
