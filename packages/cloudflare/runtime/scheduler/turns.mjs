@@ -12,7 +12,9 @@
  *
  * - `{kind: "effect", invocation, target}` for each parked effect, in the order they parked:
  *   the effect is performed (its fault decision, its I/O) and its invocation runs on to its
- *   next park, its end, or an idle wait;
+ *   next park, its end, or an idle wait; an effect a Durable Object's code opened during a
+ *   call of it adds `object: "DO:<binding>/<object>"` (taking it runs that object's code, which
+ *   the enumerator's reduction must know: engine exhaustive.py);
  * - `{kind: "start", event}` while a slot is free, one per source with an event ready (the
  *   binding records' own first, such as a queue the Worker consumes and produces onto, then
  *   the drive's): that source's next delivery starts and runs to its first park;
