@@ -13,6 +13,7 @@ import json
 import math
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
@@ -221,25 +222,16 @@ def test_property_in_order_per_key(case):
             assert_agrees(invariant, log, [])
 
 
+@pytest.mark.parametrize(("kind", "name"), [("min_interval_per_key", "apart"), ("max_interval_per_key", "within")])
 @PROPERTY_SETTINGS
 @given(timed_log_and_selector())
-def test_property_min_interval_per_key(case):
-    """Too-close pairs, found among neighbours in time, are the reference's pairs."""
+def test_property_interval_per_key(kind, name, case):
+    """Too-close pairs (min, found among neighbours in time) and too-far ones (max, found from
+    each key's earliest and latest times) are the reference's pairs."""
     log, selector = case
     for key in s.KEY_PATHS:
         for ms in (0, 1, 2, 5):
-            invariant = {"kind": "min_interval_per_key", "name": "apart", "selector": selector, "key": key, "ms": ms}
-            assert_agrees(invariant, log, [])
-
-
-@PROPERTY_SETTINGS
-@given(timed_log_and_selector())
-def test_property_max_interval_per_key(case):
-    """Too-far pairs, found from each key's earliest and latest times, are the reference's pairs."""
-    log, selector = case
-    for key in s.KEY_PATHS:
-        for ms in (0, 1, 2, 5):
-            invariant = {"kind": "max_interval_per_key", "name": "within", "selector": selector, "key": key, "ms": ms}
+            invariant = {"kind": kind, "name": name, "selector": selector, "key": key, "ms": ms}
             assert_agrees(invariant, log, [])
 
 

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
+from eutaxy.core.plain_data import str_tuple
 from eutaxy.core.violations import Violation
 
 __all__ = [
@@ -53,10 +54,6 @@ DETERMINED_UNDER_CUTS = frozenset({"at_most_once_per_key", "in_order_per_key", "
 _EVENT_TARGETS = ("Queue:", "SQS:", "Http:")
 
 
-def _texts(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(str(value) for value in values)
-
-
 @attrs.frozen(kw_only=True)
 class Cut:
     """One place a bound stopped what the platform would have continued (an entry of ``RunResult.cuts``)."""
@@ -69,13 +66,13 @@ class Cut:
     invocation: str
     #: What was left undone: event ids (messages, requests), the alarm (``alarm.4``), or an
     #: object's work after its answer (``after``).
-    left: tuple[str, ...] = attrs.field(converter=_texts)
+    left: tuple[str, ...] = attrs.field(converter=str_tuple)
     #: The bound's value.
     limit: int
     #: What the platform allows where the bound cut (its retry limit); None: the platform has none.
     platform_limit: int | None = None
     #: Messages of a FIFO group the cut message held behind it, never delivered.
-    behind: tuple[str, ...] = attrs.field(default=(), converter=_texts)
+    behind: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
 
     def __attrs_post_init__(self) -> None:
         assert self.bound and self.where and self.left, self
@@ -108,10 +105,10 @@ class Cut:
             bound=str(data["bound"]),
             where=str(data["where"]),
             invocation=str(data["invocation"]),
-            left=_texts(data["left"]),
+            left=str_tuple(data["left"]),
             limit=int(data["limit"]),
             platform_limit=None if platform_limit is None else int(platform_limit),
-            behind=_texts(data.get("behind") or ()),
+            behind=str_tuple(data.get("behind") or ()),
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
-from eutaxy.core.selectors import MISSING, get_path, select
+from eutaxy.core.selectors import MISSING, get_path, keyed_groups
 from eutaxy.core.violations import (
     Violation,
     count_word,
@@ -29,28 +29,14 @@ from eutaxy.core.violations import (
 __all__ = ["check_at_least_once", "check_at_least_once_per_message", "check_at_most_once_per_key", "found_keys"]
 
 
-def _key_text(effect: Effect, key: str) -> str | None:
-    value = get_path(effect.payload, key)
-    return None if value is MISSING else to_json(value)
-
-
 def found_keys(invariant: dict[str, Any], effects: Sequence[Effect]) -> set[str]:
     """The canonical keys of the effects the invariant's selector picks."""
-    keys = set()
-    for index in select(invariant["selector"], effects):
-        text = _key_text(effects[index], invariant["key"])
-        if text is not None:
-            keys.add(text)
-    return keys
+    return set(keyed_groups(invariant["selector"], effects, invariant["key"]))
 
 
 def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
     """No two selected effects share a key."""
-    groups: dict[str, list[int]] = {}
-    for index in select(invariant["selector"], effects):
-        text = _key_text(effects[index], invariant["key"])
-        if text is not None:
-            groups.setdefault(text, []).append(index)
+    groups = keyed_groups(invariant["selector"], effects, invariant["key"])
     shared = [(text, indices) for text, indices in groups.items() if len(indices) > 1]
     if not shared:
         return None

@@ -35,6 +35,8 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from eutaxy.core.plain_data import str_tuple
+
 __all__ = [
     "CRASHED",
     "OUTCOMES",
@@ -103,10 +105,6 @@ class UncaughtError:
         return cls.of(str(data.get("name") or "Error"), str(data.get("message") or ""), data.get("at"))
 
 
-def _message_ids(values: Iterable[Any]) -> tuple[str, ...]:
-    return tuple(str(value) for value in values)
-
-
 @attrs.frozen(kw_only=True)
 class InvocationOutcome:
     """How one invocation ended (an entry of ``RunResult.invocations``)."""
@@ -128,7 +126,7 @@ class InvocationOutcome:
     retried_all: bool = False
     #: The ids of the messages it was given, in batch order, when a batch held more than one
     #: (empty otherwise: the invocation's own event is its only message).
-    messages: tuple[str, ...] = attrs.field(default=(), converter=_message_ids)
+    messages: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
 
     @property
     def succeeded(self) -> bool:

@@ -25,30 +25,52 @@ neighbours in time order.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
-from eutaxy.core.selectors import MISSING, get_path, order_class, select
+from eutaxy.core.selectors import get_path, keyed_groups, order_class
 from eutaxy.core.violations import Violation, effects_label, join_words, violation_of
 
-__all__ = ["check_in_order_per_key", "check_max_interval_per_key", "check_min_interval_per_key", "keyed_groups"]
+__all__ = ["check_in_order_per_key", "check_max_interval_per_key", "check_min_interval_per_key"]
+
+#: What one group's check found when the group breaks the invariant: every effect of the
+#: group in an offending pair, and the pair the message names (earlier, later).
+_Found = tuple[set[int], tuple[int, int]]
 
 
-def keyed_groups(invariant: dict[str, Any], effects: Sequence[Effect], key: str) -> dict[str, list[int]]:
-    """The selected effects' log indices by the canonical value at ``key``, groups in order of first sight."""
-    groups: dict[str, list[int]] = {}
-    for index in select(invariant["selector"], effects):
-        value = get_path(effects[index].payload, key)
-        if value is not MISSING:
-            groups.setdefault(to_json(value), []).append(index)
-    return groups
+def _per_group(
+    invariant: dict[str, Any],
+    effects: Sequence[Effect],
+    key: str,
+    label: str,
+    check_group: Callable[[list[int]], _Found | None],
+    says: Callable[[str, int, int], str],
+) -> Violation | None:
+    """One violation over every group that breaks: ``check_group`` looks at one group's indices.
 
-
-def _others_text(label: str, keys: list[str]) -> str:
-    if len(keys) <= 1:
-        return ""
-    return f" ({label} {join_words(keys[1:])} too)"
+    The violation's keys are the broken groups in order of first sight, its effects every
+    effect of them in an offending pair; the message names the first broken group's pair
+    (``says(group, earlier, later)``, after "<n> effects ") and the other groups by ``label``.
+    """
+    broken: list[str] = []
+    involved: set[int] = set()
+    first: tuple[str, int, int] | None = None
+    for group, indices in keyed_groups(invariant["selector"], effects, key).items():
+        found = check_group(indices)
+        if found is None:
+            continue
+        broken.append(group)
+        involved |= found[0]
+        if first is None:
+            first = (group, *found[1])
+    if first is None:
+        return None
+    group, earlier, later = first
+    message = f"{invariant['name']}: {effects_label(effects, [earlier, later])} effects {says(group, earlier, later)}"
+    if len(broken) > 1:
+        message += f" ({label} {join_words(broken[1:])} too)"
+    return violation_of(invariant, message, keys=broken, effects=sorted(involved))
 
 
 # --- in order ----------------------------------------------------------------------------
@@ -83,10 +105,8 @@ def _inverted(sequence: list[tuple[int, Any]]) -> tuple[set[int], tuple[int, int
 def check_in_order_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
     """Within each group, the sequence values of the selected effects never go down in log order."""
     sequence_key = invariant["sequenceKey"]
-    broken: list[str] = []
-    involved: set[int] = set()
-    first_pair: tuple[str, int, int] | None = None
-    for group, indices in keyed_groups(invariant, effects, invariant["groupKey"]).items():
+
+    def out_of_order(indices: list[int]) -> _Found | None:
         by_class: dict[str, list[tuple[int, Any]]] = {}
         for index in indices:
             value = get_path(effects[index].payload, sequence_key)
@@ -100,26 +120,19 @@ def check_in_order_per_key(invariant: dict[str, Any], effects: Sequence[Effect])
             group_involved |= found
             if first is not None and (group_first is None or first[1] < group_first[1]):
                 group_first = first
-        if group_first is None:
-            continue
-        broken.append(group)
-        involved |= group_involved
-        if first_pair is None:
-            first_pair = (group, *group_first)
-    if first_pair is None:
-        return None
-    group, earlier, later = first_pair
+        return None if group_first is None else (group_involved, group_first)
 
     def value_of(index: int) -> str:
         return to_json(get_path(effects[index].payload, sequence_key))
 
-    message = (
-        f"{invariant['name']}: {effects_label(effects, [earlier, later])} effects of group {group} out of order: "
-        f"{sequence_key} {value_of(earlier)} ({effects[earlier].describe()}) came before "
-        f"{sequence_key} {value_of(later)} ({effects[later].describe()})"
-        + _others_text("groups", broken)
-    )
-    return violation_of(invariant, message, keys=broken, effects=sorted(involved))
+    def says(group: str, earlier: int, later: int) -> str:
+        return (
+            f"of group {group} out of order: "
+            f"{sequence_key} {value_of(earlier)} ({effects[earlier].describe()}) came before "
+            f"{sequence_key} {value_of(later)} ({effects[later].describe()})"
+        )
+
+    return _per_group(invariant, effects, invariant["groupKey"], "groups", out_of_order, says)
 
 
 # --- intervals ---------------------------------------------------------------------------
@@ -127,6 +140,15 @@ def check_in_order_per_key(invariant: dict[str, Any], effects: Sequence[Effect])
 
 def _by_time(effects: Sequence[Effect], indices: list[int]) -> list[int]:
     return sorted(indices, key=lambda index: (effects[index].time, index))
+
+
+def _apart(effects: Sequence[Effect], against: str, joiner: str) -> Callable[[str, int, int], str]:
+    """What an interval check says of a key's pair: how far apart its effects came, ``against`` the bound."""
+
+    def says(key: str, a: int, b: int) -> str:
+        return f"with key {key} came {effects[b].time - effects[a].time} ms apart, {against}: {effects[a].describe()}{joiner}{effects[b].describe()}"
+
+    return says
 
 
 def check_min_interval_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
@@ -137,29 +159,18 @@ def check_min_interval_per_key(invariant: dict[str, Any], effects: Sequence[Effe
     of its neighbours is close to it.
     """
     ms = invariant["ms"]
-    broken: list[str] = []
-    involved: set[int] = set()
-    closest: tuple[str, int, int] | None = None
-    for key, indices in keyed_groups(invariant, effects, invariant["key"]).items():
+
+    def too_close(indices: list[int]) -> _Found | None:
         ordered = _by_time(effects, indices)
         close = [(a, b) for a, b in itertools.pairwise(ordered) if effects[b].time - effects[a].time < ms]
         if not close:
-            continue
-        broken.append(key)
+            return None
+        involved: set[int] = set()
         for a, b in close:
             involved.update((a, b))
-        if closest is None:
-            closest = (key, *close[0])
-    if closest is None:
-        return None
-    key, a, b = closest
-    message = (
-        f"{invariant['name']}: {effects_label(effects, [a, b])} effects with key {key} came "
-        f"{effects[b].time - effects[a].time} ms apart, less than the {ms} ms required: "
-        f"{effects[a].describe()} and {effects[b].describe()}"
-        + _others_text("keys", broken)
-    )
-    return violation_of(invariant, message, keys=broken, effects=sorted(involved))
+        return involved, close[0]
+
+    return _per_group(invariant, effects, invariant["key"], "keys", too_close, _apart(effects, f"less than the {ms} ms required", " and "))
 
 
 def check_max_interval_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
@@ -169,25 +180,13 @@ def check_max_interval_per_key(invariant: dict[str, Any], effects: Sequence[Effe
     another exactly when it is too far from the earliest or from the latest.
     """
     ms = invariant["ms"]
-    broken: list[str] = []
-    involved: set[int] = set()
-    widest: tuple[str, int, int] | None = None
-    for key, indices in keyed_groups(invariant, effects, invariant["key"]).items():
+
+    def too_far(indices: list[int]) -> _Found | None:
         ordered = _by_time(effects, indices)
         earliest, latest = effects[ordered[0]].time, effects[ordered[-1]].time
         if latest - earliest <= ms:
-            continue
-        broken.append(key)
-        involved.update(i for i in ordered if effects[i].time - earliest > ms or latest - effects[i].time > ms)
-        if widest is None:
-            widest = (key, ordered[0], ordered[-1])
-    if widest is None:
-        return None
-    key, first, last = widest
-    message = (
-        f"{invariant['name']}: {effects_label(effects, [first, last])} effects with key {key} came "
-        f"{effects[last].time - effects[first].time} ms apart, more than the {ms} ms allowed: "
-        f"{effects[first].describe()}, then {effects[last].describe()}"
-        + _others_text("keys", broken)
-    )
-    return violation_of(invariant, message, keys=broken, effects=sorted(involved))
+            return None
+        involved = {i for i in ordered if effects[i].time - earliest > ms or latest - effects[i].time > ms}
+        return involved, (ordered[0], ordered[-1])
+
+    return _per_group(invariant, effects, invariant["key"], "keys", too_far, _apart(effects, f"more than the {ms} ms allowed", ", then "))

@@ -11,9 +11,9 @@ what it is, never a ``TypeError`` from deep inside a JSON encoder.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Iterable
 
-__all__ = ["SAFE_INTEGER_MAX", "json_problem", "join_path"]
+__all__ = ["SAFE_INTEGER_MAX", "json_problem", "join_path", "str_tuple"]
 
 #: Deeper than this is a cycle or a mistake; no scenario nests its data this far.
 DEPTH_MAX = 200
@@ -27,6 +27,12 @@ _HINTS = {
     "date": "use an ISO string",
     "Decimal": "use a string or a number",
 }
+
+
+def str_tuple(values: Iterable[Any]) -> tuple[str, ...]:
+    """The values as a tuple of strings: the converter of a record's tuple-of-text fields (ids,
+    sentences), so one built from a JSON list and one built in Python are equal."""
+    return tuple(str(value) for value in values)
 
 
 def join_path(path: str, step: str | int) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "MISSING",
     "compare",
     "get_path",
+    "keyed_groups",
     "matches",
     "op_matches",
     "order_class",
@@ -202,6 +203,19 @@ def matches(selector: dict[str, Any], effect: Effect) -> bool:
 def select(selector: dict[str, Any], effects: Iterable[Effect]) -> list[int]:
     """The log indices of the effects the selector picks, in log order."""
     return [index for index, effect in enumerate(effects) if matches(selector, effect)]
+
+
+def keyed_groups(selector: dict[str, Any], effects: Sequence[Effect], key: str) -> dict[str, list[int]]:
+    """The selected effects' log indices by the canonical value at ``key``, groups in order of first sight.
+
+    An effect with no value at ``key`` has no key and is in no group (JSON ``null`` is a value).
+    """
+    groups: dict[str, list[int]] = {}
+    for index in select(selector, effects):
+        value = get_path(effects[index].payload, key)
+        if value is not MISSING:
+            groups.setdefault(to_json(value), []).append(index)
+    return groups
 
 
 def validate_selector(selector: Any, where_from: str = "selector") -> None:

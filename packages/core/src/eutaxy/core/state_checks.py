@@ -10,7 +10,8 @@ skips them, as SQL's aggregates skip NULL.
 from __future__ import annotations
 
 import decimal
-from typing import Any, Sequence
+import functools
+from typing import Any, Callable, Sequence
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect, find_snapshot
@@ -46,18 +47,36 @@ def _no_snapshot(invariant: dict[str, Any], query: dict[str, Any]) -> Violation:
     )
 
 
+#: A state check given the rows its query selects: (invariant, effects, snapshot index, rows).
+_RowsCheck = Callable[[dict[str, Any], Sequence[Effect], int, list[Any]], Violation | None]
+
+
+def _on_snapshot(check: _RowsCheck) -> Callable[[dict[str, Any], Sequence[Effect]], Violation | None]:
+    """The check over the rows of the invariant's ``query``; with no snapshot of it, the violation that says so.
+
+    This is the rule every state check keeps: a check that could not look never passes.
+    """
+
+    @functools.wraps(check)
+    def checked(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+        index, selected = query_rows(invariant["query"], effects)
+        if index is None:
+            return _no_snapshot(invariant, invariant["query"])
+        return check(invariant, effects, index, selected)
+
+    return checked
+
+
 def _condition_text(condition: dict[str, Any]) -> str:
     if condition["op"] == "notNull":
         return f"{condition['column']} notNull"
     return f"{condition['column']} {condition['op']} {to_json(condition.get('value'))}"
 
 
-def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+@_on_snapshot
+def check_every_row(invariant: dict[str, Any], effects: Sequence[Effect], index: int, selected: list[Any]) -> Violation | None:
     """Every row the query selects meets every condition."""
     query = invariant["query"]
-    index, selected = query_rows(query, effects)
-    if index is None:
-        return _no_snapshot(invariant, query)
     conditions = invariant["conditions"]
     failing = [row for row in selected if not all(row_matches(row, c) for c in conditions)]
     if not failing:
@@ -84,13 +103,11 @@ def _column_text(row: Any, column: str) -> str | None:
     return to_json(value)
 
 
-def check_unique(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+@_on_snapshot
+def check_unique(invariant: dict[str, Any], effects: Sequence[Effect], index: int, selected: list[Any]) -> Violation | None:
     """No two selected rows share a (non-null) value in the column."""
     query = invariant["query"]
     column = invariant["column"]
-    index, selected = query_rows(query, effects)
-    if index is None:
-        return _no_snapshot(invariant, query)
     groups: dict[str, list[Any]] = {}
     for row in selected:
         text = _column_text(row, column)
@@ -109,13 +126,11 @@ def check_unique(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violat
     return violation_of(invariant, message, keys=[text for text, _ in shared], effects=[index], rows=[row for _, group in shared for row in group])
 
 
-def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+@_on_snapshot
+def check_implies(invariant: dict[str, Any], effects: Sequence[Effect], index: int, selected: list[Any]) -> Violation | None:
     """Every selected effect has a row whose column equals the effect's key."""
     query = invariant["query"]
     column = invariant["column"]
-    index, selected = query_rows(query, effects)
-    if index is None:
-        return _no_snapshot(invariant, query)
     present = set()
     for row in selected:
         value = row_value(row, column)
@@ -144,15 +159,13 @@ def check_implies(invariant: dict[str, Any], effects: Sequence[Effect]) -> Viola
     return violation_of(invariant, message, keys=keys, effects=unmatched)
 
 
-def check_references(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+@_on_snapshot
+def check_references(invariant: dict[str, Any], effects: Sequence[Effect], source_index: int, source_rows: list[Any]) -> Violation | None:
     """Every selected row's (non-null) column is named by a row of the target query."""
     query = invariant["query"]
     target = invariant["target"]
     column = invariant["column"]
     target_column = invariant["targetColumn"]
-    source_index, source_rows = query_rows(query, effects)
-    if source_index is None:
-        return _no_snapshot(invariant, query)
     target_index, target_rows = query_rows(target, effects)
     if target_index is None:
         return _no_snapshot(invariant, target)
@@ -227,7 +240,8 @@ def _expectation(invariant: dict[str, Any]) -> str:
     return f"{invariant['op']} {to_json(invariant.get('value'))}"
 
 
-def check_aggregate(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
+@_on_snapshot
+def check_aggregate(invariant: dict[str, Any], effects: Sequence[Effect], index: int, selected: list[Any]) -> Violation | None:
     """The aggregate of a column over the queried rows (per ``groupBy`` value) meets ``op value``.
 
     With ``groupBy`` the rows are grouped by that column's canonical value, null and absent
@@ -236,9 +250,6 @@ def check_aggregate(invariant: dict[str, Any], effects: Sequence[Effect]) -> Vio
     aggregate that could not be computed never passes.
     """
     query = invariant["query"]
-    index, selected = query_rows(query, effects)
-    if index is None:
-        return _no_snapshot(invariant, query)
     column, fn, group_by = invariant["column"], invariant["fn"], invariant.get("groupBy")
     groups: dict[str, list[Any]] = {}
     for row in selected:

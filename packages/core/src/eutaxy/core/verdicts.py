@@ -19,6 +19,7 @@ from eutaxy.core.cuts import Cut
 from eutaxy.core.effects import Effect
 from eutaxy.core.errors import UserError
 from eutaxy.core.invocation_outcomes import InvocationOutcome, OutcomeCounts
+from eutaxy.core.plain_data import str_tuple
 from eutaxy.core.protocol import EndState
 from eutaxy.core.schedule import Schedule
 from eutaxy.core.violations import Violation
@@ -179,10 +180,6 @@ class Cause:
 
 
 
-def _strings(values: Iterable[Any]) -> tuple[str, ...]:
-    return tuple(str(value) for value in values)
-
-
 #: Field metadata: the field is left out of the verdict's data while it holds its default
 #: (an optional field a newer check added; older verdicts are byte for byte as they were).
 OMIT_IF_DEFAULT = {"omit_if_default": True}
@@ -225,9 +222,9 @@ class CutCount:
     #: The platform's own limit where it cut (the largest); None: the platform has none.
     platform_limit: int | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     #: The first places it cut (queues, callers, objects), sorted, at most CUT_PLACES_MAX.
-    where: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    where: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     #: The first things it left undone (message ids, alarms), in the order met, at most CUT_PLACES_MAX.
-    left: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    left: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
 
     def add(self, cuts: Iterable[Cut]) -> "CutCount":
         """These counts with one run's cuts of this bound added."""
@@ -261,7 +258,7 @@ class UndeterminedCount:
     #: Exploration runs in which it broke with a cut in the run.
     runs: int = 0
     #: The bounds that cut those runs.
-    bounds: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    bounds: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
 
     def add(self, bounds: Iterable[str]) -> "UndeterminedCount":
         named: list[str] = list(dict.fromkeys([*self.bounds, *bounds]))
@@ -284,14 +281,14 @@ class Provenance:
     runs: int
     faults_injected: int
     bounds: dict = attrs.field(factory=dict)
-    bounds_reached: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    bounds_reached: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     schedule_points: int = 0
     replayed: int = 0
     not_replayed: int = 0
-    assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    assumptions: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     #: Each restart of a runtime that died during the check (what died, in which run); the
     #: interrupted run was performed again, so the verdict is the one it would have been.
-    restarts: tuple[str, ...] = attrs.field(default=(), converter=_strings, metadata=OMIT_IF_DEFAULT)
+    restarts: tuple[str, ...] = attrs.field(default=(), converter=str_tuple, metadata=OMIT_IF_DEFAULT)
     #: Distinct schedules (fault choices and turn picks) the exploration runs took.
     schedules: int = 0
     #: Every schedule within the bounds ran (no bound stopped exploration).
@@ -582,8 +579,8 @@ class SpecVerdict:
     rung: str | None = None
     counts: dict = attrs.field(factory=dict)
     engine: dict | None = None
-    assumptions: tuple[str, ...] = attrs.field(default=(), converter=_strings)
-    reasons: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    assumptions: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     counterexample: Any = None
     seed: str | None = None
     detail: str = ""
