@@ -80,16 +80,18 @@ def _ops(messages, batch_size=1):
     )
 
 
+#: Listed out of time order: c (at 5 s), a (at 0), b (no time: at the start), d (at 5 s).
+LISTED_OUT_OF_TIME = [
+    {"id": "c", "body": {"do": "list"}, "at_ms": 5000},
+    {"id": "a", "body": {"do": "list"}, "at_ms": 0},
+    {"id": "b", "body": {"do": "list"}},
+    {"id": "d", "body": {"do": "list"}, "at_ms": 5000},
+]
+
+
 def test_messages_go_in_order_of_time_then_of_listing():
     """Listed c (at 5 s), a (at 0), b (no time: at the start), d (at 5 s): delivered a, b at the start, then c, d at 5 s."""
-    scenario = _ops(
-        [
-            {"id": "c", "body": {"do": "list"}, "at_ms": 5000},
-            {"id": "a", "body": {"do": "list"}, "at_ms": 0},
-            {"id": "b", "body": {"do": "list"}},
-            {"id": "d", "body": {"do": "list"}, "at_ms": 5000},
-        ]
-    )
+    scenario = _ops(LISTED_OUT_OF_TIME)
     assert [5000, 0, None, 5000] == [event.get("atMs") for event in scenario["drive"]["events"]]
     with create_platform(scenario) as platform:
         result = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="kv-ops")["result"]
@@ -103,15 +105,7 @@ def test_messages_go_in_order_of_time_then_of_listing():
 
 def test_a_batch_forms_from_the_messages_sent_by_the_time_it_starts():
     """At the consumer's default size (10): a and b (due at the start) are one batch, c and d (at 5 s) another."""
-    scenario = _ops(
-        [
-            {"id": "c", "body": {"do": "list"}, "at_ms": 5000},
-            {"id": "a", "body": {"do": "list"}, "at_ms": 0},
-            {"id": "b", "body": {"do": "list"}},
-            {"id": "d", "body": {"do": "list"}, "at_ms": 5000},
-        ],
-        batch_size=None,
-    )
+    scenario = _ops(LISTED_OUT_OF_TIME, batch_size=None)
     with create_platform(scenario) as platform:
         result = replay_scenario(scenario, platform, {"faults": [], "turns": []}, seed="kv-ops")["result"]
     acks = [(e["invocation"], e["payload"]["args"]["messageId"]) for e in result["effects"] if e["op"] == "ack" and e["kind"] == "result"]

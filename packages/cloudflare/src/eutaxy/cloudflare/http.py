@@ -21,7 +21,7 @@ from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
-__all__ = ["RETRY_ON", "caller_assumption", "http"]
+__all__ = ["RETRY_ON", "caller_assumption", "http", "known_fields", "request_headers", "request_path"]
 
 #: What a caller may count as failed: anything but 2xx, or 5xx only.
 RETRY_ON = ("non-2xx", "5xx")
@@ -77,21 +77,13 @@ def http(
 
 def _request(request: Any, index: int) -> dict[str, Any]:
     label = f"http: request {index}"
-    if not isinstance(request, Mapping):
-        raise UserError(f"{label} must be a dict with a method and a path, got {request!r}")
-    unknown = set(request) - _REQUEST_FIELDS
-    if unknown:
-        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a request has {', '.join(sorted(_REQUEST_FIELDS - {EVENT_TIME_FIELD}))}")
+    request = known_fields(request, label, _REQUEST_FIELDS, "a method and a path", "request", ", ".join(sorted(_REQUEST_FIELDS - {EVENT_TIME_FIELD})))
     method = request.get("method", "GET")
     if not isinstance(method, str) or method.upper() not in _METHODS:
         raise UserError(f"{label}: method must be one of {', '.join(sorted(_METHODS))}, got {method!r}")
     method = method.upper()
-    path = request.get("path")
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise UserError(f"{label}: path must be a string starting with '/', got {path!r}")
-    headers = request.get("headers", {})
-    if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise UserError(f"{label}: headers must be a dict of strings, got {headers!r}")
+    path = request_path(request.get("path"), label)
+    headers = request_headers(request.get("headers", {}), label)
     body = request.get("body")
     if body is not None and method in _NO_BODY:
         raise UserError(f"{label}: a {method} request takes no body")
@@ -99,11 +91,39 @@ def _request(request: Any, index: int) -> dict[str, Any]:
     event_id = request.get("id", default_event_id("http", index + 1))
     if not isinstance(event_id, str) or not event_id or "#" in event_id:
         raise UserError(f"{label}: id must be a non-empty string without '#', got {event_id!r}")
-    event = {"id": event_id, "method": method, "path": path, "headers": dict(headers), "body": body}
+    event = {"id": event_id, "method": method, "path": path, "headers": headers, "body": body}
     at_ms = event_at_ms(request, f"{label} ({event_id})")
     if at_ms is not None:
         event[EVENT_TIME_FIELD] = at_ms
     return event
+
+
+def known_fields(entry: Any, label: str, fields: frozenset[str], shape: str, noun: str, listed: str) -> Mapping[str, Any]:
+    """A drive's entry (an http request, a WebSocket connection): a dict of ``fields`` only.
+
+    Else the error names the entry (``label``), what it must hold (``shape``), and what a
+    ``noun`` has (``listed``).
+    """
+    if not isinstance(entry, Mapping):
+        raise UserError(f"{label} must be a dict with {shape}, got {entry!r}")
+    unknown = set(entry) - fields
+    if unknown:
+        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a {noun} has {listed}")
+    return entry
+
+
+def request_path(path: Any, label: str) -> str:
+    """The path a request (or a WebSocket's upgrade request) is sent to: a string starting with '/'."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise UserError(f"{label}: path must be a string starting with '/', got {path!r}")
+    return path
+
+
+def request_headers(headers: Any, label: str) -> dict[str, str]:
+    """A request's (or a WebSocket's upgrade request's) headers: a dict of strings, copied."""
+    if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise UserError(f"{label}: headers must be a dict of strings, got {headers!r}")
+    return dict(headers)
 
 
 def _caller(retries: Any, retry_on: Any, delays_ms: Any, deadline_ms: Any) -> dict[str, Any]:

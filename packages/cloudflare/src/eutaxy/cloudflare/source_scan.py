@@ -323,6 +323,22 @@ def _is(tokens: list[Token], index: int, kind: str, value: str | None = None) ->
     return token.kind == kind and (value is None or token.value == value)
 
 
+def _members(tokens: list[Token], opening: int, closing: int, brackets: str, separators: str) -> Iterator[int]:
+    """Where each member of the braced list ``tokens[opening..closing]`` starts: a name or string at
+    the list's own depth (``brackets`` pairs, openers then closers, nest) right after one of ``separators``."""
+    half = len(brackets) // 2
+    opens, closes = brackets[:half], brackets[half:]
+    depth = 0
+    for cursor in range(opening + 1, closing):
+        token = tokens[cursor]
+        if token.kind == "punct" and token.value in opens:
+            depth += 1
+        elif token.kind == "punct" and token.value in closes:
+            depth -= 1
+        elif depth == 0 and token.kind in ("ident", "string") and _is(tokens, cursor - 1, "punct") and tokens[cursor - 1].value in separators:
+            yield cursor
+
+
 def _bindings(tokens: list[Token]) -> dict[str, int]:
     """Where each name is first bound by ``const|let|var NAME [: type] =``: the index of its value's first token."""
     bound: dict[str, int] = {}
@@ -485,21 +501,14 @@ def _init_body_keys(tokens: list[Token], start: int, end: int) -> tuple[tuple[st
         opening = index + 6
         closing = _matching(tokens, opening, "{", "}")
         keys: list[tuple[str, str | None]] = []
-        depth = 0
-        for cursor in range(opening + 1, closing):
-            token = tokens[cursor]
-            if token.kind == "punct" and token.value in "{[(":
-                depth += 1
-            elif token.kind == "punct" and token.value in "}])":
-                depth -= 1
-            elif depth == 0 and token.kind in ("ident", "string") and tokens[cursor - 1].kind == "punct" and tokens[cursor - 1].value in "{,":
-                after = tokens[cursor + 1]
-                if after.kind == "punct" and after.value == ":":
-                    value = tokens[cursor + 2]
-                    ends = _is(tokens, cursor + 3, "punct", ",") or cursor + 3 == closing
-                    keys.append((token.value, value.value if value.kind == "ident" and ends else None))
-                elif after.kind == "punct" and after.value in ",}":
-                    keys.append((token.value, token.value))  # shorthand { email }
+        for cursor in _members(tokens, opening, closing, "{[(}])", "{,"):
+            token, after = tokens[cursor], tokens[cursor + 1]
+            if after.kind == "punct" and after.value == ":":
+                value = tokens[cursor + 2]
+                ends = _is(tokens, cursor + 3, "punct", ",") or cursor + 3 == closing
+                keys.append((token.value, value.value if value.kind == "ident" and ends else None))
+            elif after.kind == "punct" and after.value in ",}":
+                keys.append((token.value, token.value))  # shorthand { email }
         return tuple(keys)
     return ()
 
@@ -616,17 +625,10 @@ def _type_fields(tokens: list[Token], name: str) -> list[tuple[str, str]] | None
             continue
         closing = _matching(tokens, opening, "{", "}")
         fields: list[tuple[str, str]] = []
-        depth = 0
-        for cursor in range(opening + 1, closing):
-            item = tokens[cursor]
-            if item.kind == "punct" and item.value in "{[(<":
-                depth += 1
-            elif item.kind == "punct" and item.value in "}])>":
-                depth -= 1
-            elif depth == 0 and item.kind in ("ident", "string") and _is(tokens, cursor - 1, "punct") and tokens[cursor - 1].value in "{;,":
-                colon = cursor + 2 if _is(tokens, cursor + 1, "punct", "?") else cursor + 1
-                if _is(tokens, colon, "punct", ":") and colon + 1 < closing:
-                    fields.append((item.value, tokens[colon + 1].value))
+        for cursor in _members(tokens, opening, closing, "{[(<}])>", "{;,"):
+            colon = cursor + 2 if _is(tokens, cursor + 1, "punct", "?") else cursor + 1
+            if _is(tokens, colon, "punct", ":") and colon + 1 < closing:
+                fields.append((tokens[cursor].value, tokens[colon + 1].value))
         return fields
     return None
 

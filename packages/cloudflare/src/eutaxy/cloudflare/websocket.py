@@ -14,6 +14,8 @@ from typing import Any, Mapping, Sequence
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 
+from .http import known_fields, request_headers, request_path
+
 __all__ = ["websocket"]
 
 _CONNECTION_FIELDS = frozenset({"id", "path", "headers", "messages"})
@@ -56,22 +58,14 @@ def _id(value: Any, default: str, label: str) -> str:
 
 def _connection(connection: Any, index: int) -> list[dict[str, Any]]:
     label = f"websocket: connection {index}"
-    if not isinstance(connection, Mapping):
-        raise UserError(f"{label} must be a dict with a path and messages, got {connection!r}")
-    unknown = set(connection) - _CONNECTION_FIELDS
-    if unknown:
-        raise UserError(f"{label} has unknown fields {', '.join(sorted(unknown))}; a connection has {', '.join(sorted(_CONNECTION_FIELDS))}")
+    connection = known_fields(connection, label, _CONNECTION_FIELDS, "a path and messages", "connection", ", ".join(sorted(_CONNECTION_FIELDS)))
     conn = _id(connection.get("id"), f"ws-{index + 1}", label)
-    path = connection.get("path")
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise UserError(f"{label} ({conn}): path must be a string starting with '/', got {path!r}")
-    headers = connection.get("headers", {})
-    if not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise UserError(f"{label} ({conn}): headers must be a dict of strings, got {headers!r}")
+    path = request_path(connection.get("path"), f"{label} ({conn})")
+    headers = request_headers(connection.get("headers", {}), f"{label} ({conn})")
     messages = connection.get("messages", [])
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise UserError(f"{label} ({conn}): messages must be a list of {{'data': ...}}, got {messages!r}")
-    events: list[dict[str, Any]] = [{"id": conn, "connection": conn, "path": path, "headers": dict(headers)}]
+    events: list[dict[str, Any]] = [{"id": conn, "connection": conn, "path": path, "headers": headers}]
     for number, message in enumerate(messages, start=1):
         where = f"{label} ({conn}) message {number - 1}"
         if not isinstance(message, Mapping) or "data" not in message:
