@@ -21,8 +21,7 @@ function decisions(effects) {
 }
 
 test("a call from outside the module is a decision with its args and result; a call inside it is not", async () => {
-  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5 } }] }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5 } }] }));
   const found = decisions(result.effects);
   // decideTotal calls add() inside domain.ts: only the Worker's two calls are recorded.
   assert.deepEqual(found.map((e) => e.target), ["Core:decideTotal", "Core:describe"]);
@@ -35,8 +34,7 @@ test("a call from outside the module is a decision with its args and result; a c
 });
 
 test("arguments and results JSON cannot carry are recorded exactly beside their canonical reading", async () => {
-  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5, exact: true } }] }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: 5, exact: true } }] }));
   const [found] = decisions(result.effects).filter((e) => e.target === "Core:decideExactly");
   assert.deepEqual(found.payload, {
     // The log's canonical reading, as before: a bigint argument makes the list a string.
@@ -49,8 +47,7 @@ test("arguments and results JSON cannot carry are recorded exactly beside their 
 });
 
 test("a call that threw is not a decision", async () => {
-  const result = await host.run(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: -1 } }] }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(concurrentPlan({ concurrency: 1, events: [{ id: "msg-1", body: { key: "k", amount: -1 } }] }));
   assert.deepEqual(decisions(result.effects), []);
   assert.ok(result.effects.some((/** @type {any} */ e) => e.op === "dead_letter"));
 });

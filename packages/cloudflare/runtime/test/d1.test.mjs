@@ -44,8 +44,7 @@ test("a schema file splits on semicolons at line ends only", () => {
 });
 
 test("every D1 method is one effect with its payload, and the Worker gets D1's answers", async () => {
-  const result = await host.run(plan("every-method"));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan("every-method"));
   const results = result.effects.filter((/** @type {any} */ e) => e.kind === "result" && e.target === "D1:DB");
   assert.deepEqual(results.map((/** @type {any} */ e) => e.op), ["batch", "first", "all", "raw", "exec", "first", "run"]);
   const [batch, first, all, raw, exec, returning] = results;
@@ -93,8 +92,7 @@ test("the reset drops tables the last run created and restores the schema's rows
 
 test("a table the run dropped is missing from its snapshot and back after the reset", async () => {
   await host.run(plan("bad-batch"));
-  const dropped = await host.run(plan("drop-table"));
-  assert.deepEqual(dropped.end, { kind: "completed" });
+  const dropped = await host.runCompleted(plan("drop-table"));
   assert.equal(rows(dropped.effects, "seen"), undefined);
   const next = await host.run(plan("bad-batch"));
   assert.equal(rows(next.effects, "seen").length, 1);

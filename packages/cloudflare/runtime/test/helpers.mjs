@@ -1,6 +1,7 @@
 // @ts-check
 /** Test helpers: start a real host process, speak its JSON lines, build run plans. */
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -133,6 +134,23 @@ export function useHost(load) {
 }
 
 /**
+ * The plan of a Run made in Node with no host (the scheduler's and the run's own tests): no
+ * drive, no faults, one invocation at a time unless `bounds` says otherwise.
+ * @param {{maxConcurrentInvocations?: number, effectHangMs?: number}} [bounds]
+ */
+export function barePlan(bounds = {}) {
+  return {
+    protocol: 1,
+    scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs: 1000, maxRedeliveries: 0, ...bounds } },
+    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
+    prefix: [],
+    policy: { kind: "first" },
+    maxFaults: 0,
+    maxShortBatches: 0,
+  };
+}
+
+/**
  * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
  * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number, maxShortBatches?: number,
  *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
@@ -224,6 +242,13 @@ export class HostProcess {
   /** @param {object} plan */
   async run(plan) {
     return (await this.ok({ op: "run", plan })).result;
+  }
+
+  /** Run `plan`, which must complete (the assertion shows how it ended otherwise); its result. */
+  async runCompleted(plan) {
+    const result = await this.run(plan);
+    assert.deepEqual(result.end, { kind: "completed" });
+    return result;
   }
 
   async close() {

@@ -59,8 +59,7 @@ function orders(effects) {
 }
 
 test("each request is one invocation calling fetch(); the response is an effect", async () => {
-  const result = await host.run(plan({ events: [req("req-1", "/orders", { orderId: "o-1", amountCents: 5 }), req("req-2", "/status?code=204", null, "GET")] }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events: [req("req-1", "/orders", { orderId: "o-1", amountCents: 5 }), req("req-2", "/status?code=204", null, "GET")] }));
   assert.deepEqual(brief(result.effects), [
     "req-1#1/0 D1:DB run call",
     "req-1#1/0 D1:DB run result",
@@ -186,8 +185,7 @@ test("background work: the read in flight when the handler returned; cut_off com
 
 test("a body written by background work is read to its end; cut off, it never ends and the run is UNSUPPORTED", async () => {
   const events = [req("req-1", "/stream", null, "GET")];
-  const clean = await host.run(plan({ events, maxFaults: 0 }));
-  assert.deepEqual(clean.end, { kind: "completed" });
+  const clean = await host.runCompleted(plan({ events, maxFaults: 0 }));
   assert.deepEqual(results(clean.effects, "response")[0].payload.result, { status: 200, ok: true, body: "none" });
   const cut = await host.run(plan({ events, bounds: { budgetMs: 300, effectHangMs: 300 }, policy: { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 2, fault: "cut_off" }], turns: [], batches: [] } }));
   assert.equal(cut.end.cause, "unseen_wait");
@@ -212,8 +210,7 @@ test("the queue drive's waitUntil work meets the same background point, after th
 });
 
 test("an outbound fetch to a declared external is one effect answered from its script", async () => {
-  const result = await host.run(plan({ events: [req("req-1", "/charge", { orderId: "o-1", amountCents: 5 })], maxFaults: 0 }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events: [req("req-1", "/charge", { orderId: "o-1", amountCents: 5 })], maxFaults: 0 }));
   const call = results(result.effects, "POST")[0];
   assert.equal(call.target, "Fetch:payments-api");
   assert.deepEqual(call.payload, {
@@ -286,8 +283,7 @@ const CONCURRENT = { maxConcurrentInvocations: 2 };
 
 test("concurrent: the deadline is a virtual timer; the resend starts while the first attempt runs, whose late answer decides nothing", async () => {
   const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [250], deadlineMs: 1000 };
-  const result = await host.run(plan({ events: [req("req-1", "/slow", null, "GET")], caller, bounds: CONCURRENT, maxFaults: 0 }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events: [req("req-1", "/slow", null, "GET")], caller, bounds: CONCURRENT, maxFaults: 0 }));
   // /slow answers after a 5000 ms timer. req-1#1's deadline passes at +1000; its resend is due
   // 250 ms later and starts then, while req-1#1 still sleeps; req-1#2's deadline passes at
   // +2250 with the retries spent. Both answers come late and are recorded, deciding nothing.
@@ -311,8 +307,7 @@ test("concurrent: an answer at the deadline's instant is in time (timers due the
 test("concurrent: a resend waits its delay, behind requests already waiting; time passes to it", async () => {
   const caller = { retries: 2, retryOn: "non-2xx", delaysMs: [1000, 3000], deadlineMs: null };
   const events = [req("req-1", "/status?code=503", null, "GET"), req("req-2", "/status", null, "GET")];
-  const result = await host.run(plan({ events, caller, bounds: CONCURRENT, maxFaults: 0 }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events, caller, bounds: CONCURRENT, maxFaults: 0 }));
   assert.deepEqual(timed(result.effects), [
     "req-1#1/0 Http:/status response result +0",
     "req-2#1/0 Http:/status response result +1",
@@ -344,8 +339,7 @@ test("concurrent: ambiguous at the response is offered with a deadline; the rese
   const caller = { retries: 1, retryOn: "non-2xx", delaysMs: [], deadlineMs: 30000 };
   // The background read parks before it takes an ordinal, so the response is ordinal 0 here.
   const ambiguous = { kind: "replay", faults: [{ invocation: "req-1#1", ordinal: 0, fault: "ambiguous" }], turns: [], batches: [] };
-  const result = await host.run(plan({ events: [req("req-1", "/later", { orderId: "o-1", amountCents: 5 })], caller, policy: ambiguous, bounds: CONCURRENT }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events: [req("req-1", "/later", { orderId: "o-1", amountCents: 5 })], caller, policy: ambiguous, bounds: CONCURRENT }));
   assert.deepEqual(result.decisions.find((/** @type {any} */ d) => d.kind === "fault" && d.target === "Http:/later").options, ["none", "crash_before", "ambiguous"]);
   // The caller decided at the response; the resend is on offer beside req-1#1's background read.
   const offered = result.decisions.filter((/** @type {any} */ d) => d.kind === "turn").map((/** @type {any} */ d) => d.options);

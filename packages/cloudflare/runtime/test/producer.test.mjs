@@ -69,8 +69,7 @@ function status(effects) {
 }
 
 test("send is a write effect; the message is delivered to the Worker's own consumer later in the run", async () => {
-  const result = await host.run(plan({ events: [req("req-1", "/send")] }));
-  assert.deepEqual(result.end, { kind: "completed" });
+  const result = await host.runCompleted(plan({ events: [req("req-1", "/send")] }));
   assert.deepEqual(brief(result.effects), [
     "req-1#1/0 Queue:jobs send call",
     "req-1#1/0 Queue:jobs send result",
@@ -114,8 +113,7 @@ test("sendBatch is one point: its messages are sent all or none", async () => {
 test("each fault of the write ladder at send", async () => {
   /** @param {string} fault */
   const outcome = async (fault) => {
-    const result = await host.run(plan({ events: [req("req-1", "/send")], policy: replay("req-1#1", 0, fault) }));
-    assert.deepEqual(result.end, { kind: "completed" });
+    const result = await host.runCompleted(plan({ events: [req("req-1", "/send")], policy: replay("req-1#1", 0, fault) }));
     return { status: status(result.effects), orders: rows(result.effects, "D1:DB", "orders").length };
   };
   // Not sent: the invocation died before it, or the Worker got an error and answered 503.
@@ -181,8 +179,7 @@ test("bodies: json goes through JSON; text must be a string; dates, maps and byt
   // The runtime's own TypeError: no effect point, the Worker answers 503.
   assert.deepEqual(brief(text.effects).slice(0, 2), ["req-1#1/0 Http:/text-number response call", "req-1#1/0 Http:/text-number response result"]);
   assert.deepEqual(status(text.effects), [503]);
-  const date = await host.run(plan({ events: [req("req-1", "/date")] }));
-  assert.deepEqual(date.end, { kind: "completed" });
+  const date = await host.runCompleted(plan({ events: [req("req-1", "/date")] }));
   assert.deepEqual(rows(date.effects, "Queue:audit", "messages"), [
     { messageId: "req-1#1/sent-1", body: { $: "date", v: "1970-01-01T00:00:00.000Z" }, delaySeconds: 0 },
     { messageId: "req-1#1/sent-2", body: { $: "map", v: [["k", { $: "bytes", v: "AQ==" }]] }, delaySeconds: 0 },
@@ -194,8 +191,7 @@ test("bodies: json goes through JSON; text must be a string; dates, maps and byt
 });
 
 test("more produced messages than producedMessagesMax make the run UNSUPPORTED", async () => {
-  const within = await host.run(plan({ events: [req("req-1", "/many")], bounds: { producedMessagesMax: 3 } }));
-  assert.deepEqual(within.end, { kind: "completed" });
+  const within = await host.runCompleted(plan({ events: [req("req-1", "/many")], bounds: { producedMessagesMax: 3 } }));
   const beyond = await host.run(plan({ events: [req("req-1", "/many")], bounds: { producedMessagesMax: 2 } }));
   assert.equal(beyond.end.kind, "unsupported");
   assert.equal(beyond.end.cause, "produced_message_limit");
@@ -207,7 +203,6 @@ test("a producer property the model lacks (metrics()) is UNSUPPORTED even when t
   assert.equal(metrics.end.kind, "unsupported");
   assert.equal(metrics.end.cause, "binding_not_modelled");
   assert.match(metrics.end.detail, /queue producer binding JOBS: \.metrics is not modelled/);
-  const inspect = await host.run(plan({ events: [req("req-1", "/inspect")] }));
-  assert.deepEqual(inspect.end, { kind: "completed" });
+  const inspect = await host.runCompleted(plan({ events: [req("req-1", "/inspect")] }));
   assert.deepEqual(status(inspect.effects), [202]);
 });

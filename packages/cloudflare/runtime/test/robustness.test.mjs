@@ -13,19 +13,11 @@ import { CrashSignal, effectPoint } from "../effects.mjs";
 import { UserFacingError, environmentLimit } from "../errors.mjs";
 import { clearTurns, realTurn } from "../patch.mjs";
 import { RUN_LIMIT_FACTOR, RUN_LIMIT_FLOOR_MS, Run } from "../run.mjs";
+import { barePlan } from "./helpers.mjs";
 
 /** @param {number} [effectHangMs] */
 function sequentialRun(effectHangMs = 1000) {
-  const plan = {
-    protocol: 1,
-    scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs, maxRedeliveries: 0 } },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: [],
-    policy: { kind: "first" },
-    maxFaults: 0,
-    maxShortBatches: 0,
-  };
-  return new Run(plan, {}, {});
+  return new Run(barePlan({ effectHangMs }), {}, {});
 }
 
 /** An io point whose real I/O fails with `message`. @param {string} message @returns {import("../effects.mjs").PointSpec} */

@@ -8,20 +8,22 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Run } from "../run.mjs";
+import { barePlan } from "./helpers.mjs";
 
 const EPOCH = 1767225600000;
 
 function concurrentRun() {
-  const plan = {
-    protocol: 1,
-    scenario: { bounds: { maxConcurrentInvocations: 2, budgetMs: 1000, effectHangMs: 1000, maxRedeliveries: 0 } },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: [],
-    policy: { kind: "first" },
-    maxFaults: 0,
-    maxShortBatches: 0,
-  };
-  return new Run(plan, {}, {});
+  return new Run(barePlan({ maxConcurrentInvocations: 2 }), {}, {});
+}
+
+/** A concurrent run, its turn scheduler (whose alarms the tests set), and a log of what happened at which virtual ms. */
+function alarmedRun() {
+  const run = concurrentRun();
+  const turns = /** @type {import("../scheduler/turns.mjs").TurnScheduler} */ (run.scheduler);
+  /** @type {[string, number][]} */
+  const log = [];
+  const at = (/** @type {string} */ what) => log.push([what, run.clock.now - EPOCH]);
+  return { run, turns, log, at };
 }
 
 test("when nothing can move, time passes to a delayed event and it starts then", async () => {
@@ -83,11 +85,7 @@ test("each delivery's async context names its invocation, across awaits", async 
 });
 
 test("alarms: time passes to the earliest; a delayed event or a timer due at an alarm's instant comes first", async () => {
-  const run = concurrentRun();
-  const turns = /** @type {import("../scheduler/turns.mjs").TurnScheduler} */ (run.scheduler);
-  /** @type {[string, number][]} */
-  const log = [];
-  const at = (/** @type {string} */ what) => log.push([what, run.clock.now - EPOCH]);
+  const { run, turns, log, at } = alarmedRun();
   turns.alarm(EPOCH + 10, () => at("alarm 10"));
   turns.alarm(EPOCH + 5, () => at("alarm 5"));
   const cancelled = turns.alarm(EPOCH + 7, () => at("alarm 7"));
@@ -113,11 +111,7 @@ test("alarms: time passes to the earliest; a delayed event or a timer due at an 
 });
 
 test("alarms the clock has passed fire before the next turn decision", async () => {
-  const run = concurrentRun();
-  const turns = /** @type {import("../scheduler/turns.mjs").TurnScheduler} */ (run.scheduler);
-  /** @type {[string, number][]} */
-  const log = [];
-  const at = (/** @type {string} */ what) => log.push([what, run.clock.now - EPOCH]);
+  const { run, turns, log, at } = alarmedRun();
   turns.alarm(EPOCH + 2, () => at("alarm 2"));
   turns.alarm(EPOCH + 3, () => at("alarm 3"));
   const ids = ["e1", "e2"];
@@ -139,16 +133,7 @@ test("alarms the clock has passed fire before the next turn decision", async () 
 });
 
 function sequentialRun() {
-  const plan = {
-    protocol: 1,
-    scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs: 1000, maxRedeliveries: 0 } },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: [],
-    policy: { kind: "first" },
-    maxFaults: 0,
-    maxShortBatches: 0,
-  };
-  return new Run(plan, {}, {});
+  return new Run(barePlan(), {}, {});
 }
 
 test("sequential: deliveries run one after another, time passing to a delayed event, with no turn decision", async () => {
