@@ -42,6 +42,14 @@ def fill(source: str, events: str, invariants: str) -> str:
     return re.sub(r'todo\("invariants", "[^"]*"\)', invariants, source)
 
 
+def drafted(run_cli, folder, name, *options):
+    """``eutaxy draft folder *options`` (exit 0) and the file it wrote there: (its path, its text)."""
+    result = run_cli("draft", str(folder), *options)
+    assert 0 == result.code, result.stderr
+    path = folder / f"{name}.sim.py"
+    return path, path.read_text()
+
+
 def test_there_are_corpus_workers_to_draft():
     """The parametrized test below is not vacuous."""
     assert len(worker_cases()) >= 4, worker_cases()
@@ -160,10 +168,9 @@ def test_a_filled_draft_checks_on_workerd(tmp_path, run_cli, toolchain):
     """queue-duplicate-write drafted, its two holes filled as a user would, checked with runs
     capped: a verdict (the planted duplicate insert is found), not an error."""
     folder = copy_worker("queue-duplicate-write", tmp_path)
-    assert 0 == run_cli("draft", str(folder)).code
-    path = folder / "queue-duplicate-write.sim.py"
+    path, source = drafted(run_cli, folder, "queue-duplicate-write")
     path.write_text(fill(
-        path.read_text(),
+        source,
         '[{"body": {"orderId": "o-1", "amountCents": 1200}}, {"body": {"orderId": "o-2", "amountCents": 500}}]',
         'at_most_once_per_key("one-db-write-per-key", d1_write("DB"), d1_param(0))',
     ))
@@ -194,10 +201,7 @@ def test_env_drafts_the_environment_and_names_it(tmp_path, run_cli):
     top = json.loads(run_cli("draft", str(folder), "--json").stdout)
     assert ([], None) == (top["setup"], top["drive"])  # queue() alone, and no consumer: the drive is a hole
     assert any("has a queue() handler but the config has no queues.consumers entry" in note["text"] for note in top["notes"])
-    result = run_cli("draft", str(folder), "--env", "staging")
-    assert 0 == result.code, result.stderr
-    path = folder / "pay-staging.sim.py"
-    source = path.read_text()
+    path, source = drafted(run_cli, folder, "pay-staging", "--env", "staging")
     assert 'worker={"entry": "./worker.ts", "config": "./wrangler.toml", "env": "staging"},' in source
     assert 'd1_schema("DB", "./schema.sql"),' in source
     assert "payments = queue(" in source
@@ -260,10 +264,7 @@ def test_the_docs_walkthrough_goes_from_draft_to_violated_and_to_bounded_once_fi
     VIOLATED on a second welcome email with one fault, then the documented fix BOUNDED."""
     folder = tmp_path / "welcome-emails"
     shutil.copytree(walkthrough(), folder, ignore=shutil.ignore_patterns("*.sim.py", "*_regression_test.py", "__pycache__"))
-    drafted = run_cli("draft", str(folder))
-    assert 0 == drafted.code, drafted.stderr
-    path = folder / "welcome-emails.sim.py"
-    source = path.read_text()
+    path, source = drafted(run_cli, folder, "welcome-emails")
     assert 'd1_schema("DB", "./migrations"),' in source
     assert 'external("api.mail.example", "api.mail.example"),' in source
     assert "signups = queue(" in source

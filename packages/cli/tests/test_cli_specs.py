@@ -18,43 +18,13 @@ import pytest
 from eutaxy.cli.platforms import register_platform, unregister_platform
 from eutaxy.core.errors import UserError
 
+# The refunds project the prover's tests run on too: Bazel puts it on the path
+# (//packages/prover:test_support); a checkout finds it beside the prover's tests.
+sys.path.append(str(Path(__file__).resolve().parents[2] / "prover" / "tests"))
+from prover_support import LONG, LONGER, REFUNDS_DOMAIN, REFUNDS_PROPS
+
 FAKE_PLATFORM_DIR = Path(__file__).parent / "fake_platform"
 
-DOMAIN = """\
-export type Order = { totalCents: number; refundedCents: number };
-export type Refund = { ok: boolean; refunded: number };
-
-export function decideRefund(order: Order, amountCents: number): Refund {
-  const refunded = order.refundedCents + amountCents;
-  if (!Number.isInteger(amountCents) || amountCents <= 0 || refunded > order.totalCents) return { ok: false, refunded: order.refundedCents };
-  return { ok: true, refunded };
-}
-
-export function initials(name: string): string {
-  return name.slice(0, 1);
-}
-"""
-
-PROPS = """\
-import { forall, total } from "eutaxy/spec";
-import { decideRefund, initials } from "./domain.ts";
-
-export const withinTotal = forall(decideRefund, {
-  when: (order, amount) => 0 <= order.refundedCents && order.refundedCents <= order.totalCents,
-  ensures: (order, amount) => decideRefund(order, amount).refunded <= order.totalCents,
-});
-
-// Drawn strings are short: only a name the simulator passed breaks this.
-export const shortNames = forall(initials, { ensures: (name) => name.length <= 40 });
-
-// A checksum no guard steers toward: only a recorded call is inside this claim.
-export const longNames = forall(initials, {
-  when: (name) => name.length === 40 && (name.charCodeAt(0) * 31) % 9973 === 4242,
-  ensures: (name) => initials(name).length === 1,
-});
-
-export const terminates = total(decideRefund);
-"""
 
 SCENARIO = '''\
 from pathlib import Path
@@ -81,8 +51,6 @@ scenario = define_scenario(
 )
 '''
 
-LONG = "\u2277" + "n" * 39  # 31 * 0x2277 % 9973 == 4242
-LONGER = "m" * 45
 
 
 @pytest.fixture
@@ -106,8 +74,8 @@ def node():
 
 
 def _write(tmp_path, mode="idempotent", specs=("./domain.ts",)):
-    (tmp_path / "domain.ts").write_text(DOMAIN)
-    (tmp_path / "domain.props.ts").write_text(PROPS)
+    (tmp_path / "domain.ts").write_text(REFUNDS_DOMAIN)
+    (tmp_path / "domain.props.ts").write_text(REFUNDS_PROPS)
     path = tmp_path / "refunds.sim.py"
     path.write_text(SCENARIO.format(mode=mode, specs=[str(tmp_path / s) for s in specs], long=LONG, longer=LONGER))
     return path

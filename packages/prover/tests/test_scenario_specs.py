@@ -5,49 +5,9 @@ from pathlib import Path
 import pytest
 
 from eutaxy.prover.scenario_specs import calls_by_function, run_scenario_specs, spec_file_for
+from prover_support import LONG, LONGER, REFUNDS_DOMAIN, REFUNDS_PROPS
 
-DOMAIN = """\
-export type Order = { totalCents: number; refundedCents: number };
-export type Refund = { ok: boolean; refunded: number };
 
-export function decideRefund(order: Order, amountCents: number): Refund {
-  const refunded = order.refundedCents + amountCents;
-  if (!Number.isInteger(amountCents) || amountCents <= 0 || refunded > order.totalCents) {
-    return { ok: false, refunded: order.refundedCents };
-  }
-  return { ok: true, refunded };
-}
-
-export function initials(name: string): string {
-  return name.slice(0, 1);
-}
-"""
-
-PROPS = """\
-import { forall, total } from "eutaxy/spec";
-import { decideRefund, initials } from "./domain.ts";
-
-export const withinTotal = forall(decideRefund, {
-  when: (order, amount) => 0 <= order.refundedCents && order.refundedCents <= order.totalCents,
-  ensures: (order, amount) => decideRefund(order, amount).refunded <= order.totalCents,
-});
-
-// Drawn strings are at most eight units long, so only a recorded call breaks this.
-export const shortNames = forall(initials, {
-  ensures: (name) => name.length < 40,
-});
-
-// Sampling never meets this precondition (a checksum no guard steers toward): only a recorded call can.
-export const longNames = forall(initials, {
-  when: (name) => name.length === 40 && (name.charCodeAt(0) * 31) % 9973 === 4242,
-  ensures: (name) => initials(name).length === 1,
-});
-
-export const terminates = total(decideRefund);
-"""
-
-LONG = "\u2277" + "n" * 39  # 31 * 0x2277 % 9973 == 4242
-LONGER = "m" * 45
 
 
 def _call(function, args, result, run=0, invocation="req-1#1", ordinal=1):
@@ -66,8 +26,8 @@ REFUNDS = [
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scenario")
-    (root / "domain.ts").write_text(DOMAIN)
-    (root / "domain.props.ts").write_text(PROPS)
+    (root / "domain.ts").write_text(REFUNDS_DOMAIN)
+    (root / "domain.props.ts").write_text(REFUNDS_PROPS)
     (root / "shell.ts").write_text("export function plain(): number { return 1; }\n")
     return root
 
