@@ -1,5 +1,5 @@
 """What every Workers differential gate shares: this folder on sys.path, so each case's test
-imports the shared divergence.py and raw_snapshots.py, and the ``scenario`` fixture."""
+imports the shared agreement.py and divergence.py, and the ``scenario`` fixture."""
 
 import sys
 from pathlib import Path

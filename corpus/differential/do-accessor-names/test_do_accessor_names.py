@@ -8,18 +8,14 @@ object's answers must be the same. A planted divergence changes one visitor's na
 proxied side, and the runner must report it.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "do-accessor-names"
 
 
 def test_proxied_and_raw_runs_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says, on workerd's side: every member answered as written.
     assert {
         ("p1", "user", '{"visits":1,"last":"ann"}'),
@@ -39,7 +35,6 @@ def rename_a_visitor(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(rename_a_visitor)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    outcome = diverged(scenario, SEED, rename_a_visitor)
+    tables = sorted(differing_tables(outcome))
     assert ["D1:DB/answers", "DO:PROFILES/p1", "DO:PROFILES/p1/profile_state"] == tables, outcome.differences

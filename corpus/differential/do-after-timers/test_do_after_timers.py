@@ -10,18 +10,14 @@ never ran an object's timers after its answer would (afterWorkTimerLimit 0 cuts 
 its first timer), and requires the runner to report it.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "do-after-timers"
 
 
 def test_proxied_and_raw_work_after_the_answer_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says, on the raw side's real timers: every job finished.
     assert [{"key": f"job:{job}", "value": "done"} for job in ("j-1", "j-2", "j-4")] == raw_rows(outcome, "DO:RUNNERS", "ada")
     assert [{"job": "j-1", "steps": 1}, {"job": "j-2", "steps": 2}, {"job": "j-4", "steps": 1}] == raw_rows(outcome, "DO:RUNNERS", "ada/finished")
@@ -37,7 +33,6 @@ def never_run_timers_after_the_answer(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(never_run_timers_after_the_answer)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    outcome = diverged(scenario, SEED, never_run_timers_after_the_answer)
+    tables = sorted(differing_tables(outcome))
     assert ["D1:DB/audit", "DO:RUNNERS/ada", "DO:RUNNERS/ada/finished", "DO:RUNNERS/bo", "DO:RUNNERS/bo/finished"] == tables, outcome.differences

@@ -13,17 +13,14 @@ third leaves an alarm a day ahead, which the raw side's bounded wait must name.
 import copy
 
 from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import diverged
 
 SEED = "do-alarm-reminders"
 
 
 def test_proxied_and_raw_alarms_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says, on the raw side's real alarms: the replaced alarm
     # fired with its new label, each armed alarm re-armed once, the deleted one never fired.
     assert [{"label": "soon", "nth": 1, "retry": 0}, {"label": "soon", "nth": 2, "retry": 0}] == [
@@ -44,8 +41,7 @@ def drop_rearmed_alarms(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(drop_rearmed_alarms)) as runner:
-        outcome = runner.run(seed=SEED)
+    outcome = diverged(scenario, SEED, drop_rearmed_alarms)
     assert ["table"] == sorted({difference["kind"] for difference in outcome.differences}), outcome.differences
     tables = sorted(difference["table"] for difference in outcome.differences)
     assert ["D1:DB/audit", "DO:REMINDERS/alice", "DO:REMINDERS/alice/firings", "DO:REMINDERS/bob", "DO:REMINDERS/bob/firings"] == tables

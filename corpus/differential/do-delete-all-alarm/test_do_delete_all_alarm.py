@@ -10,18 +10,14 @@ deleteAll() on the proxied side, as a model that kept the alarm would, and the r
 report it.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "do-delete-all-alarm"
 
 
 def test_delete_all_deletes_the_alarm_at_the_workers_date_on_both_sides(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says, on workerd's side: the emptied carts' alarms are gone.
     assert [{"key": "alarmAfterClear", "value": False}] == raw_rows(outcome, "DO:CARTS", "c1")
     assert [{"cart": "c2"}] == raw_rows(outcome, "D1:DB", "audit")
@@ -29,9 +25,7 @@ def test_delete_all_deletes_the_alarm_at_the_workers_date_on_both_sides(scenario
 
 def test_with_delete_all_preserves_alarm_the_alarm_survives_on_both_sides(scenario):
     preserving = {**scenario, "worker": {**scenario["worker"], "config": "./wrangler-preserves.jsonc"}}
-    with DifferentialRunner(preserving) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
+    outcome = agreed(preserving, SEED)
     assert {"key": "alarmAfterClear", "value": True} in raw_rows(outcome, "DO:CARTS", "c1")
     assert ["c1", "c2", "c3"] == sorted(row["cart"] for row in raw_rows(outcome, "D1:DB", "audit"))
 
@@ -44,7 +38,6 @@ def clear_without_delete_all(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(clear_without_delete_all)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    outcome = diverged(scenario, SEED, clear_without_delete_all)
+    tables = sorted(differing_tables(outcome))
     assert ["D1:DB/audit", "DO:CARTS/c1", "DO:CARTS/c1/expiries", "DO:CARTS/c3", "DO:CARTS/c3/expiries"] == tables, outcome.differences

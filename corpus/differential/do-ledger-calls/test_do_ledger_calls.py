@@ -8,18 +8,15 @@ the proxied side, as a proxy passing the wrong argument would, and requires the 
 report it, so this gate can fail.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from eutaxy.cloudflare.differential import decisions_of_raw
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "do-ledger-calls"
 
 
 def test_proxied_and_raw_runs_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says: the retry, the overdraft's dead letter, every object.
     attempts = decisions_of_raw(outcome.raw)
     assert {"messageId": "msg-2", "op": "retry", "implicit": False} in attempts[1]["decisions"]
@@ -42,7 +39,6 @@ def deposit_a_cent_more_into_dave(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(deposit_a_cent_more_into_dave)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    outcome = diverged(scenario, SEED, deposit_a_cent_more_into_dave)
+    tables = sorted(differing_tables(outcome))
     assert "DO:ACCOUNTS/dave" in tables and "DO:ACCOUNTS/dave/entries" in tables, tables

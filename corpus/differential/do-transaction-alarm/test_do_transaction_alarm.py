@@ -9,18 +9,14 @@ planted divergence lets the abandoned holds commit on the proxied side, as a mod
 a rolled-back alarm would, and the runner must report it.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "do-transaction-alarm"
 
 
 def test_proxied_and_raw_transactions_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says, on workerd's side: the abandoned holds' alarms are gone,
     # the earlier alarm survived, the committed ones fired.
     for room in ("r1", "r2", "r3", "r4"):
@@ -37,7 +33,6 @@ def commit_every_hold(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(commit_every_hold)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = {difference["table"] for difference in outcome.differences if difference["kind"] == "table"}
+    outcome = diverged(scenario, SEED, commit_every_hold)
+    tables = set(differing_tables(outcome))
     assert {"D1:DB/audit", "DO:ROOMS/r1", "DO:ROOMS/r2", "DO:ROOMS/r3", "DO:ROOMS/r4"} <= tables, outcome.differences

@@ -6,17 +6,14 @@ redelivery of a batch's unacked messages after a throw, dead letters once
 max_retries is spent) must be the same on both sides.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw, redelivery_table
-from raw_snapshots import raw_rows
+from eutaxy.cloudflare.differential import decisions_of_raw, redelivery_table
+from agreement import agreed, raw_rows
 
 SEED = "queue-batch-decisions"
 
 
 def test_proxied_and_raw_runs_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # max_retries 1 is tighter than maxRedeliveries 2: one redelivery, then the dead letter.
     assert [True, False] == redelivery_table(scenario)
     attempts = decisions_of_raw(outcome.raw)

@@ -7,18 +7,14 @@ A second test plants a divergence on the proxied side, a message naming another
 customer, and requires the runner to report it, so this gate can fail.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "queue-d1-foreign-keys"
 
 
 def test_proxied_and_raw_runs_agree_on_foreign_keys(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says: D1 refused three writes for their foreign keys ...
     rejections = {row["message_id"]: row["reason"] for row in raw_rows(outcome, "D1:DB", "rejections")}
     assert ["msg-2", "msg-3", "msg-6"] == sorted(rejections)
@@ -37,7 +33,6 @@ def order_for_the_forgotten_customer_before_forgetting(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(order_for_the_forgotten_customer_before_forgetting)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = sorted(difference["table"] for difference in outcome.differences if difference["kind"] == "table")
+    outcome = diverged(scenario, SEED, order_for_the_forgotten_customer_before_forgetting)
+    tables = sorted(differing_tables(outcome))
     assert ["D1:DB/customers", "D1:DB/order_lines", "D1:DB/orders", "D1:DB/rejections"] == tables

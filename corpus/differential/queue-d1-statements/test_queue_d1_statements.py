@@ -8,18 +8,15 @@ proxy binding the wrong parameters would, and requires the runner to report
 it, so this gate can fail.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from eutaxy.cloudflare.differential import decisions_of_raw
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "queue-d1-statements"
 
 
 def test_proxied_and_raw_runs_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says: the retry, the dead letter after every allowed
     # redelivery, the duplicate's skipped ledger insert, and all three tables.
     attempts = decisions_of_raw(outcome.raw)
@@ -39,9 +36,8 @@ def bind_a_cent_more_for_o4(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(bind_a_cent_more_for_o4)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = {difference["table"]: difference for difference in outcome.differences if difference["kind"] == "table"}
+    outcome = diverged(scenario, SEED, bind_a_cent_more_for_o4)
+    tables = differing_tables(outcome)
     assert ["D1:DB/ledger", "D1:DB/orders"] == sorted(tables)
     assert ['{"amount_cents":251,"id":2,"order_id":"o-4"}'] == tables["D1:DB/ledger"]["proxiedOnly"]
     assert ['{"amount_cents":250,"id":2,"order_id":"o-4"}'] == tables["D1:DB/ledger"]["rawOnly"]

@@ -8,18 +8,15 @@ A second test plants a divergence on the proxied side, as a proxy writing the
 wrong bytes would, and requires the runner to report it, so this gate can fail.
 """
 
-from eutaxy.cloudflare.differential import DifferentialRunner, decisions_of_raw
-from divergence import changing_scenario
-from raw_snapshots import raw_rows
+from eutaxy.cloudflare.differential import decisions_of_raw
+from agreement import agreed, raw_rows
+from divergence import differing_tables, diverged
 
 SEED = "r2-bucket-ops"
 
 
 def test_proxied_and_raw_runs_agree(scenario):
-    with DifferentialRunner(scenario) as runner:
-        outcome = runner.run(seed=SEED)
-    assert [] == [difference["message"] for difference in outcome.differences]
-    assert {"kind": "completed"} == outcome.proxied["end"]
+    outcome = agreed(scenario, SEED)
     # The case exercises what it says: the retry, the dead letter, and every object.
     attempts = decisions_of_raw(outcome.raw)
     assert {"messageId": "msg-5", "op": "retry", "implicit": False} in attempts[4]["decisions"]
@@ -51,9 +48,8 @@ def derive_from_another_source(scenario):
 
 
 def test_a_planted_divergence_is_reported(scenario):
-    with DifferentialRunner(scenario, wrap_platform=changing_scenario(derive_from_another_source)) as runner:
-        outcome = runner.run(seed=SEED)
-    tables = {difference["table"]: difference for difference in outcome.differences if difference["kind"] == "table"}
+    outcome = diverged(scenario, SEED, derive_from_another_source)
+    tables = differing_tables(outcome)
     assert ["R2:MEDIA/objects"] == sorted(tables)
     assert any('"DELTA"' in row for row in tables["R2:MEDIA/objects"]["proxiedOnly"])
     assert any('"ALPHA"' in row for row in tables["R2:MEDIA/objects"]["rawOnly"])
