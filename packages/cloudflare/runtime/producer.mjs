@@ -19,7 +19,7 @@
  * them stays valid when the shrinker removes other events, and the input event it descends
  * from is the text before the first `#`.
  *
- * Where it goes: onto a queue the Worker consumes (`queueConsumers`), the message joins that
+ * Where it goes: onto a queue the Worker consumes (the queue consumer kind's), the message joins that
  * queue (queue.mjs `ConsumedQueue`) and is delivered to the Worker's queue() handler later in
  * the run, due once its delay has passed in virtual time, with its own faults, redeliveries
  * and dead letter. Onto any other queue it is kept for the run's snapshot: one table per

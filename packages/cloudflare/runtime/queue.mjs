@@ -39,11 +39,13 @@
  * invocation, past the background point (background.mjs: the one point taking cut_off), and
  * never changes the acknowledgement.
  *
- * The drive keeps no defaults: the consumer's `maxRetries` and `retryDelaySeconds` come
- * resolved in the load message (the wrangler reader writes Cloudflare's documented 3 and
- * no delay when the config sets none),
- * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds; null when the scenario sets none), the consumer's
- * `maxBatchSize` in the load message, and the drive's `batchSize` in the plan's drive
+ * The drive keeps no defaults: the consumer's `maxRetries`, `retryDelaySeconds` and
+ * `maxBatchSize` come resolved in its entry of the load message (`kinds.queue_consumer`, the
+ * binding's `settings`: Python's record writes Cloudflare's documented 3 retries, no delay and
+ * batches of 10 when the config sets none), with the kind's policy (the ack and retry
+ * decisions' ladders, `retryDelaySecondsMax`),
+ * `maxRedeliveries` in the plan's bounds (eutaxy.engine.bounds.with_bounds; null when the scenario sets none),
+ * and the drive's `batchSize` in the plan's drive
  * (eutaxy.cloudflare.define_scenario writes it: null for the consumer's, else a size the
  * Worker's check keeps within max_batch_size); a plan or config without them is Eutaxy's own
  * bug, an internal error.
@@ -51,7 +53,8 @@
 
 import { Background, makeContext, runBackground } from "./background.mjs";
 import { assert } from "./assert.mjs";
-import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
+import { kindBindings, ladderOf } from "./bindings/policy.mjs";
+import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { originals, realConsole } from "./patch.mjs";
 import { logged } from "./values.mjs";
@@ -87,8 +90,8 @@ export function maxRedeliveriesOf(run) {
   return value;
 }
 
-/** The longest retry delay Cloudflare accepts, in seconds (12 hours, as for a delivery delay). */
-export const RETRY_DELAY_SECONDS_MAX = 43_200;
+/** The queue consumer's kind: its entry in the load message's `kinds` (bindings/queue_consumer.mjs). */
+export const CONSUMER_KIND = "queue_consumer";
 
 /**
  * @typedef {{id: string, body: unknown, attempts: number, decision: "ack" | "retry" | null, due: number,
@@ -98,16 +101,17 @@ export const RETRY_DELAY_SECONDS_MAX = 43_200;
 
 /**
  * The delay a retry()/retryAll() options object asks for, in seconds: null when it names
- * none; a TypeError's text when it is no whole number of seconds Cloudflare accepts.
- * @param {unknown} options @returns {{delaySeconds: number | null} | {typeError: string}}
+ * none; a TypeError's text when it is no whole number of seconds Cloudflare accepts (up to
+ * `max`, the policy's `retryDelaySecondsMax`).
+ * @param {unknown} options @param {number} max @returns {{delaySeconds: number | null} | {typeError: string}}
  */
-export function retryDelayOf(options) {
+export function retryDelayOf(options, max) {
   if (options === undefined || options === null) return { delaySeconds: null };
   if (typeof options !== "object") return { typeError: `retry options must be an object ({delaySeconds}), got ${typeof options}` };
   const delay = /** @type {{delaySeconds?: unknown}} */ (options).delaySeconds;
   if (delay === undefined) return { delaySeconds: null };
-  if (typeof delay !== "number" || !Number.isInteger(delay) || delay < 0 || delay > RETRY_DELAY_SECONDS_MAX) {
-    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${RETRY_DELAY_SECONDS_MAX}, got ${JSON.stringify(delay)}` };
+  if (typeof delay !== "number" || !Number.isInteger(delay) || delay < 0 || delay > max) {
+    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${max}, got ${JSON.stringify(delay)}` };
   }
   return { delaySeconds: delay };
 }
@@ -116,7 +120,7 @@ export function retryDelayOf(options) {
 const RUN_QUEUES = new WeakMap();
 
 /**
- * The run's queues the Worker consumes (`queueConsumers` in the config, in its order), each
+ * The run's queues the Worker consumes (the queue consumer kind's bindings, in the config's order), each
  * made once per run: the queue drive delivers its events through one, and a message the
  * Worker produces onto one (bindings/queue_producer.mjs) joins the same queue.
  * @param {import("./run.mjs").Run} run @returns {Map<string, ConsumedQueue>}
@@ -125,7 +129,7 @@ export function consumedQueues(run) {
   let queues = RUN_QUEUES.get(run);
   if (!queues) {
     queues = new Map();
-    for (const name of Object.keys(run.config.queueConsumers ?? {})) queues.set(name, new ConsumedQueue(run, name));
+    for (const [name, entry] of kindBindings(run.config, CONSUMER_KIND)) queues.set(name, new ConsumedQueue(run, name, entry));
     RUN_QUEUES.set(run, queues);
   }
   return queues;
@@ -167,25 +171,31 @@ export function undrivenQueues(run) {
  * the run's other event sources for the rest).
  */
 export class ConsumedQueue {
-  /** @param {import("./run.mjs").Run} run @param {string} name */
-  constructor(run, name) {
+  /** @param {import("./run.mjs").Run} run @param {string} name @param {any} entry its binding's entry (policy.mjs kindBindings) */
+  constructor(run, name, entry) {
     this.run = run;
     this.name = name;
     this.target = `Queue:${name}`;
-    const maxRetries = run.config.queueConsumers?.[name]?.maxRetries;
+    /** The binding's entry: its settings and the kind's policy, whose ladders the decisions take. */
+    this.entry = entry;
+    const maxRetries = entry.settings?.maxRetries;
     assert(Number.isInteger(maxRetries), () => `the load message carries no maxRetries for the queue consumer ${JSON.stringify(name)}`);
     /** @type {number} */
     this.maxRetries = /** @type {number} */ (maxRetries);
-    const retryDelaySeconds = run.config.queueConsumers?.[name]?.retryDelaySeconds;
+    const retryDelaySeconds = entry.settings?.retryDelaySeconds;
     assert(Number.isInteger(retryDelaySeconds), () => `the load message carries no retryDelaySeconds for the queue consumer ${JSON.stringify(name)}`);
     /** The consumer's `retry_delay` in seconds: a redelivery's delay when its retry() asked for none. */
     this.retryDelaySeconds = /** @type {number} */ (retryDelaySeconds);
     /** The scenario's bound on redeliveries, null when it sets none (max_retries alone counts). */
     this.maxRedeliveries = maxRedeliveriesOf(run);
-    const maxBatchSize = run.config.queueConsumers?.[name]?.maxBatchSize;
+    const maxBatchSize = entry.settings?.maxBatchSize;
     assert(Number.isInteger(maxBatchSize) && maxBatchSize >= 1, () => `the load message carries no maxBatchSize for the queue consumer ${JSON.stringify(name)}`);
     /** Messages per delivery: the consumer's max_batch_size, or the drive's smaller batchSize on a driven queue. */
     this.batchSize = /** @type {number} */ (maxBatchSize);
+    const retryDelayMax = entry.policy?.retryDelaySecondsMax;
+    assert(Number.isInteger(retryDelayMax), "the load message's queue consumer policy carries no retryDelaySecondsMax");
+    /** The longest retry delay Cloudflare accepts, in seconds (the policy's). */
+    this.retryDelayMax = /** @type {number} */ (retryDelayMax);
     /** True once the queue drive delivers this queue: its source is then the drive's, not the record's. */
     this.driven = false;
     /** @type {Pending[]} waiting messages, in the order they (re-)entered the queue */
@@ -262,7 +272,7 @@ export class ConsumedQueue {
       item.retryDelaySeconds = null;
     }
     const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
-    const batch = makeBatch(run, inv, target, this.name, items);
+    const batch = makeBatch(run, inv, this, items);
     const background = new Background();
     const ctx = makeContext(background);
     const env = run.envFor(inv);
@@ -340,9 +350,10 @@ export async function driveQueue(run, drive, handler) {
 
 /**
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
- * @param {string} target @param {string} queue @param {Pending[]} items
+ * @param {ConsumedQueue} consumed @param {Pending[]} items
  */
-function makeBatch(run, inv, target, queue, items) {
+function makeBatch(run, inv, consumed, items) {
+  const { target, name: queue, entry } = consumed;
   const clone = originals.structuredClone ?? ((/** @type {unknown} */ v) => JSON.parse(JSON.stringify(v)));
   const timestamp = run.clock.now;
   /**
@@ -353,7 +364,7 @@ function makeBatch(run, inv, target, queue, items) {
   const decide = (item, op, delaySeconds = null) => effectPoint(run, inv, {
     kind: "decision", target, op,
     args: delaySeconds === null ? { messageId: item.id, body: logged(item.body) } : { messageId: item.id, body: logged(item.body), delaySeconds },
-    ladder: ladderNamed(run, "decision"),
+    ladder: ladderOf(entry, op),
     perform: () => {
       const effective = item.decision === null;
       if (effective) {
@@ -366,7 +377,7 @@ function makeBatch(run, inv, target, queue, items) {
   });
   /** The delay retry options ask for; a TypeError in the Worker when they ask for one Cloudflare refuses. @param {unknown} options */
   const delayOf = (options) => {
-    const read = retryDelayOf(options);
+    const read = retryDelayOf(options, consumed.retryDelayMax);
     if ("typeError" in read) throw new TypeError(read.typeError);
     return read.delaySeconds;
   };

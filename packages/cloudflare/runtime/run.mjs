@@ -50,7 +50,6 @@ export { UserFacingError };
 
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
- *   queueConsumers?: Record<string, {maxRetries?: number, retryDelaySeconds?: number, maxBatchSize?: number}>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>,
  *   assets?: {binding: string, userBinding: string | null, runWorkerFirst: boolean | string[]} | null}} RuntimeConfig

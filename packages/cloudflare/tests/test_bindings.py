@@ -29,12 +29,13 @@ def test_each_registered_kinds_operations_are_the_vector_files_rows():
 
 
 def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_taken():
-    """Two kinds reading one section or one setup step would each see the other's bindings: refused."""
-    for clash in ({"name": "kv"}, {"section": "kv_namespaces"}, {"label": "KV"}, {"setup_step": "kv_namespace"}):
+    """Two kinds reading one section or one setup step would each see the other's bindings: refused.
+    A label may be shared (a queue's consumer and producers both name ``Queue:<queue>``)."""
+    for clash in ({"name": "kv"}, {"section": "kv_namespaces"}, {"setup_step": "kv_namespace"}):
         fields = {"name": "other", "section": "others", "label": "Other", "setup_step": "other_step"} | clash
         with pytest.raises(AssertionError):
             bindings.register(type(KV)(**{**_fields(KV), **fields}))
-    assert ["d1", "kv", "r2"] == [kind.name for kind in bindings.registered()]
+    assert ["d1", "kv", "r2", "queue_consumer"] == [kind.name for kind in bindings.registered()]
 
 
 def _fields(kind):

@@ -40,7 +40,7 @@ def test_the_docs_table_is_the_python_table():
 
 def test_every_binding_section_the_reader_reads_is_a_trap_or_modelled():
     """A binding section the reader turns into bindings is never stated or inert: touching it is UNSUPPORTED or modelled."""
-    kinds = {kind.section for kind in bindings.registered()}
+    kinds = {kind.top_section for kind in bindings.registered()}
     read = set(wrangler._LIST_SECTIONS) | set(wrangler._SINGLE_SECTIONS) | {section for section, _ in wrangler._NAMED_SECTIONS} | kinds
     treatments = {key: config_sections.section(key).treatment for key in read}
     assert {"kv_namespaces", "r2_buckets"} <= kinds

@@ -66,12 +66,13 @@ def test_load_message_has_absolute_paths_and_bindings(project):
                 "files": [{"path": str(schema.resolve()), "text": schema.read_text()}],
             },
             "setupHint": 'd1_schema("DB", "./schema.sql")',
+            "settings": {},
         },
-        "AUDIT": {"resource": "AUDIT", "setup": None, "setupHint": 'd1_schema("AUDIT", "./schema.sql")'},
+        "AUDIT": {"resource": "AUDIT", "setup": None, "setupHint": 'd1_schema("AUDIT", "./schema.sql")', "settings": {}},
     } == worker["kinds"]["d1"]["bindings"]
     assert ("unsupported", "d1Databases") == (worker["kinds"]["d1"]["withoutSetup"], worker["kinds"]["d1"]["miniflare"])
-    assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
-    assert {"CACHE": {"resource": "kv", "setup": None, "setupHint": 'kv_namespace("CACHE", {...})'}} == worker["kinds"]["kv"]["bindings"]
+    assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == consumer_settings(worker)
+    assert {"CACHE": {"resource": "kv", "setup": None, "setupHint": 'kv_namespace("CACHE", {...})', "settings": {}}} == worker["kinds"]["kv"]["bindings"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]
     assert [] == message["setup"]
     assert any("D1 bindings without a setup step (AUDIT) are not reset" in sentence for sentence in spec.assumptions)
@@ -142,12 +143,12 @@ def test_the_drives_batch_size_stays_within_the_consumers_max_batch_size(project
     # No batch_size: the consumer's max_batch_size, and the load message carries it.
     spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}])))
     assert any("in batches of up to 2 (the consumer's max_batch_size)" in sentence for sentence in spec.assumptions)
-    assert 2 == spec.load_message()["worker"]["queueConsumers"]["payments"]["maxBatchSize"]
+    assert 2 == consumer_settings(spec.load_message()["worker"])["payments"]["maxBatchSize"]
     # None in the config: Cloudflare's default, 10, which also caps the drive's.
     (project / "wrangler.jsonc").write_text(CONFIG)
     spec = prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}])))
     assert any("in batches of up to 10 (Cloudflare's default max_batch_size" in sentence for sentence in spec.assumptions)
-    assert 10 == spec.load_message()["worker"]["queueConsumers"]["payments"]["maxBatchSize"]
+    assert 10 == consumer_settings(spec.load_message()["worker"])["payments"]["maxBatchSize"]
     with pytest.raises(UserError, match="batches of 11, but wrangler.jsonc sets no max_batch_size for the consumer, so Cloudflare's default 10 holds"):
         prepare_worker(scenario_in(project, drive=queue("payments", [{"body": 1}], batch_size=11)))
     unset = scenario_in(project)
@@ -235,7 +236,7 @@ def test_a_scenarios_environment_is_applied_to_a_toml_config(project):
     staging = prepare_worker(scenario_in(project, worker={"config": "./wrangler.toml", "env": "staging"}))
     worker = staging.load_message()["worker"]
     assert {"DB": "db-staging"} == resources(staging.load_message(), "d1")
-    assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0, "maxBatchSize": 10}} == worker["queueConsumers"]
+    assert {"payments": {"maxRetries": 1, "retryDelaySeconds": 0, "maxBatchSize": 10}} == consumer_settings(worker)
     assert {} == worker["kinds"]["kv"]["bindings"], "kv_namespaces is not inherited by an environment"
     assert "2026-01-01" == worker["compatibilityDate"], "compatibility_date is inherited"
     assert any("environment 'staging' of wrangler.toml (Worker name payments-staging)" in s for s in staging.assumptions)
@@ -292,6 +293,11 @@ def test_scenario_vars_and_secrets_of_the_wrong_shape_are_refused(project, worke
     """worker.vars and worker.secrets are checked where the scenario is defined."""
     with pytest.raises(UserError, match=problem):
         scenario_in(project, worker=worker)
+
+
+def consumer_settings(worker):
+    """Each consumed queue's settings, from the queue consumer kind's entry in the load message."""
+    return {queue: binding["settings"] for queue, binding in worker["kinds"]["queue_consumer"]["bindings"].items()}
 
 
 def resources(message, kind):

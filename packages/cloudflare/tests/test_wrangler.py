@@ -7,6 +7,7 @@ import pytest
 
 from eutaxy.cloudflare import wrangler
 from eutaxy.cloudflare.bindings.d1 import D1
+from eutaxy.cloudflare.bindings.queue_consumer import MAX_RETRIES_DEFAULT, consumer_of
 from eutaxy.core.errors import UserError
 
 
@@ -60,9 +61,9 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     d1 = [binding for binding in config.bindings if binding.kind == "d1"]
     assert [("DB", "abc"), ("AUDIT", "audit")] == [(binding.name, D1.resource_of(binding)) for binding in d1]
     assert [{"database_name": "payments"}, {"database_name": "audit"}] == [dict(binding.fields) for binding in d1]
-    payments = config.consumer("payments")
+    payments = consumer_of(config, "payments")
     assert (3, "default", 1) == (payments.max_retries, payments.max_retries_source, payments.max_batch_size)
-    refunds = config.consumer("refunds")
+    refunds = consumer_of(config, "refunds")
     assert (5, "config", "refunds-dlq") == (refunds.max_retries, refunds.max_retries_source, refunds.dead_letter_queue)
     # max_batch_size: the config's, else Cloudflare's default 10, each with its source.
     assert [(1, "config"), (10, "default")] == [(c.max_batch_size, c.max_batch_size_source) for c in (payments, refunds)]
@@ -70,13 +71,16 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     assert (("OUT", "receipts"),) == config.queue_producers
     assert (("COUNTER", "Counter", None),) == config.durable_objects
     kinds = {(binding.kind, binding.name) for binding in config.bindings}
-    assert {("d1", "DB"), ("d1", "AUDIT"), ("kv", "CACHE"), ("ai", "AI"), ("hyperdrive", "PG"), ("r2", "FILES")} == kinds
+    assert {
+        ("d1", "DB"), ("d1", "AUDIT"), ("kv", "CACHE"), ("ai", "AI"), ("hyperdrive", "PG"), ("r2", "FILES"),
+        ("queue_consumer", "payments"), ("queue_consumer", "refunds"),
+    } == kinds
     assert {"MODE": "test"} == config.vars
 
 
 def test_default_max_retries_is_cloudflares_documented_three():
     """Eutaxy follows Cloudflare's documentation (3), not Miniflare's README (2)."""
-    assert 3 == wrangler.MAX_RETRIES_DEFAULT
+    assert 3 == MAX_RETRIES_DEFAULT
 
 
 def test_plain_json_config_is_read(project):

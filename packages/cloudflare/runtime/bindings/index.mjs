@@ -10,9 +10,11 @@
  *
  * A registered binding kind (Python's `eutaxy.cloudflare.bindings`) has its entry in the
  * runtime config's `kinds` (host/load.mjs), under the record's `kind`: a record without a
- * `names` of its own owns that entry's bindings, each entry `{resource, setup, setupHint,
- * policy}` (`setup` the binding's setup step as Python's record checked it, null without one;
- * `policy` the kind's). The rule for a binding no setup step names is applied here, once for
+ * `names` of its own owns that entry's bindings (policy.mjs `kindBindings`), each entry
+ * `{resource, setup, setupHint, settings, policy}` (`setup` the binding's setup step as Python's
+ * record checked it, null without one; `settings` the binding's own, from its config entry;
+ * `policy` the kind's). A kind whose bindings are no names in `env` (the queue consumer's,
+ * named by queue) has `names` owning none and reads its entry with `kindBindings` itself. The rule for a binding no setup step names is applied here, once for
  * every kind: `withoutSetup: "unsupported"` makes it a trap (`binding_without_setup`, naming
  * the step to add), and its record neither resets nor snapshots it; `"empty"` leaves it to
  * the record, which starts it empty. A kind whose record lives outside this folder is
@@ -29,6 +31,7 @@ import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
 import { queueProducer } from "./queue_producer.mjs";
 import { traps } from "./traps.mjs";
+import { kindBindings } from "./policy.mjs";
 import { trapUnset } from "../unsupported.mjs";
 
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
@@ -55,16 +58,6 @@ export function registerRecord(record) {
 }
 
 /**
- * A record's bindings from its kind's entry in the runtime config, each with the kind's policy.
- * @param {any} config @param {BindingRecord} record @returns {[string, any][]}
- */
-function kindNames(config, record) {
-  const kind = config.kinds?.[record.kind];
-  if (!kind) return [];
-  return Object.entries(kind.bindings).map(([name, binding]) => [name, { ...binding, policy: kind.policy, unset: binding.setup === null && kind.withoutSetup === "unsupported", label: kind.label }]);
-}
-
-/**
  * The value the Worker sees for one owned binding in one invocation: the record's proxy, or
  * the trap for a binding its kind may not touch without a setup step.
  * @param {{record: BindingRecord, entry: any}} owner @param {import("../run.mjs").Run} run
@@ -85,7 +78,7 @@ export function owners(config) {
   /** @type {Map<string, {record: BindingRecord, entry: any}>} */
   const owned = new Map();
   for (const record of RECORDS) {
-    for (const [name, entry] of record.names?.(config) ?? kindNames(config, record)) if (!owned.has(name)) owned.set(name, { record, entry });
+    for (const [name, entry] of record.names?.(config) ?? kindBindings(config, record.kind)) if (!owned.has(name)) owned.set(name, { record, entry });
   }
   return owned;
 }

@@ -90,12 +90,6 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, string>} */
   const traps = {};
   for (const binding of worker.bindings) traps[binding.name] = binding.kind;
-  /** @type {Record<string, {maxRetries: number, retryDelaySeconds: number, maxBatchSize: number}>} */
-  const queueConsumers = {};
-  for (const [queue, consumer] of Object.entries(worker.queueConsumers)) {
-    const { maxRetries, retryDelaySeconds, maxBatchSize } = /** @type {{maxRetries: number, retryDelaySeconds: number, maxBatchSize: number}} */ (consumer);
-    queueConsumers[queue] = { maxRetries, retryDelaySeconds, maxBatchSize };
-  }
   /** @type {Record<string, {queue: string, deliveryDelaySeconds: number}>} */
   const queueProducers = {};
   for (const [binding, producer] of Object.entries(worker.queueProducers)) {
@@ -108,7 +102,7 @@ function runtimeConfig(worker, setup) {
   // kind's takes by name (effects.mjs ladderNamed).
   // The assets (bindings/assets.mjs): the binding the http drive asks, the Worker's own when it has one.
   const assets = worker.assets === null ? null : { binding: worker.assets.binding ?? ASSETS_BINDING, userBinding: worker.assets.binding, runWorkerFirst: worker.assets.runWorkerFirst };
-  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueConsumers, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix, assets };
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix, assets };
 }
 
 /**

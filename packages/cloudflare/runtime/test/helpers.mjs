@@ -42,20 +42,31 @@ export function kindPolicy(kind) {
  * The registered binding kinds' entries as Python's records write them (eutaxy.cloudflare.bindings,
  * BindingKind.load_entry), without bindings: `kinds({r2: {BUCKET: ["bucket", step]}})` adds them,
  * each with its resource and its setup step (null: none).
- * @param {Record<string, Record<string, [string, object | null]>>} [bound]
+ * @param {Record<string, Record<string, [string, object | null, object?]>>} [bound]
  */
 export function kinds(bound = {}) {
   const fixed = {
     d1: { label: "D1", setupStep: "d1_schema", withoutSetup: "unsupported", miniflare: "d1Databases", module: null, policy: kindPolicy("d1") },
     kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: kindPolicy("kv") },
     r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: kindPolicy("r2") },
+    // A queue consumer needs no setup step; 43 200 s is the longest retry delay Cloudflare accepts.
+    queue_consumer: { label: "Queue", setupStep: null, withoutSetup: "empty", miniflare: null, module: null, policy: { ...kindPolicy("queue_consumer"), retryDelaySecondsMax: 43_200 } },
   };
   return Object.fromEntries(Object.entries(fixed).map(([name, kind]) => [name, {
     ...kind,
-    bindings: Object.fromEntries(Object.entries(bound[name] ?? {}).map(([binding, [resource, setup]]) => [
-      binding, { resource, setup, setupHint: `${kind.setupStep}(${JSON.stringify(binding)}, ${name === "d1" ? '"./schema.sql"' : "{...}"})` },
+    bindings: Object.fromEntries(Object.entries(bound[name] ?? {}).map(([binding, [resource, setup, settings = {}]]) => [
+      binding, { resource, setup, setupHint: kind.setupStep === null ? null : `${kind.setupStep}(${JSON.stringify(binding)}, ${name === "d1" ? '"./schema.sql"' : "{...}"})`, settings },
     ])),
   }]));
+}
+
+/**
+ * The queue consumer kind's entry for `consumers` (queue -> its settings, `{maxRetries,
+ * retryDelaySeconds, maxBatchSize}`), as Python's record writes it.
+ * @param {Record<string, {maxRetries: number, retryDelaySeconds: number, maxBatchSize: number}>} consumers
+ */
+export function consumerKind(consumers) {
+  return kinds({ queue_consumer: Object.fromEntries(Object.entries(consumers).map(([queue, settings]) => [queue, [queue, null, settings]])) }).queue_consumer;
 }
 
 /**
@@ -69,13 +80,14 @@ export function d1Setup(...files) {
 /**
  * The load message for a fixture folder's `worker.ts`: `worker` adds to (or overrides) a
  * Worker with no bindings, and each of its D1 databases (`d1Databases`, binding -> database
- * id) gets the folder's `schema.sql`, as the D1 kind's entry in `kinds`.
+ * id) gets the folder's `schema.sql`, as the D1 kind's entry in `kinds`; its consumed queues
+ * (`queueConsumers`, queue -> settings) are the queue consumer kind's entry.
  * @param {string} fixture the fixture folder
- * @param {{d1Databases?: Record<string, string>, kinds?: Record<string, any>, [name: string]: unknown}} worker
+ * @param {{d1Databases?: Record<string, string>, queueConsumers?: Record<string, any>, kinds?: Record<string, any>, [name: string]: unknown}} worker
  */
 export function fixtureLoad(fixture, worker) {
-  // A test's own `kinds` (an R2 bucket's) keeps its entries; the D1 entry is the databases'.
-  const { d1Databases = {}, kinds: given = kinds(), ...rest } = worker;
+  // A test's own `kinds` (an R2 bucket's) keeps its entries; the D1 entry is the databases', the queue consumer's the consumers'.
+  const { d1Databases = {}, queueConsumers = {}, kinds: given = kinds(), ...rest } = worker;
   /** @type {Record<string, [string, object | null]>} */
   const d1 = Object.fromEntries(Object.entries(d1Databases).map(([binding, id]) => [binding, [id, { ...d1Setup(path.join(fixture, "schema.sql")), binding }]]));
   return {
@@ -86,8 +98,7 @@ export function fixtureLoad(fixture, worker) {
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       ladders: platformLadders(),
-      kinds: { ...given, d1: kinds({ d1 }).d1 },
-      queueConsumers: {},
+      kinds: { ...given, d1: kinds({ d1 }).d1, queue_consumer: consumerKind(queueConsumers) },
       durableObjects: {},
       queueProducers: {},
       bindings: [],

@@ -66,6 +66,8 @@ test("each registered binding kind's operation takes the ladder its records docu
     d1: { read: "read", write: "write" },
     kv: { get: "read", getWithMetadata: "read", list: "read", put: "write", delete: "write" },
     r2: { head: "read", get: "read", list: "read", put: "write", delete: "write" },
+    // Each ack() and retry() is a decision point (queue.mjs), taking the decision ladder.
+    queue_consumer: { ack: "decision", retry: "decision" },
   };
   assert.deepEqual(kinds, documented);
   const { ladders } = vectors("ladders.json");

@@ -65,6 +65,15 @@ def _modelled(key: str, where: Where, does: str) -> Section:
     return Section(key=key, where=where, treatment="modelled", does=does)
 
 
+def _kind_rows(kinds: Iterable[bindings.BindingKind]) -> list[Section]:
+    """The registered binding kinds' rows: one per top-level key, the sentences of the kinds reading
+    it (``queues``: its consumers' and producers') in registration order."""
+    notes: dict[str, list[str]] = {}
+    for kind in kinds:
+        notes.setdefault(kind.top_section, []).append(kind.section_note)
+    return [_modelled(key, "own", " ".join(sentences)) for key, sentences in notes.items()]
+
+
 def _stated(key: str, where: Where, clause: str, does: str | None = None) -> Section:
     return Section(key=key, where=where, treatment="stated", does=does or f"Not modelled; stated: {clause}.", clause=clause)
 
@@ -112,20 +121,12 @@ SECTIONS: tuple[Section, ...] = (
     _modelled("migrations", "inherited", "Decides which Durable Object classes are SQLite-backed (`new_sqlite_classes`, renames and deletions followed)."),
     # Bindings Eutaxy models.
     # The registered binding kinds' sections (eutaxy.cloudflare.bindings), each its record's sentence.
-    *(_modelled(kind.section, "own", kind.section_note) for kind in bindings.registered()),
+    *_kind_rows(bindings.registered()),
     _modelled(
         "durable_objects",
         "own",
         "The Worker's own classes run in workerd, reset by `durable_object`; a class of another script (`script_name`) "
         "stands in as a trap (UNSUPPORTED when touched).",
-    ),
-    _modelled(
-        "queues",
-        "own",
-        "Consumers (`max_retries`, `max_batch_size`, `retry_delay`) and producers (`delivery_delay`) in Eutaxy's queue "
-        "model; `max_batch_timeout` and `max_concurrency` are not read (a batch is the messages waiting when its "
-        "delivery starts, up to `max_batch_size`, else Cloudflare's default 10, or the drive's smaller `batchSize`; "
-        "concurrency is the scenario's bound).",
     ),
     # Bindings Eutaxy does not proxy: traps.
     _unsupported("services", "own", f"{_TRAP} (`binding_not_modelled`)."),
@@ -249,9 +250,7 @@ def section(key: str) -> Section | None:
     """
     row = _BY_KEY.get(key)
     if row is None:
-        for kind in bindings.registered():
-            if kind.section == key:
-                return _modelled(kind.section, "own", kind.section_note)
+        return next((row for row in _kind_rows(bindings.registered()) if row.key == key), None)
     return row
 
 
@@ -284,7 +283,7 @@ def _empty(value: Any) -> bool:
 
 def non_inheritable_keys() -> frozenset[str]:
     """The keys an environment does not inherit (wrangler's non-inheritable keys)."""
-    return frozenset(row.key for row in SECTIONS if row.where == "own") | {kind.section for kind in bindings.registered()}
+    return frozenset(row.key for row in SECTIONS if row.where == "own") | {kind.top_section for kind in bindings.registered()}
 
 
 def assumptions(config_name: str, keys: Iterable[str]) -> list[str]:

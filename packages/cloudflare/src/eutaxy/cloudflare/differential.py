@@ -43,6 +43,7 @@ from eutaxy.engine.differential import (
 )
 
 from . import host as host_module
+from .bindings.queue_consumer import consumer_of
 from .loader import load_scenario
 from .platform import CloudflarePlatform
 from .worker import prepare_worker
@@ -78,7 +79,7 @@ def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
     if timed:
         # The raw side runs on the isolate's real clock and delivers at once: it has no virtual time to send at.
         raise UserError(f"the differential runner sends every message at once; messages {timed} carry at_ms")
-    consumer = prepare_worker(scenario).config.consumer(drive.get("name"))
+    consumer = consumer_of(prepare_worker(scenario).config, drive.get("name"))
     if consumer is None:  # prepare_worker already refuses this; kept for a clear message
         raise UserError(f"the Worker has no consumer for queue {drive.get('name')!r}")
     # Written once by define_scenario and checked against the consumer by prepare_worker,

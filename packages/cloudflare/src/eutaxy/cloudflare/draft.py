@@ -313,6 +313,28 @@ class _Builder:
         self.holes.append({"name": name, "hint": hint})
         return f"todo({json.dumps(name)}, {json.dumps(hint)})"
 
+    def uses(self, name: str) -> None:
+        """Import ``name`` from eutaxy.cloudflare in the file."""
+        self.imports.add(name)
+
+    def identifier(self, text: str, fallback: str) -> str:
+        """A Python name for ``text`` no other name in the file has."""
+        return _identifier(text, self.names, fallback)
+
+    def python(self, value: Any) -> str:
+        """A value (JSON data) as Python source."""
+        return _py(value)
+
+    @property
+    def handlers(self) -> frozenset[str]:
+        """The handlers the scan found the entry exporting."""
+        return frozenset(self.scan.handlers)
+
+    @property
+    def entry_name(self) -> str:
+        """The entry module as the notes name it (relative to the config's folder)."""
+        return _relative(self.entry, self.path.parent)
+
     def build(self) -> Draft:
         scan = self.scan
         environment = f" (environment {self.config.environment})" if self.config.environment else ""
@@ -353,7 +375,7 @@ class _Builder:
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
             kind = kinds.get(binding.kind)
-            if kind is None:
+            if kind is None or kind.setup_step is None:
                 continue
             self.imports.add(kind.setup_step)
             step, step_lines = kind.draft_setup(binding, self)
@@ -379,36 +401,31 @@ class _Builder:
             self.note("guess", f"{entry} default-exports an object made with new ...(): taken to answer fetch() (a router such as Hono's)")
         elif scan.export_shape == "none":
             self.note("unread", f"no default export with handlers found in {entry}; the drive is chosen from the config alone")
-        consumers = self.config.queue_consumers
-        chosen: str
-        if consumers:
-            chosen = "queue"
-            if "queue" not in handlers:
-                self.note("guess", f"the config has a consumer of queue {consumers[0].queue} but no queue() handler was found in {entry} "
-                          "by the text scan; the queue is driven anyway")
-            for consumer in consumers[1:]:
-                self.note("entry_point", f"the Worker also consumes queue {consumer.queue}; a second scenario can drive it with queue({consumer.queue!r}, ...)")
-        elif "queue" in handlers:
-            self.note("entry_point", f"{entry} has a queue() handler but the config has no queues.consumers entry, so it is not driven")
-            chosen = "fetch"
-        else:
-            chosen = "fetch"
+        # A kind with a drive (the queue consumer's) drives the Worker when the config gives it
+        # events to deliver: the first such kind, in registration order.
+        driving = [kind for kind in bindings.registered() if kind.drive is not None]
+        chosen = None
+        for kind in driving:
+            if kind.draft_drive_notes(self) and chosen is None:
+                chosen = kind
         if "scheduled" in handlers:
             self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
         for handler in ("email", "tail", "trace", "test"):
             if handler in handlers:
                 self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
-        if chosen == "queue":
-            return self._queue_drive(consumers[0], handlers)
+        if chosen is not None:
+            return chosen.draft_drive(self)
         if "fetch" not in handlers and scan.export_shape != "none":
-            self.note("unread", f"{entry} has no fetch() or queue() handler this build can drive; the drive is a hole")
-            hint = "a drive, queue(...) or http(...), for an entry point of this Worker"
+            named = "".join(f" or {kind.drive_handler}()" for kind in driving)
+            self.note("unread", f"{entry} has no fetch(){named} handler this build can drive; the drive is a hole")
+            hint = f"a drive, {''.join(f'{kind.drive}(...) or ' for kind in driving)}http(...), for an entry point of this Worker"
             lines = [f"# TODO(drive): {hint}.", f"drive = {self.hole('drive', hint)}"]
             return None, lines, []
         if scan.export_shape == "none":
             self.note("guess", "the drive is http(...), calling fetch(), since nothing else was found")
-        elif "queue" in handlers or "scheduled" in handlers:
-            self.note("guess", "the drive calls fetch() since the config gives no queue consumer")
+        elif "scheduled" in handlers or any(kind.drive_handler in handlers for kind in driving):
+            sources = " or ".join(str(kind.drive_source) for kind in driving)
+            self.note("guess", f"the drive calls fetch() since the config gives no {sources}")
         if scan.routes_agents:
             return self._agent_drive()
         return self._http_drive()
@@ -440,42 +457,18 @@ class _Builder:
         self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
         return {"kind": "http", "name": "http", "variable": variable, "agents": own}, lines, events
 
-    def _body_hint(self) -> tuple[dict[str, Any] | None, str]:
+    def body_hint(self) -> tuple[dict[str, Any] | None, str]:
         scan = self.scan
         if not scan.body_fields:
             return None, ""
         return body_example(scan.body_fields), f"The code reads the body as {scan.body_type}"
-
-    def _queue_drive(self, consumer: wrangler.QueueConsumer, handlers: set[str]) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
-        self.imports.add("queue")
-        variable = _identifier(consumer.queue, self.names, "messages")
-        if "fetch" in handlers:
-            own = [queue for _, queue in self.config.queue_producers if self.config.consumer(queue) is not None]
-            end_to_end = (
-                f"; what it sends to queue {own[0]} is delivered to queue() in the same run, so that scenario checks the "
-                "produce-then-consume path end to end"
-                if own else ""
-            )
-            self.note("entry_point", f"the Worker also has a fetch() handler; a second scenario can drive it with http(...){end_to_end}")
-        self.note("read", f"the drive delivers messages of queue {consumer.queue} "
-                  f"(the config's consumer; max_retries {consumer.max_retries}, {consumer.max_retries_source})")
-        body, said = self._body_hint()
-        events = [{"body": body}] if body is not None else []
-        hint = f"the messages queue {consumer.queue} delivers, in order, each {{'body': ...}}"
-        lines = [f"{variable} = queue(", f"    {json.dumps(consumer.queue)},"]
-        lines.append(f"    # TODO(events): {hint}.")
-        if body is not None:
-            lines.append(f"    # {said}, e.g. [{_py(events[0])}, ...]")
-        lines.append(f"    {self.hole('events', hint)},")
-        lines.append(")")
-        return {"kind": "queue", "name": consumer.queue, "variable": variable}, lines, events
 
     def _http_drive(self) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
         self.imports.add("http")
         scan = self.scan
         variable = _identifier("requests", self.names, "requests")
         routes = [route for route in scan.routes]
-        body, said = self._body_hint()
+        body, said = self.body_hint()
         events: list[dict[str, Any]] = []
         seen: set[tuple[str | None, str]] = set()
         for route in routes:
@@ -545,7 +538,7 @@ class _Builder:
     def _unproxied(self) -> None:
         config = self.config
         for producer, queue in config.queue_producers:
-            if config.consumer(queue) is not None:
+            if bindings.queue_consumer.consumer_of(config, queue) is not None:
                 what = "this Worker consumes that queue, so what it sends is delivered to its queue() handler later in each run"
             else:
                 what = f"what it sends is kept as rows, queue_rows({queue!r}), for state invariants"
@@ -580,9 +573,10 @@ class _Builder:
         that neither the config nor the local secret files (``.dev.vars``, else ``.env``) give: each a hole, since a Worker that finds
         a secret missing takes a path production never takes."""
         config = self.config
+        kinds = {kind.name: kind for kind in bindings.registered()}
         known = {binding for binding, _ in config.queue_producers}
+        known |= {binding.name for binding in config.bindings if kinds.get(binding.kind) is None or kinds[binding.kind].env_bindings}
         known |= {binding for binding, _, _ in config.durable_objects}
-        known |= {binding.name for binding in config.bindings}
         known |= set(config.vars)
         for path in secret_files(config.path, config.environment):
             try:

@@ -17,6 +17,7 @@ from eutaxy.core.selectors import rows
 from .bindings import effect_selector as _selector
 from .bindings.d1 import d1_param as d1_param, d1_read as d1_read, d1_rows as d1_rows, d1_write as d1_write
 from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
+from .bindings.queue_consumer import queue_ack as queue_ack
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
 
 __all__ = [
@@ -41,11 +42,6 @@ __all__ = [
     "websocket_received",
     "workflow_step",
 ]
-
-
-def queue_ack(queue: str) -> dict[str, Any]:
-    """The acknowledgement that took effect for each message (an earlier decision did not win)."""
-    return _selector(f"Queue:{queue}", "ack", where={"result.effective": True})
 
 
 def queue_send(queue: str, op: str | list[str] | None = None) -> dict[str, Any]:

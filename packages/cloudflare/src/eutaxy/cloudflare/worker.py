@@ -37,7 +37,7 @@ _MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
 
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
-_UNREGISTERED_KINDS = ("queue_consumer", "queue_producer", "durable_object", "assets")
+_UNREGISTERED_KINDS = ("queue_producer", "durable_object", "assets")
 
 
 def modelled_kinds() -> tuple[str, ...]:
@@ -80,9 +80,6 @@ class LoadMessage:
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
     #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
-    #: Queue name -> its consumer's (max_retries, retry_delay in seconds, max_batch_size): the
-    #: config's, else Cloudflare's default max_retries, no delay and its default batch size.
-    queue_consumers: Mapping[str, tuple[int, int, int]] = attrs.field(converter=_frozen_dict)
     #: Producer binding -> (the queue it sends to, its delivery delay in seconds: the
     #: config's ``delivery_delay``, else 0).
     queue_producers: Mapping[str, tuple[str, int]] = attrs.field(converter=_frozen_dict)
@@ -125,11 +122,6 @@ class LoadMessage:
         assert all(Path(spec).is_absolute() for spec in self.specs), self.specs
         assert set(self.ladders) == set(faults.RUNTIME_LADDERS), sorted(self.ladders)
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
-        assert all(
-            isinstance(retries, int) and retries >= 0 and isinstance(delay, int) and delay >= 0
-            and isinstance(batch, int) and batch >= 1
-            for retries, delay, batch in self.queue_consumers.values()
-        ), self.queue_consumers
         for step in self.setup:
             assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
             assert bindings.kind_of_step(step["kind"]) is None, f"a {step['kind']} step belongs in its kind's entry"
@@ -152,10 +144,6 @@ class LoadMessage:
                 "ladders": {name: list(ladder) for name, ladder in self.ladders.items()},
                 "kinds": {name: dict(entry) for name, entry in self.kinds.items()},
                 "vars": dict(self.vars),
-                "queueConsumers": {
-                    queue: {"maxRetries": retries, "retryDelaySeconds": delay, "maxBatchSize": batch}
-                    for queue, (retries, delay, batch) in self.queue_consumers.items()
-                },
                 "queueProducers": {
                     binding: {"queue": queue, "deliveryDelaySeconds": delay}
                     for binding, (queue, delay) in self.queue_producers.items()
@@ -210,6 +198,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     wrangler.check_migrations(config)
     setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
     for kind in bindings.registered():
+        if kind.setup_step is None:
+            continue
         stepped = [step["binding"] for step in setup if step.get("kind") == kind.setup_step]
         for binding in stepped:
             if stepped.count(binding) > 1:
@@ -220,7 +210,10 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     for binding in objects_reset:
         if objects_reset.count(binding) > 1:
             raise UserError(f"the scenario's setup has {objects_reset.count(binding)} durable_object steps for binding {binding!r}")
-    steps = {kind.name: [step for step in setup if step.get("kind") == kind.setup_step] for kind in bindings.registered()}
+    steps = {
+        kind.name: [step for step in setup if kind.setup_step is not None and step.get("kind") == kind.setup_step]
+        for kind in bindings.registered()
+    }
     kinds = {kind.name: kind.load_entry(config, steps[kind.name]) for kind in bindings.registered()}
     drive = scenario.get("drive") or {}
     _check_drive(config, drive)
@@ -240,10 +233,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         ladders=faults.RUNTIME_LADDERS,
         kinds=kinds,
         vars=dict(env_values.values),
-        queue_consumers={
-            consumer.queue: (consumer.max_retries, consumer.retry_delay_s, consumer.max_batch_size)
-            for consumer in config.queue_consumers
-        },
         queue_producers={
             binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
         },
@@ -445,52 +434,10 @@ def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any],
 
 
 def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
-    if drive.get("kind") != "queue":
-        return
-    name = drive.get("name")
-    consumer = config.consumer(name)
-    if consumer is None:
-        consumed = nearest_names(str(name), (consumer.queue for consumer in config.queue_consumers), what="queues.consumers")
-        raise UserError(
-            f"the scenario drives queue {name!r}, but {config.path.name} has no consumer for it; {consumed}", near=str(name)
-        )
-    # define_scenario (queue(...)) writes the batch size (null: the consumer's); the runtime's drive asserts it.
-    if "batchSize" not in drive:
-        raise UserError(f"the queue drive of {name!r} carries no batchSize; build it with queue(...) in define_scenario")
-    batch_size = drive["batchSize"]
-    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
-        raise UserError(
-            f"the queue drive of {name!r} carries batchSize {batch_size!r}, not a whole number of at least 1; "
-            "build it with queue(...) in define_scenario"
-        )
-    if batch_size is not None and batch_size > consumer.max_batch_size:
-        sets = (
-            f"sets the consumer's max_batch_size to {consumer.max_batch_size}"
-            if consumer.max_batch_size_source == "config"
-            else f"sets no max_batch_size for the consumer, so Cloudflare's default {consumer.max_batch_size} holds"
-        )
-        raise UserError(f"the queue drive of {name!r} asks for batches of {batch_size}, but {config.path.name} {sets}", near=str(name))
-
-
-def _batches(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
-    """How the queue drive's messages are batched, for the verdict's assumptions."""
-    consumer = config.consumer(str(drive.get("name")))
-    batch_size = drive.get("batchSize")
-    if batch_size is None and consumer is not None:
-        batch_size = consumer.max_batch_size
-        source = (
-            "the consumer's max_batch_size"
-            if consumer.max_batch_size_source == "config"
-            else "Cloudflare's default max_batch_size, as the config sets none"
-        )
-    else:
-        source = "the drive's batch_size"
-    if batch_size == 1:
-        return f"one at a time ({source})"
-    return (
-        f"in batches of up to {batch_size} ({source}), each taking the messages waiting when its delivery starts "
-        "(max_batch_timeout is not waited out)"
-    )
+    """The drive is checked by the kind whose drive it is (the queue consumer's queue drive), if any."""
+    for kind in bindings.registered():
+        if kind.drive is not None and kind.drive == drive.get("kind"):
+            kind.check_drive(config, drive)
 
 
 def _invariant_targets(invariant: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
@@ -511,21 +458,20 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
     """An invariant over a binding, queue or external the Worker does not have would hold vacuously.
 
     Targets whose kind this build knows are checked against the config and the scenario: a
-    registered kind's (``D1:<binding>``: one its kind may not touch without a setup step also
-    needs one, ``entries`` being the kinds' load entries), ``Queue:<name>``,
-    ``Fetch:<external>`` and ``DO:<binding>``; a pattern (``D1:*``) is not.
+    registered kind's (``D1:<binding>``, ``Queue:<queue>``: one its kind may not touch without
+    a setup step also needs one, ``entries`` being the kinds' load entries; kinds sharing a
+    label share its names), ``Fetch:<external>`` and ``DO:<binding>``; a pattern (``D1:*``) is not.
     """
-    known = {
-        "Queue": (
-            [consumer.queue for consumer in config.queue_consumers] + [queue for _, queue in config.queue_producers],
-            f"the queues of {config.path.name}",
-        ),
+    known: dict[str, tuple[list[str], str]] = {
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
         "DO": ([binding for binding, _ in config.own_objects()], f"the Durable Object bindings of {config.path.name}"),
     }
-    kinds = {kind.label: kind for kind in bindings.registered()}
-    for each in kinds.values():
-        known[each.label] = (list(each.resources(config)), f"the {each.plural} of {config.path.name}")
+    kinds: dict[str, list[bindings.BindingKind]] = {}
+    for each in bindings.registered():
+        kinds.setdefault(each.label, []).append(each)
+        names, what = known.setdefault(each.label, ([], f"the {each.plural} of {config.path.name}"))
+        names += each.targets(config)
+    known["Queue"][0].extend(queue for _, queue in config.queue_producers)
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
             kind, colon, name = target.partition(":")
@@ -538,21 +484,19 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
                     f"{label} names {target}, which the Worker does not have; {nearest_names(name, names, what=what)}",
                     near=name,
                 )
-            if kind == "Queue" and field in ("query", "target") and config.consumer(name) is not None:
-                raise UserError(
-                    f"{label} reads the rows of {target}, but the Worker consumes that queue, so what it produces "
-                    f"onto it is delivered to it, not kept; select the deliveries' effects instead (queue_send("
-                    f"{name!r}) for the sends), or read the rows of a queue the Worker only produces onto",
-                    near=str(invariant.get("name")),
-                )
-            registered = kinds.get(kind)
-            unset = registered is not None and entries[registered.name]["bindings"][name]["setup"] is None
-            if registered is not None and unset and registered.without_setup == "unsupported":
-                raise UserError(
-                    f"{label} names {target}, but no setup step resets that {registered.noun}, so no run can touch it; "
-                    f"add {registered.setup_hint(name)} to the scenario's setup",
-                    near=str(invariant.get("name")),
-                )
+            for registered in kinds.get(kind, []):
+                problem = registered.target_problem(config, field, name)
+                if problem is not None:
+                    raise UserError(f"{label} {problem}", near=str(invariant.get("name")))
+            for registered in kinds.get(kind, []):
+                if registered.without_setup != "unsupported" or name not in entries[registered.name]["bindings"]:
+                    continue
+                if entries[registered.name]["bindings"][name]["setup"] is None:
+                    raise UserError(
+                        f"{label} names {target}, but no setup step resets that {registered.noun}, so no run can touch it; "
+                        f"add {registered.setup_hint(name)} to the scenario's setup",
+                        near=str(invariant.get("name")),
+                    )
 
 
 #: What a verdict over the websocket drive assumes (docs/cloudflare.md, WebSockets).
@@ -580,11 +524,12 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     return sentences + externals.assumptions(scenario.get("externals") or [])
 
 
-def _kind_assumptions(config: wrangler.WranglerConfig, steps: Mapping[str, list[dict[str, Any]]]) -> list[str]:
-    """What a verdict assumes of each registered binding kind the Worker declares, kinds in registration order."""
+def _kind_assumptions(config: wrangler.WranglerConfig, steps: Mapping[str, list[dict[str, Any]]], *, last: bool = False) -> list[str]:
+    """What a verdict assumes of each registered binding kind the Worker declares, kinds in
+    registration order: those listed with the kinds, or (``last``) those listed last."""
     sentences = []
     for kind in bindings.registered():
-        if kind.resources(config):
+        if kind.assumptions_last == last and kind.resources(config):
             sentences += kind.assumptions(config, steps[kind.name])
     return sentences
 
@@ -612,8 +557,7 @@ def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
 
 def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
     """What production does that no local run can, naming only what the Worker has (D1, a consumed queue)."""
-    unseen = [kind.production_only for kind in bindings.registered() if kind.production_only and kind.resources(config)]
-    unseen += ["queue batches formed by timing (max_batch_timeout)"] if drive.get("kind") == "queue" else []
+    unseen = [phrase for kind in bindings.registered() if (phrase := kind.production_only_of(config, drive)) is not None]
     return f"Production-only behaviour ({', '.join([*unseen, 'real latency'])}) is out of scope."
 
 
@@ -642,28 +586,9 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], step
         *_object_assumptions(config),
         _production_only_assumption(config, drive),
     ]
-    if drive.get("kind") == "queue":
-        delivered = _batches(config, drive)
-        sentences.append(
-            f"Queue messages are delivered {delivered}, one invocation per delivery attempt; the first ack or retry "
-            "per message wins; an unacknowledged message is redelivered up to max_retries, then dead-lettered "
-            "(one a lower maxRedeliveries stops is a cut the verdict names, not a dead letter)."
-        )
-        consumer = config.consumer(drive.get("name"))
-        if consumer is not None:
-            if consumer.max_retries_source == "default":
-                sentences.append(
-                    f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, Cloudflare's documented default "
-                    f"(the config sets none; Miniflare's README says 2)."
-                )
-            else:
-                sentences.append(f"Queue {consumer.queue}: max_retries is {consumer.max_retries}, from {config.path.name}.")
-            if consumer.retry_delay_s:
-                sentences.append(
-                    f"Queue {consumer.queue}: retry_delay is {consumer.retry_delay_s} s, from {config.path.name}: a message "
-                    "retried without a delaySeconds of its own, or after the handler threw, is delivered again that much "
-                    "later in virtual time."
-                )
+    for kind in bindings.registered():
+        if kind.drive is not None and kind.drive == drive.get("kind"):
+            sentences += kind.drive_assumptions(config, drive)
     if config.cpu_ms is not None:
         sentences.append(
             f"An invocation is stopped once it has used limits.cpu_ms ({config.cpu_ms} ms, from {config.path.name}) of "
@@ -678,7 +603,7 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], step
             "and bindings are its own, as wrangler applies an environment."
         )
     if config.queue_producers:
-        consumed = [queue for _, queue in config.queue_producers if config.consumer(queue) is not None]
+        consumed = [queue for _, queue in config.queue_producers if bindings.queue_consumer.consumer_of(config, queue) is not None]
         sentences.append(
             "Queue producers send into Eutaxy's model of the queue, not Miniflare's: each send or sendBatch is one "
             "effect (all of a batch or none of it), a message onto a queue the Worker consumes is delivered to it "

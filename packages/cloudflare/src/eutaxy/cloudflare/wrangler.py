@@ -36,13 +36,9 @@ from eutaxy.core.errors import UserError
 from . import bindings as binding_kinds, config_sections, jsonc
 
 __all__ = [
-    "MAX_BATCH_SIZE_DEFAULT",
-    "MAX_BATCH_SIZE_LIMIT",
-    "MAX_RETRIES_DEFAULT",
     "DEFAULT_MODULE_RULES",
     "Binding",
     "ModuleRule",
-    "QueueConsumer",
     "WranglerConfig",
     "check_migrations",
     "missing_export_error",
@@ -50,28 +46,11 @@ __all__ = [
     "read_config",
 ]
 
-#: Cloudflare's documentation gives 3 as a consumer's default ``max_retries``
-#: (developers.cloudflare.com/queues/configuration/configure-queues/). Miniflare's
-#: README says 2; Eutaxy follows the production platform the user deploys to,
-#: as the seeds do, so a redelivery that production makes is explored here too.
-MAX_RETRIES_DEFAULT = 3
-
-#: Cloudflare delays a message's delivery by at most 12 hours (``delivery_delay``,
-#: ``delaySeconds``, and a consumer's ``retry_delay``).
-DELIVERY_DELAY_S_MAX = 43_200
 #: Cloudflare's documented CPU time limit per invocation on the Standard (paid) plan when
 #: the config's ``limits.cpu_ms`` sets none (developers.cloudflare.com/workers/platform/limits/).
 CPU_MS_DEFAULT = 30_000
 #: The most ``limits.cpu_ms`` Cloudflare accepts (5 minutes).
 CPU_MS_MAX = 300_000
-#: Cloudflare caps ``max_retries`` at 100.
-MAX_RETRIES_LIMIT = 100
-
-#: Cloudflare caps a consumer's ``max_batch_size`` at 100 messages.
-MAX_BATCH_SIZE_LIMIT = 100
-#: A consumer's ``max_batch_size`` when the config sets none: Cloudflare's documented default
-#: (Cloudflare's Queues configuration reference gives 10; the batch timeout's 5 s is not read).
-MAX_BATCH_SIZE_DEFAULT = 10
 
 #: Config file names wrangler looks for, in its order of preference.
 #: The config files wrangler looks for, in its order: ``wrangler.json`` wins over
@@ -152,28 +131,6 @@ SITE_BINDING = "__STATIC_CONTENT"
 
 
 @attrs.frozen(kw_only=True)
-class QueueConsumer:
-    """A ``queues.consumers`` entry."""
-
-    queue: str
-    max_retries: int
-    #: ``"config"`` when the config sets ``max_retries``, ``"default"`` when it is
-    #: Cloudflare's documented default; the verdict's assumptions say which.
-    max_retries_source: str
-    #: The config's ``max_batch_size``, else Cloudflare's default (MAX_BATCH_SIZE_DEFAULT): the
-    #: most messages one delivery hands the handler, and a drive's batch size when the
-    #: scenario names none (``eutaxy.cloudflare.worker`` refuses a larger ``batchSize``).
-    max_batch_size: int
-    dead_letter_queue: str | None
-    #: The config's ``retry_delay`` in seconds (0 when unset): how long a retried message
-    #: waits before its redelivery when its retry() names no delay, and after a handler
-    #: that threw, as Cloudflare documents it.
-    retry_delay_s: int = 0
-    #: ``"config"`` or ``"default"``, as for ``max_retries_source``.
-    max_batch_size_source: str = "config"
-
-
-@attrs.frozen(kw_only=True)
 class Binding:
     """A binding of a section entry: its kind (``d1``, ``kv``, ``r2``, ``ai``, ...), name and resource."""
 
@@ -182,6 +139,8 @@ class Binding:
     resource: str | None
     #: The other fields a registered kind reads of its entry (``BindingKind.fields``), where the entry sets them.
     fields: Mapping[str, str] = attrs.field(factory=dict)
+    #: The whole-number fields a registered kind reads of its entry (``BindingKind.int_fields``), where the entry sets them.
+    numbers: Mapping[str, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -214,7 +173,6 @@ class WranglerConfig:
     main: Path | None
     compatibility_date: str | None
     compatibility_flags: tuple[str, ...]
-    queue_consumers: tuple[QueueConsumer, ...]
     #: Producer bindings: (binding, queue name).
     queue_producers: tuple[tuple[str, str], ...]
     #: Each producer binding's ``delivery_delay`` in seconds, where the config sets one: the
@@ -264,13 +222,6 @@ class WranglerConfig:
             for binding, class_name, script in self.durable_objects
             if script is None and class_name not in self.container_classes
         )
-
-    def consumer(self, queue: str) -> QueueConsumer | None:
-        """The consumer settings for ``queue``, if this Worker consumes it."""
-        for consumer in self.queue_consumers:
-            if consumer.queue == queue:
-                return consumer
-        return None
 
 
 def find_config(directory: Path) -> Path:
@@ -397,7 +348,6 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         main=main_path,
         compatibility_date=_compatibility_date(reader, data),
         compatibility_flags=tuple(flags),
-        queue_consumers=tuple(_consumers(reader, queues)),
         queue_producers=tuple(_producers(reader, queues)),
         queue_delivery_delays=_delivery_delays(reader, queues),
         durable_objects=tuple(_durable_objects(reader, data)),
@@ -535,35 +485,6 @@ def _line_of_key(text: str, key: str, written: str | None) -> int | None:
     return None
 
 
-def _consumers(reader: _Reader, queues: dict[str, Any]) -> list[QueueConsumer]:
-    consumers = []
-    for index, entry in enumerate(reader.entries(queues, "consumers")):
-        where = f"queues.consumers[{index}]"
-        queue = reader.string(entry, "queue", where)
-        max_retries = reader.optional_int(entry, "max_retries", where)
-        if max_retries is not None and not 0 <= max_retries <= MAX_RETRIES_LIMIT:
-            raise reader.error(f"max_retries in {where} must be between 0 and {MAX_RETRIES_LIMIT}, got {max_retries}")
-        retry_delay = reader.optional_int(entry, "retry_delay", where)
-        if retry_delay is not None and not 0 <= retry_delay <= DELIVERY_DELAY_S_MAX:
-            raise reader.error(f"retry_delay in {where} must be between 0 and {DELIVERY_DELAY_S_MAX} seconds, got {retry_delay}")
-        max_batch_size = reader.optional_int(entry, "max_batch_size", where)
-        if max_batch_size is not None and not 1 <= max_batch_size <= MAX_BATCH_SIZE_LIMIT:
-            raise reader.error(f"max_batch_size in {where} must be between 1 and {MAX_BATCH_SIZE_LIMIT}, got {max_batch_size}")
-        consumers.append(
-            QueueConsumer(
-                queue=queue,
-                max_retries=MAX_RETRIES_DEFAULT if max_retries is None else max_retries,
-                max_retries_source="default" if max_retries is None else "config",
-                max_batch_size=MAX_BATCH_SIZE_DEFAULT if max_batch_size is None else max_batch_size,
-                max_batch_size_source="default" if max_batch_size is None else "config",
-                dead_letter_queue=reader.optional_string(entry, "dead_letter_queue", where),
-                retry_delay_s=retry_delay or 0,
-            )
-        )
-    _refuse_duplicates(reader, "queues.consumers", [consumer.queue for consumer in consumers])
-    return consumers
-
-
 def _producers(reader: _Reader, queues: dict[str, Any]) -> list[tuple[str, str]]:
     producers = []
     for index, entry in enumerate(reader.entries(queues, "producers")):
@@ -580,8 +501,8 @@ def _delivery_delays(reader: _Reader, queues: dict[str, Any]) -> dict[str, int]:
         delay = reader.optional_int(entry, "delivery_delay", where)
         if delay is None:
             continue
-        if not 0 <= delay <= DELIVERY_DELAY_S_MAX:
-            raise reader.error(f"delivery_delay in {where} must be between 0 and {DELIVERY_DELAY_S_MAX} seconds, got {delay}")
+        if not 0 <= delay <= binding_kinds.queue_consumer.DELIVERY_DELAY_S_MAX:
+            raise reader.error(f"delivery_delay in {where} must be between 0 and {binding_kinds.queue_consumer.DELIVERY_DELAY_S_MAX} seconds, got {delay}")
         delays[reader.string(entry, "binding", where)] = delay
     return delays
 
@@ -711,15 +632,33 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
 
 
 def _kind_bindings(reader: _Reader, data: dict[str, Any], kind: binding_kinds.BindingKind) -> list[Binding]:
-    """A registered kind's bindings from its section: each entry's binding, its resource and the
-    fields the kind reads, each checked to be a string; a binding named twice is refused."""
+    """A registered kind's bindings from its section (``key``, or ``key.list`` inside an object):
+    each entry's binding, its resource and the fields the kind reads (strings, and whole numbers
+    in their ranges); a binding named twice is refused."""
+    holder, _, inner = kind.section.rpartition(".")
+    if holder:
+        data = data.get(holder, {})
+        if not isinstance(data, dict):
+            inners = [other.section.rpartition(".")[2] for other in binding_kinds.registered() if other.top_section == holder]
+            raise reader.error(f"{holder} must be an object with {' and '.join(inners)}")
     bindings = []
-    for index, entry in enumerate(reader.entries(data, kind.section)):
+    for index, entry in enumerate(reader.entries(data, inner)):
         where = f"{kind.section}[{index}]"
-        name = reader.string(entry, "binding", where)
-        resource = reader.optional_string(entry, kind.resource_field, where)
+        name = reader.string(entry, kind.binding_field, where)
+        if kind.resource_required:
+            resource: str | None = reader.string(entry, kind.resource_field, where)
+        else:
+            resource = reader.optional_string(entry, kind.resource_field, where)
         fields = {field: value for field in kind.fields if (value := reader.optional_string(entry, field, where)) is not None}
-        bindings.append(Binding(kind=kind.name, name=name, resource=resource, fields=fields))
+        numbers = {}
+        for field, (least, most, unit) in kind.int_fields.items():
+            number = reader.optional_int(entry, field, where)
+            if number is None:
+                continue
+            if not least <= number <= most:
+                raise reader.error(f"{field} in {where} must be between {least} and {most}{unit}, got {number}")
+            numbers[field] = number
+        bindings.append(Binding(kind=kind.name, name=name, resource=resource, fields=fields, numbers=numbers))
     _refuse_duplicates(reader, kind.section, [binding.name for binding in bindings])
     return bindings
 

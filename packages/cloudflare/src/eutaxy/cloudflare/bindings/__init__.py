@@ -15,8 +15,10 @@ from ._record import (
     WithoutSetup as WithoutSetup,
     effect_selector as effect_selector,
 )
+from . import queue_consumer as queue_consumer
 from .d1 import D1
 from .kv import KV
+from .queue_consumer import QUEUE_CONSUMER
 from .r2 import R2
 
 __all__ = ["BindingKind", "DraftContext", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
@@ -26,12 +28,17 @@ _REGISTERED: dict[str, BindingKind] = {}
 
 
 def register(kind: BindingKind) -> BindingKind:
-    """Register ``kind``; its name, section, label and setup step must be new. Answers it."""
+    """Register ``kind``; its name, section and setup step must be new. Answers it.
+
+    Kinds may share a label (a queue's producers and consumer both name ``Queue:<queue>``): a
+    target's name is then looked for among each one's targets.
+    """
     for other in _REGISTERED.values():
         assert kind.name != other.name, f"binding kind {kind.name} is registered twice"
         assert kind.section != other.section, f"{kind.name} and {other.name} both read {kind.section}"
-        assert kind.label != other.label, f"{kind.name} and {other.name} both label targets {kind.label}"
-        assert kind.setup_step != other.setup_step, f"{kind.name} and {other.name} both have setup step {kind.setup_step}"
+        assert kind.setup_step is None or kind.setup_step != other.setup_step, (
+            f"{kind.name} and {other.name} both have setup step {kind.setup_step}"
+        )
     _REGISTERED[kind.name] = kind
     return kind
 
@@ -49,7 +56,7 @@ def registered() -> tuple[BindingKind, ...]:
 def kind_of_step(step_kind: object) -> BindingKind | None:
     """The kind whose setup step is ``step_kind``, if one is registered."""
     for kind in _REGISTERED.values():
-        if kind.setup_step == step_kind:
+        if kind.setup_step is not None and kind.setup_step == step_kind:
             return kind
     return None
 
@@ -57,3 +64,4 @@ def kind_of_step(step_kind: object) -> BindingKind | None:
 register(D1)
 register(KV)
 register(R2)
+register(QUEUE_CONSUMER)

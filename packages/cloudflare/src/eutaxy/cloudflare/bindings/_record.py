@@ -12,21 +12,30 @@ runtime record.
 
 What a kind says once, here:
 
-- its wrangler section (``section``, ``resource_field``, the other ``fields`` it reads,
-  ``resource_of``) and the docs' sentence about it;
-- its setup step (``setup_step``), that step's validation (``check_step``) and what each
-  binding's setup is at run time (``setups``: D1's schema files and the config's migrations);
+- its wrangler section (``section``, dotted when it is a list inside an object:
+  ``queues.consumers``; ``binding_field``, ``resource_field``, the other ``fields`` and
+  ``int_fields`` it reads, ``resource_of``) and the docs' sentence about it;
+- its setup step (``setup_step``, None for a kind that needs none: a queue), that step's
+  validation (``check_step``) and what each binding's setup is at run time (``setups``: D1's
+  schema files and the config's migrations);
 - what a use without a setup step means (``without_setup``): ``"empty"`` (the binding starts
   every run empty, a semantic Cloudflare shares: a new namespace is empty) or
   ``"unsupported"`` (its state would carry over between runs, so touching it ends the run
   UNSUPPORTED with the one cause ``binding_without_setup``; the runtime applies the rule for
   every kind, in runtime/bindings/index.mjs);
-- its part of the load message (``load_entry``), with the policy its runtime record reads;
-- the sentences a verdict assumes of it (``assumptions``), of its reset (``reset_phrase``) and
+- its part of the load message (``load_entry``), with the policy its runtime record reads and
+  each binding's settings (``binding_settings``: a queue consumer's max_retries);
+- the sentences a verdict assumes of it (``assumptions``, listed with the other kinds' or, with
+  ``assumptions_last``, after the config's own sentences), of its reset (``reset_phrase``) and
   of what only production does with it (``production_only``);
+- the drive it delivers, when the Worker's own events come through it (``drive``: the queue
+  consumer's ``queue`` drive): the drive's check (``check_drive``), the sentences a verdict over
+  it assumes (``drive_assumptions``) and what ``eutaxy draft`` writes for it (``draft_drive``);
 - what it adds to its own effects after a run (``with_effect_details``: D1's statement classes);
-- its selectors' target label (``label``), and the state queries a verdict may make of it;
-- what ``eutaxy draft`` writes for it (``draft_setup``, ``draft_invariants``).
+- its selectors' target label (``label``; kinds may share one, as a queue's producers and
+  consumer share ``Queue:<queue>``), the names targets take (``targets``), a target the kind
+  refuses (``target_problem``), and the state queries a verdict may make of it;
+- what ``eutaxy draft`` writes for it (``draft_setup``, ``draft_invariants``, ``draft_notes``).
 """
 
 from __future__ import annotations
@@ -46,7 +55,11 @@ if TYPE_CHECKING:
 __all__ = ["LADDERS", "BindingKind", "DraftContext", "WithoutSetup", "effect_selector"]
 
 #: The core ladders an operation may take, by the name core's ladders.json gives them.
-LADDERS: Mapping[str, tuple[str, ...]] = {"read": faults.READ_FAULTS, "write": faults.WRITE_FAULTS}
+LADDERS: Mapping[str, tuple[str, ...]] = {
+    "read": faults.READ_FAULTS,
+    "write": faults.WRITE_FAULTS,
+    "decision": faults.DECISION_FAULTS,
+}
 
 #: What touching a binding of the kind that no setup step names means (see the module docstring).
 WithoutSetup = Literal["empty", "unsupported"]
@@ -74,6 +87,27 @@ class DraftContext(Protocol):
     def relative(self, path: Path) -> str:
         """``path`` as the drafted file names it (relative to its folder)."""
 
+    def uses(self, name: str) -> None:
+        """Import ``name`` from ``eutaxy.cloudflare`` in the drafted file (a drive's helper)."""
+
+    def identifier(self, text: str, fallback: str) -> str:
+        """A Python name for ``text`` no other name in the file has (a drive's variable)."""
+
+    def python(self, value: Any) -> str:
+        """A value (JSON data) as Python source, as the drafted file writes it."""
+
+    def body_hint(self) -> tuple[dict[str, Any] | None, str]:
+        """An example event body from the fields the scan saw the Worker read, and the sentence
+        saying how it was read; (None, "") when the scan saw none."""
+
+    @property
+    def handlers(self) -> frozenset[str]:
+        """The handlers the scan found the Worker's entry exporting (``fetch``, ``queue``, ...)."""
+
+    @property
+    def entry_name(self) -> str:
+        """The entry module as the draft's notes name it."""
+
 
 @attrs.frozen(kw_only=True)
 class BindingKind:
@@ -88,14 +122,24 @@ class BindingKind:
     name: str
     #: How users and targets name it: a selector's target is ``<label>:<binding>`` (``KV:CACHE``).
     label: str
-    #: The wrangler section whose ``{"binding": NAME, ...}`` entries declare its bindings.
+    #: The wrangler section whose ``{"binding": NAME, ...}`` entries declare its bindings: a
+    #: top-level key, or ``key.list`` for a list inside a top-level object (``queues.consumers``).
     section: str
+    #: The field of a section entry naming the binding (``binding``; a queue consumer's ``queue``).
+    binding_field: str = "binding"
     #: The field of a section entry naming the resource behind the binding (the binding's name when absent).
     resource_field: str
+    #: True when an entry must name its resource (a queue producer's ``queue``).
+    resource_required: bool = False
     #: Other fields of a section entry the kind reads: each is checked to be a string where an
     #: entry sets it and kept in the binding's ``fields`` (D1's ``migrations_dir``).
     fields: tuple[str, ...] = ()
-    #: The docs' sentence for the section's row (config_sections' table).
+    #: Whole-number fields of a section entry the kind reads: field -> (least, most, unit), each
+    #: checked to be an integer in that range where an entry sets it (the unit, `` seconds``, is
+    #: said after the range) and kept in the binding's ``numbers`` (a queue consumer's ``max_retries``).
+    int_fields: Mapping[str, tuple[int, int, str]] = attrs.field(factory=dict)
+    #: The docs' sentence for the section's row (config_sections' table); kinds reading lists of
+    #: one top-level object (``queues``) share its row, their sentences in registration order.
     section_note: str
     #: The config's bindings of the kind, as messages name them ("KV namespaces").
     plural: str
@@ -103,9 +147,14 @@ class BindingKind:
     noun: str
     #: What a setup step gives one binding, as the draft's note names it ("the entries").
     contents: str
-    #: The setup step resetting one binding (its helper in the scenario has the same name).
-    setup_step: str
+    #: The setup step resetting one binding (its helper in the scenario has the same name), or
+    #: None for a kind that needs none (its bindings start every run empty: ``without_setup``
+    #: is then ``"empty"``).
+    setup_step: str | None
     without_setup: WithoutSetup
+    #: False when the kind's bindings are no names in ``env`` (a queue consumer is the Worker's
+    #: ``queue()`` handler, its bindings named by queue).
+    env_bindings: bool = True
     #: The Miniflare option the bindings are given to (``kvNamespaces``), or None when the
     #: runtime record models the binding whole, with no Miniflare binding behind it.
     miniflare_option: str | None
@@ -124,11 +173,28 @@ class BindingKind:
     #: The runtime record's file, absolute, for a kind whose record is not one of
     #: runtime/bindings/ (the bundle imports it); None for those.
     runtime_module: str | None = None
+    #: The drive (the scenario's ``drive.kind``) that delivers the Worker's events through the
+    #: kind, None when it has none: the queue consumer's ``queue``.
+    drive: str | None = None
+    #: The Worker's handler the drive calls (``queue``), and what in the config gives it events
+    #: to deliver, as the draft's notes name it (``queue consumer``); None without a drive.
+    drive_handler: str | None = None
+    drive_source: str | None = None
+    #: True when the kind's assumptions come after the config's own sentences (its CPU limit,
+    #: its environment) rather than with the other kinds', where verdicts have listed them.
+    assumptions_last: bool = False
 
     def __attrs_post_init__(self) -> None:
-        assert self.name and self.label and self.section and self.setup_step, self
+        assert self.name and self.label and self.section, self
+        assert self.setup_step is not None or self.without_setup == "empty", f"{self.name}: a kind without a setup step starts empty"
         assert self.runtime_module is None or self.runtime_module.startswith("/"), self.runtime_module
+        assert (self.drive is None) == (self.drive_handler is None) == (self.drive_source is None), self.name
         assert set(self.operations.values()) <= set(LADDERS), self.operations
+
+    @property
+    def top_section(self) -> str:
+        """The top-level key of the config holding the kind's section (``queues`` for ``queues.consumers``)."""
+        return self.section.split(".")[0]
 
     def resources(self, config: "WranglerConfig") -> dict[str, str]:
         """Binding -> resource of each of the config's bindings of this kind, in its order."""
@@ -138,8 +204,19 @@ class BindingKind:
         """The resource behind one binding: its ``resource_field``, else the binding's name."""
         return binding.resource or binding.name
 
-    def setup_hint(self, binding: str) -> str:
-        """The setup step to add for ``binding``, as a scenario writes it (messages and traps say it)."""
+    def targets(self, config: "WranglerConfig") -> list[str]:
+        """The names the config's bindings of the kind take in targets (``<label>:<name>``): the binding names."""
+        return list(self.resources(config))
+
+    def target_problem(self, config: "WranglerConfig", field: str, name: str) -> str | None:
+        """Why an invariant's ``field`` (``selector``, ``query``, ...) may not name the kind's target
+        ``name`` although the Worker has it, as the message's end; None when it may."""
+        return None
+
+    def setup_hint(self, binding: str) -> str | None:
+        """The setup step to add for ``binding``, as a scenario writes it (messages and traps say it); None without a setup step."""
+        if self.setup_step is None:
+            return None
         return f"{self.setup_step}({json.dumps(binding)}, {{...}})"
 
     def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -156,13 +233,19 @@ class BindingKind:
         by_binding = {step["binding"]: dict(step) for step in steps}
         return {name: by_binding.get(name) for name in self.resources(config)}
 
+    def binding_settings(self, binding: "Binding") -> dict[str, Any]:
+        """What the runtime record reads of one binding's own settings (its section entry): none by default."""
+        return {}
+
     def policy(self) -> dict[str, Any]:
         """What the runtime record reads of the kind's policy: its ladder per operation (``operations``)."""
         return {"ladders": {op: list(LADDERS[ladder]) for op, ladder in self.operations.items()}}
 
     def load_entry(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """The kind's entry in the load message: its bindings, each with its setup step (None without one)."""
+        """The kind's entry in the load message: its bindings, each with its setup step (None without
+        one) and its settings (``binding_settings``)."""
         setups = self.setups(config, steps)
+        settings = {binding.name: self.binding_settings(binding) for binding in config.bindings if binding.kind == self.name}
         return {
             "label": self.label,
             "setupStep": self.setup_step,
@@ -171,7 +254,7 @@ class BindingKind:
             "module": self.runtime_module,
             "policy": self.policy(),
             "bindings": {
-                name: {"resource": resource, "setup": setups[name], "setupHint": self.setup_hint(name)}
+                name: {"resource": resource, "setup": setups[name], "setupHint": self.setup_hint(name), "settings": settings[name]}
                 for name, resource in self.resources(config).items()
             },
         }
@@ -181,15 +264,43 @@ class BindingKind:
         (never none) and a setup with ``steps`` for some (the kind's checked steps)."""
         return []
 
+    def production_only_of(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> str | None:
+        """What production does with the kind that no local run can, for a Worker with ``config``
+        checked over ``drive``: ``production_only`` when the config declares bindings of the kind."""
+        return self.production_only if self.production_only and self.resources(config) else None
+
+    def check_drive(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> None:
+        """Refuse (UserError) a scenario's drive of the kind's ``drive`` kind that does not fit the config."""
+        raise NotImplementedError(f"the {self.name} binding kind has no drive")
+
+    def drive_assumptions(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> list[str]:
+        """What a verdict over the kind's drive assumes, after the production-only sentence."""
+        return []
+
     def with_effect_details(self, effects: list[Any]) -> list[Any]:
         """A run's effects as the platform hands them on, with what the kind adds to its own
         effects' payloads after the run (D1's statement class); the effects themselves by default."""
         return effects
 
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
-        """The setup step ``eutaxy draft`` writes for one binding: the step as data and its lines of Python."""
+        """The setup step ``eutaxy draft`` writes for one binding: the step as data and its lines of
+        Python (a kind with a setup step; the draft writes none for the others)."""
+        assert self.setup_step is not None, self.name
         draft.note("guess", self.draft_note(binding.name))
         return {"kind": self.setup_step, "binding": binding.name}, [f"{self.setup_step}({json.dumps(binding.name)}),"]
+
+    def draft_drive_notes(self, draft: DraftContext) -> bool:
+        """Before the draft picks its drive: the notes a kind with a ``drive`` has on the Worker's
+        entry points, and whether the drive is the kind's (the config gives it events to deliver)."""
+        return False
+
+    def draft_drive(self, draft: DraftContext) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        """The drive ``eutaxy draft`` writes when it is the kind's: the drive as data (``kind``,
+        ``name``, ``variable``), its lines of Python, and example events."""
+        raise NotImplementedError(f"the {self.name} binding kind has no drive")
+
+    def draft_notes(self, binding: "Binding", draft: DraftContext) -> None:
+        """The draft's notes on one binding of the kind, after the drive's and the externals' (none by default)."""
 
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         """The example invariants ``eutaxy draft`` writes for one binding (lines of Python)."""
