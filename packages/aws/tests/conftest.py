@@ -2,7 +2,7 @@
 
 import pytest
 
-from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+from eutaxy.aws import AwsPlatform, define_scenario, dynamodb_table, handler, sqs
 from eutaxy.engine.bounds import resolve_bounds, with_bounds
 
 
@@ -49,7 +49,8 @@ def plan_fixture():
 
 @pytest.fixture(scope="session")
 def probe_platform():
-    with create_platform(probe_scenario([{"id": "a"}])) as platform:
+    # In this process: the tests read what the handler saw in its module's globals.
+    with AwsPlatform.start(probe_scenario([{"id": "a"}])) as platform:
         yield platform
 
 

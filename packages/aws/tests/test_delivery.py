@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, message, sqs
+from eutaxy.aws import AwsPlatform, define_scenario, dynamodb_table, handler, message, sqs
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.errors import UserError
 
@@ -27,7 +27,8 @@ def _scenario(messages, *, timeout_ms=3000, bounds=None, queue="jobs", **queue_o
 
 @pytest.fixture(scope="module", name="batch_platform")
 def batch_platform_fixture():
-    with create_platform(_scenario([{"id": "a"}])) as platform:
+    # In this process: the tests read what the handler saw in its module's globals.
+    with AwsPlatform.start(_scenario([{"id": "a"}])) as platform:
         yield platform
 
 

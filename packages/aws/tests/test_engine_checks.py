@@ -5,6 +5,7 @@ import os
 import pytest
 
 from eutaxy.aws import (
+    AwsPlatform,
     at_most_once_per_key,
     create_platform,
     define_scenario,
@@ -128,7 +129,7 @@ def test_exhaustive_enumeration_takes_every_short_batch_within_the_bound():
         invariants=[at_most_once_per_key("once", dynamodb_write("items"), "args.Item.id")],
         bounds={"maxFaultsPerRun": 0, "maxShortBatches": 1},
     )
-    with create_platform(scenario) as platform:
+    with AwsPlatform.start(scenario) as platform:
         seen = platform.handler.__globals__["SEEN"]
         seen.clear()
         verdict = check_scenario(scenario, platform, seed="short-batches", exhaustive=True, max_runs=50, budget_ms=600_000)

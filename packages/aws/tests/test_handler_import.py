@@ -2,7 +2,7 @@
 
 import pytest
 
-from eutaxy.aws import create_platform, define_scenario, dynamodb_table, handler, sqs
+from eutaxy.aws import AwsPlatform, create_platform, define_scenario, dynamodb_table, handler, sqs
 from eutaxy.core.errors import UserError
 
 
@@ -17,7 +17,7 @@ def _scenario(path="./handlers/uses_vendor.py", **handler_options):
 
 def test_the_module_is_named_by_its_stem_and_gets_its_python_path_and_environment(plan):
     scenario = _scenario(python_path=["./handlers/vendor"], environment={"TABLE_NAME": "items"})
-    with create_platform(scenario) as platform:
+    with AwsPlatform.start(scenario) as platform:
         assert "uses_vendor" == platform.handler.__module__
         result = platform.run(plan(scenario)).to_data()
     (output,) = [e for e in result["effects"] if e["op"] == "output" and e["kind"] == "result"]

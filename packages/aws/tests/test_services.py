@@ -3,7 +3,7 @@
 import pytest
 
 from eutaxy.aws import (
-    create_platform,
+    AwsPlatform,
     define_scenario,
     dynamodb_table,
     event_bus,
@@ -34,7 +34,8 @@ def _scenario(bodies, queue="jobs"):
 
 @pytest.fixture(scope="module", name="platform")
 def platform_fixture():
-    with create_platform(_scenario([{"action": "list"}])) as platform:
+    # In this process: the tests read what the handler saw in its module's globals.
+    with AwsPlatform.start(_scenario([{"action": "list"}])) as platform:
         yield platform
 
 

@@ -165,7 +165,7 @@ def _start_moto() -> tuple[Any, str, str]:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    return server, f"http://{host}:{port}", f"moto {moto.__version__} (its server, in this process)"
+    return server, f"http://{host}:{port}", f"moto {moto.__version__} (its server, beside the handler)"
 
 
 def hung_after_s(scenario: Mapping[str, Any]) -> float:

@@ -1,6 +1,8 @@
-"""The AWS platform: Lambda handlers on SQS with DynamoDB, run in this process.
+"""The AWS platform: Lambda handlers on SQS with DynamoDB.
 
-``AwsPlatform`` follows the engine's plans. It starts (or connects to) a local DynamoDB,
+``AwsPlatform`` follows the engine's plans in the process it is made in; the engine gets it
+in a process of its own (``create_platform``, ``child.HandlerProcess``), which the checker
+can kill and whose memory is limited. It starts (or connects to) a local DynamoDB,
 imports the handler module once (Lambda keeps a module warm across invocations, which is
 why the engine's module-state check matters here), and for each run:
 
@@ -13,6 +15,9 @@ why the engine's module-state check matters here), and for each run:
 
 ``maxConcurrentInvocations`` above 1 is not modelled yet: such a run ends UNSUPPORTED before
 any event, naming the bound. The handler's output is captured per invocation (``output.py``).
+A ``MemoryError`` out of the handler ends the run UNSUPPORTED (``out_of_memory``), naming the
+invocation: a Lambda function past its memory is killed, not handed an exception, and the
+limit here is the handler process's, not the function's.
 """
 
 from __future__ import annotations
@@ -58,10 +63,16 @@ _LAMBDA_ENVIRONMENT = {
     "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
 }
 
-#: What every AWS verdict states it assumed.
-ASSUMPTIONS = (
+#: Where the handler runs, as a verdict states it (``child.HandlerProcess`` states its own process).
+IN_PROCESS = (
     "The handler runs in the checker's Python process; module state persists across invocations as in a warm "
-    "Lambda container, and the module-state check compares replays to catch it.",
+    "Lambda container, and the module-state check compares replays to catch it."
+)
+#: The run's end when the handler raised MemoryError.
+OUT_OF_MEMORY = "out_of_memory"
+
+#: What every AWS verdict states it assumed, after where the handler runs.
+ASSUMPTIONS = (
     "SQS event source semantics as AWS documents them: batches of up to batchSize visible messages, delete on "
     "success, redelivery after the visibility timeout on an error, a crash or a reported batchItemFailures entry, "
     "dead-lettering after maxReceiveCount receives; FIFO groups in order; a standard queue delivers in send order "
@@ -149,6 +160,8 @@ class AwsPlatform:
     folders: tuple[str, ...] = ()
     #: The scenario's folder: where an uncaught error was raised is told relative to it.
     root: str = ""
+    #: Where the handler runs, the verdict's first assumption.
+    process: str = IN_PROCESS
     _closed: bool = False
 
     @classmethod
@@ -233,7 +246,7 @@ class AwsPlatform:
                 running,
                 driven,
                 max_redeliveries=max_redeliveries,
-                handler=self.handler,
+                handler=self._memory_guarded(running),
                 seed=str(data.get("seed", "")),
                 function_name=_function_name(scenario),
                 timeout_ms=timeout_ms,
@@ -264,6 +277,26 @@ class AwsPlatform:
             loop.record_snapshot(target, EVENTS, published_rows(loop.effects, target, "PutEvents"))
         return loop.result()
 
+    def _memory_guarded(self, loop: RunLoop) -> Callable[[Any, Any], Any]:
+        """The handler, its MemoryError turned into the run's end (``out_of_memory``) naming the invocation."""
+        handler = self.handler
+
+        def guarded(event: Any, context: Any) -> Any:
+            try:
+                return handler(event, context)
+            except MemoryError as error:
+                where = self._uncaught(error).get("at")
+                invocation = loop.current.id if loop.current is not None else "the handler"
+                unsupported = loop.unsupported(
+                    OUT_OF_MEMORY,
+                    f"{invocation} ran out of memory (MemoryError{f' at {where}' if where else ''}): "
+                    f"{_memory_limit_text()}; a handler that allocates without end?",
+                )
+            # Raised out here, so the error's frames (and what they hold) are let go first.
+            raise unsupported
+
+        return guarded
+
     def _uncaught(self, error: BaseException) -> dict[str, Any]:
         """A handler's uncaught error: its type, its message, and the innermost frame of the user's code.
 
@@ -284,6 +317,7 @@ class AwsPlatform:
             "platform": "aws",
             "dynamodb": self.local.description,
             "assumptions": [
+                self.process,
                 *ASSUMPTIONS,
                 *_batch_assumptions(self.scenario.get("drive") or {}),
                 f"DynamoDB semantics are those of {self.local.description}.",
@@ -302,6 +336,16 @@ class AwsPlatform:
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
+
+
+def _memory_limit_text() -> str:
+    """The memory the handler's process may take, as an out-of-memory detail says it."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return "its process has no address-space limit"
+    return f"its process is limited to {soft // (1024 * 1024)} MiB of address space (EUTAXY_HANDLER_MEMORY_MB sets another)"
 
 
 def _validate(scenario: Mapping[str, Any]) -> None:
@@ -405,6 +449,9 @@ def _import_failure(path: str, error: BaseException, folders: list[str]) -> str:
     return text
 
 
-def create_platform(scenario: Mapping[str, Any]) -> AwsPlatform:
-    """The Platform for an AWS scenario (the engine's ``check_scenario`` drives it)."""
-    return AwsPlatform.start(scenario)
+def create_platform(scenario: Mapping[str, Any]) -> Any:
+    """The Platform for an AWS scenario (the engine's ``check_scenario`` drives it): ``AwsPlatform`` in a
+    process of its own, which the checker can kill, with its memory limited (``child.HandlerProcess``)."""
+    from eutaxy.aws.child import HandlerProcess
+
+    return HandlerProcess.start(scenario)

@@ -160,7 +160,8 @@ STUCK_FLOOR_MS = 10_000
 
 #: How many times a handler that catches the interruption (``except BaseException``) and
 #: carries on is interrupted again; a thread cannot be stopped from outside, so past this
-#: the run waits for the handler as before.
+#: the run waits for the handler as before (the AWS platform runs it in a process of its
+#: own, which the checker kills when no answer comes: eutaxy.aws.child).
 STUCK_INTERRUPTS = 5
 
 #: A handler blocked outside any effect (a lock, a raw socket) uses no CPU, so the stuck

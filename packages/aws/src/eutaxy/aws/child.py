@@ -1,0 +1,450 @@
+"""The handler's own process: one the checker can kill, with its memory limited.
+
+``create_platform`` gives the engine a ``HandlerProcess``. It starts a Python process that
+runs ``AwsPlatform`` there (the handler's module, the local DynamoDB, the run loop with its
+botocore boundary and virtual globals), sends it each plan over a pipe and reads back its
+RunResult. A plan holds every decision the engine's follower makes (its forced prefix and
+its policy), so a run needs nothing from the checker while it goes on, and its answer is
+the one the checker's own process would have made, byte for byte.
+
+The process is long-lived, as a warm Lambda container is: started with the platform (the
+module imported once, the local DynamoDB started once) and kept across runs. It is killed,
+and the next run starts a fresh one (a cold container), when:
+
+- it gives no answer within its limit (``answer_limit_ms``): the run's own limit, plus the
+  time the watchdog takes to call a handler blocked outside Python stuck, plus a grace for
+  resetting and snapshotting the tables. A handler blocked on a socket or a thread's event,
+  or one catching ``BaseException`` around a loop, is ended there: UNSUPPORTED
+  ``handler_unresponsive``, naming the limit;
+- it runs out of memory. Its address space is limited (``RLIMIT_AS``, ``memory_limit_mb``:
+  4096 MiB, ``EUTAXY_HANDLER_MEMORY_MB`` sets another), so a handler that allocates without
+  end meets ``MemoryError`` in its own process, never the checker's: UNSUPPORTED
+  ``out_of_memory``, naming the invocation (``AwsPlatform``) or, when the process could not
+  even answer, the limit;
+- it ended without an answer (a signal, a crash in native code): UNSUPPORTED
+  ``handler_process_ended`` with its exit status.
+
+Its stdout is the checker's stderr, so nothing the handler writes to file descriptor 1
+reaches a ``--json`` report. It has a session of its own (Ctrl-C at the terminal is the
+checker's to handle, which closes the platform and so the process), and on Linux it dies
+with the checker (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any, Mapping
+
+import attrs
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.protocol import RunResult
+from eutaxy.engine.runloop import STUCK_FLOOR_MS, STUCK_REAL_FACTOR, plan_data, run_limit_ms, unsupported_result
+from eutaxy.engine.scenario_file import import_deadline_s
+
+__all__ = [
+    "MEMORY_ENV",
+    "MEMORY_LIMIT_MB_DEFAULT",
+    "HandlerProcess",
+    "answer_limit_ms",
+    "memory_limit_mb",
+    "process_sentence",
+    "serve",
+]
+
+#: The handler process's address space, in MiB, unless ``EUTAXY_HANDLER_MEMORY_MB`` says otherwise.
+MEMORY_LIMIT_MB_DEFAULT = 4096
+MEMORY_ENV = "EUTAXY_HANDLER_MEMORY_MB"
+#: Below this the handler's process cannot even start (Python, boto3 and moto take about 300 MiB).
+MEMORY_LIMIT_MB_MIN = 512
+#: Time to start the process (Python, boto3, the local DynamoDB) beside the handler module's import deadline.
+START_GRACE_S = 30.0
+#: Time a run takes beside its handlers: resetting the tables before, snapshotting them after.
+RESET_GRACE_MS = 10_000
+#: How long ``close`` waits for the process to end by itself before killing it.
+CLOSE_WAIT_S = 5.0
+
+#: Causes of a run whose process was killed or lost.
+HANDLER_UNRESPONSIVE = "handler_unresponsive"
+OUT_OF_MEMORY = "out_of_memory"
+HANDLER_PROCESS_ENDED = "handler_process_ended"
+#: The exit status of a handler process that ran out of memory where it could not answer.
+_MEMORY_EXIT = 86
+
+#: Run in the new process: the checker's own sys.path, then ``serve``.
+_BOOTSTRAP = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from eutaxy.aws.child import serve; serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))"
+)
+
+
+def memory_limit_mb() -> int:
+    """The handler process's address-space limit: ``EUTAXY_HANDLER_MEMORY_MB``, else the default."""
+    given = os.environ.get(MEMORY_ENV)
+    if given is None or given == "":
+        return MEMORY_LIMIT_MB_DEFAULT
+    try:
+        value = int(given)
+    except ValueError:
+        value = -1
+    if value < MEMORY_LIMIT_MB_MIN:
+        raise UserError(
+            f"{MEMORY_ENV} is {given!r}; expected a whole number of MiB, at least {MEMORY_LIMIT_MB_MIN} "
+            f"(the handler's process; default {MEMORY_LIMIT_MB_DEFAULT})"
+        )
+    return value
+
+
+def answer_limit_ms(effect_hang_ms: int) -> int:
+    """How long the checker waits for a run's answer before it kills the handler's process.
+
+    The run's own limit (``run_limit_ms``), plus the time the watchdog takes to call a handler
+    blocked outside Python stuck (STUCK_REAL_FACTOR times its threshold), plus RESET_GRACE_MS:
+    past all of them nothing in the process can still end the run by itself.
+    """
+    return run_limit_ms(effect_hang_ms) + STUCK_REAL_FACTOR * max(STUCK_FLOOR_MS, effect_hang_ms) + RESET_GRACE_MS
+
+
+def _platform_part(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """What the platform reads of a scenario: all of it but the invariants and specs (code, not data)."""
+    return {key: value for key, value in scenario.items() if key not in ("invariants", "specs")}
+
+
+class _Lost(Exception):
+    """The process gave no answer: it timed out (``timed_out``) or ended (its exit status)."""
+
+    def __init__(self, timed_out: bool, status: int | None) -> None:
+        super().__init__(f"timed_out={timed_out} status={status}")
+        self.timed_out = timed_out
+        self.status = status
+
+
+@attrs.define(eq=False)
+class HandlerProcess:
+    """The Platform the engine gets for an AWS scenario: ``AwsPlatform`` in a process of its own."""
+
+    scenario: dict[str, Any]
+    memory_mb: int
+    _description: dict[str, Any] = attrs.Factory(dict)
+    _process: subprocess.Popen[bytes] | None = None
+    _requests: Connection | None = None
+    _answers: Connection | None = None
+    #: A request was sent and its answer not read (an interruption left the pipe mid-answer).
+    _pending: bool = False
+    _closed: bool = False
+
+    @classmethod
+    def start(cls, scenario: Mapping[str, Any]) -> "HandlerProcess":
+        process = cls(scenario=_platform_part(scenario), memory_mb=memory_limit_mb())
+        process._spawn()
+        return process
+
+    # --- the Platform interface --------------------------------------------------------
+
+    def run(self, plan: Any) -> RunResult:
+        assert not self._closed, "run() after close()"
+        data = plan_data(plan)
+        if self._process is None:
+            self._spawn()  # the last process was killed: a cold start
+        hang_ms = ((data.get("scenario") or {}).get("bounds") or {}).get("effectHangMs")
+        limit_ms = answer_limit_ms(hang_ms if isinstance(hang_ms, int) and not isinstance(hang_ms, bool) else STUCK_FLOOR_MS)
+        try:
+            answer = self._ask(("run", data), limit_ms / 1000)
+        except _Lost as lost:
+            return self._lost_run(lost, limit_ms)
+        result = self._answered(answer)
+        assert isinstance(result, RunResult), result
+        return result
+
+    def describe(self) -> dict[str, Any]:
+        return dict(self._description)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._stop()
+
+    def __enter__(self) -> "HandlerProcess":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # --- the process -------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [
+                    sys.executable, "-c", _BOOTSTRAP, json.dumps(sys.path),
+                    str(to_child_read), str(from_child_write), str(self.memory_mb), str(os.getpid()),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=_stdout_for_child(),
+                pass_fds=(to_child_read, from_child_write),
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (to_child_write, from_child_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self._requests = Connection(to_child_write, readable=False)
+        self._answers = Connection(from_child_read, writable=False)
+        limit_s = import_deadline_s() + START_GRACE_S
+        try:
+            answer = self._ask(("start", self.scenario), limit_s)
+        except _Lost as lost:
+            self._stop()
+            path = (self.scenario.get("handler") or {}).get("path")
+            if lost.timed_out:
+                raise UserError(
+                    f"the handler module {path} did not finish importing within {limit_s:.0f} s (the import deadline, "
+                    f"{import_deadline_s():.0f} s, plus {START_GRACE_S:.0f} s to start the handler's process); "
+                    "a loop at its top level?"
+                ) from None
+            raise UserError(
+                f"the handler's process ended while importing {path} ({_status_text(lost.status)}); "
+                f"{_ended_hint(lost.status, self.memory_mb)}"
+            ) from None
+        try:
+            self._description = dict(self._answered(answer))
+        except BaseException:
+            self._stop()
+            raise
+
+    def _ask(self, request: tuple[Any, ...], limit_s: float) -> tuple[Any, ...]:
+        """Send ``request`` and wait at most ``limit_s`` for the answer; ``_Lost`` if none came."""
+        assert self._requests is not None and self._answers is not None and self._process is not None
+        self._pending = True
+        try:
+            self._requests.send(request)
+            if not self._answers.poll(limit_s):
+                self._kill()
+                raise _Lost(timed_out=True, status=None)
+            answer = self._answers.recv()
+        except (EOFError, OSError):
+            status = self._reap()
+            raise _Lost(timed_out=False, status=status) from None
+        self._pending = False
+        assert isinstance(answer, tuple), answer
+        return answer
+
+    def _answered(self, answer: tuple[Any, ...]) -> Any:
+        """What an answer holds, or what it raises (the user's error, an interruption, Eutaxy's bug)."""
+        kind = answer[0]
+        if kind in ("started", "result"):
+            return answer[1]
+        if kind == "user_error":
+            raise UserError(answer[1], near=answer[2])
+        if kind == "interrupt":
+            raise KeyboardInterrupt()
+        if kind == "out_of_memory":
+            self._stop()
+            if not self._description:  # while starting
+                raise UserError(f"the handler's process could not start: {answer[1]}")
+            return unsupported_result(OUT_OF_MEMORY, answer[1])
+        assert kind == "bug", answer
+        raise RuntimeError(f"the AWS handler's process failed (a bug in Eutaxy):\n{answer[1]}")
+
+    def _lost_run(self, lost: _Lost, limit_ms: int) -> RunResult:
+        """The run whose process gave no answer: killed at its limit, out of memory, or ended."""
+        self._stop()
+        if lost.timed_out:
+            return unsupported_result(
+                HANDLER_UNRESPONSIVE,
+                f"the handler's process gave no answer within {limit_ms} ms of real time (the run's own limit, the "
+                "watchdog's and the tables' reset), so Eutaxy killed it: a handler blocked outside Python (a socket, "
+                "a thread's event, a lock) or one catching BaseException around a loop? The next run starts a "
+                "fresh process",
+            )
+        if _out_of_memory(lost.status):
+            return unsupported_result(OUT_OF_MEMORY, _memory_text(self.memory_mb))
+        return unsupported_result(
+            HANDLER_PROCESS_ENDED,
+            f"the handler's process ended during the run without an answer ({_status_text(lost.status)}): a signal, "
+            "or a crash in native code? The next run starts a fresh process",
+        )
+
+    def _kill(self) -> None:
+        process = self._process
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL) if _own_group(process) else process.kill()
+
+    def _reap(self) -> int | None:
+        process = self._process
+        if process is None:
+            return None
+        try:
+            return process.wait(timeout=CLOSE_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            return process.wait()
+
+    def _stop(self) -> None:
+        """End the process (asked to close when it is idle, else killed) and close the pipes."""
+        process, requests, answers = self._process, self._requests, self._answers
+        self._process, self._requests, self._answers = None, None, None
+        if process is not None and process.poll() is None:
+            if not self._pending and requests is not None:
+                try:
+                    requests.send(("close",))
+                    process.wait(timeout=CLOSE_WAIT_S)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL) if _own_group(process) else process.kill()
+            process.wait()
+        self._pending = False
+        for connection in (requests, answers):
+            if connection is not None:
+                connection.close()
+
+
+def _own_group(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the process still leads its own group (start_new_session), so its whole group can be killed."""
+    try:
+        return os.getpgid(process.pid) == process.pid
+    except OSError:
+        return False
+
+
+def _stdout_for_child() -> int:
+    """The checker's stderr, where a handler's writes to file descriptor 1 go; else nowhere."""
+    try:
+        return sys.__stderr__.fileno() if sys.__stderr__ is not None else subprocess.DEVNULL
+    except (OSError, ValueError):
+        return subprocess.DEVNULL
+
+
+def _out_of_memory(status: int | None) -> bool:
+    return status == _MEMORY_EXIT
+
+
+def _status_text(status: int | None) -> str:
+    if status is None:
+        return "no exit status"
+    if status == -signal.SIGKILL:
+        return "killed by SIGKILL, which Eutaxy did not send: the kernel's out-of-memory killer, or another process"
+    if status < 0:
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+def _ended_hint(status: int | None, memory_mb: int) -> str:
+    if _out_of_memory(status):
+        return _memory_text(memory_mb)
+    return "a signal, or a crash in native code?"
+
+
+def process_sentence(memory_mb: int) -> str:
+    """Where the handler runs, as the verdict's first assumption says it."""
+    return (
+        f"The handler runs in a Python process of its own, its address space limited to {memory_mb} MiB, started "
+        "once and kept across runs (a fresh one after it was killed); module state persists across invocations as "
+        "in a warm Lambda container, and the module-state check compares replays to catch it."
+    )
+
+
+def _memory_text(memory_mb: int) -> str:
+    return (
+        f"the handler's process ran out of memory: it is limited to {memory_mb} MiB of address space ({MEMORY_ENV} "
+        "sets another); a handler that allocates without end? The next run starts a fresh process"
+    )
+
+
+# --- the handler's process ---------------------------------------------------------------
+
+
+def serve(requests_fd: int, answers_fd: int, memory_mb: int, parent: int) -> None:
+    """The handler process's loop: start the platform, answer each run, until ``close`` or the checker's end."""
+    _die_with(parent)
+    _limit_memory(memory_mb)
+    requests = Connection(requests_fd, writable=False)
+    answers = Connection(answers_fd, readable=False)
+    platform: Any = None
+    while True:
+        try:
+            request = requests.recv()
+        except (EOFError, OSError):
+            break
+        if request[0] == "close":
+            break
+        answer = _answer(request, platform)
+        if request[0] == "start" and answer[0] == "started":
+            platform, answer = answer[2], answer[:2]
+        try:
+            answers.send(answer)
+        except MemoryError:
+            os._exit(_MEMORY_EXIT)
+        if answer[0] == "out_of_memory":
+            os._exit(_MEMORY_EXIT)
+    if platform is not None:
+        platform.close()
+    # A thread the handler left running would keep the process; it has answered everything.
+    os._exit(0)
+
+
+def _answer(request: tuple[Any, ...], platform: Any) -> tuple[Any, ...]:
+    from eutaxy.aws.platform import AwsPlatform
+
+    try:
+        if request[0] == "start":
+            started = AwsPlatform.start(request[1])
+            started.process = process_sentence(_limit_of_memory())
+            return ("started", started.describe(), started)
+        assert request[0] == "run" and platform is not None, request[0]
+        return ("result", platform.run(request[1]))
+    except UserError as error:
+        return ("user_error", str(error), error.near)
+    except MemoryError:
+        return ("out_of_memory", _memory_text(_limit_of_memory()))
+    except KeyboardInterrupt:
+        return ("interrupt",)
+    except BaseException:  # noqa: BLE001 - Eutaxy's own bug, told to the checker with its traceback
+        return ("bug", traceback.format_exc())
+
+
+def _limit_memory(memory_mb: int) -> None:
+    import resource
+
+    limit = memory_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY and hard < limit:
+        limit = hard
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _limit_of_memory() -> int:
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return MEMORY_LIMIT_MB_DEFAULT if soft == resource.RLIM_INFINITY else soft // (1024 * 1024)
+
+
+def _die_with(parent: int) -> None:
+    """End this process when the checker's ends (Linux's parent-death signal), even mid-run."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL))
+        except (AttributeError, OSError):
+            pass
+    if os.getppid() != parent:  # the checker ended before the signal was asked for
+        os._exit(1)
