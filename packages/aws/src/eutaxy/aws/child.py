@@ -348,7 +348,7 @@ def _status_text(status: int | None) -> str:
 def _ended_hint(status: int | None, memory_mb: int) -> str:
     if _out_of_memory(status):
         return _memory_text(memory_mb)
-    return "a signal, or a crash in native code?"
+    return "os._exit or a signal at the module's top level, or a crash in native code? (what the process printed is above)"
 
 
 def process_sentence(memory_mb: int) -> str:
