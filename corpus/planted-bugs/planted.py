@@ -9,11 +9,20 @@ the checker cannot run is a miss.
 ``assert_regression_test_catches`` runs the test ``eutaxy check`` writes for a violation,
 as written, against the buggy scenario (it must fail) and against the fixed twin (it must
 pass): the gates then check the test a user gets, not only the verdicts.
+
+Every verdict ``check_case`` gives is also held against its golden text report, the file
+``<name>.report.txt`` beside the scenario ``<name>.sim.py``: the report ``eutaxy check``
+prints, byte for byte, so a change to what a user reads shows in review as a change to that
+file. The gate's own run is the one compared, so no check runs twice for it. With
+``EUTAXY_UPDATE_GOLDEN=1`` in the environment the file is written instead (run the gates
+with pytest from the checkout: ``EUTAXY_UPDATE_GOLDEN=1 python -m pytest corpus/planted-bugs``).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import os
 import runpy
 import tempfile
 from pathlib import Path
@@ -39,14 +48,47 @@ def seed_of(path: str | Path) -> str:
 def check_case(
     path: str | Path, *, max_runs: int, budget_ms: int = BUDGET_MS, audit: bool = False, seed: str | None = None
 ) -> dict:
-    """Check a case's scenario with the CLI's seed (the file's name) unless ``seed`` names another (a twin's)."""
+    """Check a case's scenario with the CLI's seed (the file's name) unless ``seed`` names another
+    (a twin's), and hold its text report against the scenario's golden file."""
     scenario, platform = _open(path)
     try:
-        return check_scenario(
+        verdict = check_scenario(
             scenario, platform, seed=seed or seed_of(path), max_runs=max_runs, budget_ms=budget_ms, audit=audit
         )
     finally:
         platform.close()
+    assert_golden_report(verdict, path)
+    return verdict
+
+
+#: Set to 1 to write each golden report from this run instead of comparing with it.
+UPDATE_GOLDEN = "EUTAXY_UPDATE_GOLDEN"
+
+
+def golden_path(path: str | Path) -> Path:
+    """``<name>.report.txt`` beside the scenario ``<name>.sim.py``."""
+    return Path(path).with_name(seed_of(path) + ".report.txt")
+
+
+def assert_golden_report(verdict: dict, path: str | Path) -> None:
+    """The verdict's text report is its golden file's text (or, with EUTAXY_UPDATE_GOLDEN=1, becomes it)."""
+    from eutaxy.report.text import render_text
+
+    text = render_text(verdict)
+    golden = golden_path(path)
+    if os.environ.get(UPDATE_GOLDEN, "") not in ("", "0"):
+        golden.write_text(text, encoding="utf-8")
+        return
+    if not golden.is_file():
+        raise AssertionError(f"{golden.name} is missing beside {Path(path).name}: write it with {UPDATE_GOLDEN}=1 "
+                             "python -m pytest <this gate> (from the checkout), then read it before committing it")
+    expected = golden.read_text(encoding="utf-8")
+    if text != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), text.splitlines(keepends=True), f"{golden.name} (golden)", "this run's report"
+        ))
+        raise AssertionError(f"the text report differs from {golden.name} (if the change is meant, write it again "
+                             f"with {UPDATE_GOLDEN}=1 and commit it):\n{diff}")
 
 
 def assert_bounded_with_evidence(verdict: dict) -> None:

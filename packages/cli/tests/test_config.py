@@ -30,6 +30,10 @@ def test_seed_and_max_runs_come_from_eutaxy_toml_beside_the_scenario(testplatfor
     assert 0 == result.code, result.stderr
     assert "from-config" == data["provenance"]["seed"]
     assert 3 >= data["provenance"]["runs"]
+    # The provenance names the file and what it supplied; the text report says it too.
+    assert {"file": "eutaxy.toml", "settings": ["seed", "budget-ms", "max-runs"]} == data["provenance"]["config"]
+    text = run_cli("check", str(path), "--no-regression")
+    assert "  settings from eutaxy.toml: seed, budget-ms, max-runs\n" in text.stdout
 
 
 def test_a_flag_wins_over_the_config(testplatform, write_scenario, run_cli):
@@ -39,6 +43,22 @@ def test_a_flag_wins_over_the_config(testplatform, write_scenario, run_cli):
     result, data = _check(run_cli, path, "--seed", "from-flag")
     assert 0 == result.code, result.stderr
     assert "from-flag" == data["provenance"]["seed"]
+    assert {"file": "eutaxy.toml", "settings": ["max-runs"]} == data["provenance"]["config"]
+
+
+def test_a_config_further_up_is_named_by_its_path_from_the_scenario(testplatform, write_scenario, run_cli):
+    """A config that supplied nothing is not named; one above the scenario's folder is named from it."""
+    path = write_scenario("idempotent")
+    path.with_name("eutaxy.toml").write_text('seed = "from-config"\n')
+    result, data = _check(run_cli, path, "--seed", "s", "--max-runs", "3")
+    assert "config" not in data["provenance"]
+    inner = path.parent / "inner"
+    inner.mkdir()
+    moved = inner / path.name
+    moved.write_text(path.read_text())
+    result, data = _check(run_cli, moved, "--max-runs", "3")
+    assert 0 == result.code, result.stderr
+    assert {"file": "../eutaxy.toml", "settings": ["seed"]} == data["provenance"]["config"]
 
 
 def test_without_a_config_the_seed_is_the_scenario_name(testplatform, write_scenario, run_cli):

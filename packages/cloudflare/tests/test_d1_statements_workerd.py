@@ -56,4 +56,6 @@ def test_a_selector_of_the_old_ops_is_vacuous_not_bounded(returning):
     assert "order-recorded-once" in detail and "D1:DB all result (same target, other op)" in detail
     bounded = check_scenario(_scenario(d1_write("DB")), platform, max_runs=1, module_state_runs=0)
     assert "bounded" == bounded["kind"]
-    assert [{"name": "order-recorded-once", "kind": "at_most_once_per_key", "effects": 1, "rows": 0, "keys": 1}] == bounded["invariants"]
+    assert [{"name": "order-recorded-once", "kind": "at_most_once_per_key", "effects": 1, "rows": 0, "keys": 1, "runs": 1}] == bounded["invariants"]
+    # No Durable Object of the Worker's own: no alarm or after-work bound is stated.
+    assert not {"alarmsPerObject", "afterWorkTimerLimit"} & set(bounded["provenance"]["bounds"])

@@ -26,6 +26,19 @@ def test_labels_and_fault_texts_read_as_the_report_prints_them():
     assert "msg-1#1 (at +1.500 s)" == invocation_label("msg-1#1", 1500)
     assert "DO:RUNNER/runner/after" == invocation_label("DO:RUNNER/runner/after")
     assert "DO:RUNNER/runner/after#2 (after a reset)" == invocation_label("DO:RUNNER/runner/after#2")
-    assert "!! crash_before (crashed before the effect; nothing committed)" == fault_text(
+    assert "!! crash_before (crashed before the effect: it did not happen)" == fault_text(
         _effect("fault", payload={"fault": "crash_before"}))
+
+
+def test_a_later_attempt_is_named_by_its_drive_and_a_crash_before_by_what_stands():
+    """A request's second attempt is a resend, a message's a redelivery, an alarm's a retry; a
+    crash_before names the invocation's points before it, or says there were none."""
+    assert "req-1#2 (resend)" == invocation_label("req-1#2", drive="http")
+    assert "msg-1#2 (redelivery, at +2.500 s)" == invocation_label("msg-1#2", 2500, drive="queue")
+    assert "msg-1#3 (redelivery)" == invocation_label("msg-1#3", drive="sqs")
+    assert "DO:B/o-1/alarm.1#2 (retry)" == invocation_label("DO:B/o-1/alarm.1#2", drive="http")
+    assert "DO:B/o-1/after#2 (after a reset)" == invocation_label("DO:B/o-1/after#2", drive="http")
+    crash = _effect("fault", payload={"fault": "crash_before"})
+    assert fault_text(crash, ["#0 D1:DB run"]).endswith("it did not happen; what the invocation did before it stands: #0 D1:DB run)")
+    assert fault_text(crash, []).endswith("it did not happen, and the invocation had done nothing before it)")
     assert "!! redelivery (the event was delivered again)" == fault_text(_effect("fault", op="redelivery"))

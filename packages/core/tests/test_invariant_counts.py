@@ -2,7 +2,15 @@
 
 from eutaxy.core import invariants as inv
 from eutaxy.core.effects import Effect, snapshot
-from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point, nearest_effects, vacuous_reason
+from eutaxy.core.invariant_counts import (
+    InvariantCounts,
+    InvariantSight,
+    count_invariant,
+    effect_point,
+    nearest_effects,
+    observe_invariant,
+    vacuous_reason,
+)
 
 from shapes import WRITES, param, table
 
@@ -17,8 +25,29 @@ def test_a_delivery_invariant_counts_selected_effects_and_keys():
     once = inv.at_most_once_per_key("once", WRITES, param(0))
     log = [write("msg-1#1", "o-1"), write("msg-2#1", "o-2"), write("msg-2#1", "o-3", changes=0)]
     counts = count_invariant(once, log, [])
-    assert InvariantCounts(effects=2, rows=0, keys=2) == counts
+    assert InvariantCounts(effects=2, rows=0, keys=2, runs=1) == counts
     assert vacuous_reason(once, counts) is None
+
+
+def test_counts_over_runs_are_distinct_values_and_the_runs_that_saw_any():
+    """Two orders written in each of three runs are two keys and two effects, seen in three runs;
+    a run that selected nothing adds no run."""
+    once = inv.at_most_once_per_key("once", WRITES, param(0))
+    log = [write("msg-1#1", "o-1"), write("msg-2#1", "o-2")]
+    sight = InvariantSight()
+    for effects in (log, log, log, [write("msg-1#1", "o-1", changes=0)]):
+        sight = sight | observe_invariant(once, effects, [])
+    assert InvariantCounts(effects=2, rows=0, keys=2, runs=3) == sight.counts()
+    # Within one run too, a key two effects share is one key.
+    twice = [write("msg-1#1", "o-1"), write("msg-1#2", "o-1")]
+    assert InvariantCounts(effects=2, rows=0, keys=1, runs=1) == count_invariant(once, twice, [])
+
+
+def test_a_refines_invariant_counts_the_state_keys_its_violation_would_name():
+    """refines compares no key path, but its effects' state keys are what it checked (not 0 keys)."""
+    follows = inv.refines("follows", "decideRefund", WRITES, state={"read": WRITES, "write": WRITES, "key": "args.params.0"})
+    log = [write("req-1#1", "o-1"), write("req-2#1", "o-1")]
+    assert InvariantCounts(effects=2, rows=0, keys=1, runs=1) == count_invariant(follows, log, [])
 
 
 def test_a_selector_that_matched_nothing_is_vacuous_and_names_its_neighbours():
@@ -41,7 +70,7 @@ def test_a_state_invariant_over_an_empty_table_is_vacuous():
     assert InvariantCounts() == count_invariant(positive, empty, [])
     assert "read no row" in vacuous_reason(positive, InvariantCounts())
     full = [snapshot("D1:DB", "payments", [{"amount": 3}], 0)]
-    assert 1 == count_invariant(positive, full, []).rows
+    assert InvariantCounts(rows=1, runs=1) == count_invariant(positive, full, [])
 
 
 def test_allow_vacuous_is_written_only_when_asked():
@@ -61,9 +90,10 @@ def test_order_and_interval_invariants_count_their_keys():
     """in_order counts effects with a group and an orderable sequence; the intervals those with a key."""
     log = [sent("m-1#1", {"c": "a", "seq": 1}), sent("m-2#1", {"c": "a", "seq": None}), sent("m-3#1", {"seq": 2})]
     ordered = inv.in_order_per_key("fifo", SENDS, "args.body.c", "args.body.seq")
-    assert InvariantCounts(effects=3, rows=0, keys=1) == count_invariant(ordered, log, [])
+    assert InvariantCounts(effects=3, rows=0, keys=1, runs=1) == count_invariant(ordered, log, [])
     apart = inv.min_interval_per_key("apart", SENDS, "args.body.c", 10)
-    assert InvariantCounts(effects=3, rows=0, keys=2) == count_invariant(apart, log, [])
+    # Two effects with a value at the key, the same value ("a"): one key.
+    assert InvariantCounts(effects=3, rows=0, keys=1, runs=1) == count_invariant(apart, log, [])
     nothing = [sent("m-1#1", {"seq": None})]
     reason = vacuous_reason(ordered, count_invariant(ordered, nothing, []))
     assert "none with a value at args.body.c and a number or string at args.body.seq" in reason
@@ -76,3 +106,6 @@ def test_an_aggregate_counts_the_rows_it_read():
     assert InvariantCounts() == count_invariant(quota, [snapshot("D1:DB", "documents", [], 0)], [])
     assert "read no row" in vacuous_reason(quota, InvariantCounts())
     assert 2 == count_invariant(quota, [snapshot("D1:DB", "documents", [{"size": 1}, {"size": 2}], 0)], []).rows
+    by_order = inv.aggregate("lines", table("lines"), "line", "count", "eq", 2, group_by="order_id")
+    rows = [{"order_id": "o-1", "line": "a"}, {"order_id": "o-1", "line": "b"}, {"order_id": "o-2", "line": "a"}]
+    assert InvariantCounts(rows=3, keys=2, runs=1) == count_invariant(by_order, [snapshot("D1:DB", "lines", rows, 0)], [])

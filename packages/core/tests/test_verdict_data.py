@@ -96,7 +96,8 @@ def test_optional_fields_are_left_out_while_they_hold_their_default():
     assert {"schemaVersion", "kind", "scenario", "platform", "provenance", "invariants", "coverage"} == set(data)
     assert "restarts" not in data["provenance"] and "shrinkReplays" not in data["provenance"]
     assert "shrinkPasses" not in data["provenance"]
-    assert {"name": "i", "kind": "unique", "effects": 0, "rows": 0, "keys": 0} == data["invariants"][0]
+    assert {"name": "i", "kind": "unique", "effects": 0, "rows": 0, "keys": 0, "runs": 0} == data["invariants"][0]
+    assert "config" not in data["provenance"]
     vacuous = InvariantSeen(name="i", kind="unique", allow_vacuous=True)
     assert verdict_data(Bounded(scenario="q", platform="aws", provenance=_provenance(), invariants=(vacuous,)))[
         "invariants"][0]["allowVacuous"] is True

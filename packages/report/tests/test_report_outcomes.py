@@ -52,6 +52,11 @@ def test_every_verdict_counts_how_its_invocations_ended():
     text = render_text(verdict)
     assert "  queue  7 returned (1 asking for every message again), 3 threw, 2 crashed by a fault, 1 message dead-lettered" in text
     assert "first error (msg-1#2, run 3): TypeError: amount is undefined (at src/index.ts:12)" in text
+    # A BOUNDED over a handler that threw says so up front, beside the verdict.
+    assert ("The handler's own code: 3 invocations threw an uncaught error in these runs (the first: TypeError: "
+            "amount is undefined (at src/index.ts:12)); Invocations below counts them.") in text
+    assert text.index("The handler's own code") < text.index("Invocations (how each")
+    assert "The handler's own code" not in render_text(verdicts.bounded())
 
 
 def test_outcomes_and_errors_survive_the_json_round_trip_and_reach_the_html_page():

@@ -51,8 +51,13 @@ def test_violated_report_shows_schedule_seed_runs_bounds_and_assumptions():
     assert "seed: queue-duplicate-write" in text
     assert "runs 17, distinct schedules 12, faults injected 9, schedule points 4" in text
     assert "bounds reached: maxFaultsPerRun, maxRedeliveries" in text
-    assert "- code between effects shares no state except through effects" in text
     assert "events kept: msg-1" in text
+    # The assumptions are counted on one line by default, printed with verbose.
+    assert "- code between effects shares no state except through effects" not in text
+    assert "  assumptions: 2 (where the model departs from the platform; --verbose prints them, the JSON report has them)" in text
+    verbose = render_text(verdicts.violated(), verbose=True)
+    assert "    - code between effects shares no state except through effects" in verbose
+    assert "assumptions: 2" not in verbose
 
 
 def test_violated_report_shows_the_end_state_as_rows():
@@ -139,16 +144,63 @@ def test_decision_effects_and_crash_before_render():
     lines = _lines(render_text(verdict))
     decision = next(line for line in lines if "Core:decideRefund" in line)
     assert "decision" in decision and "-> refund" in decision
+    # The decision carries the ordinal of the point after it: it is drawn without one.
+    assert "#0" not in decision
     update = next(line for line in lines if "UPDATE x" in line)
-    assert "->" not in update
-    assert lines[lines.index(update) + 1].startswith("!! crash_before (crashed before the effect; nothing committed)")
+    assert "#0 D1:DB run" in update and "->" not in update
+    assert lines[lines.index(update) + 1] == (
+        "!! crash_before (crashed before the effect: it did not happen, and the invocation had done nothing before it)")
+
+
+def test_a_crash_before_names_what_its_invocation_did_before_it_and_an_outer_call_ends_once():
+    """crash_before at a response after a committed insert says the insert stands; an alarm whose
+    result comes after its nested points closes as ``end of #0``, not as a second #0."""
+    verdict = verdicts.violated()
+
+    def record(kind, target, op, ordinal, **payload):
+        return {"target": target, "op": op, "kind": kind, "payload": payload, "invocation": "DO:B/o-1/alarm.1#1",
+                "ordinal": ordinal, "time": 0}
+
+    verdict["trace"] = [
+        record("call", "DO:B", "alarm", 0, args={"object": "o-1"}),
+        record("call", "D1:DB", "run", 1, args={"sql": "INSERT x", "params": []}),
+        record("result", "D1:DB", "run", 1, args={"sql": "INSERT x", "params": []}, result={"changes": 1}),
+        record("call", "Http:/x", "response", 2, args={"path": "/x"}),
+        record("fault", "Http:/x", "response", 2, args={"path": "/x"}, fault="crash_before"),
+        record("result", "DO:B", "alarm", 0, args={"object": "o-1"}, result={}),
+    ]
+    verdict["violation"]["effects"] = []
+    lines = _lines(render_text(verdict))
+    response = next(line for line in lines if "Http:/x response" in line)
+    assert lines[lines.index(response) + 1] == (
+        "!! crash_before (crashed before the effect: it did not happen; what the invocation did before it stands: "
+        "#1 D1:DB run)")
+    assert 1 == sum(line.endswith("#0 DO:B alarm  o-1") for line in lines)
+    assert "end of #0 DO:B alarm  -> done" in lines
 
 
 def test_long_values_are_cut_to_one_line():
     """A huge argument is shortened in text (the JSON report keeps it whole)."""
     text = summarize_value({"sql": "SELECT " + "x, " * 200 + "y"})
-    assert len(text) <= 160 and text.endswith("...")
+    # Cut in the middle, the start and the end kept, the one cut marked once.
+    assert len(text) <= 160 and text.startswith("SELECT x, ") and text.endswith("x, y")
+    assert 1 == text.count("…") and "..." not in text
     assert "\n" not in summarize_value("a\n  b")
+
+
+def test_a_cut_is_marked_only_where_characters_were_left_out():
+    """A value's own "..." is no cut; a key near the start of a long value needs no second mark."""
+    from eutaxy.report.text import middle_cut
+
+    assert "wait..." == summarize_value("wait...")
+    assert "abcdefghij" == middle_cut("abcdefghij", 10)
+    cut = middle_cut("abcdefghijklmnopqrstuvwxyz", 10)
+    assert 10 == len(cut) and cut.startswith("abcde") and cut.endswith("xyz") and 1 == cut.count("…")
+    verdict = verdicts.violated()
+    verdict["violation"]["keys"] = ['"powertools-idempotency"']
+    verdict["trace"][0]["payload"]["args"]["params"] = ["x" * 30 + "powertools-idempotency" + "y" * 200]
+    line = next(line for line in _lines(render_text(verdict)) if "#0 D1:DB run" in line)
+    assert "powertool…s-idempotency" not in line and "x" * 30 + "powertools-idempotency" in line
 
 
 def test_a_very_long_trace_is_cut_with_a_pointer_to_the_json():
@@ -242,7 +294,7 @@ def test_the_violating_trace_shows_the_aws_handler_output_on_its_invocation():
 def test_an_aws_trace_labels_each_invocation_with_when_it_started():
     """A redelivery after the visibility timeout shows its 30 virtual seconds; the first starts at +0 s."""
     lines = _lines(render_text(verdicts.aws_violated()))
-    labels = [line.split("  ")[0] for line in lines if "#0 DynamoDB:ledger PutItem" in line]
+    labels = [line.split("  ")[0] for line in lines if "#0 DynamoDB:ledger PutItem" in line and not line.startswith("!!")]
     assert ["msg-1#1 (at +0 s)", "msg-1#2 (redelivery, at +30 s)"] == labels
     verdict = verdicts.aws_violated()
     for effect in verdict["trace"][8:]:
@@ -330,11 +382,14 @@ def test_the_side_by_side_columns_are_cut_to_width_and_wide_keeps_them_whole():
 
     narrow = _lines(render_text(verdicts.violated_with_fault_free()))
     row = next(line for line in narrow if line.startswith("msg-1#2 (redelivery) #0"))
-    assert len(row.split(" | ")[0].rstrip()) <= COLUMN_CHARS
-    assert "..." in row and "-> changes 1" in row
+    left = row.split(" | ")[0].rstrip()
+    assert len(left) <= COLUMN_CHARS
+    # The key columns whole, the result kept, the arguments cut in their middle.
+    assert left.startswith("msg-1#2 (redelivery) #0 D1:DB run INSERT") and left.endswith('",1200] -> changes 1')
+    assert 1 == left.count("…")
     wide = _lines(render_text(verdicts.violated_with_fault_free(), wide=True))
     row = next(line for line in wide if line.startswith("msg-1#2 (redelivery) #0"))
-    assert 'VALUES (?, ?) ["o-1",1200]  -> changes 1' in row
+    assert 'VALUES (?, ?) ["o-1",1200] -> changes 1' in row
 
 
 def test_a_turn_only_violation_is_compared_with_arrival_order_and_a_plain_bug_says_so():

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import attrs
 
 from eutaxy.cli.arguments import add_command, budget_ms, max_runs
-from eutaxy.cli.config import config_for, with_configured_provers
+from eutaxy.cli.config import ProjectConfig, config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INTERNAL
 from eutaxy.cli.output import Output
 from eutaxy.cli.platforms import import_platform, platform_module_name
@@ -33,7 +33,7 @@ from eutaxy.cli.provers import add_prover_arguments, node_toolchain, provers_fro
 from eutaxy.cli.report_command import spec_kinds
 from eutaxy.core.errors import UserError
 from eutaxy.core.verdict_data import verdict_data
-from eutaxy.core.verdicts import SIMULATION_KINDS, SimulationVerdict, exit_code
+from eutaxy.core.verdicts import SIMULATION_KINDS, ConfigSource, SimulationVerdict, exit_code
 
 __all__ = ["WATCH", "CheckStopped", "CheckWatch", "add_check_parser", "run_check"]
 
@@ -103,6 +103,10 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--wide", action="store_true", help="print arguments and results whole in the text report")
     parser.add_argument(
+        "--verbose", action="store_true",
+        help="print every assumption the verdict rests on in the text report (by default one line counts them)",
+    )
+    parser.add_argument(
         "--logs", action="store_true",
         help="print the console output of every run the report holds (the trace's is always printed)",
     )
@@ -166,6 +170,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
             progress.finish()
         platform.close()
 
+    verdict = _with_config_source(verdict, args, config, scenario_path)
     kind = verdict.kind
     if kind not in SIMULATION_KINDS:
         out.error(f"the engine returned a verdict of unknown kind {kind!r}", kind="internal_error")
@@ -194,7 +199,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
         verdict = verdict.with_fields(specs=specs)
         code = exit_code(kind, spec_kinds=spec_kinds(specs))
-    text = render_text(verdict, wide=args.wide, logs=args.logs)
+    text = render_text(verdict, wide=args.wide, logs=args.logs, verbose=args.verbose)
     if written is not None:
         text += f"\nRegression test written: {written}\n"
         text += f"Run it: {regression_command(written)}\n"
@@ -331,6 +336,27 @@ def _platform_arguments(args: argparse.Namespace, module: Any, platform_name: st
     if not callable(getattr(module, "with_environment", None)):
         raise UserError(f"--env names a wrangler environment; the {platform_name} platform has none (drop --env)")
     return {"env": args.env}
+
+
+def _with_config_source(verdict: Any, args: argparse.Namespace, config: ProjectConfig, scenario_path: Path) -> Any:
+    """The verdict with ``provenance.config`` naming the config file and the settings of the
+    provenance it supplied (seed, budget, run cap: those the command line left unsaid), when it
+    supplied any."""
+    if config.path is None:
+        return verdict
+    supplied = [
+        name for name, flag, value in (
+            ("seed", args.seed, config.seed),
+            ("budget-ms", args.budget_ms, config.budget_ms),
+            ("max-runs", args.max_runs, config.max_runs),
+        )
+        if flag is None and value is not None
+    ]
+    if not supplied:
+        return verdict
+    where = os.path.relpath(config.path.absolute(), scenario_path.absolute().parent)
+    source = ConfigSource(file=Path(where).as_posix(), settings=supplied)
+    return verdict.with_fields(provenance=attrs.evolve(verdict.provenance, config=source))
 
 
 def _first(*values: Any) -> Any:

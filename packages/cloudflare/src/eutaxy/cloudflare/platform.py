@@ -149,6 +149,9 @@ class CloudflarePlatform:
     def describe(self) -> dict[str, Any]:
         assumptions = list(self._spec.assumptions) + ([self.date_assumption] if self.date_assumption else [])
         described: dict[str, Any] = {"platform": "cloudflare", "assumptions": assumptions}
+        if not self._spec.config.own_objects():
+            # Alarms and an object's work after its answer need a Durable Object of the Worker's own.
+            described["unusedBounds"] = ["alarmsPerObject", "afterWorkTimerLimit"]
         if self.restarts:
             described["restarts"] = list(self.restarts)
         return described

@@ -9,13 +9,13 @@ grouping, the invocation label and what an injected fault names are written once
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import CALL, FAULT, RESULT, SNAPSHOT, Effect
-from eutaxy.core.faults import FAULT_MEANINGS
+from eutaxy.core.faults import CRASH_BEFORE, FAULT_MEANINGS
 
-__all__ = ["effect_points", "fault_name", "fault_text", "group_points", "invocation_label"]
+__all__ = ["ATTEMPT_WORDS", "effect_points", "fault_name", "fault_text", "group_points", "invocation_label", "seconds_text"]
 
 
 def group_points(indexed: Iterable[tuple[int, Effect]]) -> list[list[tuple[int, Effect]]]:
@@ -51,11 +51,19 @@ def fault_name(effect: Effect) -> str:
     return str(payload.get("fault") or effect.op or "fault")
 
 
-def fault_text(effect: Effect) -> str:
+def fault_text(effect: Effect, before: Sequence[str] | None = None) -> str:
     """``!! crash_after (crashed after the effect committed; ...)``; a ``partial`` fault also
-    names what it left undone (``left: {"UnprocessedItems": ...}``)."""
+    names what it left undone (``left: {"UnprocessedItems": ...}``).
+
+    ``before`` names the points the invocation passed before this one (``#0 D1:DB run``), when
+    known: a ``crash_before`` then says what of the invocation stands, since the crash kept
+    only this effect and the ones after it from happening.
+    """
     fault = fault_name(effect)
     meaning = FAULT_MEANINGS.get(fault)
+    if meaning and fault == CRASH_BEFORE and before is not None:
+        meaning += ("; what the invocation did before it stands: " + ", ".join(before)) if before else (
+            ", and the invocation had done nothing before it")
     text = f"!! {fault}" + (f" ({meaning})" if meaning else "")
     payload = effect.payload if isinstance(effect.payload, dict) else {}
     if "left" in payload:
@@ -63,17 +71,42 @@ def fault_text(effect: Effect) -> str:
     return text
 
 
-def invocation_label(invocation: str, started_ms: int | None = None) -> str:
+#: What a later attempt of an invocation is, by the drive that delivered it: a queue or SQS
+#: message comes again (``redelivery``), an inbound request is sent again by its caller
+#: (``resend``), an alarm runs again after it failed (``retry``).
+ATTEMPT_WORDS = {"http": "resend", "websocket": "resend", "queue": "redelivery", "sqs": "redelivery", "alarm": "retry"}
+
+
+def invocation_label(invocation: str, started_ms: int | None = None, drive: str | None = None) -> str:
     """``msg-1#2 (redelivery)``; with the start time, ``msg-1#2 (redelivery, at +30 s)``.
 
-    An object's work after its answer (``DO:<binding>/<object>/after``, the runtime's
-    after_work.mjs) numbers the object's instances, not attempts: ``/after#2`` is the work of
-    the instance after a crash reset the object, never a redelivery.
+    ``drive`` is the kind of event the invocation delivered (its outcome record's ``drive``):
+    a second attempt of an inbound request is a ``resend`` (``req-1#2 (resend)``), of a
+    message a ``redelivery``, of an alarm (``.../alarm.1#2``) a ``retry``; with no drive
+    known, a redelivery. An object's work after its answer
+    (``DO:<binding>/<object>/after``, the runtime's after_work.mjs) numbers the object's
+    instances, not attempts: ``/after#2`` is the work of the instance after a crash reset the
+    object, never a redelivery.
     """
     notes = []
     event, _, attempt = str(invocation).rpartition("#")
     if event and attempt.isdigit() and int(attempt) > 1:
-        notes.append("after a reset" if event.endswith("/after") else "redelivery")
+        notes.append(_attempt_word(event, drive))
     if started_ms is not None:
-        notes.append("at +" + (f"{started_ms // 1000} s" if started_ms % 1000 == 0 else f"{started_ms / 1000:.3f} s"))
+        notes.append("at " + seconds_text(started_ms))
     return f"{invocation} ({', '.join(notes)})" if notes else str(invocation)
+
+
+def _attempt_word(event: str, drive: str | None) -> str:
+    if event.endswith("/after"):
+        return "after a reset"
+    if "/alarm." in event:
+        return "retry"
+    return ATTEMPT_WORDS.get(drive or "", "redelivery")
+
+
+def seconds_text(offset_ms: int) -> str:
+    """A virtual-time offset as the reports write every time: ``+30 s``, ``+1.500 s``, ``-2 s``."""
+    sign = "-" if offset_ms < 0 else "+"
+    magnitude = abs(offset_ms)
+    return sign + (f"{magnitude // 1000} s" if magnitude % 1000 == 0 else f"{magnitude / 1000:.3f} s")

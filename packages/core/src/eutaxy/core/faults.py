@@ -52,10 +52,10 @@ FAULT_KINDS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS, ERROR, REDELIVERY, CUT_OFF,
 
 #: What each injected fault did, in a report reader's words.
 FAULT_MEANINGS = {
-    CRASH_BEFORE: "crashed before the effect; nothing committed",
+    CRASH_BEFORE: "crashed before the effect: it did not happen",
     CRASH_AFTER: "crashed after the effect committed; the caller never saw the answer",
     AMBIGUOUS: "the effect committed but the caller got an ambiguous outcome",
-    ERROR: "the effect failed with an error; nothing committed",
+    ERROR: "the effect failed with an error: it did not happen",
     REDELIVERY: "the event was delivered again",
     CUT_OFF: "background work was cut off",
     PARTIAL: "the batch wrote its first items only; the last half (rounded up, in request order) came back unprocessed",

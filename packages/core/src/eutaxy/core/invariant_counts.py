@@ -2,10 +2,16 @@
 
 An invariant that selected no effect and read no row in any run holds trivially: a
 selector with the wrong op, a table nobody writes. BOUNDED over it would be a vacuous
-pass, so every invariant counts, per run, the effects its selector matched, the rows its
-state query read and the keys it compared; the engine sums the counts over a check and
-refuses to call BOUNDED what an invariant never looked at (``vacuous_invariant``) unless
-the scenario marks the invariant ``allowVacuous``.
+pass, so every invariant notes, per run, the effects its selector matched, the rows its
+state query read and the keys it compared (``observe_invariant``); the engine joins them
+over a check, so each count is of distinct values (two orders are two keys however many
+runs wrote them; an effect is its invocation, ordinal, target and op), with the runs that
+saw any, and refuses to call BOUNDED what an invariant never looked at
+(``vacuous_invariant``) unless the scenario marks the invariant ``allowVacuous``.
+
+The keys of a kind that compares none by a path are what its violation would name: a
+``refines`` invariant's state keys (its invocations without ``state``), an aggregate's
+groups (``groupBy``), a ``unique`` invariant's column values.
 
 Which count is the invariant's *subject*, the one that must not stay zero:
 
@@ -30,7 +36,7 @@ from eutaxy.core.selectors import MISSING, get_path, op_matches, order_class, se
 from eutaxy.core.state_checks import query_rows
 from eutaxy.core.violations import describe_selector
 
-__all__ = ["InvariantCounts", "count_invariant", "effect_point", "nearest_effects", "vacuous_reason"]
+__all__ = ["InvariantCounts", "InvariantSight", "count_invariant", "effect_point", "nearest_effects", "observe_invariant", "vacuous_reason"]
 
 #: Kinds whose subject is a state query's rows, not a selector's effects.
 _STATE_ONLY = frozenset({"every_row", "unique", "references", "aggregate"})
@@ -52,48 +58,83 @@ _KEY_PATH = frozenset({"at_most_once_per_key", "implies", "min_interval_per_key"
 
 @attrs.frozen(kw_only=True)
 class InvariantCounts:
-    """What one invariant saw: in one run, or summed over a check's runs."""
+    """What one invariant saw, as distinct values: in one run, or over a check's runs (``runs``:
+    how many of them saw any effect or row)."""
 
     effects: int = 0
     rows: int = 0
     keys: int = 0
-
-    def __add__(self, other: "InvariantCounts") -> "InvariantCounts":
-        return InvariantCounts(effects=self.effects + other.effects, rows=self.rows + other.rows, keys=self.keys + other.keys)
+    runs: int = 0
 
     def to_data(self) -> dict[str, int]:
-        return {"effects": self.effects, "rows": self.rows, "keys": self.keys}
+        return {"effects": self.effects, "rows": self.rows, "keys": self.keys, "runs": self.runs}
 
 
-def _keys_of(invariant: dict[str, Any], effects: Sequence[Effect], selected: list[int]) -> int:
-    """Selected effects with a value at the key (each compared with the others or a row)."""
-    return sum(1 for index in selected if get_path(effects[index].payload, invariant["key"]) is not MISSING)
+@attrs.frozen(kw_only=True)
+class InvariantSight:
+    """The distinct values one invariant saw: effects (invocation, ordinal, target, op), rows and
+    keys as canonical JSON, and the runs that saw any; ``|`` joins two runs' or checks'."""
+
+    effects: frozenset[tuple[str, int, str, str]] = frozenset()
+    rows: frozenset[str] = frozenset()
+    keys: frozenset[str] = frozenset()
+    runs: int = 0
+
+    def __or__(self, other: "InvariantSight") -> "InvariantSight":
+        return InvariantSight(effects=self.effects | other.effects, rows=self.rows | other.rows,
+                              keys=self.keys | other.keys, runs=self.runs + other.runs)
+
+    def counts(self) -> InvariantCounts:
+        return InvariantCounts(effects=len(self.effects), rows=len(self.rows), keys=len(self.keys), runs=self.runs)
+
+
+def _key_texts(effects: Sequence[Effect], selected: list[int], path: str) -> set[str]:
+    """The values at ``path`` of the selected effects that have one (each compared with the others or a row)."""
+    values = (get_path(effects[index].payload, path) for index in selected)
+    return {to_json(value) for value in values if value is not MISSING}
+
+
+def observe_invariant(
+    invariant: dict[str, Any], effects: Sequence[Effect], events: Sequence[dict[str, Any]]
+) -> InvariantSight:
+    """What ``invariant`` looked at on one run's log (``effects`` already ``Effect`` records)."""
+    kind = invariant["kind"]
+    selected: list[int] = select(invariant["selector"], effects) if "selector" in invariant else []
+    rows: list[Any] = query_rows(invariant["query"], effects)[1] if "query" in invariant else []
+    keys: set[str] = set()
+    if kind in _KEY_PATH:
+        keys = _key_texts(effects, selected, invariant["key"])
+    elif kind == "in_order_per_key":
+        keys = {
+            to_json(group)
+            for index in selected
+            for group in [get_path(effects[index].payload, invariant["groupKey"])]
+            if group is not MISSING and order_class(get_path(effects[index].payload, invariant["sequenceKey"])) is not None
+        }
+    elif kind == "at_least_once":
+        keys = {to_json(value) for value in invariant["expected"]} if selected else set()
+    elif kind == "at_least_once_per_message":
+        bodies = (get_path(event.get("body"), invariant["bodyKey"]) for event in events)
+        keys = {to_json(value) for value in bodies if value is not MISSING} if selected else set()
+    elif kind == "refines":
+        state = invariant.get("state")
+        keys = _key_texts(effects, selected, state["key"]) if state else {to_json(effects[i].invocation) for i in selected}
+    elif kind == "aggregate" and invariant.get("groupBy"):
+        keys = {to_json(row.get(invariant["groupBy"])) for row in rows if isinstance(row, dict)}
+    elif kind == "unique":
+        keys = {to_json(row.get(invariant["column"])) for row in rows if isinstance(row, dict)}
+    points = {(effects[i].invocation, effects[i].ordinal, effects[i].target, effects[i].op) for i in selected}
+    return InvariantSight(
+        effects=frozenset(points), rows=frozenset(to_json(row) for row in rows), keys=frozenset(keys),
+        runs=1 if points or rows else 0,
+    )
 
 
 def count_invariant(
     invariant: dict[str, Any], effects: Sequence[Effect], events: Sequence[dict[str, Any]]
 ) -> InvariantCounts:
-    """What ``invariant`` looked at on one run's log (``effects`` already ``Effect`` records)."""
-    kind = invariant["kind"]
-    selected: list[int] = select(invariant["selector"], effects) if "selector" in invariant else []
-    rows = 0
-    if "query" in invariant:
-        rows = len(query_rows(invariant["query"], effects)[1])
-    keys = 0
-    if kind in _KEY_PATH:
-        keys = _keys_of(invariant, effects, selected)
-    elif kind == "in_order_per_key":
-        keys = sum(
-            1
-            for index in selected
-            if get_path(effects[index].payload, invariant["groupKey"]) is not MISSING
-            and order_class(get_path(effects[index].payload, invariant["sequenceKey"])) is not None
-        )
-    elif kind == "at_least_once":
-        keys = len({to_json(value) for value in invariant["expected"]}) if selected else 0
-    elif kind == "at_least_once_per_message":
-        keys = sum(1 for event in events if get_path(event.get("body"), invariant["bodyKey"]) is not MISSING) if selected else 0
-    return InvariantCounts(effects=len(selected), rows=rows, keys=keys)
+    """What ``invariant`` looked at on one run's log, counted (``observe_invariant``'s distinct values)."""
+    return observe_invariant(invariant, effects, events).counts()
 
 
 def vacuous_reason(invariant: dict[str, Any], counts: InvariantCounts) -> str | None:

@@ -379,7 +379,9 @@ class Platform(Protocol):
     ``run`` resets the platform's state, performs the plan and answers; it never
     raises for what user code does (that is in the effect log or the end state).
     ``describe`` returns ``{"platform": name, "assumptions": [sentence, ...]}``:
-    what the verdict must state it assumed. ``close`` releases the runtime.
+    what the verdict must state it assumed; ``unusedBounds`` (optional) names the platform's
+    bounds that cannot apply to this scenario (an alarm bound for a Worker with no Durable
+    Object), which the verdict then does not state. ``close`` releases the runtime.
     """
 
     def run(self, plan: RunPlan) -> RunResult: ...

@@ -65,6 +65,7 @@ __all__ = [
     "InvariantSeen",
     "Provenance",
     "ShrinkPassCount",
+    "ConfigSource",
     "SimulationVerdict",
     "SnapshotName",
     "SpecVerdict",
@@ -274,6 +275,17 @@ def _undetermined_counts(counts: Iterable[UndeterminedCount]) -> tuple[Undetermi
 
 
 @attrs.frozen(kw_only=True)
+class ConfigSource:
+    """The project config file that supplied some of a check's settings (``provenance.config``)."""
+
+    #: Its path relative to the scenario's folder (``eutaxy.toml``, ``../pyproject.toml``).
+    file: str
+    #: The settings it supplied, as the file names them (``seed``, ``max-runs``), the command
+    #: line having given none of them.
+    settings: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+
+
+@attrs.frozen(kw_only=True)
 class Provenance:
     """What a simulation verdict rests on; no wall-clock value, so equal seeds give equal JSON."""
 
@@ -304,6 +316,8 @@ class Provenance:
     cuts: tuple[CutCount, ...] = attrs.field(default=(), converter=_cut_counts, metadata=OMIT_IF_DEFAULT)
     #: Each invariant broken in runs where a cut left the break undetermined (never VIOLATED).
     undetermined: tuple[UndeterminedCount, ...] = attrs.field(default=(), converter=_undetermined_counts, metadata=OMIT_IF_DEFAULT)
+    #: The config file that supplied settings (the CLI's; None when none did).
+    config: ConfigSource | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
 
     def __attrs_post_init__(self) -> None:
         assert {count.bound for count in self.cuts} <= set(self.bounds_reached), "every cutting bound is a bound reached"
@@ -322,9 +336,13 @@ class InvariantSeen:
     name: str
     #: The invariant's kind (``at_most_once_per_key``), as the scenario names it.
     kind: str
+    #: Distinct values over the check's exploration runs: effects (invocation, ordinal, target,
+    #: op), rows and keys (canonical JSON).
     effects: int = 0
     rows: int = 0
     keys: int = 0
+    #: The exploration runs in which it saw any effect or row.
+    runs: int = 0
     allow_vacuous: bool = attrs.field(default=False, metadata=OMIT_IF_DEFAULT)
 
 

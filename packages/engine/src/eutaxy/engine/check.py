@@ -232,23 +232,26 @@ def _refuse_vacuous(session: Session, outcome: Exhausted) -> Outcome:
 def _invariant_counts(session: Session) -> tuple[InvariantSeen, ...]:
     """Per invariant, what it saw over the exploration runs (the verdict's ``invariants``)."""
     counted = []
+    totals = session.invariant_counts
     for invariant in session.scenario.get("invariants") or []:
-        counts = session.invariant_counts[invariant["name"]]
+        counts = totals[invariant["name"]]
         counted.append(InvariantSeen(
             name=invariant["name"],
             kind=invariant["kind"],
             effects=counts.effects,
             rows=counts.rows,
             keys=counts.keys,
+            runs=counts.runs,
             allow_vacuous=bool(invariant.get("allowVacuous")),
         ))
     return tuple(counted)
 
 
-def _stated_bounds(session: Session) -> dict[str, Any]:
-    """The bounds a verdict states: the engine's, resolved, and the platform's own as its plans carry them."""
+def _stated_bounds(session: Session, unused: Sequence[str] = ()) -> dict[str, Any]:
+    """The bounds a verdict states: the engine's, resolved, and the platform's own as its plans
+    carry them, except those the platform says cannot apply to the scenario."""
     carried = session.scenario.get("bounds") or {}
-    own = {name: value for name, value in carried.items() if name not in BOUND_NAMES}
+    own = {name: value for name, value in carried.items() if name not in BOUND_NAMES and name not in unused}
     return {**own, **session.bounds.to_data()}
 
 
@@ -269,7 +272,7 @@ def _provenance(
         seed=session.seed,
         runs=session.runs,
         faults_injected=session.faults,
-        bounds=_stated_bounds(session),
+        bounds=_stated_bounds(session, described.get("unusedBounds") or ()),
         bounds_reached=reached,
         schedule_points=session.most_eligible,
         replayed=session.replayed,

@@ -16,7 +16,7 @@ import attrs
 from eutaxy.core.console_lines import ConsoleLine
 from eutaxy.core.cuts import judge, remaining_events
 from eutaxy.core.effects import as_effects
-from eutaxy.core.invariant_counts import InvariantCounts, count_invariant, effect_point
+from eutaxy.core.invariant_counts import InvariantCounts, InvariantSight, effect_point, observe_invariant
 from eutaxy.core.invariants import check_invariants
 from eutaxy.core.invocation_outcomes import OutcomeCounts
 from eutaxy.core.protocol import Platform, RunPlan, RunResult
@@ -106,9 +106,10 @@ class Session:
     enumerating: bool = attrs.field(init=False, default=False)
     #: The distinct Core decisions of the exploration runs, kept only when the scenario lists specs.
     core_calls: CoreCalls | None = attrs.field(init=False, default=None)
-    #: What each invariant saw over the exploration runs that completed, by name in the
-    #: scenario's order: the evidence that BOUNDED is not a vacuous pass.
-    invariant_counts: dict[str, InvariantCounts] = attrs.field(init=False, factory=dict)
+    #: What each invariant saw over the exploration runs that completed (distinct values, and
+    #: the runs that saw any), by name in the scenario's order: the evidence that BOUNDED is
+    #: not a vacuous pass.
+    invariant_sights: dict[str, InvariantSight] = attrs.field(init=False, factory=dict)
     #: (target, op, kind) of every effect the exploration runs recorded, to name the
     #: effects nearest to a selector that matched nothing.
     effect_points: set[tuple[str, str, str]] = attrs.field(init=False, factory=set)
@@ -137,12 +138,17 @@ class Session:
         if self.audit:
             self.audit_records = []
         for invariant in self.scenario.get("invariants") or []:
-            self.invariant_counts[invariant["name"]] = InvariantCounts()
+            self.invariant_sights[invariant["name"]] = InvariantSight()
         drive = (self.scenario.get("drive") or {}).get("kind")
         if isinstance(drive, str):
             self.outcomes[drive] = OutcomeCounts(drive=drive)
 
     # -- running ------------------------------------------------------------------------
+
+    @property
+    def invariant_counts(self) -> dict[str, InvariantCounts]:
+        """Each invariant's sight over the exploration runs, counted."""
+        return {name: sight.counts() for name, sight in self.invariant_sights.items()}
 
     def elapsed_ms(self) -> int:
         return int(self.clock_ms() - self._started_ms)
@@ -220,14 +226,14 @@ class Session:
             self.outcomes[drive] = counts.add(self.runs, invocations, fault_free=fault_free)
 
     def _count_invariants(self, record: RunRecord) -> None:
-        if record.unsupported or not self.invariant_counts:
+        if record.unsupported or not self.invariant_sights:
             return
         effects = as_effects(record.result.effects)
         self.effect_points.update(effect_point(effect) for effect in effects)
         events = events_of(record.plan.scenario)
         for invariant in record.plan.scenario.get("invariants") or []:
             name = invariant["name"]
-            self.invariant_counts[name] = self.invariant_counts[name] + count_invariant(invariant, effects, events)
+            self.invariant_sights[name] = self.invariant_sights[name] | observe_invariant(invariant, effects, events)
 
     # -- progress -----------------------------------------------------------------------
 

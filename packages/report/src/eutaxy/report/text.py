@@ -25,10 +25,12 @@ import contextvars
 import json
 from typing import Any, Mapping, NamedTuple
 
+import attrs
+
 from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
-from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label
-from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, Effect, as_effects
+from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label, seconds_text
+from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, VIRTUAL_EPOCH_MS, Effect, as_effects
 from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT, InvocationOutcome, OutcomeCounts
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
@@ -61,8 +63,28 @@ VALUE_CHARS_MAX = 160
 #: Characters shown on each side of a key that a cut would otherwise hide.
 KEY_CONTEXT_CHARS = 40
 
-#: How values are cut in the report being rendered: (wide, the violation's key texts).
-_CUTTING: contextvars.ContextVar[tuple[bool, tuple[str, ...]]] = contextvars.ContextVar("cutting", default=(False, ()))
+#: Where a value is cut, this mark stands for what was left out (only there: a value's own
+#: ``...`` is never a cut).
+CUT_MARK = "…"
+
+
+@attrs.frozen
+class _Style:
+    """How the report being rendered draws values: cut or whole (``wide``), the violation's key
+    texts a cut keeps in view, and the drive kind of each invocation (for its label)."""
+
+    wide: bool = False
+    keys: tuple[str, ...] = ()
+    #: Event id (``msg-1``) -> the drive kind that delivered it.
+    drives: tuple[tuple[str, str], ...] = ()
+
+    def drive_of(self, event: str) -> str | None:
+        return dict(self.drives).get(event)
+
+
+#: Values cut, no key, no drive known: how a value is drawn outside a report.
+_PLAIN = _Style()
+_STYLE: contextvars.ContextVar[_Style] = contextvars.ContextVar("style", default=_PLAIN)
 
 #: A shrunk trace is short; one that is not is cut here rather than flood the terminal.
 TRACE_POINTS_MAX = 200
@@ -93,21 +115,24 @@ _TAILS = {
 }
 
 
-def render_text(verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = False, logs: bool = False) -> str:
+def render_text(
+    verdict: SimulationVerdict | Mapping[str, Any], *, wide: bool = False, logs: bool = False, verbose: bool = False
+) -> str:
     """Render a simulation verdict as the text report (ends with a newline).
 
     ``wide`` prints arguments and results whole instead of cutting them to one line.
     ``logs`` adds the console output of the runs other than the trace's (which is always shown).
+    ``verbose`` prints every assumption the verdict rests on (by default one line counts them).
     """
     try:
         typed = as_verdict(verdict)
     except VerdictDataError as error:
         return _unreadable(verdict, error)
-    token = _CUTTING.set((wide, _key_texts(typed)))
+    token = _STYLE.set(_Style(wide, _key_texts(typed), _drives(typed)))
     try:
-        return _render(typed, logs=logs)
+        return _render(typed, logs=logs, verbose=verbose)
     finally:
-        _CUTTING.reset(token)
+        _STYLE.reset(token)
 
 
 #: A headline longer than this is cut (``...`` marking the cut): with a test runner's word
@@ -146,7 +171,8 @@ def render_replay(replayed: Mapping[str, Any], *, scenario: str, platform: str, 
     lines += [f"  {item.invariant} ({item.invariant_kind}): {item.message}" for item in violations]
     if not violations:
         return "\n".join(lines) + "\n"
-    token = _CUTTING.set((False, _texts_of_keys(violations[0].keys)))
+    outcomes = tuple(InvocationOutcome.from_data(one) for one in result.get("invocations") or [])
+    token = _STYLE.set(_Style(False, _texts_of_keys(violations[0].keys), _drives_of(outcomes)))
     try:
         lines += _trace_lines(
             violations[0],
@@ -154,10 +180,10 @@ def render_replay(replayed: Mapping[str, Any], *, scenario: str, platform: str, 
             tuple(kept_events if kept_events is not None else ("all",)),
             platform,
             tuple(ConsoleLine.from_data(line) for line in result.get("console") or []),
-            tuple(InvocationOutcome.from_data(one) for one in result.get("invocations") or []),
+            outcomes,
         )
     finally:
-        _CUTTING.reset(token)
+        _STYLE.reset(token)
     return "\n".join(lines) + "\n"
 
 
@@ -170,6 +196,22 @@ def _unreadable(data: Any, error: VerdictDataError) -> str:
     lines.append("This report could not read the verdict (" + str(error) + "); its data:")
     lines.append("  " + (to_json(data) if isinstance(data, Mapping) else repr(data)))
     return "\n".join(lines) + "\n"
+
+
+def _drives(verdict: SimulationVerdict) -> tuple[tuple[str, str], ...]:
+    return _drives_of(verdict.invocations) if isinstance(verdict, Violated) else ()
+
+
+def _drives_of(invocations: tuple[InvocationOutcome, ...]) -> tuple[tuple[str, str], ...]:
+    """The drive kind of each event the trace's invocations delivered, by event (``msg-1`` of
+    ``msg-1#2``), so an attempt the comparison run alone made is labelled too."""
+    return tuple({one.invocation.rpartition("#")[0] or one.invocation: one.drive for one in invocations}.items())
+
+
+def _label(invocation: str, started_ms: int | None = None) -> str:
+    """The invocation's label, its later attempts named by the drive that delivered it."""
+    event = invocation.rpartition("#")[0] or invocation
+    return invocation_label(invocation, started_ms, _STYLE.get().drive_of(event))
 
 
 def _key_texts(verdict: SimulationVerdict) -> tuple[str, ...]:
@@ -194,7 +236,7 @@ def _texts_of_keys(keys: Any) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _render(verdict: SimulationVerdict, *, logs: bool) -> str:
+def _render(verdict: SimulationVerdict, *, logs: bool, verbose: bool) -> str:
     lines = _headline(verdict)
     if isinstance(verdict, Violated):
         lines += _violation_section(verdict.violation)
@@ -211,11 +253,11 @@ def _render(verdict: SimulationVerdict, *, logs: bool) -> str:
         lines += _unsupported_section(verdict.cause)
         lines += _console_section("Console output of the first run", verdict.first_run_console, logs=logs)
     lines += _outcomes_section(verdict.outcomes)
-    lines += _invariants_section(verdict.invariants)
+    lines += _invariants_section(verdict.invariants, verdict.provenance.runs)
     lines += _coverage_section(verdict.coverage, bounded=isinstance(verdict, Bounded))
     lines += _audit_section(verdict.audit)
     lines += _exhaustive_section(verdict)
-    lines += _provenance_section(verdict.provenance)
+    lines += _provenance_section(verdict.provenance, verbose=verbose)
     core_calls = None if verdict.core_calls is None else list(verdict.core_calls)
     lines += _specs_section(verdict.specs, core_calls)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -291,7 +333,7 @@ def _trace_lines(
         first_ms = group[0][1].time
         waited = previous_ms is not None and first_ms - previous_ms >= WAIT_SHOWN_MS
         started = first_ms - start_ms if start_ms is not None and (timed or waited) else None
-        labels.append(invocation_label(invocation, started) if invocation != previous_invocation else "")
+        labels.append(_label(invocation, started) if invocation != previous_invocation else "")
         previous_invocation = invocation
         previous_ms = group[-1][1].time
     width = max([_label_width(live), *(len(label) for label in labels)])
@@ -299,10 +341,15 @@ def _trace_lines(
     under, before, elsewhere = _place_console(console, shown)
     failed_under, failed_before, failed_elsewhere = _place_failures(invocations, shown)
     starred = False
+    done: dict[str, list[str]] = {}
     for position, (group, label) in enumerate(zip(groups, labels)):
         marker = " *" if any(index in named for index, _ in group) else ""
         starred = starred or bool(marker)
-        first, *rest = _group_lines(group)
+        head = group[0][1]
+        passed = done.setdefault(head.invocation, [])
+        first, *rest = _group_lines(group, passed)
+        if head.kind != DECISION and any(effect.kind == RESULT for _, effect in group):
+            passed.append(f"#{head.ordinal} {head.target} {head.op}".rstrip())
         console_before = [f"  {'':<{width}}  {text}" for line in before.get(position, []) for text in _console_text(line)]
         console_before += [f"  {'':<{width}}  {_failure_text(one)}" for one in failed_before.get(position, [])]
         if console_before and label:
@@ -314,7 +361,7 @@ def _trace_lines(
         lines += [f"  {'':<{width}}     {text}" for line in under.get(position, []) for text in _console_text(line)]
         lines += [f"  {'':<{width}}     {_failure_text(one)}" for one in failed_under.get(position, [])]
     if failed_elsewhere:
-        lines += [f"  {invocation_label(one.invocation):<{width}}  {_failure_text(one)}" for one in failed_elsewhere]
+        lines += [f"  {_label(one.invocation):<{width}}  {_failure_text(one)}" for one in failed_elsewhere]
     if len(groups) > TRACE_POINTS_MAX:
         lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
     if elsewhere:
@@ -425,7 +472,7 @@ def _snapshot_payload_rows(snapshot: Effect) -> list[Any]:
 
 #: Characters in each column of the side-by-side divergence (``wide=True`` prints the left
 #: column as wide as its longest line and cuts nothing).
-COLUMN_CHARS = 64
+COLUMN_CHARS = 72
 
 
 def _fault_free_section(verdict: Violated) -> list[str]:
@@ -460,21 +507,21 @@ def _fault_free_section(verdict: Violated) -> list[str]:
                      else f"  Both runs agree on the first {agreed} effect points; the last of them:")
         last = shared[-1]
         first, *rest = _group_lines(last)
-        lines.append(f"    {last[0][1].invocation}  {first}")
-        lines += ["    " + " " * len(last[0][1].invocation) + f"  {line}" for line in rest]
+        label = _label(last[0][1].invocation)
+        lines.append(f"    {label}  {first}")
+        lines += ["    " + " " * len(label) + f"  {line}" for line in rest]
         lines.append("  Then they part:")
     else:
         lines.append("  The runs part at the first effect point:")
-    left = _cells(split.violating)
-    right = _cells(split.fault_free)
-    wide, _ = _CUTTING.get()
+    left = _cells(split.violating, COLUMN_CHARS)
+    right = _cells(split.fault_free, COLUMN_CHARS)
     left_title = heading.left
-    width = max([len(cell) for cell in left] + [len(left_title)]) if wide else COLUMN_CHARS
+    width = max([len(cell) for cell in left] + [len(left_title)]) if _STYLE.get().wide else COLUMN_CHARS
     lines.append(f"    {left_title:<{width}} | {other_side}")
     for row in range(max(len(left), len(right))):
         ours = left[row] if row < len(left) else ("(run ended)" if row == len(left) else "")
         theirs = right[row] if row < len(right) else ("(run ended)" if row == len(right) else "")
-        lines.append(f"    {_fit(ours, width):<{width}} | {_fit(theirs, width)}".rstrip())
+        lines.append(f"    {ours:<{width}} | {theirs}".rstrip())
     lines += _state_difference_lines(verdict, fault_free, other_side)
     return lines
 
@@ -519,28 +566,40 @@ def fault_free_outcome(fault_free: FaultFree, verdict: Violated) -> str:
     return "That run breaks " + ", ".join(broken) + " too" + tail + "."
 
 
-def _cells(effects: tuple[Effect, ...]) -> list[str]:
-    """One line per effect point of a divergence window: invocation, the point, its fault."""
+def _cells(effects: tuple[Effect, ...], width: int) -> list[str]:
+    """One line per effect point of a divergence window, within ``width``: the invocation, the
+    point's ordinal, target and op whole, then its result or fault, then as much of its
+    arguments as fits, cut in the middle."""
+    wide = _STYLE.get().wide
     cells = []
     for group in group_points(list(enumerate(effects))):
-        first, *rest = _group_lines(group)
-        head = group[0][1]
-        if head.kind == FAULT:
-            # A fault with no call (a redelivery): its name only, the meaning is in the trace above.
-            first = f"#{head.ordinal} {head.target} !! {fault_name(head)}"
-        faults = " ".join(line.strip().split(" (")[0] for line in rest)
-        cells.append(f"{invocation_label(head.invocation)} {first}" + (f" {faults}" if faults else ""))
+        point = _point(group)
+        key = f"{_label(group[0][1].invocation)} {point.key}"
+        tail = " ".join(([f"-> {point.result}"] if point.result is not None else []) + [f"!! {name}" for name in point.fault_names])
+        cells.append(_fitted(key, point.value, tail, None if wide else width))
     return cells
 
 
-def _fit(cell: str, width: int) -> str:
-    """The cell cut to ``width``, keeping the result (``-> ...``) and a fault (``!! ...``) in view."""
-    wide, _ = _CUTTING.get()
-    if wide or len(cell) <= width:
-        return cell
-    cut = max(cell.rfind(" -> "), cell.rfind(" !! "))
-    tail = cell[cut:] if cut > 0 and len(cell) - cut < width // 2 else ""
-    return cell[: width - len(tail) - 3] + "..." + tail
+#: The fewest characters of arguments worth showing in a cell; with less room they are one CUT_MARK.
+CELL_VALUE_CHARS_MIN = 8
+
+
+def _fitted(key: str, value: str, tail: str, width: int | None) -> str:
+    """``key value tail`` within ``width`` (None: whole): the key never cut, the value cut in the
+    middle first, then the tail; a key longer than the width is kept whole past it."""
+    def joined(value_text: str, tail_text: str) -> str:
+        return " ".join(part for part in (key, value_text, tail_text) if part)
+
+    whole = joined(value, tail)
+    if width is None or len(whole) <= width:
+        return whole
+    room = width - len(joined("", tail)) - (1 if value else 0)
+    if value and room >= CELL_VALUE_CHARS_MIN:
+        return joined(middle_cut(value, room), tail)
+    value = CUT_MARK if value else ""
+    room = max(width - len(joined(value, "")) - 1, CELL_VALUE_CHARS_MIN)
+    # The tail's start says most (the status, the first field): it is cut at its end.
+    return joined(value, tail if len(tail) <= room else tail[: room - len(CUT_MARK)] + CUT_MARK)
 
 
 #: Rows printed per side of a state difference; the JSON report holds both states whole.
@@ -600,12 +659,14 @@ def _bounded_section(verdict: Bounded) -> list[str]:
             "",
             f"No invariant broke in {explored}: completed: every schedule within the bounds below ran.",
             "This is not a proof: nothing beyond these bounds was checked.",
+            *_own_errors_lines(verdict.outcomes),
         ]
     lines = [
         "",
         f"No invariant broke in {explored} within the bounds below.",
         "This is not a proof: runs beyond these bounds, and schedules the exploration did not",
         "reach, were not checked.",
+        *_own_errors_lines(verdict.outcomes),
     ]
     bounds = provenance.bounds
     if "budgetMs" in provenance.bounds_reached and bounds.get("maxRuns") is not None:
@@ -614,6 +675,20 @@ def _bounded_section(verdict: Bounded) -> list[str]:
             f"{bounds['maxRuns']} was reached; pass --budget-ms to give the runs more time."
         )
     return lines
+
+
+def _own_errors_lines(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
+    """The Worker's (or handler's) own uncaught errors over the runs a pass rests on, counted up
+    front: a BOUNDED over a handler that threw should not read as one that worked."""
+    threw = sum(counts.threw for counts in outcomes)
+    timed_out = sum(counts.timed_out for counts in outcomes)
+    if not threw and not timed_out:
+        return []
+    parts = ([_count(threw, "invocation") + " threw an uncaught error"] if threw else []) + (
+        [_count(timed_out, "invocation") + " timed out"] if timed_out else [])
+    firsts = [counts.first_error for counts in outcomes if counts.first_error is not None]
+    first = f" (the first: {firsts[0].error.text()})" if firsts else ""
+    return [f"The handler's own code: {' and '.join(parts)} in these runs{first}; Invocations below counts them."]
 
 
 def _unsupported_section(cause: Cause) -> list[str]:
@@ -649,14 +724,17 @@ def _outcomes_section(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
     return lines
 
 
-def _invariants_section(invariants: tuple[InvariantSeen, ...]) -> list[str]:
-    """What each invariant saw over the exploration runs: the evidence a pass is not vacuous."""
+def _invariants_section(invariants: tuple[InvariantSeen, ...], runs: int) -> list[str]:
+    """What each invariant saw over the exploration runs (distinct effects, rows and keys, and the
+    runs that saw any): the evidence a pass is not vacuous."""
     if not invariants:
         return []
     width = max(len(entry.name) for entry in invariants)
-    lines = ["", "Invariants (what each saw over the exploration runs):"]
+    lines = ["", "Invariants (what each saw over the exploration runs, each value counted once):"]
     for entry in invariants:
-        counts = f"{entry.effects} effects, {entry.rows} rows, {entry.keys} keys"
+        counts = ", ".join(_count(number, noun) for number, noun in
+                           ((entry.effects, "effect"), (entry.rows, "row"), (entry.keys, "key")))
+        counts += f"; in {entry.runs} of {runs} run" + ("" if runs == 1 else "s")
         note = "  (allowed to look at nothing)" if entry.allow_vacuous else ""
         lines.append(f"  {entry.name:<{width}}  {counts}{note}")
     return lines
@@ -724,8 +802,15 @@ def _stop_reason(verdict: SimulationVerdict) -> str:
     return "stopped by " + " and ".join(named) if named else "stopped"
 
 
-def _provenance_section(provenance: Provenance) -> list[str]:
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _provenance_section(provenance: Provenance, *, verbose: bool) -> list[str]:
     lines = ["", "Provenance:", f"  seed: {provenance.seed}"]
+    if provenance.config is not None:
+        source = provenance.config
+        lines.append(f"  settings from {source.file}: " + ", ".join(source.settings))
     lines.append(
         f"  runs {provenance.runs}, distinct schedules {provenance.schedules}, "
         f"faults injected {provenance.faults_injected}, schedule points {provenance.schedule_points}"
@@ -739,9 +824,13 @@ def _provenance_section(provenance: Provenance) -> list[str]:
     lines.append("  bounds: " + _plain(provenance.bounds))
     lines.append("  bounds reached: " + _plain(list(provenance.bounds_reached)))
     lines += _cuts_lines(provenance)
-    if provenance.assumptions:
+    if provenance.assumptions and verbose:
         lines.append("  assumptions:")
         lines += ["    - " + _assumption_text(item) for item in provenance.assumptions]
+    elif provenance.assumptions:
+        count = len(provenance.assumptions)
+        lines.append(f"  assumptions: {count} (where the model departs from the platform; "
+                     "--verbose prints them, the JSON report has them)")
     if provenance.restarts:
         lines.append("  restarts: " + _plain(list(provenance.restarts)))
     return lines
@@ -825,43 +914,125 @@ def _specs_section(specs: Any, core_calls: Any) -> list[str]:
 # ---------------------------------------------------------------------------- the trace
 
 
-def _group_lines(group: list[tuple[int, Effect]]) -> list[str]:
-    """One effect point as text: ``#0 D1:DB run  <args>  -> <result>``, then a line per fault."""
+def _group_lines(group: list[tuple[int, Effect]], before: list[str] | None = None) -> list[str]:
+    """One effect point as text: ``#0 D1:DB run  <args>  -> <result>``, then a line per fault.
+
+    Each effect has one ordinal in its invocation: a Core decision (which carries the ordinal
+    of the point after it) is drawn without one, and a call whose result came after points
+    nested in it (an alarm's end) closes as ``end of #0``. ``before`` names the points of the
+    invocation that happened before this one, for what a crash before it left standing.
+    """
+    point = _point(group, before)
+    text = point.key
+    if point.value:
+        text += "  " + _cut(point.value)
+    if point.result is not None:
+        text += "  -> " + _cut(point.result)
+    return [text] + ["   " + line for line in point.faults]
+
+
+@attrs.frozen
+class _Point:
+    """An effect point's parts: who and what (never cut), its arguments, its result, its faults."""
+
+    key: str
+    value: str = ""
+    result: str | None = None
+    faults: tuple[str, ...] = ()
+    #: The injected faults' names (``crash_after``), for a one-line cell.
+    fault_names: tuple[str, ...] = ()
+
+
+def _point(group: list[tuple[int, Effect]], before: list[str] | None = None) -> _Point:
     effects = [effect for _, effect in group]
     head = effects[0]
     if head.kind == FAULT:
-        return [f"#{head.ordinal} {head.target}  " + fault_text(head)]
+        return _Point(key=f"#{head.ordinal} {head.target}", faults=(fault_text(head, before),), fault_names=(fault_name(head),))
     payload = head.payload if isinstance(head.payload, dict) else {}
-    words = [f"#{head.ordinal}", head.target]
+    words = [head.target] if head.kind == DECISION else [f"#{head.ordinal}", head.target]
+    if head.kind == RESULT:
+        # The result of a call drawn earlier, after the points nested in it.
+        words.insert(0, "end of")
     if head.op:
         words.append(head.op)
-    text = " ".join(words)
     if head.kind == DECISION:
-        text += "  decision"
+        words.append("decision")
     args = payload.get("args") if "args" in payload else None
-    if args not in (None, {}, []):
-        text += "  " + summarize_value(args)
+    value = _value_text(args) if args not in (None, {}, []) and head.kind != RESULT else ""
     result = next((effect for effect in effects if effect.kind in (RESULT, DECISION)), None)
+    shown = None
     if result is not None:
         result_payload = result.payload if isinstance(result.payload, dict) else {}
-        text += "  -> " + _result_text(result_payload.get("result"))
-    return [text] + ["   " + fault_text(effect) for effect in effects if effect.kind == FAULT]
+        shown = _result_text(result_payload.get("result"))
+    faults = [effect for effect in effects if effect.kind == FAULT]
+    return _Point(
+        key=" ".join(words), value=value, result=shown,
+        faults=tuple(fault_text(effect, before) for effect in faults), fault_names=tuple(fault_name(effect) for effect in faults),
+    )
+
+
+#: Characters of a response body's one-line preview.
+BODY_PREVIEW_CHARS = 60
 
 
 def _result_text(result: Any) -> str:
-    if result is None:
+    """A result in one uncut line: ``done``; a response as its status and a body preview
+    (``500 {"error":"no such order"}``); a flat object as ``key value`` pairs; else JSON."""
+    if result is None or result == {}:
         return "done"
+    if isinstance(result, dict) and isinstance(result.get("status"), int) and not isinstance(result.get("status"), bool):
+        return _response_text(result)
     if isinstance(result, dict):
         flat = _flatten(result)
         shown = [(key, value) for key, value in flat if value not in (None, [], {})]
         if shown and all(not isinstance(value, (dict, list)) for _, value in shown):
-            return _cut(", ".join(f"{key} {_scalar(value)}" for key, value in shown))
-    return summarize_value(result)
+            return ", ".join(f"{key} {_field_value(key, value)}" for key, value in shown)
+    return _value_text(result)
 
 
-def _flatten(value: dict, prefix: str = "") -> list[tuple[str, Any]]:
+def _response_text(result: dict[str, Any]) -> str:
+    """``200 {"accepted":5}``, then the result's other fields (``ok`` and the headers left out)."""
+    text = str(result["status"])
+    body = result.get("body")
+    if body not in (None, "", {}, []):
+        text += " " + body_preview(body)
+    others = [(key, value) for key, value in _flatten({k: v for k, v in result.items() if k not in ("status", "body", "ok", "headers")})
+              if value not in (None, [], {})]
+    if others:
+        text += ", " + ", ".join(f"{key} {_field_value(key, value)}" for key, value in others)
+    return text
+
+
+def body_preview(body: Any) -> str:
+    """A body on one line of at most BODY_PREVIEW_CHARS characters: JSON text compacted, any
+    other text with its line breaks and runs of spaces made one space, the middle cut."""
+    if isinstance(body, str):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        text = to_json(parsed) if isinstance(parsed, (dict, list)) else _collapse(body)
+    else:
+        text = to_json(body)
+    return middle_cut(text, BODY_PREVIEW_CHARS)
+
+
+def _field_value(key: str, value: Any) -> str:
+    """A result field's value on one line; a virtual time as ``+30 s`` from the run's start: a
+    ``...At`` field in milliseconds since the epoch (``visibleAt``), an ``expiration`` in
+    seconds (KV's)."""
+    name = key.rpartition(".")[2]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if (name.endswith("At") or name.endswith("_at")) and value >= VIRTUAL_EPOCH_MS:
+            return seconds_text(value - VIRTUAL_EPOCH_MS)
+        if name == "expiration" and VIRTUAL_EPOCH_MS // 1000 <= value < VIRTUAL_EPOCH_MS:
+            return seconds_text(value * 1000 - VIRTUAL_EPOCH_MS)
+    return _collapse(value) if isinstance(value, str) else _scalar(value)
+
+
+def _flatten(value: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     items: list[tuple[str, Any]] = []
-    for key in value:
+    for key in sorted(value):
         item = value[key]
         name = f"{prefix}{key}"
         if isinstance(item, dict) and item:
@@ -872,11 +1043,14 @@ def _flatten(value: dict, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def _label_width(live: list[tuple[int, Effect]]) -> int:
-    return max((len(invocation_label(effect.invocation)) for _, effect in live), default=0)
+    return max((len(_label(effect.invocation)) for _, effect in live), default=0)
 
 
 def _start_ms(live: list[tuple[int, Effect]]) -> int | None:
-    return min((effect.time for _, effect in live), default=None)
+    """Where the trace's ``+<seconds>`` count from: the run's start (virtual time's epoch), as a
+    result's times (``visibleAt``) do; a log of times before it, from its first effect."""
+    first = min((effect.time for _, effect in live), default=None)
+    return None if first is None else min(first, VIRTUAL_EPOCH_MS)
 
 
 def _violation_effects(violation: Violation) -> set[int]:
@@ -887,22 +1061,28 @@ def _violation_effects(violation: Violation) -> set[int]:
 
 
 def summarize_value(value: Any) -> str:
-    """One line for an argument list, a row or a result: text as it is, the rest as JSON.
+    """One line for an argument list, a row or a result: text as it is, the rest as JSON, cut
+    in the middle when long (the violation's key kept in view)."""
+    return _cut(_value_text(value))
 
-    Strings come first (a SQL statement, a method and URL), then the structured values
-    (parameters, bodies), which is how a reader recognises a call.
-    """
+
+def _value_text(value: Any) -> str:
+    """A value on one uncut line. Strings come first (a SQL statement, a method and URL), then
+    the structured values (parameters, bodies), which is how a reader recognises a call."""
     if isinstance(value, str):
-        return _cut(_collapse(value))
+        return _collapse(value)
     if isinstance(value, dict) and value:
-        texts = [_collapse(item) for item in value.values() if isinstance(item, str)]
-        others = [item for item in value.values() if not isinstance(item, str)]
+        # Fields in canonical (sorted) order, as the JSON report holds them: the same verdict
+        # reads the same whether it comes from the check or from its JSON.
+        items = [value[key] for key in sorted(value)]
+        texts = [_collapse(item) for item in items if isinstance(item, str)]
+        others = [item for item in items if not isinstance(item, str)]
         if texts and len(texts) + len(others) <= 4:
-            return _cut(" ".join(texts + [to_json(item) for item in others]))
+            return " ".join(texts + [to_json(item) for item in others])
     if isinstance(value, list) and value and all(not isinstance(item, (dict, list)) for item in value[:1]):
         if isinstance(value[0], str):
-            return _cut(" ".join(_collapse(item) if isinstance(item, str) else to_json(item) for item in value))
-    return _cut(to_json(value))
+            return " ".join(_collapse(item) if isinstance(item, str) else to_json(item) for item in value)
+    return to_json(value)
 
 
 def _collapse(text: str) -> str:
@@ -910,18 +1090,53 @@ def _collapse(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    wide, keys = _CUTTING.get()
-    if wide or len(text) <= VALUE_CHARS_MAX:
+    """``text`` within VALUE_CHARS_MAX characters (unless the report is wide): its start and end
+    kept, the middle cut, and a violation's key that would fall in the cut kept with some
+    context around it. Each cut is marked CUT_MARK, and nothing else is."""
+    style = _STYLE.get()
+    if style.wide or len(text) <= VALUE_CHARS_MAX:
         return text
-    head = text[: VALUE_CHARS_MAX - 3]
-    for key in keys:
+    tail = KEY_CONTEXT_CHARS
+    head = VALUE_CHARS_MAX - tail - len(CUT_MARK)
+    kept = [(0, head), (len(text) - tail, len(text))]
+    for key in style.keys:
         at = text.find(key)
-        if at >= 0 and key not in head:
-            # The key lies past the cut: show the start, then the key with some context.
-            start = max(at - KEY_CONTEXT_CHARS, KEY_CONTEXT_CHARS)
-            stop = at + len(key) + KEY_CONTEXT_CHARS
-            return text[:KEY_CONTEXT_CHARS] + "..." + text[start:stop] + ("..." if stop < len(text) else "")
-    return head + "..."
+        if at >= 0 and not any(start <= at and at + len(key) <= stop for start, stop in kept):
+            # The key lies in the cut: keep it with some context, and less of the start.
+            kept = [(0, KEY_CONTEXT_CHARS), (at - KEY_CONTEXT_CHARS, at + len(key) + KEY_CONTEXT_CHARS), kept[1]]
+            break
+    return _kept(text, kept)
+
+
+def middle_cut(text: str, width: int) -> str:
+    """``text`` within ``width`` characters: its start and end kept, CUT_MARK where the middle was."""
+    if len(text) <= width:
+        return text
+    room = max(width - len(CUT_MARK), 2)
+    head = (room + 1) // 2 + room // 6
+    return _kept(text, [(0, head), (len(text) - (room - head), len(text))])
+
+
+def _kept(text: str, ranges: list[tuple[int, int]]) -> str:
+    """The parts of ``text`` in ``ranges`` (merged where they touch), CUT_MARK for each gap between them."""
+    merged: list[list[int]] = []
+    for start, stop in sorted((max(start, 0), min(stop, len(text))) for start, stop in ranges):
+        if start >= stop:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], stop)
+        else:
+            merged.append([start, stop])
+    if not merged:
+        return CUT_MARK if text else ""
+    pieces = [CUT_MARK] if merged[0][0] > 0 else []
+    for position, (start, stop) in enumerate(merged):
+        if position:
+            pieces.append(CUT_MARK)
+        pieces.append(text[start:stop])
+    if merged[-1][1] < len(text):
+        pieces.append(CUT_MARK)
+    return "".join(pieces)
 
 
 def _scalar(value: Any) -> str:
