@@ -179,6 +179,19 @@ def test_a_crash_before_names_what_its_invocation_did_before_it_and_an_outer_cal
     assert "end of #0 DO:B alarm  -> done" in lines
 
 
+def test_frames_the_platform_recorded_outside_any_point_carry_no_ordinal():
+    """WebSocket frames a connection received are records of the platform, all at ordinal 0: none shows #0."""
+    verdict = verdicts.violated()
+    verdict["trace"] = [
+        {"target": "WebSocket:ada", "op": "message", "kind": "platform", "payload": {"args": {"data": text}},
+         "invocation": "websocket", "ordinal": 0, "time": 0}
+        for text in ("one", "two")
+    ]
+    verdict["violation"]["effects"] = []
+    frames = [line for line in _lines(render_text(verdict)) if "WebSocket:ada message" in line]
+    assert ["websocket  WebSocket:ada message  one", "WebSocket:ada message  two"] == frames
+
+
 def test_long_values_are_cut_to_one_line():
     """A huge argument is shortened in text (the JSON report keeps it whole)."""
     text = summarize_value({"sql": "SELECT " + "x, " * 200 + "y"})

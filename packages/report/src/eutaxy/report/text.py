@@ -30,7 +30,7 @@ import attrs
 from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label, seconds_text
-from eutaxy.core.effects import DECISION, FAULT, RESULT, SNAPSHOT, VIRTUAL_EPOCH_MS, Effect, as_effects
+from eutaxy.core.effects import CALL, DECISION, FAULT, RESULT, SNAPSHOT, VIRTUAL_EPOCH_MS, Effect, as_effects
 from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT, InvocationOutcome, OutcomeCounts
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
@@ -348,7 +348,7 @@ def _trace_lines(
         head = group[0][1]
         passed = done.setdefault(head.invocation, [])
         first, *rest = _group_lines(group, passed)
-        if head.kind != DECISION and any(effect.kind == RESULT for _, effect in group):
+        if head.kind in (CALL, RESULT) and any(effect.kind == RESULT for _, effect in group):
             passed.append(f"#{head.ordinal} {head.target} {head.op}".rstrip())
         console_before = [f"  {'':<{width}}  {text}" for line in before.get(position, []) for text in _console_text(line)]
         console_before += [f"  {'':<{width}}  {_failure_text(one)}" for one in failed_before.get(position, [])]
@@ -918,8 +918,9 @@ def _group_lines(group: list[tuple[int, Effect]], before: list[str] | None = Non
     """One effect point as text: ``#0 D1:DB run  <args>  -> <result>``, then a line per fault.
 
     Each effect has one ordinal in its invocation: a Core decision (which carries the ordinal
-    of the point after it) is drawn without one, and a call whose result came after points
-    nested in it (an alarm's end) closes as ``end of #0``. ``before`` names the points of the
+    of the point after it) and a record the platform made outside any point are drawn without
+    one, and a call whose result came after points nested in it (an alarm's end) closes as
+    ``end of #0``. ``before`` names the points of the
     invocation that happened before this one, for what a crash before it left standing.
     """
     point = _point(group, before)
@@ -949,7 +950,9 @@ def _point(group: list[tuple[int, Effect]], before: list[str] | None = None) -> 
     if head.kind == FAULT:
         return _Point(key=f"#{head.ordinal} {head.target}", faults=(fault_text(head, before),), fault_names=(fault_name(head),))
     payload = head.payload if isinstance(head.payload, dict) else {}
-    words = [head.target] if head.kind == DECISION else [f"#{head.ordinal}", head.target]
+    # A decision, and a record the platform made outside any effect point (a WebSocket frame a
+    # connection received), has no ordinal of its own.
+    words = [f"#{head.ordinal}", head.target] if head.kind in (CALL, RESULT) else [head.target]
     if head.kind == RESULT:
         # The result of a call drawn earlier, after the points nested in it.
         words.insert(0, "end of")
