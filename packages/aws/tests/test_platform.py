@@ -49,6 +49,18 @@ def test_a_resource_put_is_one_low_level_effect_with_plain_arguments(run_probe):
     assert 2 == result["eligible"]
 
 
+def test_the_probe_handlers_effects_carry_its_lines_and_the_platforms_carry_none(run_probe):
+    """A real run: the PutItem of handlers/probe.py at its line; the implicit SQS delete is the platform's."""
+    result, _ = run_probe([{"id": "a"}])
+    sources = {(e["target"], e["op"]): e.get("source") for e in result["effects"] if e["kind"] == "call"}
+    with open(os.path.join(os.path.dirname(__file__), "handlers", "probe.py"), encoding="utf-8") as file:
+        lines = file.read().split("\n")
+    line = next(index for index, text in enumerate(lines) if "table.put_item(" in text) + 1
+    column = lines[line - 1].index("table.put_item(") + 1
+    assert {"file": "handlers/probe.py", "line": line, "column": column} == sources[("DynamoDB:items", "PutItem")]
+    assert sources[("SQS:jobs", "delete")] is None
+
+
 def test_reset_seeds_the_tables_and_the_snapshot_reads_them_as_plain_json(run_probe):
     result, _ = run_probe([{"id": "a"}])
     rows = _rows(result, "items")

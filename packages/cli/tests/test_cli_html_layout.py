@@ -172,9 +172,14 @@ def test_navigation_titles_and_provenance_read_as_the_text_report_does(pages, pa
     served.feed(path.read_text(encoding="utf-8"))
     assert [href for href, _ in served.links] == [f"#{anchor}" for anchor, _ in served.sections]
     sections = dict(served.sections)
-    expected = {"violated": ["timeline", "fault-free", "state", "schedule", "provenance", "report"]}.get(
+    expected = {"violated": ["timeline", "code", "fault-free", "state", "schedule", "provenance", "report"]}.get(
         verdict["kind"], ["provenance", "report"])
     assert expected == list(sections)
+    if "code" in sections:
+        # Each line the trace's effects name, with the Worker's own code around it.
+        text = path.read_text(encoding="utf-8")
+        places = sorted({f'{e["source"]["file"]}:{e["source"]["line"]}' for e in verdict["trace"] if "source" in e})
+        assert places and all(f"<figcaption>{place}</figcaption><pre>" in text for place in places), places
     if "fault-free" in sections:
         title = sections["fault-free"]
         assert dict(served.links)["#fault-free"] == title

@@ -28,6 +28,7 @@
  */
 
 import { active } from "./active.mjs";
+import { callSite } from "./call_site.mjs";
 import { exact } from "./exact.mjs";
 
 /** The error a Worker that cannot load shows: the host reports it as the user's to fix. */
@@ -81,13 +82,14 @@ function differs(encoded, canonical) {
  * Record one decision of the running invocation, if a run is in progress and one is running.
  * @param {string} name @param {unknown} args the canonical reading of the arguments
  * @param {unknown} result @param {import("./exact.mjs").Exact} [argsExact] the exact reading of the arguments
+ * @param {string} [site] the bundle positions of the call (call_site.mjs)
  */
-export function recordDecision(name, args, result, argsExact = { ok: true, value: args }) {
+export function recordDecision(name, args, result, argsExact = { ok: true, value: args }, site = undefined) {
   const run = active.run;
   if (!run || run.stopped) return;
   const inv = run.current;
   if (!inv || inv.dead) return;
-  run.record(`Core:${name}`, "decide", "decision", decisionPayload(args, argsExact, result), inv.id, inv.nextOrdinal, run.clock.now);
+  run.record(`Core:${name}`, "decide", "decision", decisionPayload(args, argsExact, result), inv.id, inv.nextOrdinal, run.clock.now, site);
 }
 
 /**
@@ -113,7 +115,8 @@ export function coreExport(module, name, value) {
         active.run?.markUnsupported("async_core", `the core function ${name} (${module}) returned a promise; core functions in specs must be synchronous`);
         return result;
       }
-      recordDecision(name, before, result, beforeExact);
+      // The caller's line, read only when a run will record the decision.
+      recordDecision(name, before, result, beforeExact, active.run ? callSite(wrapped) : undefined);
       return result;
     },
   }[name];

@@ -16,6 +16,7 @@
  */
 
 import { assert } from "./assert.mjs";
+import { callSite } from "./call_site.mjs";
 import { environmentLimit } from "./errors.mjs";
 import { errorFields } from "./values.mjs";
 
@@ -191,13 +192,15 @@ const BEFORE = new Set(["crash_before", "error", "cut_off"]);
  */
 export function effectPoint(run, given, spec) {
   const inv = given.now;
-  if (spec.kind === "io") return ioPoint(run, inv, spec);
+  // The Worker's call is on the stack only now: an `io` point may park before it opens.
+  if (spec.kind === "io") return ioPoint(run, inv, spec, inv.dead || run.stopped ? undefined : callSite(effectPoint));
   const decision = spec.kind === "decision";
   if (decision) {
     if (inv.dead || run.stopped) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
     run.scheduler.noteMore("sync_effect");
   }
-  const point = new Point(run, inv, spec);
+  // A platform point is the drive's own: no code of the Worker's made it.
+  const point = new Point(run, inv, spec, decision ? callSite(effectPoint) : undefined);
   if (point.strikesBefore()) {
     if (decision) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
     return point.fault;
@@ -217,8 +220,9 @@ export function effectPoint(run, given, spec) {
 /**
  * The `io` half of effectPoint: the same steps around an awaited perform.
  * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
+ * @param {string | undefined} site the Worker's call site (call_site.mjs)
  */
-async function ioPoint(run, inv, spec) {
+async function ioPoint(run, inv, spec, site) {
   if (inv.dead || run.stopped) return never();
   // In a concurrent run the effect is a turn: the invocation parks until a turn picks it.
   // Inside a Durable Object (a call of it in progress, `hosts`) too, as the object's input
@@ -233,7 +237,7 @@ async function ioPoint(run, inv, spec) {
     inv.parked--;
     if (inv.dead || run.stopped) return never();
   }
-  const point = new Point(run, inv, spec);
+  const point = new Point(run, inv, spec, site);
   if (point.strikesBefore()) {
     if (point.fault === "error") throw /** @type {NonNullable<PointSpec["injectedError"]>} */ (spec.injectedError)(point.fault);
     return never();
@@ -279,14 +283,18 @@ async function ioPoint(run, inv, spec) {
   return outcome.value;
 }
 
-/** One point's records: its ordinal, its time and its fault, fixed when it opens. */
+/** One point's records: its ordinal, its time, its call site and its fault, fixed when it opens. */
 class Point {
-  /** @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec */
-  constructor(run, inv, spec) {
+  /**
+   * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
+   * @param {string | undefined} site the bundle positions of the Worker's call (call_site.mjs), on every record of the point
+   */
+  constructor(run, inv, spec, site) {
     assert(spec.kind === "platform" || !inv.dead, () => `the dead invocation ${inv.id} reached ${spec.target} ${spec.op}`);
     this.run = run;
     this.inv = inv;
     this.spec = spec;
+    this.site = site;
     this.ordinal = inv.nextOrdinal++;
     this.time = run.clock.now;
     this.record("call", { args: spec.args });
@@ -297,7 +305,7 @@ class Point {
 
   /** @param {string} kind @param {unknown} payload */
   record(kind, payload) {
-    this.run.record(this.spec.target, this.spec.op, kind, payload, this.inv.id, this.ordinal, this.time);
+    this.run.record(this.spec.target, this.spec.op, kind, payload, this.inv.id, this.ordinal, this.time, this.site);
   }
 
   /** If the fault strikes before the effect: record it, end the point, kill unless `error`. */

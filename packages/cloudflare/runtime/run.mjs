@@ -165,8 +165,10 @@ export class Run {
   /**
    * @param {string} target @param {string} op @param {string} kind @param {unknown} payload
    * @param {string} invocation @param {number} ordinal @param {number} time
+   * @param {string} [site] the bundle positions of the Worker's call that made it (call_site.mjs;
+   *   the host maps them to `source` and drops them), left out for the platform's own effects
    */
-  record(target, op, kind, payload, invocation, ordinal, time) {
+  record(target, op, kind, payload, invocation, ordinal, time, site) {
     assert(time <= this.clock.now, () => `an effect of ${invocation} at ${target} ${op} is stamped ${time}, after the virtual now ${this.clock.now}`);
     if (kind === "call") {
       // Each point opens with its call, so calls' ordinals increase within an invocation.
@@ -175,7 +177,7 @@ export class Run {
       this.lastOrdinals.set(invocation, ordinal);
       progress(invocation, `${target} ${op} #${ordinal}`, ordinal);
     }
-    this.effects.push({ target, op, kind, payload, invocation, ordinal, time });
+    this.effects.push(site === undefined ? { target, op, kind, payload, invocation, ordinal, time } : { target, op, kind, payload, invocation, ordinal, time, site });
     // A run whose invocations keep making effects is past its limit here: its real timers
     // may not fire while its I/O keeps the isolate busy (runPlan's timer covers a quiet run).
     if (kind === "call" && originals.dateNow.call(originals.Date) - this.startedAtMs > this.runLimitMs) this.overRunLimit();

@@ -176,3 +176,44 @@ def test_the_provenance_is_a_table_of_words_with_the_bounds_as_a_table_of_their_
     assert "<tr><th>bounds reached</th><td>maxFaultsPerRun, maxRedeliveries</td></tr>" in table
     assert '<tr><th class="mono">maxRedeliveries</th><td>2</td></tr>' in table
     assert "{" not in table and "[" not in table
+
+
+def _sourced(verdict, tmp_path):
+    """The verdict with each effect placed in a worker.ts written under tmp_path, and its first invocation threw at line 6."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "worker.ts").write_text("".join(f"line {n} <of> the worker\n" for n in range(1, 13)), encoding="utf-8")
+    for effect in verdict["trace"]:
+        if effect["kind"] != "snapshot":
+            effect["source"] = {"file": "src/worker.ts", "line": 4 if effect["ordinal"] == 0 else 9, "column": 3}
+    first = verdict["trace"][0]["invocation"]
+    verdict["invocations"] = [
+        {"invocation": first, "drive": "queue", "outcome": "threw", "ordinal": 0, "error": {"name": "TypeError", "message": "boom", "at": "src/worker.ts:6"}},
+    ]
+    return verdict
+
+
+def test_each_point_links_to_the_lines_around_its_source_read_from_the_users_file(tmp_path):
+    """Each point names its line and links to its excerpt (three lines each side, its own marked); so does a lane's error."""
+    page = render_html(_sourced(verdicts.violated_with_fault_free(), tmp_path), source_root=tmp_path)
+    assert ["timeline", "code", "fault-free", "state", "schedule", "provenance", "report"] == _nav(page)
+    assert '<a class="source" href="#src-0">src/worker.ts:4</a>' in page
+    assert '<a class="source" href="#src-1">src/worker.ts:6</a>' in page
+    excerpt = page[page.index('id="src-0"'):page.index("</figure>", page.index('id="src-0"'))]
+    assert "<figcaption>src/worker.ts:4</figcaption>" in excerpt
+    expected = "\n".join(
+        f"<mark>{n} &gt; line {n} &lt;of&gt; the worker</mark>" if n == 4 else f"{n}   line {n} &lt;of&gt; the worker"
+        for n in range(1, 8)
+    )
+    assert f"<pre>{expected}</pre>" in excerpt
+    (tmp_path / "again").mkdir()
+    assert page == render_html(_sourced(verdicts.violated_with_fault_free(), tmp_path / "again"), source_root=tmp_path)
+
+
+def test_a_source_whose_file_cannot_be_read_is_named_without_code(tmp_path):
+    """No root, or a file that is not there: the Code section names the line and says the file could not be read."""
+    verdict = _sourced(verdicts.violated_with_fault_free(), tmp_path)
+    for root in (None, tmp_path / "elsewhere"):
+        page = render_html(verdict, source_root=root)
+        assert "<figcaption>src/worker.ts:4</figcaption>" in page and "could not be read" in page
+        assert "line 4 &lt;of&gt;" not in page
+    assert "code" not in _nav(render_html(verdicts.violated_with_fault_free()))

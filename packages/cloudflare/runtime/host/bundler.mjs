@@ -413,7 +413,8 @@ function unresolvedPackages(errors, entry, compatibilityDate, compatibilityFlags
  * directory before it) becomes the source file relative to the Worker's project folder and
  * its line and column (`src/index.ts:12:5`); a stack line whose position is Eutaxy's own
  * runtime, the generated entry, or nothing the map covers is dropped. Nothing host-specific
- * (the work directory under /dev/shm, a pid) survives: two checks give the same bytes.
+ * (the work directory under /dev/shm, a pid, the toolchain's folder) survives: two checks give
+ * the same bytes (`shownPath`).
  */
 export class StackMapper {
   /** @param {string} bundleFile @param {string} root the Worker project's folder */
@@ -431,20 +432,65 @@ export class StackMapper {
     const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
     this.position = new RegExp(`(?:file://)?(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
     this.frame = new RegExp(`^\\s*at\\s.*${name}:\\d+:\\d+\\)?\\s*$`);
+    /** @type {Map<string, {file: string, line: number, column: number} | null>} call site (call_site.mjs) -> its source; a Worker has few */
+    this.sites = new Map();
   }
 
   /**
    * The source a bundle position came from: `{file, line, column, own}` (`own`: Eutaxy's
-   * runtime or the generated entry), or null when the map does not cover it.
+   * runtime, the generated entry or a spec module's recording wrapper), or null when the map
+   * does not cover it or its file has no path that is the same on every machine (`shownPath`).
    * @param {number} line @param {number} column
    */
   origin(line, column) {
     if (!this.map) return null;
-    const origin = this.map.findOrigin(line, column);
-    if (!("fileName" in origin) || !origin.fileName) return null;
-    const file = path.resolve(this.workDir, origin.fileName);
-    const own = file.startsWith(RUNTIME_DIR + path.sep) || file.endsWith("eutaxy-entry.mjs");
-    return { file: path.relative(this.root, file).split(path.sep).join("/"), line: origin.lineNumber, column: origin.columnNumber, own };
+    // The mapping the position falls in, taken at its own start: the original token's line and
+    // column. (findOrigin adds the position's distance from the mapping's start, which counts in
+    // the bundle's text, where names and lines differ from the source's.)
+    const entry = /** @type {any} */ (this.map.findEntry(line - 1, column - 1));
+    if (!entry || typeof entry.originalSource !== "string" || !entry.originalSource) return null;
+    const at = { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+    // A spec module's wrapper is made in a namespace of its own (corePlugin): Eutaxy's code.
+    if (entry.originalSource.startsWith("eutaxy-core:")) return { file: entry.originalSource, ...at, own: true };
+    const file = path.resolve(this.workDir, entry.originalSource);
+    if (isRuntimeFile(file) || file.endsWith("eutaxy-entry.mjs")) return { file: path.basename(file), ...at, own: true };
+    const shown = shownPath(file, this.root);
+    return shown === null ? null : { file: shown, ...at, own: false };
+  }
+
+  /**
+   * The Worker's own frame among bundle positions, innermost first: the first that maps to the
+   * Worker's source outside node_modules when one does, else the first of a package's; null when
+   * none is the Worker's (Eutaxy's runtime only).
+   * @param {{line: number, column: number}[]} positions
+   * @returns {{file: string, line: number, column: number} | null}
+   */
+  userFrame(positions) {
+    /** @type {{file: string, line: number, column: number}[]} */
+    const frames = [];
+    for (const { line, column } of positions) {
+      const origin = this.origin(line, column);
+      if (origin && !origin.own) frames.push({ file: origin.file, line: origin.line, column: origin.column });
+    }
+    return frames.find((one) => !one.file.split("/").includes("node_modules")) ?? frames[0] ?? null;
+  }
+
+  /**
+   * The source of an effect's call site (call_site.mjs: `"LINE:COLUMN LINE:COLUMN"`, innermost
+   * first), read once per distinct site.
+   * @param {string} site @returns {{file: string, line: number, column: number} | null}
+   */
+  site(site) {
+    let source = this.sites.get(site);
+    if (source === undefined) {
+      const positions = site.split(" ").map((one) => {
+        const [line, column] = one.split(":").map(Number);
+        return { line, column };
+      });
+      source = this.userFrame(positions);
+      this.sites.set(site, source);
+    }
+    return source;
   }
 
   /** `text` with every bundle position mapped and every stack line of Eutaxy's own dropped. @param {string} text */
@@ -472,28 +518,35 @@ export class StackMapper {
    * @param {string} stack
    */
   thrownAt(stack) {
-    /** @type {{file: string, line: number}[]} */
-    const frames = [];
+    /** @type {{line: number, column: number}[]} */
+    const positions = [];
     for (const line of stack.split("\n")) {
       if (!this.frame.test(line)) continue;
       this.position.lastIndex = 0;
       const found = this.position.exec(line);
-      const origin = found ? this.origin(Number(found[1]), Number(found[2])) : null;
-      if (origin && !origin.own) frames.push(origin);
+      if (found) positions.push({ line: Number(found[1]), column: Number(found[2]) });
     }
-    const frame = frames.find((one) => !one.file.split("/").includes("node_modules")) ?? frames[0];
+    const frame = this.userFrame(positions);
     return frame ? `${frame.file}:${frame.line}` : null;
   }
 
   /**
-   * A run result's JSON with no host path in it: each uncaught error's stack becomes `at`
+   * A run result's JSON with no host path in it: each effect's call site (`site`) becomes its
+   * `source` (left out when no frame is the Worker's), each uncaught error's stack becomes `at`
    * (and is dropped), and every string (console lines, details, payloads) is mapped by `text`.
-   * A result that names no bundle position and reports no error is passed on as it came.
+   * A result that names no site, no bundle position and reports no error is passed on as it came.
    * @param {string} resultText @returns {string}
    */
   runResult(resultText) {
-    if (!resultText.includes('"stack"') && !resultText.includes(path.basename(this.bundleFile)) && !resultText.includes(this.workDir)) return resultText;
+    const paths = resultText.includes(path.basename(this.bundleFile)) || resultText.includes(this.workDir);
+    if (!resultText.includes('"site"') && !resultText.includes('"stack"') && !paths) return resultText;
     const result = JSON.parse(resultText);
+    for (const effect of result.effects ?? []) {
+      if (typeof effect?.site !== "string") continue;
+      const source = this.site(effect.site);
+      delete effect.site;
+      if (source) effect.source = source;
+    }
     for (const invocation of result.invocations ?? []) {
       const error = invocation.error;
       if (!error) continue;
@@ -501,6 +554,7 @@ export class StackMapper {
       delete error.stack;
       if (at) error.at = at;
     }
+    if (!paths) return JSON.stringify(result);
     /** @param {unknown} value @returns {unknown} */
     const walk = (value) => {
       if (typeof value === "string") return this.text(value);
@@ -510,4 +564,30 @@ export class StackMapper {
     };
     return JSON.stringify(walk(result));
   }
+}
+
+/**
+ * Whether `file` is a module of Eutaxy's runtime, bundled with the Worker; the runtime's test
+ * Workers (`fixtures/`, `test/`) live in its folder and are Workers like any other.
+ * @param {string} file absolute
+ */
+function isRuntimeFile(file) {
+  if (!file.startsWith(RUNTIME_DIR + path.sep)) return false;
+  const top = path.relative(RUNTIME_DIR, file).split(path.sep)[0];
+  return top !== "fixtures" && top !== "test";
+}
+
+/**
+ * A source file's path as every machine shows it: relative to the Worker's project folder
+ * (`src/index.ts`, `node_modules/lib/index.js`) when inside it, else from the last
+ * `node_modules` folder on (a package the toolchain pins, `node_modules/agents/dist/index.js`),
+ * else null (no path without this machine's folders in it).
+ * @param {string} file absolute @param {string} root @returns {string | null}
+ */
+export function shownPath(file, root) {
+  const relative = path.relative(root, file);
+  if (relative && !relative.startsWith("..") && !path.isAbsolute(relative)) return relative.split(path.sep).join("/");
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf("node_modules");
+  return at >= 0 && at < parts.length - 1 ? parts.slice(at).join("/") : null;
 }

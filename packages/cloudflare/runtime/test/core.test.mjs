@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
@@ -14,6 +15,18 @@ import { concurrentLoad, concurrentPlan } from "./concurrent_helpers.mjs";
 const FIXTURE = path.join(FIXTURES, "concurrent");
 
 const host = useHost(concurrentLoad());
+
+/**
+ * The source of a call in a fixture file: the one line holding `line`, the column of `call` in it (from 1).
+ * @param {string} file @param {string} line @param {string} call
+ */
+function callIn(file, line, call) {
+  const lines = readFileSync(path.join(FIXTURE, file), "utf8").split("\n");
+  const found = lines.flatMap((text, index) => (text.includes(line) ? [index] : []));
+  assert.equal(found.length, 1, `one line of ${file} has ${line}`);
+  const [index] = found;
+  return { file, line: index + 1, column: lines[index].indexOf(call, lines[index].indexOf(line)) + 1 };
+}
 
 /** @param {any[]} effects */
 function decisions(effects) {
@@ -29,8 +42,11 @@ test("a call from outside the module is a decision with its args and result; a c
     target: "Core:decideTotal", op: "decide", kind: "decision", payload: { args: [0, 5], result: { total: 5 } },
     // The read was effect point 0; the decision carries the next point's ordinal.
     invocation: "msg-1#1", ordinal: 1, time: 1767225600001,
+    // The Worker's line that called it, not the recording wrapper's.
+    source: callIn("worker.ts", ": decideTotal(seen", "decideTotal("),
   });
   assert.deepEqual(found[1].payload, { args: [5], result: "total 5" });
+  assert.deepEqual(found[1].source, callIn("worker.ts", "describe(decided.total)", "describe("));
 });
 
 test("arguments and results JSON cannot carry are recorded exactly beside their canonical reading", async () => {

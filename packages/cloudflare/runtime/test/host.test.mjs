@@ -6,9 +6,11 @@
  */
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 
-import { paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
+import { FIXTURE, paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
 
 const EPOCH = 1767225600000;
 const INSERT_PAYMENT = "INSERT INTO payments (order_id, amount_cents) VALUES (?, ?)";
@@ -21,6 +23,19 @@ function snapshot(effects, table) {
   const found = effects.find((e) => e.kind === "snapshot" && e.op === table);
   assert.ok(found, `a snapshot of ${table}`);
   return found.payload.rows;
+}
+
+/**
+ * Where in the fixture's worker.ts a call is: the line holding `line` and the column of
+ * `call` in it, from 1, as V8 places a call (at the called name).
+ * @param {string} line @param {string} call
+ */
+function where(line, call) {
+  const lines = readFileSync(path.join(FIXTURE, "worker.ts"), "utf8").split("\n");
+  const index = lines.findIndex((text) => text.includes(line));
+  assert.ok(index >= 0, `worker.ts has a line with ${line}`);
+  assert.equal(lines.filter((text) => text.includes(line)).length, 1, `one line of worker.ts has ${line}`);
+  return { file: "worker.ts", line: index + 1, column: lines[index].indexOf(call, lines[index].indexOf(line)) + 1 };
 }
 
 /** @param {any[]} effects */
@@ -41,7 +56,10 @@ test("a fault-free run records every effect point and snapshots every table", as
     "msg-2#1/2 Queue:payments ack call", "msg-2#1/2 Queue:payments ack result",
   ]);
   const [call, committed] = result.effects;
-  assert.deepEqual(call, { target: "D1:DB", op: "run", kind: "call", payload: { args: { sql: INSERT_PAYMENT, params: ["o-1", 1200] } }, invocation: "msg-1#1", ordinal: 0, time: EPOCH });
+  assert.deepEqual(call, {
+    target: "D1:DB", op: "run", kind: "call", payload: { args: { sql: INSERT_PAYMENT, params: ["o-1", 1200] } }, invocation: "msg-1#1", ordinal: 0, time: EPOCH,
+    source: where("await env.DB.prepare(INSERT_PAYMENT).bind(orderId", "run("),
+  });
   assert.deepEqual(committed.payload.result, { changes: 1, lastRowId: 1 });
   const ack = result.effects[5];
   assert.deepEqual(ack.payload, { args: { messageId: "msg-1", body: { orderId: "o-1", amountCents: 1200 }, implicit: true }, result: { effective: true } });
@@ -60,6 +78,35 @@ test("a fault-free run records every effect point and snapshots every table", as
   assert.deepEqual(audit.map((/** @type {any} */ r) => r.at).sort(), [EPOCH + 1, EPOCH + 4]);
   const snapshots = result.effects.filter((/** @type {any} */ e) => e.kind === "snapshot");
   assert.deepEqual(snapshots.map((/** @type {any} */ e) => [e.target, e.op, e.invocation, e.ordinal]), [["D1:DB", "audit", "snapshot", 0], ["D1:DB", "payments", "snapshot", 0]]);
+});
+
+test("every effect the Worker's code makes carries its line, through the bundle's source map; the platform's own carry none", async () => {
+  const result = await host.run(paymentsPlan({
+    events: [
+      { id: "msg-1", body: { orderId: "o-1", amountCents: 1, fail: true } },
+      { id: "msg-2", body: { orderId: "o-2", amountCents: 2, decide: "retry" } },
+      { id: "msg-3", body: { orderId: "o-3", amountCents: 3 } },
+    ],
+    bounds: { maxRedeliveries: 0 },
+  }));
+  assert.deepEqual(result.end, { kind: "completed" });
+  const sources = result.effects.filter((/** @type {any} */ e) => e.kind !== "snapshot").map((/** @type {any} */ e) => [`${e.invocation} ${e.target} ${e.op} ${e.kind}`, e.source ?? null]);
+  const insert = where("await env.DB.prepare(INSERT_PAYMENT).bind(orderId", "run(");
+  const audit = where("await env.DB.prepare(INSERT_AUDIT)", "run(");
+  assert.deepEqual(sources, [
+    ["msg-1#1 D1:DB run call", insert], ["msg-1#1 D1:DB run result", insert],
+    ["msg-2#1 D1:DB run call", insert], ["msg-2#1 D1:DB run result", insert],
+    ["msg-2#1 D1:DB run call", audit], ["msg-2#1 D1:DB run result", audit],
+    // Made in a helper of the Worker's: the helper's line, not its caller's.
+    ["msg-2#1 Queue:payments retry call", where("message.retry()", "retry(")], ["msg-2#1 Queue:payments retry result", where("message.retry()", "retry(")],
+    ["msg-3#1 D1:DB run call", insert], ["msg-3#1 D1:DB run result", insert],
+    ["msg-3#1 D1:DB run call", audit], ["msg-3#1 D1:DB run result", audit],
+    // The platform's implicit ack: no code of the Worker's made it.
+    ["msg-3#1 Queue:payments ack call", null], ["msg-3#1 Queue:payments ack result", null],
+  ]);
+  assert.ok(!JSON.stringify(result).includes('"site"'), "the bundle positions stay in the host");
+  const threw = result.invocations.find((/** @type {any} */ one) => one.invocation === "msg-1#1");
+  assert.deepEqual(threw.error, { name: "Error", message: "planned failure for o-1", at: `worker.ts:${where("throw new Error(`planned failure", "throw").line}` });
 });
 
 test("two runs with one seed give byte-identical results, another seed other random values", async () => {

@@ -39,6 +39,7 @@ from eutaxy.engine.scenario_file import no_bytecode
 
 from eutaxy.aws.boundary import Boundary
 from eutaxy.aws.dynamodb import target_of
+from eutaxy.aws.frames import UserFrames
 from eutaxy.aws.local import LOCAL_REGION, LocalDynamoDB
 from eutaxy.aws.output import Output
 from eutaxy.aws.resources import EVENTS, MESSAGES, OBJECTS, PUBLISHED, Resources, published_rows, queue_rows, steps_of
@@ -162,6 +163,8 @@ class AwsPlatform:
     root: str = ""
     #: Where the handler runs, the verdict's first assumption.
     process: str = IN_PROCESS
+    #: Which frames are the handler's: where an effect's call and an uncaught error are placed.
+    frames: UserFrames = attrs.field(default=attrs.Factory(lambda self: UserFrames(self.folders, self.root), takes_self=True))
     _closed: bool = False
 
     @classmethod
@@ -207,6 +210,11 @@ class AwsPlatform:
             root=root,
         )
 
+    @property
+    def source_root(self) -> str:
+        """The folder the effects' sources and errors' lines are relative to: the scenario's."""
+        return self.root
+
     # --- the Platform interface --------------------------------------------------------
 
     def run(self, plan: Any) -> RunResult:
@@ -227,6 +235,7 @@ class AwsPlatform:
         setup = list(scenario.get("setup") or ())
         tables = steps_of(setup, "dynamodb_table")
         loop = RunLoop.from_plan(data)
+        loop.call_site = self.frames.call_site
         self.tables.reset(tables)
         self.resources.reset(setup)
         # None (the plan carries null): the scenario sets no bound, and maxReceiveCount alone decides, as on AWS.
@@ -304,12 +313,9 @@ class AwsPlatform:
         of this machine reaches a report.
         """
         described: dict[str, Any] = {"name": type(error).__name__, "message": error_message(error)}
-        frames = traceback.extract_tb(error.__traceback__)
-        inside = [frame for frame in frames if any(_within(frame.filename, folder) for folder in self.folders)]
-        if inside:
-            frame = inside[-1]
-            where = os.path.relpath(frame.filename, self.root) if self.root else os.path.basename(frame.filename)
-            described["at"] = f"{where.replace(os.sep, '/')}:{frame.lineno}"
+        source = self.frames.raised_at(error)
+        if source is not None:
+            described["at"] = source.text()
         return described
 
     def describe(self) -> dict:

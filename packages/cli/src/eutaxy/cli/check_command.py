@@ -209,7 +209,9 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         from eutaxy.report.html import render_html
 
         try:
-            Path(args.html).write_text(render_html(verdict), encoding="utf-8")
+            # The sources in the verdict are relative to the project's folder, which the platform knows.
+            source_root = getattr(platform, "source_root", None) or scenario.get("root")
+            Path(args.html).write_text(render_html(verdict, source_root=source_root), encoding="utf-8")
         except OSError as error:
             # The verdict stands whether or not the page could be written; say why not.
             out.note(f"eutaxy: warning: the HTML report was not written: {error}")

@@ -65,6 +65,11 @@ class CloudflarePlatform:
     def worker(self) -> WorkerSpec:
         return self._spec
 
+    @property
+    def source_root(self) -> str:
+        """The folder the effects' sources are relative to: the Worker's config folder (the host maps them so)."""
+        return self._spec.load.root
+
     def start(self) -> None:
         """Start the host and load the Worker (idempotent)."""
         if self._host is not None and self._host.alive():

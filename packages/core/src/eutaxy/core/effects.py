@@ -23,6 +23,7 @@ __all__ = [
     "SNAPSHOT_INVOCATION",
     "VIRTUAL_EPOCH_MS",
     "Effect",
+    "Source",
     "as_effect",
     "as_effects",
     "find_snapshot",
@@ -51,13 +52,45 @@ SNAPSHOT_INVOCATION = "snapshot"
 VIRTUAL_EPOCH_MS = 1767225600000
 
 
+@attrs.frozen(kw_only=True)
+class Source:
+    """Where in the user's code the call that made an effect is: ``src/index.ts:42:7``.
+
+    ``file`` is relative to the project's folder (the Worker's config folder, the AWS
+    scenario's), with ``/`` between folders, so the same code gives the same bytes on every
+    machine; ``line`` and ``column`` count from 1.
+    """
+
+    file: str
+    line: int
+    column: int
+
+    def __attrs_post_init__(self) -> None:
+        assert self.file and not self.file.startswith("/") and "\\" not in self.file, self.file
+        assert self.line >= 1 and self.column >= 1, (self.line, self.column)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Source":
+        return cls(file=str(data["file"]), line=int(data["line"]), column=int(data["column"]))
+
+    def text(self) -> str:
+        """``src/index.ts:42``: how a report names the line (the column is in the JSON)."""
+        return f"{self.file}:{self.line}"
+
+
 @attrs.frozen
 class Effect:
     """One record of the log.
 
     ``invocation`` is ``<event id>#<attempt>`` (attempt from 1), ``ordinal`` the effect
     point's index within its invocation (a decision carries the ordinal of the next point
-    of its invocation), ``time`` virtual milliseconds since the Unix epoch.
+    of its invocation), ``time`` virtual milliseconds since the Unix epoch. ``source`` is
+    the user's call that made the effect, on every record of its point; None for the
+    platform's own effects (a response, an implicit ack, a snapshot) and where no frame of
+    the user's code made it.
     """
 
     target: str
@@ -67,9 +100,10 @@ class Effect:
     invocation: str
     ordinal: int
     time: int
+    source: Source | None = None
 
     def to_data(self) -> dict[str, Any]:
-        return {
+        data = {
             "target": self.target,
             "op": self.op,
             "kind": self.kind,
@@ -78,9 +112,13 @@ class Effect:
             "ordinal": self.ordinal,
             "time": self.time,
         }
+        if self.source is not None:
+            data["source"] = self.source.to_data()
+        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Effect":
+        source = data.get("source")
         return cls(
             target=data["target"],
             op=data["op"],
@@ -89,6 +127,7 @@ class Effect:
             invocation=data["invocation"],
             ordinal=data["ordinal"],
             time=data["time"],
+            source=Source.from_data(source) if source is not None else None,
         )
 
     def describe(self) -> str:

@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterator, Mapping, NoReturn, Sequence
 import attrs
 
 from eutaxy.core.cuts import Cut
-from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, snapshot
+from eutaxy.core.effects import CALL, FAULT, RESULT, Effect, Source, snapshot
 from eutaxy.core.faults import AMBIGUOUS, CRASH_AFTER, CRASH_BEFORE, ERROR, PARTIAL
 from eutaxy.core.protocol import PROTOCOL_VERSION, RunResult
 from eutaxy.core.verdicts import CPU_BOUND
@@ -420,6 +420,9 @@ class RunLoop:
     invocations: list[dict[str, Any]] = attrs.field(init=False, factory=list)
     #: Where a bound stopped what the platform would have continued (``RunResult.cuts``).
     cuts: list[Cut] = attrs.field(init=False, factory=list)
+    #: The platform's reading of the user's call that reached an effect point (the handler's
+    #: file and line), called at each point the user's code makes; None: effects carry no source.
+    call_site: Callable[[], Source | None] | None = attrs.field(default=None, init=False)
 
     @classmethod
     def from_plan(cls, plan: Any) -> "RunLoop":
@@ -641,6 +644,7 @@ class RunLoop:
         ``perform``, and the fault is recorded after its result with ``left`` (the caller
         gets that answer, no error).
         """
+        source = self.call_site() if self.call_site is not None else None
         with self._outside_handler():
             invocation = self.current
             assert invocation is not None, f"effect {target} {op} outside an invocation"
@@ -655,32 +659,34 @@ class RunLoop:
             ordinal = invocation.next_ordinal
             invocation.next_ordinal += 1
             self._last_effect = (target, op, ordinal)
-            self._record(target, op, CALL, {"args": args}, invocation.id, ordinal)
+            self._record(target, op, CALL, {"args": args}, invocation.id, ordinal, source)
             fault = self.follower.fault(invocation.id, ordinal, target, allowed)
             assert fault is None or fault in allowed, (fault, allowed)
             try:
                 if fault in _BEFORE:
-                    self._inject(invocation, target, op, args, ordinal, fault)
+                    self._inject(invocation, target, op, args, ordinal, fault, source)
                     return fault, None
                 if fault == PARTIAL:
                     assert partial is not None, f"{target} {op} took partial without a partial perform"
                     with self.globals.real_randomness():
                         result, value, left = partial()
-                    self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
-                    self._record(target, op, FAULT, {"args": args, "fault": fault, "left": left}, invocation.id, ordinal)
+                    self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal, source)
+                    self._record(target, op, FAULT, {"args": args, "fault": fault, "left": left}, invocation.id, ordinal, source)
                     return fault, value
                 with self.globals.real_randomness():
                     result, value = perform()
-                self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
+                self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal, source)
                 if fault in _AFTER:
-                    self._inject(invocation, target, op, args, ordinal, fault)
+                    self._inject(invocation, target, op, args, ordinal, fault, source)
                 return fault, value
             finally:
                 self.globals.advance(1)
 
-    def _inject(self, invocation: Invocation, target: str, op: str, args: Any, ordinal: int, fault: str) -> None:
+    def _inject(
+        self, invocation: Invocation, target: str, op: str, args: Any, ordinal: int, fault: str, source: Source | None
+    ) -> None:
         """Record the fault at this effect point; a crash (before or after) ends the invocation here."""
-        self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal)
+        self._record(target, op, FAULT, {"args": args, "fault": fault}, invocation.id, ordinal, source)
         if fault in _CRASHES:
             invocation.crashed = True
             raise InvocationCrash(f"{fault} at {invocation.id} effect #{ordinal}")
@@ -719,9 +725,14 @@ class RunLoop:
         self._record(target, op, RESULT, {"args": args, "result": result}, invocation.id, ordinal)
         self.globals.advance(1)
 
-    def _record(self, target: str, op: str, kind: str, payload: Any, invocation: str, ordinal: int) -> None:
+    def _record(
+        self, target: str, op: str, kind: str, payload: Any, invocation: str, ordinal: int, source: Source | None = None
+    ) -> None:
         self.effects.append(
-            Effect(target=target, op=op, kind=kind, payload=payload, invocation=invocation, ordinal=ordinal, time=self.now_ms)
+            Effect(
+                target=target, op=op, kind=kind, payload=payload, invocation=invocation, ordinal=ordinal,
+                time=self.now_ms, source=source,
+            )
         )
 
     def record_snapshot(self, target: str, table: str, rows: Sequence[Any]) -> None:

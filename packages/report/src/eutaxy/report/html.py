@@ -6,7 +6,9 @@ artifact. It reads without JavaScript: the timeline is a CSS grid with one lane 
 per invocation and one column per effect point in log order, which is virtual-time
 order (each column is headed with its offset from the first effect); injected faults are
 marked ``!!`` and outlined, the effects the violation names are highlighted, and every
-point holds its full arguments and result in a ``<details>``. The sections after it give
+point holds its full arguments and result in a ``<details>``. Each point the user's code
+made links to the lines around its source in the Code section (read from the user's file
+when the page is rendered, ``excerpts.py``), as does an uncaught error's line. The sections after it give
 the comparison with the fault-free run (titled as the text report titles it: what the
 fault, the short batch or the interleaving changed), the state after the run, the
 schedule and the provenance (a table of its fields in words); the navigation links only
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
@@ -35,6 +38,7 @@ from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
 from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated, cause_explanation
 
+from eutaxy.report.excerpts import Excerpt, excerpts, place_of
 from eutaxy.report.text import (
     CUTS_MEANING,
     _failure_text,
@@ -90,6 +94,10 @@ table.inner th, table.inner td { border-color: #e1e4ea; font-weight: normal; pad
 #help { margin: 0; }
 #help button { margin-left: .6rem; font: inherit; font-size: 12px; }
 .hint { color: var(--muted); font-size: 12px; }
+a.source { font-family: ui-monospace, monospace; font-size: 11px; }
+.excerpt { margin: .5rem 0; } .excerpt figcaption { font-family: ui-monospace, monospace; font-weight: 600; }
+.excerpt pre { background: #fff; border: 1px solid var(--line); padding: .3rem .5rem; overflow-x: auto; white-space: pre; }
+.excerpt mark { background: var(--named); }
 """
 
 # The script adds only what a reader does with the page: the timeline's columns wrap onto
@@ -169,6 +177,13 @@ _SCRIPT = """
       body.open = true;
       selected.appendChild(body);
     }
+    var link = point.querySelector('a.source');
+    var excerpt = link && document.getElementById(link.getAttribute('href').slice(1));
+    if (excerpt) {
+      var copy = excerpt.cloneNode(true);
+      copy.removeAttribute('id');
+      selected.appendChild(copy);
+    }
     panel.hidden = false;
   }
   function next(selector) {
@@ -208,8 +223,13 @@ _SCRIPT = """
 })();
 """
 
-def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
-    """The verdict as one self-contained HTML page (no network); equal verdicts give equal text."""
+def render_html(verdict: SimulationVerdict | Mapping[str, Any], *, source_root: str | Path | None = None) -> str:
+    """The verdict as one self-contained HTML page (no network); equal verdicts give equal text.
+
+    ``source_root`` is the project's folder, which the sources in the verdict are relative
+    to (the Worker's config folder, the AWS scenario's): the Code section's excerpts are read
+    from the files there. None: the Code section names each line without its code.
+    """
     try:
         verdict = as_verdict(verdict)
     except VerdictDataError:
@@ -221,7 +241,10 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any]) -> str:
     word = _WORDS.get(kind, kind.upper() or "VERDICT")
     sections: list[tuple[str, str, list[str]]] = []
     if isinstance(verdict, Violated):
-        sections.append(("timeline", "Timeline", _timeline(verdict)))
+        code = _excerpts(verdict, source_root)
+        sections.append(("timeline", "Timeline", _timeline(verdict, code)))
+        if code:
+            sections.append(("code", "Code", _code(code)))
         if verdict.fault_free is not None:
             sections.append(("fault-free", fault_free_heading(verdict).title, _fault_free(verdict)))
         sections.append(("state", "State after the run", _state(verdict)))
@@ -283,8 +306,9 @@ def _headline_detail(verdict: SimulationVerdict) -> str:
 # ---------------------------------------------------------------------------- timeline
 
 
-def _timeline(verdict: Violated) -> list[str]:
+def _timeline(verdict: Violated, code: list[Excerpt]) -> list[str]:
     live = _live(verdict.trace)
+    anchors = {excerpt.place: f"src-{number}" for number, excerpt in enumerate(code)}
     groups = group_points(live)
     named = _violation_effects(verdict.violation)
     lanes: list[str] = []
@@ -310,15 +334,19 @@ def _timeline(verdict: Violated) -> list[str]:
         label = f"+{group[0][1].time - start} ms" if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
     # How each invocation that failed ended (its uncaught error is part of the trace), under its lane's name.
-    failures = {one.invocation: _failure_text(one) for one in verdict.invocations if one.outcome in (THREW, TIMED_OUT)}
+    failed = {one.invocation: one for one in verdict.invocations if one.outcome in (THREW, TIMED_OUT)}
     for row, invocation in enumerate(lanes, start=2):
-        failure = f'<div class="fault">{_e(failures[invocation])}</div>' if invocation in failures else ""
+        failure = ""
+        if invocation in failed:
+            error = failed[invocation].error
+            link = _source_link(error.at, anchors) if error is not None and error.at else ""
+            failure = f'<div class="fault">{_e(_failure_text(failed[invocation]))}</div>{link}'
         lines.append(
             f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(invocation_label(invocation))}{failure}</div>'
         )
     for number, group in enumerate(groups):
         invocation = group[0][1].invocation
-        lines.append(_point(group, number, lanes.index(invocation), named))
+        lines.append(_point(group, number, lanes.index(invocation), named, anchors))
     lines.append("</div>")
     # Under the timeline, in the page's flow (it covers nothing): the point the reader selected, read whole.
     lines.append('<aside id="panel" aria-live="polite" hidden><p id="help" class="hint">Click a point or Tab to it, '
@@ -327,9 +355,11 @@ def _timeline(verdict: Violated) -> list[str]:
     return lines
 
 
-def _point(group: list[tuple[int, Effect]], number: int, lane: int, named: set[int]) -> str:
+def _point(group: list[tuple[int, Effect]], number: int, lane: int, named: set[int], anchors: Mapping[str, str]) -> str:
     """One effect point's card in its lane's row (``data-row``, from 0) and its column (``data-column``, log order)."""
     head = group[0][1]
+    source = next((effect.source for _, effect in group if effect.source is not None), None)
+    link = _source_link(source.text(), anchors) if source is not None else ""
     invocation = head.invocation
     faults = [effect for _, effect in group if effect.kind == FAULT]
     classes = ["point"]
@@ -350,9 +380,47 @@ def _point(group: list[tuple[int, Effect]], number: int, lane: int, named: set[i
         f'<div class="{" ".join(classes)}" id="point-{number}" role="listitem" tabindex="0" style="grid-row:{lane + 2};grid-column:{number + 2}"'
         f' data-row="{lane}" data-column="{number}" data-invocation="{_e(invocation)}" data-target="{_e(head.target)}" data-op="{_e(head.op)}"'
         f' data-ordinal="{_e(head.ordinal)}">'
-        f'<div class="what">{_e(what)}</div><div class="mono">{_e(summary)}</div>{fault_html}'
+        f'<div class="what">{_e(what)}</div><div class="mono">{_e(summary)}</div>{fault_html}{link}'
         f'<details><summary>records</summary><pre>{_e(records)}</pre></details></div>'
     )
+
+
+def _source_link(place: str, anchors: Mapping[str, str]) -> str:
+    """A link from a point (or a lane's error) to its line's excerpt in the Code section."""
+    anchor = anchors.get(place)
+    return f'<div><a class="source" href="#{_e(anchor)}">{_e(place)}</a></div>' if anchor else ""
+
+
+# ---------------------------------------------------------------------------- code
+
+
+def _excerpts(verdict: Violated, root: str | Path | None) -> list[Excerpt]:
+    """The excerpts of every line the trace names: each effect's source and each uncaught error's line."""
+    places = [(effect.source.file, effect.source.line) for _, effect in _live(verdict.trace) if effect.source is not None]
+    for one in verdict.invocations:
+        place = place_of(one.error.at) if one.error is not None and one.error.at else None
+        if place is not None:
+            places.append(place)
+    return excerpts(places, root)
+
+
+def _code(code: list[Excerpt]) -> list[str]:
+    lines = [
+        '<h2 id="code">Code</h2>',
+        '<p class="hint">The lines of your code that made the trace\'s effects (and threw its errors), '
+        "read from the files when this page was written.</p>",
+    ]
+    for number, excerpt in enumerate(code):
+        if not excerpt.lines:
+            body = '<p class="hint">(the file could not be read when this page was written)</p>'
+        else:
+            width = len(str(excerpt.lines[-1][0]))
+            body = "<pre>" + "\n".join(
+                (f"<mark>{_e(f'{line:>{width}} > {text}')}</mark>" if line == excerpt.line else _e(f"{line:>{width}}   {text}"))
+                for line, text in excerpt.lines
+            ) + "</pre>"
+        lines.append(f'<figure class="excerpt" id="src-{number}"><figcaption>{_e(excerpt.place)}</figcaption>{body}</figure>')
+    return lines
 
 
 # ---------------------------------------------------------------------------- sections
