@@ -217,3 +217,13 @@ def test_a_source_whose_file_cannot_be_read_is_named_without_code(tmp_path):
         assert "<figcaption>src/worker.ts:4</figcaption>" in page and "could not be read" in page
         assert "line 4 &lt;of&gt;" not in page
     assert "code" not in _nav(render_html(verdicts.violated_with_fault_free()))
+
+
+def test_a_lane_names_a_later_attempt_by_the_drive_that_delivered_it():
+    """An inbound request sent again is a resend on the page as in the text report, not a redelivery."""
+    verdict = verdicts.violated()
+    verdict["invocations"] = [{"invocation": "msg-1#1", "drive": "http", "outcome": "crashed", "ordinal": 0},
+                              {"invocation": "msg-1#2", "drive": "http", "outcome": "returned", "ordinal": 1}]
+    page = render_html(verdict)
+    assert "msg-1#2 (resend)" in page and "msg-1#2 (redelivery)" not in page
+    assert "msg-1#2 (redelivery)" in render_html(verdicts.violated())

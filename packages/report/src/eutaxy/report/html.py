@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.effect_points import fault_name, group_points, invocation_label
+from eutaxy.core.effect_points import fault_name, group_points
 from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
 from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
@@ -43,7 +43,9 @@ from eutaxy.report.text import (
     CUTS_MEANING,
     _failure_text,
     _group_lines,
+    _label,
     _live,
+    _styled,
     _violation_effects,
     cut_text,
     fault_free_heading,
@@ -242,11 +244,13 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any], *, source_root: 
     sections: list[tuple[str, str, list[str]]] = []
     if isinstance(verdict, Violated):
         code = _excerpts(verdict, source_root)
-        sections.append(("timeline", "Timeline", _timeline(verdict, code)))
-        if code:
-            sections.append(("code", "Code", _code(code)))
-        if verdict.fault_free is not None:
-            sections.append(("fault-free", fault_free_heading(verdict).title, _fault_free(verdict)))
+        # Lanes and cells are drawn as the text report draws them (resends named, keys kept in cuts).
+        with _styled(verdict):
+            sections.append(("timeline", "Timeline", _timeline(verdict, code)))
+            if code:
+                sections.append(("code", "Code", _code(code)))
+            if verdict.fault_free is not None:
+                sections.append(("fault-free", fault_free_heading(verdict).title, _fault_free(verdict)))
         sections.append(("state", "State after the run", _state(verdict)))
         sections.append(("schedule", "Schedule", _schedule(verdict)))
     sections.append(("provenance", "Provenance", _provenance(verdict)))
@@ -342,7 +346,7 @@ def _timeline(verdict: Violated, code: list[Excerpt]) -> list[str]:
             link = _source_link(error.at, anchors) if error is not None and error.at else ""
             failure = f'<div class="fault">{_e(_failure_text(failed[invocation]))}</div>{link}'
         lines.append(
-            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(invocation_label(invocation))}{failure}</div>'
+            f'<div class="lane" style="grid-row:{row};grid-column:1" data-lane="{_e(invocation)}">{_e(_label(invocation))}{failure}</div>'
         )
     for number, group in enumerate(groups):
         invocation = group[0][1].invocation
@@ -460,7 +464,7 @@ def _cell_texts(effects: tuple[Effect, ...]) -> list[str]:
     cells = []
     for group in group_points(list(enumerate(effects))):
         first, *rest = _group_lines(group)
-        cells.append(f"{invocation_label(group[0][1].invocation)} {first} " + " ".join(line.strip() for line in rest))
+        cells.append(f"{_label(group[0][1].invocation)} {first} " + " ".join(line.strip() for line in rest))
     return [cell.strip() for cell in cells]
 
 

@@ -21,9 +21,10 @@ read, and its data, since a report that crashes hides the verdict it was for.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import attrs
 
@@ -128,9 +129,17 @@ def render_text(
         typed = as_verdict(verdict)
     except VerdictDataError as error:
         return _unreadable(verdict, error)
-    token = _STYLE.set(_Style(wide, _key_texts(typed), _drives(typed)))
-    try:
+    with _styled(typed, wide=wide):
         return _render(typed, logs=logs, verbose=verbose)
+
+
+@contextlib.contextmanager
+def _styled(verdict: SimulationVerdict, *, wide: bool = False) -> Iterator[None]:
+    """Draw values and labels for ``verdict`` (its keys kept in view, its attempts named by
+    drive) while the block runs; the HTML page draws its cells and lanes under it too."""
+    token = _STYLE.set(_Style(wide, _key_texts(verdict), _drives(verdict)))
+    try:
+        yield
     finally:
         _STYLE.reset(token)
 
