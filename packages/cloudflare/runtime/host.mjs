@@ -70,13 +70,13 @@ async function load(message) {
   const started = performance.now();
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
-  await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
+  const modules = await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
     define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules, rules: loaded.rules, tsconfig: loaded.tsconfig,
-    compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags,
+    compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle,
   });
   mapper = new StackMapper(scriptPath, loaded.root);
   const bundled = performance.now();
-  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir });
+  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
   return { compatibilityDate: loaded.dates };
 }

@@ -18,10 +18,17 @@
  * at it, as wrangler uploads it. Node built-ins: `node:*` is left to workerd always; under
  * nodejs_compat (v2) a bare built-in name (`path`) is too. The polyfills wrangler injects for
  * the built-ins workerd lacks are not: such an import fails when workerd loads the Worker.
+ *
+ * A Worker whose config sets `no_bundle` (a build's generated config, the Cloudflare Vite
+ * plugin's, does) is not bundled: its entry and every file under its base folder a module rule
+ * matches are copied beside the bundle under their names (UNBUNDLED_DIR) and loaded as a module
+ * list, as wrangler uploads them, so an import between them, a computed one too, is workerd's to
+ * resolve. The bundle then holds Eutaxy's runtime and the generated entry only, importing the
+ * patch module (its own module, so it still evaluates before the Worker's) and the Worker's entry.
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { SourceMap, builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -123,6 +130,86 @@ function moduleRulesPlugin(rules, outDir) {
         writeFileSync(path.join(dir, name), contents);
         return { path: `./${MODULE_TYPE_DIRS[rule.type]}/${name}`, external: true };
       });
+    },
+  };
+}
+
+/** The folder beside the bundle a no_bundle Worker's modules are copied to, under their names. */
+export const UNBUNDLED_DIR = "worker";
+/** The patch module's name beside the bundle when the Worker is not bundled (it must evaluate first). */
+const PATCH_MODULE = "eutaxy-patch.mjs";
+
+/**
+ * A no_bundle Worker's modules as wrangler finds them (its find-additional-modules): the entry,
+ * then every file under `baseDir` (by name, in sorted order) that a module rule matches, typed by
+ * the first rule that does; a `.wrangler` folder and a wrangler config in `baseDir` are skipped.
+ * @param {string} entry @param {string} baseDir
+ * @param {{type: string, globs: string[]}[]} rules in order, the first match wins
+ * @returns {{name: string, type: string, file: string}[]}
+ */
+export function unbundledModules(entry, baseDir, rules) {
+  const compiled = rules.map((rule) => ({ type: rule.type, patterns: rule.globs.map(globRegExp) }));
+  const entryName = path.relative(baseDir, entry).split(path.sep).join("/");
+  const modules = [{ name: entryName, type: "ESModule", file: entry }];
+  /** @param {string} dir */
+  const walk = (dir) => {
+    for (const item of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const file = path.join(dir, item.name);
+      const name = path.relative(baseDir, file).split(path.sep).join("/");
+      if (item.isDirectory()) {
+        if (item.name !== ".wrangler") walk(file);
+        continue;
+      }
+      if (name === entryName || ["wrangler.json", "wrangler.jsonc", "wrangler.toml"].includes(name)) continue;
+      const rule = compiled.find(({ patterns }) => patterns.some((pattern) => pattern.test(name)));
+      if (rule) modules.push({ name, type: rule.type, file });
+    }
+  };
+  walk(baseDir);
+  return modules;
+}
+
+/**
+ * Copy a no_bundle Worker's modules beside the bundle (UNBUNDLED_DIR) and the patch module too
+ * (PATCH_MODULE); the Miniflare module list, the bundle first (its main module).
+ * A module importing `cloudflare:sockets` is refused: Eutaxy traps it only inside a bundle.
+ * @param {{name: string, type: string, file: string}[]} modules @param {string} outFile
+ * @returns {{type: string, path: string}[]}
+ */
+function copyUnbundled(modules, outFile) {
+  const outDir = path.dirname(outFile);
+  const list = [{ type: "ESModule", path: outFile }, { type: "ESModule", path: path.join(outDir, PATCH_MODULE) }];
+  writeFileSync(path.join(outDir, PATCH_MODULE), readFileSync(path.join(RUNTIME_DIR, "patch.mjs")));
+  for (const module of modules) {
+    const contents = readFileSync(module.file);
+    if ((module.type === "ESModule" || module.type === "CommonJS") && contents.includes("cloudflare:sockets")) {
+      throw new UserError(
+        `${module.file} imports cloudflare:sockets, which Eutaxy records only in a Worker it bundles; this Worker's config sets no_bundle (a build's generated config does), so its modules are loaded as they are`,
+      );
+    }
+    const target = path.join(outDir, UNBUNDLED_DIR, ...module.name.split("/"));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, contents);
+    list.push({ type: module.type, path: target });
+  }
+  return list;
+}
+
+/**
+ * The plugin that leaves the patch module and the Worker's entry out of the bundle when the Worker
+ * is not bundled: the patch module is imported as PATCH_MODULE, the entry under UNBUNDLED_DIR.
+ * @param {string} entryName @returns {import("esbuild").Plugin}
+ */
+function unbundledPlugin(entryName) {
+  const patch = path.join(RUNTIME_DIR, "patch.mjs");
+  const entry = `./${UNBUNDLED_DIR}/${entryName}`;
+  return {
+    name: "eutaxy-unbundled",
+    setup(build) {
+      build.onResolve({ filter: /patch\.mjs$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === patch ? { path: `./${PATCH_MODULE}`, external: true } : undefined,
+      );
+      build.onResolve({ filter: /.*/ }, (args) => (args.path === entry ? { path: entry, external: true } : undefined));
     },
   };
 }
@@ -260,15 +347,22 @@ async function corePlugin(specs, workDir) {
  * Each binding kind's runtime record defined outside runtime/bindings/ (`kindModules`, from
  * the load message) is imported and registered (bindings/index.mjs `registerRecord`) before
  * the control is made: its module exports it as `record`.
+ * With `noBundle` the Worker's modules are not bundled (unbundledModules); the answer is then
+ * the Miniflare module list (the bundle first), else null (Miniflare finds the bundle's imports).
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
  * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[],
- *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[]}} [options]
+ *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[],
+ *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null}} [options]
+ * @returns {Promise<{type: string, path: string}[] | null>}
  */
 export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
+  const unbundled = options.noBundle ? unbundledModules(entry, options.noBundle.baseDir, options.noBundle.rules) : null;
+  if (unbundled && specs.length) throw new UserError("specs modules are recorded by wrapping them in the bundle; a no_bundle Worker is not bundled");
+  const moduleList = unbundled ? copyUnbundled(unbundled, outFile) : null;
   const contents = [
     `import ${runtime("patch.mjs")};`,
-    `import * as userModule from ${JSON.stringify(entry)};`,
+    `import * as userModule from ${JSON.stringify(unbundled ? `./${UNBUNDLED_DIR}/${unbundled[0].name}` : entry)};`,
     `import { createControl } from ${runtime("entry.mjs")};`,
     ...(options.kindModules?.length ? [`import { registerRecord } from ${runtime("bindings/index.mjs")};`] : []),
     ...(options.kindModules ?? []).map((file, index) => `import { record as kindRecord${index} } from ${JSON.stringify(file)};`),
@@ -288,7 +382,9 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
   };
   const rules = moduleRulesPlugin(options.rules ?? [], path.dirname(outFile));
   const pinned = pinnedPackagesPlugin(toolchain.nodeModules);
-  const plugins = specs.length ? [sockets, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules, pinned];
+  const plugins = unbundled
+    ? [unbundledPlugin(unbundled[0].name)]
+    : specs.length ? [sockets, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules, pinned];
   /** @type {import("esbuild").BuildResult} */
   let built;
   try {
@@ -322,6 +418,7 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     error.missingClasses = missing;
     throw error;
   }
+  return moduleList;
 }
 
 /** The package a bare specifier names (`@scope/name` or `name`), or null for a path or a scheme. @param {string} specifier */

@@ -138,6 +138,7 @@ function miniflareBindings(kinds) {
  *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
+ *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null,
  *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}}
  */
 export function readLoad(message) {
@@ -168,6 +169,7 @@ export function readLoad(message) {
     alias: worker.alias,
     rules: worker.rules,
     tsconfig: worker.tsconfig,
+    noBundle: worker.noBundle,
     assets: worker.assets,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,

@@ -104,7 +104,9 @@ class StderrLog extends Log {
 }
 
 /**
- * @typedef {{scriptPath: string, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
+ * `modules`: the module list of a Worker that is not bundled (the bundle first), null to let
+ * Miniflare find the bundle's imports from the bundle.
+ * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
  *   kindBindings: Record<string, Record<string, string>>,
  *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number,
  *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}} IsolateOptions
@@ -153,11 +155,17 @@ export class Isolate {
   async start(options) {
     await this.dispose();
     const mf = new Miniflare({
-      modules: true,
       modulesRoot: options.modulesRoot,
-      scriptPath: options.scriptPath,
-      // The modules the bundle imports as Text, Data or CompiledWasm (the module rules), each from its type's folder.
-      modulesRules: miniflareModuleRules(),
+      // A Worker that is not bundled: its modules as a list, named from the work directory, so an import
+      // between them (a computed one too) is workerd's to resolve, as in production.
+      ...(options.modules
+        ? { modules: options.modules }
+        : {
+          modules: true,
+          scriptPath: options.scriptPath,
+          // The modules the bundle imports as Text, Data or CompiledWasm (the module rules), each from its type's folder.
+          modulesRules: miniflareModuleRules(),
+        }),
       // Miniflare would fetch Request.cf data from the network; a fixed placeholder keeps a
       // check offline and the same on every machine.
       cf: {},

@@ -106,6 +106,7 @@ export function fixtureLoad(fixture, worker) {
       alias: {},
       rules: [],
       tsconfig: null,
+      noBundle: null,
       assets: null,
       accessHeaderPrefix: null,
       cpuLimitMs: 30000,

@@ -190,14 +190,25 @@ SECTIONS: tuple[Section, ...] = (
         "Module rules, before wrangler's defaults (`.txt`, `.html`, `.sql` as Text, `.bin` as Data, `.wasm` as "
         "CompiledWasm), `fallthrough` as wrangler reads it: a matching import is a module of its type, not bundled.",
     ),
-    _stated("no_bundle", "inherited", "main is bundled with esbuild all the same, which runs the same modules"),
+    _modelled(
+        "no_bundle",
+        "inherited",
+        "Not bundled, as wrangler uploads it: main and every file under `base_dir` that a module rule matches "
+        "(the config's `rules`, then wrangler's defaults) are loaded as a module list; a build's generated config "
+        "(the Cloudflare Vite plugin's) sets it; stated in the verdict.",
+    ),
     _refused(
         "find_additional_modules",
         "inherited",
         "Refused (exit 2): Eutaxy bundles the modules main reaches by import and uploads no others; remove it, or "
         "import the modules the Worker loads by computed name.",
     ),
-    _stated("base_dir", "inherited", "module paths are esbuild's, from main"),
+    _modelled(
+        "base_dir",
+        "inherited",
+        "With `no_bundle`, where the modules are found and named from (main's folder when unset); a bundled "
+        "Worker's module paths are esbuild's.",
+    ),
     _stated("preserve_file_names", "inherited", "file names inside the bundle are esbuild's"),
     _stated("minify", "inherited", "the bundle is not minified"),
     _stated("keep_names", "inherited", "function and class names are kept"),

@@ -34,6 +34,8 @@ ACCESS_HEADER_PREFIX = "cf-access-"
 #: The module types the bundler writes beside the bundle as modules (runtime/host/bundler.mjs);
 #: a rule of a JavaScript type only says how esbuild already bundles such a file.
 _MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
+#: The module types a no_bundle Worker's modules can be loaded as (workerd's, as Miniflare names them).
+_UNBUNDLED_MODULE_TYPES = ("ESModule", "CommonJS", *_MODULE_RULE_TYPES)
 
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
@@ -100,6 +102,11 @@ class LoadMessage:
     rules: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: The config's ``tsconfig``, absolute; None: esbuild finds tsconfig.json beside the sources.
     tsconfig: str | None = None
+    #: With the config's ``no_bundle``: ``baseDir`` (absolute: base_dir, else main's folder), where
+    #: the Worker's modules are found and named from, and the module rules in force of the types
+    #: workerd loads, (type, globs) in order; the host loads the entry and every file the rules
+    #: match as a module list, as wrangler uploads them. None: the Worker is bundled.
+    no_bundle: Mapping[str, Any] | None = None
     #: The config's ``assets``, served by Miniflare's assets in front of the Worker: directory
     #: (absolute), binding (None when the Worker has none), run_worker_first, html_handling and
     #: not_found_handling; None without an ``assets`` section.
@@ -157,6 +164,11 @@ class LoadMessage:
                 "alias": dict(self.alias),
                 "rules": [{"type": kind, "globs": list(globs)} for kind, globs in self.rules],
                 "tsconfig": self.tsconfig,
+                "noBundle": (
+                    {"baseDir": self.no_bundle["baseDir"], "rules": [{"type": kind, "globs": list(globs)} for kind, globs in self.no_bundle["rules"]]}
+                    if self.no_bundle is not None
+                    else None
+                ),
                 "assets": dict(self.assets) if self.assets is not None else None,
                 "accessHeaderPrefix": self.access_header_prefix,
                 "cpuLimitMs": self.cpu_limit_ms,
@@ -243,6 +255,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         alias=dict(config.alias),
         rules=tuple((rule.type, rule.globs) for rule in config.module_rules if rule.type in _MODULE_RULE_TYPES),
         tsconfig=str(config.tsconfig) if config.tsconfig is not None else None,
+        no_bundle=_no_bundle_entry(config, entry, scenario),
         assets=_assets_entry(config.assets),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
@@ -258,6 +271,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _io_assumptions(scenario)
             + _concurrency_assumptions(scenario, config)
             + _section_assumptions(config)
+            + [sentence for sentence in [no_bundle_assumption(config)] if sentence]
         ),
         secrets=dict(env_values.secrets),
     )
@@ -336,6 +350,44 @@ def _section_assumptions(config: wrangler.WranglerConfig) -> list[str]:
             "run in which the Worker reads one its request lacks, or reads ctx.access, is UNSUPPORTED (access_identity)."
         )
     return sentences
+
+
+def _no_bundle_entry(config: wrangler.WranglerConfig, entry: Path, scenario: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The load message's ``noBundle`` for a no_bundle config (its modules' folder and rules), else None."""
+    if not config.no_bundle:
+        return None
+    base_dir = config.base_dir or entry.parent
+    if not entry.is_relative_to(base_dir):
+        raise UserError(f"{config.path}: no_bundle loads main's folder's modules, but main {entry} is outside base_dir {base_dir}")
+    if scenario.get("specs"):
+        raise UserError(
+            f"{config.path}: the scenario names specs modules, whose calls are recorded by wrapping them in the bundle, "
+            "but no_bundle loads the Worker's modules as they are; remove specs or check the Worker's sources bundled"
+        )
+    rules = tuple((rule.type, rule.globs) for rule in config.module_rules if rule.type in _UNBUNDLED_MODULE_TYPES)
+    return {"baseDir": str(base_dir), "rules": rules}
+
+
+def no_bundle_assumption(config: wrangler.WranglerConfig) -> str | None:
+    """The verdict's sentence for a Worker loaded as its modules (no_bundle, or a build's generated config), else None."""
+    if not config.no_bundle:
+        return None
+    rules = "; ".join(f"{rule.type} {', '.join(rule.globs)}" for rule in config.module_rules if rule.type in _UNBUNDLED_MODULE_TYPES)
+    loaded = (
+        f"its main and every file beside it that a module rule matches ({rules}) are loaded as a module list, as "
+        "wrangler uploads them with no_bundle, not bundled again"
+    )
+    if config.redirected_from is not None:
+        # Named from the project's folder, so the sentence is the same on every machine.
+        project = config.redirected_from.parent
+        generated = config.path.relative_to(project).as_posix() if config.path.is_relative_to(project) else config.path.name
+        return (
+            f"The Worker is checked from its build output: {config.redirected_from.name} is redirected by "
+            f"{wrangler.DEPLOY_CONFIG.as_posix()} to the generated {generated} (the Cloudflare Vite plugin's, as "
+            f"wrangler deploy reads it); {loaded}. The sources are not built here: a change to them is checked after "
+            "the next build."
+        )
+    return f"The Worker is not bundled (no_bundle in {config.path.name}): {loaded}."
 
 
 def _assets_entry(assets: wrangler.Assets | None) -> dict[str, Any] | None:
@@ -577,8 +629,12 @@ def _reset_assumption(config: wrangler.WranglerConfig) -> str:
 
 def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], steps: Mapping[str, list[dict[str, Any]]]) -> list[str]:
     sentences = [
-        "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
-        "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
+        (
+            "The Worker's modules are loaded beside Eutaxy's runtime (no_bundle) and run in the same workerd isolate, "
+            if config.no_bundle
+            else "The Worker is bundled with Eutaxy's runtime into one module and runs in the same workerd isolate, "
+        )
+        + "so the runtime's patches of Date, Math.random, crypto, timers and fetch apply to it.",
         _reset_assumption(config),
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",

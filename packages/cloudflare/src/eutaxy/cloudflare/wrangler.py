@@ -24,6 +24,7 @@ what is wrong in it, because the config is the user's to fix.
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -44,6 +45,7 @@ __all__ = [
     "missing_export_error",
     "find_config",
     "read_config",
+    "redirected_config",
 ]
 
 #: Cloudflare's documented CPU time limit per invocation on the Standard (paid) plan when
@@ -56,6 +58,13 @@ CPU_MS_MAX = 300_000
 #: The config files wrangler looks for, in its order: ``wrangler.json`` wins over
 #: ``wrangler.jsonc``, which wins over ``wrangler.toml``, when one folder holds several.
 CONFIG_NAMES = ("wrangler.json", "wrangler.jsonc", "wrangler.toml")
+
+#: Where a build tool (the Cloudflare Vite plugin) writes the file that redirects wrangler from the
+#: user's config to the config it generated with the build output, relative to the user's config.
+DEPLOY_CONFIG = Path(".wrangler") / "deploy" / "config.json"
+
+#: The package that makes a project's Worker the Cloudflare Vite plugin's build output.
+VITE_PLUGIN = "@cloudflare/vite-plugin"
 
 #: Top-level keys an environment does not inherit (wrangler's non-inheritable keys): the
 #: vars and every binding section. An environment has them only where it sets them. The
@@ -208,6 +217,14 @@ class WranglerConfig:
     #: ``limits.cpu_ms``: the CPU time one invocation may use before Cloudflare stops it (None
     #: when unset: Cloudflare's default, CPU_MS_DEFAULT).
     cpu_ms: int | None = None
+    #: ``no_bundle``: main and the modules under ``base_dir`` the module rules match are loaded as
+    #: they are (a module list), as wrangler uploads them, instead of bundled.
+    no_bundle: bool = False
+    #: ``base_dir`` (absolute): where a no_bundle Worker's modules are found and named from; main's folder when unset.
+    base_dir: Path | None = None
+    #: The user's config when this one is the build's generated config it was redirected to
+    #: (``.wrangler/deploy/config.json`` beside it), else None.
+    redirected_from: Path | None = None
 
     @property
     def cpu_limit_ms(self) -> int:
@@ -237,16 +254,130 @@ def find_config(directory: Path) -> Path:
 
 
 def read_config(path: str | Path, *, env: str | None = None) -> WranglerConfig:
-    """Read and check the wrangler config at ``path``, with environment ``env`` applied when given."""
+    """Read and check the wrangler config at ``path``, with environment ``env`` applied when given.
+
+    A config a build tool redirects (``redirected_config``) is read as wrangler deploys it: the
+    generated config its build wrote, whose ``redirected_from`` is ``path``.
+    """
     config_path = Path(path)
     if not config_path.is_file():
         raise UserError(f"{config_path}: the wrangler config does not exist")
-    try:
-        text = config_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{config_path}: cannot be read: {error}") from None
+    generated = redirected_config(config_path)
+    if generated is not None:
+        if env is not None:
+            raise UserError(
+                f"{config_path}: environment {env!r} was asked for, but the config is redirected to the build's "
+                f"generated {generated}, which has its environment applied already; build with CLOUDFLARE_ENV={env} "
+                "and name no environment in the scenario, as wrangler asks",
+                near=env,
+            )
+        config = _read_one(generated, None)
+        return attrs.evolve(config, redirected_from=config_path.resolve())
+    return _read_one(config_path, env)
+
+
+def _read_one(config_path: Path, env: str | None) -> WranglerConfig:
+    text = _read_text(config_path)
     data = _parse_toml(config_path, text) if config_path.suffix == ".toml" else _parse_jsonc(config_path, text)
     return _from_data(config_path.resolve(), data, env, text)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot be read: {error}") from None
+
+
+def redirected_config(user_config: Path) -> Path | None:
+    """The generated config a build redirects ``user_config`` to, as wrangler finds it, else None.
+
+    A build tool (the Cloudflare Vite plugin) writes ``.wrangler/deploy/config.json`` beside the
+    user's config, whose ``configPath`` names the config it generated with the build output
+    (``dist/<worker>/wrangler.json``); wrangler deploys that one. A project whose package.json
+    depends on the Vite plugin has no Worker to check until it is built: without the redirect file
+    that is exit 2, naming the build command the package.json gives.
+    """
+    deploy = user_config.parent / DEPLOY_CONFIG
+    if not deploy.is_file():
+        vite = _vite_plugin_dependency(user_config.parent)
+        if vite is not None:
+            manifest, line = vite
+            raise UserError(
+                f"{user_config}: the Worker is built by the Cloudflare Vite plugin ({manifest}:{line} depends on "
+                f"{VITE_PLUGIN}), so it is checked from its build output: expected {deploy}, which the build writes "
+                f"to point at the generated wrangler.json, found none; {_build_advice(manifest)}"
+            )
+        return None
+    text = _read_text(deploy)
+    data = _parse_jsonc(deploy, text)
+    target = data.get("configPath") if isinstance(data, dict) else None
+    if not isinstance(target, str) or not target:
+        raise UserError(
+            f"{deploy}: expected an object whose configPath names the build's generated config (as the Cloudflare "
+            f"Vite plugin writes it), found {text.strip()[:200]!r}"
+        )
+    generated = (deploy.parent / target).resolve()
+    if not generated.is_file():
+        line = _line_of_key(text, "configPath", None) or 1
+        manifest_dir = _package_dir(user_config.parent)
+        advice = _build_advice(manifest_dir / "package.json") if manifest_dir else "run the build again"
+        raise UserError(
+            f"{deploy}:{line}: configPath names {target!r}, the build's generated config, expected at {generated}; "
+            f"found no such file (the build output is gone); {advice}"
+        )
+    return generated
+
+
+def _package_dir(directory: Path) -> Path | None:
+    """The nearest folder from ``directory`` up that holds a package.json, as npm finds the project."""
+    for folder in (directory.resolve(), *directory.resolve().parents):
+        if (folder / "package.json").is_file():
+            return folder
+    return None
+
+
+def _vite_plugin_dependency(directory: Path) -> tuple[Path, int] | None:
+    """(package.json, line) where the project's nearest package.json depends on the Vite plugin, else None."""
+    folder = _package_dir(directory)
+    if folder is None:
+        return None
+    manifest = folder / "package.json"
+    try:
+        text = manifest.read_text(encoding="utf-8")
+        data = jsonc.loads(text)
+    except (OSError, UnicodeDecodeError, jsonc.JsoncError):
+        return None
+    fields = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+    if not isinstance(data, dict) or not any(isinstance(data.get(field), dict) and VITE_PLUGIN in data[field] for field in fields):
+        return None
+    return manifest, _line_of_key(text, VITE_PLUGIN, None) or 1
+
+
+#: The lock file each package manager writes, and how it runs a package.json script.
+_RUNNERS = (("pnpm-lock.yaml", "pnpm run"), ("yarn.lock", "yarn run"), ("bun.lock", "bun run"), ("bun.lockb", "bun run"))
+
+
+def _build_advice(manifest: Path) -> str:
+    """``run `npm run build` first (package.json:5: "build": "vite build")``: the script that runs the build."""
+    try:
+        text = manifest.read_text(encoding="utf-8")
+        data = jsonc.loads(text)
+    except (OSError, UnicodeDecodeError, jsonc.JsoncError):
+        return "run the project's build (vite build) first"
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    scripts = scripts if isinstance(scripts, dict) else {}
+    # The build script, else the first whose command runs a Vite build (react-router build runs one).
+    name = "build" if isinstance(scripts.get("build"), str) else next(
+        (key for key, value in scripts.items() if isinstance(value, str) and re.search(r"\b(vite|react-router) build\b", value)),
+        None,
+    )
+    if name is None:
+        return f"run `npx vite build` in {manifest.parent} first ({manifest} has no build script)"
+    runner = next((run for lock, run in _RUNNERS if (manifest.parent / lock).is_file()), "npm run")
+    line = _line_of_key(text, name, None)
+    where = f"{manifest}:{line}" if line is not None else str(manifest)
+    return f"run `{runner} {name}` in {manifest.parent} first ({where}: {json.dumps(name)}: {json.dumps(scripts[name])})"
 
 
 def _parse_jsonc(path: Path, text: str) -> Any:
@@ -364,7 +495,26 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         cpu_ms=_cpu_ms(reader, data),
         module_rules=_module_rules(reader, data),
         tsconfig=_tsconfig(reader, path, data),
+        no_bundle=_no_bundle(reader, data),
+        base_dir=_base_dir(reader, path, data),
     )
+
+
+def _no_bundle(reader: _Reader, data: dict[str, Any]) -> bool:
+    value = data.get("no_bundle", False)
+    if not isinstance(value, bool):
+        raise reader.error(f"no_bundle must be true or false, got {value!r}", key="no_bundle")
+    return value
+
+
+def _base_dir(reader: _Reader, path: Path, data: dict[str, Any]) -> Path | None:
+    base_dir = reader.optional_string(data, "base_dir")
+    if base_dir is None:
+        return None
+    resolved = (path.parent / base_dir).resolve()
+    if not resolved.is_dir():
+        raise reader.error(f"base_dir names {base_dir!r}, which is not a folder ({resolved})", key="base_dir", written=base_dir)
+    return resolved
 
 
 def _module_rules(reader: _Reader, data: dict[str, Any]) -> tuple[ModuleRule, ...]:
