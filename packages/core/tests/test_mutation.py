@@ -52,13 +52,13 @@ class Mutant:
 
 MUTANTS = (
     # --- at_most_once_per_key ---
-    Mutant("once: a key shared by two is fine", "delivery_checks.py",
-           "if len(indices) > 1]", "if len(indices) > 2]", "at_most_once"),
+    Mutant("once and unique: a key or value shared by two is fine", "violations.py",
+           "if len(members) > 1]", "if len(members) > 2]", "at_most_once or unique"),
     Mutant("once: only the first shared key reported", "delivery_checks.py",
            "keys=[text for text, _ in shared],", "keys=[text for text, _ in shared[:1]],", "at_most_once"),
     # --- at_least_once ---
     Mutant("at_least_once: only the first expectation checked", "delivery_checks.py",
-           'for value in invariant["expected"]:', 'for value in invariant["expected"][:1]:', "at_least_once and not per_message"),
+           'map(to_json, invariant["expected"])', 'map(to_json, invariant["expected"][:1])', "at_least_once and not per_message"),
     # --- at_least_once_per_message ---
     Mutant("per_message: an event without a body key passes quietly", "delivery_checks.py",
            "            keyless.append(event_id)\n", "", "per_message"),
@@ -75,8 +75,6 @@ MUTANTS = (
            "return index, [row for row in all_rows if all(row_matches(row, c) for c in conditions)]",
            "return index, list(all_rows)", "every_row or unique or implies or references"),
     # --- unique ---
-    Mutant("unique: a value shared by two is fine", "state_checks.py",
-           "if len(group) > 1]", "if len(group) > 2]", "unique"),
     Mutant("unique: nulls count as shared values", "state_checks.py",
            "if value is MISSING or value is None:", "if value is MISSING:", "unique or references"),
     # --- implies ---

@@ -23,6 +23,9 @@ from eutaxy.core.violations import (
     describe_selector,
     effects_label,
     join_words,
+    plural,
+    shared_message,
+    shared_values,
     violation_of,
 )
 
@@ -36,19 +39,14 @@ def found_keys(invariant: dict[str, Any], effects: Sequence[Effect]) -> set[str]
 
 def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
     """No two selected effects share a key."""
-    groups = keyed_groups(invariant["selector"], effects, invariant["key"])
-    shared = [(text, indices) for text, indices in groups.items() if len(indices) > 1]
+    shared = shared_values(keyed_groups(invariant["selector"], effects, invariant["key"]))
     if not shared:
         return None
-    first_key, first_indices = shared[0]
-    message = (
-        f"{invariant['name']}: {count_word(len(first_indices))} "
-        f"{effects_label(effects, first_indices)} effects share key {first_key}: "
-        f"{describe_effects(effects, first_indices)}"
-    )
-    if len(shared) > 1:
-        others = [text for text, _ in shared[1:]]
-        message += f" (keys {join_words(others)} are shared too)"
+
+    def says(key: str, indices: Sequence[int]) -> str:
+        return f"{count_word(len(indices))} {effects_label(effects, indices)} effects share key {key}: {describe_effects(effects, indices)}"
+
+    message = shared_message(invariant, shared, "keys", says)
     involved = sorted(index for _, indices in shared for index in indices)
     return violation_of(invariant, message, keys=[text for text, _ in shared], effects=involved)
 
@@ -56,17 +54,13 @@ def check_at_most_once_per_key(invariant: dict[str, Any], effects: Sequence[Effe
 def check_at_least_once(invariant: dict[str, Any], effects: Sequence[Effect]) -> Violation | None:
     """Every expected value is the key of a selected effect."""
     present = found_keys(invariant, effects)
-    absent: list[str] = []
-    for value in invariant["expected"]:
-        text = to_json(value)
-        if text not in present and text not in absent:
-            absent.append(text)
+    # Each expected key once, in the order first expected.
+    absent = list(dict.fromkeys(text for text in map(to_json, invariant["expected"]) if text not in present))
     if not absent:
         return None
-    noun = "key" if len(absent) == 1 else "keys"
     message = (
         f"{invariant['name']}: no {describe_selector(invariant['selector'])} effect has "
-        f"{noun} {join_words(absent)} at {invariant['key']}"
+        f"{plural('key', len(absent))} {join_words(absent)} at {invariant['key']}"
     )
     return violation_of(invariant, message, keys=absent)
 
@@ -99,12 +93,10 @@ def check_at_least_once_per_message(
         return None
     parts = []
     if lost:
-        noun = "event" if len(lost) == 1 else "events"
         parts.append(
-            f"{noun} {join_words(lost)} got no effect matching "
+            f"{plural('event', len(lost))} {join_words(lost)} got no effect matching "
             f"{describe_selector(invariant['selector'])} with that value at {invariant['key']}"
         )
     if keyless:
-        noun = "event" if len(keyless) == 1 else "events"
-        parts.append(f"{noun} {join_words(keyless)} have no body value at {body_key!r} to check")
+        parts.append(f"{plural('event', len(keyless))} {join_words(keyless)} have no body value at {body_key!r} to check")
     return violation_of(invariant, f"{invariant['name']}: " + "; ".join(parts), keys=absent)

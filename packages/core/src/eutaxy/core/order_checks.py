@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
 from eutaxy.core.selectors import get_path, keyed_groups, order_class
-from eutaxy.core.violations import Violation, effects_label, join_words, violation_of
+from eutaxy.core.violations import Violation, effects_label, others_too, violation_of
 
 __all__ = ["check_in_order_per_key", "check_max_interval_per_key", "check_min_interval_per_key"]
 
@@ -67,9 +67,7 @@ def _per_group(
     if first is None:
         return None
     group, earlier, later = first
-    message = f"{invariant['name']}: {effects_label(effects, [earlier, later])} effects {says(group, earlier, later)}"
-    if len(broken) > 1:
-        message += f" ({label} {join_words(broken[1:])} too)"
+    message = f"{invariant['name']}: {effects_label(effects, [earlier, later])} effects {says(group, earlier, later)}" + others_too(label, broken)
     return violation_of(invariant, message, keys=broken, effects=sorted(involved))
 
 

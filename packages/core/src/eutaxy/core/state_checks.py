@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect, find_snapshot
 from eutaxy.core.selectors import MISSING, compare, get_path, order_class, row_matches, row_value, select
-from eutaxy.core.violations import Violation, count_word, describe_effects, join_words, violation_of
+from eutaxy.core.violations import Violation, count_word, describe_effects, join_words, others_too, plural, shared_message, shared_values, violation_of
 
 __all__ = ["AGGREGATE_FNS", "check_aggregate", "check_every_row", "check_implies", "check_references", "check_unique", "query_rows"]
 
@@ -113,16 +113,10 @@ def check_unique(invariant: dict[str, Any], effects: Sequence[Effect], index: in
         text = _column_text(row, column)
         if text is not None:
             groups.setdefault(text, []).append(row)
-    shared = [(text, group) for text, group in groups.items() if len(group) > 1]
+    shared = shared_values(groups)
     if not shared:
         return None
-    first_text, first_group = shared[0]
-    message = (
-        f"{invariant['name']}: {count_word(len(first_group))} rows of {_where(query)} "
-        f"share {column} {first_text}"
-    )
-    if len(shared) > 1:
-        message += f" (values {join_words([text for text, _ in shared[1:]])} are shared too)"
+    message = shared_message(invariant, shared, "values", lambda text, rows: f"{count_word(len(rows))} rows of {_where(query)} share {column} {text}")
     return violation_of(invariant, message, keys=[text for text, _ in shared], effects=[index], rows=[row for _, group in shared for row in group])
 
 
@@ -184,9 +178,8 @@ def check_references(invariant: dict[str, Any], effects: Sequence[Effect], sourc
                 keys.append(text)
     if not orphans:
         return None
-    noun = "row" if len(orphans) == 1 else "rows"
     message = (
-        f"{invariant['name']}: {count_word(len(orphans))} {noun} of {_where(query)} "
+        f"{invariant['name']}: {count_word(len(orphans))} {plural('row', len(orphans))} of {_where(query)} "
         f"name {column} {join_words(keys)} that no row of {_where(target)} has as {target_column}"
     )
     return violation_of(invariant, message, keys=keys, effects=sorted({source_index, target_index}), rows=orphans)
@@ -271,7 +264,6 @@ def check_aggregate(invariant: dict[str, Any], effects: Sequence[Effect], index:
         message = f"{invariant['name']}: cannot take the {where}: it holds {to_json(refused)}, and {fn} takes {takes}"
     else:
         message = f"{invariant['name']}: the {where} is {to_json(result)}, which breaks {_expectation(invariant)}"
-    if len(failing) > 1:
-        message += f" ({group_by} {join_words([text for text, _, _, _ in failing[1:]])} break it too)"
+    message += others_too(str(group_by), [text for text, _, _, _ in failing], "break it")
     keys = [text for text, _, _, _ in failing] if group_by is not None else []
     return violation_of(invariant, message, keys=keys, effects=[index], rows=[row for _, rows, _, _ in failing for row in rows])

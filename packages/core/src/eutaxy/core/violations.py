@@ -7,7 +7,7 @@ effects; its message is written for the user to act on.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import attrs
 
@@ -15,7 +15,21 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.effects import Effect
 from eutaxy.core.selectors import COMPARISON_OPS
 
-__all__ = ["Violation", "count_word", "describe_effects", "describe_selector", "effects_label", "join_words", "violation_of"]
+__all__ = [
+    "Violation",
+    "count_word",
+    "describe_effects",
+    "describe_selector",
+    "effects_label",
+    "join_words",
+    "others_too",
+    "plural",
+    "shared_message",
+    "shared_values",
+    "violation_of",
+]
+
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -77,11 +91,37 @@ def count_word(count: int) -> str:
     return _WORDS.get(count, str(count))
 
 
+def plural(noun: str, count: int) -> str:
+    """``noun`` for one, ``noun`` with an ``s`` for any other count (the nouns messages count are regular)."""
+    return noun if count == 1 else noun + "s"
+
+
 def join_words(words: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def others_too(label: str, keys: Sequence[str], verb: str = "") -> str:
+    """What a message adds after the first key it names: `` (keys "b" and "c" are shared too)``,
+    with ``label`` and ``verb`` as the invariant says them; nothing when there is no other key."""
+    if len(keys) <= 1:
+        return ""
+    return f" ({label} {join_words(keys[1:])}{' ' + verb if verb else ''} too)"
+
+
+def shared_values(groups: Mapping[str, Sequence[T]]) -> list[tuple[str, Sequence[T]]]:
+    """The values more than one member holds (effects sharing a key, rows sharing a column value),
+    each with its members, in order of first sight."""
+    return [(text, members) for text, members in groups.items() if len(members) > 1]
+
+
+def shared_message(invariant: dict[str, Any], shared: Sequence[tuple[str, Sequence[T]]], label: str, says: Callable[[str, Sequence[T]], str]) -> str:
+    """A "no two share a value" invariant's message: the first shared value as ``says`` words it,
+    then the other shared values by ``label``."""
+    first_text, first_members = shared[0]
+    return f"{invariant['name']}: {says(first_text, first_members)}" + others_too(label, [text for text, _ in shared], "are shared")
 
 
 def describe_effects(effects: Sequence[Effect], indices: Iterable[int]) -> str:
