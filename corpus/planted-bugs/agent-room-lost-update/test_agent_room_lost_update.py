@@ -4,8 +4,8 @@ Two WebSocket connections to one Agents SDK chat room each send a message. The b
 its next sequence number from its state, awaits a moderation check (an outbound fetch: the
 room's input gate is open, so the other connection's message enters there), then stores the
 message under that number and moves its state on: two messages share a number. It must be
-caught with no fault, by the order of the turns alone (VIOLATED on one-message-per-seq), seeded
-and with ``--exhaustive``; its regression test must fail on it and pass on the fixed twin (the
+caught with faults allowed (one per run) and none kept, by the order of the turns alone
+(VIOLATED on one-message-per-seq), seeded and with ``--exhaustive``; its regression test must fail on it and pass on the fixed twin (the
 number taken and the state moved on with nothing awaited between), which stays BOUNDED, and
 the enumeration over the twin runs every schedule the seeded exploration's schedule tree saw.
 """
@@ -22,8 +22,9 @@ HERE = Path(__file__).resolve().parent
 BUGGY = HERE / "agent-room-lost-update.sim.py"
 FIXED = HERE / "fixed" / "agent-room-lost-update-fixed.sim.py"
 
-#: A cap, so the verdict is the same on any machine.
-RUNS_MAX = 80
+#: A cap, so the verdict is the same on any machine: above the twin's 349 schedules with one
+#: fault per run (a lost upgrade answer, a crash reset disconnecting the room's sockets among them).
+RUNS_MAX = 400
 
 
 def _check_exhaustively(path):

@@ -56,7 +56,7 @@ import { assert } from "./assert.mjs";
 import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, OBJECT_WEBSOCKET, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
 import { effectInvocation, workOf } from "./after_work.mjs";
-import { objectWebSocket } from "./websocket_object.mjs";
+import { fetchNotingSockets, isGone, objectWebSocket, socketsBroken, takeOverSockets } from "./websocket_object.mjs";
 
 /** The control binding (run.mjs's CONFIG_BINDING): never shown to the Worker's objects either. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -84,6 +84,9 @@ function withoutSqliteClock(storage, table, rows) {
   if (columns.length === 0) return rows;
   return rows.map((row) => ({ ...row, ...Object.fromEntries(columns.map((column) => [column, row[column] === null ? null : SQLITE_CLOCK_STAND_IN])) }));
 }
+
+/** The handlers workerd calls for a hibernatable WebSocket's events. */
+const HIBERNATION_EVENTS = new Set(["webSocketMessage", "webSocketClose", "webSocketError"]);
 
 /** The key-value entries one put() takes at most (the runtime's limit). */
 const PUT_BATCH = 128;
@@ -128,7 +131,10 @@ function abortObject(ctx) {
  * @param {import("./run.mjs").Run} run @param {any} ctx @param {string} className
  */
 function objectWork(run, ctx, className) {
-  return workOf(run, ctx, className, () => abortObject(ctx));
+  return workOf(run, ctx, className, () => {
+    socketsBroken(ctx, className);
+    abortObject(ctx);
+  });
 }
 
 /**
@@ -510,6 +516,7 @@ export function wrapDurableObject(User, className) {
       };
       const storage = takeOverStorage(ctx.storage, current, () => typeof User.prototype.alarm === "function");
       takeOverWork(ctx, className);
+      takeOverSockets(ctx, className);
       wrappers.set(this, { ctx, env: objectEnv(env, className, ctx), user: null, rawRunning: 0, storage, User, className });
     }
 
@@ -604,7 +611,10 @@ export function wrapDurableObject(User, className) {
         /** @param {unknown[]} args */
         value(...args) {
           const state = stateOf(this);
-          return rawTracked(state, hosted(state.ctx, state.className, () => userObject(state)[name](...args)));
+          // A hibernation event for a socket the object already heard close as lost (websocket_object.mjs).
+          if (HIBERNATION_EVENTS.has(name) && isGone(state.ctx, state.className, args[0])) return undefined;
+          const call = () => userObject(state)[name](...args);
+          return rawTracked(state, hosted(state.ctx, state.className, name === "fetch" ? () => fetchNotingSockets(state.ctx, call) : call));
         },
       });
     }

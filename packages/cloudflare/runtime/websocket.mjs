@@ -15,8 +15,13 @@
  *   `WebSocket:<connection>` `open` `{args: {path}, result: {status, opened}}`. A connection the
  *   Worker answers itself (a client end no object made: `websocket_not_object`) or an object
  *   that accepted its end with the standard API, `accept()`, instead of `ctx.acceptWebSocket`
- *   (`websocket_standard_api`) makes the run UNSUPPORTED. A client end left by an open that
- *   failed after the object answered (a fault on the stub call) is closed at once with 1011.
+ *   (`websocket_standard_api`) makes the run UNSUPPORTED. An answer a fault lost (the stub's
+ *   fetch failed after the object accepted, `ambiguous`, or the Worker died before returning
+ *   it, or retried and returned another) never reached a client: its object hears the peer go
+ *   without a close frame, as workerd calls it (`webSocketClose(ws, 1006, ..., false)`, an
+ *   event of the object's own, websocket_object.mjs), before the connection claims the socket
+ *   the returned answer's call accepted. An open with no answer returned is `failed` (the
+ *   client saw an error): its messages are not delivered.
  * - Message: one invocation `<message id>#1` whose one point is `WebSocket:<connection>`
  *   `send` `{args: {data}}`: the object's `webSocketMessage(ws, data)` is called on the
  *   connection's server end, with an alarm's faults (crash_before: the object crashed before
@@ -43,6 +48,7 @@ import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
 import { drain } from "./settle.mjs";
 import { takeUpgrades, upgradeOf } from "./upgrades.mjs";
+import { noteLost } from "./websocket_object.mjs";
 import { logged } from "./values.mjs";
 
 /** The invocation the end-of-run frames are recorded under. */
@@ -56,6 +62,16 @@ const PLATFORM_INVOCATION = "websocket";
 
 /** Each run's connections, for the teardown. @type {WeakMap<import("./run.mjs").Run, Conn[]>} */
 const runConnections = new WeakMap();
+
+/** Each run's client ends of answers a fault lost, closed at the teardown. @type {WeakMap<import("./run.mjs").Run, any[]>} */
+const runLostClients = new WeakMap();
+
+/** @param {import("./run.mjs").Run} run */
+function lostClients(run) {
+  let clients = runLostClients.get(run);
+  if (!clients) runLostClients.set(run, (clients = []));
+  return clients;
+}
 
 /** @param {string} fault */
 function deliveryError(fault) {
@@ -129,6 +145,14 @@ export async function driveWebSocket(run, drive, handler) {
     const response = outcome.kind === "returned" && outcome.value instanceof Response ? outcome.value : null;
     const client = response?.status === 101 ? /** @type {any} */ (response).webSocket ?? null : null;
     const upgrade = client ? upgradeOf(client) ?? null : null;
+    // The answers a fault lost (the stub's fetch failed after the object accepted, or the
+    // Worker died or retried): their clients never connected, so their objects hear them go.
+    const lostAnswers = takeUpgrades(inv.id).filter((other) => other.client !== client);
+    for (const lost of lostAnswers) {
+      lostClients(run).push(lost.client);
+      noteLost(lost.sockets);
+      if (!run.stopped) await objectStub(run, lost)[OBJECT_WEBSOCKET]("orphan", conn.id);
+    }
     if (client && !upgrade) {
       run.markUnsupported("websocket_not_object", `connection ${conn.id}: the Worker answered the upgrade itself, not through a Durable Object; only connections an object accepts over the Hibernation API are modelled`);
     } else if (client && upgrade) {
@@ -148,9 +172,6 @@ export async function driveWebSocket(run, drive, handler) {
       }
     }
     const opened = conn.client !== null && !run.stopped;
-    for (const orphan of takeUpgrades(inv.id)) {
-      if (!opened && !run.stopped) await objectStub(run, orphan)[OBJECT_WEBSOCKET]("orphan", conn.id);
-    }
     conn.state = opened ? "open" : "failed";
     effectPoint(run, inv, {
       kind: "platform", target: `WebSocket:${conn.id}`, op: "open", args: { path: conn.path }, ladder: NO_FAULTS,
@@ -243,4 +264,15 @@ export async function closeConnections(run) {
     }
   }
   runConnections.delete(run);
+  // A lost answer's client end: the object heard it go already (websocket_object.mjs); closed
+  // here rather than whenever it is collected, so workerd's own event for it comes now.
+  for (const client of runLostClients.get(run) ?? []) {
+    try {
+      client.accept();
+      client.close(1000, "eutaxy: run ended");
+    } catch {
+      // Already closing.
+    }
+  }
+  runLostClients.delete(run);
 }

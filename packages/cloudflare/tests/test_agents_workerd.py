@@ -2,7 +2,8 @@
 
 The fixture (agents/) is an Agent with state, this.sql, a schedule and a @callable method,
 reached through routeAgentRequest and getAgentByName; its Worker imports `agents` without a
-node_modules of its own, so the bundle takes the toolchain's pinned copy.
+node_modules of its own, so the bundle takes the toolchain's pinned copy. agents/room.ts is a
+chat room of template size on the SDK, driven over WebSocket connections with faults.
 """
 
 import json
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import create_platform, define_scenario, durable_object, durable_object_table, http, unique
+from eutaxy.cloudflare import create_platform, define_scenario, durable_object, durable_object_table, external, http, unique
 from eutaxy.cloudflare.websocket import websocket
 from eutaxy.engine.check import check_scenario, replay_scenario
 
@@ -94,3 +95,72 @@ def test_an_agent_calling_an_ai_binding_is_unsupported_by_name():
         verdict = check_scenario(built, platform, max_runs=1, module_state_runs=0)
     assert "unsupported" == verdict["kind"], verdict
     assert "binding_not_allowed" == verdict["cause"]["kind"], verdict["cause"]
+
+
+def room(*, concurrent=1):
+    """Two members of one Agents SDK chat room (agents/room.ts), with faults."""
+    return define_scenario(
+        name="agent-room",
+        root=FIXTURE,
+        source=FIXTURE / "agents.sim.py",
+        worker={"entry": "./room.ts", "config": "./wrangler-room.jsonc"},
+        setup=[durable_object("Room")],
+        externals=[external("moderation", "moderation.example", [{"method": "POST", "path": "/check", "status": 200, "body": {"allowed": True}}])],
+        drive=websocket([
+            {"id": "ada", "path": "/agents/room/r-1", "messages": [{"data": {"text": "hi"}}, {"data": {"text": "again"}}]},
+            {"id": "bob", "path": "/agents/room/r-1", "messages": [{"data": {"text": "hello"}}]},
+        ]),
+        invariants=[unique("one-message-per-seq", durable_object_table("Room", "r-1", "messages"), "seq")],
+        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": concurrent, "budgetMs": 120_000},
+    )
+
+
+def replayed_room(faults):
+    built = room()
+    with create_platform(built) as platform:
+        result = replay_scenario(built, platform, {"faults": faults, "turns": []}, seed="room")["result"]
+    assert "completed" == result["end"]["kind"], result["end"]
+    rows = {e["op"]: e["payload"]["rows"] for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == "DO:Room"}
+    sends = {e["invocation"]: e["payload"]["result"].get("delivered") for e in result["effects"] if e["op"] == "send" and e["kind"] in ("result", "platform")}
+    opens = {e["invocation"]: e["payload"]["result"]["opened"] for e in result["effects"] if e["op"] == "open" and e["kind"] in ("result", "platform")}
+    return rows, sends, opens
+
+
+def test_an_open_whose_101_answer_a_fault_lost_leaves_a_socket_the_room_hears_go_and_the_sdks_retry_opens_the_connection():
+    """ambiguous at ada's upgrade: the room accepted a socket whose answer never reached the
+    client, so workerd calls its webSocketClose with 1006 (not clean); the SDK's routing retries
+    the retryable error, and the connection opens on the second socket and takes its messages."""
+    rows, sends, opens = replayed_room([{"invocation": "ada#1", "ordinal": 0, "fault": "ambiguous"}])
+    assert [{"code": 1006, "clean": 0}] == rows["r-1/departures"]
+    assert {"ada#1": True, "bob#1": True} == opens
+    assert {"ada.1#1": True, "ada.2#1": True, "bob.1#1": True} == sends
+    assert ["again", "hello", "hi"] == sorted(row["text"] for row in rows["r-1/messages"])
+
+
+def test_an_open_whose_worker_died_after_the_room_answered_fails_and_its_messages_are_not_delivered():
+    """crash_after at ada's upgrade: the Worker died with the answer, so the client saw an error;
+    the room hears the socket go (1006) and ada's messages are recorded as not delivered."""
+    rows, sends, opens = replayed_room([{"invocation": "ada#1", "ordinal": 0, "fault": "crash_after"}])
+    assert [{"code": 1006, "clean": 0}] == rows["r-1/departures"]
+    assert {"ada#1": False, "bob#1": True} == opens
+    assert {"ada.1#1": False, "ada.2#1": False, "bob.1#1": True} == sends
+    assert ["hello"] == [row["text"] for row in rows["r-1/messages"]]
+
+
+@pytest.mark.parametrize("concurrent", [1, 2])
+def test_a_template_chat_room_on_the_sdk_with_faults_is_bounded_or_violated(concurrent):
+    built = room(concurrent=concurrent)
+    with create_platform(built) as platform:
+        verdict = check_scenario(built, platform, max_runs=40, seed="room")
+    assert verdict["kind"] in ("bounded", "violated"), verdict.get("cause")
+    assert verdict["provenance"]["faultsInjected"] > 0, verdict["provenance"]
+
+
+def test_a_crash_inside_the_room_resets_it_and_workerd_disconnects_its_sockets_so_later_messages_are_not_delivered():
+    """crash_before at the moderation fetch of ada's first message: the crash resets the room
+    (ctx.abort()), which disconnects every socket it held: ada's next message is not delivered;
+    bob, who connects after the reset (a sequential run opens him after ada's messages), is."""
+    rows, sends, opens = replayed_room([{"invocation": "ada.1#1", "ordinal": 1, "fault": "crash_before"}])
+    assert {"ada#1": True, "bob#1": True} == opens
+    assert {"ada.1#1": None, "ada.2#1": False, "bob.1#1": True} == sends, sends
+    assert ["hello"] == [row["text"] for row in rows["r-1/messages"]]

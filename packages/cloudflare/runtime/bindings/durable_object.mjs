@@ -51,7 +51,7 @@ import { loggedOrNull as recorded, plainData } from "../values.mjs";
 import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
-import { noteUpgrade } from "../upgrades.mjs";
+import { noteUpgrade, takeAccepted } from "../upgrades.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "../queue.mjs";
 import { afterWorkSource } from "../after_work.mjs";
 
@@ -461,11 +461,12 @@ function makeStub(run, inv, binding, realStub, id) {
     let seen = { status: 0, ok: false, body: "" };
     return point("fetch", { object, args: [{ method: request.method, url: request.url }] }, async () => {
       const response = await realStub.fetch(request);
+      const sockets = takeAccepted(inv);
       const body = await response.text();
       seen = { status: response.status, ok: response.ok, body };
       // A WebSocket upgrade the object answered: its client end goes on to the Worker (websocket.mjs).
       const webSocket = response.webSocket ?? null;
-      if (webSocket) noteUpgrade(webSocket, { binding, className, id, object, invocation: inv.id });
+      if (webSocket) noteUpgrade(webSocket, { binding, className, id, object, invocation: inv.id, client: webSocket, sockets });
       return new Response(response.status === 101 || response.status === 204 || response.status === 304 ? null : body,
         { status: response.status, statusText: response.statusText, headers: response.headers, ...(webSocket ? { webSocket } : {}) });
     }, () => seen);

@@ -555,8 +555,11 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
 WEBSOCKET_ASSUMPTION = (
     "WebSocket connections use the Hibernation API: each is opened through the Worker's fetch and accepted by a "
     "Durable Object with ctx.acceptWebSocket; each message is delivered by calling the object's webSocketMessage "
-    "(crash_before, crash_after, error), and a crash drops the instance while the connection survives, found "
-    "again by its tags and attachment as across hibernation. What the object sends is recorded at the end of the "
+    "(crash_before, crash_after, error), and a crash there drops the instance while the connection survives, found "
+    "again by its tags and attachment as across hibernation; a crash inside the object's code resets it and "
+    "disconnects its sockets. A socket whose 101 answer a fault lost is closed to the object as workerd closes a "
+    "peer gone without a close frame (webSocketClose with 1006, an event of the object's own). What the object "
+    "sends is recorded at the end of the "
     "run in arrival order; the client never closes a connection during the run, and what webSocketClose does at "
     "the teardown after the snapshot is not checked."
 )
