@@ -167,7 +167,7 @@ def draft_worker(
         if path.is_dir():
             path = wrangler.find_config(path)
     config = wrangler.read_config(path, env=env)
-    folder = config.path.parent
+    folder = _user_config(config).parent
     entry_path = _entry(config, entry, base)
     name = _scenario_name(config)
     if out is None:
@@ -218,9 +218,16 @@ def _entry(config: wrangler.WranglerConfig, entry: str | Path | None, base: Path
     return config.main
 
 
+def _user_config(config: wrangler.WranglerConfig) -> Path:
+    """The config the user wrote: the scenario lives beside it and names it, also when a build
+    redirects it to a generated config (the check follows the redirect again, from the build's
+    latest output)."""
+    return config.redirected_from or config.path
+
+
 def _scenario_name(config: wrangler.WranglerConfig) -> str:
     """The config's ``name`` (else its folder's), as a file name: letters, digits, '.', '_', '-'."""
-    raw = config.name or config.path.parent.name or "worker"
+    raw = config.name or _user_config(config).parent.name or "worker"
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.") or "worker"
     return name
 
@@ -338,7 +345,8 @@ class _Builder:
     def build(self) -> Draft:
         scan = self.scan
         environment = f" (environment {self.config.environment})" if self.config.environment else ""
-        self.note("read", f"the config {_relative(self.config.path, self.path.parent)}{environment}, "
+        built = f" (built to {_relative(self.config.path, self.path.parent)})" if self.config.redirected_from else ""
+        self.note("read", f"the config {_relative(_user_config(self.config), self.path.parent)}{built}{environment}, "
                   f"and {', '.join(scan.modules)} scanned as text; nothing was imported or run")
         for skipped in scan.skipped:
             self.note("unread", f"not scanned: {skipped}")
@@ -353,7 +361,7 @@ class _Builder:
         return Draft(
             path=self.path,
             name=self.name,
-            config=_relative(self.config.path, self.path.parent),
+            config=_relative(_user_config(self.config), self.path.parent),
             entry=_relative(self.entry, self.path.parent),
             env=self.config.environment,
             setup=tuple(setup),
@@ -625,7 +633,7 @@ class _Builder:
 
     def _render(self, setup_lines: list[str], drive: dict[str, Any] | None, drive_lines: list[str],
                 external_lines: list[str], examples: list[str], secrets: list[str]) -> str:
-        config = _relative(self.config.path, self.path.parent)
+        config = _relative(_user_config(self.config), self.path.parent)
         entry = _relative(self.entry, self.path.parent)
         invariants_hint = "what must hold after every run, whatever faults it took"
         invariants_hole = self.hole("invariants", invariants_hint)
@@ -653,7 +661,9 @@ class _Builder:
         out.append("")
         out.append("scenario = define_scenario(")
         out.append(f"    name={json.dumps(self.name)},")
-        worker = {"entry": entry, "config": config}
+        # A build's output is found again through the user's config at each check (its entry
+        # names a hashed build file), so the entry is named only for a Worker that is not built.
+        worker = {"config": config} if self.config.redirected_from else {"entry": entry, "config": config}
         if self.config.environment is not None:
             worker["env"] = self.config.environment
         if secrets:

@@ -275,36 +275,40 @@ def _sql_files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob("*.sql") if path.is_file())
 
 
-def _draft_schema(folder: Path, database: "Binding", databases: int) -> tuple[Path | None, str]:
-    """The schema for a D1 database and how it was found: the entry's ``migrations_dir``
-    when the config names one (read, not guessed); else a file as the seeds locate it
-    (``schema.sql``, ``<database_name>.sql``, the only ``.sql`` file beside the config);
-    else wrangler's default ``migrations/`` folder when it holds ``.sql`` files."""
+def _draft_schema(folder: Path, config_folder: Path, database: "Binding", databases: int) -> tuple[Path | None, str]:
+    """The schema for a D1 database and how it was found: the entry's ``migrations_dir`` (from
+    ``config_folder``, the folder of the config that names it: a build's generated config names
+    it from its own) when it holds ``.sql`` files (read, not guessed); else a file as the seeds
+    locate it beside the user's config in ``folder`` (``schema.sql``, ``<database_name>.sql``,
+    the only ``.sql`` file); else wrangler's default ``migrations/`` folder when it holds ``.sql``
+    files."""
     migrations_dir = database.fields.get("migrations_dir")
     database_name = database.fields.get("database_name")
+    empty = ""
     if migrations_dir:
-        directory = (folder / migrations_dir).resolve()
+        directory = (config_folder / migrations_dir).resolve()
         if directory.is_dir() and migration_files(directory):
             return directory, f"the migrations_dir the config names ({migrations_dir}), applied in wrangler's order"
-        return None, f"the config names migrations_dir {migrations_dir}, which holds no .sql file"
+        empty = f"; the migrations_dir the config names ({migrations_dir}) holds no .sql file"
     named = f"{database_name}.sql" if database_name else None
     if (folder / "schema.sql").is_file():
         how = "schema.sql beside the config"
         if databases > 1:
             how += f" (one file for {databases} databases: check it is this one's)"
-        return folder / "schema.sql", how
+        return folder / "schema.sql", how + empty
     if named and (folder / named).is_file():
-        return folder / named, f"{named} beside the config (the database's name)"
+        return folder / named, f"{named} beside the config (the database's name){empty}"
     files = _sql_files(folder)
     if len(files) == 1:
-        return files[0], f"the only .sql file beside the config ({files[0].name})"
+        return files[0], f"the only .sql file beside the config ({files[0].name}){empty}"
     default = folder / "migrations"
     if not files and default.is_dir() and migration_files(default):
-        return default, "wrangler's default migrations/ folder beside the config, applied in wrangler's order"
+        return default, f"wrangler's default migrations/ folder beside the config, applied in wrangler's order{empty}"
     if files:
         listed = ", ".join(p.name for p in files[:5])
-        return None, f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or {named or '<database_name>.sql'}"
-    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config"
+        return None, (f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or "
+                      f"{named or '<database_name>.sql'}{empty}")
+    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config{empty}"
 
 
 def _key_column(body: str) -> str | None:
@@ -417,14 +421,14 @@ class D1Kind(BindingKind):
 
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
         databases = len(self._bindings(draft.config))
-        schema, how = _draft_schema(draft.folder, binding, databases)
+        schema, how = _draft_schema(draft.folder, draft.config.path.parent, binding, databases)
         if schema is None:
             hint = f"the .sql file that creates D1 database {binding.name}'s tables"
             draft.note("unread", f"D1 binding {binding.name}: {how}; its schema is a hole")
             step = {"kind": self.setup_step, "binding": binding.name, "path": None, "found": how}
             return step, [f"# TODO(schema): {hint}.", f"d1_schema({json.dumps(binding.name)}, {draft.hole('schema', hint)}),"]
         path = draft.relative(schema)
-        guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or databases > 1
+        guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or databases > 1 or "holds no .sql" in how
         draft.note("guess" if guessed else "read", f"D1 binding {binding.name}: schema {path}, {how}")
         draft.found[binding.name] = _tables(migration_files(schema) if schema.is_dir() else [schema])
         return {"kind": self.setup_step, "binding": binding.name, "path": path, "found": how}, [
