@@ -36,6 +36,25 @@ def test_violated_trace_is_one_line_per_effect_point_with_faults_marked():
     assert any("!! redelivery" in line for line in lines)
 
 
+def test_each_point_the_users_code_made_shows_its_line_in_a_column_of_its_own():
+    """The source's file and line stand between the label and the point, aligned; the
+    platform's own points leave the column blank, and a fault under a point stays under it."""
+    verdict = verdicts.aws_violated()
+    for effect in verdict["trace"]:
+        if effect["target"].startswith("DynamoDB:") and effect["kind"] != "snapshot":
+            effect["source"] = {"file": "handler.py", "line": 20, "column": 9}
+    lines = render_text(verdict).splitlines()
+    trace = lines[lines.index(next(line for line in lines if line.startswith("Shrunk trace"))) + 1:]
+    put = next(line for line in trace if "DynamoDB:ledger PutItem" in line)
+    delete = next(line for line in trace if "SQS:payments delete" in line)
+    assert "  handler.py:20  #0 DynamoDB:ledger PutItem" in put
+    column = put.index("#0 DynamoDB")
+    assert delete.index("#1 SQS:payments") == column and "handler.py" not in delete
+    assert trace[trace.index(delete) + 1].index("!! crash_before") == column + len("#1 ")
+    # Without a source anywhere the trace has no column: reports of older verdicts read as they did.
+    assert "  msg-1#1 (at +0 s)               #0 DynamoDB:ledger PutItem" in render_text(verdicts.aws_violated())
+
+
 def test_violated_trace_marks_the_effects_the_violation_names():
     """Effects listed in violation.effects carry a marker with a legend."""
     text = render_text(verdicts.violated())

@@ -347,6 +347,14 @@ def _trace_lines(
         previous_ms = group[-1][1].time
     width = max([_label_width(live), *(len(label) for label in labels)])
     shown = groups[:TRACE_POINTS_MAX]
+    # The line of the user's code that made each point, in a column of its own after the
+    # label (blank for the platform's own points; no column when no point has a line).
+    wheres = [_where(group) for group in shown]
+    where_width = max((len(where) for where in wheres), default=0)
+
+    def at(where: str) -> str:
+        return f"{where:<{where_width}}  " if where_width else ""
+
     under, before, elsewhere = _place_console(console, shown)
     failed_under, failed_before, failed_elsewhere = _place_failures(invocations, shown)
     starred = False
@@ -359,18 +367,18 @@ def _trace_lines(
         first, *rest = _group_lines(group, passed)
         if head.kind in (CALL, RESULT) and any(effect.kind == RESULT for _, effect in group):
             passed.append(f"#{head.ordinal} {head.target} {head.op}".rstrip())
-        console_before = [f"  {'':<{width}}  {text}" for line in before.get(position, []) for text in _console_text(line)]
-        console_before += [f"  {'':<{width}}  {_failure_text(one)}" for one in failed_before.get(position, [])]
+        console_before = [f"  {'':<{width}}  {at('')}{text}" for line in before.get(position, []) for text in _console_text(line)]
+        console_before += [f"  {'':<{width}}  {at('')}{_failure_text(one)}" for one in failed_before.get(position, [])]
         if console_before and label:
             lines.append(f"  {label:<{width}}")
             label = ""
         lines += console_before
-        lines.append(f"  {label:<{width}}  {first}{marker}")
-        lines += [f"  {'':<{width}}  {line}" for line in rest]
-        lines += [f"  {'':<{width}}     {text}" for line in under.get(position, []) for text in _console_text(line)]
-        lines += [f"  {'':<{width}}     {_failure_text(one)}" for one in failed_under.get(position, [])]
+        lines.append(f"  {label:<{width}}  {at(wheres[position])}{first}{marker}")
+        lines += [f"  {'':<{width}}  {at('')}{line}" for line in rest]
+        lines += [f"  {'':<{width}}  {at('')}   {text}" for line in under.get(position, []) for text in _console_text(line)]
+        lines += [f"  {'':<{width}}  {at('')}   {_failure_text(one)}" for one in failed_under.get(position, [])]
     if failed_elsewhere:
-        lines += [f"  {_label(one.invocation):<{width}}  {_failure_text(one)}" for one in failed_elsewhere]
+        lines += [f"  {_label(one.invocation):<{width}}  {at('')}{_failure_text(one)}" for one in failed_elsewhere]
     if len(groups) > TRACE_POINTS_MAX:
         lines.append(f"  ... {len(groups) - TRACE_POINTS_MAX} more effect points (the JSON report has them all)")
     if elsewhere:
@@ -1052,6 +1060,12 @@ def _flatten(value: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
         else:
             items.append((name, item))
     return items
+
+
+def _where(group: list[tuple[int, Effect]]) -> str:
+    """``src/index.ts:42``: the line of the user's code that made the point (blank: the platform's own)."""
+    source = next((effect.source for _, effect in group if effect.source is not None), None)
+    return source.text() if source is not None else ""
 
 
 def _label_width(live: list[tuple[int, Effect]]) -> int:
