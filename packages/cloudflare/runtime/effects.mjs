@@ -21,14 +21,6 @@ import { environmentLimit } from "./errors.mjs";
 import { errorFields } from "./values.mjs";
 
 /**
- * The ladders a Durable Object stub call and alarm take (bindings/durable_object.mjs), until
- * that record reads them from its load-message entry as the registered kinds do; every other
- * effect point takes its ladder from the load message (`ladderNamed`, or its kind's entry).
- */
-export const WRITE_FAULTS = Object.freeze(["crash_before", "crash_after", "ambiguous", "error"]);
-export const READ_FAULTS = Object.freeze(["crash_before", "crash_after", "error"]);
-
-/**
  * The platform's ladder named `name` (`write`, `read`, `decision`, `response`,
  * `responseWithDeadline`, `background`), as the load message carries them: Python's
  * eutaxy.core.faults owns them (core's vectors/ladders.json holds the rows both suites read),

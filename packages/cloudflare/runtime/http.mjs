@@ -58,7 +58,7 @@
  */
 
 import { makeContext, Background, runBackground } from "./background.mjs";
-import { assetsAnswer } from "./bindings/assets.mjs";
+import { assetsAnswer, assetsOf } from "./bindings/assets.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
 import { timedEvents } from "./event_time.mjs";
@@ -200,9 +200,10 @@ export async function driveHttp(run, drive, handler) {
   });
   /** @type {Map<string, {status: number, body: unknown}>} the assets' answer to each request they answer */
   const fromAssets = new Map();
-  if (run.config.assets) {
+  const assets = assetsOf(run.config);
+  if (assets) {
     for (const item of pending) {
-      const response = await assetsAnswer(run.config.assets, run.realEnv, buildRequest(item), targetPath(item.path));
+      const response = await assetsAnswer(assets, run.realEnv, buildRequest(item), targetPath(item.path));
       if (response) fromAssets.set(item.id, { status: response.status, body: recordedBody(response, await response.text()) });
     }
     // One request reaches the Worker: it needs its fetch() handler (the error names it, as without assets).

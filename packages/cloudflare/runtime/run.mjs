@@ -19,6 +19,7 @@ import { clearTurns, originals, realTimer, usedAtLoad } from "./patch.mjs";
 import { closeConnections } from "./websocket.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { alarmCuts } from "./bindings/durable_object.mjs";
+import { ASSETS_BINDING, assetsOf } from "./bindings/assets.mjs";
 import { timerFired, timerOwner } from "./after_work.mjs";
 import { DRIVES } from "./drives.mjs";
 import { CrashSignal, Invocation } from "./effects.mjs";
@@ -43,16 +44,15 @@ export const RUN_LIMIT_FLOOR_MS = 20_000;
 
 /** The control binding's name; it is never shown to the Worker. */
 export const CONFIG_BINDING = "__EUTAXY_CONFIG";
-/** The assets' binding when the Worker has none of its own (the http drive asks it); never shown to the Worker. */
-export const ASSETS_BINDING = "__EUTAXY_ASSETS";
+/** The binding the runtime reaches the assets under when the Worker has none (bindings/assets.mjs). */
+export { ASSETS_BINDING };
 
 export { UserFacingError };
 
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
  *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
- *   traps?: Record<string, string>, durableObjects?: Record<string, import("./bindings/durable_object.mjs").ObjectEntry>,
- *   assets?: {binding: string, userBinding: string | null, runWorkerFirst: boolean | string[]} | null}} RuntimeConfig
+ *   traps?: Record<string, string>}} RuntimeConfig
  */
 
 /**
@@ -393,7 +393,7 @@ export async function runPlan(plan, config, realEnv, userModule) {
   const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
   // With assets in front, a request they answer needs no fetch() handler: the http drive asks
   // for it once a request reaches the Worker.
-  const deferred = drive.kind === "http" && config.assets;
+  const deferred = drive.kind === "http" && assetsOf(config) !== null;
   const handler = delivery
     ? deferred
       ? (/** @type {any} */ event, /** @type {any} */ env, /** @type {any} */ ctx) => run.handler(delivery.method)(event, env, ctx)

@@ -42,7 +42,7 @@
 
 import { assert } from "./assert.mjs";
 import { Background, makeContext, runBackground } from "./background.mjs";
-import { ALARM_FAULTS, OBJECT_WEBSOCKET, callInto } from "./bindings/durable_object.mjs";
+import { OBJECT_WEBSOCKET, callInto, objectLadder } from "./bindings/durable_object.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
@@ -200,7 +200,7 @@ export async function driveWebSocket(run, drive, handler) {
     /** @type {any} */
     let answer = null;
     const done = effectPoint(run, inv, {
-      kind: "io", hosts: true, target, op: "send", args: { data }, ladder: ALARM_FAULTS, injectedError: deliveryError,
+      kind: "io", hosts: true, target, op: "send", args: { data }, ladder: objectLadder(run.config, "webSocketMessage"), injectedError: deliveryError,
       summarize: (result) => ({ delivered: Boolean(result?.delivered) }),
       perform: () => callInto(run, inv, upgrade.className, upgrade.id, `${upgrade.binding}/${upgrade.object}.webSocketMessage`, async () => {
         answer = await stub[OBJECT_WEBSOCKET]("message", conn.id, data);

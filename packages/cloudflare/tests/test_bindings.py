@@ -28,6 +28,13 @@ def test_each_registered_kinds_operations_are_the_vector_files_rows():
         assert {op: core[ladder] for op, ladder in rows[kind.name].items()} == kind.policy()["ladders"], kind.name
 
 
+def test_each_registered_kinds_other_policy_is_the_vector_files_row():
+    """What a record's policy sends beyond its ladders (a Durable Object alarm's retry delays) is the file's policies row."""
+    policies = json.loads(LADDERS.read_text(encoding="utf-8"))["policies"]
+    sent = {kind.name: {key: value for key, value in kind.policy().items() if key != "ladders"} for kind in bindings.registered()}
+    assert policies == {name: policy for name, policy in sent.items() if policy}
+
+
 def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_taken():
     """Two kinds reading one section or one setup step would each see the other's bindings: refused.
     A label may be shared (a queue's consumer and producers both name ``Queue:<queue>``)."""
@@ -35,7 +42,7 @@ def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_ta
         fields = {"name": "other", "section": "others", "label": "Other", "setup_step": "other_step"} | clash
         with pytest.raises(AssertionError):
             bindings.register(type(KV)(**{**_fields(KV), **fields}))
-    assert ["d1", "kv", "r2", "queue_consumer"] == [kind.name for kind in bindings.registered()]
+    assert ["d1", "kv", "r2", "queue_consumer", "durable_object", "assets"] == [kind.name for kind in bindings.registered()]
 
 
 def _fields(kind):

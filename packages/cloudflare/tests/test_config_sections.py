@@ -158,7 +158,7 @@ def test_assets_reach_miniflare_and_their_binding_is_no_trap(tmp_path):
         "runWorkerFirst": ["/api/*", "!/api/docs"],
         "htmlHandling": "auto-trailing-slash",
         "notFoundHandling": "none",
-    } == worker["assets"]
+    } == worker["kinds"]["assets"]["settings"] == worker["kinds"]["assets"]["miniflare"]["assets"]
     assert {"kind": "assets", "name": "ASSETS"} not in worker["bindings"]
     assert not any("assets" in sentence for sentence in spec.assumptions)
 
@@ -186,7 +186,7 @@ def test_a_container_class_binding_is_a_trap_not_an_object_eutaxy_runs(tmp_path)
         migrations=[{"tag": "v1", "new_sqlite_classes": ["Sandbox", "Room"]}],
     )
     worker = prepared(root).load_message()["worker"]
-    assert {"ROOMS": {"className": "Room", "sqlite": True}} == worker["durableObjects"]
+    assert {"ROOMS": {"className": "Room", "useSQLite": True}} == worker["kinds"]["durable_object"]["miniflare"]["durableObjects"]
     assert [{"kind": "container", "name": "SANDBOX"}] == worker["bindings"]
 
 

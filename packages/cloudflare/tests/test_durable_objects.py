@@ -7,6 +7,7 @@ import jsonschema
 import pytest
 
 from eutaxy.cloudflare import do_call, durable_object, durable_object_rows, durable_object_table, http
+from eutaxy.cloudflare.bindings.durable_object import DURABLE_OBJECT
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 
@@ -70,9 +71,19 @@ def test_a_step_of_the_wrong_shape_is_refused_saying_what_was_expected(call, pro
 def test_the_load_message_lists_the_workers_own_classes_with_their_storage(project):
     """Counter is SQLite-backed (its migration renamed a SQLite class), Notes key-value; Room, another Worker's, is a trap."""
     message = prepare_worker(scenario_in(project, [durable_object("COUNTER")])).load_message()
-    assert {"COUNTER": {"className": "Counter", "sqlite": True}, "NOTES": {"className": "Notes", "sqlite": False}} == message["worker"]["durableObjects"]
+    entry = message["worker"]["kinds"]["durable_object"]
+    assert {
+        "COUNTER": {
+            "resource": "Counter", "className": "Counter", "sqlite": True, "setupHint": 'durable_object("COUNTER")',
+            "setup": {"kind": "durable_object", "binding": "COUNTER", "objects": {}, "sql": {}},
+        },
+        "NOTES": {"resource": "Notes", "className": "Notes", "sqlite": False, "setupHint": 'durable_object("NOTES")', "setup": None},
+    } == entry["bindings"]
+    objects = {"COUNTER": {"className": "Counter", "useSQLite": True}, "NOTES": {"className": "Notes", "useSQLite": False}}
+    assert {"durableObjects": objects} == entry["miniflare"]
+    assert ["Counter", "Notes"] == entry["classes"]
     assert [{"kind": "durable_object", "name": "ROOMS"}] == message["worker"]["bindings"]
-    assert [{"kind": "durable_object", "binding": "COUNTER", "objects": {}, "sql": {}}] == message["setup"]
+    assert [] == message["setup"]
     schema = json.loads((Path(__file__).resolve().parents[1] / "runtime" / "host" / "load.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(message)
 
@@ -80,14 +91,17 @@ def test_the_load_message_lists_the_workers_own_classes_with_their_storage(proje
 @pytest.mark.parametrize(
     ("setup", "problem"),
     [
-        ([durable_object("COUNTR")], "names binding 'COUNTR', which wrangler.jsonc does not declare .*did you mean 'COUNTER'"),
-        ([durable_object("ROOMS")], "names binding 'ROOMS', which wrangler.jsonc does not declare as a Durable Object binding of a class of its"),
+        ([durable_object("COUNTR")], "names DO binding 'COUNTR', which wrangler.jsonc does not declare .*did you mean 'COUNTER'"),
+        (
+            [durable_object("ROOMS")],
+            "names DO binding 'ROOMS', which wrangler.jsonc declares in durable_objects as a binding Eutaxy does not run \\(it stands in as a trap\\)",
+        ),
         (
             [durable_object("NOTES", sql={"n": {"schema": "CREATE TABLE t (a)"}})],
             'class Notes is not SQLite-backed; add a migration .*"new_sqlite_classes": \\["Notes"\\] '
             '\\(a class created with "new_classes" keeps key-value storage',
         ),
-        ([durable_object("COUNTER"), durable_object("COUNTER")], "2 durable_object steps for binding 'COUNTER'"),
+        ([durable_object("COUNTER"), durable_object("COUNTER")], "2 durable_object steps for DO binding 'COUNTER'"),
     ],
 )
 def test_setup_mistakes_are_found_before_node_starts(project, setup, problem):
@@ -132,4 +146,5 @@ def test_a_class_in_no_migration_is_refused_at_its_binding_naming_the_migration_
 
 def test_a_class_of_another_script_needs_no_migration_here(project):
     """ROOMS binds chat's Room (script_name): that Worker's migrations, not this one's, create it."""
-    assert "Room" not in prepare_worker(scenario_in(project, [durable_object("COUNTER")])).config.migrated_classes
+    config = prepare_worker(scenario_in(project, [durable_object("COUNTER")])).config
+    assert "Room" not in DURABLE_OBJECT.classes(config).migrated

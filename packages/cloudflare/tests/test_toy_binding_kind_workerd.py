@@ -94,7 +94,7 @@ def test_the_registered_kind_reads_its_section_and_checks_its_step():
     entry = message["worker"]["kinds"]["counter"]
     assert {"COUNTER": {"resource": "tally", "setup": SEEDED[0], "setupHint": 'counter_service("COUNTER", {...})', "settings": {}}} == entry["bindings"]
     assert {"increment": ["crash_before", "crash_after", "ambiguous", "error"], "get": ["crash_before", "crash_after", "error"]} == entry["policy"]["ladders"]
-    assert (None, str(KINDS / "counter.mjs")) == (entry["miniflare"], entry["module"])
+    assert ({}, str(KINDS / "counter.mjs")) == (entry["miniflare"], entry["module"])
     assert [] == message["worker"]["bindings"], "a registered kind's binding is no trap"
 
 

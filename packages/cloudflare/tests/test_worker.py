@@ -70,7 +70,7 @@ def test_load_message_has_absolute_paths_and_bindings(project):
         },
         "AUDIT": {"resource": "AUDIT", "setup": None, "setupHint": 'd1_schema("AUDIT", "./schema.sql")', "settings": {}},
     } == worker["kinds"]["d1"]["bindings"]
-    assert ("unsupported", "d1Databases") == (worker["kinds"]["d1"]["withoutSetup"], worker["kinds"]["d1"]["miniflare"])
+    assert ("unsupported", {"d1Databases": {"DB": "db-1", "AUDIT": "AUDIT"}}) == (worker["kinds"]["d1"]["withoutSetup"], worker["kinds"]["d1"]["miniflare"])
     assert {"payments": {"maxRetries": 3, "retryDelaySeconds": 0, "maxBatchSize": 10}} == consumer_settings(worker)
     assert {"CACHE": {"resource": "kv", "setup": None, "setupHint": 'kv_namespace("CACHE", {...})', "settings": {}}} == worker["kinds"]["kv"]["bindings"]
     assert [{"kind": "ai", "name": "AI"}] == worker["bindings"]

@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * The static assets record: the config's `assets` (its entry in the runtime config, from
- * host/load.mjs: `{binding, userBinding, runWorkerFirst}`), served by Miniflare's assets (its
- * asset worker, the one Cloudflare runs in front of the Worker) from the assets directory.
+ * The static assets record: the config's `assets` (its kind's entry in the runtime config, the
+ * section as Python's record, eutaxy/cloudflare/bindings/assets.py, sends it in `section`;
+ * `assetsOf` reads it), served by Miniflare's assets (its asset worker, the one Cloudflare runs
+ * in front of the Worker) from the assets directory.
  *
  * The Worker's assets binding (`userBinding`, when the config names one) is proxied: each
  * `fetch` is one `io` effect point at `Assets:<binding>`, op `fetch`, with no faults (static
@@ -21,6 +22,9 @@
  */
 
 import { NO_FAULTS, effectPoint } from "../effects.mjs";
+
+/** The assets' binding when the Worker has none of its own (the http drive asks it); never shown to the Worker. */
+export const ASSETS_BINDING = "__EUTAXY_ASSETS";
 
 /** Statuses whose Response has no body. */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -64,10 +68,20 @@ export async function assetsAnswer(config, realEnv, request, path) {
   return settled(await assets.fetch(request));
 }
 
+/**
+ * The config's assets as the http drive reads them, null without an `assets` section: the
+ * binding it asks (the Worker's own, else ASSETS_BINDING, hidden from the Worker) and
+ * run_worker_first.
+ * @param {any} config the runtime config @returns {{binding: string, runWorkerFirst: boolean | string[]} | null}
+ */
+export function assetsOf(config) {
+  const settings = config.kinds?.assets?.section ?? null;
+  return settings === null ? null : { binding: settings.binding ?? ASSETS_BINDING, runWorkerFirst: settings.runWorkerFirst };
+}
+
 /** @type {import("./record.mjs").BindingRecord} */
 export const assets = {
   kind: "assets",
-  names: (config) => (config.assets?.userBinding ? [[config.assets.userBinding, config.assets]] : []),
   proxy: (run, inv, name, real) => ({
     /** @param {RequestInfo | URL} input @param {RequestInit} [init] */
     fetch(input, init) {

@@ -8,8 +8,11 @@
  * call that entered it and the wrapper can clear, seed and read its storage without
  * constructing the user's class. This file is the boundary the Worker crosses:
  *
- * - Entry (`durableObjects` section, host/load.mjs): `{className, sqlite, setup}` per binding,
- *   `setup` the `durable_object` step's `{objects, sql}` or null.
+ * - Entry (its kind's, `durable_object`, as Python's record eutaxy/cloudflare/bindings/durable_object.py
+ *   writes it): `{setup, settings: {className, sqlite}}` per binding, `setup` the `durable_object` step's
+ *   `{objects, sql}` (a namespace without one is the index's trap, bindings/index.mjs); the
+ *   kind's policy gives the ladders of a stub call, an alarm and a WebSocket message
+ *   (`ladderOf`) and the alarm's retry delays, one per retry (`alarmRetryDelaysMs`).
  * - Proxy: the namespace. idFromName, idFromString, newUniqueId, get and getByName give ids
  *   and stubs as the runtime does; newUniqueId() is a named id whose name is drawn from the
  *   run's random stream (`unique-<32 hex digits>`), so it repeats on replay and the reset finds
@@ -48,7 +51,8 @@
 import { assert } from "../assert.mjs";
 import { compareText, toJson } from "../canonical.mjs";
 import { loggedOrNull as recorded, plainData } from "../values.mjs";
-import { effectPoint, never, READ_FAULTS, UnsupportedSignal, WRITE_FAULTS } from "../effects.mjs";
+import { effectPoint, never, UnsupportedSignal } from "../effects.mjs";
+import { kindBindings, ladderOf } from "./policy.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realTimer } from "../patch.mjs";
 import { noteUpgrade, takeAccepted } from "../upgrades.mjs";
@@ -66,15 +70,44 @@ export const OBJECT_WEBSOCKET = "__eutaxyWebSocket";
 /** How often the raw side's settle asks the reached objects whether their real alarms are done. */
 const RAW_SETTLE_POLL_MS = 10;
 
+/** The kind's name: its entry in the runtime config's `kinds`. */
+const KIND = "durable_object";
+
 /**
- * The alarm point's ladder: crash_before (it never ran), crash_after (it ran and committed,
- * and counts as failed), error (it threw). No ambiguous: nobody waits for an alarm's answer.
+ * The ladder `op` takes (`call`, `alarm`, `webSocketMessage`), from the kind's policy in its
+ * load-message entry (Python's record owns it; bindings/ladders.json holds the rows). An
+ * alarm's: crash_before (it never ran), crash_after (it ran and committed, and counts as
+ * failed), error (it threw); no ambiguous, since nobody waits for an alarm's answer.
+ * @param {any} config the runtime config @param {string} op @returns {readonly string[]}
  */
-export const ALARM_FAULTS = READ_FAULTS;
-/** Cloudflare retries a failed alarm up to six times (Durable Object Alarms API). */
-export const ALARM_RETRIES_MAX = 6;
-/** The first retry's delay; each later one doubles it (2 s, 4 s, 8 s, ...). */
-export const ALARM_RETRY_DELAY_MS = 2000;
+export function objectLadder(config, op) {
+  return ladderOf(config.kinds[KIND], op);
+}
+
+/**
+ * Each retry's delay of a failed alarm, from the kind's policy: Cloudflare retries a failed
+ * alarm up to six times, 2 s, 4 s, 8 s, ... after (Python's record owns the rule).
+ * @param {any} config the runtime config @returns {readonly number[]}
+ */
+export function alarmRetryDelays(config) {
+  const delays = config.kinds[KIND].policy?.alarmRetryDelaysMs;
+  if (!Array.isArray(delays)) throw new Error(`the load message's Durable Object policy gives no alarmRetryDelaysMs (${JSON.stringify(config.kinds[KIND].policy)})`);
+  return delays;
+}
+
+/**
+ * The Worker's Durable Object bindings, each its entry with its settings (its class and
+ * storage) read out: `[name, entry]` in the kind entry's order, as the record owns them.
+ * @param {any} config @returns {[string, ObjectEntry][]}
+ */
+function objectBindings(config) {
+  return kindBindings(config, KIND).map(([name, entry]) => [name, { ...entry, ...entry.settings }]);
+}
+
+/** The Worker's Durable Object bindings by name. @param {any} config @returns {Record<string, ObjectEntry>} */
+function objectEntries(config) {
+  return Object.fromEntries(objectBindings(config));
+}
 
 /**
  * @typedef {{objects: Record<string, Record<string, unknown>>, sql: Record<string, {schema: string, rows: Record<string, object[]>}>}} ObjectSetup
@@ -191,7 +224,7 @@ export function objectAlarm(run, className, id) {
   const alarms = alarmsOf(run);
   const known = alarms.get(`${className}/${key}`);
   if (known) return known;
-  const entries = /** @type {[string, ObjectEntry][]} */ (Object.entries(run.config.durableObjects ?? {}));
+  const entries = /** @type {[string, ObjectEntry][]} */ (Object.entries(objectEntries(run.config)));
   const binding = entries.find(([, entry]) => entry.className === className && entry.setup)?.[0];
   assert(binding !== undefined, () => `an object of class ${className} runs, but no namespace with a setup step binds that class`);
   /** @type {Alarm} */
@@ -229,7 +262,7 @@ function alarmError(fault) {
  * `alarm` `{args: {object, retryCount}}`. An object fires at most `bounds.alarmsPerObject`
  * alarms per run (retries of one alarm are that alarm); past that its alarm stays pending,
  * and the run ends with a cut naming it (`alarmCuts`). A failed alarm is retried up to
- * ALARM_RETRIES_MAX times, as Cloudflare does; `bounds.maxRedeliveries` below that cuts the
+ * as many times as the kind's policy gives delays (six, as Cloudflare does); `bounds.maxRedeliveries` below that cuts the
  * retries (a cut, not the end of the alarm).
  * @param {import("../run.mjs").Run} run
  * @returns {import("../scheduler/scheduler.mjs").Source}
@@ -256,13 +289,13 @@ function alarmSource(run) {
       const real = run.realEnv[alarm.binding];
       const id = real.idFromString(alarm.key);
       const stub = real.get(id);
-      const className = /** @type {ObjectEntry} */ (run.config.durableObjects[alarm.binding]).className;
+      const className = objectEntries(run.config)[alarm.binding].className;
       const inv = run.startInvocation(`DO:${alarm.binding}/${alarm.object}/alarm.${alarm.firings}#${retryCount + 1}`);
       alarm.lastInvocation = inv.id;
       const info = { retryCount, isRetry: retryCount > 0 };
       const done = effectPoint(run, inv, {
         kind: "io", hosts: true, target: `DO:${alarm.binding}`, op: "alarm", args: { object: alarm.object, retryCount },
-        ladder: ALARM_FAULTS, injectedError: alarmError, summarize: () => ({}),
+        ladder: objectLadder(run.config, "alarm"), injectedError: alarmError, summarize: () => ({}),
         perform: () => callInto(run, inv, className, id, `${alarm.binding}/${alarm.object}.alarm`, () => stub[OBJECT_ALARM](info)),
       });
       const outcome = await run.scheduler.settle(inv, done);
@@ -271,14 +304,15 @@ function alarmSource(run) {
       // A crash drops the instance, so in-memory state is lost as in a real crash.
       if (outcome.kind === "crashed") await Promise.resolve(stub[OBJECT_EVICT]()).catch(() => {});
       if (outcome.kind === "returned" || alarm.generation !== generation) return false;
-      const stop = redeliveryStop(retryCount + 1, ALARM_RETRIES_MAX, maxRedeliveries);
+      const retryDelays = alarmRetryDelays(run.config);
+      const stop = redeliveryStop(retryCount + 1, retryDelays.length, maxRedeliveries);
       if (stop === null) {
         alarm.retryCount = retryCount + 1;
-        alarm.time = run.clock.now + ALARM_RETRY_DELAY_MS * 2 ** retryCount;
+        alarm.time = run.clock.now + retryDelays[retryCount];
         alarm.order = nextOrder(run);
       } else {
         if (stop === "cut") {
-          run.recordCut({ bound: "maxRedeliveries", where: `DO:${alarm.binding}/${alarm.object}`, invocation: inv.id, left: [`alarm.${alarm.firings}`], limit: /** @type {number} */ (maxRedeliveries), platformLimit: ALARM_RETRIES_MAX });
+          run.recordCut({ bound: "maxRedeliveries", where: `DO:${alarm.binding}/${alarm.object}`, invocation: inv.id, left: [`alarm.${alarm.firings}`], limit: /** @type {number} */ (maxRedeliveries), platformLimit: retryDelays.length });
         }
         alarm.retryCount = 0;
       }
@@ -343,21 +377,6 @@ function stopped(run, _marked) {
 }
 
 /**
- * A namespace no setup step resets: touching it makes the run UNSUPPORTED, since its objects'
- * storage would carry over between runs.
- * @param {import("../run.mjs").Run} run @param {string} binding
- */
-function unsetNamespace(run, binding) {
-  return new Proxy(Object.create(null), {
-    get(_target, property) {
-      if (typeof property === "symbol" || property === "then") return undefined;
-      throw stopped(run, run.markUnsupported("binding_without_setup",
-        `Durable Object binding ${binding} was touched (.${property}) but no setup step resets it; add durable_object(${JSON.stringify(binding)}) to the scenario's setup`));
-    },
-  });
-}
-
-/**
  * The namespace one invocation sees.
  * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
  * @param {string} binding @param {any} real the real DurableObjectNamespace
@@ -410,7 +429,7 @@ function makeNamespace(run, inv, binding, real) {
  */
 function makeStub(run, inv, binding, realStub, id) {
   const target = `DO:${binding}`;
-  const className = /** @type {ObjectEntry} */ (run.config.durableObjects[binding]).className;
+  const className = objectEntries(run.config)[binding].className;
   const object = objectName(id);
   /**
    * @param {string} op @param {object} args @param {() => Promise<unknown>} perform
@@ -418,7 +437,7 @@ function makeStub(run, inv, binding, realStub, id) {
    */
   const point = (op, args, perform, summarize) => {
     return effectPoint(run, inv, {
-      kind: "io", hosts: true, target, op, args, ladder: WRITE_FAULTS, injectedError, summarize,
+      kind: "io", hosts: true, target, op, args, ladder: objectLadder(run.config, "call"), injectedError, summarize,
       perform: async () => {
         try {
           return await callInto(run, inv, className, id, `${binding}/${object}.${op}`, perform);
@@ -500,8 +519,8 @@ function sortedRows(rows) {
 /** @type {import("./record.mjs").BindingRecord} */
 export const durableObject = {
   kind: "durable_object",
-  names: (config) => Object.entries(config.durableObjects ?? {}),
-  proxy: (run, inv, name, real, entry) => (entry.setup ? makeNamespace(run, inv, name, real) : unsetNamespace(run, name)),
+  names: objectBindings,
+  proxy: (run, inv, name, real) => makeNamespace(run, inv, name, real),
   events: (run) => firstReady([afterWorkSource(run), alarmSource(run)]),
   async reset(name, real, entry) {
     /** @type {ObjectEntry} */

@@ -64,7 +64,7 @@ export function registerRecord(record) {
  * @param {import("../effects.mjs").Invocation} inv @param {string} name @param {any} real
  */
 export function proxyOf(owner, run, inv, name, real) {
-  if (owner.entry?.unset) return trapUnset(owner.entry.label, name, owner.entry.setupHint);
+  if (owner.entry?.unset) return trapUnset(owner.entry.title, name, owner.entry.setupHint);
   return owner.record.proxy ? owner.record.proxy(run, inv, name, real, owner.entry) : real;
 }
 

@@ -8,14 +8,14 @@
 /**
  * A registered kind's bindings from its entry in the runtime config (`kinds`, host/load.mjs),
  * `[name, entry]` each in the entry's order: the binding's `{resource, setup, setupHint,
- * settings}` with the kind's `policy` and `label`, and `unset` when its kind may not touch it
+ * settings}` with the kind's `policy` and `title` (how messages name it), and `unset` when its kind may not touch it
  * without a setup step. None when the config has no entry for the kind.
  * @param {any} config the runtime config @param {string} kind @returns {[string, any][]}
  */
 export function kindBindings(config, kind) {
   const entry = config.kinds?.[kind];
   if (!entry) return [];
-  return Object.entries(entry.bindings).map(([name, binding]) => [name, { ...binding, policy: entry.policy, unset: binding.setup === null && entry.withoutSetup === "unsupported", label: entry.label }]);
+  return Object.entries(entry.bindings).map(([name, binding]) => [name, { ...binding, policy: entry.policy, unset: binding.setup === null && entry.withoutSetup === "unsupported", title: entry.title }]);
 }
 
 /**

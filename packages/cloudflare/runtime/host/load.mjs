@@ -19,7 +19,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { ASSETS_BINDING } from "../run.mjs";
 import { UserError, toolchain } from "./toolchain.mjs";
 
 /**
@@ -79,14 +78,8 @@ export function schemaProblems(schema, value, at = "load") {
 
 /** @param {any} worker @param {any[]} setup the in-isolate runtime's config (run.mjs RuntimeConfig) */
 function runtimeConfig(worker, setup) {
-  /** @type {Record<string, import("../bindings/durable_object.mjs").ObjectEntry>} */
-  const durableObjects = {};
-  for (const [binding, { className, sqlite }] of Object.entries(worker.durableObjects)) durableObjects[binding] = { className, sqlite, setup: null };
-  for (const step of setup) {
-    if (step?.kind !== "durable_object") throw new UserError(`setup step ${JSON.stringify(step?.kind)} is not supported by the Cloudflare runtime yet`);
-    if (!durableObjects[step.binding]) throw new UserError(`setup durable_object names binding ${step.binding}, which the Worker's config does not declare as a Durable Object binding of its own`);
-    durableObjects[step.binding].setup = { objects: step.objects, sql: step.sql };
-  }
+  // Every setup step a runtime record reads is in its kind's entry (Python's record checked it).
+  if (setup.length > 0) throw new UserError(`setup step ${JSON.stringify(setup[0]?.kind)} is not supported by the Cloudflare runtime yet`);
   /** @type {Record<string, string>} */
   const traps = {};
   for (const binding of worker.bindings) traps[binding.name] = binding.kind;
@@ -97,12 +90,10 @@ function runtimeConfig(worker, setup) {
     queueProducers[binding] = { queue, deliveryDelaySeconds };
   }
   // Each registered kind's entry goes to its runtime record as Python's record wrote it
-  // (bindings/index.mjs reads it): its bindings with their setup steps, its policy.
+  // (bindings/index.mjs reads it): its bindings with their setup steps, its policy, its settings.
   // The platform's ladders (eutaxy.core.faults), which every effect point but a registered
   // kind's takes by name (effects.mjs ladderNamed).
-  // The assets (bindings/assets.mjs): the binding the http drive asks, the Worker's own when it has one.
-  const assets = worker.assets === null ? null : { binding: worker.assets.binding ?? ASSETS_BINDING, userBinding: worker.assets.binding, runWorkerFirst: worker.assets.runWorkerFirst };
-  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueProducers, durableObjects, accessHeaderPrefix: worker.accessHeaderPrefix, assets };
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueProducers, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**
@@ -117,29 +108,25 @@ function withAsyncContext(flags) {
 }
 
 /**
- * The Miniflare options the registered kinds' bindings go to: option -> {binding: resource},
- * for each kind with a Miniflare binding behind it (`miniflare` not null).
- * @param {Record<string, {miniflare: string | null, bindings: Record<string, {resource: string}>}>} kinds
- * @returns {Record<string, Record<string, string>>}
+ * The Miniflare options the registered kinds give the Worker, each kind's as its Python record
+ * wrote them (`miniflare`: option -> value; D1's `d1Databases: {binding: database}`).
+ * @param {Record<string, {miniflare: Record<string, unknown>}>} kinds
+ * @returns {Record<string, any>}
  */
-function miniflareBindings(kinds) {
-  /** @type {Record<string, Record<string, string>>} */
+function miniflareOptions(kinds) {
+  /** @type {Record<string, any>} */
   const options = {};
-  for (const { miniflare, bindings } of Object.values(kinds)) {
-    if (miniflare === null) continue;
-    options[miniflare] = Object.fromEntries(Object.entries(bindings).map(([name, { resource }]) => [name, resource]));
-  }
+  for (const { miniflare } of Object.values(kinds)) Object.assign(options, miniflare);
   return options;
 }
 
 /**
  * @param {any} message the load request
  * @returns {{entry: string, root: string, specs: string[], runtime: object, compatibilityDate: string, compatibilityFlags: string[],
- *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, Record<string, string>>, kindModules: string[],
- *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, objectClasses: string[], vars: Record<string, unknown>,
+ *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, any>, kindModules: string[],
+ *   objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
- *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null,
- *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}}
+ *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -160,17 +147,16 @@ export function readLoad(message) {
       newest: NEWEST_COMPATIBILITY_DATE,
     },
     compatibilityFlags: withAsyncContext(worker.compatibilityFlags),
-    kindBindings: miniflareBindings(worker.kinds),
+    kindBindings: miniflareOptions(worker.kinds),
     // The runtime records of kinds defined outside runtime/bindings/, which the bundle imports.
     kindModules: Object.values(worker.kinds).flatMap((/** @type {any} */ kind) => (kind.module === null ? [] : [kind.module])),
-    durableObjects: Object.fromEntries(Object.entries(worker.durableObjects).map(([binding, { className, sqlite }]) => [binding, { className, useSQLite: sqlite }])),
-    objectClasses: [...new Set(Object.values(worker.durableObjects).map(({ className }) => className))].sort(),
+    // The Worker's classes the bundle wraps for the kinds' runtime records (objects.mjs).
+    objectClasses: [...new Set(Object.values(worker.kinds).flatMap((/** @type {any} */ kind) => kind.classes))].sort(),
     define: worker.define,
     alias: worker.alias,
     rules: worker.rules,
     tsconfig: worker.tsconfig,
     noBundle: worker.noBundle,
-    assets: worker.assets,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,
   };

@@ -107,9 +107,8 @@ class StderrLog extends Log {
  * `modules`: the module list of a Worker that is not bundled (the bundle first), null to let
  * Miniflare find the bundle's imports from the bundle.
  * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
- *   kindBindings: Record<string, Record<string, string>>,
- *   durableObjects: Record<string, {className: string, useSQLite: boolean}>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number,
- *   assets: {directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string} | null}} IsolateOptions
+ *   kindBindings: Record<string, any>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
+ * @typedef {{directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string}} AssetsSettings
  */
 
 /**
@@ -117,7 +116,7 @@ class StderrLog extends Log {
  * (ASSETS_BINDING, hidden from the Worker, when it has none), the asset worker's
  * html_handling and not_found_handling, and the router's config as wrangler writes it from
  * run_worker_first (the http drive routes by the same rule, bindings/assets.mjs).
- * @param {NonNullable<IsolateOptions["assets"]>} assets
+ * @param {AssetsSettings} assets
  */
 function assetsOptions(assets) {
   const patterns = Array.isArray(assets.runWorkerFirst) ? assets.runWorkerFirst : null;
@@ -171,10 +170,10 @@ export class Isolate {
       cf: {},
       compatibilityDate: options.compatibilityDate,
       compatibilityFlags: options.compatibilityFlags,
-      // The registered binding kinds' bindings, each under its kind's Miniflare option (d1Databases, kvNamespaces, r2Buckets).
+      // The registered binding kinds' Miniflare options as their Python records wrote them (d1Databases,
+      // kvNamespaces, r2Buckets, durableObjects); the assets' section becomes Miniflare's assets option.
       ...options.kindBindings,
-      durableObjects: options.durableObjects,
-      ...(options.assets ? { assets: assetsOptions(options.assets) } : {}),
+      ...(options.kindBindings.assets ? { assets: assetsOptions(options.kindBindings.assets) } : {}),
       bindings: { ...options.vars, [CONFIG_BINDING]: options.runtime },
       unsafeDirectSockets: [{ entrypoint: CONTROL_EXPORT }],
       log: new StderrLog(LogLevel.WARN),

@@ -7,9 +7,13 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { ALARM_FAULTS, ALARM_RETRIES_MAX } from "../bindings/durable_object.mjs";
+import { alarmRetryDelays, objectLadder } from "../bindings/durable_object.mjs";
 
-test("an alarm takes no ambiguous outcome and is retried at most six times", () => {
-  assert.deepEqual([...ALARM_FAULTS], ["crash_before", "crash_after", "error"]);
-  assert.equal(ALARM_RETRIES_MAX, 6);
+test("an alarm's ladder and retries are the kind's policy, and a policy without them is Eutaxy's own bug", () => {
+  const config = { kinds: { durable_object: { policy: { ladders: { alarm: ["crash_before"] }, alarmRetryDelaysMs: [5] }, bindings: {} } } };
+  assert.deepEqual(objectLadder(config, "alarm"), ["crash_before"]);
+  assert.deepEqual(alarmRetryDelays(config), [5]);
+  const bare = { kinds: { durable_object: { policy: { ladders: {} }, bindings: {} } } };
+  assert.throws(() => objectLadder(bare, "alarm"), /gives no ladder for alarm/);
+  assert.throws(() => alarmRetryDelays(bare), /gives no alarmRetryDelaysMs/);
 });

@@ -26,38 +26,56 @@ export function platformLadders() {
 }
 
 /**
- * A registered kind's policy as its Python record sends it: each operation's ladder, from the
- * vector files both suites read (eutaxy/cloudflare/bindings/ladders.json names the core
- * ladder of each operation, core's vectors/ladders.json holds the ladders).
- * @param {string} kind @returns {{ladders: Record<string, string[]>}}
+ * A registered kind's policy as its Python record sends it: each operation's ladder, and the
+ * rest of its policy (a Durable Object alarm's retry delays), from the vector files both suites
+ * read (eutaxy/cloudflare/bindings/ladders.json names the core ladder of each operation and
+ * holds the rest under policies, core's vectors/ladders.json holds the ladders).
+ * @param {string} kind @returns {{ladders: Record<string, string[]>, [rest: string]: unknown}}
  */
 export function kindPolicy(kind) {
   const read = (/** @type {string} */ file) => JSON.parse(readFileSync(path.join(REPO, file), "utf8"));
   const { ladders } = read("packages/core/src/eutaxy/core/vectors/ladders.json");
-  const operations = read("packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json").kinds[kind];
-  return { ladders: Object.fromEntries(Object.entries(operations).map(([op, ladder]) => [op, ladders[/** @type {string} */ (ladder)]])) };
+  const rows = read("packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json");
+  const operations = rows.kinds[kind];
+  return {
+    ladders: Object.fromEntries(Object.entries(operations).map(([op, ladder]) => [op, ladders[/** @type {string} */ (ladder)]])),
+    ...(rows.policies[kind] ?? {}),
+  };
 }
 
 /**
  * The registered binding kinds' entries as Python's records write them (eutaxy.cloudflare.bindings,
  * BindingKind.load_entry), without bindings: `kinds({r2: {BUCKET: ["bucket", step]}})` adds them,
- * each with its resource and its setup step (null: none).
+ * each with its resource, its setup step (null: none) and its settings, under the kind's
+ * Miniflare option too.
  * @param {Record<string, Record<string, [string, object | null, object?]>>} [bound]
  */
 export function kinds(bound = {}) {
   const fixed = {
-    d1: { label: "D1", setupStep: "d1_schema", withoutSetup: "unsupported", miniflare: "d1Databases", module: null, policy: kindPolicy("d1") },
-    kv: { label: "KV", setupStep: "kv_namespace", withoutSetup: "empty", miniflare: "kvNamespaces", module: null, policy: kindPolicy("kv") },
-    r2: { label: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", miniflare: "r2Buckets", module: null, policy: kindPolicy("r2") },
+    d1: { label: "D1", title: "D1", setupStep: "d1_schema", withoutSetup: "unsupported", option: "d1Databases", policy: kindPolicy("d1") },
+    kv: { label: "KV", title: "KV", setupStep: "kv_namespace", withoutSetup: "empty", option: "kvNamespaces", policy: kindPolicy("kv") },
+    r2: { label: "R2", title: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", option: "r2Buckets", policy: kindPolicy("r2") },
     // A queue consumer needs no setup step; 43 200 s is the longest retry delay Cloudflare accepts.
-    queue_consumer: { label: "Queue", setupStep: null, withoutSetup: "empty", miniflare: null, module: null, policy: { ...kindPolicy("queue_consumer"), retryDelaySecondsMax: 43_200 } },
+    queue_consumer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: { ...kindPolicy("queue_consumer"), retryDelaySecondsMax: 43_200 } },
+    durable_object: { label: "DO", title: "Durable Object", setupStep: "durable_object", withoutSetup: "unsupported", option: "durableObjects", policy: kindPolicy("durable_object") },
+    assets: { label: "Assets", title: "Assets", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("assets") },
   };
-  return Object.fromEntries(Object.entries(fixed).map(([name, kind]) => [name, {
-    ...kind,
-    bindings: Object.fromEntries(Object.entries(bound[name] ?? {}).map(([binding, [resource, setup, settings = {}]]) => [
-      binding, { resource, setup, setupHint: kind.setupStep === null ? null : `${kind.setupStep}(${JSON.stringify(binding)}, ${name === "d1" ? '"./schema.sql"' : "{...}"})`, settings },
-    ])),
-  }]));
+  return Object.fromEntries(Object.entries(fixed).map(([name, { option, ...kind }]) => {
+    const bindings = Object.entries(bound[name] ?? {});
+    // A Durable Object binding goes to Miniflare as its class and storage, any other as its resource.
+    const value = (/** @type {[string, object | null, any?]} */ [resource, , settings]) =>
+      name === "durable_object" ? { className: resource, useSQLite: settings?.sqlite ?? false } : resource;
+    return [name, {
+      ...kind,
+      miniflare: option === null ? {} : { [option]: Object.fromEntries(bindings.map(([binding, bound]) => [binding, value(bound)])) },
+      module: null,
+      section: null,
+      classes: name === "durable_object" ? [...new Set(bindings.map(([, [resource]]) => resource))].sort() : [],
+      bindings: Object.fromEntries(bindings.map(([binding, [resource, setup, settings = {}]]) => [
+        binding, { resource, setup, setupHint: kind.setupStep === null ? null : `${kind.setupStep}(${JSON.stringify(binding)}, ${name === "d1" ? '"./schema.sql"' : "{...}"})`, settings },
+      ])),
+    }];
+  }));
 }
 
 /**
@@ -99,7 +117,6 @@ export function fixtureLoad(fixture, worker) {
       compatibilityFlags: [],
       ladders: platformLadders(),
       kinds: { ...given, d1: kinds({ d1 }).d1, queue_consumer: consumerKind(queueConsumers) },
-      durableObjects: {},
       queueProducers: {},
       bindings: [],
       define: {},
@@ -107,7 +124,6 @@ export function fixtureLoad(fixture, worker) {
       rules: [],
       tsconfig: null,
       noBundle: null,
-      assets: null,
       accessHeaderPrefix: null,
       cpuLimitMs: 30000,
       specs: [],

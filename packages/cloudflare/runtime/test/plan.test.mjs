@@ -9,12 +9,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import test from "node:test";
 
-import { READ_FAULTS, WRITE_FAULTS } from "../effects.mjs";
-import { platformLadders } from "./helpers.mjs";
-
-const DECISION_FAULTS = platformLadders().decision;
 import { PlanFollower } from "../plan.mjs";
-import { REPO } from "./helpers.mjs";
+import { REPO, platformLadders } from "./helpers.mjs";
+
+// The platform's ladders as the load message carries them (core's vectors/ladders.json).
+const { write: WRITE_FAULTS, read: READ_FAULTS, decision: DECISION_FAULTS } = platformLadders();
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors/follower.json");
 

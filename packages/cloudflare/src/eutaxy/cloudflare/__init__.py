@@ -26,7 +26,7 @@ from eutaxy.core.selectors import rows as rows
 from eutaxy.engine.holes import todo as todo
 
 from .bindings.d1 import d1_schema as d1_schema
-from .durable_objects import durable_object as durable_object
+from .bindings.durable_object import durable_object as durable_object
 from .externals import external as external
 from .http import http as http
 from .bindings.kv import kv_namespace as kv_namespace

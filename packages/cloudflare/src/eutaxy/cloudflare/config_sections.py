@@ -69,9 +69,11 @@ def _kind_rows(kinds: Iterable[bindings.BindingKind]) -> list[Section]:
     """The registered binding kinds' rows: one per top-level key, the sentences of the kinds reading
     it (``queues``: its consumers' and producers') in registration order."""
     notes: dict[str, list[str]] = {}
+    where: dict[str, Where] = {}
     for kind in kinds:
         notes.setdefault(kind.top_section, []).append(kind.section_note)
-    return [_modelled(key, "own", " ".join(sentences)) for key, sentences in notes.items()]
+        where[kind.top_section] = kind.section_where
+    return [_modelled(key, where[key], " ".join(sentences)) for key, sentences in notes.items()]
 
 
 def _stated(key: str, where: Where, clause: str, does: str | None = None) -> Section:
@@ -122,12 +124,6 @@ SECTIONS: tuple[Section, ...] = (
     # Bindings Eutaxy models.
     # The registered binding kinds' sections (eutaxy.cloudflare.bindings), each its record's sentence.
     *_kind_rows(bindings.registered()),
-    _modelled(
-        "durable_objects",
-        "own",
-        "The Worker's own classes run in workerd, reset by `durable_object`; a class of another script (`script_name`) "
-        "stands in as a trap (UNSUPPORTED when touched).",
-    ),
     # Bindings Eutaxy does not proxy: traps.
     _unsupported("services", "own", f"{_TRAP} (`binding_not_modelled`)."),
     _unsupported("workflows", "own", f"{_TRAP} (`binding_not_modelled`)."),
@@ -164,14 +160,6 @@ SECTIONS: tuple[Section, ...] = (
         "UNSUPPORTED (`access_identity`), as is any read of `ctx.access`, with or without the section; the `access.dev` "
         "identity wrangler dev hands `ctx.access` is not used.",
         "access_identity",
-    ),
-    _modelled(
-        "assets",
-        "inherited",
-        "Served by Miniflare's assets in front of the Worker (`directory`, `html_handling`, `not_found_handling`, "
-        "`run_worker_first`): a request the assets answer never reaches the Worker and is recorded as an "
-        "`Assets:<path>` response, never faulted; the `binding`'s `fetch` is an `Assets:<binding>` effect, never "
-        "faulted. A `directory` that does not exist is refused (exit 2) at its line.",
     ),
     _stated(
         "containers",
@@ -294,7 +282,8 @@ def _empty(value: Any) -> bool:
 
 def non_inheritable_keys() -> frozenset[str]:
     """The keys an environment does not inherit (wrangler's non-inheritable keys)."""
-    return frozenset(row.key for row in SECTIONS if row.where == "own") | {kind.top_section for kind in bindings.registered()}
+    own = {kind.top_section for kind in bindings.registered() if kind.section_where == "own"}
+    return frozenset(row.key for row in SECTIONS if row.where == "own") | own
 
 
 def assumptions(config_name: str, keys: Iterable[str]) -> list[str]:

@@ -383,20 +383,12 @@ class _Builder:
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
             kind = kinds.get(binding.kind)
-            if kind is None or kind.setup_step is None:
-                continue
+            if kind is None or kind.setup_step is None or binding.name not in kind.resources(self.config):
+                continue  # a kind without a setup step, or a binding that stands in as a trap (noted as not proxied)
             self.imports.add(kind.setup_step)
             step, step_lines = kind.draft_setup(binding, self)
             steps.append(step)
             lines += step_lines
-        for binding_name, class_name, script in self.config.durable_objects:
-            if script is not None:
-                continue  # another Worker's class: noted as not proxied
-            self.imports.add("durable_object")
-            steps.append({"kind": "durable_object", "binding": binding_name})
-            lines.append(f"durable_object({json.dumps(binding_name)}),")
-            self.note("guess", f"Durable Object binding {binding_name} (class {class_name}): every object starts each run with empty storage "
-                      f"(durable_object({binding_name!r})); give it the objects it should hold")
         return steps, lines
 
     # -- drive --
@@ -447,7 +439,7 @@ class _Builder:
         """
         self.imports.add("http")
         variable = _identifier("requests", self.names, "requests")
-        own = [binding for binding, _, script in self.config.durable_objects if script is None]
+        own = [binding for kind in bindings.registered() if kind.routes_agents for binding in kind.resources(self.config)]
         events = [{"method": "GET", "path": f"/agents/{agent_route_namespace(binding)}/agent-1"} for binding in own]
         routes = ", ".join(f"{event['path']} ({binding})" for event, binding in zip(events, own, strict=True))
         hint = "the requests to send to the Agents, in order, each {'method', 'path', 'body'} (an Agent's onRequest answers them)"
@@ -551,27 +543,16 @@ class _Builder:
             else:
                 what = f"what it sends is kept as rows, queue_rows({queue!r}), for state invariants"
             self.note("read", f"queue producer {producer} (queue {queue}): {what}")
-        for namespace, class_name, script in config.durable_objects:
-            if script is None:
-                continue
-            self.note("unproxied", f"Durable Object binding {namespace} (class {class_name} of Worker {script}) belongs to another Worker: "
-                      "a run that touches it ends UNSUPPORTED")
         for binding in config.bindings:
             if binding.kind in modelled_kinds():
                 continue
             self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
-        for namespace, class_name, script in config.durable_objects:
-            if script is None and class_name in config.container_classes:
-                self.note("unproxied", f"Durable Object binding {namespace} (class {class_name}) runs a container, which is not "
-                          "started in this build: a run that touches it ends UNSUPPORTED")
+        for kind in bindings.registered():
+            kind.draft_section_notes(self)
         if "access" in config.sections:
             self.note("unproxied", "the config puts Cloudflare Access in front of the Worker: give each request the identity Access "
                       "sets (headers={'Cf-Access-Jwt-Assertion': ..., 'Cf-Access-Authenticated-User-Email': ...}); a run in which the "
                       "Worker reads one a request lacks ends UNSUPPORTED (access_identity)")
-        if config.assets is not None:
-            self.note("read", f"the assets directory {_relative(config.assets.directory, self.path.parent)} answers requests for "
-                      "its files before the Worker runs (recorded as Assets responses, never faulted): the Worker's bugs are on "
-                      "the paths it answers")
         stated = [key for key in config.sections if (row := config_sections.section(key)) is not None and row.treatment == "stated"]
         if stated:
             self.note("read", f"config sections not modelled, each named with its assumption in every verdict: {', '.join(stated)}")
@@ -584,7 +565,6 @@ class _Builder:
         kinds = {kind.name: kind for kind in bindings.registered()}
         known = {binding for binding, _ in config.queue_producers}
         known |= {binding.name for binding in config.bindings if kinds.get(binding.kind) is None or kinds[binding.kind].env_bindings}
-        known |= {binding for binding, _, _ in config.durable_objects}
         known |= set(config.vars)
         for path in secret_files(config.path, config.environment):
             try:
@@ -610,11 +590,8 @@ class _Builder:
         self.body_key = body_key
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
-            if binding.kind in kinds:
+            if binding.kind in kinds and binding.name in kinds[binding.kind].resources(self.config):
                 examples.extend(kinds[binding.kind].draft_invariants(binding.name, self))
-        for binding_name, _class_name, script in self.config.durable_objects:
-            if script is None:
-                examples.append(f'at_most_once_per_key("one-{binding_name.lower()}-call-per-object", do_call({json.dumps(binding_name)}), "args.object"),')
         fields = {name for name, _ in self.scan.body_fields}
         for item in externals:
             key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
@@ -622,7 +599,7 @@ class _Builder:
         if drive is not None and drive["kind"] == "http" and not examples:
             examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "fetch_call", "http_response", "do_call",
+        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "fetch_call", "http_response",
                    *(name for kind in bindings.registered() for name in kind.selectors))
         for helper in helpers:
             if f"{helper}(" in used:

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from eutaxy.core.errors import UserError
 from eutaxy.core.protocol import RunPlan, RunResult
 
-from . import bindings, host as host_module, wrangler
+from . import bindings, host as host_module
 from .loader import load_scenario
 from .variables import redact
 from .worker import WorkerSpec, compatibility_date_assumption, prepare_worker
@@ -89,7 +89,10 @@ class CloudflarePlatform:
             started.close()
             missing = answer.get("missingClasses") if answer.get("user") else None
             if missing:
-                raise wrangler.missing_export_error(self._spec.config, missing, self._spec.entry)
+                # The kind whose runtime record the bundle wraps the classes for refuses them.
+                config = self._spec.config
+                [kind] = [kind for kind in bindings.registered() if missing[0] in kind.wrapped_classes(config)]
+                raise kind.missing_export_error(config, missing, self._spec.entry)
             message = redact(_as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}"), self._spec.secrets)
             tail = redact(tail, self._spec.secrets)
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))

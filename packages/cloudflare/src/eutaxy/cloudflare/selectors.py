@@ -3,7 +3,7 @@
 Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
 by hand and one built here are the same thing. They live with the platform whose targets
-they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``), as
+they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``, ``DO:<binding>``), as
 ``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them. A
 registered binding kind's selectors are its record's (``bindings/<kind>.py``), re-exported here.
 """
@@ -16,6 +16,11 @@ from eutaxy.core.selectors import rows
 
 from .bindings import effect_selector as _selector
 from .bindings.d1 import d1_param as d1_param, d1_read as d1_read, d1_rows as d1_rows, d1_write as d1_write
+from .bindings.durable_object import (
+    do_call as do_call,
+    durable_object_rows as durable_object_rows,
+    durable_object_table as durable_object_table,
+)
 from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
 from .bindings.queue_consumer import queue_ack as queue_ack
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
@@ -98,21 +103,3 @@ def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
     return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
 
 
-def do_call(binding: str, method: str | list[str] | None = None) -> dict[str, Any]:
-    """Durable Object stub calls that reached their object (``DO:<binding>``), by method.
-
-    A call faulted before it reached the object (crash_before, error) has no result, so it is
-    not selected; an ambiguous call ran in the object and is, as is a call whose method threw.
-    ``method`` is the stub method or awaited property (``fetch`` for stub.fetch()).
-    """
-    return _selector(f"DO:{binding}", method)
-
-
-def durable_object_rows(binding: str, object_name: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A Durable Object's key-value entries at the end of a run, as rows ``{key, value}``."""
-    return rows(f"DO:{binding}", object_name, where)
-
-
-def durable_object_table(binding: str, object_name: str, table: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """One SQL table of a SQLite-backed Durable Object at the end of a run (``<object>/<table>``)."""
-    return rows(f"DO:{binding}", f"{object_name}/{table}", where)

@@ -39,7 +39,7 @@ _UNBUNDLED_MODULE_TYPES = ("ESModule", "CommonJS", *_MODULE_RULE_TYPES)
 
 #: Binding kinds the runtime proxies and models in this build besides the registered ones
 #: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
-_UNREGISTERED_KINDS = ("queue_producer", "durable_object", "assets")
+_UNREGISTERED_KINDS = ("queue_producer",)
 
 
 def modelled_kinds() -> tuple[str, ...]:
@@ -88,11 +88,9 @@ class LoadMessage:
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
-    #: The setup steps of the kinds not registered (``durable_object``); a registered kind's
-    #: steps are in its ``kinds`` entry.
+    #: The setup steps of the kinds not registered; a registered kind's steps are in its
+    #: ``kinds`` entry.
     setup: tuple[Mapping[str, Any], ...]
-    #: Durable Object binding -> (its class, one of the Worker's exports; SQLite-backed).
-    durable_objects: Mapping[str, tuple[str, bool]] = attrs.field(converter=_frozen_dict, factory=dict)
     #: The config's ``define``: identifier -> the expression esbuild puts in its place.
     define: Mapping[str, str] = attrs.field(converter=_frozen_dict, factory=dict)
     #: The config's ``alias``: module -> its replacement (relative paths made absolute).
@@ -107,10 +105,6 @@ class LoadMessage:
     #: workerd loads, (type, globs) in order; the host loads the entry and every file the rules
     #: match as a module list, as wrangler uploads them. None: the Worker is bundled.
     no_bundle: Mapping[str, Any] | None = None
-    #: The config's ``assets``, served by Miniflare's assets in front of the Worker: directory
-    #: (absolute), binding (None when the Worker has none), run_worker_first, html_handling and
-    #: not_found_handling; None without an ``assets`` section.
-    assets: Mapping[str, Any] | None = None
     #: When the config puts Cloudflare Access in front of the Worker: the prefix of the request
     #: headers Access sets (``ACCESS_HEADER_PREFIX``); a read of one the request lacks is
     #: UNSUPPORTED (``access_identity``). None without an ``access`` section.
@@ -130,7 +124,6 @@ class LoadMessage:
         assert set(self.ladders) == set(faults.RUNTIME_LADDERS), sorted(self.ladders)
         assert self.compatibility_date, "prepare_worker refuses a config without compatibility_date"
         for step in self.setup:
-            assert step["kind"] != "durable_object" or step["binding"] in self.durable_objects, step
             assert bindings.kind_of_step(step["kind"]) is None, f"a {step['kind']} step belongs in its kind's entry"
         for kind in bindings.registered():
             entry = self.kinds[kind.name]
@@ -156,10 +149,6 @@ class LoadMessage:
                     for binding, (queue, delay) in self.queue_producers.items()
                 },
                 "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
-                "durableObjects": {
-                    binding: {"className": class_name, "sqlite": sqlite}
-                    for binding, (class_name, sqlite) in self.durable_objects.items()
-                },
                 "define": dict(self.define),
                 "alias": dict(self.alias),
                 "rules": [{"type": kind, "globs": list(globs)} for kind, globs in self.rules],
@@ -169,7 +158,6 @@ class LoadMessage:
                     if self.no_bundle is not None
                     else None
                 ),
-                "assets": dict(self.assets) if self.assets is not None else None,
                 "accessHeaderPrefix": self.access_header_prefix,
                 "cpuLimitMs": self.cpu_limit_ms,
                 "root": self.root,
@@ -207,7 +195,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             f"{config.path}: compatibility_date is missing; set it (for example \"2026-01-01\") so every run "
             "uses the same runtime behaviour"
         )
-    wrangler.check_migrations(config)
+    for kind in bindings.registered():
+        kind.check_config(config)
     setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
     for kind in bindings.registered():
         if kind.setup_step is None:
@@ -218,10 +207,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
                 raise UserError(
                     f"the scenario's setup has {stepped.count(binding)} {kind.setup_step} steps for {kind.label} binding {binding!r}"
                 )
-    objects_reset = [step["binding"] for step in setup if step.get("kind") == "durable_object"]
-    for binding in objects_reset:
-        if objects_reset.count(binding) > 1:
-            raise UserError(f"the scenario's setup has {objects_reset.count(binding)} durable_object steps for binding {binding!r}")
     steps = {
         kind.name: [step for step in setup if kind.setup_step is not None and step.get("kind") == kind.setup_step]
         for kind in bindings.registered()
@@ -250,13 +235,11 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         },
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup if bindings.kind_of_step(step.get("kind")) is None),
-        durable_objects={binding: (class_name, class_name in config.sqlite_classes) for binding, class_name in config.own_objects()},
         define=dict(config.define),
         alias=dict(config.alias),
         rules=tuple((rule.type, rule.globs) for rule in config.module_rules if rule.type in _MODULE_RULE_TYPES),
         tsconfig=str(config.tsconfig) if config.tsconfig is not None else None,
         no_bundle=_no_bundle_entry(config, entry, scenario),
-        assets=_assets_entry(config.assets),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
         root=str(config.path.parent),
@@ -305,16 +288,9 @@ def _concurrency_assumptions(scenario: Mapping[str, Any], config: wrangler.Wrang
             "own AsyncLocalStorage context (the nodejs_als flag is added when the Worker has neither it nor "
             "nodejs_compat)."
         )
-        if config.own_objects():
-            sentences.append(
-                "In a concurrent run a call into a Durable Object (or its alarm) is one turn, and so is each outbound "
-                "effect the object's code makes during the call (a fetch, a D1 call): the object's input gate is open "
-                "while it waits, so another call or its alarm may enter there; its storage operations are not turns "
-                "(workerd's gates hold them), nor is anything it does inside blockConcurrencyWhile. A call enters an "
-                "object only where the object waits on such an effect, not while it awaits a timer of its own (where "
-                "workerd's gate is open too). Work an object leaves running after its answer is UNSUPPORTED "
-                "(object_concurrency) in a concurrent run."
-            )
+        for kind in bindings.registered():
+            if kind.resources(config):
+                sentences += kind.concurrency_assumptions(config)
     if scenario.get("specs"):
         sentences.append(
             "Calls into the specs modules' exports from outside the module are recorded as Core decisions; "
@@ -390,29 +366,10 @@ def no_bundle_assumption(config: wrangler.WranglerConfig) -> str | None:
     return f"The Worker is not bundled (no_bundle in {config.path.name}): {loaded}."
 
 
-def _assets_entry(assets: wrangler.Assets | None) -> dict[str, Any] | None:
-    """The load message's ``assets``: the section as Miniflare's assets and the http drive read it."""
-    if assets is None:
-        return None
-    return {
-        "directory": str(assets.directory),
-        "binding": assets.binding,
-        "runWorkerFirst": assets.run_worker_first if isinstance(assets.run_worker_first, bool) else list(assets.run_worker_first),
-        "htmlHandling": assets.html_handling,
-        "notFoundHandling": assets.not_found_handling,
-    }
-
-
 def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
-    """Every binding the runtime does not model, as (kind, name), in the config's order."""
-    # A class of another Worker's script is not this Worker's to run: a trap.
-    trapped = [("durable_object", binding) for binding, _, script in config.durable_objects if script is not None]
-    # A container's class needs the container Cloudflare starts beside it: a trap too.
-    trapped += [
-        ("container", binding)
-        for binding, class_name, script in config.durable_objects
-        if script is None and class_name in config.container_classes
-    ]
+    """Every binding the runtime does not model, as (kind, name): the registered kinds' (a Durable
+    Object binding of another Worker's class), then the others in the config's order."""
+    trapped = [pair for kind in bindings.registered() for pair in kind.unmodelled(config)]
     modelled = modelled_kinds()
     trapped += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in modelled]
     return trapped
@@ -435,17 +392,20 @@ def _entry(root: Path, worker: Mapping[str, Any], config: wrangler.WranglerConfi
 
 def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> dict[str, Any]:
     resolved = dict(step)
-    if step.get("kind") == "durable_object":
-        _check_object_step(config, step, index)
     kind = bindings.kind_of_step(step.get("kind"))
     if kind is not None:
         binding = step.get("binding")
         declared = kind.resources(config)
         if binding not in declared:
             known = nearest_names(str(binding), declared, what=f"its {kind.plural}")
+            trapped = any(name == binding for _, name in kind.unmodelled(config))
+            where = (
+                f"declares in {kind.section} as a binding Eutaxy does not run (it stands in as a trap)"
+                if trapped
+                else f"does not declare in {kind.section}"
+            )
             raise UserError(
-                f"setup[{index}]: {kind.setup_step} names {kind.label} binding {binding!r}, which {config.path.name} "
-                f"does not declare in {kind.section}; {known}",
+                f"setup[{index}]: {kind.setup_step} names {kind.label} binding {binding!r}, which {config.path.name} {where}; {known}",
                 near=str(binding),
             )
     # A step's path is the scenario's, relative to its folder: a file, or a directory its kind reads.
@@ -456,33 +416,10 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
         # The kind checks the step with its path resolved; messages name the path as written.
         written = f", {step['path']!r}" if path is not None else ""
         checked = step if path is None else {**step, "path": str(path)}
-        resolved = kind.check_step(checked, f"setup[{index}]: {kind.setup_step}({step.get('binding')!r}{written})")
+        resolved = kind.check_config_step(config, checked, f"setup[{index}]: {kind.setup_step}({step.get('binding')!r}{written})")
     if path is not None:
         resolved["path"] = str(path)
     return resolved
-
-
-def _check_object_step(config: wrangler.WranglerConfig, step: Mapping[str, Any], index: int) -> None:
-    """A durable_object step names one of the Worker's own namespaces; a sql seed needs SQLite storage."""
-    binding = step.get("binding")
-    own = dict(config.own_objects())
-    if binding not in own:
-        known = nearest_names(str(binding), own, what="its Durable Object bindings (of its own classes)")
-        raise UserError(
-            f"setup[{index}]: durable_object names binding {binding!r}, which {config.path.name} does not declare "
-            f"as a Durable Object binding of a class of its own; {known}",
-            near=str(binding),
-        )
-    class_name = own[binding]
-    if step.get("sql") and class_name not in config.sqlite_classes:
-        raise UserError(
-            f"setup[{index}]: durable_object({binding!r}) seeds SQL storage, but class {class_name} is not "
-            f"SQLite-backed; add a migration to {config.path.name} that creates it with "
-            f'"new_sqlite_classes": ["{class_name}"] (a class created with "new_classes" keeps key-value storage: '
-            f'name it in new_sqlite_classes there instead); with no migrations yet, '
-            f'"migrations": [{{"tag": "v1", "new_sqlite_classes": ["{class_name}"]}}]',
-            near=str(binding),
-        )
 
 
 def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
@@ -516,10 +453,11 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
     """
     known: dict[str, tuple[list[str], str]] = {
         "Fetch": ([item["name"] for item in scenario.get("externals") or []], "the scenario's externals"),
-        "DO": ([binding for binding, _ in config.own_objects()], f"the Durable Object bindings of {config.path.name}"),
     }
     kinds: dict[str, list[bindings.BindingKind]] = {}
     for each in bindings.registered():
+        if not each.checks_targets:
+            continue
         kinds.setdefault(each.label, []).append(each)
         names, what = known.setdefault(each.label, ([], f"the {each.plural} of {config.path.name}"))
         names += each.targets(config)
@@ -589,27 +527,6 @@ def _kind_assumptions(config: wrangler.WranglerConfig, steps: Mapping[str, list[
     return sentences
 
 
-def _object_assumptions(config: wrangler.WranglerConfig) -> list[str]:
-    """What a verdict assumes of the Worker's own Durable Objects, when it has any."""
-    own = sorted(binding for binding, _ in config.own_objects())
-    if not own:
-        return []
-    return [
-        f"Durable Objects ({', '.join(own)}) are the ones workerd runs: storage, transactions, coalesced writes, "
-        "blockConcurrencyWhile and the input and output gates are the runtime's own. Each stub call is one effect "
-        "(crash_before and error: it never reached the object; ambiguous: the object ran it and the answer was lost; "
-        "crash_after: the caller died after it); a crash inside the object resets it with ctx.abort().",
-        "Durable Object alarms fire in virtual time, taken over from each object's storage: one alarm per object, "
-        "alarm() one effect, a failed alarm retried after 2 s, 4 s, 8 s up to six retries, at "
-        "most alarmsPerObject alarms per object per run (an alarm still pending past that, or a retry a lower "
-        "maxRedeliveries stops, is a cut the verdict names).",
-        "Work a Durable Object leaves running after its answer (a promise, a timer, ctx.waitUntil, an effect it "
-        "issued and did not await) is the object's own invocation, DO:<binding>/<object>/after: in a sequential run "
-        "it runs to rest before the next event; a crash in it resets the object, not the caller; work that never "
-        "settles fires at most afterWorkTimerLimit timers (a cut the verdict names).",
-    ]
-
-
 def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> str:
     """What production does that no local run can, naming only what the Worker has (D1, a consumed queue)."""
     unseen = [phrase for kind in bindings.registered() if (phrase := kind.production_only_of(config, drive)) is not None]
@@ -619,10 +536,10 @@ def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[
 def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     """The reset sentence, naming how each kind of binding the Worker declares is reset."""
     resets = [
-        (kind.label, kind.reset_phrase) for kind in bindings.registered() if kind.reset_phrase and kind.resources(config)
+        (kind.reset_subject or kind.label, kind.reset_phrase)
+        for kind in bindings.registered()
+        if kind.reset_phrase and kind.resources(config)
     ]
-    if config.own_objects():
-        resets.append(("Durable Objects", "clear, seed and evict each object whose code ran since the last reset"))
     how = "; ".join(f"{kind}: {reset}" for kind, reset in resets)
     return (
         "Miniflare keeps binding storage across runs in one host, so Eutaxy resets every binding a setup step "
@@ -642,7 +559,6 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], step
         "Module state cannot be reset between runs, so before BOUNDED the first runs are replayed in reverse "
         "order and any difference is UNSUPPORTED (module_state_leak).",
         *_kind_assumptions(config, steps),
-        *_object_assumptions(config),
         _production_only_assumption(config, drive),
     ]
     for kind in bindings.registered():

@@ -4,9 +4,11 @@ The grammars give one meaning: a config is parsed into plain data (JSONC by
 :mod:`.jsonc`, TOML by the standard library's ``tomllib``) and everything after that
 is one reader, so a ``wrangler.toml`` and its ``wrangler.jsonc`` twin give the same
 :class:`WranglerConfig`. Read are the entry (``main``), the compatibility date and
-flags, the bindings, ``vars``, ``define``, ``alias``, ``assets``, ``containers`` and the
-keys present; what Eutaxy does with each section is :mod:`.config_sections`' table, and a
-section it refuses is refused here.
+flags, the bindings (each registered binding kind reads its own section, and what it needs
+beyond its bindings: Durable Objects' ``migrations`` and ``containers``, the ``assets``
+section; ``eutaxy.cloudflare.bindings``), ``vars``, ``define``, ``alias`` and the keys
+present; what Eutaxy does with each section is :mod:`.config_sections`' table, and a section
+it refuses is refused here.
 
 An environment (``--env NAME``, ``worker={"env": NAME}``) is applied as wrangler
 applies it (its documentation, "Environments" and "Non-inheritable keys"): the
@@ -41,8 +43,6 @@ __all__ = [
     "Binding",
     "ModuleRule",
     "WranglerConfig",
-    "check_migrations",
-    "missing_export_error",
     "find_config",
     "read_config",
     "redirected_config",
@@ -153,22 +153,6 @@ class Binding:
 
 
 @attrs.frozen(kw_only=True)
-class Assets:
-    """The ``assets`` section: the static files Cloudflare serves in front of the Worker."""
-
-    #: The assets directory, resolved against the config's folder (it exists: the reader checks).
-    directory: Path
-    binding: str | None
-    #: ``True`` (every request goes to the Worker first), ``False``, or the path patterns that do
-    #: (a ``!`` before a pattern sends matching paths to the assets instead).
-    run_worker_first: bool | tuple[str, ...]
-    #: How a path finds an HTML file (``auto-trailing-slash``, wrangler's default, ...).
-    html_handling: str
-    #: What answers a path no file matches (``none``, ``404-page``, ``single-page-application``).
-    not_found_handling: str
-
-
-@attrs.frozen(kw_only=True)
 class WranglerConfig:
     """The parts of a wrangler config the simulator uses."""
 
@@ -187,15 +171,6 @@ class WranglerConfig:
     #: Each producer binding's ``delivery_delay`` in seconds, where the config sets one: the
     #: delay of the messages it sends unless a message or a sendBatch names its own.
     queue_delivery_delays: Mapping[str, int] = attrs.field(factory=dict)
-    #: Durable Object bindings: (binding, class name, script name or None).
-    durable_objects: tuple[tuple[str, str, str | None], ...]
-    #: Classes the migrations make SQLite-backed (``new_sqlite_classes``, renames followed).
-    sqlite_classes: frozenset[str] = frozenset()
-    #: Every class the migrations leave defined, SQLite-backed or key-value-backed
-    #: (``new_classes`` and ``new_sqlite_classes``, renames followed, deleted ones gone).
-    migrated_classes: frozenset[str] = frozenset()
-    #: How many migrations the config lists (the next tag a refusal suggests follows them).
-    migration_count: int = 0
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
     #: The config's keys as the checked environment sees them, in its order (what
@@ -206,9 +181,10 @@ class WranglerConfig:
     define: Mapping[str, str] = attrs.field(factory=dict)
     #: ``alias``: module name -> its replacement (a relative path resolved against the config's folder).
     alias: Mapping[str, str] = attrs.field(factory=dict)
-    assets: Assets | None = None
-    #: Classes a ``containers`` entry names: their Durable Object bindings stand in as traps.
-    container_classes: frozenset[str] = frozenset()
+    #: What each registered binding kind read of the config beyond its bindings
+    #: (``BindingKind.read_settings``), by kind: Durable Objects' migrations and containers, the
+    #: assets section. :meth:`settings_of` reads it.
+    kind_settings: Mapping[str, Any] = attrs.field(factory=dict)
     #: The module rules in force, in order: the config's ``rules``, then wrangler's defaults, a
     #: rule dropped when an earlier rule of its type has no ``fallthrough`` (as wrangler does).
     module_rules: tuple[ModuleRule, ...] = DEFAULT_MODULE_RULES
@@ -231,14 +207,9 @@ class WranglerConfig:
         """The CPU limit an invocation runs under: the config's ``limits.cpu_ms``, else Cloudflare's default."""
         return CPU_MS_DEFAULT if self.cpu_ms is None else self.cpu_ms
 
-    def own_objects(self) -> tuple[tuple[str, str], ...]:
-        """(binding, class) of each Durable Object binding Eutaxy runs: a class of the Worker's own
-        script that no ``containers`` entry names (those stand in as traps, see worker.py)."""
-        return tuple(
-            (binding, class_name)
-            for binding, class_name, script in self.durable_objects
-            if script is None and class_name not in self.container_classes
-        )
+    def settings_of(self, kind: str) -> Any:
+        """What binding kind ``kind`` read of the config beyond its bindings (None when it read nothing)."""
+        return self.kind_settings.get(kind)
 
 
 def find_config(directory: Path) -> Path:
@@ -481,17 +452,12 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         compatibility_flags=tuple(flags),
         queue_producers=tuple(_producers(reader, queues)),
         queue_delivery_delays=_delivery_delays(reader, queues),
-        durable_objects=tuple(_durable_objects(reader, data)),
-        sqlite_classes=_migrated_classes(reader, data, sqlite_only=True),
-        migrated_classes=_migrated_classes(reader, data, sqlite_only=False),
-        migration_count=len(data.get("migrations", [])),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
         sections=tuple(key for key, value in data.items() if config_sections.says_something(key, value)),
         define=_string_map(reader, data, "define"),
         alias=_aliases(reader, path, data),
-        assets=_assets(reader, path, data),
-        container_classes=_container_classes(reader, data),
+        kind_settings={kind.name: kind.read_settings(reader, data) for kind in binding_kinds.registered()},
         cpu_ms=_cpu_ms(reader, data),
         module_rules=_module_rules(reader, data),
         tsconfig=_tsconfig(reader, path, data),
@@ -607,6 +573,10 @@ class _Reader:
             raise self.error(f"{field} in {where} must be a string, got {value!r}")
         return value
 
+    def refuse_duplicates(self, section: str, names: list[str]) -> None:
+        """Refuse a section naming one binding twice."""
+        _refuse_duplicates(self, section, names)
+
     def optional_int(self, entry: dict[str, Any], field: str, where: str) -> int | None:
         value = entry.get(field)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -657,93 +627,12 @@ def _delivery_delays(reader: _Reader, queues: dict[str, Any]) -> dict[str, int]:
     return delays
 
 
-def _durable_objects(reader: _Reader, data: dict[str, Any]) -> list[tuple[str, str, str | None]]:
-    section = data.get("durable_objects", {})
-    if not isinstance(section, dict):
-        raise reader.error("durable_objects must be an object with bindings")
-    objects = []
-    for index, entry in enumerate(reader.entries(section, "bindings")):
-        where = f"durable_objects.bindings[{index}]"
-        objects.append(
-            (
-                reader.string(entry, "name", where),
-                reader.string(entry, "class_name", where),
-                reader.optional_string(entry, "script_name", where),
-            )
-        )
-    return objects
-
-
-def _migrated_classes(reader: _Reader, data: dict[str, Any], *, sqlite_only: bool) -> frozenset[str]:
-    """The classes the migrations, applied in order, leave defined (``sqlite_only``: SQLite-backed)."""
-    migrations = data.get("migrations", [])
-    if not isinstance(migrations, list):
-        raise reader.error("migrations must be a list")
-    classes: set[str] = set()
-    for index, migration in enumerate(migrations):
-        where = f"migrations[{index}]"
-        if not isinstance(migration, dict):
-            raise reader.error(f"{where} must be an object")
-        for field in ("new_sqlite_classes", "deleted_classes", "new_classes"):
-            value = migration.get(field, [])
-            if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-                raise reader.error(f"{where}.{field} must be a list of class names")
-        classes |= set(migration.get("new_sqlite_classes", []))
-        if not sqlite_only:
-            classes |= set(migration.get("new_classes", []))
-        classes -= set(migration.get("deleted_classes", []))
-        renamed = migration.get("renamed_classes", [])
-        if not isinstance(renamed, list):
-            raise reader.error(f"{where}.renamed_classes must be a list of {{from, to}}")
-        for rename in renamed:
-            if isinstance(rename, dict) and rename.get("from") in classes and isinstance(rename.get("to"), str):
-                classes.discard(rename["from"])
-                classes.add(rename["to"])
-    return frozenset(classes)
-
-
-def check_migrations(config: WranglerConfig) -> None:
-    """Each Durable Object class the Worker runs (:meth:`WranglerConfig.own_objects`) is in a
-    migration, as ``wrangler deploy`` requires: else a UserError at the binding's line naming
-    the migration to add."""
-    for binding, class_name in config.own_objects():
-        if class_name in config.migrated_classes:
-            continue
-        text = config.path.read_text(encoding="utf-8") if config.path.is_file() else ""
-        reader = _Reader(path=config.path, text=text)
-        tag = f"v{config.migration_count + 1}"
-        raise reader.error(
-            f"Durable Object class {class_name!r} (binding {binding!r}) is in no migration, so wrangler deploy would refuse it; "
-            f'add one that creates it to "migrations": {{"tag": "{tag}", "new_sqlite_classes": ["{class_name}"]}} '
-            "(new_sqlite_classes is the SQLite backend Cloudflare recommends; new_classes makes it key-value-backed)",
-            key="class_name",
-            written=class_name,
-        )
-
-
-def missing_export_error(config: WranglerConfig, classes: list[str], entry: Path) -> UserError:
-    """The UserError for Durable Object classes the config binds and the Worker's entry does not
-    export: at the line of the first one's binding, naming the class and the entry."""
-    bound = {class_name: binding for binding, class_name in reversed(config.own_objects())}
-    first = classes[0]
-    text = config.path.read_text(encoding="utf-8") if config.path.is_file() else ""
-    try:
-        shown = entry.resolve().relative_to(config.path.parent.resolve())
-    except ValueError:
-        shown = entry
-    others = f" (nor {', '.join(repr(name) for name in classes[1:])})" if len(classes) > 1 else ""
-    return _Reader(path=config.path, text=text).error(
-        f"durable_objects binding {bound.get(first, '?')!r} names class {first!r}, which the Worker's entry {shown} does not export{others}; "
-        f"export the class from it (export class {first} extends DurableObject {{ ... }})",
-        key="class_name",
-        written=first,
-    )
-
-
 def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     bindings = []
     for registered in binding_kinds.registered():
-        bindings += _kind_bindings(reader, data, registered)
+        # A kind whose section has another shape reads it itself (the assets' one object).
+        read = registered.read_bindings(reader, data)
+        bindings += read if read is not None else _kind_bindings(reader, data, registered)
     for section, (kind, resource_field) in _LIST_SECTIONS.items():
         # wrangler allows `send_email` etc. to be absent; a present one must be a list.
         for index, entry in enumerate(reader.entries(data, section)):
@@ -773,9 +662,6 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
         if not isinstance(single, dict):
             raise reader.error(f"{section} must be an object with a binding")
         bindings.append(Binding(kind=kind, name=reader.string(single, "binding", section), resource=None))
-    assets = data.get("assets")
-    if isinstance(assets, dict) and isinstance(assets.get("binding"), str):
-        bindings.append(Binding(kind="assets", name=assets["binding"], resource=None))
     if data.get("site") is not None:
         bindings.append(Binding(kind="site", name=SITE_BINDING, resource=None))
     return bindings
@@ -835,56 +721,6 @@ def _aliases(reader: _Reader, path: Path, data: dict[str, Any]) -> dict[str, str
         name: str((path.parent / target).resolve()) if target.startswith(("./", "../")) else target
         for name, target in aliases.items()
     }
-
-
-#: The values wrangler accepts for ``assets.html_handling`` and ``assets.not_found_handling``.
-HTML_HANDLING = ("auto-trailing-slash", "force-trailing-slash", "drop-trailing-slash", "none")
-NOT_FOUND_HANDLING = ("none", "404-page", "single-page-application")
-
-
-def _assets(reader: _Reader, path: Path, data: dict[str, Any]) -> Assets | None:
-    """The ``assets`` section; its directory must exist (Cloudflare serves it in front of the Worker)."""
-    section = data.get("assets")
-    if section is None:
-        return None
-    if not isinstance(section, dict):
-        raise reader.error(f"assets must be an object with directory and binding, got {section!r}", key="assets")
-    directory = reader.optional_string(section, "directory", "assets")
-    if directory is None:
-        raise reader.error("assets needs directory: the folder of static files Cloudflare serves in front of the Worker", key="assets")
-    resolved = (path.parent / directory).resolve()
-    if not resolved.is_dir():
-        raise reader.error(
-            f"assets.directory names {directory!r}, which is not a directory ({resolved}); build the static files first "
-            "or fix the path",
-            key="directory",
-            written=directory,
-        )
-    first = section.get("run_worker_first", False)
-    if not isinstance(first, bool) and not (isinstance(first, list) and all(isinstance(item, str) for item in first)):
-        raise reader.error(f"run_worker_first in assets must be true, false or a list of path patterns, got {first!r}")
-    html_handling = reader.optional_string(section, "html_handling", "assets") or "auto-trailing-slash"
-    if html_handling not in HTML_HANDLING:
-        raise reader.error(f"assets.html_handling must be one of {', '.join(HTML_HANDLING)}, got {html_handling!r}", key="html_handling")
-    not_found = reader.optional_string(section, "not_found_handling", "assets") or "none"
-    if not_found not in NOT_FOUND_HANDLING:
-        raise reader.error(
-            f"assets.not_found_handling must be one of {', '.join(NOT_FOUND_HANDLING)}, got {not_found!r}", key="not_found_handling"
-        )
-    return Assets(
-        directory=resolved,
-        binding=reader.optional_string(section, "binding", "assets"),
-        run_worker_first=first if isinstance(first, bool) else tuple(first),
-        html_handling=html_handling,
-        not_found_handling=not_found,
-    )
-
-
-def _container_classes(reader: _Reader, data: dict[str, Any]) -> frozenset[str]:
-    classes = set()
-    for index, entry in enumerate(reader.entries(data, "containers")):
-        classes.add(reader.string(entry, "class_name", f"containers[{index}]"))
-    return frozenset(classes)
 
 
 def _resource(value: Any) -> str | None:

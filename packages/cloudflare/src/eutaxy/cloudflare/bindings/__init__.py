@@ -16,7 +16,9 @@ from ._record import (
     effect_selector as effect_selector,
 )
 from . import queue_consumer as queue_consumer
+from .assets import ASSETS
 from .d1 import D1
+from .durable_object import DURABLE_OBJECT
 from .kv import KV
 from .queue_consumer import QUEUE_CONSUMER
 from .r2 import R2
@@ -65,3 +67,5 @@ register(D1)
 register(KV)
 register(R2)
 register(QUEUE_CONSUMER)
+register(DURABLE_OBJECT)
+register(ASSETS)

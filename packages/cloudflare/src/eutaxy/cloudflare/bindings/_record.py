@@ -14,7 +14,10 @@ What a kind says once, here:
 
 - its wrangler section (``section``, dotted when it is a list inside an object:
   ``queues.consumers``; ``binding_field``, ``resource_field``, the other ``fields`` and
-  ``int_fields`` it reads, ``resource_of``) and the docs' sentence about it;
+  ``int_fields`` it reads, ``resource_of``; ``read_bindings`` for a section of another shape,
+  ``read_settings`` for what the kind reads of the config beyond its bindings, ``check_config``
+  for what it refuses there, ``unmodelled`` for the bindings of its section that stand in as
+  traps) and the docs' sentence about it;
 - its setup step (``setup_step``, None for a kind that needs none: a queue), that step's
   validation (``check_step``) and what each binding's setup is at run time (``setups``: D1's
   schema files and the config's migrations);
@@ -24,7 +27,10 @@ What a kind says once, here:
   UNSUPPORTED with the one cause ``binding_without_setup``; the runtime applies the rule for
   every kind, in runtime/bindings/index.mjs);
 - its part of the load message (``load_entry``), with the policy its runtime record reads and
-  each binding's settings (``binding_settings``: a queue consumer's max_retries);
+  each binding's settings (``binding_settings``: a queue consumer's max_retries), the kind's
+  own (``section_settings``: the assets section), the Miniflare options it gives
+  (``miniflare_options``) and the Worker's classes the bundle wraps for it
+  (``wrapped_classes``, refused by ``missing_export_error`` when the entry does not export one);
 - the sentences a verdict assumes of it (``assumptions``, listed with the other kinds' or, with
   ``assumptions_last``, after the config's own sentences), of its reset (``reset_phrase``) and
   of what only production does with it (``production_only``);
@@ -35,7 +41,8 @@ What a kind says once, here:
 - its selectors' target label (``label``; kinds may share one, as a queue's producers and
   consumer share ``Queue:<queue>``), the names targets take (``targets``), a target the kind
   refuses (``target_problem``), and the state queries a verdict may make of it;
-- what ``eutaxy draft`` writes for it (``draft_setup``, ``draft_invariants``, ``draft_notes``).
+- what ``eutaxy draft`` writes for it (``draft_setup``, ``draft_invariants``, ``draft_notes``,
+  ``draft_section_notes``).
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ from eutaxy.core import faults
 from eutaxy.core.effects import RESULT
 
 if TYPE_CHECKING:
-    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
+    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig, _Reader
+    from eutaxy.core.errors import UserError
 
 __all__ = ["LADDERS", "BindingKind", "DraftContext", "WithoutSetup", "effect_selector"]
 
@@ -156,10 +164,24 @@ class BindingKind:
     #: ``queue()`` handler, its bindings named by queue).
     env_bindings: bool = True
     #: The Miniflare option the bindings are given to (``kvNamespaces``), or None when the
-    #: runtime record models the binding whole, with no Miniflare binding behind it.
+    #: runtime record models the binding whole, with no Miniflare binding behind it
+    #: (``miniflare_options`` builds the option's value).
     miniflare_option: str | None
+    #: How messages name one binding's kind ("Durable Object binding COUNTER was touched"); the label when None.
+    title: str | None = None
     #: How the reset sentence says the kind is reset, or None when it says nothing of it.
     reset_phrase: str | None = None
+    #: How the reset sentence names the kind ("Durable Objects"); the label when None.
+    reset_subject: str | None = None
+    #: Where an environment finds the section (config_sections' ``Where``): ``own`` (a binding
+    #: section, not inherited) or ``inherited``.
+    section_where: Literal["own", "inherited"] = "own"
+    #: Whether the Agents SDK's routeAgentRequest serves the kind's bindings (``eutaxy draft``
+    #: sends its http drive to their routes).
+    routes_agents: bool = False
+    #: False when the label's targets are not the kind's bindings alone (the assets' responses,
+    #: ``Assets:<path>``): an invariant's target of the label is then not checked.
+    checks_targets: bool = True
     #: What production does with the kind that no local run can (the verdict's sentence on
     #: production-only behaviour names it), or None.
     production_only: str | None = None
@@ -204,6 +226,23 @@ class BindingKind:
         """The resource behind one binding: its ``resource_field``, else the binding's name."""
         return binding.resource or binding.name
 
+    def read_bindings(self, reader: "_Reader", data: Mapping[str, Any]) -> list["Binding"] | None:
+        """The kind's bindings from the config's data when its section is of another shape than a
+        list of entries (the wrangler reader's); None: the reader reads the section."""
+        return None
+
+    def read_settings(self, reader: "_Reader", data: Mapping[str, Any]) -> Any:
+        """What the kind reads of the config beyond its bindings (``WranglerConfig.settings_of``); None by default."""
+        return None
+
+    def check_config(self, config: "WranglerConfig") -> None:
+        """Refuse, with a UserError, what the kind cannot run in a config the reader accepted; nothing by default."""
+
+    def unmodelled(self, config: "WranglerConfig") -> list[tuple[str, str]]:
+        """The config's bindings of the kind's section the runtime does not model, as (kind,
+        binding): each stands in as a trap. None by default."""
+        return []
+
     def targets(self, config: "WranglerConfig") -> list[str]:
         """The names the config's bindings of the kind take in targets (``<label>:<name>``): the binding names."""
         return list(self.resources(config))
@@ -226,6 +265,11 @@ class BindingKind:
         """
         raise NotImplementedError(f"the {self.name} binding kind has no setup step check")
 
+    def check_config_step(self, config: "WranglerConfig", step: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """``check_step`` for a kind whose step's check reads the config (the step names a binding
+        of the kind the config declares); ``check_step`` by default."""
+        return self.check_step(step, where)
+
     def setups(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any] | None]:
         """Binding -> its setup as the runtime record reads it, for each binding of the kind the
         config declares: its checked step (``steps`` are the kind's, one per binding at most),
@@ -241,6 +285,26 @@ class BindingKind:
         """What the runtime record reads of the kind's policy: its ladder per operation (``operations``)."""
         return {"ladders": {op: list(LADDERS[ladder]) for op, ladder in self.operations.items()}}
 
+    def section_settings(self, config: "WranglerConfig") -> dict[str, Any] | None:
+        """The kind's own settings its runtime record reads, beyond its bindings' (the assets
+        section, which Miniflare's option takes whole), or None."""
+        return None
+
+    def miniflare_options(self, config: "WranglerConfig") -> dict[str, Any]:
+        """The Miniflare options the kind gives the Worker: its bindings' resources under
+        ``miniflare_option`` (an empty map without bindings), none when that is None."""
+        if self.miniflare_option is None:
+            return {}
+        return {self.miniflare_option: dict(self.resources(config))}
+
+    def wrapped_classes(self, config: "WranglerConfig") -> list[str]:
+        """The Worker's exported classes the bundle wraps for the kind's runtime record; none by default."""
+        return []
+
+    def missing_export_error(self, config: "WranglerConfig", classes: list[str], entry: Path) -> "UserError":
+        """The UserError for ``classes`` of ``wrapped_classes`` the Worker's entry does not export."""
+        raise NotImplementedError(f"the {self.name} binding kind wraps no classes")
+
     def load_entry(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The kind's entry in the load message: its bindings, each with its setup step (None without
         one) and its settings (``binding_settings``)."""
@@ -248,11 +312,14 @@ class BindingKind:
         settings = {binding.name: self.binding_settings(binding) for binding in config.bindings if binding.kind == self.name}
         return {
             "label": self.label,
+            "title": self.title or self.label,
             "setupStep": self.setup_step,
             "withoutSetup": self.without_setup,
-            "miniflare": self.miniflare_option,
+            "miniflare": self.miniflare_options(config),
             "module": self.runtime_module,
             "policy": self.policy(),
+            "section": self.section_settings(config),
+            "classes": self.wrapped_classes(config),
             "bindings": {
                 name: {"resource": resource, "setup": setups[name], "setupHint": self.setup_hint(name), "settings": settings[name]}
                 for name, resource in self.resources(config).items()
@@ -275,6 +342,11 @@ class BindingKind:
 
     def drive_assumptions(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> list[str]:
         """What a verdict over the kind's drive assumes, after the production-only sentence."""
+        return []
+
+    def concurrency_assumptions(self, config: "WranglerConfig") -> list[str]:
+        """What a verdict over a concurrent run (``maxConcurrentInvocations`` above 1) assumes of
+        the kind, for a Worker whose config declares bindings of it; nothing by default."""
         return []
 
     def with_effect_details(self, effects: list[Any]) -> list[Any]:
@@ -305,6 +377,10 @@ class BindingKind:
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         """The example invariants ``eutaxy draft`` writes for one binding (lines of Python)."""
         return []
+
+    def draft_section_notes(self, draft: DraftContext) -> None:
+        """The draft's notes on the kind's section as a whole: what of it a run does not model
+        (``unmodelled``), what the kind does that the drafter should say; none by default."""
 
     def draft_note(self, binding: str) -> str:
         """The draft's note on the setup step it writes for ``binding``."""
