@@ -6,8 +6,8 @@
  * (`binding_not_allowed`; the seeds left KV out too, which issue 15 brought in as
  * bindings/kv.mjs); bindings this runtime does not model yet (services, Workflows,
  * Vectorize, ...) are `binding_not_modelled`, as is a method a modelled binding's proxy does
- * not model (`modelledOnly`); a modelled binding no setup step resets (an R2 bucket, through
- * `trapUnset`; a Durable Object namespace, whose record checks it) is `binding_without_setup`;
+ * not model (`modelledOnly`); a modelled binding no setup step resets (an R2 bucket, a Durable
+ * Object namespace: `trapUnset`, bindings/index.mjs) is `binding_without_setup`;
  * an outbound `fetch` no declared
  * external answers is `outbound_request` (fetch.mjs; `trappedFetch` is its stand-in where no
  * externals are read). A trap marks

@@ -11,10 +11,11 @@
  * A registered binding kind (Python's `eutaxy.cloudflare.bindings`) has its entry in the
  * runtime config's `kinds` (host/load.mjs), under the record's `kind`: a record without a
  * `names` of its own owns that entry's bindings (policy.mjs `kindBindings`), each entry
- * `{resource, setup, setupHint, settings, policy}` (`setup` the binding's setup step as Python's
- * record checked it, null without one; `settings` the binding's own, from its config entry;
- * `policy` the kind's). A kind whose bindings are no names in `env` (the queue consumer's,
- * named by queue) has `names` owning none and reads its entry with `kindBindings` itself. The rule for a binding no setup step names is applied here, once for
+ * `{resource, setup, setupHint, settings, policy, title}` (`setup` the binding's setup step as
+ * Python's record checked it, null without one; `settings` the binding's own, from its config
+ * entry, as a Durable Object's class; `policy` the kind's; `title` how messages name it). A kind
+ * whose bindings are no names in `env` (the queue consumer's, named by queue) has `names` owning
+ * none and reads its entry with `kindBindings` itself. The rule for a binding no setup step names is applied here, once for
  * every kind: `withoutSetup: "unsupported"` makes it a trap (`binding_without_setup`, naming
  * the step to add), and its record neither resets nor snapshots it; `"empty"` leaves it to
  * the record, which starts it empty. A kind whose record lives outside this folder is
