@@ -73,7 +73,7 @@ def test_every_declared_namespace_is_in_the_load_message_and_none_is_a_trap(proj
     assert [] == message["worker"]["bindings"]
     assert {"kind": "kv_namespace", "binding": "CACHE", "entries": [{"key": "a", "value": "1", "metadata": None}]} == kv["bindings"]["CACHE"]["setup"]
     assert None is kv["bindings"]["FLAGS"]["setup"]
-    assert ("empty", "kvNamespaces") == (kv["withoutSetup"], kv["miniflare"])
+    assert ("empty", {"kvNamespaces": {"CACHE": "cache-id", "FLAGS": "FLAGS"}}) == (kv["withoutSetup"], kv["miniflare"])
 
 
 def test_the_consistency_assumption_is_stated_only_when_the_worker_has_kv(project):
