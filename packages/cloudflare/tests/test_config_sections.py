@@ -158,7 +158,7 @@ def test_assets_reach_miniflare_and_their_binding_is_no_trap(tmp_path):
         "runWorkerFirst": ["/api/*", "!/api/docs"],
         "htmlHandling": "auto-trailing-slash",
         "notFoundHandling": "none",
-    } == worker["kinds"]["assets"]["settings"] == worker["kinds"]["assets"]["miniflare"]["assets"]
+    } == worker["kinds"]["assets"]["section"] == worker["kinds"]["assets"]["miniflare"]["assets"]
     assert {"kind": "assets", "name": "ASSETS"} not in worker["bindings"]
     assert not any("assets" in sentence for sentence in spec.assumptions)
 

@@ -74,10 +74,10 @@ def test_the_load_message_lists_the_workers_own_classes_with_their_storage(proje
     entry = message["worker"]["kinds"]["durable_object"]
     assert {
         "COUNTER": {
-            "resource": "Counter", "className": "Counter", "sqlite": True, "setupHint": 'durable_object("COUNTER")',
+            "resource": "Counter", "settings": {"className": "Counter", "sqlite": True}, "setupHint": 'durable_object("COUNTER")',
             "setup": {"kind": "durable_object", "binding": "COUNTER", "objects": {}, "sql": {}},
         },
-        "NOTES": {"resource": "Notes", "className": "Notes", "sqlite": False, "setupHint": 'durable_object("NOTES")', "setup": None},
+        "NOTES": {"resource": "Notes", "settings": {"className": "Notes", "sqlite": False}, "setupHint": 'durable_object("NOTES")', "setup": None},
     } == entry["bindings"]
     objects = {"COUNTER": {"className": "Counter", "useSQLite": True}, "NOTES": {"className": "Notes", "useSQLite": False}}
     assert {"durableObjects": objects} == entry["miniflare"]
@@ -94,7 +94,7 @@ def test_the_load_message_lists_the_workers_own_classes_with_their_storage(proje
         ([durable_object("COUNTR")], "names DO binding 'COUNTR', which wrangler.jsonc does not declare .*did you mean 'COUNTER'"),
         (
             [durable_object("ROOMS")],
-            "names DO binding 'ROOMS', which wrangler.jsonc declares in durable_objects as a binding Eutaxy does not run \\(it stands in as a trap\\)",
+            "names DO binding 'ROOMS', which wrangler.jsonc declares in durable_objects.bindings as a binding Eutaxy does not run \\(it stands in as a trap\\)",
         ),
         (
             [durable_object("NOTES", sql={"n": {"schema": "CREATE TABLE t (a)"}})],

@@ -55,8 +55,8 @@ export function kinds(bound = {}) {
     d1: { label: "D1", title: "D1", setupStep: "d1_schema", withoutSetup: "unsupported", option: "d1Databases", policy: kindPolicy("d1") },
     kv: { label: "KV", title: "KV", setupStep: "kv_namespace", withoutSetup: "empty", option: "kvNamespaces", policy: kindPolicy("kv") },
     r2: { label: "R2", title: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", option: "r2Buckets", policy: kindPolicy("r2") },
-    // A queue consumer needs no setup step; 43 200 s is the longest retry delay Cloudflare accepts.
-    queue_consumer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: { ...kindPolicy("queue_consumer"), retryDelaySecondsMax: 43_200 } },
+    // A queue consumer needs no setup step.
+    queue_consumer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("queue_consumer") },
     durable_object: { label: "DO", title: "Durable Object", setupStep: "durable_object", withoutSetup: "unsupported", option: "durableObjects", policy: kindPolicy("durable_object") },
     assets: { label: "Assets", title: "Assets", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("assets") },
   };

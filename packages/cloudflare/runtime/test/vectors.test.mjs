@@ -80,7 +80,7 @@ test("a Durable Object alarm is retried as Cloudflare documents it: six times, 2
   // The row Python's record sends (bindings/ladders.json policies, held to the record by
   // packages/cloudflare/tests/test_bindings.py); the runtime reads it from the kind's entry.
   const { policies } = JSON.parse(readFileSync(path.join(REPO, "packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json"), "utf8"));
-  assert.deepEqual(policies, { durable_object: { alarmRetryDelaysMs: [2000, 4000, 8000, 16000, 32000, 64000] } });
+  assert.deepEqual(policies.durable_object, { alarmRetryDelaysMs: [2000, 4000, 8000, 16000, 32000, 64000] });
   const config = { kinds: kinds() };
   assert.deepEqual(alarmRetryDelays(config), policies.durable_object.alarmRetryDelaysMs);
   const { ladders } = vectors("ladders.json");

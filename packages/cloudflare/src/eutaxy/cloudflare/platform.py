@@ -157,9 +157,12 @@ class CloudflarePlatform:
     def describe(self) -> dict[str, Any]:
         assumptions = list(self._spec.assumptions) + ([self.date_assumption] if self.date_assumption else [])
         described: dict[str, Any] = {"platform": "cloudflare", "assumptions": assumptions}
-        if not self._spec.config.own_objects():
-            # Alarms and an object's work after its answer need a Durable Object of the Worker's own.
-            described["unusedBounds"] = ["alarmsPerObject", "afterWorkTimerLimit"]
+        # A bound only a kind's bindings use (a Durable Object's alarms and its work after its answer)
+        # is unused by a Worker without bindings of that kind.
+        config = self._spec.config
+        unused = [bound for kind in bindings.registered() if not kind.resources(config) for bound in kind.bounds]
+        if unused:
+            described["unusedBounds"] = unused
         if self.restarts:
             described["restarts"] = list(self.restarts)
         return described

@@ -179,6 +179,9 @@ class BindingKind:
     #: Whether the Agents SDK's routeAgentRequest serves the kind's bindings (``eutaxy draft``
     #: sends its http drive to their routes).
     routes_agents: bool = False
+    #: The scenario's bounds only the kind's bindings use (engine/bounds.py names them): a
+    #: Worker without bindings of the kind leaves them unused, as its verdict says.
+    bounds: tuple[str, ...] = ()
     #: False when the label's targets are not the kind's bindings alone (the assets' responses,
     #: ``Assets:<path>``): an invariant's target of the label is then not checked.
     checks_targets: bool = True

@@ -412,4 +412,6 @@ DURABLE_OBJECT = DurableObjectKind(
     reset_phrase="clear, seed and evict each object whose code ran since the last reset",
     reset_subject="Durable Objects",
     routes_agents=True,
+    # Alarms and an object's work after its answer need a Durable Object of the Worker's own.
+    bounds=("alarmsPerObject", "afterWorkTimerLimit"),
 )
