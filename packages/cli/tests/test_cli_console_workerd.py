@@ -98,8 +98,9 @@ def test_console_output_is_shown_under_its_effect_and_changes_nothing_else(tmp_p
     assert 1 == text.code, text.stderr
     lines = text.stdout.splitlines()
     at = [line.strip() for line in lines].index(f"console.error: {error_text}")
-    # Under the insert it followed, indented as the fault line of that point is.
-    assert lines[at - 2].strip().startswith("#0 D1:DB run") and lines[at - 1].strip().startswith("!! error"), lines[at - 3:at + 1]
+    # Under the insert it followed (shown beside the Worker's line that made it), indented as the fault line of that point is.
+    assert lines[at - 2].split()[:3] == ["worker.ts:9", "#0", "D1:DB"], lines[at - 2]
+    assert lines[at - 1].strip().startswith("!! error"), lines[at - 3:at + 1]
     assert lines[at - 1].index("!!") == lines[at].index("console.error")
     assert any(f"console.log: received {order}" in line for line in lines[:at])
     assert any(line.startswith("Console output of the comparison run:") and "--logs shows them" in line for line in lines)
