@@ -35,14 +35,15 @@ def _layer_of(label):
     # "//packages/core" or "//packages/core:core" -> "core"
     return label.split(":")[0].rsplit("/", 1)[-1]
 
-def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], test_data = [], test_deps = [], test_size = "medium", test_tags = [], test_support = [], test_support_users = []):
+def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], test_data = [], test_deps = [], test_size = "medium", test_shards = 0, test_tags = [], test_support = [], test_support_users = []):
     """A py_library for eutaxy.<layer> whose every build checks the layer rule.
 
     deps: the eutaxy layers this one may import (labels //packages/<layer>);
     users: the layers allowed to import this one (its visibility);
     third_party: other py deps (e.g. the z3 wheel repository);
     test_support: helper modules in tests/ (uniquely named) that the tests of
-    test_support_users import too, as :test_support (their test_deps name it).
+    test_support_users import too, as :test_support (their test_deps name it);
+    test_shards: how many Bazel shards the package's tests are dealt over (0: one process).
     """
     srcs = native.glob(["src/**/*.py"], exclude = ["src/**/_layer_checked.py"])
     layer_check(
@@ -80,6 +81,7 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
             deps = [":" + layer] + test_deps,
             data = native.glob(["tests/**"], exclude = ["tests/**/*.py", "**/__pycache__/**", "**/.hypothesis/**"]) + test_data,
             size = test_size,
+            shard_count = test_shards if test_shards else None,
             tags = test_tags,
             legacy_create_init = False,
         )

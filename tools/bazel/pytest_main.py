@@ -14,6 +14,35 @@ os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 import pytest  # noqa: E402 - below the PYTEST_DISABLE_PLUGIN_AUTOLOAD default, which it is there for
 
 
+class Shard:
+    """Bazel's test sharding protocol: this shard runs every TEST_TOTAL_SHARDS-th collected item.
+
+    Items are dealt in collection order (deterministic), so the slow cases of one file spread
+    over the shards; the status file tells Bazel the runner honours sharding.
+    """
+
+    def __init__(self, index: int, total: int) -> None:
+        assert 0 <= index < total, (index, total)
+        self.index = index
+        self.total = total
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        mine = [n % self.total == self.index for n in range(len(items))]
+        config.hook.pytest_deselected(items=[item for item, kept in zip(items, mine) if not kept])
+        items[:] = [item for item, kept in zip(items, mine) if kept]
+
+
+def _shard() -> Shard | None:
+    total = os.environ.get("TEST_TOTAL_SHARDS")
+    if not total:
+        return None
+    status = os.environ.get("TEST_SHARD_STATUS_FILE")
+    if status:
+        Path(status).touch()
+    return Shard(int(os.environ["TEST_SHARD_INDEX"]), int(total))
+
+
 def main() -> int:
     root = Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"]
     location = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_node" / "location.txt"
@@ -33,7 +62,8 @@ def main() -> int:
     xml = os.environ.get("XML_OUTPUT_FILE")
     if xml:
         args.append(f"--junitxml={xml}")
-    return pytest.main(args)
+    shard = _shard()
+    return pytest.main(args, plugins=[shard] if shard else [])
 
 
 if __name__ == "__main__":
