@@ -69,21 +69,33 @@ def test_a_handler_blocked_in_c_is_killed_and_the_next_run_starts_afresh(plan, m
 
 
 @pytest.mark.usefixtures("scenario_root")
-def test_a_handler_allocating_without_end_is_out_of_memory_in_its_own_process(plan, monkeypatch):
-    """Memory the invocation holds, then memory the module keeps: out_of_memory each time, the checker goes on."""
+def test_a_handler_allocating_without_end_fails_its_invocation_and_the_run_goes_on(plan, monkeypatch):
+    """Out of memory is the invocation's failure (Lambda's Runtime.OutOfMemory): crashed, MemoryError named at
+    the handler's line with the limit, the message redelivered; the run completes and the checker goes on.
+    Memory the module keeps is let go with the process, which the next run starts afresh."""
     monkeypatch.setenv(child.MEMORY_ENV, str(SMALL_MEMORY_MB))
-    with create_platform(_scenario([{"action": "hoard"}])) as platform:
+    scenario = _scenario([{"action": "hoard"}])
+    with create_platform(scenario) as platform:
         assert platform.describe()["assumptions"][0] == child.process_sentence(SMALL_MEMORY_MB)
-        kind, cause, detail = _end(platform.run(plan(_scenario([{"action": "hoard"}]))))
-        assert ("unsupported", "out_of_memory") == (kind, cause)
-        assert detail.startswith("msg-1#1 ran out of memory (MemoryError at handlers/unruly.py:")
-        assert f"limited to {SMALL_MEMORY_MB} MiB of address space" in detail
-        kind, cause, detail = _end(platform.run(plan(_scenario([{"action": "hoard_module"}]))))
-        assert ("unsupported", "out_of_memory") == (kind, cause)
-        assert f"{SMALL_MEMORY_MB} MiB" in detail
-        # Whether the module's hoard let the process answer or not, the next run is a fresh one's.
+        result = platform.run(plan(scenario))
+        assert "completed" == result.end.kind
+        ended = [(one.invocation, one.outcome, one.error.name) for one in result.invocations]
+        assert [("msg-1#1", "crashed", "MemoryError"), ("msg-1#2", "crashed", "MemoryError")] == ended
+        error = result.invocations[0].error
+        assert error.message.startswith(f"out_of_memory: the invocation ran out of memory: its process is limited to "
+                                        f"{SMALL_MEMORY_MB} MiB of address space (the checker's limit")
+        assert "Runtime.OutOfMemory" in error.message
+        assert error.at is not None and error.at.startswith("handlers/unruly.py:")
+        retries = [e for e in result.effects if e["op"] == "retry" and e["kind"] == "call"]
+        assert retries and all(e["payload"]["args"]["reason"] == "crashed" for e in retries)
+        # The module's hoard outlives the invocation, not the process: the next run's is fresh.
+        hoarded = platform.run(plan(_scenario([{"action": "hoard_module"}])))
+        assert hoarded.invocations and hoarded.invocations[0].error.name == "MemoryError", hoarded.to_data()["end"]
         again = platform.run(plan(_scenario([{"id": "after"}])))
         assert "completed" == again.end.kind
+        assert [("msg-1#1", "returned")] == [(one.invocation, one.outcome) for one in again.invocations]
+        put = next(e for e in again.effects if e["op"] == "PutItem" and e["kind"] == "call")
+        assert {"id": "after", "calls": 1} == put["payload"]["args"]["Item"]
 
 
 @pytest.mark.usefixtures("scenario_root")

@@ -16,11 +16,14 @@ and the next run starts a fresh one (a cold container), when:
   resetting and snapshotting the tables. A handler blocked on a socket or a thread's event,
   or one catching ``BaseException`` around a loop, is ended there: UNSUPPORTED
   ``handler_unresponsive``, naming the limit;
-- it runs out of memory. Its address space is limited (``RLIMIT_AS``, ``memory_limit_mb``:
-  4096 MiB, ``EUTAXY_HANDLER_MEMORY_MB`` sets another), so a handler that allocates without
-  end meets ``MemoryError`` in its own process, never the checker's: UNSUPPORTED
-  ``out_of_memory``, naming the invocation (``AwsPlatform``) or, when the process could not
-  even answer, the limit;
+- a run in it ran out of memory. Its address space is limited (``RLIMIT_AS``,
+  ``memory_limit_mb``: 4096 MiB, ``EUTAXY_HANDLER_MEMORY_MB`` sets another), so a handler
+  that allocates without end meets ``MemoryError`` in its own process, never the checker's.
+  Out of the handler, that is the invocation's failure (``AwsPlatform``: Lambda's
+  ``Runtime.OutOfMemory``) and the run goes on; the process answers, and the next run starts
+  a fresh one, as Lambda starts a fresh environment. Only when Eutaxy's own code in the
+  process ran out (resetting the tables, answering) is the run UNSUPPORTED ``out_of_memory``,
+  naming the limit;
 - it ended without an answer (a signal, a crash in native code): UNSUPPORTED
   ``handler_process_ended`` with its exit status.
 
@@ -160,6 +163,8 @@ class HandlerProcess:
             return self._lost_run(lost, limit_ms)
         result = self._answered(answer)
         assert isinstance(result, RunResult), result
+        if len(answer) > 2 and answer[2]:
+            self._stop()  # the handler ran out of memory in this run: the next run starts a fresh process
         return result
 
     def describe(self) -> dict[str, Any]:
@@ -354,16 +359,21 @@ def _ended_hint(status: int | None, memory_mb: int) -> str:
 def process_sentence(memory_mb: int) -> str:
     """Where the handler runs, as the verdict's first assumption says it."""
     return (
-        f"The handler runs in a Python process of its own, its address space limited to {memory_mb} MiB, started "
-        "once and kept across runs (a fresh one after it was killed); module state persists across invocations as "
-        "in a warm Lambda container, and the module-state check compares replays to catch it."
+        f"The handler runs in a Python process of its own, its address space limited to {memory_mb} MiB (the "
+        f"checker's limit, {MEMORY_ENV}; not the function's MemorySize), started once and kept across runs (a "
+        "fresh one after it was killed or ran out of memory); module state persists across invocations as in a "
+        "warm Lambda container, and the module-state check compares replays to catch it. A handler that runs out "
+        "of that memory fails its invocation as Lambda's Runtime.OutOfMemory does (its messages come back as SQS "
+        "redelivers them); the rest of that run keeps the module's state, where Lambda starts a fresh environment, "
+        "and a MemoryError the handler catches itself is its own."
     )
 
 
 def _memory_text(memory_mb: int) -> str:
     return (
-        f"the handler's process ran out of memory: it is limited to {memory_mb} MiB of address space ({MEMORY_ENV} "
-        "sets another); a handler that allocates without end? The next run starts a fresh process"
+        "the handler's process ran out of memory where no invocation could record it (importing the module, "
+        f"resetting or snapshotting the tables, answering the checker): it is limited to {memory_mb} MiB of address space ({MEMORY_ENV} sets another); "
+        "memory the handler's module keeps? The next run starts a fresh process"
     )
 
 
@@ -408,7 +418,9 @@ def _answer(request: tuple[Any, ...], platform: Any) -> tuple[Any, ...]:
             started.process = process_sentence(_limit_of_memory())
             return ("started", started.describe(), started)
         assert request[0] == "run" and platform is not None, request[0]
-        return ("result", platform.run(request[1]))
+        result = platform.run(request[1])
+        # The handler ran out of memory: the checker replaces this process before the next run.
+        return ("result", result, platform.fresh_process)
     except UserError as error:
         return ("user_error", str(error), error.near)
     except MemoryError:

@@ -15,9 +15,13 @@ why the engine's module-state check matters here), and for each run:
 
 ``maxConcurrentInvocations`` above 1 is not modelled yet: such a run ends UNSUPPORTED before
 any event, naming the bound. The handler's output is captured per invocation (``output.py``).
-A ``MemoryError`` out of the handler ends the run UNSUPPORTED (``out_of_memory``), naming the
-invocation: a Lambda function past its memory is killed, not handed an exception, and the
-limit here is the handler process's, not the function's.
+A ``MemoryError`` out of the handler is the invocation's failure, as Lambda records a function
+that ran out of memory (``Runtime.OutOfMemory``: the runtime process ends, the invocation
+failed): its outcome is ``crashed`` with the error ``MemoryError: out_of_memory: ...`` at the
+handler's line, its messages come back as SQS redelivers them, and the run goes on. The limit
+is the handler process's (``child``), the checker's, not the function's MemorySize. Lambda
+then starts a fresh environment; here the rest of the run keeps the module's state, and the
+next run starts a fresh process (``fresh_process``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import attrs
 from eutaxy.core.errors import UserError, error_message, error_text
 from eutaxy.core.protocol import RunResult
 from eutaxy.engine.bounds import PRODUCED_MESSAGES_MAX_DEFAULT
-from eutaxy.engine.runloop import RunLoop, plan_data, unsupported_result
+from eutaxy.engine.runloop import HandlerExit, RunLoop, plan_data, unsupported_result
 from eutaxy.engine.scenario_file import no_bytecode
 
 from eutaxy.aws.boundary import Boundary
@@ -69,8 +73,19 @@ IN_PROCESS = (
     "The handler runs in the checker's Python process; module state persists across invocations as in a warm "
     "Lambda container, and the module-state check compares replays to catch it."
 )
-#: The run's end when the handler raised MemoryError.
+#: What an invocation's error says first when the handler ran out of memory.
 OUT_OF_MEMORY = "out_of_memory"
+
+
+class HandlerOutOfMemory(HandlerExit):
+    """The handler ran out of the memory its process may take: Lambda's runtime process ends
+    there (``Runtime.OutOfMemory``), so the invocation crashes, this its error (``described``:
+    ``MemoryError`` at the handler's line), never the checker's end or the run's."""
+
+    def __init__(self, described: dict[str, Any]) -> None:
+        BaseException.__init__(self, described["message"])
+        self.code = None
+        self.described = described
 
 #: What every AWS verdict states it assumed, after where the handler runs.
 ASSUMPTIONS = (
@@ -165,6 +180,9 @@ class AwsPlatform:
     process: str = IN_PROCESS
     #: Which frames are the handler's: where an effect's call and an uncaught error are placed.
     frames: UserFrames = attrs.field(default=attrs.Factory(lambda self: UserFrames(self.folders, self.root), takes_self=True))
+    #: The handler ran out of memory in the last run: its process is best replaced before the next
+    #: (Lambda starts a fresh environment after ``Runtime.OutOfMemory``; ``child`` does it).
+    fresh_process: bool = False
     _closed: bool = False
 
     @classmethod
@@ -287,22 +305,24 @@ class AwsPlatform:
         return loop.result()
 
     def _memory_guarded(self, loop: RunLoop) -> Callable[[Any, Any], Any]:
-        """The handler, its MemoryError turned into the run's end (``out_of_memory``) naming the invocation."""
+        """The handler, its MemoryError turned into the invocation's crash (``HandlerOutOfMemory``)."""
         handler = self.handler
 
         def guarded(event: Any, context: Any) -> Any:
             try:
                 return handler(event, context)
             except MemoryError as error:
-                where = self._uncaught(error).get("at")
-                invocation = loop.current.id if loop.current is not None else "the handler"
-                unsupported = loop.unsupported(
-                    OUT_OF_MEMORY,
-                    f"{invocation} ran out of memory (MemoryError{f' at {where}' if where else ''}): "
-                    f"{_memory_limit_text()}; a handler that allocates without end?",
-                )
+                where = self.frames.raised_at(error)
+                self.fresh_process = True
+                described: dict[str, Any] = {
+                    "name": "MemoryError",
+                    "message": f"{OUT_OF_MEMORY}: the invocation ran out of memory: {_memory_limit_text()}; "
+                    "Lambda ends such an invocation as failed (Runtime.OutOfMemory)",
+                }
+                if where is not None:
+                    described["at"] = where.text()
             # Raised out here, so the error's frames (and what they hold) are let go first.
-            raise unsupported
+            raise HandlerOutOfMemory(described)
 
         return guarded
 
@@ -312,6 +332,8 @@ class AwsPlatform:
         The frame is told relative to the scenario's folder (``handler.py:7``), so no path
         of this machine reaches a report.
         """
+        if isinstance(error, HandlerOutOfMemory):
+            return dict(error.described)
         described: dict[str, Any] = {"name": type(error).__name__, "message": error_message(error)}
         source = self.frames.raised_at(error)
         if source is not None:
@@ -351,7 +373,10 @@ def _memory_limit_text() -> str:
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY:
         return "its process has no address-space limit"
-    return f"its process is limited to {soft // (1024 * 1024)} MiB of address space (EUTAXY_HANDLER_MEMORY_MB sets another)"
+    return (
+        f"its process is limited to {soft // (1024 * 1024)} MiB of address space (the checker's limit, "
+        "EUTAXY_HANDLER_MEMORY_MB, not the function's MemorySize)"
+    )
 
 
 def _validate(scenario: Mapping[str, Any]) -> None:

@@ -13,8 +13,9 @@ Outcomes, each its own count:
 - ``returned``: the handler returned (or its promise resolved) normally;
 - ``threw``: it raised or rejected with an error of its own;
 - ``crashed``: an injected fault killed it (crash_before, crash_after), or the user's code
-  ended its own process (``process.exit`` in a Worker, ``os._exit`` in a handler), which
-  the platform takes as the invocation's crash: that call is then its ``error``;
+  ended its own process (``process.exit`` in a Worker, ``os._exit`` in a handler, an AWS
+  handler out of memory, Lambda's ``Runtime.OutOfMemory``), which the platform takes as the
+  invocation's crash: that call (or ``MemoryError``) is then its ``error``;
 - ``timed_out``: the platform stopped it at its configured time limit (Lambda's timeout,
   a Worker's CPU limit).
 
@@ -196,7 +197,8 @@ class OutcomeCounts:
     timed_out: int = 0
     #: Of ``returned``, those that asked for every message they got to come again.
     retried_all: int = 0
-    #: Of ``crashed``, those the user's own code ended (``process.exit``, ``os._exit``), not a fault.
+    #: Of ``crashed``, those the user's own code ended (``process.exit``, ``os._exit``, an AWS handler out of
+    #: memory), not a fault.
     exited: int = attrs.field(default=0, metadata={"omit_if_default": True})
     dead_lettered: int = 0
     succeeded_fault_free: bool = False

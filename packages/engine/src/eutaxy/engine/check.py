@@ -172,7 +172,7 @@ def _refuse_never_succeeded(session: Session, outcome: Exhausted) -> Outcome:
             (counts.threw, "threw"),
             (counts.timed_out, "timed out"),
             (counts.crashed - counts.exited, "crashed by an injected fault"),
-            (counts.exited, "crashed by their own exit"),
+            (counts.exited, "crashed by their own code (an exit, out of memory)"),
             (counts.retried_all, "returned but asked for all their messages again"),
             (counts.returned - counts.retried_all, "returned, in runs with a fault"),
             (counts.dead_lettered, "message dead-lettered" if counts.dead_lettered == 1 else "messages dead-lettered"),

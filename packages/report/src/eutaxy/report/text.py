@@ -727,7 +727,7 @@ def _outcomes_section(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
             parts[0] += f" ({counts.retried_all} asking for every message again)"
         parts += [f"{counts.threw} threw", f"{counts.crashed - counts.exited} crashed by a fault"]
         if counts.exited:
-            parts.append(f"{counts.exited} crashed by their own exit")
+            parts.append(f"{counts.exited} crashed by their own code (an exit, out of memory)")
         if counts.timed_out:
             parts.append(f"{counts.timed_out} timed out")
         if counts.dead_lettered:
