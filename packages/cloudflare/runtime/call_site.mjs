@@ -1,13 +1,15 @@
 // @ts-check
 /**
- * Where in the bundle the Worker's code made an effect: the call site an effect point
- * records as `site`, which the host maps through the bundle's source map to the Worker's
- * own file, line and column (host/bundler.mjs `StackMapper.sites`) and sends on as `source`.
+ * Where the Worker's code made an effect: the call site an effect point records as `site`,
+ * which the host maps to the Worker's own file, line and column (host/bundler.mjs
+ * `StackMapper.site`) and sends on as `source`.
  *
  * The stack is read as V8's structured frames (Error.prepareStackTrace for the length of one
- * capture), so no stack text is formatted. Only the frames of the bundle are kept, innermost
- * first, as `line:column` positions separated by spaces: which of them is the Worker's and
- * which is Eutaxy's runtime only the source map tells, so the host decides. The capture
+ * capture), so no stack text is formatted. The frames are kept innermost first, separated by
+ * spaces: a frame of the bundle as `line:column`, a frame of another module (a module of a
+ * no_bundle Worker, loaded beside the bundle) as `file:line:column` with the module's name as
+ * workerd gives it, URI-encoded. Which of them is the Worker's and which is Eutaxy's runtime
+ * only the bundle's source map and the module list tell, so the host decides. The capture
  * starts above the function that asks for it, so the effect point's own frames are left out.
  */
 
@@ -49,8 +51,8 @@ function ownFile() {
 }
 
 /**
- * The bundle positions of the stack above `below`, innermost first (`"812:17 790:5"`), or
- * undefined when no frame is the bundle's. Positions are V8's: line and column from 1.
+ * The positions of the stack above `below`, innermost first (`"812:17 worker%2Findex.js:6:80
+ * 790:5"`), or undefined when no frame has a file. Positions are V8's: line and column from 1.
  * @param {Function} below the function whose caller is the first frame kept
  * @returns {string | undefined}
  */
@@ -59,10 +61,11 @@ export function callSite(below) {
   if (!bundle) return undefined;
   const positions = [];
   for (const frame of frames(below)) {
-    if (frame.getFileName?.() !== bundle) continue;
+    const file = frame.getFileName?.();
     const line = frame.getLineNumber?.();
     const column = frame.getColumnNumber?.();
-    if (typeof line === "number" && typeof column === "number") positions.push(`${line}:${column}`);
+    if (typeof file !== "string" || !file || typeof line !== "number" || typeof column !== "number") continue;
+    positions.push(file === bundle ? `${line}:${column}` : `${encodeURIComponent(file)}:${line}:${column}`);
   }
   return positions.length ? positions.join(" ") : undefined;
 }

@@ -74,7 +74,7 @@ async function load(message) {
     define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules, rules: loaded.rules, tsconfig: loaded.tsconfig,
     compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle,
   });
-  mapper = new StackMapper(scriptPath, loaded.root);
+  mapper = new StackMapper(scriptPath, loaded.root, loaded.noBundle?.baseDir ?? null);
   const bundled = performance.now();
   await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);

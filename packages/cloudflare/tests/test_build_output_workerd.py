@@ -102,6 +102,8 @@ def test_the_user_config_is_redirected_to_the_generated_one(tmp_path):
     spec = prepare_worker(scenario_of(root, "x"))
     assert spec.load.no_bundle == {"baseDir": str((root / "dist" / "shop").resolve()), "rules": spec.load.no_bundle["rules"]}
     assert spec.load.no_bundle["rules"][0] == ("ESModule", ("**/*.js", "**/*.mjs"))
+    # Sources are shown from the user's config folder (worker/index.ts through the build's maps), not the generated one's.
+    assert spec.load.root == str(root.resolve())
     (sentence,) = [one for one in spec.assumptions if "build output" in one]
     assert "wrangler.jsonc is redirected by .wrangler/deploy/config.json to the generated dist/shop/wrangler.json" in sentence
     assert "module list" in sentence and str(tmp_path) not in sentence

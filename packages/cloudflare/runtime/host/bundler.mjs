@@ -512,34 +512,47 @@ function unresolvedPackages(errors, entry, compatibilityDate, compatibilityFlags
  * runtime, the generated entry, or nothing the map covers is dropped. Nothing host-specific
  * (the work directory under /dev/shm, a pid, the toolchain's folder) survives: two checks give
  * the same bytes (`shownPath`).
+ *
+ * A no_bundle Worker's modules are loaded beside the bundle as they are (UNBUNDLED_DIR, named
+ * from `baseDir`): a position in one (`worker/index.js:6:80`) is the module's own file, line and
+ * column as loaded, or, when the module has its source map beside it (`index.js.map`, as a Vite
+ * build writes), the source the map names; the patch module (PATCH_MODULE) is Eutaxy's own.
  */
 export class StackMapper {
-  /** @param {string} bundleFile @param {string} root the Worker project's folder */
-  constructor(bundleFile, root) {
+  /**
+   * @param {string} bundleFile @param {string} root the Worker project's folder (its config's)
+   * @param {string | null} [baseDir] a no_bundle Worker's base folder (its modules' names are relative to it), else null
+   */
+  constructor(bundleFile, root, baseDir = null) {
     this.bundleFile = bundleFile;
     this.root = root;
+    this.baseDir = baseDir;
     this.workDir = path.dirname(bundleFile);
     /** @type {SourceMap | null} */
-    this.map = null;
-    try {
-      this.map = new SourceMap(JSON.parse(readFileSync(`${bundleFile}.map`, "utf8")));
-    } catch {
-      this.map = null;
-    }
+    this.map = readSourceMap(`${bundleFile}.map`);
     const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
     this.position = new RegExp(`(?:file://)?(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
     this.frame = new RegExp(`^\\s*at\\s.*${name}:\\d+:\\d+\\)?\\s*$`);
+    // A position in a module loaded beside the bundle: its name from UNBUNDLED_DIR on, with the
+    // work directory (and file://) before it or not.
+    const dir = `(?:file://)?(?:${escapeRegExp(this.workDir)}/)?`;
+    this.modulePosition = new RegExp(`(?<![\\w.@/-])${dir}(${UNBUNDLED_DIR}/[^\\s():]+):(\\d+):(\\d+)`, "g");
+    this.moduleFrame = new RegExp(`^\\s*at\\s.*(?<![\\w.@/-])${dir}(?:${UNBUNDLED_DIR}/[^\\s():]+|${PATCH_MODULE.replace(/[.]/g, "[.]")}):\\d+:\\d+\\)?\\s*$`);
+    /** @type {Map<string, SourceMap | null>} a no_bundle module's file -> the source map beside it (null: none) */
+    this.moduleMaps = new Map();
     /** @type {Map<string, {file: string, line: number, column: number} | null>} call site (call_site.mjs) -> its source; a Worker has few */
     this.sites = new Map();
   }
 
   /**
-   * The source a bundle position came from: `{file, line, column, own}` (`own`: Eutaxy's
-   * runtime, the generated entry or a spec module's recording wrapper), or null when the map
-   * does not cover it or its file has no path that is the same on every machine (`shownPath`).
-   * @param {number} line @param {number} column
+   * The source a position came from: `{file, line, column, own}` (`own`: Eutaxy's runtime, the
+   * generated entry or a spec module's recording wrapper), or null when nothing covers it or its
+   * file has no path that is the same on every machine (`shownPath`). A position without `module`
+   * is the bundle's; one with it is in that module as workerd names it (call_site.mjs).
+   * @param {number} line @param {number} column @param {string} [module]
    */
-  origin(line, column) {
+  origin(line, column, module) {
+    if (module !== undefined) return this.moduleOrigin(module, line, column);
     if (!this.map) return null;
     // The mapping the position falls in, taken at its own start: the original token's line and
     // column. (findOrigin adds the position's distance from the mapping's start, which counts in
@@ -556,33 +569,59 @@ export class StackMapper {
   }
 
   /**
-   * The Worker's own frame among bundle positions, innermost first: the first that maps to the
+   * The source of a position in a module loaded beside the bundle (`module` as workerd or a stack
+   * names it): a no_bundle Worker's module is its file under `baseDir`, mapped through the source
+   * map beside it when there is one and it covers the position; the patch module is Eutaxy's own;
+   * anything else null.
+   * @param {string} module @param {number} line @param {number} column
+   */
+  moduleOrigin(module, line, column) {
+    const name = module.replace(/^file:\/\//, "").split(this.workDir + "/").join("").replace(/^\/+/, "");
+    if (name === PATCH_MODULE) return { file: name, line, column, own: true };
+    if (this.baseDir === null || !name.startsWith(`${UNBUNDLED_DIR}/`)) return null;
+    const file = path.join(this.baseDir, ...name.slice(UNBUNDLED_DIR.length + 1).split("/"));
+    let map = this.moduleMaps.get(file);
+    if (map === undefined) {
+      map = readSourceMap(`${file}.map`);
+      this.moduleMaps.set(file, map);
+    }
+    const entry = /** @type {any} */ (map?.findEntry(line - 1, column - 1));
+    if (entry && typeof entry.originalSource === "string" && entry.originalSource) {
+      const shown = shownPath(path.resolve(path.dirname(file), entry.originalSource.replace(/^file:\/\//, "")), this.root);
+      return shown === null ? null : { file: shown, line: entry.originalLine + 1, column: entry.originalColumn + 1, own: false };
+    }
+    const shown = shownPath(file, this.root);
+    return shown === null ? null : { file: shown, line, column, own: false };
+  }
+
+  /**
+   * The Worker's own frame among stack positions, innermost first: the first that maps to the
    * Worker's source outside node_modules when one does, else the first of a package's; null when
    * none is the Worker's (Eutaxy's runtime only).
-   * @param {{line: number, column: number}[]} positions
+   * @param {{line: number, column: number, module?: string}[]} positions
    * @returns {{file: string, line: number, column: number} | null}
    */
   userFrame(positions) {
     /** @type {{file: string, line: number, column: number}[]} */
     const frames = [];
-    for (const { line, column } of positions) {
-      const origin = this.origin(line, column);
+    for (const { line, column, module } of positions) {
+      const origin = this.origin(line, column, module);
       if (origin && !origin.own) frames.push({ file: origin.file, line: origin.line, column: origin.column });
     }
     return frames.find((one) => !one.file.split("/").includes("node_modules")) ?? frames[0] ?? null;
   }
 
   /**
-   * The source of an effect's call site (call_site.mjs: `"LINE:COLUMN LINE:COLUMN"`, innermost
-   * first), read once per distinct site.
+   * The source of an effect's call site (call_site.mjs: `"LINE:COLUMN FILE:LINE:COLUMN"`,
+   * innermost first, a module's name URI-encoded), read once per distinct site.
    * @param {string} site @returns {{file: string, line: number, column: number} | null}
    */
   site(site) {
     let source = this.sites.get(site);
     if (source === undefined) {
       const positions = site.split(" ").map((one) => {
-        const [line, column] = one.split(":").map(Number);
-        return { line, column };
+        const [, module, line, column] = /** @type {RegExpExecArray} */ (/^(?:(.*):)?(\d+):(\d+)$/.exec(one));
+        return { line: Number(line), column: Number(column), ...(module === undefined ? {} : { module: decodeURIComponent(module) }) };
       });
       source = this.userFrame(positions);
       this.sites.set(site, source);
@@ -590,14 +629,33 @@ export class StackMapper {
     return source;
   }
 
-  /** `text` with every bundle position mapped and every stack line of Eutaxy's own dropped. @param {string} text */
-  text(text) {
-    if (!text.includes(path.basename(this.bundleFile)) && !text.includes(this.workDir)) return text;
-    const lines = text.split("\n").filter((line) => {
-      if (!this.frame.test(line)) return true;
+  /**
+   * The positions of a stack line: a bundle position, or a position in a module loaded beside the bundle.
+   * @param {string} line @returns {{line: number, column: number, module?: string} | null}
+   */
+  framePosition(line) {
+    if (this.frame.test(line)) {
       this.position.lastIndex = 0;
       const found = this.position.exec(line);
-      const origin = found ? this.origin(Number(found[1]), Number(found[2])) : null;
+      return found ? { line: Number(found[1]), column: Number(found[2]) } : null;
+    }
+    if (this.moduleFrame.test(line)) {
+      const found = /(?:file:\/\/)?([^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
+      return found ? { module: found[1], line: Number(found[2]), column: Number(found[3]) } : null;
+    }
+    return null;
+  }
+
+  /**
+   * `text` with every bundle position, and every position in a module loaded beside it, mapped;
+   * every stack line of Eutaxy's own dropped. @param {string} text
+   */
+  text(text) {
+    if (!text.includes(path.basename(this.bundleFile)) && !text.includes(this.workDir) && !(this.baseDir !== null && text.includes(`${UNBUNDLED_DIR}/`))) return text;
+    const lines = text.split("\n").filter((line) => {
+      const at = this.framePosition(line);
+      if (at === null) return true;
+      const origin = this.origin(at.line, at.column, at.module);
       return origin !== null && !origin.own;
     });
     return lines
@@ -605,6 +663,10 @@ export class StackMapper {
       .replace(this.position, (whole, line, column) => {
         const origin = this.origin(Number(line), Number(column));
         return origin ? `${origin.file}:${origin.line}:${origin.column}` : path.basename(this.bundleFile);
+      })
+      .replace(this.modulePosition, (whole, module, line, column) => {
+        const origin = this.origin(Number(line), Number(column), module);
+        return origin ? `${origin.file}:${origin.line}:${origin.column}` : whole;
       })
       .split(this.workDir + "/").join("");
   }
@@ -615,14 +677,7 @@ export class StackMapper {
    * @param {string} stack
    */
   thrownAt(stack) {
-    /** @type {{line: number, column: number}[]} */
-    const positions = [];
-    for (const line of stack.split("\n")) {
-      if (!this.frame.test(line)) continue;
-      this.position.lastIndex = 0;
-      const found = this.position.exec(line);
-      if (found) positions.push({ line: Number(found[1]), column: Number(found[2]) });
-    }
+    const positions = stack.split("\n").map((line) => this.framePosition(line)).filter((at) => at !== null);
     const frame = this.userFrame(positions);
     return frame ? `${frame.file}:${frame.line}` : null;
   }
@@ -635,7 +690,8 @@ export class StackMapper {
    * @param {string} resultText @returns {string}
    */
   runResult(resultText) {
-    const paths = resultText.includes(path.basename(this.bundleFile)) || resultText.includes(this.workDir);
+    const paths = resultText.includes(path.basename(this.bundleFile)) || resultText.includes(this.workDir) ||
+      (this.baseDir !== null && resultText.includes(`${UNBUNDLED_DIR}/`));
     if (!resultText.includes('"site"') && !resultText.includes('"stack"') && !paths) return resultText;
     const result = JSON.parse(resultText);
     for (const effect of result.effects ?? []) {
@@ -661,6 +717,20 @@ export class StackMapper {
     };
     return JSON.stringify(walk(result));
   }
+}
+
+/** The source map in `file`, or null when there is none or it does not parse. @param {string} file */
+function readSourceMap(file) {
+  try {
+    return new SourceMap(JSON.parse(readFileSync(file, "utf8")));
+  } catch {
+    return null;
+  }
+}
+
+/** `text` matched literally in a regular expression. @param {string} text */
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
 /**

@@ -105,8 +105,10 @@ class StderrLog extends Log {
 
 /**
  * `modules`: the module list of a Worker that is not bundled (the bundle first), null to let
- * Miniflare find the bundle's imports from the bundle.
- * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, compatibilityDate: string, compatibilityFlags: string[],
+ * Miniflare find the bundle's imports from the bundle; `noBundle.baseDir` the folder that
+ * Worker's module names are relative to (its stack positions are mapped from there).
+ * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, noBundle?: {baseDir: string} | null,
+ *   compatibilityDate: string, compatibilityFlags: string[],
  *   kindBindings: Record<string, any>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
  * @typedef {{directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string}} AssetsSettings
  */
@@ -187,7 +189,7 @@ export class Isolate {
     } catch (error) {
       await Promise.race([mf.dispose().catch(() => {}), new Promise((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS))]);
       if (error instanceof NotStarted) throw error.user ? new UserError(error.message) : new Error(error.message);
-      throw new UserError(startFailure(/** @type {Error} */ (error), new StackMapper(options.scriptPath, options.root)));
+      throw new UserError(startFailure(/** @type {Error} */ (error), new StackMapper(options.scriptPath, options.root, options.noBundle?.baseDir ?? null)));
     }
     this.mf = mf;
     this.options = options;

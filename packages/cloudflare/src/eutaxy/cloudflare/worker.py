@@ -113,8 +113,9 @@ class LoadMessage:
     #: ``limits.cpu_ms``, else Cloudflare's documented 30 s): the host's watchdog stops an
     #: invocation past it and the run records it ``timed_out``.
     cpu_limit_ms: int = wrangler.CPU_MS_DEFAULT
-    #: The Worker project's folder (the config's): stack positions are shown relative to it
-    #: (``src/index.ts:12``), so no host path reaches a report.
+    #: The Worker project's folder (the config's; the user's config's when a build redirects it
+    #: to a generated one): stack positions are shown relative to it (``src/index.ts:12``), so
+    #: no host path reaches a report.
     root: str
 
     def __attrs_post_init__(self) -> None:
@@ -242,7 +243,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         no_bundle=_no_bundle_entry(config, entry, scenario),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
-        root=str(config.path.parent),
+        root=str((config.redirected_from or config.path).parent),
     )
     return WorkerSpec(
         config=config,
