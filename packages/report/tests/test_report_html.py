@@ -11,7 +11,9 @@ from real checks at 1280x800 is the CLI's test (test_cli_html_layout.py).
 
 from __future__ import annotations
 
+import html
 import html.parser
+import re
 
 import chromium_page
 import pytest
@@ -227,3 +229,45 @@ def test_a_lane_names_a_later_attempt_by_the_drive_that_delivered_it():
     page = render_html(verdict)
     assert "msg-1#2 (resend)" in page and "msg-1#2 (redelivery)" not in page
     assert "msg-1#2 (redelivery)" in render_html(verdicts.violated())
+
+
+def test_the_time_axis_reads_seconds_from_the_runs_start_as_the_text_report_writes_times():
+    """Each column is headed with its time as the text report writes times (``+30 s``), never ``+N ms``."""
+    verdict = verdicts.aws_violated()
+    page = render_html(verdict)
+    axis = re.findall(r'<div class="axis" style="grid-row:1;grid-column:\d+">([^<]*)</div>', page)
+    assert axis == ["+0 s", "+0.001 s", "+0.002 s", "+0.003 s", "+30 s", "+30.001 s", "+30.002 s"]
+    assert "(redelivery, at +30 s)" in render_text(verdict)
+
+
+@pytest.mark.parametrize("make", [verdicts.bounded, verdicts.violated, verdicts.unsupported])
+def test_the_header_is_the_text_reports_headline(make):
+    """The page opens with the text report's first line, and a BOUNDED page with what the text
+    report says under it (the runs, why it is no proof), not a sentence of its own."""
+    verdict = make()
+    page = render_html(verdict)
+    header = html.unescape(re.sub(r"<[^>]+>", "\n", page[page.index("<header>"):page.index("</header>")]))
+    paragraphs = [" ".join(part.split()) for part in header.split("\n") if part.strip()]
+    text = render_text(verdict).split("\n\n")
+    word, rest = text[0].split("  ", 1)
+    assert paragraphs[:2] == [word, rest]
+    if verdict["kind"] == "bounded":
+        said = text[1].splitlines()
+        assert said[0].startswith("No invariant broke in 200 runs")
+        assert " ".join(paragraphs[2:]) == " ".join(said)
+
+
+def test_a_point_card_is_named_as_the_text_report_names_it_one_ordinal_per_effect():
+    """A Core decision carries the ordinal of the point after it: its card, like its text line, has none."""
+    verdict = verdicts.violated()
+    verdict["trace"] = [
+        {"target": "Core:decideRefund", "op": "decideRefund", "kind": "decision",
+         "payload": {"args": [{"amount": 5}], "result": "refund"}, "invocation": "req-1#1", "ordinal": 0, "time": verdicts.START_MS},
+        {"target": "D1:DB", "op": "run", "kind": "call", "payload": {"args": {"sql": "UPDATE x", "params": []}},
+         "invocation": "req-1#1", "ordinal": 0, "time": verdicts.START_MS},
+        {"target": "D1:DB", "op": "run", "kind": "result", "payload": {"args": {"sql": "UPDATE x", "params": []}, "result": {"changes": 1}},
+         "invocation": "req-1#1", "ordinal": 0, "time": verdicts.START_MS},
+    ]
+    verdict["violation"]["effects"] = []
+    names = re.findall(r'<div class="what">([^<]*)</div>', render_html(verdict))
+    assert names == ["Core:decideRefund decideRefund decision", "#0 D1:DB run"]

@@ -4,7 +4,8 @@
 style and the script are inline, nothing is fetched, so it opens offline and from a CI
 artifact. It reads without JavaScript: the timeline is a CSS grid with one lane (row)
 per invocation and one column per effect point in log order, which is virtual-time
-order (each column is headed with its offset from the first effect); injected faults are
+order (each column is headed with its time from the run's start in seconds, as the text
+report writes times: ``+0.003 s``); injected faults are
 marked ``!!`` and outlined, the effects the violation names are highlighted, and every
 point holds its full arguments and result in a ``<details>``. Each point the user's code
 made links to the lines around its source in the Code section (read from the user's file
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from eutaxy.core.canonical import to_json
-from eutaxy.core.effect_points import fault_name, group_points
+from eutaxy.core.effect_points import fault_name, group_points, seconds_text
 from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
 from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
@@ -45,18 +46,21 @@ from eutaxy.report.text import (
     _group_lines,
     _label,
     _live,
+    _point as _text_point,
+    _start_ms,
     _styled,
     _violation_effects,
+    bounded_summary,
     cut_text,
     fault_free_heading,
     fault_free_outcome,
+    headline_parts,
     render_text,
     undetermined_text,
 )
 
 __all__ = ["render_html"]
 
-_WORDS = {"violated": "VIOLATED", "bounded": "BOUNDED", "unsupported": "UNSUPPORTED"}
 
 _STYLE = """
 :root { --fault: #b00020; --named: #ffe08a; --line: #c8ccd4; --ink: #1d2330; --muted: #5b6372; --card: 13rem; }
@@ -237,10 +241,7 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any], *, source_root: 
     except VerdictDataError:
         return _unreadable_page(verdict)
     kind = verdict.kind
-    scenario = verdict.scenario or "scenario"
-    platform = verdict.platform
-    where = f"{scenario} ({platform})" if platform else scenario
-    word = _WORDS.get(kind, kind.upper() or "VERDICT")
+    word, where, tail = headline_parts(verdict)
     sections: list[tuple[str, str, list[str]]] = []
     if isinstance(verdict, Violated):
         code = _excerpts(verdict, source_root)
@@ -265,7 +266,8 @@ def render_html(verdict: SimulationVerdict | Mapping[str, Any], *, source_root: 
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(word)} {_e(where)}: Eutaxy</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f'<header><h1><span class="word {_e(kind)}">{_e(word)}</span> {_e(where)}</h1>',
+        # The text report's headline: its first line, then (BOUNDED) what the verdict rests on.
+        f'<header><h1><span class="word {_e(kind)}">{_e(word)}</span> {_e(where)}: {_e(tail)}</h1>',
         _headline_detail(verdict),
         "</header>",
         # Only the sections this page has, under the titles they carry.
@@ -304,7 +306,7 @@ def _headline_detail(verdict: SimulationVerdict) -> str:
             f"<p>{_e(cause_explanation(verdict.cause.kind))}</p>"
         )
     assert isinstance(verdict, Bounded), verdict.kind
-    return "<p>No invariant broke in the runs explored within the bounds below: bounded, not verified.</p>"
+    return "".join(f"<p>{_e(paragraph.replace(chr(10), ' '))}</p>" for paragraph in bounded_summary(verdict))
 
 
 # ---------------------------------------------------------------------------- timeline
@@ -320,7 +322,8 @@ def _timeline(verdict: Violated, code: list[Excerpt]) -> list[str]:
         invocation = group[0][1].invocation
         if invocation not in lanes:
             lanes.append(invocation)
-    start = min((effect.time for _, effect in live), default=None)
+    # Times as the text report writes them: seconds from the run's start (+0.003 s).
+    start = _start_ms(live)
     lines = [
         '<h2 id="timeline">Timeline of the shrunk trace</h2>',
         '<p class="hint">One lane per invocation, one column per effect point in log (virtual-time) order'
@@ -335,7 +338,7 @@ def _timeline(verdict: Violated, code: list[Excerpt]) -> list[str]:
     lines.append(f'<div class="timeline" role="list" style="{columns}">')
     lines.append('<div class="axis corner" style="grid-row:1;grid-column:1">virtual time</div>')
     for column, group in enumerate(groups, start=2):
-        label = f"+{group[0][1].time - start} ms" if start is not None else ""
+        label = seconds_text(group[0][1].time - start) if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
     # How each invocation that failed ended (its uncaught error is part of the trace), under its lane's name.
     failed = {one.invocation: one for one in verdict.invocations if one.outcome in (THREW, TIMED_OUT)}
@@ -372,7 +375,9 @@ def _point(group: list[tuple[int, Effect]], number: int, lane: int, named: set[i
     if faults:
         classes.append("faulted")
     first, *_ = _group_lines(group)
-    what = f"#{head.ordinal} {head.target}" + (f" {head.op}" if head.op and head.kind != FAULT else "")
+    # Named as the text report names it: one ordinal per effect in its invocation (a Core
+    # decision has none of its own), a result after nested points as `end of #0`.
+    what = _text_point(group).key
     summary = first[len(what):].strip() if first.startswith(what) else first
     fault_html = "".join(
         f'<div class="fault" data-fault="{_e(fault_name(f))}">!! {_e(fault_name(f))}'

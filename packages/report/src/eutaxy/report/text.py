@@ -275,9 +275,17 @@ def _render(verdict: SimulationVerdict, *, logs: bool, verbose: bool) -> str:
 # ---------------------------------------------------------------------------- sections
 
 
-def _headline(verdict: SimulationVerdict) -> list[str]:
+def headline_parts(verdict: SimulationVerdict) -> tuple[str, str, str]:
+    """The report's first line in its three parts: the word, the scenario (and platform) and what
+    the word means (``BOUNDED``, ``q (cloudflare)``, ``bounded, not verified``); the HTML page's
+    header is the same line."""
     where = f"{verdict.scenario or 'scenario'} ({verdict.platform})" if verdict.platform else (verdict.scenario or "scenario")
-    return [f"{_HEADLINES[verdict.kind]}  {where}: {_TAILS[verdict.kind]}"]
+    return _HEADLINES[verdict.kind], where, _TAILS[verdict.kind]
+
+
+def _headline(verdict: SimulationVerdict) -> list[str]:
+    word, where, tail = headline_parts(verdict)
+    return [f"{word}  {where}: {tail}"]
 
 
 def _violation_section(violation: Violation) -> list[str]:
@@ -668,20 +676,26 @@ def _schedule_section(verdict: Violated) -> list[str]:
 
 
 def _bounded_section(verdict: Bounded) -> list[str]:
+    return [""] + [line for sentence in bounded_summary(verdict) for line in sentence.split("\n")]
+
+
+def bounded_summary(verdict: Bounded) -> list[str]:
+    """What a BOUNDED verdict rests on, under its headline, one item per paragraph: the runs that
+    broke no invariant and whether every schedule within the bounds ran, why it is no proof, the
+    handler's own errors, a budget that stopped exploration first. The text report and the HTML
+    page's header both tell it so; a line break inside an item is where the text report wraps it."""
     provenance = verdict.provenance
     runs = provenance.runs
     explored = f"{runs} run" + ("" if runs == 1 else "s")
     if provenance.completed or (verdict.exhaustive is not None and verdict.exhaustive.completed):
         return [
-            "",
             f"No invariant broke in {explored}: completed: every schedule within the bounds below ran.",
             "This is not a proof: nothing beyond these bounds was checked.",
             *_own_errors_lines(verdict.outcomes),
         ]
     lines = [
-        "",
         f"No invariant broke in {explored} within the bounds below.",
-        "This is not a proof: runs beyond these bounds, and schedules the exploration did not",
+        "This is not a proof: runs beyond these bounds, and schedules the exploration did not\n"
         "reach, were not checked.",
         *_own_errors_lines(verdict.outcomes),
     ]
