@@ -323,3 +323,67 @@ def test_the_docs_walkthroughs_end_to_end_scenario_finds_the_bug_through_the_pro
     sends = [(e["invocation"], e["op"]) for e in data["trace"] if e["target"] == "Queue:signups" and e["op"] == "send"]
     assert [("req-1#1", "send")] == sends[:1]
     assert any(e["invocation"].startswith("req-1#1/") for e in data["trace"])  # the consumer ran under the request
+
+
+# --- a drafted scenario runs: its holes filled mechanically, checked fault-free ---------------
+
+#: The holes a mechanical filler writes, as an author would without reading the Worker: the
+#: events (the draft's example, else one plain event), the invariants (every example the draft
+#: gives, all at once) and a test value for each secret. Any other hole (the schema, the drive)
+#: is something the draft should have found.
+FILLABLE_HOLES = frozenset({"events", "invariants", "secrets"})
+
+
+def example_events(data: dict) -> list[dict]:
+    """The draft's example events with each empty string a distinct value (``orderId`` ->
+    ``"orderId-1"``), as an author writes placeholders in, and every other value as the draft
+    gives it; one plain event (``GET /``, an empty message) when the draft gives none."""
+    events = data["exampleEvents"] or ([{"method": "GET", "path": "/"}] if data["drive"]["kind"] == "http" else [{"body": {}}])
+
+    def filled(value, field, number):
+        if value == "":
+            return f"{field}-{number}"
+        if isinstance(value, dict):
+            return {key: filled(item, key, number) for key, item in value.items()}
+        if isinstance(value, list):
+            return [filled(item, field, number) for item in value]
+        return value
+
+    return [filled(event, "", number) for number, event in enumerate(events, start=1)]
+
+
+def fill_mechanically(data: dict) -> tuple[str, list[str]]:
+    """The draft's text with every fillable hole written, and the holes it could not fill."""
+    source = data["source"]
+    left = [hole["name"] for hole in data["holes"] if hole["name"] not in FILLABLE_HOLES]
+    if data["drive"] is not None:
+        source = re.sub(r'todo\("events", "[^"]*"\)', json.dumps(example_events(data)), source)
+    invariants = ",\n        ".join(line.rstrip(",") for line in data["exampleInvariants"])
+    if invariants:
+        source = re.sub(r'todo\("invariants", "[^"]*"\)', lambda _: invariants, source)
+    else:
+        left.append("invariants (the draft gave no example)")
+    source = re.sub(r'todo\("secrets", "a test value for env\.(\w+)"\)', lambda m: json.dumps(f"test-{m.group(1).lower()}"), source)
+    return source, left
+
+
+@pytest.mark.parametrize("case", worker_cases())
+def test_each_corpus_draft_filled_mechanically_runs_fault_free(case, tmp_path, run_cli, toolchain):
+    """The draft's only edits before a first check are its holes: filled mechanically (the
+    example events, every example invariant, a test value per secret) and checked without
+    faults (the bounds' maxFaultsPerRun set to 0, a handful of runs), the check is BOUNDED:
+    not exit 2 (no load error, no invariant refused as vacuous, no handler that never
+    returns), and no example invariant broken by a run nothing went wrong in."""
+    folder = copy_worker(case, tmp_path)
+    result = run_cli("draft", str(folder), "--json")
+    assert 0 == result.code, result.stderr
+    data = json.loads(result.stdout)
+    source, left = fill_mechanically(data)
+    assert [] == left, f"holes the draft should have filled itself: {left}"
+    assert source.count('"maxFaultsPerRun": 1,') == 1
+    path = folder / f"{case}.sim.py"
+    path.write_text(source.replace('"maxFaultsPerRun": 1,', '"maxFaultsPerRun": 0,'))
+    checked = run_cli("check", str(path), "--max-runs", "3", "--budget-ms", "300000", "--no-regression", "--json")
+    verdict = json.loads(checked.stdout) if checked.stdout.strip() else {"kind": "error"}
+    summary = {key: verdict.get(key) for key in ("kind", "cause", "violations", "message") if verdict.get(key)}
+    assert ("bounded", 0) == (verdict["kind"], checked.code), f"{summary}\n{checked.stderr[-3000:]}"

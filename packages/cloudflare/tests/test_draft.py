@@ -188,14 +188,20 @@ def test_migrations_are_the_schema_when_the_config_names_them_or_nothing_else_is
 
 
 def test_a_durable_object_of_the_workers_own_is_set_up_with_a_note_and_an_example(tmp_path):
-    """The Worker's own class: durable_object(binding), empty storage a noted guess, a do_call example."""
+    """The Worker's own class: durable_object(binding), empty storage a noted guess; the object
+    the code addresses by the event's key is reached at least once per event (no "one call per
+    object": an object serves many calls)."""
     config = _config(durable_objects={"bindings": [{"name": "COUNTER", "class_name": "Counter"}]})
-    draft = draft_worker(_project(tmp_path / "w", config, files={"schema.sql": SCHEMA, **DEV_VARS}))
+    worker = QUEUE_WORKER.replace("message.ack();", "await env.COUNTER.getByName(message.body.jobId).bump();\n      message.ack();")
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": SCHEMA, **DEV_VARS}))
     assert {"kind": "durable_object", "binding": "COUNTER"} in draft.setup
     assert '        durable_object("COUNTER"),' in draft.source.splitlines()
     assert any(note.kind == "guess" and "COUNTER (class Counter): every object starts" in note.text for note in draft.notes)
     assert not any(note.kind == "unproxied" for note in draft.notes if "COUNTER" in note.text)
-    assert 'at_most_once_per_key("one-counter-call-per-object", do_call("COUNTER"), "args.object"),' in draft.example_invariants
+    assert ('at_least_once_per_message("every-event-reaches-its-counter", jobs, do_call("COUNTER"), "args.object", "jobId"),'
+            in draft.example_invariants)
+    assert not any("call-per-object" in example for example in draft.example_invariants)
+    assert any(note.kind == "read" and "worker.ts:8 addresses the object by the event's jobId" in note.text for note in draft.notes)
 
 
 def test_no_schema_is_a_hole(tmp_path):
@@ -224,7 +230,8 @@ export default {
     assert "http" == draft.drive["kind"]
     orders = {"method": "POST", "path": "/v1/orders", "where": "worker.ts:8"}
     assert [{"name": "api.shop.example", "host": "api.shop.example", "requests": [orders]}] == list(draft.externals)
-    assert ({"method": "GET", "path": "/orders"},) == draft.example_events
+    # The code reads the body (request.json<Order>()), so the example request is a POST carrying it.
+    assert ({"method": "POST", "path": "/orders", "body": {"orderId": ""}},) == draft.example_events
     assert 'external("api.shop.example", "api.shop.example"),' in draft.source
     assert any(note.kind == "guess" and "retries=0" in note.text for note in draft.notes)
 
@@ -314,9 +321,65 @@ def test_an_agents_worker_gets_its_agents_routes_as_the_http_drive_and_loads_onc
     draft = draft_worker(cwd=folder)
     assert [{"kind": "durable_object", "binding": "Counter"}] == list(draft.setup)
     assert {"kind": "http", "agents": ["Counter"]} == {k: draft.drive[k] for k in ("kind", "agents")}
-    assert ({"method": "GET", "path": "/agents/counter/agent-1"},) == draft.example_events
+    assert ({"method": "POST", "path": "/agents/counter/agent-1", "body": {"who": ""}},) == draft.example_events
     assert any(note.kind == "entry_point" and "/agents/counter/agent-1 (Counter)" in note.text for note in draft.notes)
     assert "# routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: /agents/counter/agent-1 (Counter)." in draft.source
     path = write_draft(draft)
     path.write_text(fill(draft.source, '[{"method": "POST", "path": "/agents/counter/c-1", "body": {"who": "ann"}}]', draft.example_invariants[0].rstrip(",")))
     prepare_worker(load_scenario(path))
+
+
+def test_a_fetch_workers_draft_follows_what_the_code_reads_and_writes(tmp_path):
+    """The API whose reply the code reads with .json() answers {} as JSON (a noted guess); the
+    header the code answers 400 without is in the example request, which goes to / with the
+    body the code reads; the D1 examples key on the INSERT's parameter that binds the event's
+    id (orderId, not the amount), and no once-per-key example when an UPDATE binds it too."""
+    worker = """
+type Order = { amountCents: number; note: string; orderId: string };
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const key = request.headers.get("Idempotency-Key");
+    if (!key) return new Response("an Idempotency-Key header is required", { status: 400 });
+    const order = await request.json<Order>();
+    const reply = await fetch("https://api.pay.example/v1/charges", { method: "POST", body: JSON.stringify(order) });
+    const charge = await reply.json<{ id: string }>();
+    await env.DB.prepare("INSERT INTO charges (amount_cents, order_id, charge_id) VALUES (?, ?, ?)")
+      .bind(order.amountCents, order.orderId, charge.id).run();
+    return new Response("ok");
+  },
+};
+"""
+    config = {"name": "pay", "d1_databases": [{"binding": "DB", "database_name": "pay"}]}
+    schema = {"schema.sql": "CREATE TABLE charges (amount_cents INTEGER, order_id TEXT, charge_id TEXT);\n"}
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files=schema))
+    assert ({"method": "POST", "path": "/", "headers": {"Idempotency-Key": ""}, "body": {"amountCents": 0, "note": "", "orderId": ""}},) == draft.example_events
+    assert ('external("api.pay.example", "api.pay.example", [{"method": "POST", "path": "/v1/charges", "status": 200, "body": {}}]),'
+            in draft.source)
+    assert any(note.kind == "guess" and "worker.ts:8 reads the reply with .json(), so it is answered 200 with {}" in note.text
+               for note in draft.notes)
+    assert any(note.kind == "guess" and "request header Idempotency-Key" in note.text for note in draft.notes)
+    assert [
+        'at_most_once_per_key("one-charges-row-per-orderId", d1_write("DB"), d1_param(1)),',
+        'at_least_once_per_message("every-event-written", requests, d1_write("DB"), d1_param(1), "orderId"),',
+        'unique("charges-order_id-unique", d1_rows("DB", "charges"), "order_id"),',
+    ] == [example for example in draft.example_invariants if "DB" in example]
+    updated = worker.replace("return new Response(\"ok\");", 'await env.DB.prepare("UPDATE charges SET note = ? WHERE order_id = ?")'
+                             '.bind(order.note, order.orderId).run();\n    return new Response("ok");')
+    draft = draft_worker(_project(tmp_path / "u", config, worker=updated, files=schema))
+    assert not any(example.startswith("at_most_once_per_key(") and "DB" in example for example in draft.example_invariants)
+
+
+def test_a_worker_that_only_reads_its_database_gets_no_write_example(tmp_path):
+    """SELECT alone: no example over D1 writes (it would be refused as vacuous), a read note instead."""
+    worker = """
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const row = await env.DB.prepare("SELECT name FROM users WHERE id = ?").bind("u-1").first();
+    return Response.json(row);
+  },
+};
+"""
+    config = {"name": "users", "d1_databases": [{"binding": "DB", "database_name": "users"}]}
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": "CREATE TABLE users (id TEXT, name TEXT);\n"}))
+    assert not any('"DB"' in example for example in draft.example_invariants)
+    assert any(note.kind == "read" and "D1 binding DB: the code only reads it" in note.text for note in draft.notes)

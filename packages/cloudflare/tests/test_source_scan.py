@@ -140,3 +140,87 @@ export default {
 };
 """)
     assert (("from", None), ("to", "email"), ("id", "id"), ("meta", None)) == scan.fetches[0].body_keys
+
+
+def test_a_bundlers_export_of_a_name_as_default(tmp_path):
+    """``export { worker_default as default }`` (a build's output) names the default export."""
+    scan = _scan(tmp_path, """
+var worker_default = { async fetch(request) { return new Response("x"); }, async queue(batch) {} };
+export { helper, worker_default as default };
+""")
+    assert ("bound object", ("fetch", "queue")) == (scan.export_shape, scan.handlers)
+
+
+def test_how_a_literal_fetchs_reply_is_read(tmp_path):
+    """A bound reply's .json(), (await fetch()).text(), .then((r) => r.json()); a reply read no way is None."""
+    scan = _scan(tmp_path, """
+export default {
+  async fetch(request) {
+    const reply = await fetch("https://a.example/x", { method: "POST" });
+    const charge = await reply.json<{ id: string }>();
+    const page = await (await fetch("https://b.example/p")).text();
+    const data = await fetch("https://c.example/d").then((r) => r.json());
+    const done = await fetch("https://d.example/e");
+    return new Response(done.ok ? "y" : "n");
+  },
+};
+""")
+    assert [("a.example", "json"), ("b.example", "text"), ("c.example", "json"), ("d.example", None)] == [
+        (fetch.host, fetch.reads) for fetch in scan.fetches
+    ]
+
+
+def test_inline_body_types_the_body_read_and_required_headers(tmp_path):
+    """``json<{...}>()`` and ``(await request.json()) as {...}`` give the body's fields; a header
+    read with a 400 near it is required; a WebSocket message parsed ``as {...}`` is a body too."""
+    inline = _scan(tmp_path, """
+export default {
+  async fetch(request, env) {
+    const key = request.headers.get("Idempotency-Key");
+    const accept = request.headers.get("Accept");
+    if (!request.headers.get("X-Tenant")) return new Response("no tenant", { status: 400 });
+    const { order, cents } = await request.json<{ order: string; cents: number }>();
+    if (key === null) return new Response("an Idempotency-Key header is required", { status: 400 });
+    return new Response("ok");
+  },
+};
+""")
+    assert ("an inline type", (("order", "string"), ("cents", "number"))) == (inline.body_type, inline.body_fields)
+    assert inline.reads_body
+    assert (("Idempotency-Key", "worker.ts:4"), ("X-Tenant", "worker.ts:6")) == inline.required_headers
+    cast = _scan(tmp_path, """
+export default { async fetch(request) { const { visit } = (await request.json()) as { visit: string }; return new Response(visit); } };
+""")
+    assert (("visit", "string"),) == cast.body_fields
+    message = _scan(tmp_path, """
+export class Room extends Agent { async onMessage(connection, message: WSMessage) { const { text } = JSON.parse(String(message)) as { text: string }; } }
+export default { async fetch(request, env) { return (await routeAgentRequest(request, env)) ?? new Response("", { status: 404 }); } };
+""")
+    assert ((("text", "string"),), False, ("onMessage",)) == (message.body_fields, message.reads_body, message.agent_handlers)
+
+
+def test_d1_statements_object_names_and_object_sql(tmp_path):
+    """Each prepared statement with its SQL (through a constant) and its bound arguments' last
+    names; the objects addressed by name; the SQL an object runs on its own database."""
+    scan = _scan(tmp_path, """
+const INSERT = "INSERT INTO charges (message_id, order_id) VALUES (?, ?)";
+export class Counter extends DurableObject {
+  async record(visit) { this.ctx.storage.sql.exec("INSERT INTO hits (visit) VALUES (?)", visit); }
+}
+export default {
+  async queue(batch, env) {
+    for (const message of batch.messages) {
+      await env.DB.prepare(INSERT).bind(message.id, message.body.orderId).run();
+      await env.DB.prepare(`SELECT * FROM t WHERE id = ${1}`).first();
+      await env.COUNTER.getByName("site").record(message.body.orderId);
+      await env.COUNTER.get(env.COUNTER.idFromName(message.body.orderId)).record("x");
+    }
+  },
+};
+""")
+    assert [("DB", "INSERT INTO charges (message_id, order_id) VALUES (?, ?)", ("id", "orderId"), "worker.ts:9"),
+            ("DB", None, (), "worker.ts:10")] == [
+        (statement.binding, statement.sql, statement.args, statement.where) for statement in scan.d1_statements
+    ]
+    assert (("COUNTER", None, "site", "worker.ts:11"), ("COUNTER", "orderId", None, "worker.ts:12")) == scan.object_names
+    assert ("INSERT INTO hits (visit) VALUES (?)",) == scan.object_sql

@@ -179,7 +179,7 @@ def draft_worker(
         if not path.name.endswith(".py"):
             raise UserError(f"{out}: a scenario file is Python; name it <name>.sim.py")
         path = Path(os.path.abspath(path))
-    scan = scan_worker(entry_path, path.parent)
+    scan = scan_worker(_source_entry(config, entry_path), path.parent)
     builder = _Builder(config=config, folder=folder, path=path, scan=scan, entry=entry_path, name=name)
     return builder.build()
 
@@ -216,6 +216,16 @@ def _entry(config: wrangler.WranglerConfig, entry: str | Path | None, base: Path
     if config.main is None:
         raise UserError(f"{config.path}: names no main module; add \"main\" to the config or pass --entry path/to/worker.ts")
     return config.main
+
+
+def _source_entry(config: wrangler.WranglerConfig, entry: Path) -> Path:
+    """The module the scan starts from: for a config a build redirects (the Vite plugin's), the
+    source entry the user's config names, which holds the types and the lines the author
+    knows (the build's output is what the check runs); else ``entry``."""
+    if config.redirected_from is None:
+        return entry
+    source = wrangler.source_main(config.redirected_from)
+    return source if source is not None and source.is_file() else entry
 
 
 def _user_config(config: wrangler.WranglerConfig) -> Path:
@@ -305,7 +315,11 @@ class _Builder:
     found: dict[str, Any] = attrs.Factory(dict)
     #: The drive's variable, once the drive is drafted (None: a hole or not yet).
     drive_variable: str | None = None
-    #: The first string field of the event body the Worker reads, once the scan is read.
+    #: Whether the drive delivers messages (a queue's, a WebSocket's) rather than requests:
+    #: its events carry the body the code reads a message as.
+    messages_drive: bool = False
+    #: The id-like field (else the first string field) of the event body the Worker reads, once
+    #: the drive's example events are known to carry it (None for a bodiless event).
     body_key: str | None = None
 
     def note(self, kind: str, text: str) -> None:
@@ -355,7 +369,7 @@ class _Builder:
         externals, external_lines = self._externals()
         self._unproxied()
         secrets = self._secrets()
-        examples = self._examples(drive, externals)
+        examples = self._examples(drive, externals, events)
         source = self._render(setup_lines, drive, drive_lines, external_lines, examples, secrets)
         holes = _with_lines(self.holes, source)
         return Draft(
@@ -414,6 +428,7 @@ class _Builder:
             if handler in handlers:
                 self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
         if chosen is not None:
+            self.messages_drive = True
             return chosen.draft_drive(self)
         if "fetch" not in handlers and scan.export_shape != "none":
             named = "".join(f" or {kind.drive_handler}()" for kind in driving)
@@ -437,16 +452,31 @@ class _Builder:
         binding's name in kebab case (:func:`agent_route_namespace`), for every Durable Object
         namespace in ``env``: the config's own-script bindings.
         """
+        scan = self.scan
+        own = [binding for kind in bindings.registered() if kind.routes_agents for binding in kind.resources(self.config)]
+        paths = [f"/agents/{agent_route_namespace(binding)}/agent-1" for binding in own]
+        routes = ", ".join(f"{path} ({binding})" for path, binding in zip(paths, own, strict=True))
+        if "onMessage" in scan.agent_handlers and "onRequest" not in scan.agent_handlers:
+            self.messages_drive = True
+            body, said = self.body_hint()
+            return self._agent_websocket_drive(own, paths, routes, body, said)
+        body, said = self.body_hint()
         self.imports.add("http")
         variable = _identifier("requests", self.names, "requests")
-        own = [binding for kind in bindings.registered() if kind.routes_agents for binding in kind.resources(self.config)]
-        events = [{"method": "GET", "path": f"/agents/{agent_route_namespace(binding)}/agent-1"} for binding in own]
-        routes = ", ".join(f"{event['path']} ({binding})" for event, binding in zip(events, own, strict=True))
+        method = "POST" if scan.reads_body else "GET"
+        events: list[dict[str, Any]] = []
+        for path in paths:
+            event: dict[str, Any] = {"method": method, "path": path}
+            if scan.reads_body:
+                event["body"] = body if body is not None else {}
+            events.append(event)
         hint = "the requests to send to the Agents, in order, each {'method', 'path', 'body'} (an Agent's onRequest answers them)"
         lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
         if events:
             lines.append(f"    # routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: {routes}.")
             lines.append("    # A WebSocket upgrade (an Upgrade: websocket header) is not modelled: the run is UNSUPPORTED.")
+            if said:
+                lines.append(f"    # {said}.")
             lines.append(f"    # e.g. [{_py(events[0])}, ...]")
             self.note("entry_point", f"the code calls routeAgentRequest (an Agents SDK Worker): the drive sends requests to the Agents' routes, {routes}")
         else:
@@ -457,11 +487,42 @@ class _Builder:
         self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
         return {"kind": "http", "name": "http", "variable": variable, "agents": own}, lines, events
 
+    def _agent_websocket_drive(self, own: list[str], paths: list[str], routes: str, body: dict[str, Any] | None,
+                               said: str) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        """The websocket drive of an Agents SDK Worker whose Agents answer messages (``onMessage``)
+        and no requests: a connection to each Agent's route, sending one message."""
+        self.imports.add("websocket")
+        variable = _identifier("connections", self.names, "connections")
+        data: Any = body if body is not None else ""
+        events = [{"id": f"ws-{number}", "path": path, "messages": [{"data": data}]} for number, path in enumerate(paths, start=1)]
+        hint = "the WebSocket connections to open, in order, each {'path', 'messages': [{'data': ...}]} (an Agent's onMessage answers them)"
+        lines = [f"{variable} = websocket(", f"    # TODO(events): {hint}."]
+        if events:
+            lines.append(f"    # routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: {routes}.")
+            if said:
+                lines.append(f"    # {said.replace('the body', 'a message')}.")
+            lines.append(f"    # e.g. [{_py(events[0])}, ...]")
+            self.note("entry_point", f"the code calls routeAgentRequest and its Agents answer WebSocket messages (onMessage), not "
+                      f"requests: the drive opens a connection to the Agents' routes, {routes}")
+        else:
+            self.note("unread", "the code calls routeAgentRequest but the config binds no Durable Object class of this Worker, so no Agent route is known")
+        lines.append(f"    {self.hole('events', hint)},")
+        lines.append(")")
+        return {"kind": "websocket", "name": "websocket", "variable": variable, "agents": own}, lines, events
+
     def body_hint(self) -> tuple[dict[str, Any] | None, str]:
-        scan = self.scan
-        if not scan.body_fields:
+        fields, name = self.event_body()
+        if not fields:
             return None, ""
-        return body_example(scan.body_fields), f"The code reads the body as {scan.body_type}"
+        return body_example(fields), f"The code reads the body as {name}"
+
+    def event_body(self) -> tuple[tuple[tuple[str, str], ...], str | None]:
+        """The fields (and the type's name) of the body the drive's events carry: a message's
+        for a drive of messages (a queue's, a WebSocket's), else a request's."""
+        scan = self.scan
+        if self.messages_drive and scan.message_fields:
+            return scan.message_fields, scan.message_type
+        return scan.body_fields, scan.body_type
 
     def _http_drive(self) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
         self.imports.add("http")
@@ -471,15 +532,27 @@ class _Builder:
         body, said = self.body_hint()
         events: list[dict[str, Any]] = []
         seen: set[tuple[str | None, str]] = set()
+        reading = "POST" if scan.reads_body else "GET"
         for route in routes:
-            method = route.method or (scan.methods[0] if len(scan.methods) == 1 else None) or "GET"
+            method = route.method or (scan.methods[0] if len(scan.methods) == 1 else None) or reading
             if (method, route.path) in seen:
                 continue
             seen.add((method, route.path))
-            event: dict[str, Any] = {"method": method, "path": route.path}
-            if body is not None and method not in ("GET", "HEAD"):
-                event["body"] = body
-            events.append(event)
+            events.append({"method": method, "path": route.path})
+        if not events and (scan.reads_body or scan.methods or scan.required_headers):
+            # No path compared: the Worker answers every path; one request to "/" shows the shape.
+            method = scan.methods[0] if len(scan.methods) == 1 else reading
+            events.append({"method": method, "path": "/"})
+            self.note("guess", f"the code compares no path, so the example request goes to / ({method})")
+        headers = {name: "" for name, _ in scan.required_headers}
+        for event in events:
+            if headers:
+                event["headers"] = dict(headers)
+            if event["method"] not in ("GET", "HEAD") and (body is not None or scan.reads_body):
+                event["body"] = body if body is not None else {}
+        for name, where in scan.required_headers:
+            self.note("guess", f"{where}: the code reads the request header {name} and answers 400 near it: "
+                      "the example requests carry it (give each the value a real caller sends)")
         hint = "the requests to send to fetch(), in order, each {'method', 'path', 'body'}"
         lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
         if routes:
@@ -517,17 +590,32 @@ class _Builder:
                     self.note("guess", f"{fetch.where}: the host {host} ends a template literal's literal part; check it is the whole host")
             places = "; ".join(f"{item['method'] or '?'} {item['path']} ({item['where']})" for item in listed)
             lines.append(f"# {host}: fetched by literal URL: {places}.")
-            lines.append("# Until replies are scripted, every request is answered 200 with an empty body; script")
-            first = listed[0]
-            example = {"method": first["method"] or "GET", "path": first["path"], "status": 200, "body": None}
-            lines.append(f"# them as responses=[{_py(example)}, ...].")
+            replies = _default_replies(requests)
+            if replies:
+                read = "; ".join(f"{fetch.where} reads the reply with .json()" for fetch in requests if fetch.reads == "json")
+                lines.append(f"# A guess from how the code reads the reply ({read}): 200 with an empty JSON object")
+                lines.append("# (content-type application/json); script what the API really answers. Any other request is")
+                lines.append("# answered 200 with an empty body.")
+                self.note("guess", f"external {host}: {read}, so it is answered 200 with {{}} (application/json); "
+                          "script what the API really answers")
+            else:
+                lines.append("# Until replies are scripted, every request is answered 200 with an empty body; script")
+                first = listed[0]
+                example = {"method": first["method"] or "GET", "path": first["path"], "status": 200, "body": None}
+                lines.append(f"# them as responses=[{_py(example)}, ...].")
+            unread = [fetch.where for fetch in requests if fetch.reads == "json" and fetch.method is None]
+            if unread:
+                self.note("guess", f"external {host}: {', '.join(unread)} reads the reply with .json() but its method is not "
+                          "literal, so its reply is not scripted (200, empty body): script it")
             if scan.idempotency_headers:
                 lines.append(f"# The code sends a {scan.idempotency_headers[0]} header: "
                              f"if this API deduplicates by it, add dedupe_by={json.dumps(scan.idempotency_headers[0])}.")
-            lines.append(f"external({json.dumps(host)}, {json.dumps(host)}),")
+            scripted = f", {_py(replies)}" if replies else ""
+            lines.append(f"external({json.dumps(host)}, {json.dumps(host)}{scripted}),")
             externals.append({"name": host, "host": host, "requests": listed})
             self.body_keys[host] = next((fetch.body_keys for fetch in requests if fetch.body_keys), ())
-            self.note("read", f"external {host}: fetched by literal URL ({places}); declared with no scripted replies (200, empty body)")
+            default = "replies scripted as the code reads them" if replies else "no scripted replies (200, empty body)"
+            self.note("read", f"external {host}: fetched by literal URL ({places}); declared with {default}")
         for where in scan.dynamic_fetches:
             self.note("unread", f"{where}: a fetch whose URL is built at run time; its host is not known to the draft "
                       "(a request to an undeclared host makes the run UNSUPPORTED: declare it with external(...))")
@@ -583,21 +671,24 @@ class _Builder:
 
     # -- invariants --
 
-    def _examples(self, drive: dict[str, Any] | None, externals: list[dict[str, Any]]) -> list[str]:
+    def _examples(self, drive: dict[str, Any] | None, externals: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[str]:
         examples: list[str] = []
-        body_key = next((name for name, kind in self.scan.body_fields if kind == "string"), None)
+        body_fields, _ = self.event_body()
+        body_key = _key_field(body_fields)
+        carried = [event for event in events if isinstance(event.get("body"), dict) and body_key in event["body"]]
         self.drive_variable = None if drive is None else drive["variable"]
-        self.body_key = body_key
+        self.body_key = body_key if events and len(carried) == len(events) else None
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:
             if binding.kind in kinds and binding.name in kinds[binding.kind].resources(self.config):
                 examples.extend(kinds[binding.kind].draft_invariants(binding.name, self))
-        fields = {name for name, _ in self.scan.body_fields}
+        fields = {name for name, _ in body_fields}
         for item in externals:
-            key = _external_key(self.body_keys.get(item["host"], ()), fields, body_key)
+            key = _external_key(self.body_keys.get(item["host"], ()), fields, self.body_key)
             examples.append(f'at_most_once_per_key("one-call-per-key-{item["name"]}", fetch_call({json.dumps(item["name"])}), {json.dumps(key)}),')
         if drive is not None and drive["kind"] == "http" and not examples:
-            examples.append('at_least_once("first-request-answered", http_response("/", ok=True), "args.requestId", ["req-1"]),')
+            path = events[0]["path"] if events else "/"
+            examples.append(f'at_least_once("first-request-answered", http_response({json.dumps(path)}), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
         helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "fetch_call", "http_response",
                    *(name for kind in bindings.registered() for name in kind.selectors))
@@ -674,6 +765,31 @@ class _Builder:
         out.append(f"    bounds={_py(bounds)},")
         out.append(")")
         return "\n".join(out) + "\n"
+
+
+#: A body field whose name says it identifies something: ``id``, ``orderId``, ``order_id``, ``idempotencyKey``.
+_ID_LIKE = re.compile(r"(^(id|key|uuid)$)|([a-z0-9](Id|ID|Key|Uuid)$)|(_(id|key|uuid)$)")
+
+
+def _key_field(fields: tuple[tuple[str, str], ...]) -> str | None:
+    """The body field an example invariant keys on: the first id-like string or number field,
+    else the first string field; None when the body has neither."""
+    for name, kind in fields:
+        if kind in ("string", "number") and _ID_LIKE.search(name):
+            return name
+    return next((name for name, kind in fields if kind == "string"), None)
+
+
+def _default_replies(requests: list[Any]) -> list[dict[str, Any]]:
+    """A route for each request whose reply the code reads with ``.json()``: 200 with ``{}``
+    (sent as JSON, content-type application/json). ``.text()`` reads the empty body every
+    unscripted request gets, so it needs none; a request whose method is not literal gets none."""
+    routes: list[dict[str, Any]] = []
+    for fetch in requests:
+        route = {"method": fetch.method, "path": fetch.path, "status": 200, "body": {}}
+        if fetch.reads == "json" and fetch.method is not None and route not in routes:
+            routes.append(route)
+    return routes
 
 
 def _external_key(keys: tuple[tuple[str, str | None], ...], fields: set[str], body_key: str | None) -> str:

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-__all__ = ["Fetch", "Route", "SourceScan", "Token", "body_example", "scan_worker", "tokenize"]
+__all__ = ["D1Statement", "Fetch", "Route", "SourceScan", "Token", "body_example", "scan_worker", "tokenize"]
 
 #: The most modules one scan reads (the entry and what it imports by relative path): a
 #: Worker's own code, not a vendored library tree.
@@ -94,6 +94,23 @@ class Fetch:
     #: The top-level keys of a ``body: JSON.stringify({...})`` the init writes out, each with
     #: the name its value reads (``to: email`` -> ("to", "email"); None for any other value).
     body_keys: tuple[tuple[str, str | None], ...] = ()
+    #: How the code reads the reply: ``json`` (``reply.json()``), ``text`` (``reply.text()``),
+    #: or None when the scan saw neither (the reply bound to no name, or read another way).
+    reads: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class D1Statement:
+    """A statement the code prepares on a binding: ``env.DB.prepare(SQL).bind(a, b)``."""
+
+    #: The name the statement is prepared on (``DB`` in ``env.DB.prepare``).
+    binding: str
+    #: The statement's SQL, when it is a literal (or a name bound to one); None otherwise.
+    sql: str | None
+    #: Each bound argument's last name (``message.body.orderId`` -> ``orderId``), None for
+    #: an argument that is not a name or a member; empty without ``.bind(...)``.
+    args: tuple[str | None, ...]
+    where: str
 
 
 @attrs.frozen(kw_only=True)
@@ -131,8 +148,30 @@ class SourceScan:
     body_fields: tuple[tuple[str, str], ...]
     #: The name of that type, when one was read.
     body_type: str | None
+    #: The fields of the type a message's body is read as (``MessageBatch<Payment>``, a
+    #: WebSocket message ``JSON.parse(String(message)) as {...}``), and its name; empty and
+    #: None when none was read. ``body_fields`` is the request's, else these.
+    message_fields: tuple[tuple[str, str], ...] = ()
+    message_type: str | None = None
     #: Names the code reads from ``env`` (``env.API_TOKEN``, ``this.env.DB``), sorted.
     env_names: tuple[str, ...]
+    #: Whether the code reads an incoming request's body (``request.json()``, ``.text()``,
+    #: ``.formData()``, ``.arrayBuffer()`` on a name ``request`` or ``req``, or Hono's ``c.req``).
+    reads_body: bool = False
+    #: Request headers the code reads and answers a 400 near (a header it requires), each
+    #: ``(name, file:line)``, in the order found.
+    required_headers: tuple[tuple[str, str], ...] = ()
+    #: The D1 statements the code prepares, in the order found.
+    d1_statements: tuple[D1Statement, ...] = ()
+    #: The Durable Objects the code addresses by name (``env.COUNTER.getByName(x)``,
+    #: ``idFromName(x)``): ``(binding, the argument's last name or None, the name when it is a
+    #: string literal or None, file:line)``.
+    object_names: tuple[tuple[str, str | None, str | None, str], ...] = ()
+    #: The literal SQL a Durable Object runs on its own database (``this.ctx.storage.sql.exec("...")``,
+    #: the Agents SDK's ``this.sql`...```), in the order found.
+    object_sql: tuple[str, ...] = ()
+    #: The Agents SDK handlers some class defines (``onRequest``, ``onMessage``, ``onConnect``), in that order.
+    agent_handlers: tuple[str, ...] = ()
     #: Modules scanned, relative to the root, entry first.
     modules: tuple[str, ...]
     #: Modules named but not read (missing, too large, over the limit), each with why.
@@ -380,7 +419,20 @@ def _body_after(tokens: list[Token], start: int) -> int | None:
 def _default_export(tokens: list[Token]) -> tuple[str, int | None]:
     """The default export's shape and the index of the ``{`` whose top level holds its handlers."""
     for index, token in enumerate(tokens):
-        if not (token.kind == "ident" and token.value == "export" and _is(tokens, index + 1, "ident", "default")):
+        if not (token.kind == "ident" and token.value == "export"):
+            continue
+        if _is(tokens, index + 1, "punct", "{"):
+            # ``export { name as default }``: the default export is ``name`` (a bundler's output).
+            closing = _matching(tokens, index + 1, "{", "}")
+            named = [
+                tokens[cursor - 2].value
+                for cursor in range(index + 2, closing)
+                if _is(tokens, cursor, "ident", "default") and _is(tokens, cursor - 1, "ident", "as") and _is(tokens, cursor - 2, "ident")
+            ]
+            if not named:
+                continue
+            return _named_export(tokens, named[0])
+        if not _is(tokens, index + 1, "ident", "default"):
             continue
         cursor = index + 2
         if _is(tokens, cursor, "punct", "{"):
@@ -389,16 +441,21 @@ def _default_export(tokens: list[Token]) -> tuple[str, int | None]:
             body = _body_after(tokens, cursor + 1)
             return ("class", body) if body is not None else ("none", None)
         if _is(tokens, cursor, "ident"):
-            name = tokens[cursor].value
-            value = _bindings(tokens).get(name)
-            if value is not None and _is(tokens, value, "punct", "{"):
-                return "bound object", value
-            if value is not None and _is(tokens, value, "ident", "new"):
-                return "router", None
-            body = _classes(tokens).get(name)
-            if body is not None:
-                return "bound class", body
+            return _named_export(tokens, tokens[cursor].value)
         return "none", None
+    return "none", None
+
+
+def _named_export(tokens: list[Token], name: str) -> tuple[str, int | None]:
+    """The shape of a default export that names ``name``: the object or class it is bound to."""
+    value = _bindings(tokens).get(name)
+    if value is not None and _is(tokens, value, "punct", "{"):
+        return "bound object", value
+    if value is not None and _is(tokens, value, "ident", "new"):
+        return "router", None
+    body = _classes(tokens).get(name)
+    if body is not None:
+        return "bound class", body
     return "none", None
 
 
@@ -513,6 +570,49 @@ def _init_body_keys(tokens: list[Token], start: int, end: int) -> tuple[tuple[st
     return ()
 
 
+#: The methods of a Response whose call reads its body, by what the draft's default reply gives them.
+_BODY_READS = {"json": "json", "text": "text"}
+
+
+def _read_call(tokens: list[Token], dot: int) -> str | None:
+    """``json`` or ``text`` when ``tokens[dot]`` is the ``.`` of a ``.json(``/``.json<T>(``/``.text(`` call."""
+    if not _is(tokens, dot, "punct", ".") or not _is(tokens, dot + 1, "ident"):
+        return None
+    name = tokens[dot + 1].value
+    if name in _BODY_READS and (_is(tokens, dot + 2, "punct", "(") or _is(tokens, dot + 2, "punct", "<")):
+        return _BODY_READS[name]
+    return None
+
+
+def _reply_read(tokens: list[Token], index: int, closing: int) -> str | None:
+    """How the reply of the fetch called at ``index`` (its ``)`` at ``closing``) is read: ``json``
+    or ``text``, from ``(await fetch(...)).json()``, ``fetch(...).then((r) => r.json())`` or a
+    name the reply is bound to (``const reply = await fetch(...)``, then ``reply.json()``)."""
+    if _is(tokens, closing + 1, "punct", ")"):
+        read = _read_call(tokens, closing + 2)
+        if read is not None:
+            return read
+    if _is(tokens, closing + 1, "punct", ".") and _is(tokens, closing + 2, "ident", "then") and _is(tokens, closing + 3, "punct", "("):
+        end = _matching(tokens, closing + 3, "(", ")")
+        for cursor in range(closing + 3, end):
+            read = _read_call(tokens, cursor)
+            if read is not None:
+                return read
+        return None
+    cursor = index - 1
+    if _is(tokens, cursor, "ident", "await"):
+        cursor -= 1
+    if not (_is(tokens, cursor, "punct", "=") and _is(tokens, cursor - 1, "ident")) or _is(tokens, cursor - 2, "punct", "."):
+        return None
+    name = tokens[cursor - 1].value
+    for after in range(closing + 1, len(tokens) - 1):
+        if _is(tokens, after, "ident", name) and not _is(tokens, after - 1, "punct", "."):
+            read = _read_call(tokens, after + 1)
+            if read is not None:
+                return read
+    return None
+
+
 def _requests(tokens: list[Token], path: Path, root: Path) -> tuple[list[Fetch], list[str]]:
     """The module's literal requests and the places of those built at run time."""
     bound = _bindings(tokens)
@@ -544,7 +644,9 @@ def _requests(tokens: list[Token], path: Path, root: Path) -> tuple[list[Fetch],
         if literal is not None:
             request = _fetch_of(literal[0], literal[1], _init_method(tokens, index + 2, closing), where)
             if request is not None:
-                request = attrs.evolve(request, body_keys=_init_body_keys(tokens, index + 2, closing))
+                request = attrs.evolve(
+                    request, body_keys=_init_body_keys(tokens, index + 2, closing), reads=_reply_read(tokens, index, closing)
+                )
         if request is None and _is(tokens, index + 2, "ident", "new") and _is(tokens, index + 3, "ident", "Request"):
             continue  # fetch(new Request(...)): the Request is read as a request of its own
         if request is None:
@@ -600,17 +702,65 @@ def _routes(tokens: list[Token], path: Path, root: Path) -> tuple[list[Route], l
 _EXAMPLE_VALUES = {"string": "", "number": 0, "bigint": 0, "boolean": False}
 
 
-def _body_types(tokens: list[Token]) -> list[str]:
-    """Type names the code reads a body as: ``request.json<T>()``, ``MessageBatch<T>``, ``Message<T>``."""
-    names: list[str] = []
+#: The names an incoming request is read through: ``request.json()``, ``req.json()``, Hono's ``c.req.json()``.
+_REQUEST_NAMES = ("request", "req")
+
+
+def _body_types(tokens: list[Token]) -> list[tuple[str, str | int]]:
+    """The types the code reads a body as, each ``(source, type)``: the source ``request``
+    (``request.json<T>()``, ``(await request.json()) as T``) or ``message`` (``MessageBatch<T>``,
+    ``Message<T>``, ``JSON.parse(message) as T``), the type a name or the index of an inline type's ``{``."""
+    found: list[tuple[str, str | int]] = []
+
+    def typed(source: str, at: int) -> None:
+        if _is(tokens, at, "punct", "{"):
+            found.append((source, at))
+        elif _is(tokens, at, "ident") and (_is(tokens, at + 1, "punct", ">") or not _is(tokens, at + 1, "punct", "<")):
+            found.append((source, tokens[at].value))
+
     for index, token in enumerate(tokens):
-        if token.kind != "ident" or not _is(tokens, index + 1, "punct", "<") or not _is(tokens, index + 2, "ident"):
+        if token.kind != "ident":
             continue
-        if not _is(tokens, index + 3, "punct", ">"):
-            continue
-        if token.value == "json" and _is(tokens, index - 1, "punct", ".") or token.value in ("MessageBatch", "Message"):
-            names.append(tokens[index + 2].value)
-    return list(dict.fromkeys(names))
+        is_json = (token.value == "json" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident")
+                   and tokens[index - 2].value in _REQUEST_NAMES)
+        is_message = token.value in ("MessageBatch", "Message")
+        if (is_json or is_message) and _is(tokens, index + 1, "punct", "<"):
+            typed("request" if is_json else "message", index + 2)
+        elif (is_json or _parses_message(tokens, index)) and _is(tokens, index + 1, "punct", "("):
+            cursor = _matching(tokens, index + 1, "(", ")") + 1
+            for _ in range(2):  # ``(await request.json()) as T``: a closing parenthesis or two
+                if _is(tokens, cursor, "punct", ")"):
+                    cursor += 1
+            if _is(tokens, cursor, "ident", "as"):
+                typed("request" if is_json else "message", cursor + 1)
+    return list(dict.fromkeys(found))
+
+
+def _parses_message(tokens: list[Token], index: int) -> bool:
+    """Whether ``tokens[index]`` is the ``parse`` of ``JSON.parse(...)`` over a WebSocket message
+    (an argument naming ``message``), whose ``as T`` is the type a message's data is read as."""
+    if not (tokens[index].value == "parse" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident", "JSON")):
+        return False
+    if not _is(tokens, index + 1, "punct", "("):
+        return False
+    closing = _matching(tokens, index + 1, "(", ")")
+    return any(_is(tokens, cursor, "ident", "message") for cursor in range(index + 2, closing))
+
+
+#: The Agents SDK's handlers of an Agent class, in the order the draft reports them.
+AGENT_HANDLERS = ("onRequest", "onMessage", "onConnect")
+
+
+def _agent_handlers(tokens: list[Token]) -> set[str]:
+    """The Agents SDK handlers defined as members (``async onMessage(connection, message) {``)."""
+    return {
+        token.value
+        for index, token in enumerate(tokens)
+        if token.kind == "ident" and token.value in AGENT_HANDLERS and _is(tokens, index + 1, "punct", "(")
+        and (_is(tokens, index - 1, "ident", "async") or _is(tokens, index - 1, "punct", "{") or _is(tokens, index - 1, "punct", "}")
+             or _is(tokens, index - 1, "punct", ";"))
+        and any(_is(tokens, _matching(tokens, index + 1, "(", ")") + 1, "punct", mark) for mark in "{:")
+    }
 
 
 def _type_fields(tokens: list[Token], name: str) -> list[tuple[str, str]] | None:
@@ -623,14 +773,19 @@ def _type_fields(tokens: list[Token], name: str) -> list[tuple[str, str]] | None
             opening += 1
         if not _is(tokens, opening, "punct", "{"):
             continue
-        closing = _matching(tokens, opening, "{", "}")
-        fields: list[tuple[str, str]] = []
-        for cursor in _members(tokens, opening, closing, "{[(<}])>", "{;,"):
-            colon = cursor + 2 if _is(tokens, cursor + 1, "punct", "?") else cursor + 1
-            if _is(tokens, colon, "punct", ":") and colon + 1 < closing:
-                fields.append((tokens[cursor].value, tokens[colon + 1].value))
-        return fields
+        return _fields_at(tokens, opening)
     return None
+
+
+def _fields_at(tokens: list[Token], opening: int) -> list[tuple[str, str]]:
+    """The fields of the object type whose ``{`` is at ``opening``: (field, first word of its type)."""
+    closing = _matching(tokens, opening, "{", "}")
+    fields: list[tuple[str, str]] = []
+    for cursor in _members(tokens, opening, closing, "{[(<}])>", "{;,"):
+        colon = cursor + 2 if _is(tokens, cursor + 1, "punct", "?") else cursor + 1
+        if _is(tokens, colon, "punct", ":") and colon + 1 < closing:
+            fields.append((tokens[cursor].value, tokens[colon + 1].value))
+    return fields
 
 
 def body_example(fields: tuple[tuple[str, str], ...]) -> dict[str, object]:
@@ -668,14 +823,148 @@ def _resolve(importer: Path, specifier: str) -> Path | None:
     return None
 
 
-def _body_shape(names: list[str], modules: list[list[Token]]) -> tuple[str | None, tuple[tuple[str, str], ...]]:
-    """The first body type read whose declaration a scanned module holds, and its fields."""
-    for name in dict.fromkeys(names):
-        for tokens in modules:
-            fields = _type_fields(tokens, name)
+def _body_shape(found: list[tuple[int, str | int]], modules: list[list[Token]]) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """The first body type read whose fields are known, and its fields: an inline type's (named
+    ``an inline type``), or a named type's whose declaration a scanned module holds."""
+    for module, item in found:  # (the index of the module read in, the type)
+        if isinstance(item, int):
+            fields = _fields_at(modules[module], item)
             if fields:
-                return name, tuple(fields)
+                return "an inline type", tuple(fields)
+            continue
+        for tokens in modules:
+            named = _type_fields(tokens, item)
+            if named:
+                return item, tuple(named)
     return None, ()
+
+
+#: A request's methods that read its body.
+_REQUEST_BODY_READS = frozenset({"json", "text", "formData", "arrayBuffer", "blob"})
+
+
+def _reads_body(tokens: list[Token]) -> bool:
+    """Whether the module reads a request's body: ``request.json()``, ``req.text()``, ``c.req.json()``."""
+    return any(
+        token.kind == "ident" and token.value in ("request", "req") and _is(tokens, index + 1, "punct", ".")
+        and _is(tokens, index + 2, "ident") and tokens[index + 2].value in _REQUEST_BODY_READS
+        and (_is(tokens, index + 3, "punct", "(") or _is(tokens, index + 3, "punct", "<"))
+        for index, token in enumerate(tokens)
+    )
+
+
+#: How far after a header's read the ``if`` testing it is looked for, and how far after that
+#: condition the 400 it answers, in tokens.
+_HEADER_TEST_REACH = 200
+_HEADER_ANSWER_REACH = 30
+
+
+def _required_headers(tokens: list[Token], path: Path, root: Path) -> list[tuple[str, str]]:
+    """Headers read by a literal name (``request.headers.get("Idempotency-Key")``, Hono's
+    ``c.req.header("X-Key")``) that an ``if`` tests and answers with a 400: ``const key =
+    request.headers.get("K"); if (key === null) return new Response("...", { status: 400 })``,
+    or the read inside the condition itself."""
+    found: list[tuple[str, str]] = []
+    for index, token in enumerate(tokens):
+        getter = token.kind == "ident" and (
+            token.value == "get" and _is(tokens, index - 2, "ident", "headers") or token.value == "header" and _is(tokens, index - 2, "ident", "req")
+        )
+        if not (getter and _is(tokens, index - 1, "punct", ".") and _is(tokens, index + 1, "punct", "(") and _is(tokens, index + 2, "string")):
+            continue
+        start = index
+        while start >= 2 and _is(tokens, start - 1, "punct", ".") and _is(tokens, start - 2, "ident"):
+            start -= 2
+        names = {tokens[start - 2].value} if _is(tokens, start - 1, "punct", "=") and _is(tokens, start - 2, "ident") else set()
+        conditions = []
+        for cursor in range(max(0, start - 12), min(len(tokens), index + _HEADER_TEST_REACH)):
+            if _is(tokens, cursor, "ident", "if") and _is(tokens, cursor + 1, "punct", "("):
+                closing = _matching(tokens, cursor + 1, "(", ")")
+                inside = cursor + 1 < index < closing
+                if inside or any(_is(tokens, test, "ident") and tokens[test].value in names for test in range(cursor + 2, closing)):
+                    conditions.append(closing)
+        answered = any(
+            item.kind == "number" and item.value == "400"
+            for closing in conditions
+            for item in tokens[closing + 1 : closing + 1 + _HEADER_ANSWER_REACH]
+        )
+        if answered:
+            found.append((tokens[index + 2].value, _where(path, root, token.line)))
+    return found
+
+
+def _argument_name(tokens: list[Token], start: int, end: int) -> str | None:
+    """The last name of an argument ``tokens[start:end]`` that is a name or a member chain
+    (``message.body.orderId`` -> ``orderId``), else None."""
+    if start >= end or not all(t.kind == "ident" or (t.kind == "punct" and t.value in ".?!") for t in tokens[start:end]):
+        return None
+    last = tokens[end - 1]
+    return last.value if last.kind == "ident" else None
+
+
+def _object_names(tokens: list[Token], path: Path, root: Path) -> list[tuple[str, str | None, str | None, str]]:
+    """``env.B.getByName(x)`` and ``env.B.idFromName(x)``: the binding and the name the object is addressed by."""
+    found: list[tuple[str, str | None, str | None, str]] = []
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value in ("getByName", "idFromName") and _is(tokens, index - 1, "punct", ".")
+                and _is(tokens, index - 2, "ident") and _is(tokens, index + 1, "punct", "(")):
+            continue
+        closing = _matching(tokens, index + 1, "(", ")")
+        literal = tokens[index + 2].value if closing == index + 3 and _is(tokens, index + 2, "string") else None
+        found.append((tokens[index - 2].value, _argument_name(tokens, index + 2, closing), literal, _where(path, root, token.line)))
+    return found
+
+
+def _object_sql(tokens: list[Token]) -> list[str]:
+    """The literal SQL of ``<...>.sql.exec("...")`` and of an Agent's ``this.sql`...``` (its literal pieces)."""
+    found: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or not _is(tokens, index - 1, "punct", "."):
+            continue
+        if token.value == "exec" and _is(tokens, index - 2, "ident", "sql") and _is(tokens, index + 1, "punct", "(") and _is(tokens, index + 2, "string"):
+            found.append(tokens[index + 2].value)
+        elif token.value == "sql" and _is(tokens, index - 2, "ident", "this") and _is(tokens, index + 1, "template"):
+            pieces: list[str] = []
+            cursor = index + 1
+            while cursor < len(tokens) and tokens[cursor].kind == "template":
+                pieces.append(tokens[cursor].value)
+                if not tokens[cursor].open:
+                    break
+                # Skip the substitution to the template's next literal piece.
+                cursor += 1
+                while cursor < len(tokens) and tokens[cursor].kind != "template":
+                    cursor += 1
+            found.append("?".join(pieces))
+    return found
+
+
+def _d1_statements(tokens: list[Token], path: Path, root: Path) -> list[D1Statement]:
+    """The statements prepared on a binding (``env.DB.prepare(SQL)``), with their ``.bind(...)`` arguments."""
+    bound = _bindings(tokens)
+    statements: list[D1Statement] = []
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value == "prepare" and _is(tokens, index - 1, "punct", ".")
+                and _is(tokens, index - 2, "ident") and _is(tokens, index + 1, "punct", "(")):
+            continue
+        closing = _matching(tokens, index + 1, "(", ")")
+        literal = _literal_url(tokens, index + 2, bound)
+        sql = None if literal is None or literal[1] else literal[0]
+        args: list[str | None] = []
+        if _is(tokens, closing + 1, "punct", ".") and _is(tokens, closing + 2, "ident", "bind") and _is(tokens, closing + 3, "punct", "("):
+            end = _matching(tokens, closing + 3, "(", ")")
+            start = closing + 4
+            depth = 0
+            for cursor in range(closing + 4, end + 1):
+                item = tokens[cursor]
+                if item.kind == "punct" and item.value in "([{" and cursor < end:
+                    depth += 1
+                elif item.kind == "punct" and item.value in ")]}" and cursor < end:
+                    depth -= 1
+                elif cursor == end or (depth == 0 and item.kind == "punct" and item.value == ","):
+                    if cursor > start:
+                        args.append(_argument_name(tokens, start, cursor))
+                    start = cursor + 1
+        statements.append(D1Statement(binding=tokens[index - 2].value, sql=sql, args=tuple(args), where=_where(path, root, token.line)))
+    return statements
 
 
 def scan_worker(entry: Path, root: Path) -> SourceScan:
@@ -697,8 +986,15 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
     handlers: list[str] = []
     shape = "none"
     agents = False
-    body_types: list[str] = []
+    body_types: list[tuple[int, str | int]] = []
+    message_types: list[tuple[int, str | int]] = []
     env_names: set[str] = set()
+    reads_body = False
+    required: list[tuple[str, str]] = []
+    statements: list[D1Statement] = []
+    objects: list[tuple[str, str | None, str | None, str]] = []
+    object_sql: list[str] = []
+    agent_handlers: set[str] = set()
     module_tokens: list[list[Token]] = []
     while pending:
         path = pending.pop(0)
@@ -718,7 +1014,14 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         modules.append(shown)
         tokens = tokenize(text)
         module_tokens.append(tokens)
-        body_types += _body_types(tokens)
+        for source, item in _body_types(tokens):
+            (body_types if source == "request" else message_types).append((len(module_tokens) - 1, item))
+        reads_body = reads_body or _reads_body(tokens)
+        required += _required_headers(tokens, path, root)
+        statements += _d1_statements(tokens, path, root)
+        objects += _object_names(tokens, path, root)
+        agent_handlers |= _agent_handlers(tokens)
+        object_sql += _object_sql(tokens)
         env_names.update(
             tokens[i + 2].value
             for i, t in enumerate(tokens)
@@ -747,12 +1050,22 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
             if resolved not in seen:
                 seen.add(resolved)
                 pending.append(resolved)
-    body_type, body_fields = _body_shape(body_types, module_tokens)
+    request_type, request_fields = _body_shape(body_types, module_tokens)
+    message_type, message_fields = _body_shape(message_types, module_tokens)
+    body_type, body_fields = (request_type, request_fields) if request_fields else (message_type, message_fields)
     return SourceScan(
         entry=entry,
         body_fields=body_fields,
         body_type=body_type,
+        message_fields=message_fields,
+        message_type=message_type,
         env_names=tuple(sorted(env_names)),
+        reads_body=reads_body,
+        required_headers=tuple(dict.fromkeys(required)),
+        d1_statements=tuple(statements),
+        object_names=tuple(objects),
+        object_sql=tuple(object_sql),
+        agent_handlers=tuple(name for name in AGENT_HANDLERS if name in agent_handlers),
         handlers=tuple(handlers),
         export_shape=shape,
         fetches=tuple(fetches),

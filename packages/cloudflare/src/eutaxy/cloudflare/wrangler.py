@@ -46,6 +46,7 @@ __all__ = [
     "find_config",
     "read_config",
     "redirected_config",
+    "source_main",
 ]
 
 #: Cloudflare's documented CPU time limit per invocation on the Standard (paid) plan when
@@ -245,6 +246,18 @@ def read_config(path: str | Path, *, env: str | None = None) -> WranglerConfig:
         config = _read_one(generated, None)
         return attrs.evolve(config, redirected_from=config_path.resolve())
     return _read_one(config_path, env)
+
+
+def source_main(path: str | Path) -> Path | None:
+    """The ``main`` the config at ``path`` names, resolved from its folder, as its author wrote
+    it: for a config a build redirects, the source entry the build output was made from (a
+    Vite plugin config is not a whole config by itself, so nothing else of it is read); None
+    when it names none."""
+    config_path = Path(path)
+    text = _read_text(config_path)
+    data = _parse_toml(config_path, text) if config_path.suffix == ".toml" else _parse_jsonc(config_path, text)
+    main = data.get("main") if isinstance(data, dict) else None
+    return (config_path.parent / main).resolve() if isinstance(main, str) and main else None
 
 
 def _read_one(config_path: Path, env: str | None) -> WranglerConfig:

@@ -57,6 +57,7 @@ from eutaxy.core import faults
 from eutaxy.core.effects import RESULT
 
 if TYPE_CHECKING:
+    from eutaxy.cloudflare.source_scan import SourceScan
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig, _Reader
     from eutaxy.core.errors import UserError
 
@@ -83,8 +84,11 @@ class DraftContext(Protocol):
     found: dict[str, Any]
     #: The drive's variable in the file (its events), None when the drive is a hole.
     drive_variable: str | None
-    #: The first string field of the event body the Worker reads, None when the scan saw none.
+    #: The id-like field (else the first string field) of the event body the Worker reads,
+    #: when the drive's example events carry it; None otherwise (never a key of a bodiless event).
     body_key: str | None
+    #: What the text scan of the Worker's modules read (its D1 statements, its fetches, ...).
+    scan: "SourceScan"
 
     def note(self, kind: str, text: str) -> None:
         """Add a note to the draft (``read``, ``guess``, ``unread``, ...)."""

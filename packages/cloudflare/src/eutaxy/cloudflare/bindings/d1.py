@@ -311,6 +311,24 @@ def _draft_schema(folder: Path, config_folder: Path, database: "Binding", databa
     return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config{empty}"
 
 
+#: The statements that write, by their first word (a WITH statement is read by what follows it).
+_WRITE_VERBS = frozenset({"INSERT", "REPLACE", "UPDATE", "DELETE"})
+
+
+def _verb(sql: str | None) -> str | None:
+    """A statement's first word in capitals (the word after a ``WITH ... AS (...)`` prefix is not sought)."""
+    if sql is None:
+        return None
+    match = re.match(r"\s*(\w+)", sql)
+    return match.group(1).upper() if match else None
+
+
+def _table_of(sql: str | None) -> str | None:
+    """The table an ``INSERT [OR ...] INTO t`` or ``REPLACE INTO t`` writes, else None."""
+    match = re.match(r"\s*(?:INSERT(?:\s+OR\s+\w+)?|REPLACE)\s+INTO\s+[\"`\[]?(\w+)", sql or "", re.IGNORECASE)
+    return match.group(1) if match else None
+
+
 def _key_column(body: str) -> str | None:
     """The first column of a table body that looks like a key (``order_id``) and that the
     database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
@@ -436,15 +454,40 @@ class D1Kind(BindingKind):
         ]
 
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
-        examples = [f'at_most_once_per_key("one-{binding.lower()}-write-per-key", d1_write({json.dumps(binding)}), d1_param(0)),']
-        if draft.drive_variable is not None:
-            key = draft.body_key or "id"
-            examples.append(
-                f'at_least_once_per_message("every-event-written", {draft.drive_variable}, '
-                f"d1_write({json.dumps(binding)}), d1_param(0), {json.dumps(key)}),"
-            )
+        """Examples from the statements the code prepares on the binding: over the INSERT that
+        binds the events' key (its parameter's index), and ``unique`` over a key-like column of a
+        table the code inserts into; none for a database the code only reads."""
+        statements = [statement for statement in draft.scan.d1_statements if statement.binding == binding]
+        if not statements:
+            draft.note("unread", f"D1 binding {binding}: no statement prepared on it ({binding}.prepare(...)) was read, "
+                       "so the draft gives no example invariant over its writes")
+            return []
+        writes = [(statement, _verb(statement.sql)) for statement in statements if statement.sql is not None]
+        writes = [(statement, verb) for statement, verb in writes if verb in _WRITE_VERBS]
+        if not writes:
+            if all(statement.sql is not None for statement in statements):
+                draft.note("read", f"D1 binding {binding}: the code only reads it, so the draft gives no example invariant over its writes")
+            return []
+        examples: list[str] = []
+        key = draft.body_key
+        inserts = [(statement, index) for statement, verb in writes if verb in ("INSERT", "REPLACE")
+                   for index, name in enumerate(statement.args) if key is not None and name == key]
+        if inserts:
+            statement, index = inserts[0]
+            table = _table_of(statement.sql) or binding.lower()
+            if draft.drive_variable is not None:
+                examples.append(
+                    f'at_least_once_per_message("every-event-written", {draft.drive_variable}, '
+                    f"d1_write({json.dumps(binding)}), d1_param({index}), {json.dumps(key)}),"
+                )
+            # Once per key only when no other write binds a parameter at that index (an UPDATE of
+            # the row the INSERT wrote would share its key without anything going wrong).
+            if all(other.sql == statement.sql or len(other.args) <= index for other, _ in writes):
+                examples.insert(0, f'at_most_once_per_key("one-{table}-row-per-{key}", d1_write({json.dumps(binding)}), d1_param({index})),')
+            draft.note("read", f"D1 binding {binding}: {statement.where} inserts into {table} with the event's {key} as parameter {index}")
+        inserted = {_table_of(statement.sql) for statement, verb in writes if verb in ("INSERT", "REPLACE")}
         tables: list[tuple[str, str | None]] = draft.found.get(binding, [])
-        for table, column in [(table, column) for table, column in tables if column][:3]:
+        for table, column in [(table, column) for table, column in tables if column and table in inserted][:3]:
             examples.append(f'unique("{table}-{column}-unique", d1_rows({json.dumps(binding)}, {json.dumps(table)}), {json.dumps(column)}),')
         return examples
 

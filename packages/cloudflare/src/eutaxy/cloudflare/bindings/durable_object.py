@@ -24,6 +24,7 @@ bindings/ladders.json holds the rows, read by both suites.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -362,10 +363,47 @@ class DurableObjectKind(BindingKind):
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
         draft.note("guess", f"Durable Object binding {binding.name} (class {self.resource_of(binding)}): every object starts each run "
                    f"with empty storage ({self.setup_step}({binding.name!r})); give it the objects it should hold")
-        return {"kind": self.setup_step, "binding": binding.name}, [f"{self.setup_step}({json.dumps(binding.name)}),"]
+        step: dict[str, Any] = {"kind": self.setup_step, "binding": binding.name}
+        missing = _uncreated_tables(draft.scan.object_sql)
+        if not missing:
+            return step, [f"{self.setup_step}({json.dumps(binding.name)}),"]
+        tables = ", ".join(missing)
+        objects = list(dict.fromkeys(literal for name, _, literal, _ in draft.scan.object_names if name == binding.name and literal))
+        if not objects:
+            draft.note("unread", f"Durable Object binding {binding.name}: its code writes SQL tables no code creates ({tables}), and "
+                       "its objects are not addressed by literal names: seed each object's tables with sql={name: {'schema': ...}}")
+            return step, [f"{self.setup_step}({json.dumps(binding.name)}),"]
+        schema = "; ".join(f"CREATE TABLE {table} ({', '.join(columns)})" for table, columns in missing.items())
+        sql = {name: {"schema": schema} for name in objects}
+        draft.note("guess", f"Durable Object binding {binding.name}: its code writes SQL tables no code creates ({tables}): each object "
+                   f"it addresses by name ({', '.join(objects)}) starts with them, their columns as its INSERTs name them; "
+                   "write the real schema")
+        step["sql"] = sql
+        return step, [f"{self.setup_step}({json.dumps(binding.name)}, sql={draft.python(sql)}),"]
 
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
-        return [f'at_most_once_per_key("one-{binding.lower()}-call-per-object", do_call({json.dumps(binding)}), "args.object"),']
+        """An object addressed by the events' key (``env.B.getByName(order.orderId)``) is reached
+        at least once per event; no example otherwise (an object serves many calls, so none is
+        "once per object")."""
+        key = draft.body_key
+        if key is None or draft.drive_variable is None:
+            return []
+        examples: list[str] = []
+        addressed = [(argument, literal, where) for name, argument, literal, where in draft.scan.object_names if name == binding]
+        named = [where for argument, _, where in addressed if argument == key]
+        if named:
+            draft.note("read", f"Durable Object binding {binding}: {named[0]} addresses the object by the event's {key}")
+            examples.append(f'at_least_once_per_message("every-event-reaches-its-{binding.lower()}", {draft.drive_variable}, '
+                            f'do_call({json.dumps(binding)}), "args.object", {json.dumps(key)}),')
+        # A table an object addressed by a literal name inserts the event's key into: one row per key.
+        column_names = {key, re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()}
+        for literal in dict.fromkeys(literal for _, literal, _ in addressed if literal):
+            for table, columns in _inserted_columns(draft.scan.object_sql).items():
+                column = next((column for column in columns if column in column_names), None)
+                if column is not None:
+                    examples.append(f'unique("{table}-{column}-unique", durable_object_table({json.dumps(binding)}, '
+                                    f'{json.dumps(literal)}, {json.dumps(table)}), {json.dumps(column)}),')
+        return examples
 
     def draft_section_notes(self, draft: DraftContext) -> None:
         for binding in self._declared(draft.config):
@@ -378,6 +416,25 @@ class DurableObjectKind(BindingKind):
             if "script_name" not in binding.fields and self.resource_of(binding) in containers:
                 draft.note("unproxied", f"Durable Object binding {binding.name} (class {self.resource_of(binding)}) runs a container, "
                            "which is not started in this build: a run that touches it ends UNSUPPORTED")
+
+
+def _inserted_columns(statements: Sequence[str]) -> dict[str, list[str]]:
+    """Each table an object's SQL inserts into, with the columns its first INSERT names (a
+    table no INSERT names columns of is left out)."""
+    tables: dict[str, list[str]] = {}
+    for sql in statements:
+        for match in re.finditer(r"INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\"`\[]?(\w+)[\"`\]]?\s*\(([^)]*)\)", sql, re.IGNORECASE):
+            columns = [column.strip().strip('"`[]') for column in match.group(2).split(",") if column.strip()]
+            if columns:
+                tables.setdefault(match.group(1), columns)
+    return tables
+
+
+def _uncreated_tables(statements: Sequence[str]) -> dict[str, list[str]]:
+    """The tables an object's SQL inserts into that none of it creates, each with the columns its first INSERT names."""
+    created = {match.group(1).lower() for sql in statements
+               for match in re.finditer(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\"`\[]?(\w+)", sql, re.IGNORECASE)}
+    return {table: columns for table, columns in _inserted_columns(statements).items() if table.lower() not in created}
 
 
 def _count(number: int) -> str:
