@@ -3,7 +3,8 @@
 Each case's gate holds its report against ``<name>.report.txt`` (planted.py); this reads them
 all and checks what every one must show (issue 33): a source column (``worker.ts:23``,
 ``handler.py:20``, ``worker/index.ts:26`` through a build's source map) beside every effect
-point and Core decision in the trace, and no ordinal twice within one invocation.
+point and Core decision in the trace, no ordinal twice within one invocation, and the line
+of every uncaught error the report shows (``(at worker.ts:29)``).
 
 Some effects have no call site in the user's code by nature, since the platform makes them:
 the response an HTTP drive receives and the caller giving up (``Http:* response``,
@@ -88,3 +89,17 @@ def test_each_effect_of_the_users_code_shows_its_line_and_no_ordinal_repeats(pat
         if source is None:
             missing.append(line.strip())
     assert not missing, f"{path.name}: effects of the user's code with no source line:\n" + "\n".join(missing)
+
+
+#: Where a report shows a handler's uncaught error: in the trace, the headline's count, the Invocations section.
+ERROR_LINE = re.compile(r"!! threw |\(the first: |first error \(")
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[str(path.relative_to(CORPUS)) for path in GOLDEN])
+def test_each_uncaught_error_shown_names_its_line(path: Path):
+    shown = [line.strip() for line in path.read_text().splitlines() if ERROR_LINE.search(line)]
+    assert all(re.search(r"\(at [^\s()]+:\d+\)", line) for line in shown), shown
+
+
+def test_the_corpus_shows_uncaught_errors():
+    assert sum(1 for path in GOLDEN for line in path.read_text().splitlines() if ERROR_LINE.search(line)) >= 20
