@@ -383,3 +383,29 @@ export default {
     draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": "CREATE TABLE users (id TEXT, name TEXT);\n"}))
     assert not any('"DB"' in example for example in draft.example_invariants)
     assert any(note.kind == "read" and "D1 binding DB: the code only reads it" in note.text for note in draft.notes)
+
+
+def test_a_schema_named_by_a_package_script_or_the_readme_or_found_below_is_chosen_and_said(tmp_path):
+    """No schema beside the config: the .sql file package.json's script names (the one naming the
+    database first), else the README's, else the one a search of the folders below finds
+    (schema/init.sql); each is a guess naming where it came from. Several and none to prefer: a hole."""
+    scripted = {
+        "worker/schema.sql": SCHEMA, "other/seed.sql": SCHEMA, **DEV_VARS,
+        "package.json": json.dumps({"scripts": {"seed": "wrangler d1 execute other --file=./other/seed.sql",
+                                                "db:init": "wrangler d1 execute jobs-db --local --file=./worker/schema.sql"}}),
+    }
+    draft = draft_worker(_project(tmp_path / "a", _config(), files=scripted))
+    assert "./worker/schema.sql" == draft.setup[0]["path"]
+    assert any(note.kind == "guess" and "worker/schema.sql, the .sql file package.json's script 'db:init' names" in note.text
+               for note in draft.notes)
+    readme = {"db/tables.sql": SCHEMA, "README.md": "# Jobs\n\nCreate the tables:\n\n    npx wrangler d1 execute jobs-db --file db/tables.sql\n"}
+    draft = draft_worker(_project(tmp_path / "b", _config(), files={**readme, **DEV_VARS}))
+    assert "./db/tables.sql" == draft.setup[0]["path"]
+    assert any("db/tables.sql, the .sql file README.md:5 names" in note.text for note in draft.notes)
+    searched = draft_worker(_project(tmp_path / "c", _config(), files={"schema/init.sql": SCHEMA, "node_modules/x/y.sql": "", **DEV_VARS}))
+    assert "./schema/init.sql" == searched.setup[0]["path"]
+    assert any(note.kind == "guess" and "the only .sql file a search of the project's folders up to 3 deep found (schema/init.sql)" in note.text
+               for note in searched.notes)
+    several = draft_worker(_project(tmp_path / "d", _config(), files={"a/one.sql": SCHEMA, "b/two.sql": SCHEMA, **DEV_VARS}))
+    assert None is several.setup[0]["path"]
+    assert any(note.kind == "unread" and "found several (a/one.sql, b/two.sql) with none to prefer" in note.text for note in several.notes)

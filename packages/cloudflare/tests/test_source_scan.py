@@ -224,3 +224,11 @@ export default {
     ]
     assert (("COUNTER", None, "site", "worker.ts:11"), ("COUNTER", "orderId", None, "worker.ts:12")) == scan.object_names
     assert ("INSERT INTO hits (visit) VALUES (?)",) == scan.object_sql
+
+
+def test_vites_import_meta_env_is_not_the_workers_env(tmp_path):
+    """``import.meta.env.MODE`` is the build's (Vite fills it in), never a name read from the Worker's env."""
+    scan = _scan(tmp_path, """
+export default { async fetch(request, env) { return new Response(import.meta.env.MODE + env.API_TOKEN + this.env.DB); } };
+""")
+    assert ("API_TOKEN", "DB") == scan.env_names

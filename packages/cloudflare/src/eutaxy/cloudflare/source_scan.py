@@ -153,7 +153,8 @@ class SourceScan:
     #: None when none was read. ``body_fields`` is the request's, else these.
     message_fields: tuple[tuple[str, str], ...] = ()
     message_type: str | None = None
-    #: Names the code reads from ``env`` (``env.API_TOKEN``, ``this.env.DB``), sorted.
+    #: Names the code reads from ``env`` (``env.API_TOKEN``, ``this.env.DB``), sorted; not
+    #: Vite's ``import.meta.env.MODE``, which the build fills in.
     env_names: tuple[str, ...]
     #: Whether the code reads an incoming request's body (``request.json()``, ``.text()``,
     #: ``.formData()``, ``.arrayBuffer()`` on a name ``request`` or ``req``, or Hono's ``c.req``).
@@ -1026,6 +1027,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
             tokens[i + 2].value
             for i, t in enumerate(tokens)
             if t.kind == "ident" and t.value == "env" and _is(tokens, i + 1, "punct", ".") and _is(tokens, i + 2, "ident")
+            # Vite's import.meta.env.MODE is the build's, never the Worker's env (nor a secret).
+            and not (_is(tokens, i - 1, "punct", ".") and _is(tokens, i - 2, "ident", "meta"))
         )
         if path == entry:
             shape, opening = _default_export(tokens)

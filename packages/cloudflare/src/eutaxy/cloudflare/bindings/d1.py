@@ -281,7 +281,9 @@ def _draft_schema(folder: Path, config_folder: Path, database: "Binding", databa
     it from its own) when it holds ``.sql`` files (read, not guessed); else a file as the seeds
     locate it beside the user's config in ``folder`` (``schema.sql``, ``<database_name>.sql``,
     the only ``.sql`` file); else wrangler's default ``migrations/`` folder when it holds ``.sql``
-    files."""
+    files; else a ``.sql`` file the project's package.json scripts or README name (``wrangler d1
+    execute DB --file=./worker/schema.sql``); else what a search of the project below ``folder``
+    finds (:func:`_searched_schema`)."""
     migrations_dir = database.fields.get("migrations_dir")
     database_name = database.fields.get("database_name")
     empty = ""
@@ -308,7 +310,113 @@ def _draft_schema(folder: Path, config_folder: Path, database: "Binding", databa
         listed = ", ".join(p.name for p in files[:5])
         return None, (f"{len(files)} .sql files beside the config ({listed}) and none named schema.sql or "
                       f"{named or '<database_name>.sql'}{empty}")
-    return None, f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config{empty}"
+    mentioned = _mentioned_schema(folder, database)
+    if mentioned is not None:
+        path, where = mentioned
+        return path, f"{_shown(path, folder)}, the .sql file {where} names{empty}"
+    searched, how = _searched_schema(folder, named)
+    if searched is not None:
+        return searched, how + empty
+    return None, (f"no schema.sql, {named or '<database_name>.sql'}, other .sql file or migrations/ folder beside the config, "
+                  f"none named by package.json's scripts or the README, {how}{empty}")
+
+
+#: A path ending in ``.sql`` as a script or a README writes it (``--file=./worker/schema.sql``).
+_SQL_MENTION = re.compile(r"(?<![\w/.-])((?:\.{1,2}/)?[\w@+-][\w./@+-]*\.sql)\b")
+
+#: The folders a search for a schema skips: dependencies, build output, tools' state.
+_SEARCH_SKIPPED = frozenset({"node_modules", "dist", "build", "out", "coverage", "vendor", "target"})
+
+#: How deep below the config's folder the search for a schema goes, and the most folders it reads.
+_SEARCH_DEPTH = 3
+_SEARCH_FOLDERS_MAX = 500
+
+
+def _shown(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _mentioned_schema(folder: Path, database: "Binding") -> tuple[Path, str] | None:
+    """The first ``.sql`` file that exists among those package.json's scripts name (a script that
+    names the database or its binding first), then the README's, each read from its own folder
+    (the config's or the nearest above it holding a package.json)."""
+    names = {database.name, database.fields.get("database_name")} - {None}
+    candidates: list[tuple[int, Path, str]] = []
+    places = [folder, *list(folder.parents)[:3]]
+    package = next((place / "package.json" for place in places if (place / "package.json").is_file()), None)
+    if package is not None:
+        try:
+            scripts = json.loads(package.read_text(encoding="utf-8")).get("scripts") or {}
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            scripts = {}
+        if isinstance(scripts, dict):
+            for script, command in scripts.items():
+                if not isinstance(command, str):
+                    continue
+                rank = 0 if any(re.search(rf"\b{re.escape(str(name))}\b", command) for name in names) else 1
+                for match in _SQL_MENTION.finditer(command):
+                    candidates.append((rank, package.parent / match.group(1), f"{_shown(package, folder)}'s script {script!r}"))
+    for readme in ("README.md", "README", "readme.md", "Readme.md"):
+        for place in dict.fromkeys([folder, package.parent if package is not None else folder]):
+            path = place / readme
+            if not path.is_file():
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")[:200_000]
+            except (OSError, UnicodeDecodeError):
+                continue
+            for match in _SQL_MENTION.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                candidates.append((2, place / match.group(1), f"{_shown(path, folder)}:{line}"))
+    for _, path, where in sorted(candidates, key=lambda item: item[0]):
+        if path.is_file():
+            return path.resolve(), where
+    return None
+
+
+def _searched_schema(folder: Path, named: str | None) -> tuple[Path | None, str]:
+    """A schema found by searching the project below ``folder`` (folders up to _SEARCH_DEPTH deep,
+    not dependencies, build output or hidden ones): the one ``migrations`` folder holding ``.sql``
+    files, else the one ``.sql`` file, else the one named ``schema.sql``, ``init.sql`` or
+    ``<database_name>.sql``; and how, or (None, what the search saw)."""
+    files: list[Path] = []
+    migrations: list[Path] = []
+    level = [folder]
+    read = 0
+    for _ in range(_SEARCH_DEPTH + 1):
+        following: list[Path] = []
+        for directory in level:
+            read += 1
+            if read > _SEARCH_FOLDERS_MAX:
+                break
+            try:
+                entries = sorted(directory.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir() and not entry.name.startswith(".") and entry.name not in _SEARCH_SKIPPED:
+                    following.append(entry)
+                elif entry.is_file() and entry.suffix == ".sql" and directory != folder:
+                    files.append(entry)
+            if directory.name == "migrations" and directory != folder / "migrations" and migration_files(directory):
+                migrations.append(directory)
+        level = following
+    depth = f"a search of the project's folders up to {_SEARCH_DEPTH} deep"
+    if len(migrations) == 1:
+        return migrations[0], f"the only migrations folder {depth} found ({_shown(migrations[0], folder)}), applied in wrangler's order"
+    loose = [path for path in files if not any(path.parent == directory for directory in migrations)]
+    if not migrations and len(loose) == 1:
+        return loose[0], f"the only .sql file {depth} found ({_shown(loose[0], folder)})"
+    preferred = [path for path in loose if path.name in ("schema.sql", "init.sql", named)]
+    if len(preferred) == 1:
+        return preferred[0], f"{_shown(preferred[0], folder)}, the one of {len(loose)} .sql files {depth} found named as a schema"
+    if not files:
+        return None, f"and {depth} found no .sql file"
+    listed = ", ".join(_shown(path, folder) for path in files[:5])
+    return None, f"and {depth} found several ({listed}) with none to prefer"
 
 
 #: The statements that write, by their first word (a WITH statement is read by what follows it).
