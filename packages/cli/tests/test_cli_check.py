@@ -124,14 +124,33 @@ def test_json_is_one_canonical_object_and_equal_seeds_give_equal_bytes(testplatf
 
 
 def test_json_stays_one_object_when_the_scenario_prints_at_import(testplatform, write_scenario, capsys):
-    """A print at the top of the .sim.py goes to stderr, so --json's stdout is the verdict alone."""
+    """A print at the top of the .sim.py is captured into the report (scenarioOutput), so --json's
+    stdout is the verdict alone, and the text report shows it in a section of its own."""
     path = write_scenario("buggy")
     path.write_text('print("hello from the scenario")\n' + path.read_text())
     code = main(list(_args(path, "--json", "--no-regression")))
     captured = capsys.readouterr()
     assert 1 == code
-    assert "violated" == json.loads(captured.out)["kind"]
-    assert "hello from the scenario" in captured.err
+    assert 1 == captured.out.count("\n")
+    data = json.loads(captured.out)
+    assert "violated" == data["kind"]
+    assert "hello from the scenario\n" == data["scenarioOutput"]
+    assert "hello from the scenario" not in captured.err
+    assert 1 == main(list(_args(path, "--no-regression")))
+    text = capsys.readouterr().out
+    assert "\nThe scenario file printed:\n  hello from the scenario\n" in text
+
+
+def test_what_the_scenario_printed_before_its_error_goes_to_stderr(write_scenario, capsys):
+    """A scenario that prints and then fails to load: its print is not lost (stderr, before the
+    error), and --json's stdout is the one error object."""
+    path = write_scenario("buggy")
+    path.write_text('print("hello from the scenario")\nundefined_name\n' + path.read_text())
+    code = main(list(_args(path, "--json", "--no-regression")))
+    captured = capsys.readouterr()
+    assert 2 == code
+    assert "error" == json.loads(captured.out)["kind"]
+    assert captured.err.index("hello from the scenario") < captured.err.index("eutaxy: error:")
 
 
 def test_no_regression_writes_nothing(testplatform, write_scenario, run_cli):

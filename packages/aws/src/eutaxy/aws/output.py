@@ -20,12 +20,10 @@ from typing import Any, Iterator
 
 import attrs
 
+from eutaxy.core.console_lines import CAPTURED_CHARS_MAX, captured_text
 from eutaxy.engine.runloop import CallOutcome, RunLoop
 
 __all__ = ["CAPTURED_CHARS_MAX", "Output"]
-
-#: Output kept per invocation; the rest is cut, saying how much was.
-CAPTURED_CHARS_MAX = 16_384
 
 
 class _Stream(io.TextIOBase):
@@ -95,10 +93,4 @@ class Output:
         """The handler call with its output captured: ``(outcome, text)``."""
         with self.capture() as buffer:
             outcome = loop.call(handler, event, context)
-        return outcome, _clipped("".join(buffer))
-
-
-def _clipped(text: str) -> str:
-    if len(text) <= CAPTURED_CHARS_MAX:
-        return text
-    return text[:CAPTURED_CHARS_MAX] + f"\n[eutaxy: {len(text) - CAPTURED_CHARS_MAX} more characters not kept]\n"
+        return outcome, captured_text("".join(buffer))

@@ -26,7 +26,7 @@ import attrs
 from eutaxy.cli.arguments import add_command, budget_ms, max_runs
 from eutaxy.cli.config import ProjectConfig, config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INTERNAL
-from eutaxy.cli.output import Output
+from eutaxy.cli.output import Output, ScenarioPrints
 from eutaxy.cli.platforms import import_platform, platform_module_name
 from eutaxy.cli.progress import ProgressLine
 from eutaxy.cli.provers import add_prover_arguments, node_toolchain, provers_from_args
@@ -117,16 +117,54 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace, out: Output) -> int:
+    from eutaxy.report.text import render_text
+
+    # What the scenario file prints (as it is imported, in an invariant's function) goes into
+    # the report, never onto stdout beside it; on an error it goes to stderr before the message.
+    prints = ScenarioPrints(out.stderr)
+    with prints.capturing():
+        checked = _check(args, out)
+        if isinstance(checked, int):
+            return checked
+        verdict, code, platform, scenario, written, unwritten = checked
+        printed = prints.claim()
+    if printed is not None:
+        verdict = verdict.with_fields(scenario_output=printed)
+    kind = verdict.kind
+    text = render_text(verdict, wide=args.wide, logs=args.logs, verbose=args.verbose)
+    if written is not None:
+        text += f"\nRegression test written: {written}\n"
+        text += f"Run it: {regression_command(written)}\n"
+    elif kind == "violated":
+        text += f"\nRegression test not written ({unwritten}).\n"
+    if args.html:
+        from eutaxy.report.html import render_html
+
+        try:
+            # The sources in the verdict are relative to the project's folder, which the platform knows.
+            source_root = getattr(platform, "source_root", None) or scenario.get("root")
+            Path(args.html).write_text(render_html(verdict, source_root=source_root), encoding="utf-8")
+        except OSError as error:
+            # The verdict stands whether or not the page could be written; say why not.
+            out.note(f"eutaxy: warning: the HTML report was not written: {error}")
+    out.report(verdict_data(verdict), text=text)
+    return code
+
+
+def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdict, int, Any, dict[str, Any], Path | None, str]:
+    """Import, explore and keep the bug: the verdict (its specs and regression test added), the exit
+    code, the platform, the scenario and where the regression test went (or why not); an exit code
+    when the check could not give a verdict."""
     from eutaxy.engine.scenario_file import import_scenario, locate
     from eutaxy.engine.scenario import scenario_stem
     from eutaxy.report.regression import write_regression_test
-    from eutaxy.report.text import render_text
 
     scenario_path = Path(args.scenario)
     # The nearest project config above the scenario; a flag on the command line wins over it.
     config = config_for(scenario_path)
-    # Every platform's load_scenario is this same loader, so the file runs once.
-    scenario = import_scenario(scenario_path)
+    # Every platform's load_scenario is this same loader, so the file runs once; what it prints
+    # goes to the capture run_check installed.
+    scenario = import_scenario(scenario_path, output=sys.stdout)
     platform_name = scenario["platform"]
     module = import_platform(platform_name)
     # Options a platform takes beyond the scenario (--env), also written into the regression test.
@@ -199,24 +237,7 @@ def run_check(args: argparse.Namespace, out: Output) -> int:
         specs = _spec_verdicts(scenario, scenario_path, verdict, provers_from_args(with_configured_provers(args, config)))
         verdict = verdict.with_fields(specs=specs)
         code = exit_code(kind, spec_kinds=spec_kinds(specs))
-    text = render_text(verdict, wide=args.wide, logs=args.logs, verbose=args.verbose)
-    if written is not None:
-        text += f"\nRegression test written: {written}\n"
-        text += f"Run it: {regression_command(written)}\n"
-    elif kind == "violated":
-        text += f"\nRegression test not written ({unwritten}).\n"
-    if args.html:
-        from eutaxy.report.html import render_html
-
-        try:
-            # The sources in the verdict are relative to the project's folder, which the platform knows.
-            source_root = getattr(platform, "source_root", None) or scenario.get("root")
-            Path(args.html).write_text(render_html(verdict, source_root=source_root), encoding="utf-8")
-        except OSError as error:
-            # The verdict stands whether or not the page could be written; say why not.
-            out.note(f"eutaxy: warning: the HTML report was not written: {error}")
-    out.report(verdict_data(verdict), text=text)
-    return code
+    return verdict, code, platform, scenario, written, unwritten
 
 
 #: Suffixes of source files an HTML page is never written over (a module the Worker or the handler imports).

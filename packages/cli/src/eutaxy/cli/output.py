@@ -2,16 +2,23 @@
 
 Under ``--json`` stdout holds exactly one canonical JSON object (with ``schemaVersion``
 and a ``kind``), whether the command succeeded or not, so a consumer always has one
-object to parse; the human sentence for a problem still goes to stderr.
+object to parse; the human sentence for a problem still goes to stderr. What the user's
+scenario file prints to stdout (``ScenarioPrints``) is captured into the report, never
+mixed into stdout.
 """
 
 from __future__ import annotations
 
-from typing import TextIO
+import contextlib
+import io
+import sys
+import threading
+from typing import Iterator, TextIO
 
+from eutaxy.core.console_lines import captured_text
 from eutaxy.report.json import error_report, render_json
 
-__all__ = ["Output"]
+__all__ = ["Output", "ScenarioPrints"]
 
 
 class Output:
@@ -49,3 +56,61 @@ class Output:
         self.stdout.write(text + "\n")
         self.stdout.flush()
         self._printed = True
+
+
+class ScenarioPrints(io.TextIOBase):
+    """``sys.stdout`` while ``check`` runs: what the scenario file prints as it is imported (or
+    from a thread it started) is kept for the report (``scenarioOutput``), so stdout holds the
+    report alone. (The Worker's console and an AWS handler's output are captured by their
+    runtimes; the report has them as console lines and the trace's output points.)
+
+    ``capturing`` installs it for a block; ``claim`` takes the text for the report. Text not
+    claimed when the block ends (the check stopped with an error) goes to ``spill`` (stderr),
+    so the user still sees it beside the error.
+    """
+
+    def __init__(self, spill: TextIO) -> None:
+        super().__init__()
+        self._spill = spill
+        self._parts: list[str] = []
+        self._lock = threading.Lock()
+        self._replaced: TextIO | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._parts.append(str(text))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO has an attribute
+        return "utf-8"
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator["ScenarioPrints"]:
+        self._replaced = sys.stdout
+        sys.stdout = self
+        try:
+            yield self
+        finally:
+            sys.stdout = self._replaced
+            self._replaced = None
+            left = self.claim()
+            if left is not None:
+                self._spill.write(left if left.endswith("\n") else left + "\n")
+                self._spill.flush()
+
+    def claim(self) -> str | None:
+        """What was printed since the last claim (cut to the report's size), or None when nothing was."""
+        with self._lock:
+            text = "".join(self._parts)
+            self._parts.clear()
+        return captured_text(text) if text else None

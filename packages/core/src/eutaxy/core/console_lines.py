@@ -16,12 +16,15 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-__all__ = ["CAPPED_LEVEL", "CONSOLE_LEVELS", "ConsoleLine", "console_lines"]
+__all__ = ["CAPPED_LEVEL", "CAPTURED_CHARS_MAX", "CONSOLE_LEVELS", "ConsoleLine", "captured_text", "console_lines"]
 
 #: The console methods a runtime captures, each its own level.
 CONSOLE_LEVELS = ("log", "info", "warn", "error", "debug")
 #: The level of the one line a runtime appends when its per-run cap dropped lines.
 CAPPED_LEVEL = "capped"
+#: Output a report keeps of one capture (an AWS handler's invocation, the scenario file's own
+#: prints); the rest is cut, saying how much was (``captured_text``).
+CAPTURED_CHARS_MAX = 16_384
 
 
 @attrs.frozen(kw_only=True)
@@ -73,3 +76,11 @@ class ConsoleLine:
 def console_lines(data: Iterable[Any]) -> tuple[ConsoleLine, ...]:
     """Lines as given, or read from plain data."""
     return tuple(line if isinstance(line, ConsoleLine) else ConsoleLine.from_data(line) for line in data)
+
+
+def captured_text(text: str) -> str:
+    """Captured output as a report keeps it: at most CAPTURED_CHARS_MAX characters, then a line
+    saying how many more were not kept."""
+    if len(text) <= CAPTURED_CHARS_MAX:
+        return text
+    return text[:CAPTURED_CHARS_MAX] + f"\n[eutaxy: {len(text) - CAPTURED_CHARS_MAX} more characters not kept]\n"

@@ -458,6 +458,9 @@ class SimulationVerdict:
     specs: dict | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     #: Where the CLI wrote the regression test (VIOLATED only).
     regression_test: str | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
+    #: What the scenario file itself printed to stdout, as it was imported and while the check ran
+    #: its code (an invariant's function); the CLI adds it, so stdout stays the report alone.
+    scenario_output: str | None = attrs.field(default=None, metadata=OMIT_IF_DEFAULT)
     #: Per drive kind the runs delivered, how its invocations ended over the exploration runs
     #: (``eutaxy.core.invocation_outcomes``): the evidence a pass rests on a handler that worked.
     outcomes: tuple[OutcomeCounts, ...] = attrs.field(default=(), converter=tuple, metadata=OMIT_IF_DEFAULT)
@@ -467,7 +470,7 @@ class SimulationVerdict:
         return exit_code(self.kind)
 
     def with_fields(self, **changes: Any) -> "SimulationVerdict":
-        """A copy with ``changes`` (``regression_test=``, ``specs=``): what the CLI adds after the check."""
+        """A copy with ``changes`` (``regression_test=``, ``specs=``, ``scenario_output=``): what the CLI adds after the check."""
         return attrs.evolve(self, **changes)
 
 

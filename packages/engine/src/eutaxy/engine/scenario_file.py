@@ -4,8 +4,8 @@ The CLI must learn a scenario's platform before it can import the platform packa
 each platform's ``load_scenario`` and regression tests load the same files, so this
 loader knows no platform unless asked: it runs the file as a fresh module (its directory
 first on ``sys.path`` while it runs, so helpers beside it import; never cached in
-``sys.modules``; no bytecode written beside it; what it prints goes to stderr, as stdout
-carries the report) and reads the module-level ``scenario``.
+``sys.modules``; no bytecode written beside it; what it prints goes to the caller's capture
+(the CLI puts it in the report) or stderr, never to stdout, which carries the report) and reads the module-level ``scenario``.
 Whatever goes wrong is the user's to fix, so it becomes a ``UserError`` naming the file
 and line, which the CLI prints before exiting 2.
 """
@@ -21,7 +21,7 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, TextIO
 
 from eutaxy.core.errors import UserError, error_text
 from eutaxy.core.plain_data import json_problem
@@ -92,11 +92,13 @@ def no_bytecode() -> Iterator[None]:
         sys.dont_write_bytecode = previous
 
 
-def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[str, Any]:
+def import_scenario(path: str | Path, *, platform: str | None = None, output: TextIO | None = None) -> dict[str, Any]:
     """Run the scenario file at ``path`` and return its ``scenario`` dict.
 
     ``platform``, when given, is the platform the caller checks (``"cloudflare"``,
     ``"aws"``): a scenario built for another one is refused, naming the right package.
+    What the file prints to stdout as it runs goes to ``output`` (the CLI's capture, which
+    the report holds), else to stderr: never to stdout, which is the report's.
 
     Raises:
         UserError: the file is missing, does not parse or run (the message starts with
@@ -122,10 +124,10 @@ def import_scenario(path: str | Path, *, platform: str | None = None) -> dict[st
     sys.modules[module_name] = module
     sys.path[:0] = directories
     try:
-        # What the file prints while it runs is not the report: it goes to stderr, so stdout
-        # stays the report alone (one JSON object under --json).
+        # What the file prints while it runs is not the report: it goes to ``output`` (else
+        # stderr), so stdout stays the report alone (one JSON object under --json).
         try:
-            with no_bytecode(), contextlib.redirect_stdout(sys.stderr), _deadline(deadline_s):
+            with no_bytecode(), contextlib.redirect_stdout(output or sys.stderr), _deadline(deadline_s):
                 spec.loader.exec_module(module)
         except ScenarioImportTimeout:
             raise

@@ -7,6 +7,8 @@ how to reproduce it (schedule and seed) and what was explored (runs, bounds, ass
 What the Worker logged (``console``) is shown under the trace's point it followed; the
 console output of the other runs a verdict carries (the fault-free comparison run, the
 first run of a verdict with no trace) only when asked (``logs=True``, ``eutaxy check --logs``).
+What the scenario file itself printed (``scenarioOutput``) follows the cause or the
+comparison: whole when short (or with ``logs``), else a count.
 When the check ran the spec ladder (``specs`` beside the verdict), a Specs section comes
 last: verdicts about pure functions, kept apart from the simulation verdict they never
 change.
@@ -97,6 +99,8 @@ TRACE_POINTS_MAX = 200
 #: virtual time jumped before it (WAIT_SHOWN_MS: a retry delay, a delivery delay, an
 #: alarm's backoff), so a redelivery's time shows where it differs from "at once".
 _TIMED_PLATFORMS = frozenset({"aws"})
+#: The scenario file's own output is printed whole up to this many lines (``--logs``: always).
+SCENARIO_OUTPUT_LINES_SHOWN = 5
 #: The least jump in virtual time before an invocation that its label shows.
 WAIT_SHOWN_MS = 1000
 #: Invariants about time between effects: a violation of one labels every invocation with
@@ -261,6 +265,7 @@ def _render(verdict: SimulationVerdict, *, logs: bool, verbose: bool) -> str:
     elif isinstance(verdict, Unsupported):
         lines += _unsupported_section(verdict.cause)
         lines += _console_section("Console output of the first run", verdict.first_run_console, logs=logs)
+    lines += _scenario_output_section(verdict.scenario_output, logs=logs)
     lines += _outcomes_section(verdict.outcomes)
     lines += _invariants_section(verdict.invariants, verdict.provenance.runs)
     lines += _coverage_section(verdict.coverage, bounded=isinstance(verdict, Bounded))
@@ -488,6 +493,17 @@ def _console_section(title: str, console: tuple[ConsoleLine, ...], *, logs: bool
     lines = ["", f"{title}:"]
     lines += ["  " + text for line in console for text in _console_text(line, labelled=True)]
     return lines
+
+
+def _scenario_output_section(output: str | None, *, logs: bool) -> list[str]:
+    """What the scenario file printed: whole when short or with ``logs``, else a count."""
+    if not output:
+        return []
+    printed = output.rstrip("\n").split("\n")
+    count = len(printed)
+    if count > SCENARIO_OUTPUT_LINES_SHOWN and not logs:
+        return ["", f"The scenario file printed {count} lines (--logs shows them; the JSON report has them as scenarioOutput)."]
+    return ["", "The scenario file printed:"] + ["  " + line for line in printed]
 
 
 def _snapshot_payload_rows(snapshot: Effect) -> list[Any]:
