@@ -86,10 +86,11 @@ def eutaxy_package(layer, deps = [], users = [], third_party = [], data = [], te
             legacy_create_init = False,
         )
 
-def corpus_case(name, srcs, deps, data = [], support = [], size = "large", tags = []):
+def corpus_case(name, srcs, deps, data = [], support = [], size = "large", tags = [], shards = 0):
     """A corpus gate: pytest over one case's test file, with the case's files as data.
 
-    support: shared modules the test imports (and a conftest.py), not run as tests.
+    support: shared modules the test imports (and a conftest.py), not run as tests;
+    shards: how many Bazel shards its tests are dealt over (0: one process).
     """
     native.py_test(
         name = name,
@@ -99,6 +100,7 @@ def corpus_case(name, srcs, deps, data = [], support = [], size = "large", tags 
         deps = deps,
         data = data,
         size = size,
+        shard_count = shards if shards else None,
         tags = tags,
         legacy_create_init = False,
     )

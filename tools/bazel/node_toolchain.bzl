@@ -4,6 +4,9 @@ It runs Eutaxy's one installer (packages/cloudflare/src/eutaxy/cloudflare/toolch
 which fetches every package of the committed package-lock.json with `npm pack`,
 checks each tarball's SHA-256 against node/sha256.json and only then unpacks it.
 No host is named: npm's own configuration picks the registry.
+
+The same rule installs a test-only lock (its `package_lock` and `sha256` attributes: the
+wrangler the bundle differential compares Eutaxy's build with, corpus/wrangler-bundle/).
 """
 
 load(":python_toolchain.bzl", "found_python")
@@ -13,11 +16,11 @@ def _impl(rctx):
 
     # Re-fetch when the pins change; the copies make them inputs of every test that
     # uses the toolchain, so a new pin re-runs those tests instead of serving them cached.
-    rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"), "package-lock.json")
-    rctx.symlink(Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"), "sha256.json")
+    rctx.symlink(rctx.attr.package_lock, "package-lock.json")
+    rctx.symlink(rctx.attr.sha256, "sha256.json")
     # -P: the installer sits beside platform.py, which must not shadow the standard library.
     python = found_python(rctx)["python"]
-    result = rctx.execute([python, "-P", installer, "--dest", "."], timeout = 900, quiet = False)
+    result = rctx.execute([python, "-P", installer, "--dest", ".", "--lock-dir", "."], timeout = 900, quiet = False)
     if result.return_code != 0:
         fail("installing the pinned Node toolchain failed:\n" + result.stderr)
     rctx.file("WORKSPACE", "")
@@ -33,4 +36,10 @@ filegroup(
 )
 """)
 
-node_toolchain = repository_rule(implementation = _impl)
+node_toolchain = repository_rule(
+    implementation = _impl,
+    attrs = {
+        "package_lock": attr.label(default = Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/package-lock.json"), allow_single_file = True),
+        "sha256": attr.label(default = Label("@//packages/cloudflare:src/eutaxy/cloudflare/node/sha256.json"), allow_single_file = True),
+    },
+)

@@ -48,6 +48,10 @@ def main() -> int:
     location = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_node" / "location.txt"
     if location.exists() and "EUTAXY_NODE_MODULES" not in os.environ:
         os.environ["EUTAXY_NODE_MODULES"] = location.read_text().strip()
+    # The test-only wrangler the bundle differential runs (corpus/wrangler-bundle/).
+    wrangler = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_wrangler" / "location.txt"
+    if wrangler.exists() and "EUTAXY_WRANGLER_NODE_MODULES" not in os.environ:
+        os.environ["EUTAXY_WRANGLER_NODE_MODULES"] = wrangler.read_text().strip()
     # The pinned Lean (tools/bazel/lean_toolchain.bzl): its executable, or "unavailable: why".
     lean = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_lean" / "location.txt"
     if lean.exists() and "EUTAXY_LEAN_LOCATION" not in os.environ:

@@ -10,6 +10,11 @@ installer. Standard library only, because Bazel runs it before any venv exists.
 
 Once installed, a check downloads nothing: the toolchain is found in the cache
 (``EUTAXY_CACHE_DIR``, else the platform's user cache) by the lock's digest.
+
+A lock is a folder holding ``package-lock.json`` and ``sha256.json``; every function takes
+the folder (``lock_dir``, the toolchain's ``node/`` by default), so a test-only lock (the
+wrangler the bundle differential compares with, ``tests/wrangler/``) is installed, pinned
+and verified by the same code (``--lock-dir``).
 """
 
 from __future__ import annotations
@@ -57,19 +62,19 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "eutaxy"
 
 
-def _lock() -> dict:
-    return json.loads((LOCK_DIR / "package-lock.json").read_text())
+def _lock(lock_dir: Path = LOCK_DIR) -> dict:
+    return json.loads((lock_dir / "package-lock.json").read_text())
 
 
-def _digests() -> dict[str, str]:
-    return json.loads((LOCK_DIR / "sha256.json").read_text())
+def _digests(lock_dir: Path = LOCK_DIR) -> dict[str, str]:
+    return json.loads((lock_dir / "sha256.json").read_text())
 
 
-def lock_id() -> str:
+def lock_id(lock_dir: Path = LOCK_DIR) -> str:
     """A short digest of the lock and the pins: a new pin is a new install directory."""
     h = hashlib.sha256()
-    h.update((LOCK_DIR / "package-lock.json").read_bytes())
-    h.update((LOCK_DIR / "sha256.json").read_bytes())
+    h.update((lock_dir / "package-lock.json").read_bytes())
+    h.update((lock_dir / "sha256.json").read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -130,10 +135,10 @@ def _pack(specs: list[str], into: Path) -> list[Path]:
     return [into / entry["filename"] for entry in json.loads(proc.stdout)]
 
 
-def verify(spec: str, tarball: Path, digests: dict[str, str]) -> None:
+def verify(spec: str, tarball: Path, digests: dict[str, str], lock_dir: Path = LOCK_DIR) -> None:
     expected = digests.get(spec)
     if expected is None:
-        raise ToolchainError(f"no SHA-256 is pinned for {spec}: add it to {LOCK_DIR / 'sha256.json'}")
+        raise ToolchainError(f"no SHA-256 is pinned for {spec}: add it to {lock_dir / 'sha256.json'}")
     actual = _sha256(tarball)
     if actual != expected:
         raise ToolchainError(f"SHA-256 mismatch for {spec}: expected {expected}, got {actual}; nothing was unpacked")
@@ -151,32 +156,32 @@ def _unpack(tarball: Path, dest: Path) -> None:
             tar.extract(member, dest, filter="data")
 
 
-def install_into(dest: Path, *, log=print) -> list[str]:
-    """Fetch, verify and unpack every wanted package into ``dest/node_modules``."""
-    packages = wanted_packages()
-    digests = _digests()
+def install_into(dest: Path, *, log=print, lock_dir: Path = LOCK_DIR) -> list[str]:
+    """Fetch, verify and unpack every wanted package of ``lock_dir``'s lock into ``dest/node_modules``."""
+    packages = wanted_packages(_lock(lock_dir))
+    digests = _digests(lock_dir)
     specs = [f"{name}@{version}" for _, name, version in packages]
     with tempfile.TemporaryDirectory(prefix="eutaxy-npm-") as tmp:
         tarballs = _pack(specs, Path(tmp))
         if len(tarballs) != len(specs):
             raise ToolchainError(f"npm pack returned {len(tarballs)} files for {len(specs)} packages")
         for spec, tarball in zip(specs, tarballs):
-            verify(spec, tarball, digests)
+            verify(spec, tarball, digests, lock_dir)
         for (path, _, _), tarball in zip(packages, tarballs):
             _unpack(tarball, dest / path)
     log(f"unpacked {len(specs)} packages into {dest / 'node_modules'}")
     return specs
 
 
-def install_toolchain(cache: Path | None = None, *, log=print) -> InstallResult:
-    """Install the pinned toolchain into the cache once; later calls install nothing."""
-    root = (cache or cache_dir()) / "node-toolchain" / lock_id()
+def install_toolchain(cache: Path | None = None, *, log=print, lock_dir: Path = LOCK_DIR) -> InstallResult:
+    """Install the pinned toolchain (or ``lock_dir``'s packages) into the cache once; later calls install nothing."""
+    root = (cache or cache_dir()) / "node-toolchain" / lock_id(lock_dir)
     if (root / MARKER).exists():
         return InstallResult([], root, True)
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root.parent))
     try:
-        specs = install_into(staging, log=log)
+        specs = install_into(staging, log=log, lock_dir=lock_dir)
         (staging / MARKER).write_text(json.dumps({"packages": specs}, indent=1))
         if root.exists():
             shutil.rmtree(root)
@@ -213,29 +218,31 @@ def find_node_toolchain(*, install: bool = True) -> NodeToolchain:
     return _layout(root)
 
 
-def pin_digests() -> dict[str, str]:
-    """Maintainers: fetch every wanted package and write node/sha256.json (after a lock change)."""
-    packages = wanted_packages()
+def pin_digests(lock_dir: Path = LOCK_DIR) -> dict[str, str]:
+    """Maintainers: fetch every wanted package and write the lock's sha256.json (after a lock change)."""
+    packages = wanted_packages(_lock(lock_dir))
     specs = [f"{name}@{version}" for _, name, version in packages]
     with tempfile.TemporaryDirectory(prefix="eutaxy-npm-") as tmp:
         tarballs = _pack(specs, Path(tmp))
         digests = {spec: _sha256(t) for spec, t in zip(specs, tarballs)}
-    (LOCK_DIR / "sha256.json").write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    (lock_dir / "sha256.json").write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
     return digests
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--dest", help="unpack into this directory (the Bazel rule's repository) instead of the cache")
-    parser.add_argument("--pin", action="store_true", help="maintainers: recompute node/sha256.json from the lock")
+    parser.add_argument("--pin", action="store_true", help="maintainers: recompute the lock's sha256.json from its package-lock.json")
+    parser.add_argument("--lock-dir", help="the folder holding package-lock.json and sha256.json (default: the toolchain's node/)")
     args = parser.parse_args(argv)
+    lock_dir = Path(args.lock_dir).resolve() if args.lock_dir else LOCK_DIR
     try:
         if args.pin:
-            print(f"pinned {len(pin_digests())} packages")
+            print(f"pinned {len(pin_digests(lock_dir))} packages")
         elif args.dest:
-            install_into(Path(args.dest))
+            install_into(Path(args.dest), lock_dir=lock_dir)
         else:
-            result = install_toolchain()
+            result = install_toolchain(lock_dir=lock_dir)
             if result.already:
                 print(f"already installed at {result.location}")
             else:
