@@ -548,6 +548,20 @@ def test_a_violation_headline_names_the_invariant_and_key_in_a_short_line():
     assert headline.startswith("balance: the sum of amounts is 30, above 20 x") and headline.endswith("...")
     assert len(headline) == HEADLINE_CHARS_MAX
     assert violation_headline(verdicts.violated()["violation"]).startswith('one-payment-per-order: "o-1" ')
+    # Every kind with keys names them before anything a cut could take.
+    unique = {**twice, "invariant": "one-message-per-seq", "invariantKind": "unique", "keys": ["1"], "effects": [],
+              "rows": [{"seq": 1, "text": "hi"}, {"seq": 1, "text": "hello"}],
+              "message": "one-message-per-seq: two rows of DO:Room table r-1/messages share seq 1"}
+    assert violation_headline(unique) == "one-message-per-seq: 1 shared by 2 rows"
+    references = {**unique, "invariant": "every-file-has-its-body", "invariantKind": "references", "keys": ['"files/f-1"'],
+                  "message": "every-file-has-its-body: one row of D1:DB table files name r2_key \"files/f-1\" that no row ..."}
+    assert violation_headline(references) == 'every-file-has-its-body: "files/f-1" not found'
+    ordered = {**twice, "invariant": "forwarded-in-order", "invariantKind": "in_order_per_key", "keys": ['"customer-a"']}
+    assert violation_headline(ordered) == 'forwarded-in-order: "customer-a" out of order'
+    refines = {**twice, "invariant": "refund-follows-decision", "invariantKind": "refines", "keys": ['"o-1"'],
+               "message": "refund-follows-decision: D1:DB run (req-1#1 effect #1) carries out a decideRefund decision that rested on a read"}
+    headline = violation_headline(refines)
+    assert headline.startswith('refund-follows-decision: "o-1": D1:DB run (req-1#1 effect #1)') and headline.endswith("...")
 
 
 def test_a_failed_replay_is_drawn_as_the_report_draws_a_shrunk_trace():

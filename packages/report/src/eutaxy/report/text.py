@@ -156,23 +156,36 @@ HEADLINE_CHARS_MAX = 70
 def violation_headline(violation: Violation | Mapping[str, Any]) -> str:
     """One short line naming the broken invariant and its keys: ``payment-recorded-once: "o-2" twice``.
 
-    What a test runner's one-line summary shows. An at-most-once break counts the effects
-    that share the key, an at-least-once break says the keys were lost; any other kind
-    follows with its message (its own name prefix dropped).
+    What a test runner's one-line summary shows, the keys before anything that may be cut. An
+    at-most-once break counts the effects that share the key, an at-least-once break says the
+    keys were lost, a unique break how many rows share it, a references break that the keys
+    named were not found, an order or interval break that the key's effects came out of order
+    or too soon; any other kind follows its keys with its message (its own name prefix dropped).
     """
     if not isinstance(violation, Violation):
         violation = Violation.from_data(dict(violation))
     name = violation.invariant or "(unnamed invariant)"
     keys = ", ".join(_collapse(str(key)) for key in violation.keys)
-    if violation.invariant_kind == "at_most_once_per_key" and keys:
+    kind = violation.invariant_kind
+    detail = _collapse(violation.message).removeprefix(f"{name}: ")
+    if kind == "at_most_once_per_key" and keys:
         count = len(violation.effects)
         line = f"{name}: {keys} " + ("twice" if count == 2 else f"{count} times")
-    elif violation.invariant_kind in ("at_least_once", "at_least_once_per_message") and keys:
+    elif kind in ("at_least_once", "at_least_once_per_message") and keys:
         line = f"{name}: {keys} lost"
+    elif kind == "unique" and keys:
+        line = f"{name}: {keys} shared by " + (f"{len(violation.rows)} rows" if len(violation.rows) > 1 else "more than one row")
+    elif kind in _HEADLINE_PHRASES and keys:
+        line = f"{name}: {keys} {_HEADLINE_PHRASES[kind]}"
+    elif keys:
+        line = f"{name}: {keys}: {detail or 'broken'}"
     else:
-        detail = _collapse(violation.message).removeprefix(f"{name}: ")
-        line = f"{name}: {detail or keys or 'broken'}"
+        line = f"{name}: {detail or 'broken'}"
     return line if len(line) <= HEADLINE_CHARS_MAX else line[: HEADLINE_CHARS_MAX - 3] + "..."
+
+
+#: What a break of these kinds did to its keys, in a headline after them.
+_HEADLINE_PHRASES = {"references": "not found", "in_order_per_key": "out of order", "min_interval_per_key": "too soon"}
 
 
 def render_replay(replayed: Mapping[str, Any], *, scenario: str, platform: str, kept_events: Any = None) -> str:
