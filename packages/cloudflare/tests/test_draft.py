@@ -409,3 +409,50 @@ def test_a_schema_named_by_a_package_script_or_the_readme_or_found_below_is_chos
     several = draft_worker(_project(tmp_path / "d", _config(), files={"a/one.sql": SCHEMA, "b/two.sql": SCHEMA, **DEV_VARS}))
     assert None is several.setup[0]["path"]
     assert any(note.kind == "unread" and "found several (a/one.sql, b/two.sql) with none to prefer" in note.text for note in several.notes)
+
+
+def test_a_d1_row_naming_the_r2_object_the_code_puts_gets_a_references_example(tmp_path):
+    """The INSERT binds the name the code puts the R2 object under (?2 names it): references from
+    that column to the bucket's keys, with a note; a KV put under the same name is not R2's."""
+    worker = """
+type Upload = { fileId: string; text: string };
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const upload = await request.json<Upload>();
+    const key = `files/${upload.fileId}`;
+    await env.DB.prepare("INSERT INTO files (r2_key, id) VALUES (?2, ?1)").bind(upload.fileId, key).run();
+    await env.FILES.put(key, upload.text);
+    await env.CACHE.put(key, "1");
+    return new Response("stored", { status: 201 });
+  },
+};
+"""
+    config = {"name": "files", "d1_databases": [{"binding": "DB", "database_name": "files"}],
+              "r2_buckets": [{"binding": "FILES", "bucket_name": "files"}], "kv_namespaces": [{"binding": "CACHE", "id": "c"}]}
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": "CREATE TABLE files (id TEXT, r2_key TEXT);\n"}))
+    assert ['references("every-files-r2_key-in-files", d1_rows("DB", "files"), "r2_key", r2_rows("FILES"), "key"),'] == [
+        example for example in draft.example_invariants if example.startswith("references(")
+    ]
+    assert any(note.kind == "read" and "worker.ts:7 inserts into files.r2_key the name (key) the code puts an R2 object of FILES under"
+               in note.text for note in draft.notes)
+
+
+def test_the_example_requests_go_to_the_paths_as_the_router_mounts_them(tmp_path):
+    """A Hono app mounting its API router under /api: the example request is POST /api/orders,
+    and the note says where the prefix was read."""
+    worker = """
+import { Hono } from "hono";
+import api from "./api";
+const app = new Hono();
+app.route("/api", api);
+export default app;
+"""
+    api = """
+import { Hono } from "hono";
+const api = new Hono();
+api.post("/orders", async (c) => c.json(await c.req.json<{ orderId: string }>()));
+export default api;
+"""
+    draft = draft_worker(_project(tmp_path / "w", {"name": "shop"}, worker=worker, files={"api.ts": api}))
+    assert ({"method": "POST", "path": "/api/orders", "body": {"orderId": ""}},) == draft.example_events
+    assert any(note.kind == "read" and "/api/orders (api.ts:4, mounted at worker.ts:5)" in note.text for note in draft.notes)

@@ -232,3 +232,37 @@ def test_vites_import_meta_env_is_not_the_workers_env(tmp_path):
 export default { async fetch(request, env) { return new Response(import.meta.env.MODE + env.API_TOKEN + this.env.DB); } };
 """)
     assert ("API_TOKEN", "DB") == scan.env_names
+
+
+def test_routes_are_mounted_as_the_router_mounts_them(tmp_path):
+    """Hono's route("/api", tasks) over a router imported from another module (its own routes
+    under "/" and "/:id"), itty-router's base, Hono's basePath and chanfana's fromHono base: each
+    path carries its prefix and where the prefix was read."""
+    scan = _scan(tmp_path, """
+import { Hono } from "hono";
+import tasks from "./tasks";
+import { AutoRouter } from "itty-router";
+const app = new Hono();
+app.route("/api/tasks", tasks);
+app.get("/health", (c) => c.text("ok"));
+const itty = AutoRouter({ base: "/v1" });
+itty.post("/orders", () => new Response("x"));
+const v2 = new Hono().basePath("/v2");
+v2.delete("/orders/:id", (c) => c.text("x"));
+const openapi = fromHono(new Hono(), { base: "/docs-api" });
+openapi.put("/items", ItemUpdate);
+export default app;
+""", tasks__ts="""
+import { Hono } from "hono";
+const router = new Hono();
+router.get("/", (c) => c.json([]));
+router.post("/:id", async (c) => c.json(await c.req.json()));
+export default router;
+""")
+    assert [
+        ("GET", "/api/tasks", "worker.ts:6"), ("POST", "/api/tasks/:id", "worker.ts:6"), ("GET", "/health", None),
+        ("POST", "/v1/orders", "worker.ts:8"), ("DELETE", "/v2/orders/:id", "worker.ts:10"), ("PUT", "/docs-api/items", "worker.ts:12"),
+    ] == sorted(
+        [(route.method, route.path, route.mounted_by) for route in scan.routes],
+        key=lambda item: ["/api/tasks", "/api/tasks/:id", "/health", "/v1/orders", "/v2/orders/:id", "/docs-api/items"].index(item[1]),
+    )

@@ -556,7 +556,9 @@ class _Builder:
         hint = "the requests to send to fetch(), in order, each {'method', 'path', 'body'}"
         lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
         if routes:
-            places = ", ".join(f"{route.path} ({route.where})" for route in routes[:8])
+            places = ", ".join(
+                f"{route.path} ({route.where}{f', mounted at {route.mounted_by}' if route.mounted_by else ''})" for route in routes[:8]
+            )
             lines.append(f"    # Paths the code routes on: {places}.")
             self.note("read", f"paths the code routes on: {places}")
         if scan.methods:
@@ -690,7 +692,7 @@ class _Builder:
             path = events[0]["path"] if events else "/"
             examples.append(f'at_least_once("first-request-answered", http_response({json.dumps(path)}), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "fetch_call", "http_response",
+        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "references", "fetch_call", "http_response",
                    *(name for kind in bindings.registered() for name in kind.selectors))
         for helper in helpers:
             if f"{helper}(" in used:

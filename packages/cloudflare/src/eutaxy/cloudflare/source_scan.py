@@ -120,6 +120,11 @@ class Route:
     path: str
     method: str | None
     where: str
+    #: Where the prefix the path carries was read (a router's ``route("/api", sub)``, its
+    #: ``base``), None when the path is as written.
+    mounted_by: str | None = None
+    #: The router the path was registered on (``app`` in ``app.post(...)``), for mounting.
+    owner: str | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -171,6 +176,9 @@ class SourceScan:
     #: The literal SQL a Durable Object runs on its own database (``this.ctx.storage.sql.exec("...")``,
     #: the Agents SDK's ``this.sql`...```), in the order found.
     object_sql: tuple[str, ...] = ()
+    #: The ``put`` calls on a binding (``env.FILES.put(key, body)``: an R2 bucket's or a KV
+    #: namespace's): ``(binding, the key argument's last name or None, file:line)``.
+    binding_puts: tuple[tuple[str, str | None, str], ...] = ()
     #: The Agents SDK handlers some class defines (``onRequest``, ``onMessage``, ``onConnect``), in that order.
     agent_handlers: tuple[str, ...] = ()
     #: Modules scanned, relative to the root, entry first.
@@ -686,7 +694,8 @@ def _routes(tokens: list[Token], path: Path, root: Path) -> tuple[list[Route], l
             name = tokens[index - 2]
             dot = tokens[index - 3]
             if name.kind == "ident" and name.value.lower() in _ROUTER_METHODS and dot.kind == "punct" and dot.value == ".":
-                routes.append(Route(path=token.value, method=_ROUTER_METHODS[name.value.lower()], where=where))
+                owner = tokens[index - 4].value if _is(tokens, index - 4, "ident") and not _is(tokens, index - 5, "punct", ".") else None
+                routes.append(Route(path=token.value, method=_ROUTER_METHODS[name.value.lower()], where=where, owner=owner))
     for index, token in enumerate(tokens):
         if token.kind == "ident" and token.value == "method" and _is(tokens, index - 1, "punct", "."):
             for offset in range(1, 5):
@@ -792,6 +801,119 @@ def _fields_at(tokens: list[Token], opening: int) -> list[tuple[str, str]]:
 def body_example(fields: tuple[tuple[str, str], ...]) -> dict[str, object]:
     """An example body from declared fields: "" for a string, 0 for a number, false, else null."""
     return {name: _EXAMPLE_VALUES.get(kind) for name, kind in fields}
+
+
+@attrs.frozen
+class _Mounts:
+    """What one module says about its routers' prefixes."""
+
+    #: A router's own prefix: ``Router({ base: "/api" })``, ``new Hono().basePath("/api")``,
+    #: chanfana's ``fromHono(app, { base: "/api" })``: name -> (prefix, file:line).
+    bases: dict[str, tuple[str, str]]
+    #: ``parent.route("/tasks", child)``: (parent, prefix, child, file:line).
+    mounts: list[tuple[str, str, str, str]]
+    #: Names imported by relative path: name -> (the module, the name exported there or "default").
+    imports: dict[str, tuple[Path, str]]
+    #: The name the module default-exports (``export default app``), if a name.
+    default: str | None
+
+
+def _mounts(tokens: list[Token], path: Path, root: Path) -> _Mounts:
+    """The router prefixes, ``route()`` mounts and relative imports of one module."""
+    bound = _bindings(tokens)
+    bases: dict[str, tuple[str, str]] = {}
+    for name, value in bound.items():
+        end = next((cursor for cursor in range(value, min(len(tokens), value + 60)) if _is(tokens, cursor, "punct", ";")), min(len(tokens), value + 60))
+        for cursor in range(value, end):
+            base = None
+            if _is(tokens, cursor, "ident", "basePath") and _is(tokens, cursor + 1, "punct", "(") and _is(tokens, cursor + 2, "string"):
+                base = tokens[cursor + 2].value
+            elif (tokens[cursor].kind in ("ident", "string") and tokens[cursor].value == "base" and _is(tokens, cursor + 1, "punct", ":")
+                  and _is(tokens, cursor + 2, "string")):
+                base = tokens[cursor + 2].value
+            if base is not None and base.startswith("/"):
+                bases[name] = (base, _where(path, root, tokens[cursor].line))
+                break
+    mounts: list[tuple[str, str, str, str]] = []
+    for index, token in enumerate(tokens):
+        if (token.kind == "ident" and token.value == "route" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident")
+                and _is(tokens, index + 1, "punct", "(") and _is(tokens, index + 2, "string") and _is(tokens, index + 3, "punct", ",")
+                and _is(tokens, index + 4, "ident") and tokens[index + 2].value.startswith("/")):
+            mounts.append((tokens[index - 2].value, tokens[index + 2].value, tokens[index + 4].value, _where(path, root, token.line)))
+    imports: dict[str, tuple[Path, str]] = {}
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value == "import"):
+            continue
+        cursor = index + 1
+        names: list[tuple[str, str]] = []
+        if _is(tokens, cursor, "ident") and tokens[cursor].value not in ("type", "from"):
+            names.append((tokens[cursor].value, "default"))
+            cursor += 1
+            if _is(tokens, cursor, "punct", ","):
+                cursor += 1
+        if _is(tokens, cursor, "punct", "{"):
+            closing = _matching(tokens, cursor, "{", "}")
+            for member in range(cursor + 1, closing):
+                if _is(tokens, member, "ident") and (_is(tokens, member - 1, "punct", "{") or _is(tokens, member - 1, "punct", ",")):
+                    local = tokens[member + 2].value if _is(tokens, member + 1, "ident", "as") and _is(tokens, member + 2, "ident") else tokens[member].value
+                    names.append((local, tokens[member].value))
+            cursor = closing + 1
+        if _is(tokens, cursor, "ident", "from") and _is(tokens, cursor + 1, "string") and tokens[cursor + 1].value.startswith(("./", "../")):
+            module = _resolve(path, tokens[cursor + 1].value)
+            if module is not None:
+                for local, exported in names:
+                    imports[local] = (module, exported)
+    default = None
+    for index, token in enumerate(tokens):
+        if token.kind == "ident" and token.value == "export" and _is(tokens, index + 1, "ident", "default") and _is(tokens, index + 2, "ident"):
+            if _is(tokens, index + 3, "punct", ";") or index + 3 >= len(tokens) or tokens[index + 3].line != token.line:
+                default = tokens[index + 2].value
+    return _Mounts(bases=bases, mounts=mounts, imports=imports, default=default)
+
+
+#: How many ``route()`` mounts deep a router's prefix is followed.
+_MOUNT_DEPTH = 8
+
+
+def _mounted(routes: list[tuple[Path, Route]], mounts: dict[Path, _Mounts]) -> list[Route]:
+    """Each route with the prefixes of the routers it is mounted under: its own router's base,
+    then each ``route("/prefix", router)`` that mounts it (in its module, or in one that imports
+    it), up to _MOUNT_DEPTH deep."""
+
+    def prefix(module: Path, owner: str, depth: int) -> tuple[str, str | None]:
+        own = mounts[module].bases.get(owner)
+        text, where = (own[0], own[1]) if own is not None else ("", None)
+        if depth >= _MOUNT_DEPTH:
+            return text, where
+        for parent_module, info in mounts.items():
+            for parent, mount, child, mounted_at in info.mounts:
+                same = parent_module == module and child == owner
+                imported = info.imports.get(child)
+                reached = imported is not None and imported[0] == module and (
+                    imported[1] == owner or imported[1] == "default" and mounts[module].default == owner
+                )
+                if same or reached:
+                    outer, _ = prefix(parent_module, parent, depth + 1)
+                    return _join(outer, _join(mount, text)), mounted_at
+        return text, where
+
+    result: list[Route] = []
+    for module, route in routes:
+        if route.owner is None or module not in mounts:
+            result.append(route)
+            continue
+        text, where = prefix(module, route.owner, 0)
+        result.append(attrs.evolve(route, path=_join(text, route.path), mounted_by=where) if text else route)
+    return result
+
+
+def _join(prefix: str, path: str) -> str:
+    """A mount's prefix and a path under it: ``/api`` + ``/tasks`` is ``/api/tasks``, + ``/`` is ``/api``."""
+    if not prefix:
+        return path
+    if path in ("", "/"):
+        return prefix.rstrip("/") or "/"
+    return prefix.rstrip("/") + "/" + path.lstrip("/")
 
 
 def _relative_imports(tokens: list[Token]) -> list[str]:
@@ -915,6 +1037,19 @@ def _object_names(tokens: list[Token], path: Path, root: Path) -> list[tuple[str
     return found
 
 
+def _binding_puts(tokens: list[Token], path: Path, root: Path) -> list[tuple[str, str | None, str]]:
+    """``env.B.put(key, ...)`` and ``this.env.B.put(...)``: the binding and the key argument's last name."""
+    found: list[tuple[str, str | None, str]] = []
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value == "put" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident")
+                and _is(tokens, index - 3, "punct", ".") and _is(tokens, index - 4, "ident", "env") and _is(tokens, index + 1, "punct", "(")):
+            continue
+        closing = _matching(tokens, index + 1, "(", ")")
+        end = next((cursor for cursor in range(index + 2, closing) if _is(tokens, cursor, "punct", ",")), closing)
+        found.append((tokens[index - 2].value, _argument_name(tokens, index + 2, end), _where(path, root, token.line)))
+    return found
+
+
 def _object_sql(tokens: list[Token]) -> list[str]:
     """The literal SQL of ``<...>.sql.exec("...")`` and of an Agent's ``this.sql`...``` (its literal pieces)."""
     found: list[str] = []
@@ -981,7 +1116,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
     skipped: list[str] = []
     fetches: list[Fetch] = []
     dynamic: list[str] = []
-    routes: list[Route] = []
+    routes: list[tuple[Path, Route]] = []
+    mounts: dict[Path, _Mounts] = {}
     methods: list[str] = []
     headers: set[str] = set()
     handlers: list[str] = []
@@ -995,6 +1131,7 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
     statements: list[D1Statement] = []
     objects: list[tuple[str, str | None, str | None, str]] = []
     object_sql: list[str] = []
+    puts: list[tuple[str, str | None, str]] = []
     agent_handlers: set[str] = set()
     module_tokens: list[list[Token]] = []
     while pending:
@@ -1023,6 +1160,7 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         objects += _object_names(tokens, path, root)
         agent_handlers |= _agent_handlers(tokens)
         object_sql += _object_sql(tokens)
+        puts += _binding_puts(tokens, path, root)
         env_names.update(
             tokens[i + 2].value
             for i, t in enumerate(tokens)
@@ -1040,7 +1178,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         fetches += module_fetches
         dynamic += module_dynamic
         module_routes, module_methods = _routes(tokens, path, root)
-        routes += module_routes
+        routes += [(path, route) for route in module_routes]
+        mounts[path] = _mounts(tokens, path, root)
         methods += module_methods
         agents = agents or any(t.kind == "ident" and t.value == "routeAgentRequest" for t in tokens)
         headers.update(t.value for t in tokens if t.kind == "string" and t.value.lower() in ("idempotency-key", "x-idempotency-key"))
@@ -1068,12 +1207,13 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         d1_statements=tuple(statements),
         object_names=tuple(objects),
         object_sql=tuple(object_sql),
+        binding_puts=tuple(puts),
         agent_handlers=tuple(name for name in AGENT_HANDLERS if name in agent_handlers),
         handlers=tuple(handlers),
         export_shape=shape,
         fetches=tuple(fetches),
         dynamic_fetches=tuple(dynamic),
-        routes=tuple(routes),
+        routes=tuple(_mounted(routes, mounts)),
         methods=tuple(dict.fromkeys(methods)),
         routes_agents=agents,
         idempotency_headers=tuple(sorted(headers)),

@@ -48,6 +48,7 @@ __all__ = [
     "d1_write",
     "migration_files",
     "seed_rows",
+    "inserted_column",
     "with_statement_classes",
 ]
 
@@ -435,6 +436,30 @@ def _table_of(sql: str | None) -> str | None:
     """The table an ``INSERT [OR ...] INTO t`` or ``REPLACE INTO t`` writes, else None."""
     match = re.match(r"\s*(?:INSERT(?:\s+OR\s+\w+)?|REPLACE)\s+INTO\s+[\"`\[]?(\w+)", sql or "", re.IGNORECASE)
     return match.group(1) if match else None
+
+
+def inserted_column(sql: str | None, parameter: int) -> tuple[str, str] | None:
+    """The table and column an ``INSERT INTO t (a, b) VALUES (?, ?)`` writes bound parameter
+    ``parameter`` (0-based) into: ``?`` counts the parameters in order, ``?N`` names one; None
+    when the statement is not such an INSERT."""
+    match = re.match(r"\s*(?:INSERT(?:\s+OR\s+\w+)?|REPLACE)\s+INTO\s+[\"`\[]?(\w+)[\"`\]]?\s*\(([^)]*)\)\s*VALUES\s*\(([^)]*)\)",
+                     sql or "", re.IGNORECASE)
+    if match is None:
+        return None
+    columns = [column.strip().strip('"`[]') for column in match.group(2).split(",")]
+    values = [value.strip() for value in match.group(3).split(",")]
+    counted = 0
+    for column, value in zip(columns, values, strict=False):
+        if value == "?":
+            index, counted = counted, counted + 1
+        elif re.fullmatch(r"\?\d+", value):
+            index = int(value[1:]) - 1
+            counted = max(counted, index + 1)
+        else:
+            continue
+        if index == parameter:
+            return match.group(1), column
+    return None
 
 
 def _key_column(body: str) -> str | None:

@@ -119,7 +119,29 @@ class R2Kind(BindingKind):
         ]
 
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
-        return [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", r2_op({json.dumps(binding)}, "put"), "args.key"),']
+        """Once per key over the bucket's puts; and, when a D1 INSERT binds the very name the code
+        puts an object under, ``references`` from that column to the bucket's keys (every row
+        names an object that exists)."""
+        from eutaxy.cloudflare.bindings.d1 import inserted_column
+
+        examples = [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", r2_op({json.dumps(binding)}, "put"), "args.key"),']
+        keys = {name for bucket, name, _ in draft.scan.binding_puts if bucket == binding and name is not None}
+        databases = {item.name for item in draft.config.bindings if item.kind == "d1"}
+        seen: set[tuple[str, str, str]] = set()
+        for statement in draft.scan.d1_statements:
+            if statement.binding not in databases:
+                continue
+            for index, name in enumerate(statement.args):
+                written = inserted_column(statement.sql, index) if name in keys else None
+                if written is None or (statement.binding, *written) in seen:
+                    continue
+                seen.add((statement.binding, *written))
+                table, column = written
+                draft.note("read", f"{statement.where} inserts into {table}.{column} the name ({name}) the code puts an R2 object "
+                           f"of {binding} under: each row should name an object that exists")
+                examples.append(f'references("every-{table}-{column}-in-{binding.lower()}", d1_rows({json.dumps(statement.binding)}, '
+                                f'{json.dumps(table)}), {json.dumps(column)}, r2_rows({json.dumps(binding)}), "key"),')
+        return examples
 
 
 R2 = R2Kind(
