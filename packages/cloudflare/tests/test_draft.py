@@ -456,3 +456,36 @@ export default api;
     draft = draft_worker(_project(tmp_path / "w", {"name": "shop"}, worker=worker, files={"api.ts": api}))
     assert ({"method": "POST", "path": "/api/orders", "body": {"orderId": ""}},) == draft.example_events
     assert any(note.kind == "read" and "/api/orders (api.ts:4, mounted at worker.ts:5)" in note.text for note in draft.notes)
+
+
+def test_the_objects_the_schemas_seeded_rows_name_are_seeded_in_the_bucket(tmp_path):
+    """The schema inserts a row naming files/f-0 in the column the references example reads:
+    the bucket starts with that object (an empty body, a noted guess), so the example holds on
+    a run nothing went wrong in."""
+    worker = """
+type Upload = { fileId: string; text: string };
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const upload = await request.json<Upload>();
+    const key = `files/${upload.fileId}`;
+    await env.DB.prepare("INSERT INTO files (id, r2_key) VALUES (?, ?)").bind(upload.fileId, key).run();
+    await env.FILES.put(key, upload.text);
+    return new Response("stored", { status: 201 });
+  },
+};
+"""
+    config = {"name": "files", "d1_databases": [{"binding": "DB", "database_name": "files"}], "r2_buckets": [{"binding": "FILES", "bucket_name": "files"}]}
+    schema = "CREATE TABLE files (id TEXT, r2_key TEXT);\nINSERT INTO files (id, r2_key) VALUES ('f-0', 'files/f-0'), ('f-''1', 'files/f-''1');\n"
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": schema}))
+    assert {"kind": "r2_bucket", "binding": "FILES", "objects": {"files/f-0": "", "files/f-'1": ""}} in draft.setup
+    assert """        r2_bucket("FILES", {"files/f-0": "", "files/f-'1": ""}),""" in draft.source.splitlines()
+    assert any(note.kind == "guess" and "R2 binding FILES: the rows D1's schema seeds name objects (files/f-0, files/f-'1)" in note.text
+               for note in draft.notes)
+    prepare_worker(load_scenario(_filled(draft)))
+
+
+def _filled(draft) -> Path:
+    """The draft written with its example events and every example invariant filled in."""
+    path = write_draft(draft)
+    path.write_text(fill(draft.source, json.dumps(list(draft.example_events)), ",\n".join(e.rstrip(",") for e in draft.example_invariants)))
+    return path

@@ -49,6 +49,7 @@ __all__ = [
     "migration_files",
     "seed_rows",
     "inserted_column",
+    "seeded_values",
     "with_statement_classes",
 ]
 
@@ -462,6 +463,30 @@ def inserted_column(sql: str | None, parameter: int) -> tuple[str, str] | None:
     return None
 
 
+#: An ``INSERT INTO t (a, b) VALUES (...), (...)`` with literal rows, as a schema file seeds a table.
+_SEEDING_INSERT = re.compile(r"INSERT(?:\s+OR\s+\w+)?\s+INTO\s+[\"`\[]?(\w+)[\"`\]]?\s*\(([^)]*)\)\s*VALUES\s*((?:\([^;]*?\)\s*,?\s*)+)", re.IGNORECASE)
+_SQL_VALUE = re.compile(r"'((?:[^']|'')*)'|(-?\d+(?:\.\d+)?)|(NULL)", re.IGNORECASE)
+
+
+def seeded_values(paths: list[Path]) -> dict[tuple[str, str], list[str]]:
+    """The text values the schema files' own INSERTs write, by (table, column): ``INSERT INTO files
+    (id, r2_key) VALUES ('f-0', 'files/f-0')`` gives ``{("files", "r2_key"): ["files/f-0"], ...}``."""
+    values: dict[tuple[str, str], list[str]] = {}
+    for path in paths[:_SQL_FILES_MAX]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for match in _SEEDING_INSERT.finditer(text):
+            columns = [column.strip().strip('"`[]') for column in match.group(2).split(",")]
+            for row in re.findall(r"\(((?:'(?:[^']|'')*'|[^()'])*)\)", match.group(3)):
+                found = [item[0].replace("''", "'") if item[0] or not (item[1] or item[2]) else None for item in _SQL_VALUE.findall(row)]
+                for column, value in zip(columns, found, strict=False):
+                    if value is not None:
+                        values.setdefault((match.group(1), column), []).append(value)
+    return values
+
+
 def _key_column(body: str) -> str | None:
     """The first column of a table body that looks like a key (``order_id``) and that the
     database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
@@ -581,7 +606,10 @@ class D1Kind(BindingKind):
         path = draft.relative(schema)
         guessed = not how.startswith(("schema.sql beside the config", "the migrations_dir")) or databases > 1 or "holds no .sql" in how
         draft.note("guess" if guessed else "read", f"D1 binding {binding.name}: schema {path}, {how}")
-        draft.found[binding.name] = _tables(migration_files(schema) if schema.is_dir() else [schema])
+        files = migration_files(schema) if schema.is_dir() else [schema]
+        draft.found[binding.name] = _tables(files)
+        # The rows the schema itself inserts, for a kind whose seeds they name (R2's objects).
+        draft.found[f"{binding.name}/seeded"] = seeded_values(files)
         return {"kind": self.setup_step, "binding": binding.name, "path": path, "found": how}, [
             f"d1_schema({json.dumps(binding.name)}, {json.dumps(path)}),"
         ]

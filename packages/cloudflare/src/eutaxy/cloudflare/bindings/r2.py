@@ -24,7 +24,7 @@ from eutaxy.core.selectors import rows
 from ._record import BindingKind, DraftContext, effect_selector
 
 if TYPE_CHECKING:
-    from eutaxy.cloudflare.wrangler import WranglerConfig
+    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
 
 __all__ = ["R2", "R2Kind", "r2_bucket", "r2_op", "r2_rows"]
 
@@ -118,30 +118,53 @@ class R2Kind(BindingKind):
             "counted in the order the run first saw them, at the virtual time it saw them."
         ]
 
+    def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
+        """An empty bucket (a noted guess), but for the objects the rows a D1 schema seeds name
+        (:func:`_references`), each seeded with an empty body so those rows hold from the start.
+        (D1 is registered before R2, so its setup has read its schema by now.)"""
+        named: dict[str, Any] = {}
+        for database, table, column, _, _ in _references(binding.name, draft):
+            for key in draft.found.get(f"{database}/seeded", {}).get((table, column), []):
+                named.setdefault(key, "")
+        if not named:
+            return super().draft_setup(binding, draft)
+        step = {"kind": self.setup_step, "binding": binding.name}
+        draft.note("guess", f"R2 binding {binding.name}: the rows D1's schema seeds name objects ({', '.join(list(named)[:5])}): each is "
+                   "seeded with an empty body; give each the body it should have")
+        return {**step, "objects": named}, [f"{self.setup_step}({json.dumps(binding.name)}, {draft.python(named)}),"]
+
     def draft_invariants(self, binding: str, draft: DraftContext) -> list[str]:
         """Once per key over the bucket's puts; and, when a D1 INSERT binds the very name the code
         puts an object under, ``references`` from that column to the bucket's keys (every row
         names an object that exists)."""
-        from eutaxy.cloudflare.bindings.d1 import inserted_column
-
         examples = [f'at_most_once_per_key("one-put-per-key-{binding.lower()}", r2_op({json.dumps(binding)}, "put"), "args.key"),']
-        keys = {name for bucket, name, _ in draft.scan.binding_puts if bucket == binding and name is not None}
-        databases = {item.name for item in draft.config.bindings if item.kind == "d1"}
-        seen: set[tuple[str, str, str]] = set()
-        for statement in draft.scan.d1_statements:
-            if statement.binding not in databases:
-                continue
-            for index, name in enumerate(statement.args):
-                written = inserted_column(statement.sql, index) if name in keys else None
-                if written is None or (statement.binding, *written) in seen:
-                    continue
-                seen.add((statement.binding, *written))
-                table, column = written
-                draft.note("read", f"{statement.where} inserts into {table}.{column} the name ({name}) the code puts an R2 object "
-                           f"of {binding} under: each row should name an object that exists")
-                examples.append(f'references("every-{table}-{column}-in-{binding.lower()}", d1_rows({json.dumps(statement.binding)}, '
-                                f'{json.dumps(table)}), {json.dumps(column)}, r2_rows({json.dumps(binding)}), "key"),')
+        for database, table, column, where, name in _references(binding, draft):
+            draft.note("read", f"{where} inserts into {table}.{column} the name ({name}) the code puts an R2 object "
+                       f"of {binding} under: each row should name an object that exists")
+            examples.append(f'references("every-{table}-{column}-in-{binding.lower()}", d1_rows({json.dumps(database)}, '
+                            f'{json.dumps(table)}), {json.dumps(column)}, r2_rows({json.dumps(binding)}), "key"),')
         return examples
+
+
+def _references(binding: str, draft: DraftContext) -> list[tuple[str, str, str, str, str]]:
+    """Each D1 column an INSERT writes the name the code puts an object of ``binding`` under
+    (``env.FILES.put(key, ...)`` and ``.bind(..., key)``): (database, table, column, file:line, name)."""
+    from eutaxy.cloudflare.bindings.d1 import inserted_column
+
+    keys = {name for bucket, name, _ in draft.scan.binding_puts if bucket == binding and name is not None}
+    databases = {item.name for item in draft.config.bindings if item.kind == "d1"}
+    found: list[tuple[str, str, str, str, str]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for statement in draft.scan.d1_statements:
+        if statement.binding not in databases:
+            continue
+        for index, name in enumerate(statement.args):
+            written = inserted_column(statement.sql, index) if name in keys else None
+            if written is None or (statement.binding, *written) in seen:
+                continue
+            seen.add((statement.binding, *written))
+            found.append((statement.binding, written[0], written[1], statement.where, str(name)))
+    return found
 
 
 R2 = R2Kind(
