@@ -378,6 +378,7 @@ def test_each_corpus_draft_filled_mechanically_runs_fault_free(case, tmp_path, r
     result = run_cli("draft", str(folder), "--json")
     assert 0 == result.code, result.stderr
     data = json.loads(result.stdout)
+    assert "maxRedeliveries" not in data["source"]  # a queue's redeliveries are its consumer's max_retries
     source, left = fill_mechanically(data)
     assert [] == left, f"holes the draft should have filled itself: {left}"
     assert source.count('"maxFaultsPerRun": 1,') == 1

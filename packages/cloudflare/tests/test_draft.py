@@ -358,6 +358,10 @@ export default {
     assert any(note.kind == "guess" and "worker.ts:8 reads the reply with .json(), so it is answered 200 with {}" in note.text
                for note in draft.notes)
     assert any(note.kind == "guess" and "request header Idempotency-Key" in note.text for note in draft.notes)
+    texts = draft_worker(_project(tmp_path / "t", config, worker=worker.replace("reply.json<{ id: string }>()", "reply.text()"), files=schema))
+    assert 'external("api.pay.example", "api.pay.example"),' in texts.source
+    assert any(note.kind == "guess" and "worker.ts:8 reads the reply with .text(): the unscripted reply's empty body" in note.text
+               for note in texts.notes)
     assert [
         'at_most_once_per_key("one-charges-row-per-orderId", d1_write("DB"), d1_param(1)),',
         'at_least_once_per_message("every-event-written", requests, d1_write("DB"), d1_param(1), "orderId"),',

@@ -474,7 +474,8 @@ class _Builder:
         lines = [f"{variable} = http(", f"    # TODO(events): {hint}."]
         if events:
             lines.append(f"    # routeAgentRequest serves /agents/<binding in kebab case>/<agent name>: {routes}.")
-            lines.append("    # A WebSocket upgrade (an Upgrade: websocket header) is not modelled: the run is UNSUPPORTED.")
+            lines.append("    # A WebSocket upgrade sent as a request is not modelled (UNSUPPORTED); drive an Agent's")
+            lines.append("    # WebSocket messages with websocket(...) instead.")
             if said:
                 lines.append(f"    # {said}.")
             lines.append(f"    # e.g. [{_py(events[0])}, ...]")
@@ -605,6 +606,10 @@ class _Builder:
                 first = listed[0]
                 example = {"method": first["method"] or "GET", "path": first["path"], "status": 200, "body": None}
                 lines.append(f"# them as responses=[{_py(example)}, ...].")
+            texts = [fetch.where for fetch in requests if fetch.reads == "text"]
+            if texts:
+                self.note("guess", f"external {host}: {', '.join(texts)} reads the reply with .text(): the unscripted reply's "
+                          "empty body reads as empty text; script what the API really answers")
             unread = [fetch.where for fetch in requests if fetch.reads == "json" and fetch.method is None]
             if unread:
                 self.note("guess", f"external {host}: {', '.join(unread)} reads the reply with .json() but its method is not "
