@@ -493,3 +493,24 @@ def _filled(draft) -> Path:
     path = write_draft(draft)
     path.write_text(fill(draft.source, json.dumps(list(draft.example_events)), ",\n".join(e.rstrip(",") for e in draft.example_invariants)))
     return path
+
+
+def test_a_table_the_code_only_updates_is_noted_for_its_rows(tmp_path):
+    """UPDATE orders with no INSERT into it and no row seeded by the schema: every run starts it
+    empty, so the note asks for the rows (a table the schema seeds is not noted)."""
+    worker = """
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const { orderId } = await request.json<{ orderId: string }>();
+    await env.DB.prepare("UPDATE orders SET refunded = 1 WHERE id = ?").bind(orderId).run();
+    await env.DB.prepare("DELETE FROM holds WHERE order_id = ?").bind(orderId).run();
+    return new Response("ok");
+  },
+};
+"""
+    config = {"name": "refunds", "d1_databases": [{"binding": "DB", "database_name": "refunds"}]}
+    schema = "CREATE TABLE orders (id TEXT, refunded INTEGER);\nCREATE TABLE holds (order_id TEXT);\nINSERT INTO holds (order_id) VALUES ('o-0');\n"
+    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": schema}))
+    noted = [note.text for note in draft.notes if note.kind == "unread" and "which the code never inserts" in note.text]
+    assert ["D1 binding DB: worker.ts:5 changes rows of orders, which the code never inserts and the schema seeds none of: every run "
+            "starts it empty, so give it the rows it expects (d1_schema(..., rows={'orders': [...]}))"] == noted

@@ -36,6 +36,7 @@ from eutaxy.engine.holes import Hole
 from ._record import BindingKind, DraftContext, effect_selector
 
 if TYPE_CHECKING:
+    from eutaxy.cloudflare.source_scan import D1Statement
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
 
 __all__ = [
@@ -487,6 +488,22 @@ def seeded_values(paths: list[Path]) -> dict[tuple[str, str], list[str]]:
     return values
 
 
+def _note_tables_only_updated(binding: str, writes: list[tuple["D1Statement", str | None]], draft: DraftContext) -> None:
+    """A note for each table the code updates or deletes from but never inserts into, and that
+    the schema seeds no row of: every run starts it empty, so those writes change nothing until
+    the author gives it rows (``d1_schema(..., rows={table: [...]})``)."""
+    inserted = {(_table_of(statement.sql) or "").lower() for statement, verb in writes if verb in ("INSERT", "REPLACE")}
+    seeded = {table.lower() for table, _ in draft.found.get(f"{binding}/seeded", {})}
+    changed: dict[str, str] = {}
+    for statement, _ in writes:
+        match = re.match(r"\s*(?:UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+[\"`\[]?(\w+)", statement.sql or "", re.IGNORECASE)
+        if match and match.group(1).lower() not in inserted | seeded:
+            changed.setdefault(match.group(1), statement.where)
+    for table, where in changed.items():
+        draft.note("unread", f"D1 binding {binding}: {where} changes rows of {table}, which the code never inserts and the schema "
+                   f"seeds none of: every run starts it empty, so give it the rows it expects (d1_schema(..., rows={{{table!r}: [...]}}))")
+
+
 def _key_column(body: str) -> str | None:
     """The first column of a table body that looks like a key (``order_id``) and that the
     database does not already keep unique (no PRIMARY KEY or UNIQUE on it): where a
@@ -630,6 +647,7 @@ class D1Kind(BindingKind):
                 draft.note("read", f"D1 binding {binding}: the code only reads it, so the draft gives no example invariant over its writes")
             return []
         examples: list[str] = []
+        _note_tables_only_updated(binding, writes, draft)
         key = draft.body_key
         inserts = [(statement, index) for statement, verb in writes if verb in ("INSERT", "REPLACE")
                    for index, name in enumerate(statement.args) if key is not None and name == key]
