@@ -6,7 +6,8 @@ checks each tarball's SHA-256 against node/sha256.json and only then unpacks it.
 No host is named: npm's own configuration picks the registry.
 
 The same rule installs a test-only lock (its `package_lock` and `sha256` attributes: the
-wrangler the bundle differential compares Eutaxy's build with, corpus/wrangler-bundle/).
+wrangler the bundle differential compares Eutaxy's build with, corpus/wrangler-bundle/;
+the npm packages of the real Worker projects, corpus/real-projects/).
 """
 
 load(":python_toolchain.bzl", "found_python")

@@ -52,6 +52,10 @@ def main() -> int:
     wrangler = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_wrangler" / "location.txt"
     if wrangler.exists() and "EUTAXY_WRANGLER_NODE_MODULES" not in os.environ:
         os.environ["EUTAXY_WRANGLER_NODE_MODULES"] = wrangler.read_text().strip()
+    # The test-only npm packages of the real Worker projects (corpus/real-projects/).
+    real = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_real_projects" / "location.txt"
+    if real.exists() and "EUTAXY_REAL_PROJECTS_NODE_MODULES" not in os.environ:
+        os.environ["EUTAXY_REAL_PROJECTS_NODE_MODULES"] = real.read_text().strip()
     # The pinned Lean (tools/bazel/lean_toolchain.bzl): its executable, or "unavailable: why".
     lean = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_lean" / "location.txt"
     if lean.exists() and "EUTAXY_LEAN_LOCATION" not in os.environ:

@@ -1,0 +1,3 @@
+-- Filled in for the draft's schema hole: the Worker creates its Orders table itself
+-- (CREATE TABLE IF NOT EXISTS in src/index.ts, on its first "no such table"), so the
+-- database starts empty.
