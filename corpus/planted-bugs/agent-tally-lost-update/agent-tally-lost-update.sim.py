@@ -1,13 +1,14 @@
-"""A planted bug: an Agent's scheduled fold marks its entries tallied before it records the tally.
+"""A planted bug: an Agent's credit, work after its answer, loses an update under concurrency.
 
-The fold (a schedule over the object's alarm) marks the pending entries tallied, awaits a
-ledger call, then records each entry's tally row and adds the sum to the Agent's state. A crash
-at the ledger call fails the alarm; the retried fold finds no entry pending, so the accepted
-amount is never tallied. The checker must find it (VIOLATED, every-tallied-entry-recorded)
-with one fault.
+Each request records its entry (this.sql), schedules a report, answers, and leaves its credit
+running (ctx.waitUntil): the credit reads the running total, awaits the ledger, then writes the
+total it read plus its amount (to its table and its state). With two requests in flight, the
+second enters the Agent while the first's credit awaits the ledger (the input gate is open), so
+both credits read 0 and the total ends 5 or 7, not 12. The checker must find it (VIOLATED,
+total-counts-every-entry) by the order of turns alone, with no fault.
 """
 
-from eutaxy.cloudflare import define_scenario, durable_object, durable_object_table, external, http, references
+from eutaxy.cloudflare import aggregate, define_scenario, durable_object, durable_object_table, external, http
 
 scenario = define_scenario(
     name="agent-tally-lost-update",
@@ -20,14 +21,7 @@ scenario = define_scenario(
             {"method": "POST", "path": "/agents/tally/t-1", "body": {"amount": 7}},
         ]
     ),
-    invariants=[
-        references(
-            "every-tallied-entry-recorded",
-            durable_object_table("Tally", "t-1", "entries", where=[{"column": "tallied", "op": "eq", "value": 1}]),
-            "id",
-            durable_object_table("Tally", "t-1", "tallies"),
-            "entry_id",
-        )
-    ],
-    bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    # The drive accepts 5 and 7: the running total must count both.
+    invariants=[aggregate("total-counts-every-entry", durable_object_table("Tally", "t-1", "totals"), "total", "sum", "eq", 12)],
+    bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 2, "budgetMs": 60_000},
 )

@@ -1,7 +1,8 @@
-// A tally Agent: it accepts amounts, and a schedule folds them into its total and tells a ledger.
-// The planted bug: the fold marks the entries tallied, then awaits the ledger, and only then
-// records the tally. A crash at the ledger call loses the update: the retried schedule finds
-// every entry already marked and tallies nothing.
+// A tally Agent: it accepts amounts, answers at once, and credits each amount to a ledger and to
+// its running total in work after the answer; a schedule reports the total later.
+// The planted bug: the credit reads the total, awaits the ledger, then writes the total it read
+// plus its amount. Two requests in flight at once both read before either writes (the object's
+// input gate is open while its work awaits the ledger), and one update is lost.
 import { Agent, routeAgentRequest } from "agents";
 
 type Env = { Tally: DurableObjectNamespace<Tally> };
@@ -11,25 +12,30 @@ export class Tally extends Agent<Env, State> {
   initialState: State = { total: 0 };
 
   onStart() {
-    this.sql`CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY AUTOINCREMENT, amount INTEGER NOT NULL, tallied INTEGER NOT NULL DEFAULT 0)`;
-    this.sql`CREATE TABLE IF NOT EXISTS tallies (entry_id INTEGER PRIMARY KEY, amount INTEGER NOT NULL)`;
+    this.sql`CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY AUTOINCREMENT, amount INTEGER NOT NULL)`;
+    this.sql`CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, total INTEGER NOT NULL)`;
+    this.sql`INSERT OR IGNORE INTO totals (name, total) VALUES ('all', 0)`;
+    this.sql`CREATE TABLE IF NOT EXISTS reports (id INTEGER PRIMARY KEY AUTOINCREMENT, total INTEGER NOT NULL)`;
   }
 
   async onRequest(request: Request) {
     const { amount } = (await request.json()) as { amount: number };
     this.sql`INSERT INTO entries (amount) VALUES (${amount})`;
-    await this.schedule(10, "fold");
+    await this.schedule(3600, "report");
+    // The credit goes on after the answer.
+    this.ctx.waitUntil(this.credit(amount));
     return Response.json({ accepted: amount });
   }
 
-  async fold() {
-    const pending = this.sql<{ id: number; amount: number }>`SELECT id, amount FROM entries WHERE tallied = 0 ORDER BY id`;
-    if (pending.length === 0) return;
-    const sum = pending.reduce((total, entry) => total + entry.amount, 0);
-    this.sql`UPDATE entries SET tallied = 1 WHERE tallied = 0`;
-    await fetch("https://ledger.example/totals", { method: "POST", body: JSON.stringify({ add: sum }) });
-    for (const entry of pending) this.sql`INSERT INTO tallies (entry_id, amount) VALUES (${entry.id}, ${entry.amount})`;
-    this.setState({ total: this.state.total + sum });
+  async credit(amount: number) {
+    const [{ total }] = this.sql<{ total: number }>`SELECT total FROM totals WHERE name = 'all'`;
+    await fetch("https://ledger.example/credits", { method: "POST", body: JSON.stringify({ amount }) });
+    this.sql`UPDATE totals SET total = ${total + amount} WHERE name = 'all'`;
+    this.setState({ total: total + amount });
+  }
+
+  async report() {
+    this.sql`INSERT INTO reports (total) VALUES (${this.state.total})`;
   }
 }
 

@@ -18,7 +18,19 @@
  *
  * A sequential run delivers the work as an event of the Durable Object record's own
  * (`afterWorkSource`, before alarms and the drive's next event): the invocation is bound,
- * and the object runs until nothing of it can move (at rest). Timers are fired from inside
+ * and the object runs until nothing of it can move (at rest).
+ *
+ * A concurrent run (the turn scheduler) makes the work a participant like any other
+ * invocation: the moment anything of it is pending the scheduler starts it, with no decision
+ * (the source is `auto`: the work is already running, the start runs no code), and its
+ * effects are turns named `DO:<binding>/<object>` (as a call's effects inside the object),
+ * offered while it is in flight, its timers timer turns; the scheduler ends it when, with
+ * everything quiet, nothing of it is pending (`settle`). The code an object runs after a
+ * call's answer runs as the work's (the call's async context is handed over to the work's
+ * invocation at the answer, scheduler `hostCall`), and an effect the call opened, did not
+ * await and still waits for its turn at the answer is handed over to the work too (its
+ * position is then the work's). Its timers fire from inside the object as in a sequential run,
+ * but only when the scheduler's timer turn asks (`requestFire`): the poller decides nothing. Timers are fired from inside
  * the object by a poller armed there (real zero timers; workerd settles an object's promises
  * only in the object's own context, and a promise made outside it is never woken from it),
  * when the work has been quiet for IDLE_TURNS turns; the drive's side polls the work's flags.
@@ -30,8 +42,10 @@
  * where `DO:<binding>/<object>`), and the work's timers are dropped.
  *
  * What it cannot see: a promise left running is seen only through its effects, timers and
- * storage operations; a timer such a promise sets while its caller is still running counts
- * to the caller (the timer global cannot tell whose code calls it).
+ * storage operations; in a sequential run a timer such a promise sets while its caller is still
+ * running counts to the caller (the timer global cannot tell whose code calls it); in a
+ * concurrent run a timer callback the work's poller fires runs as the work's code, even one a
+ * call still in progress set (its own continuation after the timer is the call's).
  */
 
 import { active } from "./active.mjs";
@@ -84,6 +98,19 @@ export class ObjectWork {
     this.version = 0;
     /** `blockConcurrencyWhile` callbacks of the instance still running: its input gate is held. */
     this.blocking = 0;
+    /** True in a concurrent run (the turn scheduler decides when the work's timers fire). */
+    this.concurrent = run.scheduler.concurrent === true;
+    /** True while a timer turn asked the poller to fire the work's earliest timer (concurrent runs). */
+    this.fireRequested = false;
+    /** @type {(() => void)[]} waits for the next change (the concurrent delivery's) */
+    this.waiters = [];
+    /**
+     * Continuations of the work's code about to run inside the object (after one of its effects
+     * or a timer it fired): workerd runs them in the object's own context, a real turn or more
+     * after the effect's end, so the turn scheduler waits for them (`resumed`).
+     */
+    this.resuming = 0;
+    run.scheduler.track(this);
   }
 
   /** True while the object holds its input gate (`blockConcurrencyWhile`): no other call enters, its I/O is no turn. */
@@ -98,12 +125,56 @@ export class ObjectWork {
   /** Anything of the work left to run: its timers, effects, waits or storage operations. */
   pending() {
     if (this.ended || this.inv.dead) return false;
-    return this.inv.inflight > 0 || this.issued > 0 || this.waits > 0 || this.storage > 0 || this.run.globals.hasTimers(this);
+    return this.inv.inflight > 0 || this.inv.parked > 0 || this.issued > 0 || this.resuming > 0 || this.waits > 0 || this.storage > 0 || this.run.globals.hasTimers(this);
   }
 
   changed() {
     this.version++;
     this.resting = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves at the next change. @returns {Promise<void>} */
+  nextChange() {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * True while real work of the instance runs that the turn scheduler must wait for before
+   * its next decision: a timer it asked to fire, or effect I/O in flight.
+   */
+  busy() {
+    if (this.ended) return false;
+    return this.fireRequested || this.resuming > 0 || this.issued > 0 || this.inv.inflight > this.inv.parked;
+  }
+
+  /**
+   * The work's code goes on inside the object now (an effect of its ended, a timer of its
+   * fired): in a concurrent run it counts as busy until a real turn taken inside the object
+   * has passed, so its continuation has run (to its next effect's park, or its end) before
+   * the scheduler decides again. Call inside the object.
+   */
+  resumed() {
+    if (!this.concurrent || this.ended) return;
+    this.resuming++;
+    realTimer(0, () => {
+      this.resuming--;
+      this.changed();
+      this.run.scheduler.changed();
+    });
+  }
+
+  /** True while the scheduler offers the work's timers as turns: its delivery is in flight (concurrent runs). */
+  live() {
+    return this.turn && !this.ended;
+  }
+
+  /** A timer turn picked the work's earliest timer: the poller, inside the object, fires it. */
+  requestFire() {
+    this.fireRequested = true;
+    this.changed();
   }
 
   /** A crash in the work (or in a call of the object) reset the object: the instance's work ends. */
@@ -116,7 +187,9 @@ export class ObjectWork {
     if (this.ended) return;
     this.ended = true;
     this.inv.dead = true;
+    this.fireRequested = false;
     this.run.globals.dropTimers(this);
+    this.changed();
     this.inv.bump();
   }
 
@@ -169,7 +242,13 @@ export class ObjectWork {
         return;
       }
       const host = this.calls.at(-1) ?? null;
-      if (host) {
+      if (this.concurrent && this.fireRequested) {
+        // A timer turn asked for the work's earliest timer: its callback is the work's code.
+        this.fireRequested = false;
+        run.scheduler.runFresh(this.inv, () => this.fire());
+        this.resumed();
+        run.scheduler.changed();
+      } else if (host) {
         // A call in progress: its caller waits on it (one effect in flight); when nothing else
         // of the call moves, the object's own timer (one it awaits) fires.
         const version = host.version + this.version;
@@ -177,7 +256,18 @@ export class ObjectWork {
         seen = version;
         if (idle >= IDLE_TURNS && run.globals.hasTimers(this)) {
           idle = 0;
-          this.fire();
+          // (In a concurrent run the call counts as busy meanwhile: no turn is decided.)
+          if (this.concurrent) {
+            run.scheduler.runFresh(this.inv, () => this.fire());
+            this.resumed();
+            run.scheduler.changed();
+          } else this.fire();
+        }
+      } else if (this.concurrent) {
+        // The scheduler decides when the work's timers fire (requestFire) and when it is at rest.
+        if (!this.turn && !this.pending()) {
+          this.polling = false;
+          return;
         }
       } else if (this.turn) {
         const version = this.inv.version + this.version;
@@ -275,37 +365,44 @@ export function timerOwner(run) {
 export function effectInvocation(run, work) {
   const inv = run.current;
   if (inv && inv.hosts.at(-1)?.work === work) return inv;
-  refuseConcurrent(run, work);
   work.changed();
   work.poll();
   return work.inv;
 }
 
 /**
- * In a concurrent run the work after an object's answer is not modelled yet (its other
- * orders are the next model's): the run is UNSUPPORTED (`object_concurrency`).
- * @param {import("./run.mjs").Run} run @param {ObjectWork} work
- */
-function refuseConcurrent(run, work) {
-  if (run.scenario.bounds.maxConcurrentInvocations <= 1) return;
-  run.markUnsupported("object_concurrency", `${work.where} left work after its answer (${work.id}) in a concurrent run; its orders against the other invocations are not modelled yet`);
-}
-
-/**
  * The work after the answer as a scheduler source (bindings/durable_object.mjs adds it to
  * the record's events): the first object with work pending, in the order their work began,
- * runs it to rest as its invocation `DO:<binding>/<object>/after`. The drive's side only
- * polls the work's flags; the object's poller moves it.
+ * runs it as its invocation `DO:<binding>/<object>/after`.
+ *
+ * A sequential run delivers it as an event and runs it to rest: the drive's side only polls
+ * the work's flags; the object's poller moves it. A concurrent run starts it with no decision
+ * (`auto`) the moment anything of it is pending, and the scheduler ends it once, with
+ * everything quiet, nothing of it is pending any more (`settle`): meanwhile its effects and
+ * timers are turns like any other invocation's.
  * @param {import("./run.mjs").Run} run
  * @returns {import("./scheduler/scheduler.mjs").Source}
  */
 export function afterWorkSource(run) {
-  const next = () => (runWork.get(run)?.all ?? []).find((work) => work.pending()) ?? null;
+  const all = () => runWork.get(run)?.all ?? [];
+  const next = () => all().find((work) => !work.turn && work.pending()) ?? null;
+  /** Works whose concurrent delivery the scheduler ended (at rest, or the instance gone). @type {WeakSet<ObjectWork>} */
+  const done = new WeakSet();
   return {
+    auto: true,
     next: () => {
       const work = next();
-      if (work) refuseConcurrent(run, work);
       return run.stopped ? null : work?.id ?? null;
+    },
+    settle: () => {
+      let ended = false;
+      for (const work of all()) {
+        if (!work.turn || done.has(work) || (!work.ended && work.pending())) continue;
+        done.add(work);
+        work.changed();
+        ended = true;
+      }
+      return ended;
     },
     start: async () => {
       const work = /** @type {ObjectWork} */ (next());
@@ -314,23 +411,32 @@ export function afterWorkSource(run) {
       run.scheduler.bind(inv);
       work.turn = true;
       work.resting = false;
-      let seen = -1;
-      let quietSince = originals.dateNow();
-      let idle = 0;
-      for (let step = 0; step < MAX_STEPS && !work.resting && !work.ended && !run.stopped; step++) {
-        await realTurn();
-        const version = work.version + inv.version;
-        if (version !== seen) {
-          seen = version;
-          quietSince = originals.dateNow();
-          idle = 0;
-          continue;
+      if (work.concurrent) {
+        done.delete(work);
+        // The turns move the work; the scheduler's settle ends its delivery.
+        for (let step = 0; step < MAX_STEPS && !done.has(work) && !work.ended && !run.stopped; step++) {
+          await Promise.race([work.nextChange(), inv.changed()]);
         }
-        if (!work.polling && ++idle >= IDLE_TURNS) {
-          // Nothing of the object runs to move the work: it waits on what Eutaxy cannot see.
-          run.markUnsupported("unseen_wait", `the work ${inv.id} left after its answer waits on something Eutaxy cannot see`);
-        } else if (originals.dateNow() - quietSince > run.effectHangMs) {
-          run.markUnsupported("effect_hung", `the work ${inv.id} left after its answer did not move within the budget of ${run.effectHangMs} ms`);
+        work.firings = 0;
+      } else {
+        let seen = -1;
+        let quietSince = originals.dateNow();
+        let idle = 0;
+        for (let step = 0; step < MAX_STEPS && !work.resting && !work.ended && !run.stopped; step++) {
+          await realTurn();
+          const version = work.version + inv.version;
+          if (version !== seen) {
+            seen = version;
+            quietSince = originals.dateNow();
+            idle = 0;
+            continue;
+          }
+          if (!work.polling && ++idle >= IDLE_TURNS) {
+            // Nothing of the object runs to move the work: it waits on what Eutaxy cannot see.
+            run.markUnsupported("unseen_wait", `the work ${inv.id} left after its answer waits on something Eutaxy cannot see`);
+          } else if (originals.dateNow() - quietSince > run.effectHangMs) {
+            run.markUnsupported("effect_hung", `the work ${inv.id} left after its answer did not move within the budget of ${run.effectHangMs} ms`);
+          }
         }
       }
       work.turn = false;

@@ -211,10 +211,11 @@ export function effectPoint(run, given, spec) {
 
 /**
  * The `io` half of effectPoint: the same steps around an awaited perform.
- * @param {import("./run.mjs").Run} run @param {Invocation} inv @param {PointSpec} spec
+ * @param {import("./run.mjs").Run} run @param {Invocation} given the invocation whose point it is (a parked one may change hands) @param {PointSpec} spec
  * @param {string | undefined} site the Worker's call site (call_site.mjs)
  */
-async function ioPoint(run, inv, spec, site) {
+async function ioPoint(run, given, spec, site) {
+  let inv = given;
   if (inv.dead || run.stopped) return never();
   // In a concurrent run the effect is a turn: the invocation parks until a turn picks it.
   // Inside a Durable Object (a call of it in progress, `hosts`) too, as the object's input
@@ -225,7 +226,10 @@ async function ioPoint(run, inv, spec, site) {
   const parked = host?.work.gateHeld() ? null : run.scheduler.park(inv, spec.target, spec.op, host?.work.where ?? null);
   if (parked) {
     inv.parked++;
-    await parked;
+    // The turn names whose effect it is now: an effect a Durable Object call opened and left
+    // waiting is the object's own work's once the call has answered (after_work.mjs).
+    inv = (await parked) ?? inv;
+    run.scheduler.unparked();
     inv.parked--;
     if (inv.dead || run.stopped) return never();
   }
@@ -259,6 +263,9 @@ async function ioPoint(run, inv, spec, site) {
   work?.issue(-1);
   assert(inv.inflight >= 0, () => `invocation ${inv.id} has ${inv.inflight} effects in flight`);
   const stopped = point.fault === "crash_after" || run.stopsForCpu(inv, point.ordinal);
+  // What follows is the object's work (its own effect, or one issued before the answer):
+  // the turn scheduler waits for it to run on inside the object.
+  if (work && (work.inv === inv || !work.calls.includes(inv))) work.resumed();
   if (work && work.inv !== inv && !work.calls.includes(inv)) {
     // Issued by the object before its answer and not awaited: the object's from the answer
     // on, so the caller's end does not stop it and a crash here resets the object alone.

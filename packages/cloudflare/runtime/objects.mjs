@@ -18,7 +18,7 @@
  * Hosting. A forwarded call runs the user's code for the invocation whose stub call entered
  * the object (the binding notes it for the call's length, objectCaller, since workerd does not
  * carry a concurrent run's async context into the object), in that invocation's async context
- * (`scheduler.runAs`), holding the object as a host while the call runs (`Invocation.hosts`).
+ * (`scheduler.hostCall`), holding the object as a host while the call runs (`Invocation.hosts`).
  * The object's own binding calls (D1, ...) are effects of that invocation, numbered after the
  * stub call's own point, each a turn of its own in a concurrent run (the input gate is open
  * while the object awaits one, so another call may enter; not inside blockConcurrencyWhile,
@@ -120,7 +120,9 @@ function members(User) {
  */
 function abortObject(ctx) {
   try {
-    ctx.abort(new Error("eutaxy: the invocation crashed inside this Durable Object; it is reset"));
+    // A text reason: workerd hands the calls it breaks an Error whose message is the reason
+    // as text, so an Error here would reach the caller as "Error: Error: ...".
+    ctx.abort("eutaxy: the invocation crashed inside this Durable Object; it is reset");
   } catch {
     // abort() ends the object's work; what it throws here has nowhere to go.
   }
@@ -148,12 +150,31 @@ function hosted(ctx, className, call) {
   const run = active.run;
   const inv = run ? objectCaller(run, className, ctx.id) ?? run.current : null;
   if (!run || !inv) return call();
-  return run.scheduler.runAs(inv, () => hostedAs(run, inv, ctx, className, call));
+  return hostedAs(run, inv, ctx, className, call);
 }
 
 /**
- * The call as its invocation's: the object's work (after_work.mjs) notes the call, and its
- * poller, armed here inside the object, wakes a call that awaits a timer of the object's own.
+ * Run `call` as the object's own code, with no caller (an event of the object's own, such as
+ * the webSocketClose workerd calls for a peer gone away): its effects and timers are the
+ * object's work after its answers (after_work.mjs); outside a run it just runs.
+ * @param {any} ctx the object's DurableObjectState @param {string} className @param {() => unknown} call
+ */
+function ownCode(ctx, className, call) {
+  const run = active.run;
+  if (!run) return call();
+  const work = objectWork(run, ctx, className);
+  return run.scheduler.runFresh(work.inv, () => {
+    work.changed();
+    work.poll();
+    return call();
+  });
+}
+
+/**
+ * The call as its invocation's, in its async context (`scheduler.hostCall`): the object's
+ * work (after_work.mjs) notes the call, and its poller, armed here inside the object, wakes a
+ * call that awaits a timer of the object's own. At the answer what the object's code goes on
+ * doing is handed over to its work (a concurrent run's context and parked effects).
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
  * @param {any} ctx @param {string} className @param {() => unknown} call
  */
@@ -163,18 +184,26 @@ function hostedAs(run, inv, ctx, className, call) {
   inv.hosts.push(host);
   work.calls.push(inv);
   work.changed();
-  work.poll();
+  /** @type {((to: import("./effects.mjs").Invocation, object: string, keep: boolean) => void) | null} */
+  let handOver = null;
   const done = () => {
     const at = inv.hosts.lastIndexOf(host);
     if (at >= 0) inv.hosts.splice(at, 1);
     const call = work.calls.lastIndexOf(inv);
     if (call >= 0) work.calls.splice(call, 1);
+    // The caller's other call of this object, if one is in progress, keeps what it opened.
+    handOver?.(work.inv, work.where, work.calls.includes(inv));
     work.changed();
   };
   /** @type {unknown} */
   let result;
   try {
-    result = call();
+    const hostedCall = run.scheduler.hostCall(inv, () => {
+      work.poll();
+      return call();
+    });
+    result = hostedCall.result;
+    handOver = hostedCall.handOver;
   } catch (error) {
     done();
     throw error;
@@ -586,14 +615,15 @@ export function wrapDurableObject(User, className) {
     [OBJECT_WEBSOCKET](op, connection, data) {
       const state = stateOf(this);
       const user = () => (op === "drop" ? (state.user = null) : userObject(state));
-      return objectWebSocket(state.ctx, state.className, op, connection, data, user, (call) => hosted(state.ctx, state.className, call));
+      return objectWebSocket(state.ctx, state.className, op, connection, data, user,
+        (call) => hosted(state.ctx, state.className, call), (call) => ownCode(state.ctx, state.className, call));
     }
 
     /** Evict the object: the next call constructs the user's class from storage alone. */
     [OBJECT_EVICT]() {
       const state = stateOf(this);
       state.user = null;
-      state.ctx.abort(new Error("eutaxy: evicted by the reset"));
+      state.ctx.abort("eutaxy: evicted by the reset");
     }
   }
   for (const [name, descriptor] of members(User)) {

@@ -117,7 +117,7 @@ export class Run {
     /** Each env name a binding record owns, with its record and config entry (bindings/index.mjs). */
     this.owners = owners(config);
     /** @type {import("./scheduler/scheduler.mjs").Source[]} the records' own events (alarms, produced messages), delivered beside the drive's */
-    this.eventSources = RECORDS.flatMap((record) => (record.events ? [record.events(this)] : []));
+    this.eventSources = RECORDS.flatMap((record) => (record.events ? [record.events(this)].flat() : []));
     /** Real I/O of effects runs one at a time, in call order, so results log in call order. */
     this.chain = Promise.resolve();
     /**

@@ -160,8 +160,9 @@ const CLOSING = 2;
  * @param {unknown} data the message (op `message`)
  * @param {() => any} user the user's object (built when missing; for `drop`, dropped instead)
  * @param {(call: () => unknown) => unknown} hosted run the user's code for the invocation in flight
+ * @param {(call: () => unknown) => unknown} own run the user's code as the object's own (its work after its answers)
  */
-export async function objectWebSocket(ctx, className, op, connection, data, user, hosted) {
+export async function objectWebSocket(ctx, className, op, connection, data, user, hosted, own) {
   const run = active.run;
   if (!run) return { lost: true };
   let held = runs.get(run);
@@ -190,15 +191,17 @@ export async function objectWebSocket(ctx, className, op, connection, data, user
         // An event of the object's own, with no caller: its effects and what it awaits are the
         // object's work after its answers (after_work.mjs), which ctx.waitUntil hands it.
         if (typeof object?.webSocketClose === "function") {
-          /** @type {Promise<unknown>} */
-          let closing;
-          try {
-            closing = Promise.resolve(object.webSocketClose(socket, PEER_GONE.code, PEER_GONE.reason, false));
-          } catch (error) {
-            closing = Promise.reject(error);
-          }
-          // workerd reports a handler's error and the object lives on.
-          ctx.waitUntil(closing.catch(() => {}));
+          own(() => {
+            /** @type {Promise<unknown>} */
+            let closing;
+            try {
+              closing = Promise.resolve(object.webSocketClose(socket, PEER_GONE.code, PEER_GONE.reason, false));
+            } catch (error) {
+              closing = Promise.reject(error);
+            }
+            // workerd reports a handler's error and the object lives on.
+            ctx.waitUntil(closing.catch(() => {}));
+          });
         }
         known.set(`${connection}#orphan.${known.size}`, { socket, tags: ctx.getTags(socket), attachment: attachmentOf(socket), orphan: true });
         gone.add(socket);

@@ -115,8 +115,8 @@ def room(*, concurrent=1):
     )
 
 
-def replayed_room(faults):
-    built = room()
+def replayed_room(faults, *, concurrent=1):
+    built = room(concurrent=concurrent)
     with create_platform(built) as platform:
         result = replay_scenario(built, platform, {"faults": faults, "turns": []}, seed="room")["result"]
     assert "completed" == result["end"]["kind"], result["end"]
@@ -131,6 +131,16 @@ def test_an_open_whose_101_answer_a_fault_lost_leaves_a_socket_the_room_hears_go
     client, so workerd calls its webSocketClose with 1006 (not clean); the SDK's routing retries
     the retryable error, and the connection opens on the second socket and takes its messages."""
     rows, sends, opens = replayed_room([{"invocation": "ada#1", "ordinal": 0, "fault": "ambiguous"}])
+    assert [{"code": 1006, "clean": 0}] == rows["r-1/departures"]
+    assert {"ada#1": True, "bob#1": True} == opens
+    assert {"ada.1#1": True, "ada.2#1": True, "bob.1#1": True} == sends
+    assert ["again", "hello", "hi"] == sorted(row["text"] for row in rows["r-1/messages"])
+
+
+def test_in_a_concurrent_run_the_lost_answers_webSocketClose_is_the_rooms_work_after_its_answer():
+    """The same lost 101 answer with maxConcurrentInvocations 2: the room's webSocketClose runs as
+    its own work (DO:Room/r-1/after), modelled as in a sequential run, not refused."""
+    rows, sends, opens = replayed_room([{"invocation": "ada#1", "ordinal": 0, "fault": "ambiguous"}], concurrent=2)
     assert [{"code": 1006, "clean": 0}] == rows["r-1/departures"]
     assert {"ada#1": True, "bob#1": True} == opens
     assert {"ada.1#1": True, "ada.2#1": True, "bob.1#1": True} == sends

@@ -6,6 +6,7 @@ calling the object's webSocketMessage with an alarm's faults; what the object se
 per connection at the end of the run, a close as a close effect.
 """
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -99,7 +100,7 @@ def test_the_standard_api_and_a_socket_the_worker_answers_itself_are_unsupported
 
 
 def test_in_a_concurrent_run_a_connections_open_and_messages_count_as_one_event_and_two_rooms_interleave():
-    """maxConcurrentInvocations 2: ada in r-1 and bob in r-2; neither is refused as object_concurrency."""
+    """maxConcurrentInvocations 2: ada in r-1 and bob in r-2: the two rooms interleave, neither refused."""
     built = define_scenario(
         name="ws-two-rooms",
         worker={"config": "./wrangler.json"},
@@ -118,3 +119,36 @@ def test_in_a_concurrent_run_a_connections_open_and_messages_count_as_one_event_
     sends = {inv: res["delivered"] for inv, _, _, res in points(result, "send") if res is not None}
     assert {"ada.1#1": True, "ada.2#1": True, "bob.1#1": True} == sends
     assert [("ada", "hi"), ("ada", "again")] == history(result)
+
+
+def test_in_a_concurrent_run_a_lost_answers_webSocketClose_that_awaits_a_timer_runs_as_the_rooms_work(tmp_path):
+    """ambiguous at ada's upgrade, maxConcurrentInvocations 2, in a copy of the room whose
+    webSocketClose awaits a timer before it records the departure: workerd calls it for the
+    socket whose answer was lost, and it runs to its end as the room's work after its answers
+    (DO:ROOMS/r-1/after), its timer fired in virtual time, rather than being refused."""
+    shutil.copytree(FIXTURE, tmp_path / "chat")
+    source = tmp_path / "chat" / "src" / "index.ts"
+    original = "  async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {\n"
+    text = source.read_text()
+    assert original in text
+    source.write_text(text.replace(original, original + (
+        "    await new Promise((resolve) => setTimeout(resolve, 50));\n"
+        "    this.ctx.storage.sql.exec(\"INSERT INTO history (name, text) VALUES (?, ?)\", \"departed\", String(code));\n"
+    )))
+    built = define_scenario(
+        name="ws-lost-answer",
+        worker={"config": "./wrangler.json"},
+        root=tmp_path / "chat",
+        source=tmp_path / "chat" / "chat.sim.py",
+        setup=[durable_object("ROOMS")],
+        drive=websocket([
+            {"id": "ada", "path": "/rooms/r-1?name=ada", "messages": [{"data": {"text": "hi"}}]},
+            {"id": "bob", "path": "/rooms/r-1?name=bob", "messages": [{"data": {"text": "hello"}}]},
+        ]),
+        invariants=[],
+        bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 2, "budgetMs": 60_000},
+    )
+    result = run(built, [{"invocation": "ada#1", "ordinal": 0, "fault": "ambiguous"}])
+    assert "completed" == result["end"]["kind"], result["end"]
+    assert ("departed", "1006") in history(result)
+    assert ("bob", "hello") in history(result)

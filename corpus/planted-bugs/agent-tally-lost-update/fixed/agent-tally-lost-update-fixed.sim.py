@@ -1,11 +1,11 @@
-"""The fixed twin of agent-tally-lost-update: the fold records the tally before the ledger call.
+"""The fixed twin of agent-tally-lost-update: the credit reads and writes the total with no await between.
 
-The tally rows, the entries' mark and the state change are one synchronous block, so one
-atomic write; a crash at the ledger call after it leaves nothing untallied, and the same
-scenario must stay BOUNDED.
+It tells the ledger first, then reads the total and writes it back in one synchronous block,
+which no other credit can come between: whatever the order of the two requests' turns, the
+total counts both, and the same scenario must stay BOUNDED.
 """
 
-from eutaxy.cloudflare import define_scenario, durable_object, durable_object_table, external, http, references
+from eutaxy.cloudflare import aggregate, define_scenario, durable_object, durable_object_table, external, http
 
 scenario = define_scenario(
     name="agent-tally-lost-update",
@@ -18,14 +18,7 @@ scenario = define_scenario(
             {"method": "POST", "path": "/agents/tally/t-1", "body": {"amount": 7}},
         ]
     ),
-    invariants=[
-        references(
-            "every-tallied-entry-recorded",
-            durable_object_table("Tally", "t-1", "entries", where=[{"column": "tallied", "op": "eq", "value": 1}]),
-            "id",
-            durable_object_table("Tally", "t-1", "tallies"),
-            "entry_id",
-        )
-    ],
-    bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    # The drive accepts 5 and 7: the running total must count both.
+    invariants=[aggregate("total-counts-every-entry", durable_object_table("Tally", "t-1", "totals"), "total", "sum", "eq", 12)],
+    bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 2, "budgetMs": 60_000},
 )

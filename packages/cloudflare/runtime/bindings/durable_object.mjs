@@ -334,23 +334,6 @@ export function alarmCuts(run) {
   }
 }
 
-/**
- * Several sources as one: the first with an event ready starts it (an object's work after its
- * answer before any alarm), and the earliest delayed event of any is the one to wake for.
- * @param {import("../scheduler/scheduler.mjs").Source[]} sources
- * @returns {import("../scheduler/scheduler.mjs").Source}
- */
-function firstReady(sources) {
-  return {
-    next: () => sources.map((source) => source.next()).find((name) => name !== null) ?? null,
-    wake: () => {
-      const wakes = sources.map((source) => source.wake?.() ?? null).filter((time) => time !== null);
-      return wakes.length ? Math.min(...wakes) : null;
-    },
-    start: () => /** @type {import("../scheduler/scheduler.mjs").Source} */ (sources.find((source) => source.next() !== null)).start(),
-  };
-}
-
 /** The objects of `className` reached since its last reset (for tests and the bench). @param {string} className */
 export function reachedObjects(className) {
   return [...(reached.get(className)?.values() ?? [])];
@@ -521,7 +504,8 @@ export const durableObject = {
   kind: "durable_object",
   names: objectBindings,
   proxy: (run, inv, name, real) => makeNamespace(run, inv, name, real),
-  events: (run) => firstReady([afterWorkSource(run), alarmSource(run)]),
+  // An object's work after its answer before any alarm (a sequential run takes the first ready).
+  events: (run) => [afterWorkSource(run), alarmSource(run)],
   async reset(name, real, entry) {
     /** @type {ObjectEntry} */
     const objectEntry = entry;

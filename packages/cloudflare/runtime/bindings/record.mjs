@@ -30,7 +30,7 @@
  *   globals for the run (and put back with them): state made here is per run.
  * - `drives`: `{[drive kind]: {method, drive}}`, the delivery of the binding's own events: the
  *   Worker handler `method` it calls and the drive function `drive(run, drive, handler)`.
- * - `events(run)`: events the binding makes during a run, as one scheduler source
+ * - `events(run)`: events the binding makes during a run, as scheduler sources (one or a list)
  *   (scheduler/scheduler.mjs) the scheduler delivers beside the drive's, before it (a Durable
  *   Object's alarms; the messages the Worker produces onto a queue it consumes). A source
  *   empty for the whole run changes nothing.
@@ -48,7 +48,7 @@
  * @property {(owned: [string, any, any][], run?: import("../run.mjs").Run) => Promise<{target: string, table: string, rows: unknown[]}[]>} [snapshot]
  * @property {(run: import("../run.mjs").Run) => [object, string, unknown][]} [globals]
  * @property {Record<string, {method: string, drive: (run: import("../run.mjs").Run, drive: any, handler: any) => Promise<void>}>} [drives]
- * @property {(run: import("../run.mjs").Run) => import("../scheduler/scheduler.mjs").Source} [events]
+ * @property {(run: import("../run.mjs").Run) => import("../scheduler/scheduler.mjs").Source | import("../scheduler/scheduler.mjs").Source[]} [events]
  * @property {(owned: [string, any, any][], waitMs: number) => Promise<string[]>} [settleRaw]
  */
 

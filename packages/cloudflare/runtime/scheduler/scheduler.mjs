@@ -16,10 +16,18 @@
  *   own sources (`run.eventSources`: alarms, messages produced onto a queue the Worker
  *   consumes) are driven with it, before it (sources.mjs `eventSources`): the drive ends when
  *   none of them has an event left.
+ *   A source marked `auto` (an object's work after its answer, after_work.mjs) is started by
+ *   the turn scheduler with no decision whenever `next` names something, and asked to
+ *   `settle` (end the deliveries that came to rest) before each decision; the sequential
+ *   scheduler drives it as any other.
  * - `bind(inv)` / `release(inv)`: an invocation starts / its drive is done with it.
  * - `running()`: the invocation whose code is running now (null between invocations).
- * - `runAs(inv, fn)`: run `fn` as `inv`'s code, so `running()` names it in everything `fn`
- *   starts (a Durable Object's code, which the caller's async context does not reach).
+ * - `hostCall(inv, fn)`: run a Durable Object call's code as `inv`'s, so `running()` names it
+ *   in everything `fn` starts (the caller's async context does not reach the object); its `handOver(to, object,
+ *   keep)` hands what the object's code goes on doing after the answer to the object's work.
+ * - `runFresh(inv, fn)`: run the object's own code (a timer it fires) as `inv`'s.
+ * - `track(work)`, `concurrent`: an object's work after its answers (after_work.mjs) and whether
+ *   the scheduler interleaves it.
  * - `park(inv, target, op)`: an `io` effect point asks to wait for its turn; a promise to
  *   await, or null when it may go on at once.
  * - `noteMore(what)`: the running turn did more than its effect (reads the clock, ...).
@@ -36,7 +44,7 @@ import { SequentialScheduler } from "./sequential.mjs";
 import { TurnScheduler } from "./turns.mjs";
 
 /**
- * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null}} Source
+ * @typedef {{next: () => string | null, start: () => Promise<unknown>, wake?: () => number | null, auto?: boolean, settle?: () => boolean}} Source
  * @typedef {SequentialScheduler | TurnScheduler} Scheduler
  */
 

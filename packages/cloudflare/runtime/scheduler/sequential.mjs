@@ -74,15 +74,36 @@ export class SequentialScheduler {
     return this.current;
   }
 
-  /** One invocation is in flight: it is the running one already. @template T @param {Invocation} _inv @param {() => T} fn @returns {T} */
-  runAs(_inv, fn) {
+  /** One invocation at a time: no interleaving to decide (after_work.mjs runs an object's work to rest). */
+  get concurrent() {
+    return false;
+  }
+
+  /** @param {unknown} _work */
+  track(_work) {}
+
+  /** @template T @param {Invocation} _inv @param {() => T} fn @returns {T} */
+  runFresh(_inv, fn) {
     return fn();
+  }
+
+  /**
+   * A Durable Object call's code: the running invocation is the one in flight already, and
+   * nothing waits for a turn to hand over.
+   * @template T @param {Invocation} _inv @param {() => T} fn
+   * @returns {{result: T, handOver: (to: Invocation, object: string, keep: boolean) => void}}
+   */
+  hostCall(_inv, fn) {
+    return { result: fn(), handOver: () => {} };
   }
 
   /** @param {Invocation} _inv @param {string} _target @param {string} _op @returns {null} */
   park(_inv, _target, _op) {
     return null;
   }
+
+  /** No effect parks in a sequential run. */
+  unparked() {}
 
   /** @param {string} _what */
   noteMore(_what) {}

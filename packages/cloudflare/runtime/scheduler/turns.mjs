@@ -21,6 +21,16 @@
  * - `{kind: "timer"}` when a virtual timer is due (at or before the virtual now): the
  *   earliest fires (timers keep their due order, so one option is enough).
  *
+ * A Durable Object's work after its answer (after_work.mjs) is a participant like any other
+ * invocation: its source is `auto`, so the scheduler starts its delivery with no decision the
+ * moment anything of it is pending (and ends it once nothing is, `startAuto`, before each
+ * decision); it takes no slot of `limit`. Its effects are offered only while its delivery is in
+ * flight, each naming the object (`object`), and its timers are `timer` turns, fired inside the
+ * object by the work's poller when asked (`requestFire`); its I/O and a timer it was asked to
+ * fire count as busy (`track`). The turn that releases an effect parked inside an object is not
+ * over until the effect's point has run on (`unparked`): workerd resumes it in the object's own
+ * context, a real turn or more later.
+ *
  * The pick is the plan follower's (`PlanFollower.turnAt`). With nothing on offer, a timer
  * not yet due fires and virtual time passes to it (no decision: nothing else can move);
  * with no timer either, an invocation still in flight waits on something Eutaxy cannot
@@ -70,8 +80,9 @@ export const MAX_QUIESCE_STEPS = 100_000;
 
 /**
  * @typedef {import("../effects.mjs").Invocation} Invocation
- * @typedef {{inv: Invocation | null}} Holder
- * @typedef {{inv: Invocation, target: string, op: string, object: string | null, seq: number, release: () => void}} Parked
+ * @typedef {{inv: Invocation | null, auto?: boolean}} Holder
+ * @typedef {{inv: Invocation, target: string, op: string, object: string | null, seq: number, release: (owner: Invocation) => void}} Parked
+ * @typedef {import("../after_work.mjs").ObjectWork} ObjectWork
  * @typedef {import("./scheduler.mjs").Source} Source
  * @typedef {{due: number, seq: number, fire: () => void}} Alarm
  */
@@ -102,6 +113,71 @@ export class TurnScheduler {
     this.alarms = new TimerQueue();
     /** Alarms set in the run so far: no more than these can ever fire (ringAlarms' bound). */
     this.alarmsSet = 0;
+    /** @type {Set<ObjectWork>} every Durable Object instance's work after its answers in the run (after_work.mjs) */
+    this.works = new Set();
+    /**
+     * Effects a turn released whose point has not run on yet: one parked inside a Durable
+     * Object resumes in the object's own context, a real turn or more later (`unparked`).
+     */
+    this.releasing = 0;
+  }
+
+  /** Interleaves invocations: an object's work after its answer is a participant (after_work.mjs). */
+  get concurrent() {
+    return true;
+  }
+
+  /** An object instance's work after its answers: its I/O and the timer it was asked to fire count as busy. @param {ObjectWork} work */
+  track(work) {
+    this.works.add(work);
+  }
+
+  /**
+   * Run `fn` in a context of its own naming `inv` (the object's own code: the poller's timer
+   * callbacks, an event of the object's with no caller).
+   * @template T @param {Invocation} inv @param {() => T} fn @returns {T}
+   */
+  runFresh(inv, fn) {
+    return this.als.run({ inv }, fn);
+  }
+
+  /**
+   * Run a Durable Object call's code for `inv` in a context of the call's own, so that once
+   * the call has answered what the object's code goes on doing can be handed to the object's
+   * own work (`handOver`): its async context then names the work's invocation, and the
+   * effects the call opened inside the object (`object`) and left waiting for their turn go
+   * to the work too.
+   * @template T @param {Invocation} inv @param {() => T} fn
+   * @returns {{result: T, handOver: (to: Invocation, object: string, keep: boolean) => void}}
+   */
+  hostCall(inv, fn) {
+    /** @type {Holder} */
+    const holder = { inv };
+    const result = this.als.run(holder, fn);
+    return {
+      result,
+      handOver: (to, object, keep) => {
+        holder.inv = to;
+        if (!keep) this.adopt(inv, to, object);
+      },
+    };
+  }
+
+  /**
+   * Effects `from` opened inside the object `object` and left waiting for their turn become
+   * `to`'s (the object's work, once the call that opened them has answered).
+   * @param {Invocation} from @param {Invocation} to @param {string} object
+   */
+  adopt(from, to, object) {
+    let moved = false;
+    for (const parked of this.parked) {
+      if (parked.inv !== from || parked.object !== object) continue;
+      parked.inv = to;
+      from.parked--;
+      to.parked++;
+      moved = true;
+    }
+    if (moved) this.changed();
   }
 
   /**
@@ -144,17 +220,6 @@ export class TurnScheduler {
   /** The invocation whose code is running, from the async context. @returns {Invocation | null} */
   running() {
     return this.als.getStore()?.inv ?? null;
-  }
-
-  /**
-   * Run `fn` in the async context of `inv`'s delivery (when it is in flight), so `running()`
-   * names `inv` in what `fn` starts: a Durable Object's code, which workerd runs outside the
-   * caller's context.
-   * @template T @param {Invocation} inv @param {() => T} fn @returns {T}
-   */
-  runAs(inv, fn) {
-    const holder = this.holderOf(inv);
-    return holder ? this.als.run(holder, fn) : fn();
   }
 
   /** A delivery's invocation has started: its context now names it. @param {Invocation} inv */
@@ -201,7 +266,7 @@ export class TurnScheduler {
    * the Durable Object (`DO:<binding>/<object>`) whose call opened it, if one did: taking the
    * turn goes on running that object's code.
    * @param {Invocation} inv @param {string} target @param {string} op @param {string | null} [object]
-   * @returns {Promise<void>}
+   * @returns {Promise<Invocation>} the invocation whose effect it is when its turn comes (`adopt`)
    */
   park(inv, target, op, object = null) {
     if (this.turn?.kind === "effect" && this.turn.invocation !== inv) this.noteMore("other_invocation");
@@ -209,6 +274,13 @@ export class TurnScheduler {
       this.parked.push({ inv, target, op, object, seq: this.parkSeq++, release: resolve });
       this.changed();
     });
+  }
+
+  /** A released effect's point runs on (effects.mjs, right after its park). */
+  unparked() {
+    this.releasing--;
+    assert(this.releasing >= 0, () => `${this.releasing} effects counted as released`);
+    this.changed();
   }
 
   /**
@@ -253,7 +325,9 @@ export class TurnScheduler {
    * Durable Object call whose code parked at an effect of its own is not running.
    */
   busy() {
+    if (this.releasing > 0) return true;
     for (const holder of this.deliveries) if (holder.inv && holder.inv.inflight > holder.inv.parked) return true;
+    for (const work of this.works) if (work.busy()) return true;
     return false;
   }
 
@@ -287,15 +361,33 @@ export class TurnScheduler {
     return null;
   }
 
-  /** The earliest timer of an invocation in flight (due order, then the order set). */
+  /**
+   * The earliest timer of an invocation in flight (due order, then the order set), or of an
+   * object's work whose delivery is in flight (after_work.mjs).
+   */
   earliestTimer() {
-    return this.run.globals.timers.earliest((timer) => this.holderOf(timer.owner) !== null);
+    return this.run.globals.timers.earliest((timer) => this.holderOf(timer.owner) !== null || this.liveWork(timer.owner) !== null);
   }
 
-  /** Fire the earliest timer in its owner's context (the clock moves to its due time). */
+  /** `owner` as an object's work in flight, or null. @param {unknown} owner @returns {ObjectWork | null} */
+  liveWork(owner) {
+    const work = /** @type {ObjectWork} */ (owner);
+    return this.works.has(work) && work.live() ? work : null;
+  }
+
+  /**
+   * Fire the earliest timer in its owner's context (the clock moves to its due time); an
+   * object's timer fires inside the object, where its poller fires it when asked.
+   */
   fireTimer() {
     const timer = this.earliestTimer();
     if (!timer) return false;
+    const work = this.liveWork(timer.owner);
+    if (work) {
+      work.requestFire();
+      this.changed();
+      return true;
+    }
     const holder = /** @type {Holder} */ (this.holderOf(timer.owner));
     return this.als.run(holder, () => this.run.globals.fire(timer));
   }
@@ -310,6 +402,8 @@ export class TurnScheduler {
     const moves = [];
     this.parked = this.parked.filter((p) => !p.inv.dead);
     for (const parked of this.parked) {
+      // An object's work after its answer moves only once its delivery is in flight.
+      if (this.isWork(parked.inv) && this.holderOf(parked.inv) === null) continue;
       moves.push({
         option: parked.object === null
           ? { kind: "effect", invocation: parked.inv.id, target: parked.target }
@@ -317,13 +411,16 @@ export class TurnScheduler {
         take: () => {
           this.parked = this.parked.filter((p) => p !== parked);
           this.turn = { kind: "effect", invocation: parked.inv };
-          parked.release();
+          this.releasing++;
+          parked.release(parked.inv);
         },
       });
     }
     // One start per source with an event ready while a slot is free: the records' own first.
+    const slots = [...this.deliveries].filter((holder) => !holder.auto).length;
     for (const source of sources) {
-      const event = this.deliveries.size < this.limit ? source.next() : null;
+      if (source.auto) continue;
+      const event = slots < this.limit ? source.next() : null;
       if (event !== null) {
         moves.push({ option: { kind: "start", event }, take: () => { this.turn = { kind: "start" }; this.start(source); } });
       }
@@ -335,10 +432,35 @@ export class TurnScheduler {
     return moves;
   }
 
-  /** Start the next delivery in a fresh async context. @param {Source} source */
-  start(source) {
+  /** @param {Invocation} inv @returns {boolean} whether `inv` is an object's work after its answers */
+  isWork(inv) {
+    const work = inv.hosts[0]?.work;
+    return work !== undefined && work.inv === inv;
+  }
+
+  /**
+   * The sources started with no decision (`auto`: an object's work after its answer, which
+   * is already running): end each delivery whose work came to rest, start each work with
+   * something pending. True when one ended or started.
+   * @param {Source[]} sources
+   */
+  startAuto(sources) {
+    let acted = false;
+    for (const source of sources) {
+      if (!source.auto) continue;
+      if (source.settle?.()) acted = true;
+      if (source.next() !== null) {
+        this.start(source, true);
+        acted = true;
+      }
+    }
+    return acted;
+  }
+
+  /** Start the next delivery in a fresh async context. @param {Source} source @param {boolean} [auto] started with no decision */
+  start(source, auto = false) {
     /** @type {Holder} */
-    const holder = { inv: null };
+    const holder = { inv: null, auto };
     this.deliveries.add(holder);
     const finished = () => {
       this.deliveries.delete(holder);
@@ -374,6 +496,7 @@ export class TurnScheduler {
         // Alarms the clock has passed (the last turn's effects moved it) fire before the turn.
         this.ringAlarms("passed");
         if (run.stopped) return;
+        if (this.startAuto(sources)) continue;
         const moves = this.moves(sources);
         if (moves.length === 0) {
           // Nothing can move: time passes to the earliest alarm, timer or delayed event;

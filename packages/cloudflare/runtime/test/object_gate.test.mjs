@@ -9,7 +9,9 @@
  * then both write from the balance both read: the lost update the corpus's
  * wallet-lost-update finds in the model. And the spend inside blockConcurrencyWhile, whose
  * effects the model makes no turns: workerd holds the second call at the gate until the first's
- * callback has settled, so the second reads what the first wrote.
+ * callback has settled, so the second reads what the first wrote. And work after an answer
+ * (after_work.mjs: in a concurrent run its effects are turns inside the object): while the first
+ * call's work awaits its fetch, workerd lets the second call in, and its work too.
  */
 
 import assert from "node:assert/strict";
@@ -96,6 +98,78 @@ test("raw workerd holds a second call at the gate while the first runs inside bl
     // Whichever entered second read the balance the other wrote, whatever the fetches' timing:
     // 6 then 7 answers [4, -3]; 7 then 6 answers [-3, 3].
     assert.ok(JSON.stringify(answers) === "[4,-3]" || JSON.stringify(answers) === "[-3,3]", `answers ${JSON.stringify(answers)}`);
+  } finally {
+    await mf.dispose();
+  }
+});
+
+const WALLET_AFTER = `
+import { DurableObject } from "cloudflare:workers";
+export class Wallet extends DurableObject {
+  async spendLater(amount) {
+    this.ctx.waitUntil(this.settle(amount));
+    return "accepted";
+  }
+  async settle(amount) {
+    const balance = (await this.ctx.storage.get("balance")) ?? 10;
+    await fetch("https://payments.example/authorize?amount=" + amount);
+    await this.ctx.storage.put("balance", balance - amount);
+    await this.ctx.storage.put("settled:" + amount, true);
+  }
+  async state() {
+    return { balance: await this.ctx.storage.get("balance"), settled: (await this.ctx.storage.list({ prefix: "settled:" })).size };
+  }
+}
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const wallet = env.WALLET.getByName("alice");
+    if (url.pathname === "/state") return Response.json(await wallet.state());
+    return Response.json(await wallet.spendLater(Number(url.searchParams.get("amount"))));
+  },
+};
+`;
+
+/** How many times the test asks for the wallet's state before it gives up, and how long it waits between. */
+const STATE_POLLS = 200;
+const STATE_POLL_MS = 50;
+
+test("raw workerd lets a second call enter an object while the first call's work after its answer awaits its fetch", async () => {
+  /** @type {string[]} */
+  const arrived = [];
+  /** @type {() => void} */
+  let bothArrived = () => {};
+  const both = new Promise((resolve) => { bothArrived = () => resolve(undefined); });
+  const mf = new Miniflare({
+    modules: true,
+    script: WALLET_AFTER,
+    compatibilityDate: "2026-01-01",
+    durableObjects: { WALLET: { className: "Wallet", useSQLite: true } },
+    outboundService: async (/** @type {Request} */ request) => {
+      arrived.push(new URL(request.url).searchParams.get("amount") ?? "");
+      if (arrived.length === 2) bothArrived();
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let timer;
+      await Promise.race([both, new Promise((resolve) => { timer = setTimeout(resolve, BOTH_ARRIVE_MS); })]);
+      clearTimeout(timer);
+      return new Response("authorized");
+    },
+  });
+  try {
+    // The first spend answers; its work goes on and waits at its fetch, which the outbound
+    // service holds until the second's arrives: the second spend enters the object meanwhile.
+    assert.equal(await (await mf.dispatchFetch("https://wallet.example/?amount=6")).json(), "accepted");
+    assert.equal(await (await mf.dispatchFetch("https://wallet.example/?amount=7")).json(), "accepted");
+    /** @type {{balance: number, settled: number}} */
+    let state = { balance: 10, settled: 0 };
+    for (let poll = 0; poll < STATE_POLLS && state.settled < 2; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, STATE_POLL_MS));
+      state = await (await mf.dispatchFetch("https://wallet.example/state")).json();
+    }
+    assert.deepEqual([...arrived].sort(), ["6", "7"], "both works reached their fetch");
+    assert.equal(state.settled, 2, "both works settled");
+    // Both works wrote from the balance both read (10): the last write wins, one spend is lost.
+    assert.ok(state.balance === 4 || state.balance === 3, `balance ${state.balance}`);
   } finally {
     await mf.dispose();
   }

@@ -345,8 +345,8 @@ class DurableObjectKind(BindingKind):
             "maxRedeliveries stops, is a cut the verdict names).",
             "Work a Durable Object leaves running after its answer (a promise, a timer, ctx.waitUntil, an effect it "
             "issued and did not await) is the object's own invocation, DO:<binding>/<object>/after: in a sequential run "
-            "it runs to rest before the next event; a crash in it resets the object, not the caller; work that never "
-            "settles fires at most afterWorkTimerLimit timers (a cut the verdict names).",
+            "it runs to rest before the next event, in a concurrent run its effects and timers are turns; a crash in it "
+            "resets the object, not the caller; work that never settles fires at most afterWorkTimerLimit timers (a cut the verdict names).",
         ]
 
     def concurrency_assumptions(self, config: "WranglerConfig") -> list[str]:
@@ -356,8 +356,10 @@ class DurableObjectKind(BindingKind):
             "while it waits, so another call or its alarm may enter there; its storage operations are not turns "
             "(workerd's gates hold them), nor is anything it does inside blockConcurrencyWhile. A call enters an "
             "object only where the object waits on such an effect, not while it awaits a timer of its own (where "
-            "workerd's gate is open too). Work an object leaves running after its answer is UNSUPPORTED "
-            "(object_concurrency) in a concurrent run."
+            "workerd's gate is open too). Work an object leaves running after its answer (DO:<binding>/<object>/after) "
+            "takes part in the turns as any invocation: each of its effects is a turn inside the object (a call may enter "
+            "while it waits), its timers are timer turns, and an effect a call opened, did not await and that still waits "
+            "for its turn at the answer becomes the work's."
         ]
 
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
