@@ -53,7 +53,7 @@ import { DurableObject } from "cloudflare:workers";
 
 import { active } from "./active.mjs";
 import { assert } from "./assert.mjs";
-import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_SNAPSHOT, OBJECT_WEBSOCKET, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
+import { OBJECT_ALARM, OBJECT_EVICT, OBJECT_RAW_STATE, OBJECT_RESET, OBJECT_RESET_REASON, OBJECT_SNAPSHOT, OBJECT_WEBSOCKET, changeAlarm, noteReached, objectAlarm, objectCaller } from "./bindings/durable_object.mjs";
 import { proxyOf } from "./bindings/index.mjs";
 import { effectInvocation, workOf } from "./after_work.mjs";
 import { fetchNotingSockets, isGone, objectWebSocket, socketsBroken, takeOverSockets } from "./websocket_object.mjs";
@@ -122,7 +122,7 @@ function abortObject(ctx) {
   try {
     // A text reason: workerd hands the calls it breaks an Error whose message is the reason
     // as text, so an Error here would reach the caller as "Error: Error: ...".
-    ctx.abort("eutaxy: the invocation crashed inside this Durable Object; it is reset");
+    ctx.abort(OBJECT_RESET_REASON);
   } catch {
     // abort() ends the object's work; what it throws here has nowhere to go.
   }

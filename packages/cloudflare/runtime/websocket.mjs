@@ -25,7 +25,9 @@
  * - Message: one invocation `<message id>#1` whose one point is `WebSocket:<connection>`
  *   `send` `{args: {data}}`: the object's `webSocketMessage(ws, data)` is called on the
  *   connection's server end, with an alarm's faults (crash_before: the object crashed before
- *   handling it; crash_after: handled, then crashed; error: it failed). A crash drops the
+ *   handling it; crash_after: handled, then crashed; error: it failed, which the invocation's
+ *   outcome counts as ended by a fault, `crashed`, not as an error the handler threw, as it
+ *   counts a message whose object a crash elsewhere reset while it handled it). A crash drops the
  *   instance and the connection survives: the next instance finds its end again by the tags
  *   and attachment the object gave it; one it cannot tell apart from another makes the run
  *   UNSUPPORTED (`websocket_unidentified`). A message waits for its connection's open and the
@@ -42,7 +44,7 @@
 
 import { assert } from "./assert.mjs";
 import { Background, makeContext, runBackground } from "./background.mjs";
-import { OBJECT_WEBSOCKET, callInto, objectLadder } from "./bindings/durable_object.mjs";
+import { OBJECT_RESET_REASON, OBJECT_WEBSOCKET, callInto, objectLadder } from "./bindings/durable_object.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { REQUEST_ORIGIN } from "./http.mjs";
 import { realTurn } from "./patch.mjs";
@@ -73,9 +75,14 @@ function lostClients(run) {
   return clients;
 }
 
+/** The errors a fault injected at a message's delivery: Eutaxy's, never the handler's own. @type {WeakSet<object>} */
+const injected = new WeakSet();
+
 /** @param {string} fault */
 function deliveryError(fault) {
-  return new Error(`WebSocket message not handled (eutaxy: ${fault} injected)`);
+  const error = new Error(`WebSocket message not handled (eutaxy: ${fault} injected)`);
+  injected.add(error);
+  return error;
 }
 
 /** @param {unknown} data */
@@ -214,7 +221,12 @@ export async function driveWebSocket(run, drive, handler) {
       }),
     });
     const outcome = await run.scheduler.settle(inv, done);
-    run.recordOutcome(inv, "websocket", outcome);
+    // The delivery is the invocation's one point: an error injected there, or the reset of the
+    // object by a crash elsewhere while it handled the message, ended it by a fault, as a crash
+    // does; no code of the user's threw it.
+    const error = /** @type {any} */ (outcome.kind === "threw" ? outcome.error : null);
+    const byFault = error !== null && (injected.has(error) || error?.message === OBJECT_RESET_REASON);
+    run.recordOutcome(inv, "websocket", byFault ? { kind: "crashed" } : outcome);
     if (outcome.kind === "crashed" && !run.stopped) {
       // A crash drops the instance; the connection survives, as across hibernation.
       await Promise.resolve(stub[OBJECT_WEBSOCKET]("drop", conn.id)).catch(() => {});

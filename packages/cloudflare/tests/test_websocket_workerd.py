@@ -74,6 +74,9 @@ def test_a_faulted_message_drops_the_instance_and_the_connection_is_found_again(
     assert delivered["ada.2#1"] is True and delivered["ada.3#1"] is False
     expected = [("ada", "hi"), ("bob", "hello")] if fault == "crash_after" else [("bob", "hello")]
     assert expected == history(result)
+    # Each fault ended the message's invocation: none of them is an error the handler threw.
+    [ended] = [o for o in result["invocations"] if o["invocation"] == "ada.1#1"]
+    assert ("crashed", None) == (ended["outcome"], ended.get("error"))
 
 
 def test_the_chat_room_is_bounded():

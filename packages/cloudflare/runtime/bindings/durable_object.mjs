@@ -67,6 +67,12 @@ export const OBJECT_ALARM = "__eutaxyAlarm";
 export const OBJECT_RAW_STATE = "__eutaxyRawState";
 export const OBJECT_WEBSOCKET = "__eutaxyWebSocket";
 
+/**
+ * The reason a crash inside an object resets it with (objects.mjs, `ctx.abort`): a text, since
+ * workerd hands every call it breaks an Error whose message is the reason as text.
+ */
+export const OBJECT_RESET_REASON = "eutaxy: the invocation crashed inside this Durable Object; it is reset";
+
 /** How often the raw side's settle asks the reached objects whether their real alarms are done. */
 const RAW_SETTLE_POLL_MS = 10;
 
