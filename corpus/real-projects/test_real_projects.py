@@ -29,6 +29,7 @@ LOCK_DIR = HERE / "npm-lock"
 #: What each project's check says (its README says why): (verdict kind, cause or None).
 VERDICTS = {
     "berdzerd-website": ("bounded", None),
+    "chanfana-openapi-template": ("bounded", None),
     "d1-template": ("bounded", None),
     # Every request opens a D1 session (env.DB01.withSession): read replication is not modelled.
     "d1-starter-sessions-api-template": ("unsupported", "binding_not_modelled"),
