@@ -20,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 FIXTURE = Path(__file__).resolve().parent / "agents"
 
 
-def scenario(requests, *, config="wrangler.jsonc", faults=1):
+def scenario(requests, *, config="wrangler.jsonc", faults=1, concurrent=1):
     return define_scenario(
         name="agent-counter",
         root=FIXTURE,
@@ -29,7 +29,7 @@ def scenario(requests, *, config="wrangler.jsonc", faults=1):
         setup=[durable_object("Counter")],
         drive=http(requests),
         invariants=[unique("one-row-per-visit", durable_object_table("Counter", "c-1", "visits"), "id", allow_vacuous=True)],
-        bounds={"maxFaultsPerRun": faults, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+        bounds={"maxFaultsPerRun": faults, "maxConcurrentInvocations": concurrent, "budgetMs": 60_000},
     )
 
 
@@ -65,8 +65,9 @@ def test_the_agents_state_sql_and_schedule_live_in_its_sqlite_tables_and_the_sch
     assert [] == rows["c-1/cf_agents_jobs"]
 
 
-def test_a_template_agent_driven_through_http_is_bounded_or_violated():
-    built = scenario(TEMPLATE)
+@pytest.mark.parametrize("concurrent", [1, 2])
+def test_a_template_agent_driven_through_http_is_bounded_or_violated(concurrent):
+    built = scenario(TEMPLATE, concurrent=concurrent)
     with create_platform(built) as platform:
         verdict = check_scenario(built, platform, max_runs=8, seed="agents")
     assert verdict["kind"] in ("bounded", "violated"), verdict.get("cause")
