@@ -31,6 +31,7 @@ VERDICTS = {
     "berdzerd-website": ("bounded", None),
     "chanfana-openapi-template": ("bounded", None),
     "d1-template": ("bounded", None),
+    "durable-chat-template": ("bounded", None),
     # Every request opens a D1 session (env.DB01.withSession): read replication is not modelled.
     "d1-starter-sessions-api-template": ("unsupported", "binding_not_modelled"),
 }
