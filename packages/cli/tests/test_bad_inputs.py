@@ -15,7 +15,9 @@ A case file holds ``about`` (what the user did), ``base``, ``argv``, ``exit``, `
 starts with, the project's folder read as ``.``; ``json``), and its changes: ``files`` (a path and
 its whole new text; an empty text deletes the file) and ``edits`` (``[path, old, new]``,
 each ``old`` found exactly once). ``env`` sets
-environment variables; ``node = true`` marks a case that starts the Node host.
+environment variables; ``node = true`` marks a case that starts the Node host;
+``stdout_closed = true`` runs the command with its stdout's reader gone before anything was
+printed (``eutaxy check ... | true``), so only stderr is read.
 
 Each case runs the real command in a process of its own (``python -m eutaxy.cli``, in a
 session of its own) under CASE_LIMIT_S of real time: past it the process and everything it
@@ -43,7 +45,7 @@ CASES = sorted((HERE / "cases").glob("*.toml"))
 MINIMUM_CASES = 40
 #: The real time one case may take before its process is killed and the case fails.
 CASE_LIMIT_S = 180
-_FIELDS = {"about", "base", "argv", "exit", "first", "words", "absent", "files", "edits", "env", "node", "json"}
+_FIELDS = {"about", "base", "argv", "exit", "first", "words", "absent", "files", "edits", "env", "node", "json", "stdout_closed"}
 
 
 def _load(path: Path) -> dict:
@@ -95,7 +97,7 @@ def test_bad_input(path, tmp_path, request):
     _project(case, directory)
     env = {**os.environ, **(case.get("env") or {}), "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
     before = _tree(directory)
-    code, stdout, stderr = _command(list(case["argv"]), directory, env, path.stem)
+    code, stdout, stderr = _command(list(case["argv"]), directory, env, path.stem, stdout_closed=bool(case.get("stdout_closed")))
     printed = stderr + stdout
     assert "Traceback" not in printed, printed
     assert case["exit"] == code, printed
@@ -114,18 +116,23 @@ def test_bad_input(path, tmp_path, request):
         assert before == _tree(directory), "a case that found no violation wrote files"
 
 
-def _command(argv: list[str], directory: Path, env: dict[str, str], name: str) -> tuple[int, str, str]:
+def _command(argv: list[str], directory: Path, env: dict[str, str], name: str, *, stdout_closed: bool = False) -> tuple[int, str, str]:
     """Run ``eutaxy <argv>`` in ``directory``; its exit code, stdout and stderr. Past CASE_LIMIT_S
-    the process's whole session is killed and the case fails."""
+    the process's whole session is killed and the case fails. With ``stdout_closed`` the reader
+    of its stdout closes the pipe before the command prints (stdout is then empty)."""
+    reader, writer = os.pipe() if stdout_closed else (None, None)
     process = subprocess.Popen(
         [sys.executable, "-m", "eutaxy.cli", *argv],
         cwd=directory,
         env=env,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if writer is None else writer,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    if writer is not None and reader is not None:
+        os.close(writer)
+        os.close(reader)  # the reader goes away: the command's first write to stdout meets a broken pipe
     try:
         stdout, stderr = process.communicate(timeout=CASE_LIMIT_S)
     except subprocess.TimeoutExpired:
@@ -141,4 +148,4 @@ def _command(argv: list[str], directory: Path, env: dict[str, str], name: str) -
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    return process.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+    return process.returncode, (stdout or b"").decode("utf-8", "replace"), stderr.decode("utf-8", "replace")

@@ -46,7 +46,7 @@ from typing import Any, Mapping
 
 import attrs
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import SettingError, UserError
 from eutaxy.core.protocol import RunResult
 from eutaxy.engine.runloop import STUCK_FLOOR_MS, STUCK_REAL_FACTOR, plan_data, run_limit_ms, unsupported_result
 from eutaxy.engine.scenario_file import import_deadline_s
@@ -97,7 +97,7 @@ def memory_limit_mb() -> int:
     except ValueError:
         value = -1
     if value < MEMORY_LIMIT_MB_MIN:
-        raise UserError(
+        raise SettingError(
             f"{MEMORY_ENV} is {given!r}; expected a whole number of MiB, at least {MEMORY_LIMIT_MB_MIN} "
             f"(the handler's process; default {MEMORY_LIMIT_MB_DEFAULT})"
         )
@@ -252,7 +252,7 @@ class HandlerProcess:
         if kind in ("started", "result"):
             return answer[1]
         if kind == "user_error":
-            raise UserError(answer[1], near=answer[2])
+            raise (SettingError if answer[3] else UserError)(answer[1], near=answer[2])
         if kind == "interrupt":
             raise KeyboardInterrupt()
         if kind == "out_of_memory":
@@ -422,7 +422,7 @@ def _answer(request: tuple[Any, ...], platform: Any) -> tuple[Any, ...]:
         # The handler ran out of memory: the checker replaces this process before the next run.
         return ("result", result, platform.fresh_process)
     except UserError as error:
-        return ("user_error", str(error), error.near)
+        return ("user_error", str(error), error.near, isinstance(error, SettingError))
     except MemoryError:
         return ("out_of_memory", _memory_text(_limit_of_memory()))
     except KeyboardInterrupt:

@@ -24,7 +24,7 @@ import boto3
 from botocore.awsrequest import prepare_request_dict
 from botocore.config import Config
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import SettingError, UserError
 from eutaxy.engine.bounds import resolve_bounds
 
 __all__ = ["ENDPOINT_ENV", "HUNG_FLOOR_MS", "LOCAL_REGION", "MOTO_ACCOUNT_ID", "LocalDynamoDB"]
@@ -48,11 +48,12 @@ def _endpoint_from(scenario: Mapping[str, Any]) -> str | None:
     if configured:
         return _endpoint_url(configured, "define_scenario(dynamodb_endpoint=...)")
     from_environment = os.environ.get(ENDPOINT_ENV)
-    return _endpoint_url(from_environment, ENDPOINT_ENV) if from_environment else None
+    return _endpoint_url(from_environment, ENDPOINT_ENV, SettingError) if from_environment else None
 
 
-def _endpoint_url(text: object, where: str) -> str:
-    """``text`` if it is an http(s) URL with a host (and a port that is a number), else the user's error."""
+def _endpoint_url(text: object, where: str, refusal: type[UserError] = UserError) -> str:
+    """``text`` if it is an http(s) URL with a host (and a port that is a number), else the user's
+    ``refusal`` (a ``SettingError`` for the environment variable, which no scenario line wrote)."""
     problem = None
     if not isinstance(text, str):
         problem = f"it is {type(text).__name__}, not a URL"
@@ -66,7 +67,7 @@ def _endpoint_url(text: object, where: str) -> str:
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 problem = "it needs http:// or https:// and a host"
     if problem is not None or not isinstance(text, str):
-        raise UserError(
+        raise refusal(
             f"{where} is {text!r}, which is no endpoint URL ({problem}); expected one such as "
             "http://localhost:8000 (DynamoDB Local), or unset it to use the embedded moto server"
         )

@@ -17,7 +17,7 @@ import os
 import re
 from types import ModuleType
 
-from eutaxy.core.errors import UserError
+from eutaxy.core.errors import SettingError, UserError
 
 __all__ = ["ENVIRONMENT_VARIABLE", "import_platform", "platform_module_name", "register_platform"]
 
@@ -83,6 +83,6 @@ def _environment_mapping() -> dict[str, str]:
     for entry in text.split(","):
         name, equals, module = (part.strip() for part in entry.partition("="))
         if not equals or not _NAME.match(name) or not _MODULE.match(module):
-            raise UserError(f"{ENVIRONMENT_VARIABLE}: {entry!r} is not name=module (e.g. cloudflare=eutaxy.cloudflare)")
+            raise SettingError(f"{ENVIRONMENT_VARIABLE}: {entry!r} is not name=module (e.g. cloudflare=eutaxy.cloudflare)")
         mapping[name] = module
     return mapping

@@ -1,7 +1,9 @@
 """Errors that are the user's to fix.
 
 A ``UserError`` carries a message that says what is wrong and how to fix it; the
-CLI prints it and exits 2 without writing anything.
+CLI prints it and exits 2 without writing anything. A ``SettingError`` is one whose cause
+is no part of the scenario file (an environment variable Eutaxy reads), so no scenario
+file or line is put in front of it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
-__all__ = ["UserError", "error_message", "error_text", "nearest_names"]
+__all__ = ["SettingError", "UserError", "error_message", "error_text", "nearest_names"]
 
 
 class UserError(Exception):
@@ -22,6 +24,12 @@ class UserError(Exception):
     def __init__(self, message: str, *, near: str | None = None) -> None:
         super().__init__(message)
         self.near = near
+
+
+class SettingError(UserError):
+    """Bad input outside the scenario file: an environment variable Eutaxy reads
+    (``EUTAXY_HANDLER_MEMORY_MB``, ``EUTAXY_DYNAMODB_ENDPOINT``). Its message names the
+    variable; ``eutaxy.engine.scenario_file.locate`` puts no scenario line in front of it."""
 
 
 def nearest_names(name: str, known: Iterable[str], *, what: str = "names") -> str:

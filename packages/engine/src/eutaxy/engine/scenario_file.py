@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TextIO
 
-from eutaxy.core.errors import UserError, error_text
+from eutaxy.core.errors import SettingError, UserError, error_text
 from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.runloop import _raise_in_thread
 
@@ -48,9 +48,9 @@ def import_deadline_s() -> float:
     try:
         value = float(given)
     except ValueError:
-        raise UserError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a number of seconds such as 30") from None
+        raise SettingError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a number of seconds such as 30") from None
     if not value > 0 or value != value or value == float("inf"):
-        raise UserError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a positive, finite number of seconds")
+        raise SettingError(f"EUTAXY_IMPORT_DEADLINE_S is {given!r}; expected a positive, finite number of seconds")
     return value
 
 
@@ -258,11 +258,12 @@ def locate(scenario: Any, error: UserError) -> UserError:
     Errors found after the file ran (the Worker's config does not have a binding the
     scenario names, a table only the first run shows) cannot carry a traceback line, so
     the line is the first one of the file that writes the word quoted; a message that
-    already starts with a location is left as it is.
+    already starts with a location, or a ``SettingError`` (an environment variable, no part
+    of the file), is left as it is.
     """
     source = scenario.get("source") if isinstance(scenario, dict) else None
     message = str(error)
-    if not isinstance(source, str) or not source or _LOCATED.match(message):
+    if not isinstance(source, str) or not source or _LOCATED.match(message) or isinstance(error, SettingError):
         return error
     where = display_path(source)
     line = _line_of(Path(source), error.near) if error.near else None
