@@ -68,3 +68,23 @@ def test_outcomes_and_errors_survive_the_json_round_trip_and_reach_the_html_page
     assert json.loads(to_json(again)) == again
     page = render_html(_violated())
     assert "!! threw TypeError: amount is undefined (at src/index.ts:12)" in page
+
+
+def test_a_call_the_users_own_code_crashed_is_shown_as_a_failure_not_a_fault():
+    """Out of memory (or the user's own exit) crashes an invocation with an error: the trace and the
+    page say how it ended, and a BOUNDED counts it up front; an injected crash stays the fault's."""
+    verdict = _violated()
+    verdict["invocations"][0] = {
+        "invocation": "msg-1#1", "drive": "queue", "outcome": "crashed", "ordinal": 0,
+        "error": {"name": "MemoryError", "message": "out_of_memory: the invocation ran out of memory", "at": "handler.py:14"},
+    }
+    lines = render_text(verdict).splitlines()
+    assert any(line.strip() == "!! crashed MemoryError: out_of_memory: the invocation ran out of memory (at handler.py:14)"
+               for line in lines), "\n".join(lines)
+    assert "!! crashed MemoryError: out_of_memory" in render_html(verdict)
+    bounded = verdicts.bounded()
+    bounded["outcomes"] = [{**_OUTCOMES[0], "threw": 0, "exited": 2, "firstError": {
+        "invocation": "msg-1#1", "run": 0, "error": verdict["invocations"][0]["error"]}}]
+    text = render_text(bounded)
+    assert ("The handler's own code: 2 invocations crashed by their own code (an exit, out of memory) in these runs "
+            "(the first: MemoryError: out_of_memory: the invocation ran out of memory (at handler.py:14))") in text

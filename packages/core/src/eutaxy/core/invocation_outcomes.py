@@ -134,6 +134,13 @@ class InvocationOutcome:
         """The handler returned normally and took at least one message (or had none to give back)."""
         return self.outcome == RETURNED and not self.retried_all
 
+    @property
+    def own_failure(self) -> bool:
+        """The user's code failed it: it threw, timed out, or ended its own process (an exit, out of
+        memory; a crash with an error). A report shows how such a call ended; an injected crash
+        is a fault the trace already marks."""
+        return self.outcome in (THREW, TIMED_OUT) or (self.outcome == CRASHED and self.error is not None)
+
     def __attrs_post_init__(self) -> None:
         assert (self.error is not None) == (self.outcome == THREW) or self.outcome == CRASHED, self
         assert not self.retried_all or self.outcome == RETURNED, self

@@ -35,7 +35,6 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.effect_points import fault_name, group_points, seconds_text
 from eutaxy.core.effects import FAULT, SNAPSHOT, Effect
 from eutaxy.core.faults import FAULT_MEANINGS
-from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict, verdict_data
 from eutaxy.core.verdicts import Bounded, SimulationVerdict, Unsupported, Violated, cause_explanation
 
@@ -341,7 +340,7 @@ def _timeline(verdict: Violated, code: list[Excerpt]) -> list[str]:
         label = seconds_text(group[0][1].time - start) if start is not None else ""
         lines.append(f'<div class="axis" style="grid-row:1;grid-column:{column}">{_e(label)}</div>')
     # How each invocation that failed ended (its uncaught error is part of the trace), under its lane's name.
-    failed = {one.invocation: one for one in verdict.invocations if one.outcome in (THREW, TIMED_OUT)}
+    failed = {one.invocation: one for one in verdict.invocations if one.own_failure}
     for row, invocation in enumerate(lanes, start=2):
         failure = ""
         if invocation in failed:

@@ -34,7 +34,7 @@ from eutaxy.core.canonical import to_json
 from eutaxy.core.console_lines import CAPPED_LEVEL, ConsoleLine
 from eutaxy.core.effect_points import fault_name, fault_text, group_points, invocation_label, seconds_text
 from eutaxy.core.effects import CALL, DECISION, FAULT, RESULT, SNAPSHOT, VIRTUAL_EPOCH_MS, Effect, as_effects
-from eutaxy.core.invocation_outcomes import THREW, TIMED_OUT, InvocationOutcome, OutcomeCounts
+from eutaxy.core.invocation_outcomes import CRASHED, InvocationOutcome, OutcomeCounts
 from eutaxy.core.spec_text import CHECK_LAYOUT, spec_module_lines
 from eutaxy.core.verdict_data import VerdictDataError, as_verdict
 from eutaxy.core.verdicts import (
@@ -461,7 +461,7 @@ def _place_failures(
     before: dict[int, list[InvocationOutcome]] = {}
     elsewhere: list[InvocationOutcome] = []
     for one in invocations:
-        if one.outcome not in (THREW, TIMED_OUT):
+        if not one.own_failure:
             continue
         if one.ordinal is not None and (one.invocation, one.ordinal) in last_group:
             under.setdefault(last_group[(one.invocation, one.ordinal)], []).append(one)
@@ -473,9 +473,10 @@ def _place_failures(
 
 
 def _failure_text(one: InvocationOutcome) -> str:
-    """``!! threw TypeError: boom (at src/index.ts:12)``: how a handler call ended, in the trace."""
+    """``!! threw TypeError: boom (at src/index.ts:12)``: how a handler call ended, in the trace
+    (``!! crashed`` for the user's own exit or out of memory)."""
     if one.error is not None:
-        return f"!! threw {one.error.text()}"
+        return f"!! {'crashed' if one.outcome == CRASHED else 'threw'} {one.error.text()}"
     return "!! timed out (the platform stopped the handler at its time limit)"
 
 
@@ -742,10 +743,12 @@ def _own_errors_lines(outcomes: tuple[OutcomeCounts, ...]) -> list[str]:
     front: a BOUNDED over a handler that threw should not read as one that worked."""
     threw = sum(counts.threw for counts in outcomes)
     timed_out = sum(counts.timed_out for counts in outcomes)
-    if not threw and not timed_out:
+    exited = sum(counts.exited for counts in outcomes)
+    if not threw and not timed_out and not exited:
         return []
     parts = ([_count(threw, "invocation") + " threw an uncaught error"] if threw else []) + (
-        [_count(timed_out, "invocation") + " timed out"] if timed_out else [])
+        [_count(timed_out, "invocation") + " timed out"] if timed_out else []) + (
+        [_count(exited, "invocation") + " crashed by their own code (an exit, out of memory)"] if exited else [])
     firsts = [counts.first_error for counts in outcomes if counts.first_error is not None]
     first = f" (the first: {firsts[0].error.text()})" if firsts else ""
     return [f"The handler's own code: {' and '.join(parts)} in these runs{first}; Invocations below counts them."]
