@@ -32,13 +32,14 @@ import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
 import { queueProducer } from "./queue_producer.mjs";
 import { traps } from "./traps.mjs";
+import { workflow } from "./workflow.mjs";
 import { kindBindings } from "./policy.mjs";
 import { trapUnset } from "../unsupported.mjs";
 
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** The records built in, in setup order; registered records go before the last three (which stand in for what no record owns). */
-const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets]);
+const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets, workflow]);
 const STAND_INS = Object.freeze([externals, traps, access]);
 
 /** The records the bundle registered (`registerRecord`), in its order. @type {BindingRecord[]} */

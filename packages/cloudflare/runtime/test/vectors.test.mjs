@@ -32,9 +32,9 @@ test("the runtime's ladders are core's: the load messages its tests send carry t
   const { ladders } = vectors("ladders.json");
   assert.deepEqual(platformLadders(), ladders);
   assert.deepEqual(
-    ["write", "read", "decision", "response", "responseWithDeadline", "background"],
+    ["write", "read", "decision", "response", "responseWithDeadline", "background", "step", "stepResult"],
     Object.keys(ladders),
-    "every ladder the runtime's effect points name by ladderNamed",
+    "every ladder the runtime's effect points name by ladderNamed, and a Workflow step attempt's two (its kind's rows name them)",
   );
 });
 
@@ -70,6 +70,8 @@ test("each registered binding kind's operation takes the ladder its records docu
     durable_object: { call: "write", alarm: "read", webSocketMessage: "read" },
     // An assets binding's fetch is never faulted (static files are no effect a retry changes).
     assets: {},
+    // A Workflow's create is a call into the engine; a step attempt's two points take the step ladders (bindings/workflow.mjs).
+    workflow: { create: "write", step: "step", step_result: "stepResult" },
   };
   assert.deepEqual(kinds, documented);
   const { ladders } = vectors("ladders.json");

@@ -27,6 +27,7 @@ from eutaxy.engine.holes import todo as todo
 
 from .bindings.d1 import d1_schema as d1_schema
 from .bindings.durable_object import durable_object as durable_object
+from .bindings.workflow import workflow as workflow
 from .externals import external as external
 from .http import http as http
 from .bindings.kv import kv_namespace as kv_namespace
@@ -62,7 +63,10 @@ from .selectors import (
     websocket_received as websocket_received,
     r2_op as r2_op,
     r2_rows as r2_rows,
+    workflow_create as workflow_create,
+    workflow_rows as workflow_rows,
     workflow_step as workflow_step,
+    workflow_steps as workflow_steps,
 )
 
 __all__ = [
@@ -114,5 +118,9 @@ __all__ = [
     "websocket",
     "websocket_received",
     "with_environment",
+    "workflow",
+    "workflow_create",
+    "workflow_rows",
     "workflow_step",
+    "workflow_steps",
 ]

@@ -126,7 +126,6 @@ SECTIONS: tuple[Section, ...] = (
     *_kind_rows(bindings.registered()),
     # Bindings Eutaxy does not proxy: traps.
     _unsupported("services", "own", f"{_TRAP} (`binding_not_modelled`)."),
-    _unsupported("workflows", "own", f"{_TRAP} (`binding_not_modelled`)."),
     _unsupported("ai", "own", f"{_TRAP} (`binding_not_allowed`).", "binding_not_allowed"),
     _unsupported("hyperdrive", "own", f"{_TRAP} (`binding_not_allowed`).", "binding_not_allowed"),
     _unsupported("vectorize", "own", f"{_TRAP} (`binding_not_modelled`)."),

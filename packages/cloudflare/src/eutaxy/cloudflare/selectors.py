@@ -3,7 +3,8 @@
 Each helper returns the plain selector data ``eutaxy.core.selectors`` matches (``{"target",
 "op", "kind", "where"}``) or a state query (``{"kind": "rows", ...}``), so a selector written
 by hand and one built here are the same thing. They live with the platform whose targets
-they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``, ``Http:<path>``, ``DO:<binding>``), as
+they name (``D1:<binding>``, ``KV:<binding>``, ``R2:<binding>``, ``Queue:<name>``, ``Fetch:<external>``,
+``Http:<path>``, ``DO:<binding>``, ``Workflow:<binding>``), as
 ``eutaxy.aws.selectors`` holds AWS's; core keeps only the machinery that reads them. A
 registered binding kind's selectors are its record's (``bindings/<kind>.py``), re-exported here.
 """
@@ -24,6 +25,12 @@ from .bindings.durable_object import (
 from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
 from .bindings.queue_consumer import queue_ack as queue_ack
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
+from .bindings.workflow import (
+    workflow_create as workflow_create,
+    workflow_rows as workflow_rows,
+    workflow_step as workflow_step,
+    workflow_steps as workflow_steps,
+)
 
 __all__ = [
     "d1_param",
@@ -45,7 +52,10 @@ __all__ = [
     "r2_op",
     "r2_rows",
     "websocket_received",
+    "workflow_create",
+    "workflow_rows",
     "workflow_step",
+    "workflow_steps",
 ]
 
 
@@ -96,10 +106,3 @@ def websocket_received(connection: str) -> dict[str, Any]:
     Each is ``WebSocket:<connection>`` op ``message``, ``args.data`` the frame as text.
     """
     return _selector(f"WebSocket:{connection}", "message")
-
-
-def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
-    """A Workflow's step attempts (the ``step`` point's results), optionally one step by name."""
-    return _selector(f"Workflow:{binding}", "step", where=None if step is None else {"args.step": step})
-
-

@@ -86,7 +86,6 @@ _LIST_SECTIONS = {
     "vectorize": ("vectorize", "index_name"),
     "analytics_engine_datasets": ("analytics_engine", "dataset"),
     "services": ("service", "service"),
-    "workflows": ("workflow", "name"),
     "dispatch_namespaces": ("dispatch_namespace", "namespace"),
     "mtls_certificates": ("mtls_certificate", "certificate_id"),
     "secrets_store_secrets": ("secrets_store_secret", "secret_name"),

@@ -25,6 +25,8 @@ __all__ = [
     "RESPONSE_FAULTS",
     "RESPONSE_FAULTS_WITH_DEADLINE",
     "RUNTIME_LADDERS",
+    "STEP_FAULTS",
+    "STEP_RESULT_FAULTS",
     "WRITE_FAULTS",
     "REDELIVERY_CUT",
     "REDELIVERY_DEAD_LETTER",
@@ -74,6 +76,12 @@ RESPONSE_FAULTS = (CRASH_BEFORE,)
 RESPONSE_FAULTS_WITH_DEADLINE = (CRASH_BEFORE, AMBIGUOUS)
 #: The background point after an answer with waitUntil work pending.
 BACKGROUND_FAULTS = (CUT_OFF,)
+#: A Workflow step attempt's point before its callback: the instance restarts before the step runs.
+STEP_FAULTS = (CRASH_BEFORE,)
+#: A Workflow step attempt's point after its callback: the step ran and committed but its result
+#: was not persisted (crash_after, so it runs again after the restart), or it ran but counts as
+#: failed, as a timeout does (ambiguous, so it is retried).
+STEP_RESULT_FAULTS = (CRASH_AFTER, AMBIGUOUS)
 
 #: A batch write that may answer with unprocessed items (DynamoDB BatchWriteItem): the write
 #: ladder and the partial outcome.
@@ -89,6 +97,8 @@ RUNTIME_LADDERS: dict[str, tuple[str, ...]] = {
     "response": RESPONSE_FAULTS,
     "responseWithDeadline": RESPONSE_FAULTS_WITH_DEADLINE,
     "background": BACKGROUND_FAULTS,
+    "step": STEP_FAULTS,
+    "stepResult": STEP_RESULT_FAULTS,
 }
 
 #: The faults an injected point can take (redelivery is the delivery's, not a point's).

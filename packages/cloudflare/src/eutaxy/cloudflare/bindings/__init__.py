@@ -22,6 +22,7 @@ from .durable_object import DURABLE_OBJECT
 from .kv import KV
 from .queue_consumer import QUEUE_CONSUMER
 from .r2 import R2
+from .workflow import WORKFLOW
 
 __all__ = ["BindingKind", "DraftContext", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
 
@@ -69,3 +70,4 @@ register(R2)
 register(QUEUE_CONSUMER)
 register(DURABLE_OBJECT)
 register(ASSETS)
+register(WORKFLOW)

@@ -68,6 +68,8 @@ LADDERS: Mapping[str, tuple[str, ...]] = {
     "read": faults.READ_FAULTS,
     "write": faults.WRITE_FAULTS,
     "decision": faults.DECISION_FAULTS,
+    "step": faults.STEP_FAULTS,
+    "stepResult": faults.STEP_RESULT_FAULTS,
 }
 
 #: What touching a binding of the kind that no setup step names means (see the module docstring).
