@@ -13,14 +13,17 @@ from eutaxy.cloudflare import (
 
 # Notes from the draft: what it read, what it guessed, and what it left out.
 # - read: the config ./wrangler.jsonc, and src/index.ts scanned as text; nothing was imported or run
-# - guess: the http caller never resends (retries=0); set what the Worker's real callers do
+# - guess: the http caller resends a request it got no answer or a 5xx for, up to 3 times, after
+#   1000 ms, then 5000 ms (Cloudflare itself never resends): set what the Worker's real callers do
+#   (retries=0 for a caller that never resends)
 
 requests = http(
     # TODO(events): the requests to send to fetch(), in order, each {'method', 'path', 'body'}.
     [{"method": "GET", "path": "/"}],
-    # The caller: retries=0 never resends (a browser). A webhook sender resends until
-    # it gets a 2xx: retries=3, retry_on="non-2xx", delays_ms=[1000, 5000].
-    retries=0,
+    # The caller (a guess: set what the Worker's real callers do): one that resends after no
+    # answer or a 5xx. retries=0 never resends; a webhook sender resends until it gets a 2xx:
+    # retries=3, retry_on="non-2xx", delays_ms=[1000, 5000].
+    retries=3, retry_on="5xx", delays_ms=[1000, 5000],
 )
 
 scenario = define_scenario(

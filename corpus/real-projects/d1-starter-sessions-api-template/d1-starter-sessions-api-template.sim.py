@@ -18,7 +18,9 @@ from eutaxy.cloudflare import (
 #   search of the project's folders up to 3 deep found no .sql file; its schema is a hole
 # - read: paths the code routes on: /api/orders (src/index.ts:57), /api/orders (src/index.ts:63),
 #   /api/reset (src/index.ts:81)
-# - guess: the http caller never resends (retries=0); set what the Worker's real callers do
+# - guess: the http caller resends a request it got no answer or a 5xx for, up to 3 times, after
+#   1000 ms, then 5000 ms (Cloudflare itself never resends): set what the Worker's real callers do
+#   (retries=0 for a caller that never resends)
 # - read: the assets directory ./public answers requests for its files before the Worker runs
 #   (recorded as Assets responses, never faulted): the Worker's bugs are on the paths it answers
 # - read: config sections not modelled, each named with its assumption in every verdict:
@@ -32,9 +34,10 @@ requests = http(
     # Methods it compares request.method to: GET, POST.
     # The code reads the body as Order, e.g. [{"method": "POST", "path": "/api/orders", "body": {"orderId": "", "customerId": "", "quantity": 0}}, ...]
     [{"method": "POST", "path": "/api/orders", "body": {"orderId": "order-1", "customerId": "customer-1", "quantity": 2}}, {"method": "GET", "path": "/api/orders"}],
-    # The caller: retries=0 never resends (a browser). A webhook sender resends until
-    # it gets a 2xx: retries=3, retry_on="non-2xx", delays_ms=[1000, 5000].
-    retries=0,
+    # The caller (a guess: set what the Worker's real callers do): one that resends after no
+    # answer or a 5xx. retries=0 never resends; a webhook sender resends until it gets a 2xx:
+    # retries=3, retry_on="non-2xx", delays_ms=[1000, 5000].
+    retries=3, retry_on="5xx", delays_ms=[1000, 5000],
 )
 
 scenario = define_scenario(

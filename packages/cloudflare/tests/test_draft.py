@@ -233,7 +233,9 @@ export default {
     # The code reads the body (request.json<Order>()), so the example request is a POST carrying it.
     assert ({"method": "POST", "path": "/orders", "body": {"orderId": ""}},) == draft.example_events
     assert 'external("api.shop.example", "api.shop.example"),' in draft.source
-    assert any(note.kind == "guess" and "retries=0" in note.text for note in draft.notes)
+    # The example caller resends after a failure (a marked guess), so the example response invariant holds under a fault.
+    assert any(note.kind == "guess" and "resends a request it got no answer or a 5xx for" in note.text for note in draft.notes)
+    assert 'retries=3, retry_on="5xx", delays_ms=[1000, 5000],' in draft.source
 
 
 def test_a_worker_with_only_a_scheduled_handler_gets_a_drive_hole(tmp_path):
@@ -514,3 +516,55 @@ export default {
     noted = [note.text for note in draft.notes if note.kind == "unread" and "which the code never inserts" in note.text]
     assert ["D1 binding DB: worker.ts:5 changes rows of orders, which the code never inserts and the schema seeds none of: every run "
             "starts it empty, so give it the rows it expects (d1_schema(..., rows={'orders': [...]}))"] == noted
+
+
+ROUTED_WORKER = """
+export default {
+  async fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === "/about") return new Response("about");
+    if (path === "/api/chat") return new Response("chat");
+    return new Response("", { status: 404 });
+  },
+};
+"""
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_no_example_request_or_invariant_goes_to_a_path_the_assets_serve(tmp_path, first):
+    """/about is the assets' about.html: unless run_worker_first sends it to the Worker, the
+    example requests leave it out and the example invariant is over /api/chat."""
+    assets = {"directory": "./public", "run_worker_first": first}
+    config = _project(tmp_path / "w", {"name": "site", "assets": assets}, worker=ROUTED_WORKER,
+                      files={"public/about.html": "<h1>about</h1>", "public/index.html": "<h1>site</h1>"})
+    draft = draft_worker(config)
+    paths = [event["path"] for event in draft.example_events]
+    assert (["/about", "/api/chat"] if first else ["/api/chat"]) == paths
+    assert f'http_response("{paths[0]}")' in " ".join(draft.example_invariants)
+    assert first != any(note.kind == "read" and note.text.startswith("the assets answer /about before the Worker") for note in draft.notes)
+
+
+def test_a_worker_behind_assets_with_no_route_read_leaves_the_request_to_its_hole(tmp_path):
+    """The code compares no path and the assets serve /: no example request or invariant on it, a note says why."""
+    worker = "export default { async fetch(request: Request) { return new Response(await request.text()); } };\n"
+    config = _project(tmp_path / "w", {"name": "site", "assets": {"directory": "./public"}}, worker=worker,
+                      files={"public/index.html": "<h1>site</h1>"})
+    draft = draft_worker(config)
+    assert () == draft.example_events
+    assert () == draft.example_invariants
+    assert any(note.kind == "read" and note.text.startswith("the assets answer / before the Worker") for note in draft.notes)
+    assert "from eutaxy.cloudflare import (" in draft.source and "http_response" in draft.source.split("# Notes")[0]
+
+
+def test_route_parameters_get_example_values_in_the_example_requests(tmp_path):
+    """/tasks/:id and /posts/:slug as Hono writes them: the example requests carry values, noted as a guess."""
+    worker = """
+import { Hono } from "hono";
+const app = new Hono();
+app.get("/tasks/:id", (c) => c.text("task"));
+app.get("/posts/:slug", (c) => c.text("post"));
+export default app;
+"""
+    draft = draft_worker(_project(tmp_path / "w", {"name": "tasks"}, worker=worker))
+    assert [{"method": "GET", "path": "/tasks/1"}, {"method": "GET", "path": "/posts/slug-1"}] == list(draft.example_events)
+    assert any(note.kind == "guess" and "route parameters of /posts/:slug, /tasks/:id" in note.text for note in draft.notes)

@@ -38,6 +38,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.engine import bounds as engine_bounds
 
 from . import bindings, config_sections, wrangler
+from .bindings.assets import ASSETS
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import parse_dev_vars, secret_files
 from .worker import modelled_kinds
@@ -52,6 +53,11 @@ __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_dr
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
+
+#: The example http caller's resends and their delays (a guess the draft marks: :meth:`_Drafter.caller_lines`).
+CALLER_RETRIES = 3
+CALLER_DELAYS_MS = (1000, 5000)
+
 
 @attrs.frozen(kw_only=True)
 class DraftNote:
@@ -483,10 +489,28 @@ class _Builder:
         else:
             self.note("unread", "the code calls routeAgentRequest but the config binds no Durable Object class of this Worker, so no Agent route is known")
         lines.append(f"    {self.hole('events', hint)},")
-        lines.append("    retries=0,")
+        lines += self.caller_lines()
         lines.append(")")
-        self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
         return {"kind": "http", "name": "http", "variable": variable, "agents": own}, lines, events
+
+    def caller_lines(self) -> list[str]:
+        """The example http caller: one that resends a request it got no answer or a 5xx for.
+
+        Cloudflare never resends an inbound request; a real caller's policy is the user's to
+        state. The draft's guess is a caller that resends on a failure (a client library's
+        retry, a user reloading the page), so that its example ``at_least_once`` over the
+        first response holds under the draft's one fault per run on a correct Worker: under
+        ``retries=0`` any crash before the answer breaks it, which teaches nothing.
+        """
+        self.note("guess", f"the http caller resends a request it got no answer or a 5xx for, up to {CALLER_RETRIES} times, after "
+                  f"{', then '.join(f'{delay} ms' for delay in CALLER_DELAYS_MS)} (Cloudflare itself never resends): set what the "
+                  "Worker's real callers do (retries=0 for a caller that never resends)")
+        return [
+            "    # The caller (a guess: set what the Worker's real callers do): one that resends after no",
+            "    # answer or a 5xx. retries=0 never resends; a webhook sender resends until it gets a 2xx:",
+            "    # retries=3, retry_on=\"non-2xx\", delays_ms=[1000, 5000].",
+            f"    retries={CALLER_RETRIES}, retry_on=\"5xx\", delays_ms={_py(list(CALLER_DELAYS_MS))},",
+        ]
 
     def _agent_websocket_drive(self, own: list[str], paths: list[str], routes: str, body: dict[str, Any] | None,
                                said: str) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
@@ -510,6 +534,20 @@ class _Builder:
         lines.append(f"    {self.hole('events', hint)},")
         lines.append(")")
         return {"kind": "websocket", "name": "websocket", "variable": variable, "agents": own}, lines, events
+
+    def assets_serve(self, path: str) -> bool:
+        """Whether the config's static assets answer ``path`` before the Worker: a file of theirs
+        serves it (``index.html`` for a folder's path, by html_handling) and ``run_worker_first``
+        is not true. A list of ``run_worker_first`` patterns counts as not naming the path: the
+        draft then proposes another path, never one the assets may answer."""
+        assets = ASSETS.assets(self.config)
+        if assets is None or assets.run_worker_first is True:
+            return False
+        relative = path.split("?", 1)[0].strip("/")
+        folder = assets.directory
+        candidates = [folder / relative / "index.html"] if not relative else [
+            folder / relative, folder / f"{relative}.html", folder / relative / "index.html"]
+        return any(candidate.is_file() for candidate in candidates)
 
     def body_hint(self) -> tuple[dict[str, Any] | None, str]:
         fields, name = self.event_body()
@@ -539,12 +577,21 @@ class _Builder:
             if (method, route.path) in seen:
                 continue
             seen.add((method, route.path))
-            events.append({"method": method, "path": route.path})
+            events.append({"method": method, "path": _example_path(route.path)})
+        filled = sorted({route.path for route in routes if _example_path(route.path) != route.path})
+        if filled:
+            self.note("guess", f"the example requests fill the route parameters of {', '.join(filled)} with example values "
+                      f"({', '.join(_example_path(path) for path in filled)}): give each a value the Worker knows")
         if not events and (scan.reads_body or scan.methods or scan.required_headers):
             # No path compared: the Worker answers every path; one request to "/" shows the shape.
             method = scan.methods[0] if len(scan.methods) == 1 else reading
             events.append({"method": method, "path": "/"})
             self.note("guess", f"the code compares no path, so the example request goes to / ({method})")
+        served = [event["path"] for event in events if self.assets_serve(event["path"])]
+        if served:
+            events = [event for event in events if event["path"] not in served]
+            self.note("read", f"the assets answer {', '.join(served)} before the Worker (a file of theirs, and run_worker_first "
+                      "is not true), so the example requests leave it out")
         headers = {name: "" for name, _ in scan.required_headers}
         for event in events:
             if headers:
@@ -567,11 +614,8 @@ class _Builder:
         if events:
             lines.append(f"    # {said + ', e.g.' if said else 'e.g.'} [{_py(events[0])}, ...]")
         lines.append(f"    {self.hole('events', hint)},")
-        lines.append("    # The caller: retries=0 never resends (a browser). A webhook sender resends until")
-        lines.append("    # it gets a 2xx: retries=3, retry_on=\"non-2xx\", delays_ms=[1000, 5000].")
-        lines.append("    retries=0,")
+        lines += self.caller_lines()
         lines.append(")")
-        self.note("guess", "the http caller never resends (retries=0); set what the Worker's real callers do")
         return {"kind": "http", "name": "http", "variable": variable}, lines, events
 
     # -- externals --
@@ -693,8 +737,13 @@ class _Builder:
         for item in externals:
             key = _external_key(self.body_keys.get(item["host"], ()), fields, self.body_key)
             examples.append(f'at_most_once_per_key("one-call-per-key-{item["name"]}", fetch_call({json.dumps(item["name"])}), {json.dumps(key)}),')
-        if drive is not None and drive["kind"] == "http" and not examples:
-            path = events[0]["path"] if events else "/"
+        http_drive = drive is not None and drive["kind"] == "http"
+        path = events[0]["path"] if http_drive and events else "/"
+        if http_drive and not examples and self.assets_serve(path):
+            self.note("read", f"the assets answer {path} before the Worker, and no other path the code routes on was found: "
+                      "the example request and its invariant are left to the holes (send a path the Worker answers)")
+            self.imports.update(("at_least_once", "http_response"))  # for the invariant its hole asks for
+        elif http_drive and not examples:
             examples.append(f'at_least_once("first-request-answered", http_response({json.dumps(path)}), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
         helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "references", "fetch_call", "http_response",
@@ -776,6 +825,15 @@ class _Builder:
 
 #: A body field whose name says it identifies something: ``id``, ``orderId``, ``order_id``, ``idempotencyKey``.
 _ID_LIKE = re.compile(r"(^(id|key|uuid)$)|([a-z0-9](Id|ID|Key|Uuid)$)|(_(id|key|uuid)$)")
+
+
+#: A route's parameter as the routers write it (``/tasks/:id``).
+_ROUTE_PARAMETER = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _example_path(path: str) -> str:
+    """``path`` with each ``:name`` parameter an example value: ``1`` for an id-like name, else ``<name>-1``."""
+    return _ROUTE_PARAMETER.sub(lambda match: "1" if _ID_LIKE.search(match[1]) else f"{match[1]}-1", path)
 
 
 def _key_field(fields: tuple[tuple[str, str], ...]) -> str | None:
