@@ -746,7 +746,8 @@ class _Builder:
         elif http_drive and not examples:
             examples.append(f'at_least_once("first-request-answered", http_response({json.dumps(path)}), "args.requestId", ["req-1"]),')
         used = " ".join(examples)
-        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "references", "fetch_call", "http_response",
+        helpers = ("at_most_once_per_key", "at_least_once_per_message", "at_least_once", "unique", "references", "every_row", "fetch_call",
+                   "http_response",
                    *(name for kind in bindings.registered() for name in kind.selectors))
         for helper in helpers:
             if f"{helper}(" in used:
