@@ -36,19 +36,19 @@
  */
 
 import { assert } from "./assert.mjs";
-import { effectPoint, ladderNamed, never } from "./effects.mjs";
+import { ladderOf } from "./bindings/policy.mjs";
+import { effectPoint, never } from "./effects.mjs";
 import { consumedQueues } from "./queue.mjs";
 import { logged, read } from "./values.mjs";
 
 /** The content types the Queues API accepts. */
 const CONTENT_TYPES = new Set(["json", "text", "bytes", "v8"]);
-/** The longest delivery delay Cloudflare accepts, in seconds (12 hours). */
-export const DELAY_SECONDS_MAX = 43_200;
-/** The most messages one sendBatch may carry. */
-export const BATCH_MESSAGES_MAX = 100;
 
 /**
- * @typedef {{queue: string, deliveryDelaySeconds: number}} ProducerEntry
+ * A producer binding's entry (bindings/policy.mjs kindBindings): its settings, and the kind's
+ * policy (`ladders` of send and sendBatch, `delaySecondsMax`: the longest delivery delay
+ * Cloudflare accepts, `batchMessagesMax`: the most messages one sendBatch may carry).
+ * @typedef {{settings: {queue: string, deliveryDelaySeconds: number}, policy: {ladders: Record<string, string[]>, delaySecondsMax: number, batchMessagesMax: number}}} ProducerEntry
  * @typedef {{body: unknown, contentType?: string, delaySeconds: number}} Message
  * @typedef {{produced: number, sentBy: Map<string, number>, outbox: Map<string, object[]>}} RunState
  */
@@ -85,9 +85,10 @@ export function messageOf(body, options, callOptions, entry) {
   if (contentType !== undefined && !CONTENT_TYPES.has(contentType)) {
     return { typeError: `Unknown content type ${JSON.stringify(contentType)}; expected one of json, text, bytes, v8` };
   }
-  const delay = options?.delaySeconds ?? callOptions?.delaySeconds ?? entry.deliveryDelaySeconds;
-  if (!Number.isInteger(delay) || delay < 0 || delay > DELAY_SECONDS_MAX) {
-    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${DELAY_SECONDS_MAX}, got ${JSON.stringify(delay)}` };
+  const delay = options?.delaySeconds ?? callOptions?.delaySeconds ?? entry.settings.deliveryDelaySeconds;
+  const max = entry.policy.delaySecondsMax;
+  if (!Number.isInteger(delay) || delay < 0 || delay > max) {
+    return { typeError: `delaySeconds must be a whole number of seconds from 0 to ${max}, got ${JSON.stringify(delay)}` };
   }
   /** @type {unknown} */
   let sent = body;
@@ -125,9 +126,11 @@ function loggedMessage(message) {
  * @param {string} binding @param {ProducerEntry} entry
  */
 export function makeProducer(run, inv, binding, entry) {
-  assert(typeof entry?.queue === "string", () => `the load message carries no queue for the producer binding ${binding}`);
-  assert(Number.isInteger(entry.deliveryDelaySeconds), () => `the load message carries no deliveryDelaySeconds for the producer binding ${binding}`);
-  const target = `Queue:${entry.queue}`;
+  assert(typeof entry?.settings?.queue === "string", () => `the load message carries no queue for the producer binding ${binding}`);
+  assert(Number.isInteger(entry.settings.deliveryDelaySeconds), () => `the load message carries no deliveryDelaySeconds for the producer binding ${binding}`);
+  assert(Number.isInteger(entry.policy?.delaySecondsMax) && Number.isInteger(entry.policy?.batchMessagesMax), () => `the load message's queue producer policy carries no delaySecondsMax or batchMessagesMax`);
+  const queue = entry.settings.queue;
+  const target = `Queue:${queue}`;
   /**
    * @param {"send" | "sendBatch"} op @param {({message: Message} | {typeError: string} | {unsupported: string})[]} made
    */
@@ -135,14 +138,14 @@ export function makeProducer(run, inv, binding, entry) {
     for (const item of made) {
       if ("typeError" in item) return Promise.reject(new TypeError(item.typeError));
       if ("unsupported" in item) {
-        run.markUnsupported("message_not_plain", `${inv.id} sent ${item.unsupported} to queue ${entry.queue} through ${binding}.${op}()`);
+        run.markUnsupported("message_not_plain", `${inv.id} sent ${item.unsupported} to queue ${queue} through ${binding}.${op}()`);
         return never();
       }
     }
     const messages = made.map((item) => /** @type {{message: Message}} */ (item).message);
     const args = op === "send" ? loggedMessage(messages[0]) : { messages: messages.map(loggedMessage) };
     return effectPoint(run, inv, {
-      kind: "io", target, op, args, ladder: ladderNamed(run, "write"), injectedError,
+      kind: "io", target, op, args, ladder: ladderOf(entry, op), injectedError,
       perform: async () => send(run, inv, entry, binding, op, messages),
       summarize: (messageIds) => ({ messageIds }),
     }).then(() => undefined);
@@ -159,8 +162,9 @@ export function makeProducer(run, inv, binding, entry) {
       } catch {
         return Promise.reject(new TypeError("sendBatch takes an iterable of messages ({body, contentType?, delaySeconds?})"));
       }
-      if (items.length === 0 || items.length > BATCH_MESSAGES_MAX) {
-        return Promise.reject(new TypeError(`sendBatch takes 1 to ${BATCH_MESSAGES_MAX} messages, got ${items.length}`));
+      const most = entry.policy.batchMessagesMax;
+      if (items.length === 0 || items.length > most) {
+        return Promise.reject(new TypeError(`sendBatch takes 1 to ${most} messages, got ${items.length}`));
       }
       return produce("sendBatch", items.map((item) => messageOf(item?.body, item, options, entry)));
     },
@@ -179,12 +183,12 @@ function send(run, inv, entry, binding, op, messages) {
   const max = run.scenario.bounds?.producedMessagesMax;
   assert(Number.isInteger(max), "the plan's bounds carry no producedMessagesMax (with_bounds writes it)");
   if (state.produced + messages.length > max) {
-    const detail = `${inv.id} sent message ${state.produced + messages.length} of the run (${binding}.${op}() to queue ${entry.queue}), beyond bounds.producedMessagesMax (${max}); raise the bound, or check fewer events`;
+    const detail = `${inv.id} sent message ${state.produced + messages.length} of the run (${binding}.${op}() to queue ${entry.settings.queue}), beyond bounds.producedMessagesMax (${max}); raise the bound, or check fewer events`;
     run.markUnsupported("produced_message_limit", detail);
     throw new Error(`eutaxy: unsupported: ${detail}`);
   }
   state.produced += messages.length;
-  const consumed = consumedQueues(run).get(entry.queue);
+  const consumed = consumedQueues(run).get(entry.settings.queue);
   return messages.map((message) => {
     const n = (state.sentBy.get(inv.id) ?? 0) + 1;
     state.sentBy.set(inv.id, n);
@@ -192,8 +196,8 @@ function send(run, inv, entry, binding, op, messages) {
     if (consumed) {
       consumed.add(id, message.body, run.clock.now + message.delaySeconds * 1000);
     } else {
-      let rows = state.outbox.get(entry.queue);
-      if (!rows) state.outbox.set(entry.queue, (rows = []));
+      let rows = state.outbox.get(entry.settings.queue);
+      if (!rows) state.outbox.set(entry.settings.queue, (rows = []));
       rows.push({ messageId: id, ...loggedMessage(message) });
     }
     return id;
@@ -209,7 +213,7 @@ function send(run, inv, entry, binding, op, messages) {
 export function snapshotProduced(owned, run) {
   if (!run) return [];
   const consumed = consumedQueues(run);
-  const queues = [...new Set(owned.map(([, , entry]) => entry.queue))].filter((queue) => !consumed.has(queue)).sort();
+  const queues = [...new Set(owned.map(([, , entry]) => entry.settings.queue))].filter((queue) => !consumed.has(queue)).sort();
   const outbox = stateOf(run).outbox;
   return queues.map((queue) => ({ target: `Queue:${queue}`, table: "messages", rows: outbox.get(queue) ?? [] }));
 }

@@ -51,7 +51,6 @@ export { UserFacingError };
 
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
- *   queueProducers?: Record<string, {queue: string, deliveryDelaySeconds: number}>,
  *   traps?: Record<string, string>}} RuntimeConfig
  */
 

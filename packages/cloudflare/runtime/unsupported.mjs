@@ -24,7 +24,7 @@ const NOT_ALLOWED = new Set(["ai", "hyperdrive", "cache", "sockets"]);
 
 const KIND_NAMES = /** @type {Record<string, string>} */ ({
   ai: "AI", hyperdrive: "Hyperdrive", r2: "R2", durable_object: "Durable Object",
-  service: "service", queue_producer: "queue producer", workflow: "Workflow", vectorize: "Vectorize",
+  service: "service", workflow: "Workflow", vectorize: "Vectorize",
   analytics_engine: "Analytics Engine", browser: "Browser Rendering", images: "Images",
 });
 

@@ -42,7 +42,7 @@ def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_ta
         fields = {"name": "other", "section": "others", "label": "Other", "setup_step": "other_step"} | clash
         with pytest.raises(AssertionError):
             bindings.register(type(KV)(**{**_fields(KV), **fields}))
-    assert ["d1", "kv", "r2", "queue_consumer", "durable_object", "assets", "workflow"] == [kind.name for kind in bindings.registered()]
+    assert ["d1", "kv", "r2", "queue_consumer", "queue_producer", "durable_object", "assets", "workflow"] == [kind.name for kind in bindings.registered()]
 
 
 def _fields(kind):

@@ -17,6 +17,7 @@ from eutaxy.cloudflare import (
     queue_send,
     unique,
 )
+from eutaxy.cloudflare.bindings.queue_producer import QUEUE_PRODUCER, producers
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.cloudflare.wrangler import read_config
 from eutaxy.core.effects import Effect
@@ -97,8 +98,8 @@ def _one_receipt(_drive):
 
 def test_the_config_gives_each_producer_its_queue_and_delivery_delay(tmp_path):
     config = read_config(_project(tmp_path, delay=30) / "wrangler.jsonc")
-    assert (("JOBS", "jobs"), ("RECEIPTS", "receipts")) == config.queue_producers
-    assert {"JOBS": 30} == dict(config.queue_delivery_delays)
+    assert [("JOBS", "jobs"), ("RECEIPTS", "receipts")] == producers(config)
+    assert [30, 0] == [QUEUE_PRODUCER.binding_settings(binding)["deliveryDelaySeconds"] for binding in config.bindings if binding.kind == "queue_producer"]
     (tmp_path / "wrangler.jsonc").write_text(CONFIG % {"delay": 43_201})
     with pytest.raises(UserError, match=r"delivery_delay in queues.producers\[0\] must be between 0 and 43200"):
         read_config(tmp_path / "wrangler.jsonc")
@@ -110,7 +111,7 @@ def test_the_load_message_carries_the_producers_and_traps_none_of_them(tmp_path)
     assert {
         "JOBS": {"queue": "jobs", "deliveryDelaySeconds": 5},
         "RECEIPTS": {"queue": "receipts", "deliveryDelaySeconds": 0},
-    } == worker["queueProducers"]
+    } == {name: binding["settings"] for name, binding in worker["kinds"]["queue_producer"]["bindings"].items()}
     assert [] == worker["bindings"]
 
 

@@ -8,6 +8,7 @@ import pytest
 from eutaxy.cloudflare import wrangler
 from eutaxy.cloudflare.bindings.d1 import D1
 from eutaxy.cloudflare.bindings.queue_consumer import MAX_RETRIES_DEFAULT, consumer_of
+from eutaxy.cloudflare.bindings.queue_producer import producers
 from eutaxy.core.errors import UserError
 
 
@@ -68,13 +69,13 @@ def test_jsonc_config_gives_entry_dates_and_bindings(project):
     # max_batch_size: the config's, else Cloudflare's default 10, each with its source.
     assert [(1, "config"), (10, "default")] == [(c.max_batch_size, c.max_batch_size_source) for c in (payments, refunds)]
     assert (0, 120) == (payments.retry_delay_s, refunds.retry_delay_s)
-    assert (("OUT", "receipts"),) == config.queue_producers
+    assert [("OUT", "receipts")] == producers(config)
     objects = [binding for binding in config.bindings if binding.kind == "durable_object"]
     assert [("COUNTER", "Counter", {})] == [(binding.name, binding.resource, dict(binding.fields)) for binding in objects]
     kinds = {(binding.kind, binding.name) for binding in config.bindings}
     assert {
         ("d1", "DB"), ("d1", "AUDIT"), ("kv", "CACHE"), ("ai", "AI"), ("hyperdrive", "PG"), ("r2", "FILES"),
-        ("queue_consumer", "payments"), ("queue_consumer", "refunds"), ("durable_object", "COUNTER"),
+        ("queue_consumer", "payments"), ("queue_consumer", "refunds"), ("queue_producer", "OUT"), ("durable_object", "COUNTER"),
     } == kinds
     assert {"MODE": "test"} == config.vars
 

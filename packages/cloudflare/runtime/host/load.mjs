@@ -83,17 +83,11 @@ function runtimeConfig(worker, setup) {
   /** @type {Record<string, string>} */
   const traps = {};
   for (const binding of worker.bindings) traps[binding.name] = binding.kind;
-  /** @type {Record<string, {queue: string, deliveryDelaySeconds: number}>} */
-  const queueProducers = {};
-  for (const [binding, producer] of Object.entries(worker.queueProducers)) {
-    const { queue, deliveryDelaySeconds } = /** @type {{queue: string, deliveryDelaySeconds: number}} */ (producer);
-    queueProducers[binding] = { queue, deliveryDelaySeconds };
-  }
   // Each registered kind's entry goes to its runtime record as Python's record wrote it
   // (bindings/index.mjs reads it): its bindings with their setup steps, its policy, its settings.
   // The platform's ladders (eutaxy.core.faults), which every effect point but a registered
   // kind's takes by name (effects.mjs ladderNamed).
-  return { ladders: worker.ladders, kinds: worker.kinds, traps, queueProducers, accessHeaderPrefix: worker.accessHeaderPrefix };
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, accessHeaderPrefix: worker.accessHeaderPrefix };
 }
 
 /**

@@ -57,6 +57,8 @@ export function kinds(bound = {}) {
     r2: { label: "R2", title: "R2", setupStep: "r2_bucket", withoutSetup: "unsupported", option: "r2Buckets", policy: kindPolicy("r2") },
     // A queue consumer needs no setup step.
     queue_consumer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("queue_consumer") },
+    // A queue producer needs none either.
+    queue_producer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("queue_producer") },
     durable_object: { label: "DO", title: "Durable Object", setupStep: "durable_object", withoutSetup: "unsupported", option: "durableObjects", policy: kindPolicy("durable_object") },
     assets: { label: "Assets", title: "Assets", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("assets") },
   };
@@ -88,6 +90,15 @@ export function consumerKind(consumers) {
 }
 
 /**
+ * The queue producer kind's entry for `producers` (binding -> its settings, `{queue,
+ * deliveryDelaySeconds}`), as Python's record writes it.
+ * @param {Record<string, {queue: string, deliveryDelaySeconds: number}>} producers
+ */
+export function producerKind(producers) {
+  return kinds({ queue_producer: Object.fromEntries(Object.entries(producers).map(([binding, settings]) => [binding, [settings.queue, null, settings]])) }).queue_producer;
+}
+
+/**
  * A D1 binding's setup as Python's record writes it: its schema files, path and text, and no seeded rows.
  * @param {...string} files absolute paths, in the order applied
  */
@@ -99,13 +110,14 @@ export function d1Setup(...files) {
  * The load message for a fixture folder's `worker.ts`: `worker` adds to (or overrides) a
  * Worker with no bindings, and each of its D1 databases (`d1Databases`, binding -> database
  * id) gets the folder's `schema.sql`, as the D1 kind's entry in `kinds`; its consumed queues
- * (`queueConsumers`, queue -> settings) are the queue consumer kind's entry.
+ * (`queueConsumers`, queue -> settings) are the queue consumer kind's entry, its producer
+ * bindings (`queueProducers`, binding -> settings) the queue producer kind's.
  * @param {string} fixture the fixture folder
- * @param {{d1Databases?: Record<string, string>, queueConsumers?: Record<string, any>, kinds?: Record<string, any>, [name: string]: unknown}} worker
+ * @param {{d1Databases?: Record<string, string>, queueConsumers?: Record<string, any>, queueProducers?: Record<string, any>, kinds?: Record<string, any>, [name: string]: unknown}} worker
  */
 export function fixtureLoad(fixture, worker) {
-  // A test's own `kinds` (an R2 bucket's) keeps its entries; the D1 entry is the databases', the queue consumer's the consumers'.
-  const { d1Databases = {}, queueConsumers = {}, kinds: given = kinds(), ...rest } = worker;
+  // A test's own `kinds` (an R2 bucket's) keeps its entries; the D1 entry is the databases', the queues' the consumers' and producers'.
+  const { d1Databases = {}, queueConsumers = {}, queueProducers = {}, kinds: given = kinds(), ...rest } = worker;
   /** @type {Record<string, [string, object | null]>} */
   const d1 = Object.fromEntries(Object.entries(d1Databases).map(([binding, id]) => [binding, [id, { ...d1Setup(path.join(fixture, "schema.sql")), binding }]]));
   return {
@@ -116,8 +128,7 @@ export function fixtureLoad(fixture, worker) {
       compatibilityDate: "2025-09-01",
       compatibilityFlags: [],
       ladders: platformLadders(),
-      kinds: { ...given, d1: kinds({ d1 }).d1, queue_consumer: consumerKind(queueConsumers) },
-      queueProducers: {},
+      kinds: { ...given, d1: kinds({ d1 }).d1, queue_consumer: consumerKind(queueConsumers), queue_producer: producerKind(queueProducers) },
       bindings: [],
       define: {},
       alias: {},

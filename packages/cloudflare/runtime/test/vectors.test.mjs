@@ -13,10 +13,11 @@ import path from "node:path";
 import test from "node:test";
 
 import { alarmRetryDelays, objectLadder } from "../bindings/durable_object.mjs";
-import { producedMessageId } from "../producer.mjs";
+import { kindBindings } from "../bindings/policy.mjs";
+import { messageOf, producedMessageId } from "../producer.mjs";
 import { mayRedeliver, redeliveryStop } from "../queue.mjs";
 import { Run } from "../run.mjs";
-import { REPO, kinds, kindPolicy, platformLadders } from "./helpers.mjs";
+import { REPO, kinds, kindPolicy, platformLadders, producerKind } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
 
@@ -66,6 +67,8 @@ test("each registered binding kind's operation takes the ladder its records docu
     r2: { head: "read", get: "read", list: "read", put: "write", delete: "write" },
     // Each ack() and retry() is a decision point (queue.mjs), taking the decision ladder.
     queue_consumer: { ack: "decision", retry: "decision" },
+    // Each send and sendBatch is one io point (producer.mjs), taking the write ladder.
+    queue_producer: { send: "write", sendBatch: "write" },
     // A stub call's answer can be lost after the object ran it; nobody waits for an alarm's or a message's.
     durable_object: { call: "write", alarm: "read", webSocketMessage: "read" },
     // An assets binding's fetch is never faulted (static files are no effect a retry changes).
@@ -88,6 +91,17 @@ test("a Durable Object alarm is retried as Cloudflare documents it: six times, 2
   const { ladders } = vectors("ladders.json");
   assert.deepEqual(objectLadder(config, "alarm"), ladders.read, "no ambiguous: nobody waits for an alarm's answer");
   assert.deepEqual(objectLadder(config, "call"), ladders.write);
+});
+
+test("a queue producer takes the delays and batches Cloudflare documents: up to 12 hours, up to 100 messages", () => {
+  // The row Python's record sends (bindings/ladders.json policies, held to the record by
+  // packages/cloudflare/tests/test_bindings.py); producer.mjs reads it from the binding's entry.
+  const { policies } = JSON.parse(readFileSync(path.join(REPO, "packages/cloudflare/src/eutaxy/cloudflare/bindings/ladders.json"), "utf8"));
+  assert.deepEqual(policies.queue_producer, { delaySecondsMax: 43_200, batchMessagesMax: 100 });
+  const [[, entry]] = kindBindings({ kinds: { queue_producer: producerKind({ JOBS: { queue: "jobs", deliveryDelaySeconds: 0 } }) } }, "queue_producer");
+  assert.equal(entry.policy.batchMessagesMax, 100);
+  assert.ok("message" in messageOf({}, { delaySeconds: 43_200 }, undefined, entry));
+  assert.match(/** @type {any} */ (messageOf({}, { delaySeconds: 43_201 }, undefined, entry)).typeError, /from 0 to 43200, got 43201/);
 });
 
 test("a run's own wall-clock limit from its effect hang bound is core's", () => {

@@ -41,15 +41,13 @@ from . import bindings, config_sections, wrangler
 from .bindings.assets import ASSETS
 from .source_scan import SourceScan, body_example, scan_worker
 from .variables import parse_dev_vars, secret_files
-from .worker import modelled_kinds
 
 __all__ = ["Draft", "DraftNote", "draft_worker", "find_config_upward", "write_draft"]
 
 #: The draft writes a setup step for each binding of a registered kind
-#: (``eutaxy.cloudflare.bindings``): the kind's ``setup_step`` helper, called with the
-#: binding's name. The other kinds the Worker's check proxies
-#: (``eutaxy.cloudflare.worker.modelled_kinds``) need none here; every other kind is noted as
-#: not proxied (a run that touches it ends UNSUPPORTED).
+#: (``eutaxy.cloudflare.bindings``) that has one: the kind's ``setup_step`` helper, called with
+#: the binding's name, and the kind's notes on it (``draft_notes``); every binding of another
+#: kind is noted as not proxied (a run that touches it ends UNSUPPORTED).
 
 #: The most parent folders searched for a wrangler config when none is named.
 _PARENTS_MAX = 64
@@ -676,14 +674,12 @@ class _Builder:
 
     def _unproxied(self) -> None:
         config = self.config
-        for producer, queue in config.queue_producers:
-            if bindings.queue_consumer.consumer_of(config, queue) is not None:
-                what = "this Worker consumes that queue, so what it sends is delivered to its queue() handler later in each run"
-            else:
-                what = f"what it sends is kept as rows, queue_rows({queue!r}), for state invariants"
-            self.note("read", f"queue producer {producer} (queue {queue}): {what}")
+        kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in config.bindings:
-            if binding.kind in modelled_kinds():
+            if binding.kind in kinds:
+                kinds[binding.kind].draft_notes(binding, self)
+        for binding in config.bindings:
+            if binding.kind in kinds:
                 continue
             self.note("unproxied", f"{binding.kind} binding {binding.name} is not proxied in this build: a run that touches it ends UNSUPPORTED")
         for kind in bindings.registered():
@@ -702,8 +698,7 @@ class _Builder:
         a secret missing takes a path production never takes."""
         config = self.config
         kinds = {kind.name: kind for kind in bindings.registered()}
-        known = {binding for binding, _ in config.queue_producers}
-        known |= {binding.name for binding in config.bindings if kinds.get(binding.kind) is None or kinds[binding.kind].env_bindings}
+        known = {binding.name for binding in config.bindings if kinds.get(binding.kind) is None or kinds[binding.kind].env_bindings}
         known |= set(config.vars)
         for path in secret_files(config.path, config.environment):
             try:

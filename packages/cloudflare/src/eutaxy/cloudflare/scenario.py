@@ -20,9 +20,9 @@ from eutaxy.engine.holes import refuse_holes
 from eutaxy.engine.scenario import BOUND_NAMES, drive_events, expect_failures_field, scenario_bounds, scenario_invariants, scenario_name
 from eutaxy.engine.scenario_file import scenario_root
 
+from . import bindings
 from .externals import validate_externals
 from .http import http
-from .queues import BATCH_SIZE_DEFAULT, batch_size_of
 
 __all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
@@ -193,11 +193,9 @@ def _drive(drive: Any) -> dict[str, Any]:
         drive = _http_drive(drive)
     if drive.get("kind") == "websocket":
         _websocket_drive(drive)
-    if drive.get("kind") == "queue":
-        # The runtime's queue drive fills in nothing: the batch size is written here, once
-        # (queue(...) writes it; a hand-written drive without one gets null, the consumer's
-        # max_batch_size, which the runtime reads from the load message).
-        drive = {**dict(drive), "batchSize": batch_size_of(drive.get("batchSize", BATCH_SIZE_DEFAULT), "define_scenario: the queue drive")}
+    for kind in bindings.registered():
+        if kind.drive is not None and kind.drive == drive.get("kind"):
+            drive = kind.define_drive(drive)
     return {**dict(drive), "events": drive_events(drive)}
 
 

@@ -11,9 +11,7 @@ registered binding kind's selectors are its record's (``bindings/<kind>.py``), r
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
-from eutaxy.core.selectors import rows
+from typing import Any
 
 from .bindings import effect_selector as _selector
 from .bindings.d1 import d1_param as d1_param, d1_read as d1_read, d1_rows as d1_rows, d1_write as d1_write
@@ -24,6 +22,7 @@ from .bindings.durable_object import (
 )
 from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_rows, kv_write as kv_write
 from .bindings.queue_consumer import queue_ack as queue_ack
+from .bindings.queue_producer import queue_rows as queue_rows, queue_send as queue_send
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
 from .bindings.workflow import (
     workflow_create as workflow_create,
@@ -57,27 +56,6 @@ __all__ = [
     "workflow_step",
     "workflow_steps",
 ]
-
-
-def queue_send(queue: str, op: str | list[str] | None = None) -> dict[str, Any]:
-    """Messages the Worker produced onto ``queue`` that were sent (``send``, ``sendBatch``).
-
-    Each is one effect: ``send``'s body is at ``args.body`` (key ``"args.body.orderId"``), a
-    ``sendBatch``'s messages at ``args.messages.<i>.body``; the ids they got at
-    ``result.messageIds``. A send that took ``error`` or ``crash_before`` sent nothing and is
-    not selected; ``ambiguous`` and ``crash_after`` sent it. ``op`` narrows to one method.
-    """
-    return _selector(f"Queue:{queue}", ["send", "sendBatch"] if op is None else op)
-
-
-def queue_rows(queue: str, where: Iterable[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The messages produced onto ``queue``, a queue the Worker does not consume, as the run ends.
-
-    Rows ``{messageId, body, contentType?, delaySeconds}``: the table ``messages`` of
-    ``Queue:<queue>`` (``rows("Queue:<queue>", "messages")``). A message onto a queue the
-    Worker consumes is delivered to it instead, and kept in no table.
-    """
-    return rows(f"Queue:{queue}", "messages", where)
 
 
 def fetch_call(external: str, method: str | None = None, ok: bool | None = None) -> dict[str, Any]:

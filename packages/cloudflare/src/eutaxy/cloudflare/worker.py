@@ -24,7 +24,7 @@ from eutaxy.core.errors import UserError, nearest_names
 from . import bindings, config_sections, externals, variables, wrangler
 from .http import caller_assumption
 
-__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "modelled_kinds", "prepare_worker"]
+__all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker"]
 
 #: The request headers Cloudflare Access sets on a request it lets through (the identity's JWT,
 #: ``Cf-Access-Jwt-Assertion``, and the authenticated user's email and id): lower case, as
@@ -37,18 +37,11 @@ _MODULE_RULE_TYPES = ("Text", "Data", "CompiledWasm")
 #: The module types a no_bundle Worker's modules can be loaded as (workerd's, as Miniflare names them).
 _UNBUNDLED_MODULE_TYPES = ("ESModule", "CommonJS", *_MODULE_RULE_TYPES)
 
-#: Binding kinds the runtime proxies and models in this build besides the registered ones
-#: (``eutaxy.cloudflare.bindings``), which :func:`modelled_kinds` adds.
-_UNREGISTERED_KINDS = ("queue_producer",)
-
-
-def modelled_kinds() -> tuple[str, ...]:
-    """Every binding kind the runtime proxies and models: the rest stand in as traps."""
-    return _UNREGISTERED_KINDS + tuple(kind.name for kind in bindings.registered())
-
-#: Which unmodelled kinds are outside the seeds' allowlist (binding_not_allowed) rather
-#: than not modelled yet (binding_not_modelled) is the runtime's to say (unsupported.mjs):
-#: the load message lists every unmodelled binding by kind, and the trap names the cause.
+#: Every binding kind the runtime proxies and models is a registered one
+#: (``eutaxy.cloudflare.bindings``): the rest stand in as traps. Which unmodelled kinds are
+#: outside the seeds' allowlist (binding_not_allowed) rather than not modelled yet
+#: (binding_not_modelled) is the runtime's to say (unsupported.mjs): the load message lists
+#: every unmodelled binding by kind, and the trap names the cause.
 
 
 def _frozen_dict(value: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,9 +75,6 @@ class LoadMessage:
     #: Every var and secret as the Worker sees it in ``env`` (``variables.worker_variables``):
     #: the config's vars, .dev.vars, the scenario's. Holds secret values, so never printed.
     vars: Mapping[str, Any] = attrs.field(converter=_frozen_dict, repr=False)
-    #: Producer binding -> (the queue it sends to, its delivery delay in seconds: the
-    #: config's ``delivery_delay``, else 0).
-    queue_producers: Mapping[str, tuple[str, int]] = attrs.field(converter=_frozen_dict)
     #: Every binding the runtime does not model, as (kind, name): each becomes a trap, so
     #: touching one makes the run UNSUPPORTED, never a silent pass.
     bindings: tuple[tuple[str, str], ...]
@@ -130,8 +120,13 @@ class LoadMessage:
             entry = self.kinds[kind.name]
             assert all(binding["setup"] is None or binding["setup"]["kind"] == kind.setup_step for binding in entry["bindings"].values()), entry
         assert set(self.kinds) == {kind.name for kind in bindings.registered()}, sorted(self.kinds)
-        assert all(delay >= 0 for _, delay in self.queue_producers.values()), self.queue_producers
-        names = [name for _, name in self.bindings] + list(self.queue_producers)
+        # A trap and a binding a kind's runtime record stands in for (a queue producer's) would claim one env name.
+        names = [name for _, name in self.bindings] + [
+            name
+            for kind in bindings.registered()
+            if kind.miniflare_option is None and kind.env_bindings
+            for name in self.kinds[kind.name]["bindings"]
+        ]
         assert len(names) == len(set(names)), f"a binding is listed twice: {names}"
 
     def to_data(self) -> dict[str, Any]:
@@ -145,10 +140,6 @@ class LoadMessage:
                 "ladders": {name: list(ladder) for name, ladder in self.ladders.items()},
                 "kinds": {name: dict(entry) for name, entry in self.kinds.items()},
                 "vars": dict(self.vars),
-                "queueProducers": {
-                    binding: {"queue": queue, "deliveryDelaySeconds": delay}
-                    for binding, (queue, delay) in self.queue_producers.items()
-                },
                 "bindings": [{"kind": kind, "name": name} for kind, name in self.bindings],
                 "define": dict(self.define),
                 "alias": dict(self.alias),
@@ -231,9 +222,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         ladders=faults.RUNTIME_LADDERS,
         kinds=kinds,
         vars=dict(env_values.values),
-        queue_producers={
-            binding: (queue, config.queue_delivery_delays.get(binding, 0)) for binding, queue in config.queue_producers
-        },
         bindings=tuple(_unmodelled_bindings(config)),
         setup=tuple(dict(step) for step in setup if bindings.kind_of_step(step.get("kind")) is None),
         define=dict(config.define),
@@ -371,7 +359,7 @@ def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str
     """Every binding the runtime does not model, as (kind, name): the registered kinds' (a Durable
     Object binding of another Worker's class), then the others in the config's order."""
     trapped = [pair for kind in bindings.registered() for pair in kind.unmodelled(config)]
-    modelled = modelled_kinds()
+    modelled = {kind.name for kind in bindings.registered()}
     trapped += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in modelled]
     return trapped
 
@@ -462,7 +450,6 @@ def _check_invariant_targets(scenario: Mapping[str, Any], config: wrangler.Wrang
         kinds.setdefault(each.label, []).append(each)
         names, what = known.setdefault(each.label, ([], f"the {each.plural} of {config.path.name}"))
         names += each.targets(config)
-    known["Queue"][0].extend(queue for _, queue in config.queue_producers)
     for index, invariant in enumerate(scenario.get("invariants") or []):
         for field, target in _invariant_targets(invariant):
             kind, colon, name = target.partition(":")
@@ -578,14 +565,6 @@ def _assumptions(config: wrangler.WranglerConfig, drive: Mapping[str, Any], step
             f"{config.name}): its keys replace the top level's, inheritable ones come from the top level, and its vars "
             "and bindings are its own, as wrangler applies an environment."
         )
-    if config.queue_producers:
-        consumed = [queue for _, queue in config.queue_producers if bindings.queue_consumer.consumer_of(config, queue) is not None]
-        sentences.append(
-            "Queue producers send into Eutaxy's model of the queue, not Miniflare's: each send or sendBatch is one "
-            "effect (all of a batch or none of it), a message onto a queue the Worker consumes is delivered to it "
-            "later in the run (after its delay in virtual time, with its own faults and redeliveries), and one onto "
-            "any other queue is kept as that queue's snapshot rows."
-            + (f" Consumed and produced onto: {', '.join(sorted(set(consumed)))}." if consumed else "")
-        )
+    sentences += _kind_assumptions(config, steps, last=True)
     return sentences
 

@@ -166,11 +166,6 @@ class WranglerConfig:
     main: Path | None
     compatibility_date: str | None
     compatibility_flags: tuple[str, ...]
-    #: Producer bindings: (binding, queue name).
-    queue_producers: tuple[tuple[str, str], ...]
-    #: Each producer binding's ``delivery_delay`` in seconds, where the config sets one: the
-    #: delay of the messages it sends unless a message or a sendBatch names its own.
-    queue_delivery_delays: Mapping[str, int] = attrs.field(factory=dict)
     bindings: tuple[Binding, ...]
     vars: dict[str, Any]
     #: The config's keys as the checked environment sees them, in its order (what
@@ -448,9 +443,6 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
     flags = data.get("compatibility_flags", [])
     if not isinstance(flags, list) or not all(isinstance(flag, str) for flag in flags):
         raise reader.error("compatibility_flags must be a list of strings")
-    queues = data.get("queues", {})
-    if not isinstance(queues, dict):
-        raise reader.error("queues must be an object with producers and consumers")
     variables = data.get("vars", {})
     if not isinstance(variables, dict):
         raise reader.error("vars must be an object")
@@ -462,8 +454,6 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         main=main_path,
         compatibility_date=_compatibility_date(reader, data),
         compatibility_flags=tuple(flags),
-        queue_producers=tuple(_producers(reader, queues)),
-        queue_delivery_delays=_delivery_delays(reader, queues),
         bindings=tuple(_other_bindings(reader, data)),
         vars=dict(variables),
         sections=tuple(key for key, value in data.items() if config_sections.says_something(key, value)),
@@ -617,28 +607,6 @@ def _line_of_key(text: str, key: str, written: str | None) -> int | None:
     return None
 
 
-def _producers(reader: _Reader, queues: dict[str, Any]) -> list[tuple[str, str]]:
-    producers = []
-    for index, entry in enumerate(reader.entries(queues, "producers")):
-        where = f"queues.producers[{index}]"
-        producers.append((reader.string(entry, "binding", where), reader.string(entry, "queue", where)))
-    return producers
-
-
-def _delivery_delays(reader: _Reader, queues: dict[str, Any]) -> dict[str, int]:
-    """Each producer binding's ``delivery_delay`` (seconds, 0 to 43200, as Cloudflare accepts)."""
-    delays = {}
-    for index, entry in enumerate(reader.entries(queues, "producers")):
-        where = f"queues.producers[{index}]"
-        delay = reader.optional_int(entry, "delivery_delay", where)
-        if delay is None:
-            continue
-        if not 0 <= delay <= binding_kinds.queue_consumer.DELIVERY_DELAY_S_MAX:
-            raise reader.error(f"delivery_delay in {where} must be between 0 and {binding_kinds.queue_consumer.DELIVERY_DELAY_S_MAX} seconds, got {delay}")
-        delays[reader.string(entry, "binding", where)] = delay
-    return delays
-
-
 def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
     bindings = []
     for registered in binding_kinds.registered():
@@ -687,7 +655,8 @@ def _kind_bindings(reader: _Reader, data: dict[str, Any], kind: binding_kinds.Bi
     if holder:
         data = data.get(holder, {})
         if not isinstance(data, dict):
-            inners = [other.section.rpartition(".")[2] for other in binding_kinds.registered() if other.top_section == holder]
+            # The lists it holds, named as the message always has (queues: producers and consumers).
+            inners = sorted((other.section.rpartition(".")[2] for other in binding_kinds.registered() if other.top_section == holder), reverse=True)
             raise reader.error(f"{holder} must be an object with {' and '.join(inners)}")
     bindings = []
     for index, entry in enumerate(reader.entries(data, inner)):

@@ -15,12 +15,13 @@ from ._record import (
     WithoutSetup as WithoutSetup,
     effect_selector as effect_selector,
 )
-from . import queue_consumer as queue_consumer
+from . import queue_consumer as queue_consumer, queue_producer as queue_producer
 from .assets import ASSETS
 from .d1 import D1
 from .durable_object import DURABLE_OBJECT
 from .kv import KV
 from .queue_consumer import QUEUE_CONSUMER
+from .queue_producer import QUEUE_PRODUCER
 from .r2 import R2
 from .workflow import WORKFLOW
 
@@ -68,6 +69,7 @@ register(D1)
 register(KV)
 register(R2)
 register(QUEUE_CONSUMER)
+register(QUEUE_PRODUCER)
 register(DURABLE_OBJECT)
 register(ASSETS)
 register(WORKFLOW)

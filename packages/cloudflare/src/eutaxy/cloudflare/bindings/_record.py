@@ -36,7 +36,8 @@ What a kind says once, here:
   of what only production does with it (``production_only``);
 - the drive it delivers, when the Worker's own events come through it (``drive``: the queue
   consumer's ``queue`` drive): the drive's check (``check_drive``), the sentences a verdict over
-  it assumes (``drive_assumptions``) and what ``eutaxy draft`` writes for it (``draft_drive``);
+  it assumes (``drive_assumptions``), what ``define_scenario`` fills in of it (``define_drive``)
+  and what ``eutaxy draft`` writes for it (``draft_drive``);
 - what it adds to its own effects after a run (``with_effect_details``: D1's statement classes);
 - its selectors' target label (``label``; kinds may share one, as a queue's producers and
   consumer share ``Queue:<queue>``), the names targets take (``targets``), a target the kind
@@ -344,6 +345,11 @@ class BindingKind:
         """What production does with the kind that no local run can, for a Worker with ``config``
         checked over ``drive``: ``production_only`` when the config declares bindings of the kind."""
         return self.production_only if self.production_only and self.resources(config) else None
+
+    def define_drive(self, drive: Mapping[str, Any]) -> dict[str, Any]:
+        """The kind's drive as ``define_scenario`` writes it, before it reads the events: what the
+        drive's helper fills in that a drive written by hand may lack. The drive as it is by default."""
+        return dict(drive)
 
     def check_drive(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> None:
         """Refuse (UserError) a scenario's drive of the kind's ``drive`` kind that does not fit the config."""

@@ -24,6 +24,7 @@ import attrs
 
 from eutaxy.core.errors import UserError, nearest_names
 
+from ..queues import BATCH_SIZE_DEFAULT, batch_size_of
 from ._record import BindingKind, DraftContext, effect_selector
 
 if TYPE_CHECKING:
@@ -162,6 +163,12 @@ class QueueConsumerKind(BindingKind):
     def production_only_of(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> str | None:
         return self.production_only if drive.get("kind") == self.drive else None
 
+    def define_drive(self, drive: Mapping[str, Any]) -> dict[str, Any]:
+        # The runtime's queue drive fills in nothing: the batch size is written here, once
+        # (queue(...) writes it; a hand-written drive without one gets null, the consumer's
+        # max_batch_size, which the runtime reads from the load message).
+        return {**dict(drive), "batchSize": batch_size_of(drive.get("batchSize", BATCH_SIZE_DEFAULT), "define_scenario: the queue drive")}
+
     def check_drive(self, config: "WranglerConfig", drive: Mapping[str, Any]) -> None:
         name = drive.get("name")
         consumer = consumer_of(config, name)
@@ -233,7 +240,7 @@ class QueueConsumerKind(BindingKind):
         draft.uses("queue")
         variable = draft.identifier(consumer.queue, "messages")
         if "fetch" in draft.handlers:
-            produced = [queue for _, queue in draft.config.queue_producers]
+            produced = [binding.resource for binding in draft.config.bindings if binding.kind == "queue_producer"]
             own = [queue for queue in produced if consumer_of(draft.config, queue) is not None]
             end_to_end = (
                 f"; what it sends to queue {own[0]} is delivered to queue() in the same run, so that scenario checks the "
