@@ -9,6 +9,7 @@ there. The runtime's own tests build their load messages from the same file
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from eutaxy.cloudflare import bindings
@@ -38,13 +39,13 @@ def test_each_registered_kinds_other_policy_is_the_vector_files_row():
 def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_taken():
     """Two kinds reading one section or one setup step would each see the other's bindings: refused.
     A label may be shared (a queue's consumer and producers both name ``Queue:<queue>``)."""
-    for clash in ({"name": "kv"}, {"section": "kv_namespaces"}, {"setup_step": "kv_namespace"}):
-        fields = {"name": "other", "section": "others", "label": "Other", "setup_step": "other_step"} | clash
+    step = KV.setup
+    for clash in ({"name": "kv"}, {"section": "kv_namespaces"}, {"setup": step}):
+        fields = {"name": "other", "section": "others", "names": attrs.evolve(KV.names, label="Other"), "setup": attrs.evolve(step, name="other_step")} | clash
         with pytest.raises(AssertionError):
             bindings.register(type(KV)(**{**_fields(KV), **fields}))
     assert ["d1", "kv", "r2", "queue_consumer", "queue_producer", "durable_object", "assets", "workflow"] == [kind.name for kind in bindings.registered()]
 
 
 def _fields(kind):
-    return {field: getattr(kind, field) for field in ("name", "label", "section", "resource_field", "section_note", "plural", "noun",
-                                                       "contents", "setup_step", "without_setup", "miniflare_option")}
+    return {field: getattr(kind, field) for field in ("name", "names", "section", "resource_field", "section_note", "setup", "miniflare_option")}

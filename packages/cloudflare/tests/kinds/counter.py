@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import attrs
 
-from eutaxy.cloudflare.bindings import BindingKind, DraftContext, effect_selector
+from eutaxy.cloudflare.bindings import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import READ_FAULTS, WRITE_FAULTS
 from eutaxy.core.selectors import rows
@@ -67,16 +67,11 @@ class CounterKind(BindingKind):
 
 COUNTER = CounterKind(
     name="counter",
-    label="Counter",
+    names=KindNames(label="Counter", plural="counter services", noun="counter service"),
     section="counters",
     resource_field="service",
     section_note="The toy counter service (a test's binding kind).",
-    plural="counter services",
-    noun="counter service",
-    contents="the counts",
-    setup_step="counter_service",
-    without_setup="unsupported",
-    miniflare_option=None,
+    setup=SetupStep("counter_service", without="unsupported", gives="the counts"),
     selectors=("counter_op", "counter_rows"),
     runtime_module=str(Path(__file__).resolve().with_name("counter.mjs")),
 )

@@ -524,7 +524,7 @@ def _production_only_assumption(config: wrangler.WranglerConfig, drive: Mapping[
 def _reset_assumption(config: wrangler.WranglerConfig) -> str:
     """The reset sentence, naming how each kind of binding the Worker declares is reset."""
     resets = [
-        (kind.reset_subject or kind.label, kind.reset_phrase)
+        (kind.reset_subject, kind.reset_phrase)
         for kind in bindings.registered()
         if kind.reset_phrase and kind.resources(config)
     ]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from ._record import (
     BindingKind as BindingKind,
     DraftContext as DraftContext,
+    KindNames as KindNames,
+    SetupStep as SetupStep,
     WithoutSetup as WithoutSetup,
     effect_selector as effect_selector,
 )
@@ -25,7 +27,7 @@ from .queue_producer import QUEUE_PRODUCER
 from .r2 import R2
 from .workflow import WORKFLOW
 
-__all__ = ["BindingKind", "DraftContext", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
+__all__ = ["BindingKind", "DraftContext", "KindNames", "SetupStep", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
 
 #: Kind name -> its record, in registration order.
 _REGISTERED: dict[str, BindingKind] = {}

@@ -18,14 +18,15 @@ What a kind says once, here:
   ``read_settings`` for what the kind reads of the config beyond its bindings, ``check_config``
   for what it refuses there, ``unmodelled`` for the bindings of its section that stand in as
   traps) and the docs' sentence about it;
-- its setup step (``setup_step``, None for a kind that needs none: a queue), that step's
-  validation (``check_step``) and what each binding's setup is at run time (``setups``: D1's
-  schema files and the config's migrations);
-- what a use without a setup step means (``without_setup``): ``"empty"`` (the binding starts
-  every run empty, a semantic Cloudflare shares: a new namespace is empty) or
-  ``"unsupported"`` (its state would carry over between runs, so touching it ends the run
-  UNSUPPORTED with the one cause ``binding_without_setup``; the runtime applies the rule for
-  every kind, in runtime/bindings/index.mjs);
+- its setup step (``setup``, a :class:`SetupStep`; None for a kind that needs none: a queue),
+  that step's validation (``check_step``) and what each binding's setup is at run time
+  (``setups``: D1's schema files and the config's migrations);
+- what a use without a setup step means (the step's ``without``, read as ``without_setup``):
+  ``"empty"`` (the binding starts every run empty, a semantic Cloudflare shares: a new
+  namespace is empty; always so for a kind without a setup step) or ``"unsupported"`` (its
+  state would carry over between runs, so touching it ends the run UNSUPPORTED with the one
+  cause ``binding_without_setup``; the runtime applies the rule for every kind, in
+  runtime/bindings/index.mjs);
 - its part of the load message (``load_entry``), with the policy its runtime record reads and
   each binding's settings (``binding_settings``: a queue consumer's max_retries), the kind's
   own (``section_settings``: the assets section), the Miniflare options it gives
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig, _Reader
     from eutaxy.core.errors import UserError
 
-__all__ = ["LADDERS", "BindingKind", "DraftContext", "WithoutSetup", "effect_selector"]
+__all__ = ["LADDERS", "BindingKind", "DraftContext", "KindNames", "SetupStep", "WithoutSetup", "effect_selector"]
 
 #: The core ladders an operation may take, by the name core's ladders.json gives them.
 LADDERS: Mapping[str, tuple[str, ...]] = {
@@ -75,6 +76,36 @@ LADDERS: Mapping[str, tuple[str, ...]] = {
 
 #: What touching a binding of the kind that no setup step names means (see the module docstring).
 WithoutSetup = Literal["empty", "unsupported"]
+
+
+@attrs.frozen(kw_only=True)
+class KindNames:
+    """How users, targets and messages name a kind and its bindings."""
+
+    #: A selector's target is ``<label>:<binding>`` (``KV:CACHE``); kinds may share a label (a
+    #: queue's producers and consumer both name ``Queue:<queue>``).
+    label: str
+    #: The config's bindings of the kind, as messages name them ("KV namespaces").
+    plural: str
+    #: One binding's resource, as messages name it ("namespace").
+    noun: str
+    #: How messages name one binding's kind ("Durable Object binding COUNTER was touched"); the label when None.
+    title: str | None = None
+    #: How the reset sentence names the kind ("Durable Objects"); the label when None.
+    reset_subject: str | None = None
+
+
+@attrs.frozen
+class SetupStep:
+    """A kind's setup step: the scenario's helper that resets one binding before each run, what
+    touching a binding no step names means, and what a step gives it."""
+
+    #: The step's ``kind``, and its helper's name in the scenario (``kv_namespace``).
+    name: str
+    #: ``"empty"`` (a binding no step names starts every run empty) or ``"unsupported"``.
+    without: WithoutSetup
+    #: What a step gives one binding, as the draft's note names it ("the entries").
+    gives: str
 
 
 class DraftContext(Protocol):
@@ -135,8 +166,8 @@ class BindingKind:
     #: The kind as :class:`~eutaxy.cloudflare.wrangler.Binding` names it (``"kv"``), and the
     #: runtime record's ``kind``: the load message's key for the kind.
     name: str
-    #: How users and targets name it: a selector's target is ``<label>:<binding>`` (``KV:CACHE``).
-    label: str
+    #: How users, targets and messages name it (:class:`KindNames`: its label, ``KV``).
+    names: KindNames
     #: The wrangler section whose ``{"binding": NAME, ...}`` entries declare its bindings: a
     #: top-level key, or ``key.list`` for a list inside a top-level object (``queues.consumers``).
     section: str
@@ -156,30 +187,19 @@ class BindingKind:
     #: The docs' sentence for the section's row (config_sections' table); kinds reading lists of
     #: one top-level object (``queues``) share its row, their sentences in registration order.
     section_note: str
-    #: The config's bindings of the kind, as messages name them ("KV namespaces").
-    plural: str
-    #: One binding's resource, as messages name it ("namespace").
-    noun: str
-    #: What a setup step gives one binding, as the draft's note names it ("the entries").
-    contents: str
-    #: The setup step resetting one binding (its helper in the scenario has the same name), or
-    #: None for a kind that needs none (its bindings start every run empty: ``without_setup``
-    #: is then ``"empty"``).
-    setup_step: str | None
-    without_setup: WithoutSetup
+    #: The setup step resetting one binding, or None (the default) for a kind that needs none:
+    #: nothing of its bindings outlives a run (a queue's model is made anew each run), so they
+    #: start every run empty.
+    setup: SetupStep | None = None
     #: False when the kind's bindings are no names in ``env`` (a queue consumer is the Worker's
     #: ``queue()`` handler, its bindings named by queue).
     env_bindings: bool = True
-    #: The Miniflare option the bindings are given to (``kvNamespaces``), or None when the
-    #: runtime record models the binding whole, with no Miniflare binding behind it
+    #: The Miniflare option the bindings are given to (``kvNamespaces``), or None (the default)
+    #: when the runtime record models the binding whole, with no Miniflare binding behind it
     #: (``miniflare_options`` builds the option's value).
-    miniflare_option: str | None
-    #: How messages name one binding's kind ("Durable Object binding COUNTER was touched"); the label when None.
-    title: str | None = None
+    miniflare_option: str | None = None
     #: How the reset sentence says the kind is reset, or None when it says nothing of it.
     reset_phrase: str | None = None
-    #: How the reset sentence names the kind ("Durable Objects"); the label when None.
-    reset_subject: str | None = None
     #: Where an environment finds the section (config_sections' ``Where``): ``own`` (a binding
     #: section, not inherited) or ``inherited``.
     section_where: Literal["own", "inherited"] = "own"
@@ -218,10 +238,44 @@ class BindingKind:
 
     def __attrs_post_init__(self) -> None:
         assert self.name and self.label and self.section, self
-        assert self.setup_step is not None or self.without_setup == "empty", f"{self.name}: a kind without a setup step starts empty"
         assert self.runtime_module is None or self.runtime_module.startswith("/"), self.runtime_module
         assert (self.drive is None) == (self.drive_handler is None) == (self.drive_source is None), self.name
         assert set(self.operations.values()) <= set(LADDERS), self.operations
+
+    @property
+    def label(self) -> str:
+        """The kind's label, as targets name it (``KV`` in ``KV:CACHE``)."""
+        return self.names.label
+
+    @property
+    def plural(self) -> str:
+        """The config's bindings of the kind, as messages name them ("KV namespaces")."""
+        return self.names.plural
+
+    @property
+    def noun(self) -> str:
+        """One binding's resource, as messages name it ("namespace")."""
+        return self.names.noun
+
+    @property
+    def title(self) -> str:
+        """How messages name one binding's kind ("Durable Object"): the label unless the names give a title."""
+        return self.names.title or self.names.label
+
+    @property
+    def reset_subject(self) -> str:
+        """How the reset sentence names the kind ("Durable Objects"): the label unless the names give one."""
+        return self.names.reset_subject or self.names.label
+
+    @property
+    def setup_step(self) -> str | None:
+        """The setup step's name (its helper in the scenario has the same name), None without one."""
+        return None if self.setup is None else self.setup.name
+
+    @property
+    def without_setup(self) -> WithoutSetup:
+        """What touching a binding no setup step names means: the step's ``without``; ``"empty"`` for a kind without one."""
+        return "empty" if self.setup is None else self.setup.without
 
     @property
     def top_section(self) -> str:
@@ -322,7 +376,7 @@ class BindingKind:
         settings = {binding.name: self.binding_settings(binding) for binding in config.bindings if binding.kind == self.name}
         return {
             "label": self.label,
-            "title": self.title or self.label,
+            "title": self.title,
             "setupStep": self.setup_step,
             "withoutSetup": self.without_setup,
             "miniflare": self.miniflare_options(config),
@@ -399,7 +453,8 @@ class BindingKind:
 
     def draft_note(self, binding: str) -> str:
         """The draft's note on the setup step it writes for ``binding``."""
-        return f"{self.name} binding {binding}: starts every run empty ({self.setup_step}({binding!r})); give it {self.contents} it should hold"
+        assert self.setup is not None, self.name
+        return f"{self.name} binding {binding}: starts every run empty ({self.setup.name}({binding!r})); give it {self.setup.gives} it should hold"
 
 
 def effect_selector(target: str, op: Any, kind: str = RESULT, where: dict[str, Any] | None = None) -> dict[str, Any]:

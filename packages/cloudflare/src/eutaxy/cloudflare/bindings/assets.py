@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import attrs
 
-from ._record import BindingKind, DraftContext
+from ._record import BindingKind, DraftContext, KindNames
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig, _Reader
@@ -132,7 +132,7 @@ class AssetsKind(BindingKind):
 
 ASSETS = AssetsKind(
     name="assets",
-    label="Assets",
+    names=KindNames(label="Assets", plural="assets bindings", noun="assets"),
     section="assets",
     resource_field="directory",
     section_note=(
@@ -144,10 +144,5 @@ ASSETS = AssetsKind(
     section_where="inherited",
     # Assets:<path> names the response to a request the assets answered, besides Assets:<binding>.
     checks_targets=False,
-    plural="assets bindings",
-    noun="assets",
-    contents="nothing (static files are read-only)",
-    setup_step=None,
-    without_setup="empty",
     miniflare_option="assets",
 )

@@ -33,7 +33,7 @@ from eutaxy.core.selectors import rows as _rows
 from eutaxy.core.statements import classify_d1_payload
 from eutaxy.engine.holes import Hole
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.source_scan import D1Statement
@@ -676,7 +676,7 @@ class D1Kind(BindingKind):
 
 D1 = D1Kind(
     name="d1",
-    label="D1",
+    names=KindNames(label="D1", plural="D1 bindings", noun="database"),
     section="d1_databases",
     resource_field="database_id",
     fields=("database_name", "migrations_dir"),
@@ -684,11 +684,7 @@ D1 = D1Kind(
         "D1 on Miniflare's SQLite, reset before each run by `d1_schema` or the entry's migrations; one no setup resets "
         "is UNSUPPORTED when touched."
     ),
-    plural="D1 bindings",
-    noun="database",
-    contents="the schema",
-    setup_step="d1_schema",
-    without_setup="unsupported",
+    setup=SetupStep("d1_schema", without="unsupported", gives="the schema"),
     selectors=("d1_param", "d1_read", "d1_rows", "d1_write"),
     # Each statement takes the ladder of what it does (runtime/d1.mjs isRead); a batch is a write if any statement in it writes.
     operations={"read": "read", "write": "write"},

@@ -33,7 +33,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig, _Reader
@@ -447,8 +447,7 @@ def _count(number: int) -> str:
 
 DURABLE_OBJECT = DurableObjectKind(
     name="durable_object",
-    label="DO",
-    title="Durable Object",
+    names=KindNames(label="DO", title="Durable Object", plural="Durable Object bindings", noun="namespace", reset_subject="Durable Objects"),
     section="durable_objects.bindings",
     binding_field="name",
     resource_field="class_name",
@@ -458,18 +457,13 @@ DURABLE_OBJECT = DurableObjectKind(
         "The Worker's own classes run in workerd, reset by `durable_object`; a class of another script (`script_name`) "
         "stands in as a trap (UNSUPPORTED when touched)."
     ),
-    plural="Durable Object bindings",
-    noun="namespace",
-    contents="the objects",
-    setup_step="durable_object",
-    without_setup="unsupported",
+    setup=SetupStep("durable_object", without="unsupported", gives="the objects"),
     selectors=("do_call", "durable_object_rows", "durable_object_table"),
     # A stub call's answer can be lost after the object ran it (ambiguous); nobody waits for an
     # alarm's answer or a WebSocket message's, so theirs cannot.
     operations={"call": "write", "alarm": "read", "webSocketMessage": "read"},
     miniflare_option="durableObjects",
     reset_phrase="clear, seed and evict each object whose code ran since the last reset",
-    reset_subject="Durable Objects",
     routes_agents=True,
     # Alarms and an object's work after its answer need a Durable Object of the Worker's own.
     bounds=("alarmsPerObject", "afterWorkTimerLimit"),

@@ -22,7 +22,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import WranglerConfig
@@ -139,15 +139,11 @@ class KvKind(BindingKind):
 
 KV = KvKind(
     name="kv",
-    label="KV",
+    names=KindNames(label="KV", plural="KV namespaces", noun="namespace"),
     section="kv_namespaces",
     resource_field="id",
     section_note="KV on Miniflare's namespace, emptied and seeded before each run.",
-    plural="KV namespaces",
-    noun="namespace",
-    contents="the entries",
-    setup_step="kv_namespace",
-    without_setup="empty",
+    setup=SetupStep("kv_namespace", without="empty", gives="the entries"),
     selectors=("kv_key", "kv_read", "kv_rows", "kv_write"),
     operations={"get": "read", "getWithMetadata": "read", "list": "read", "put": "write", "delete": "write"},
     miniflare_option="kvNamespaces",

@@ -25,7 +25,7 @@ import attrs
 from eutaxy.core.errors import UserError, nearest_names
 
 from ..queues import BATCH_SIZE_DEFAULT, batch_size_of
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
@@ -264,7 +264,7 @@ class QueueConsumerKind(BindingKind):
 
 QUEUE_CONSUMER = QueueConsumerKind(
     name=NAME,
-    label="Queue",
+    names=KindNames(label="Queue", plural="queues", noun="queue"),
     section="queues.consumers",
     binding_field="queue",
     resource_field="queue",
@@ -280,13 +280,7 @@ QUEUE_CONSUMER = QueueConsumerKind(
         "`max_batch_size`, else Cloudflare's default 10, or the drive's smaller `batchSize`; concurrency is the "
         "scenario's bound)."
     ),
-    plural="queues",
-    noun="queue",
-    contents="no contents",
-    setup_step=None,
-    without_setup="empty",
     env_bindings=False,
-    miniflare_option=None,
     selectors=("queue_ack",),
     # Each ack() and retry() is a decision point (runtime/queue.mjs), taking core's decision ladder.
     operations={"ack": "decision", "retry": "decision"},

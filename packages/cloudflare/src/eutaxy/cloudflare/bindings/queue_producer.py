@@ -21,7 +21,7 @@ import attrs
 
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, effect_selector
 from .queue_consumer import DELIVERY_DELAY_S_MAX, consumer_of
 
 if TYPE_CHECKING:
@@ -93,18 +93,12 @@ class QueueProducerKind(BindingKind):
 
 QUEUE_PRODUCER = QueueProducerKind(
     name="queue_producer",
-    label="Queue",
+    names=KindNames(label="Queue", plural="queues", noun="queue"),
     section="queues.producers",
     resource_field="queue",
     resource_required=True,
     int_fields={"delivery_delay": (0, DELIVERY_DELAY_S_MAX, " seconds")},
     section_note="Producers (`delivery_delay`) in Eutaxy's queue model: no message reaches Miniflare's broker.",
-    plural="queues",
-    noun="queue",
-    contents="no contents",
-    setup_step=None,
-    without_setup="empty",
-    miniflare_option=None,
     selectors=("queue_rows", "queue_send"),
     # Each send and sendBatch is one io effect point with the write ladder (runtime/producer.mjs).
     operations={"send": "write", "sendBatch": "write"},

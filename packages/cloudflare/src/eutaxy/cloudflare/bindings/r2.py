@@ -21,7 +21,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
@@ -169,15 +169,11 @@ def _references(binding: str, draft: DraftContext) -> list[tuple[str, str, str, 
 
 R2 = R2Kind(
     name="r2",
-    label="R2",
+    names=KindNames(label="R2", plural="R2 buckets", noun="bucket"),
     section="r2_buckets",
     resource_field="bucket_name",
     section_note="R2 on Miniflare's bucket, reset by `r2_bucket`; one no setup resets is UNSUPPORTED when touched.",
-    plural="R2 buckets",
-    noun="bucket",
-    contents="the objects",
-    setup_step="r2_bucket",
-    without_setup="unsupported",
+    setup=SetupStep("r2_bucket", without="unsupported", gives="the objects"),
     selectors=("r2_op", "r2_rows"),
     operations={"head": "read", "get": "read", "list": "read", "put": "write", "delete": "write"},
     miniflare_option="r2Buckets",

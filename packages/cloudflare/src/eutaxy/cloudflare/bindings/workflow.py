@@ -27,7 +27,7 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.selectors import rows
 
-from ._record import BindingKind, DraftContext, effect_selector
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
@@ -155,7 +155,7 @@ class WorkflowKind(BindingKind):
 
 WORKFLOW = WorkflowKind(
     name="workflow",
-    label="Workflow",
+    names=KindNames(label="Workflow", plural="Workflow bindings", noun="Workflow", reset_subject="Workflows"),
     section="workflows",
     resource_field="class_name",
     resource_required=True,
@@ -164,14 +164,8 @@ WORKFLOW = WorkflowKind(
         "The Worker's own WorkflowEntrypoint classes run on a model of the engine, reset by `workflow`; a class of "
         "another script (`script_name`) stands in as a trap (UNSUPPORTED when touched)."
     ),
-    plural="Workflow bindings",
-    noun="Workflow",
-    contents="the instances",
-    setup_step="workflow",
-    without_setup="unsupported",
-    miniflare_option=None,
+    setup=SetupStep("workflow", without="unsupported", gives="the instances"),
     selectors=("workflow_step", "workflow_create", "workflow_rows", "workflow_steps"),
     operations={"create": "write", "step": "step", "step_result": "stepResult"},
     reset_phrase="forget every instance",
-    reset_subject="Workflows",
 )
