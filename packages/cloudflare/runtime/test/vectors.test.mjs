@@ -32,11 +32,27 @@ test("the runtime's ladders are core's: the load messages its tests send carry t
   // those to this file); the runtime's tests send this file's rows (helpers.mjs).
   const { ladders } = vectors("ladders.json");
   assert.deepEqual(platformLadders(), ladders);
-  assert.deepEqual(
-    ["write", "read", "decision", "response", "responseWithDeadline", "background", "step", "stepResult"],
-    Object.keys(ladders),
-    "every ladder the runtime's effect points name by ladderNamed, and a Workflow step attempt's two (its kind's rows name them)",
-  );
+  // Each row as the runtime's effect points document it (effects.mjs effectPoint gives each
+  // fault's meaning), so a row changed on one side fails this suite as test_vectors.py fails Python's.
+  const documented = {
+    // A write's answer can be lost after it committed (ambiguous), or the call refused (error).
+    write: ["crash_before", "crash_after", "ambiguous", "error"],
+    // A read changes nothing, so a lost answer is no different from an error.
+    read: ["crash_before", "crash_after", "error"],
+    // An ack or retry (queue.mjs) is a decision: the invocation crashes around it.
+    decision: ["crash_before", "crash_after"],
+    // The http response (http.mjs): the caller never receives it; one it waits for past a deadline may be lost too.
+    response: ["crash_before"],
+    responseWithDeadline: ["crash_before", "ambiguous"],
+    // The background point (background.mjs): work not yet started is cut off.
+    background: ["cut_off"],
+    // A Workflow step attempt (bindings/workflow.mjs; its kind's rows name these two): the instance
+    // restarts before the step runs; after it, the result is not persisted (it runs again) or
+    // counts as failed (it is retried).
+    step: ["crash_before"],
+    stepResult: ["crash_after", "ambiguous"],
+  };
+  assert.deepEqual(ladders, documented, "every ladder the runtime's effect points name by ladderNamed, and a Workflow step attempt's two, as they document them");
 });
 
 test("queue.mjs's mayRedeliver and redeliveryStop are core's may_redeliver and redelivery_stop on every vector", () => {
