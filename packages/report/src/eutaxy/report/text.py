@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-from typing import Any, Iterator, Mapping, NamedTuple
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, TypeVar
 
 import attrs
 
@@ -421,29 +421,40 @@ def _trace_lines(
     return lines
 
 
-def _place_console(
-    console: tuple[ConsoleLine, ...], groups: list[list[tuple[int, Effect]]]
-) -> tuple[dict[int, list[ConsoleLine]], dict[int, list[ConsoleLine]], list[ConsoleLine]]:
-    """Where each console line goes in the trace: under the last group of the point it
-    followed, before its invocation's first group when it came before any point, or after
-    the trace when no group shown is its invocation's (or it came outside invocations)."""
+#: What the trace places beside its groups: a console line, an invocation's failure.
+_Placed = TypeVar("_Placed")
+
+
+def _place_in_trace(
+    items: Iterable[tuple[str | None, int | None, _Placed]], groups: list[list[tuple[int, Effect]]]
+) -> tuple[dict[int, list[_Placed]], dict[int, list[_Placed]], list[_Placed]]:
+    """Where each item, ``(invocation, ordinal, item)``, goes in the trace: under the last group of
+    the point it followed, before its invocation's first group when it came before any point, or
+    after the trace when no group shown is its invocation's (or it came outside invocations)."""
     last_group: dict[tuple[str, int], int] = {}
     first_group: dict[str, int] = {}
     for position, group in enumerate(groups):
         head = group[0][1]
         last_group[(head.invocation, head.ordinal)] = position
         first_group.setdefault(head.invocation, position)
-    under: dict[int, list[ConsoleLine]] = {}
-    before: dict[int, list[ConsoleLine]] = {}
-    elsewhere: list[ConsoleLine] = []
-    for line in console:
-        if line.invocation is not None and line.ordinal is not None and (line.invocation, line.ordinal) in last_group:
-            under.setdefault(last_group[(line.invocation, line.ordinal)], []).append(line)
-        elif line.invocation is not None and line.ordinal is None and line.invocation in first_group:
-            before.setdefault(first_group[line.invocation], []).append(line)
+    under: dict[int, list[_Placed]] = {}
+    before: dict[int, list[_Placed]] = {}
+    elsewhere: list[_Placed] = []
+    for invocation, ordinal, item in items:
+        if invocation is not None and ordinal is not None and (invocation, ordinal) in last_group:
+            under.setdefault(last_group[(invocation, ordinal)], []).append(item)
+        elif invocation is not None and ordinal is None and invocation in first_group:
+            before.setdefault(first_group[invocation], []).append(item)
         else:
-            elsewhere.append(line)
+            elsewhere.append(item)
     return under, before, elsewhere
+
+
+def _place_console(
+    console: tuple[ConsoleLine, ...], groups: list[list[tuple[int, Effect]]]
+) -> tuple[dict[int, list[ConsoleLine]], dict[int, list[ConsoleLine]], list[ConsoleLine]]:
+    """Where each console line goes in the trace (:func:`_place_in_trace`)."""
+    return _place_in_trace(((line.invocation, line.ordinal, line) for line in console), groups)
 
 
 def _place_failures(
@@ -451,25 +462,7 @@ def _place_failures(
 ) -> tuple[dict[int, list[InvocationOutcome]], dict[int, list[InvocationOutcome]], list[InvocationOutcome]]:
     """Where each invocation that threw or timed out is told in the trace: under the last point it
     opened, before its first point when it opened none, or after the trace when no point shown is its."""
-    last_group: dict[tuple[str, int], int] = {}
-    first_group: dict[str, int] = {}
-    for position, group in enumerate(groups):
-        head = group[0][1]
-        last_group[(head.invocation, head.ordinal)] = position
-        first_group.setdefault(head.invocation, position)
-    under: dict[int, list[InvocationOutcome]] = {}
-    before: dict[int, list[InvocationOutcome]] = {}
-    elsewhere: list[InvocationOutcome] = []
-    for one in invocations:
-        if not one.own_failure:
-            continue
-        if one.ordinal is not None and (one.invocation, one.ordinal) in last_group:
-            under.setdefault(last_group[(one.invocation, one.ordinal)], []).append(one)
-        elif one.ordinal is None and one.invocation in first_group:
-            before.setdefault(first_group[one.invocation], []).append(one)
-        else:
-            elsewhere.append(one)
-    return under, before, elsewhere
+    return _place_in_trace(((one.invocation, one.ordinal, one) for one in invocations if one.own_failure), groups)
 
 
 def _failure_text(one: InvocationOutcome) -> str:
