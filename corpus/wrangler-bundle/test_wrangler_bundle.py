@@ -84,6 +84,7 @@ def test_a_corpus_worker_behaves_the_same_built_by_wrangler(tmp_path, path):
         ("decorators_legacy", "hello legacy via Agent.greet"),
         ("decorators_standard", "hello standard via greet"),
         ("nodejs_compat", "a/b 6869"),
+        ("nodejs_polyfills", "exec function not implemented | perf_hooks function | performance function now 0 | process function release none | cjs a/b function"),
     ],
 )
 def test_a_build_fixture_behaves_the_same_built_by_wrangler(tmp_path, fixture, summary):

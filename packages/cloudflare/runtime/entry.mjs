@@ -22,6 +22,13 @@ function json(body, status = 200) {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
+/**
+ * The performance object and its now() once the Worker's module has evaluated (createControl):
+ * a build may have replaced the isolate's (wrangler's nodejs_compat polyfill does).
+ * @type {{performance: any, now: unknown} | null}
+ */
+let atLoad = null;
+
 /** Which globals are not the isolate's own right now (empty outside a run). */
 export function patchedGlobals() {
   const g = /** @type {any} */ (globalThis);
@@ -31,7 +38,11 @@ export function patchedGlobals() {
     ["Math.random", Math.random, originals.mathRandom],
     ["crypto.randomUUID", g.crypto?.randomUUID, originals.randomUUID],
     ["crypto.getRandomValues", g.crypto?.getRandomValues, originals.getRandomValues],
-    ["performance.now", g.performance?.now, originals.performanceNow],
+    ["performance.now", originals.performance?.now, originals.performanceNow],
+    // A performance object the Worker's build installed at load (wrangler's nodejs_compat polyfill) is as it was then.
+    ...(g.performance !== originals.performance && atLoad !== null && g.performance === atLoad.performance
+      ? [/** @type {[string, unknown, unknown]} */ (["performance.now (the build's polyfill)", g.performance?.now, atLoad.now])]
+      : []),
     ["setTimeout", g.setTimeout, originals.setTimeout],
     ["clearTimeout", g.clearTimeout, originals.clearTimeout],
     ["setInterval", g.setInterval, originals.setInterval],
@@ -48,6 +59,8 @@ export function patchedGlobals() {
 
 /** @param {any} userModule the user's Worker module namespace */
 export function createControl(userModule) {
+  const g = /** @type {any} */ (globalThis);
+  atLoad = { performance: g.performance, now: g.performance?.now };
   return {
     /** @param {Request} request @param {Record<string, any>} env */
     async fetch(request, env) {

@@ -124,6 +124,13 @@ export class VirtualGlobals {
       });
     }
     if (originals.performance) this.set(originals.performance, "now", () => clock.now - self.startMs);
+    // A performance object the Worker's build put in place at load reads the virtual clock too:
+    // wrangler's nodejs_compat build replaces globalThis.performance with unenv's, whose now()
+    // reads the real one.
+    const installed = /** @type {any} */ (globalThis).performance;
+    if (installed && installed !== originals.performance && typeof installed.now === "function") {
+      this.set(installed, "now", () => clock.now - self.startMs);
+    }
     this.set(globalThis, "setTimeout", (/** @type {Function} */ callback, /** @type {number} */ delay, /** @type {unknown[]} */ ...args) => self.addTimer(callback, delay, args, false));
     this.set(globalThis, "setInterval", (/** @type {Function} */ callback, /** @type {number} */ delay, /** @type {unknown[]} */ ...args) => self.addTimer(callback, delay, args, true));
     const clear = (/** @type {unknown} */ id) => {

@@ -5,7 +5,9 @@ passes only when the row is the one wrangler's build gives: text modules are str
 `.bin` an ArrayBuffer, a `.wasm` a WebAssembly.Module, a dependency's `browser` field maps
 its entry, decorators (legacy per tsconfig, or standard) are compiled as esbuild compiles
 them, a tsconfig `paths` alias resolves, and under nodejs_compat a bare built-in name
-(`path`) is workerd's module. Imports that cannot resolve because packages are not installed
+(`path`) is workerd's module, one workerd lacks is unenv's polyfill, `process` and `performance`
+are wrangler's globals (performance.now() still the run's virtual clock) and a CommonJS
+dependency's `require()` of a built-in is an import. Imports that cannot resolve because packages are not installed
 are named with `npm install` and their first import sites.
 """
 
@@ -55,6 +57,10 @@ def check_summary(root: Path, summary: str) -> dict:
         ("decorators_legacy", "hello legacy via Agent.greet"),
         ("decorators_standard", "hello standard via greet"),
         ("nodejs_compat", "a/b 6869"),
+        (
+            "nodejs_polyfills",
+            "exec function not implemented | perf_hooks function | performance function now 0 | process function release none | cjs a/b function",
+        ),
     ],
 )
 def test_the_fixture_runs_as_wrangler_builds_it(tmp_path, fixture, summary):

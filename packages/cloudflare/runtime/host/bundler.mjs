@@ -15,9 +15,10 @@
  * module rules match (wrangler's defaults and the config's `rules`, merged in Python) is
  * not bundled: the file is written beside the bundle as a module of its type (Text: a
  * string, Data: an ArrayBuffer, CompiledWasm: a WebAssembly.Module) and the import points
- * at it, as wrangler uploads it. Node built-ins: `node:*` is left to workerd always; under
- * nodejs_compat (v2) a bare built-in name (`path`) is too. The polyfills wrangler injects for
- * the built-ins workerd lacks are not: such an import fails when workerd loads the Worker.
+ * at it, as wrangler uploads it. Node built-ins: `node:*` is left to workerd; under
+ * nodejs_compat (v2) the Worker gets wrangler's Node.js compatibility (nodeCompatEnv,
+ * nodeCompatPlugin): a built-in workerd has is its module, one it lacks unenv's polyfill,
+ * `process` and `performance` wrangler's globals, a `require()` of a built-in an import.
  *
  * A Worker whose config sets `no_bundle` (a build's generated config, the Cloudflare Vite
  * plugin's, does) is not bundled: its entry and every file under its base folder a module rule
@@ -29,11 +30,11 @@
 
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
-import { SourceMap, builtinModules } from "node:module";
+import { SourceMap, builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { UserError, toolchain } from "./toolchain.mjs";
+import { UserError, importTool, toolchain } from "./toolchain.mjs";
 
 const esbuild = toolchain.esbuild;
 
@@ -238,6 +239,119 @@ function pinnedPackagesPlugin(nodeModules) {
   };
 }
 
+/** The prefix of the modules the generated entry imports to set wrangler's Node.js globals (nodeCompatPlugin). */
+const NODE_GLOBALS = "eutaxy-node-globals:";
+
+/**
+ * @typedef {{alias: Record<string, string>, inject: Record<string, string | string[]>, external: string[],
+ *   polyfill: string[], builtins: string[]}} NodeCompatEnv
+ */
+
+/**
+ * wrangler's Node.js compatibility for the date and flags in force when it is v2 (the
+ * nodejs_compat flag from 2024-09-23, or nodejs_compat_v2; Miniflare's getNodeCompat decides, as
+ * wrangler asks it): the environment the pinned `unenv` defines with `@cloudflare/unenv-preset`
+ * for them, asked as wrangler asks (npm shims on, `debug` left to the Worker's own package).
+ * `alias` maps a Node.js module (bare or `node:`) or an npm package to what it becomes,
+ * workerd's own module (`external` lists those) or a polyfill; `inject` names the globals set
+ * from a module's export (`process`); `polyfill` the modules evaluated for their effect
+ * (`performance`); `builtins` the bare built-in names. Null under any other mode.
+ * @param {string | undefined} compatibilityDate @param {string[] | undefined} compatibilityFlags
+ * @returns {Promise<NodeCompatEnv | null>}
+ */
+async function nodeCompatEnv(compatibilityDate, compatibilityFlags) {
+  const mode = compatibilityDate === undefined ? null : toolchain.miniflare.getNodeCompat(compatibilityDate, compatibilityFlags ?? []).mode;
+  if (mode !== "v2") return null;
+  const { defineEnv } = await importTool("unenv");
+  const { getCloudflarePreset, nonPrefixedNodeModules } = await importTool("@cloudflare/unenv-preset");
+  const { env } = defineEnv({
+    presets: [getCloudflarePreset({ compatibilityDate, compatibilityFlags: compatibilityFlags ?? [] }), { alias: { debug: "debug" } }],
+    npmShims: true,
+  });
+  return { alias: env.alias, inject: env.inject, external: env.external, polyfill: env.polyfill, builtins: nonPrefixedNodeModules };
+}
+
+/**
+ * The imports the generated entry makes, after the patch module and before the Worker's, for
+ * wrangler's Node.js globals, in wrangler's order: one module per module a global comes from
+ * (it sets `globalThis.<name>`), then each polyfill module (resolved in the toolchain).
+ * @param {NodeCompatEnv | null} env @returns {string[]}
+ */
+function nodeGlobalsImports(env) {
+  if (!env) return [];
+  const modules = [...new Set(Object.values(env.inject).map((from) => (Array.isArray(from) ? from[0] : from)))];
+  const requireTool = createRequire(path.join(toolchain.nodeModules, "eutaxy-host.js"));
+  return [
+    ...modules.map((_, index) => `import ${JSON.stringify(NODE_GLOBALS + index)};`),
+    ...env.polyfill.map((module) => `import ${JSON.stringify(requireTool.resolve(module))};`),
+  ];
+}
+
+/**
+ * The plugin that builds a Worker's Node.js imports as wrangler's nodejs_compat (v2) build does
+ * (its hybrid plugin), from the environment nodeCompatEnv gives:
+ * - an import the environment aliases goes where the alias points: workerd's own module (left to
+ *   workerd, under the alias's name) or a polyfill resolved in the toolchain's node_modules and
+ *   bundled; an alias to itself that is not workerd's (`debug`) resolves as any import does;
+ * - a `require()` of a built-in is an import of it whose default export is what `require`
+ *   returns (a bundle cannot require a module left to workerd); a `require()` of an npm shim
+ *   or mock gets the shim's named exports on its default export;
+ * - the modules nodeGlobalsImports names set the injected globals (`globalThis.process`).
+ * @param {NodeCompatEnv} env @returns {import("esbuild").Plugin}
+ */
+function nodeCompatPlugin(env) {
+  const requireTool = createRequire(path.join(toolchain.nodeModules, "eutaxy-host.js"));
+  const builtin = new RegExp(`^(?:${env.builtins.map(escapeRegExp).join("|")}|node:.+)$`);
+  const aliased = new RegExp(`^(?:${Object.keys(env.alias).map(escapeRegExp).join("|")})$`);
+  /** @type {Map<string, {exported: string, global: string}[]>} module -> the globals set from its exports */
+  const globals = new Map();
+  for (const [global, from] of Object.entries(env.inject)) {
+    const [module, exported] = Array.isArray(from) ? from : [from, "default"];
+    globals.set(module, [...(globals.get(module) ?? []), { exported, global }]);
+  }
+  const globalModules = [...globals];
+  return {
+    name: "eutaxy-node-compat",
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^${escapeRegExp(NODE_GLOBALS)}\\d+$`) }, (args) => ({ path: args.path, namespace: "eutaxy-node-globals" }));
+      build.onLoad({ filter: /.*/, namespace: "eutaxy-node-globals" }, (args) => {
+        const [module, names] = globalModules[Number(args.path.slice(NODE_GLOBALS.length))];
+        const imported = names.map(({ exported }, index) => `${exported === "default" ? "default" : JSON.stringify(exported)} as value${index}`);
+        const lines = [`import { ${imported.join(", ")} } from ${JSON.stringify(module)};`, ...names.map(({ global }, index) => `globalThis.${global} = value${index};`)];
+        return { contents: lines.join("\n"), resolveDir: toolchain.nodeModules, loader: "js" };
+      });
+      // A require() of a built-in first (then the import it becomes goes through the aliases).
+      build.onResolve({ filter: builtin }, (args) => (args.kind === "require-call" ? { path: args.path, namespace: "eutaxy-node-require" } : undefined));
+      build.onLoad({ filter: /.*/, namespace: "eutaxy-node-require" }, (args) => ({
+        contents: `import value from ${JSON.stringify(args.path)};\nmodule.exports = value;`, resolveDir: toolchain.nodeModules, loader: "js",
+      }));
+      build.onResolve({ filter: aliased }, (args) => {
+        const target = env.alias[args.path];
+        if (args.kind === "require-call" && (target.startsWith("unenv/npm/") || target.startsWith("unenv/mock/"))) {
+          return { path: args.path, namespace: "eutaxy-node-shim" };
+        }
+        if (env.external.includes(target)) return { path: target, external: true };
+        if (target === args.path) return undefined;
+        try {
+          return { path: requireTool.resolve(target) };
+        } catch {
+          // A target the toolchain does not hold: the import resolves as it would without the alias.
+          return undefined;
+        }
+      });
+      build.onLoad({ filter: /.*/, namespace: "eutaxy-node-shim" }, (args) => ({
+        contents: [
+          `import * as shim from ${JSON.stringify(args.path)};`,
+          `const value = "default" in shim ? shim.default : {};`,
+          `for (const [key, item] of Object.entries(shim)) if (key !== "default") Object.defineProperty(value, key, { value: item, enumerable: true });`,
+          `module.exports = value;`,
+        ].join("\n"),
+        resolveDir: toolchain.nodeModules, loader: "js",
+      }));
+    },
+  };
+}
+
 /**
  * The Node built-ins left to workerd: `node:*` always (workerd loads them, or says which it
  * lacks); the bare names too under nodejs_compat v2 (Miniflare's getNodeCompat decides the mode
@@ -360,8 +474,11 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
   const unbundled = options.noBundle ? unbundledModules(entry, options.noBundle.baseDir, options.noBundle.rules) : null;
   if (unbundled && specs.length) throw new UserError("specs modules are recorded by wrapping them in the bundle; a no_bundle Worker is not bundled");
   const moduleList = unbundled ? copyUnbundled(unbundled, outFile) : null;
+  // A Worker wrangler would not bundle gets none of its build's Node.js compatibility either.
+  const nodeEnv = unbundled ? null : await nodeCompatEnv(options.compatibilityDate, options.compatibilityFlags);
   const contents = [
     `import ${runtime("patch.mjs")};`,
+    ...nodeGlobalsImports(nodeEnv),
     `import * as userModule from ${JSON.stringify(unbundled ? `./${UNBUNDLED_DIR}/${unbundled[0].name}` : entry)};`,
     `import { createControl } from ${runtime("entry.mjs")};`,
     ...(options.kindModules?.length ? [`import { registerRecord } from ${runtime("bindings/index.mjs")};`] : []),
@@ -382,9 +499,10 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
   };
   const rules = moduleRulesPlugin(options.rules ?? [], path.dirname(outFile));
   const pinned = pinnedPackagesPlugin(toolchain.nodeModules);
+  const node = nodeEnv ? [nodeCompatPlugin(nodeEnv)] : [];
   const plugins = unbundled
     ? [unbundledPlugin(unbundled[0].name)]
-    : specs.length ? [sockets, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, rules, pinned];
+    : specs.length ? [sockets, ...node, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, ...node, rules, pinned];
   /** @type {import("esbuild").BuildResult} */
   let built;
   try {

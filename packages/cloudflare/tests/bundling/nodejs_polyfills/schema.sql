@@ -1,0 +1,1 @@
+CREATE TABLE built (summary TEXT);
