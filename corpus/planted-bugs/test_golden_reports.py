@@ -11,8 +11,11 @@ the response an HTTP drive receives and the caller giving up (``Http:* response`
 ``gave_up``), a Durable Object alarm the platform calls (``DO:* alarm``), the scenario's
 WebSocket client opening, sending and receiving frames (``WebSocket:*``), a decision the
 platform takes when the handler returns without one (an implicit Queue or SQS ``ack``,
-``retry`` or ``delete``: its arguments end with ``implicit`` true), and a Lambda's captured
-output (``Lambda:* output``). They show no source.
+``retry`` or ``delete``: its arguments end with ``implicit`` true), a Lambda's captured
+output (``Lambda:* output``), and the Workflows engine's records of an instance's steps and
+sleeps (``Workflow:* step``, ``step_result``, ``sleep``: platform points the engine makes as it
+runs the instance, runtime/bindings/workflow.mjs; a Workflow ``create`` is the Worker's call
+and shows its line). They show no source.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ DECISION = re.compile(r"(?P<target>Core:\S+) (?P<op>\S+) decision")
 #: A source column: a file and its line.
 SOURCE = re.compile(r"^[^\s:]+\.[A-Za-z]+:\d+$")
 #: The platform's own effect points, by the target's kind and the op.
-PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("DO", "alarm"), ("Lambda", "output")}
+PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("DO", "alarm"), ("Lambda", "output"),
+                 ("Workflow", "step"), ("Workflow", "step_result"), ("Workflow", "sleep")}
 #: Implicit decisions: the platform's when the arguments end with ``implicit`` (true).
 IMPLICIT = {("Queue", "ack"), ("Queue", "retry"), ("SQS", "delete"), ("SQS", "retry")}
 
