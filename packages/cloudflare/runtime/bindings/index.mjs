@@ -120,13 +120,7 @@ export async function resetBindings(config, realEnv) {
  * @returns {Promise<{target: string, table: string, rows: unknown[]}[]>}
  */
 export async function snapshotBindings(config, realEnv, run) {
-  const owned = owners(config);
-  /** @type {{target: string, table: string, rows: unknown[]}[]} */
-  const snapshots = [];
-  for (const record of RECORDS) {
-    if (record.snapshot) snapshots.push(...(await record.snapshot(ownedBy(owned, record, realEnv), run)));
-  }
-  return snapshots;
+  return gathered(config, realEnv, (record, bindings) => record.snapshot?.(bindings, run));
 }
 
 /**
@@ -136,11 +130,21 @@ export async function snapshotBindings(config, realEnv, run) {
  * @returns {Promise<string[]>}
  */
 export async function settleRawBindings(config, realEnv, waitMs) {
+  return gathered(config, realEnv, (record, bindings) => record.settleRaw?.(bindings, waitMs));
+}
+
+/**
+ * What each record answers `ask` about the bindings it owns, records in setup order, one after
+ * another, in one list (a record without the method `ask` calls answers nothing).
+ * @template T
+ * @param {any} config @param {Record<string, any>} realEnv
+ * @param {(record: BindingRecord, bindings: [string, any, any][]) => Promise<T[]> | undefined} ask
+ * @returns {Promise<T[]>}
+ */
+async function gathered(config, realEnv, ask) {
   const owned = owners(config);
-  /** @type {string[]} */
-  const pending = [];
-  for (const record of RECORDS) {
-    if (record.settleRaw) pending.push(...(await record.settleRaw(ownedBy(owned, record, realEnv), waitMs)));
-  }
-  return pending;
+  /** @type {T[]} */
+  const answers = [];
+  for (const record of RECORDS) answers.push(...((await ask(record, ownedBy(owned, record, realEnv))) ?? []));
+  return answers;
 }
