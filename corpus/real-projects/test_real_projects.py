@@ -32,8 +32,8 @@ VERDICTS = {
     "chanfana-openapi-template": ("bounded", None),
     "d1-template": ("bounded", None),
     "durable-chat-template": ("bounded", None),
-    # Every request opens a D1 session (env.DB01.withSession): read replication is not modelled.
-    "d1-starter-sessions-api-template": ("unsupported", "binding_not_modelled"),
+    # Every request opens a D1 session (env.DB01.withSession): Miniflare's one database, no replica.
+    "d1-starter-sessions-api-template": ("bounded", None),
 }
 
 

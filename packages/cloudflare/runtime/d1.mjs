@@ -13,6 +13,10 @@
  * `all`/`first`/`raw`, which hand rows back), a read's `{rows}`, `exec`'s `{count}`, a batch's
  * `{changes, lastRowId, results: [...]}` with one entry per statement. Timings in what the
  * Worker gets back (`meta.duration`, `meta.timings`) are zeroed so runs repeat exactly.
+ * `withSession(...)` (the Sessions API) gives Miniflare's own session over the one local
+ * database: its statements and batches are the same points, their args naming the session
+ * (`session`: the constraint or bookmark it was opened with); it has no read replica, so a
+ * session reads every committed write, and its bookmarks count from the binding's reset.
  */
 
 import { effectPoint, UnsupportedSignal } from "./effects.mjs";
@@ -134,22 +138,22 @@ export function makeD1(run, inv, binding, real, entry) {
   const statements = new WeakMap();
 
   /**
-   * @param {string} op @param {{statement: any, sql: string, params: unknown[]}} s
+   * @param {string} op @param {{statement: any, sql: string, params: unknown[], session: string | null}} s
    * @param {() => Promise<any>} perform @param {(value: any) => unknown} summarize
    */
   const point = (op, s, perform, summarize) =>
     effectPoint(run, inv, {
-      kind: "io", target, op, args: { sql: s.sql, params: loggedOrNull(s.params) },
+      kind: "io", target, op, args: sessionArgs({ sql: s.sql, params: loggedOrNull(s.params) }, s.session),
       ladder: isRead(s.sql) ? readLadder : writeLadder, injectedError, perform, summarize,
     });
 
-  /** @param {any} statement @param {string} sql @param {unknown[]} params */
-  const wrap = (statement, sql, params) => {
-    const s = { statement, sql, params };
+  /** @param {any} statement @param {string} sql @param {unknown[]} params @param {string | null} session */
+  const wrap = (statement, sql, params, session) => {
+    const s = { statement, sql, params, session };
     const write = !isRead(sql);
     const wrapped = {
       /** @param {unknown[]} values */
-      bind: (...values) => wrap(statement.bind(...values), sql, values),
+      bind: (...values) => wrap(statement.bind(...values), sql, values, session),
       run: () => point("run", s, async () => stabilize(await statement.run()),
         (r) => (write ? writeResult(r) : { rows: plainRows(r.results) })),
       all: () => point("all", s, async () => stabilize(await statement.all()),
@@ -188,22 +192,22 @@ export function makeD1(run, inv, binding, real, entry) {
     return wrapped;
   };
 
-  return {
-    /** @param {string} sql */
-    prepare: (sql) => wrap(real.prepare(sql), sql, []),
-    /** @param {object[]} list */
-    batch: (list) => {
+  /**
+   * A batch sent through `through` (the database or one of its sessions).
+   * @param {any} through @param {string | null} session @param {object[]} list
+   */
+  const batch = (through, session, list) => {
       const items = list.map((item) => {
         const s = statements.get(item);
-        if (!s) throw new TypeError("D1 batch(): every statement must come from this binding's prepare()");
+        if (!s) throw new TypeError("D1 batch(): every statement must come from the prepare() of this binding or its sessions");
         return s;
       });
       const writes = items.map((s) => !isRead(s.sql));
       return effectPoint(run, inv, {
         kind: "io", target, op: "batch",
-        args: { statements: items.map((s) => ({ sql: s.sql, params: loggedOrNull(s.params) })) },
+        args: sessionArgs({ statements: items.map((s) => ({ sql: s.sql, params: loggedOrNull(s.params) })) }, session),
         ladder: writes.some(Boolean) ? writeLadder : readLadder, injectedError,
-        perform: async () => (await real.batch(items.map((s) => s.statement))).map(stabilize),
+        perform: async () => (await through.batch(items.map((s) => s.statement))).map(stabilize),
         summarize: (results) => {
           const each = results.map((/** @type {any} */ r, /** @type {number} */ i) => (writes[i] ? writeResult(r) : { rows: plainRows(r.results) }));
           const changes = each.reduce((/** @type {number} */ sum, /** @type {any} */ r) => sum + (r.changes ?? 0), 0);
@@ -211,7 +215,13 @@ export function makeD1(run, inv, binding, real, entry) {
           return { changes, lastRowId: lastWrite ? lastWrite.lastRowId : null, results: each };
         },
       });
-    },
+  };
+
+  return {
+    /** @param {string} sql */
+    prepare: (sql) => wrap(real.prepare(sql), sql, [], null),
+    /** @param {object[]} list */
+    batch: (list) => batch(real, null, list),
     /** @param {string} sql */
     exec: (sql) => effectPoint(run, inv, {
       kind: "io", target, op: "exec", args: { sql, params: [] },
@@ -222,15 +232,69 @@ export function makeD1(run, inv, binding, real, entry) {
       },
       summarize: (r) => ({ count: r.count }),
     }),
-    withSession: () => {
-      run.markUnsupported("binding_not_modelled", `D1 binding ${binding}: withSession() (read replication sessions) is not modelled`);
-      throw new UnsupportedSignal(`D1 ${binding}.withSession()`);
+    /**
+     * A D1 session (the Sessions API): Miniflare's own session over the one local database, so
+     * its reads see every committed write (no replica); its statements and batches are the same
+     * effect points, with the same ladders, as the database's, their args naming the session.
+     * Bookmarks are Miniflare's, counted from the binding's last reset (modelBookmark).
+     * @param {string} [constraintOrBookmark]
+     */
+    withSession: (constraintOrBookmark) => {
+      const given = typeof constraintOrBookmark === "string" ? constraintOrBookmark : undefined;
+      const realSession = real.withSession(given === undefined ? given : realBookmark(binding, given));
+      const session = given?.trim() || "first-unconstrained";
+      return {
+        /** @param {string} sql */
+        prepare: (sql) => wrap(realSession.prepare(sql), sql, [], session),
+        /** @param {object[]} list */
+        batch: (list) => batch(realSession, session, list),
+        getBookmark: () => modelBookmark(binding, realSession.getBookmark()),
+      };
     },
     dump: () => {
       run.markUnsupported("binding_not_modelled", `D1 binding ${binding}: dump() is not modelled`);
       throw new UnsupportedSignal(`D1 ${binding}.dump()`);
     },
   };
+}
+
+/**
+ * A statement's or batch's args, naming the session that sent it (what withSession was given,
+ * `first-unconstrained` for nothing) when one did.
+ * @param {Record<string, unknown>} args @param {string | null} session
+ */
+function sessionArgs(args, session) {
+  return session === null ? args : { ...args, session };
+}
+
+/** Miniflare's local bookmark: four hex fields, the second counting the database's queries. */
+const BOOKMARK = /^([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{32})$/;
+
+/**
+ * The bookmark each binding's last reset left (its second field), so a run's bookmarks count
+ * from its reset and repeat exactly whatever ran before: Miniflare's counter lives as long as
+ * the database, across runs.
+ * @type {Map<string, number>}
+ */
+const resetBookmarks = new Map();
+
+/** @param {string} bookmark @param {number} shift @returns {string} */
+function shiftBookmark(bookmark, shift) {
+  const match = BOOKMARK.exec(bookmark);
+  if (!match) return bookmark;
+  const counter = parseInt(match[2], 16) + shift;
+  if (counter < 0 || counter > 0xffffffff) return bookmark;
+  return `${match[1]}-${counter.toString(16).padStart(8, "0")}-${match[3]}-${match[4]}`;
+}
+
+/** The bookmark a Worker sees for Miniflare's `real` (null stays null). @param {string} binding @param {string | null} real */
+function modelBookmark(binding, real) {
+  return real === null ? null : shiftBookmark(real, -(resetBookmarks.get(binding) ?? 0));
+}
+
+/** The bookmark Miniflare is given for one a Worker holds; constraints and other text as they are. @param {string} binding @param {string} held */
+function realBookmark(binding, held) {
+  return shiftBookmark(held, resetBookmarks.get(binding) ?? 0);
 }
 
 /** @param {any} result */
@@ -269,7 +333,18 @@ export function seedStatement(real, seed) {
 }
 
 /**
- * Drop every user table and view, then apply the schema statements and insert the seeded
+ * Statements that set the connection's last inserted rowid to 0, the value a new database
+ * starts with: D1 reports it as `last_row_id` for a statement that inserts nothing (a CREATE
+ * TABLE), and it would otherwise carry from one run into the next.
+ */
+const ROWID_RESET = [
+  'CREATE TABLE "eutaxy_rowid_reset" (x)',
+  'INSERT INTO "eutaxy_rowid_reset" (rowid, x) VALUES (0, 0)',
+  'DROP TABLE "eutaxy_rowid_reset"',
+];
+
+/**
+ * Drop every user table and view, reset the last inserted rowid (ROWID_RESET), then apply the schema statements and insert the seeded
  * rows, in one batch (outside the effect log). Deferred foreign keys let tables that
  * reference each other be dropped, and rows be seeded, in any order: D1 checks them when
  * the batch commits.
@@ -279,9 +354,13 @@ export async function resetD1(binding, real, schema, rows = []) {
   const listed = lastListed.get(binding) ?? (await real.prepare(LIST_SQL).all()).results;
   lastListed.delete(binding);
   const drops = listed.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
-  const sql = [...(drops.length || rows.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...schema];
+  const sql = [...(drops.length || rows.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...ROWID_RESET, ...schema];
   const statements = [...sql.map((text) => real.prepare(text)), ...rows.map((seed) => seedStatement(real, seed))];
-  if (statements.length) await real.batch(statements);
+  // Through a session, whose bookmark is where this run's bookmarks count from.
+  const session = real.withSession("first-primary");
+  await session.batch(statements.length ? statements : [real.prepare("SELECT 1")]);
+  const bookmark = BOOKMARK.exec(session.getBookmark() ?? "");
+  resetBookmarks.set(binding, bookmark ? parseInt(bookmark[2], 16) : 0);
 }
 
 /** @type {Map<string, string[]>} the tables each binding's last snapshot read */

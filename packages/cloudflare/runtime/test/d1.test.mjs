@@ -104,6 +104,56 @@ test("opening a raw socket makes the run UNSUPPORTED", async () => {
   assert.match(result.end.detail, /raw socket.*db\.internal:5432/);
 });
 
+/** A bookmark as Miniflare writes it locally, its counter `n` queries after the reset. @param {number} n */
+const bookmark = (n) => `00000000-${n.toString(16).padStart(8, "0")}-00000000-${"0".repeat(32)}`;
+
+test("a D1 session's statements and batches are the database's effect points; it reads every committed write", async () => {
+  const result = await host.runCompleted(plan("session"));
+  const results = result.effects.filter((/** @type {any} */ e) => e.kind === "result" && e.target === "D1:DB");
+  assert.deepEqual(results.map((/** @type {any} */ e) => [e.op, e.payload.args.session]), [
+    ["run", "first-primary"], ["all", "first-primary"], ["batch", "first-primary"], ["first", bookmark(1)],
+    ["run", "first-unconstrained"], ["run", undefined],
+  ]);
+  // The same ladders as the database's own statements: a write takes four faults, a read three.
+  assert.deepEqual(result.decisions.map((/** @type {any} */ d) => d.options.length - 1), [4, 3, 3, 3, 4, 4]);
+  const seen = JSON.parse(rows(result.effects, "seen")[0].what);
+  assert.deepEqual(seen, {
+    before: null, afterWrite: bookmark(1), read: [{ id: "o-1" }], batch: [[{ n: 1 }], [{ two: 2 }]],
+    resumedBefore: bookmark(1), name: "Ada", resumedAfter: bookmark(4), last: bookmark(3), failed: null,
+  });
+  assert.deepEqual(rows(result.effects, "orders").map((/** @type {any} */ r) => r.id), ["o-1", "o-2"]);
+  // Bookmarks count from the reset, so a second run sees the same ones.
+  assert.deepEqual((await host.runCompleted(plan("session"))).effects, result.effects);
+});
+
+test("a fault on a session's statement is the database's: an injected error means the write did not run", async () => {
+  const faulted = (/** @type {string} */ fault) =>
+    host.runCompleted(plan("session", { policy: { kind: "replay", faults: [{ invocation: "msg-1#1", ordinal: 4, fault }], turns: [], batches: [] } }));
+  const error = await faulted("error");
+  const seen = JSON.parse(rows(error.effects, "seen")[0].what);
+  assert.match(seen.failed, /D1_ERROR: internal error \(eutaxy: error injected; the statement did not run\)/);
+  assert.deepEqual(rows(error.effects, "orders").map((/** @type {any} */ r) => r.id), ["o-1"]);
+  const ambiguous = await faulted("ambiguous");
+  assert.match(JSON.parse(rows(ambiguous.effects, "seen")[0].what).failed, /Network connection lost/);
+  assert.deepEqual(rows(ambiguous.effects, "orders").map((/** @type {any} */ r) => r.id), ["o-1", "o-2"]);
+});
+
+test("raw Miniflare gives a session the same reads and bookmarks of the same shape, offset by the database's age", async () => {
+  const raw = async (/** @type {object} */ request) => (await host.ok({ op: "raw_run", request: { protocol: 2, ...request } })).result;
+  const modelled = JSON.parse(rows((await host.runCompleted(plan("session"))).effects, "seen")[0].what);
+  await raw({ op: "reset" });
+  await raw({ op: "attempt", queue: "jobs", invocation: "msg-1#1", hangMs: 5000, messages: [{ id: "msg-1", body: { step: "session" }, attempts: 1 }] });
+  const seen = JSON.parse(rows((await raw({ op: "snapshot" })).snapshots.map((/** @type {any} */ s) => ({ kind: "snapshot", op: s.table, payload: s })), "seen")[0].what);
+  const counter = (/** @type {string} */ b) => parseInt(b.split("-")[1], 16);
+  const offset = counter(seen.afterWrite) - counter(modelled.afterWrite);
+  assert.ok(offset > 0, "Miniflare's counter lives across runs");
+  for (const key of ["afterWrite", "resumedBefore", "resumedAfter", "last"]) {
+    assert.equal(seen[key], bookmark(counter(modelled[key]) + offset), key);
+  }
+  const same = (/** @type {any} */ o) => ({ ...o, afterWrite: 0, resumedBefore: 0, resumedAfter: 0, last: 0 });
+  assert.deepEqual(same(seen), same(modelled));
+});
+
 test("a Worker that is the user's to fix answers user errors; a failed bundle keeps the last Worker", async () => {
   const load = (/** @type {string} */ entry) => host.request({ op: "load", worker: { entry, root: path.dirname(entry), compatibilityDate: "2025-09-01", compatibilityFlags: [], ladders: platformLadders(), kinds: { ...kinds({ d1: { DB: ["api-db", null] } }), queue_consumer: consumerKind({ jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } }) }, specs: [], vars: {}, bindings: [], define: {}, alias: {}, rules: [], tsconfig: null, noBundle: null, accessHeaderPrefix: null, cpuLimitMs: 30000 }, setup: [] });
   const missing = await load(path.join(FIXTURES, "broken/missing.ts"));

@@ -60,6 +60,8 @@ class CloudflarePlatform:
         #: The sentence saying the runtime ran an older compatibility date than the config asks,
         #: from the host's load answer (the host owns that rule); None when it ran the one asked.
         self.date_assumption: str | None = None
+        #: What the runs so far made the verdict assume (a kind's ``run_assumptions``), each once, in first-seen order.
+        self.run_assumptions: list[str] = []
 
     @property
     def worker(self) -> WorkerSpec:
@@ -124,6 +126,7 @@ class CloudflarePlatform:
                 effects = result.get("effects") or []
                 for kind in bindings.registered():
                     effects = kind.with_effect_details(effects)
+                    self.run_assumptions += [sentence for sentence in kind.run_assumptions(effects) if sentence not in self.run_assumptions]
                 return RunResult.from_data({**result, "effects": effects})
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
@@ -155,7 +158,7 @@ class CloudflarePlatform:
             assert scenario.get(field) == self._scenario.get(field), f"a plan for another Worker: its {field} differs"
 
     def describe(self) -> dict[str, Any]:
-        assumptions = list(self._spec.assumptions) + ([self.date_assumption] if self.date_assumption else [])
+        assumptions = list(self._spec.assumptions) + ([self.date_assumption] if self.date_assumption else []) + self.run_assumptions
         described: dict[str, Any] = {"platform": "cloudflare", "assumptions": assumptions}
         # A bound only a kind's bindings use (a Durable Object's alarms and its work after its answer)
         # is unused by a Worker without bindings of that kind.

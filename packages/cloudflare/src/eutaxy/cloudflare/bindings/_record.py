@@ -418,6 +418,11 @@ class BindingKind:
         the kind, for a Worker whose config declares bindings of it; nothing by default."""
         return []
 
+    def run_assumptions(self, effects: Sequence[Any]) -> list[str]:
+        """What a verdict assumes because a run did something with the kind (D1's sessions), from
+        the run's effects; none by default. The platform lists each sentence once, after the others."""
+        return []
+
     def with_effect_details(self, effects: list[Any]) -> list[Any]:
         """A run's effects as the platform hands them on, with what the kind adds to its own
         effects' payloads after the run (D1's statement class); the effects themselves by default."""

@@ -55,6 +55,12 @@ __all__ = [
 ]
 
 _D1_PREFIX = "D1:"
+#: What a verdict assumes once a run used a D1 session (``withSession``, runtime/d1.mjs).
+SESSION_ASSUMPTION = (
+    "D1 read replication is not modelled: a session reads the primary, so reads in a session see every earlier "
+    "committed write; replica lag and bookmarks' ordering are not explored. A session's bookmarks are Miniflare's "
+    "local ones, counted from the database's reset."
+)
 #: The largest integer a seeded row may hold: D1 binds a JavaScript number, exact up to 2**53 - 1.
 _SAFE_INTEGER = 2**53 - 1
 
@@ -608,6 +614,15 @@ class D1Kind(BindingKind):
 
     def with_effect_details(self, effects: list[Any]) -> list[Any]:
         return with_statement_classes(effects)
+
+    def run_assumptions(self, effects: Sequence[Any]) -> list[str]:
+        """The session sentence once a run sent a statement through a D1 session (its args name it)."""
+        for effect in effects:
+            if isinstance(effect, dict) and str(effect.get("target", "")).startswith(_D1_PREFIX):
+                args = (effect.get("payload") or {}).get("args")
+                if isinstance(args, dict) and "session" in args:
+                    return [SESSION_ASSUMPTION]
+        return []
 
     def setup_hint(self, binding: str) -> str:
         return f"{self.setup_step}({json.dumps(binding)}, \"./schema.sql\")"
