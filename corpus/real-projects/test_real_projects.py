@@ -22,6 +22,7 @@ import pytest
 
 from eutaxy.cli.main import main
 from eutaxy.cloudflare import toolchain
+from eutaxy.cloudflare.bindings.d1 import SESSION_ASSUMPTION
 
 HERE = Path(__file__).resolve().parent
 LOCK_DIR = HERE / "npm-lock"
@@ -102,3 +103,6 @@ def test_a_real_project_drafted_and_filled_checks_as_recorded(name, tmp_path):
     assert (kind, cause) == (verdict["kind"], (verdict.get("cause") or {}).get("kind")), f"{summary}\n{err[-3000:]}"
     if kind == "bounded":
         assert 0 == code, summary
+        # A verdict whose runs opened a D1 session says read replication is not modelled; no other does.
+        assumed = verdict["provenance"]["assumptions"]
+        assert (SESSION_ASSUMPTION in assumed) == (name == "d1-starter-sessions-api-template"), assumed
