@@ -90,7 +90,8 @@ def test_each_corpus_draft_filled_with_its_examples_loads(case, tmp_path, run_cl
     assert 0 == result.code, result.stderr
     data = json.loads(result.stdout)
     assert not (folder / f"{case}.sim.py").exists()
-    events = data["exampleEvents"] or ([{"method": "GET", "path": "/"}] if data["drive"]["kind"] == "http" else [{"body": {}}])
+    defaults = {"http": [{"method": "GET", "path": "/"}], "cron": 2}  # a cron drive's events hole is its tick count
+    events = data["exampleEvents"] or defaults.get(data["drive"]["kind"], [{"body": {}}])
     invariant = data["exampleInvariants"][0].rstrip(",")
     path = folder / f"{case}.sim.py"
     path.write_text(fill(data["source"], json.dumps(events), invariant))
@@ -334,10 +335,13 @@ def test_the_docs_walkthroughs_end_to_end_scenario_finds_the_bug_through_the_pro
 FILLABLE_HOLES = frozenset({"events", "invariants", "secrets"})
 
 
-def example_events(data: dict) -> list[dict]:
+def example_events(data: dict) -> list[dict] | int:
     """The draft's example events with each empty string a distinct value (``orderId`` ->
     ``"orderId-1"``), as an author writes placeholders in, and every other value as the draft
-    gives it; one plain event (``GET /``, an empty message) when the draft gives none."""
+    gives it; one plain event (``GET /``, an empty message) when the draft gives none; two ticks
+    for a cron drive."""
+    if data["drive"]["kind"] == "cron":
+        return 2  # a cron drive's events hole is its tick count
     events = data["exampleEvents"] or ([{"method": "GET", "path": "/"}] if data["drive"]["kind"] == "http" else [{"body": {}}])
 
     def filled(value, field, number):

@@ -247,6 +247,31 @@ def test_a_worker_with_only_a_scheduled_handler_gets_a_drive_hole(tmp_path):
     assert any("scheduled() handler" in note.text for note in draft.notes if note.kind == "entry_point")
 
 
+def test_a_worker_with_cron_triggers_and_a_scheduled_handler_gets_the_cron_drive(tmp_path):
+    """The config's first Cron Trigger drives scheduled(); the tick count is the events hole; the
+    other expressions and fetch() are second scenarios; filled, the draft loads and passes the check."""
+    worker = (
+        "export default {\n  async scheduled(controller, env) { await env.DB.prepare('INSERT INTO jobs (job_id) VALUES (?)')"
+        ".bind(String(controller.scheduledTime)).run(); },\n  async fetch() { return new Response('ok'); },\n};\n"
+    )
+    config = _config(triggers={"crons": ["*/10 * * * *", "0 3 * * sun"]}, queues={})
+    config.pop("kv_namespaces")
+    path = _project(tmp_path / "w", config, worker=worker, files={"schema.sql": SCHEMA})
+    draft = draft_worker(path)
+    assert {"kind": "cron", "name": "cron", "variable": "ticks"} == draft.drive
+    assert ["events", "invariants"] == [hole["name"] for hole in draft.holes]
+    assert 'ticks = cron(\n    "*/10 * * * *",' in draft.source
+    entry_points = [note.text for note in draft.notes if note.kind == "entry_point"]
+    assert any("cron('0 3 * * sun', ...)" in text for text in entry_points), entry_points
+    assert any("fetch() handler" in text for text in entry_points), entry_points
+    written = tmp_path / "w" / "jobs.sim.py"
+    written.write_text(fill(draft.source, "3", draft.example_invariants[0].rstrip(",")))
+    scenario = load_scenario(written)
+    assert ["tick-1", "tick-2", "tick-3"] == [event["id"] for event in scenario["drive"]["events"]]
+    assert [0, 600_000, 1_200_000] == [event["atMs"] for event in scenario["drive"]["events"]]
+    prepare_worker(scenario)
+
+
 def test_the_draft_loads_up_to_its_holes_and_fully_once_filled(tmp_path):
     """Unfilled: loading names each hole with its line (exit 2 material). Filled: the scenario
     loads and the Worker's config and setup pass prepare_worker."""

@@ -32,9 +32,10 @@ def test_the_stem_is_the_file_name_without_its_suffix():
 
 
 def test_default_event_ids_by_drive_kind():
-    """Messages are msg-N, http requests req-N, counted from 1."""
-    assert ["msg-1", "msg-2", "req-3", "msg-1"] == [
-        default_event_id("queue", 1), default_event_id("sqs", 2), default_event_id("http", 3), default_event_id("cron", 1)
+    """Messages are msg-N, http requests req-N, cron ticks tick-N, counted from 1; a kind not listed numbers as messages."""
+    assert ["msg-1", "msg-2", "req-3", "tick-2", "msg-1"] == [
+        default_event_id("queue", 1), default_event_id("sqs", 2), default_event_id("http", 3), default_event_id("cron", 2),
+        default_event_id("email", 1),
     ]
 
 

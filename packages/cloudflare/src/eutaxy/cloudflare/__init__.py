@@ -28,6 +28,7 @@ from eutaxy.engine.holes import todo as todo
 from .bindings.d1 import d1_schema as d1_schema
 from .bindings.durable_object import durable_object as durable_object
 from .bindings.workflow import workflow as workflow
+from .cron import cron as cron
 from .externals import external as external
 from .http import http as http
 from .bindings.kv import kv_namespace as kv_namespace
@@ -77,6 +78,7 @@ __all__ = [
     "at_most_once_per_key",
     "check",
     "create_platform",
+    "cron",
     "d1_param",
     "d1_read",
     "d1_rows",

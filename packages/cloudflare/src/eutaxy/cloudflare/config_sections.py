@@ -213,7 +213,12 @@ SECTIONS: tuple[Section, ...] = (
     _stated("route", "inherited", f"requests come to {_ORIGIN} whatever route production matches"),
     _stated("workers_dev", "inherited", f"requests come to {_ORIGIN}"),
     _stated("preview_urls", "inherited", f"requests come to {_ORIGIN}"),
-    _stated("triggers", "inherited", "cron triggers are not fired: scheduled() is never called (this build has no cron drive)"),
+    _modelled(
+        "triggers",
+        "inherited",
+        "`crons`: the cron drive fires one of them (`cron(expression, ...)`; an expression the list lacks is refused, "
+        "exit 2); a run driven otherwise never calls scheduled().",
+    ),
     _stated("placement", "inherited", "where production places the Worker changes latency only, which is not modelled"),
     _stated("observability", "inherited", "logs and traces are not collected; console output is kept in the trace"),
     _stated("logpush", "inherited", "trace events are not pushed; console output is kept in the trace"),

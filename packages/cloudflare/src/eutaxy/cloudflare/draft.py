@@ -7,8 +7,9 @@ found beside the config as the seeds say, ``schema.sql``, then ``<database_name>
 the only ``.sql`` file there). The Worker's modules,
 scanned as text (``eutaxy.cloudflare.source_scan``; nothing imported, bundled or run),
 give the drive for its entry point (the queue it consumes when the config has a consumer,
-else ``fetch()`` over the http drive, with the Agents' routes as its example when the code
-calls ``routeAgentRequest``; Cron Triggers have no drive in this build and are noted), the
+else the cron drive of the config's first Cron Trigger for a ``scheduled()`` handler, else
+``fetch()`` over the http drive, with the Agents' routes as its example when the code calls
+``routeAgentRequest``), the
 externals it fetches by a literal URL, and hints for the events (the paths it routes on, the fields of the body type it reads).
 
 What must hold and which events to send are the author's to say, so the invariants and
@@ -426,14 +427,17 @@ class _Builder:
         for kind in driving:
             if kind.draft_drive_notes(self) and chosen is None:
                 chosen = kind
-        if "scheduled" in handlers:
-            self.note("entry_point", "the Worker has a scheduled() handler (Cron Triggers); this build has no cron drive, so it is not driven")
+        if "scheduled" in handlers and (chosen is not None or not self.config.crons):
+            why = "the config lists no triggers.crons" if not self.config.crons else "the queue is driven here"
+            self.note("entry_point", f"the Worker has a scheduled() handler (Cron Triggers); {why}, so a cron(...) drive is left to a second scenario")
         for handler in ("email", "tail", "trace", "test"):
             if handler in handlers:
                 self.note("entry_point", f"the Worker has an {handler}() handler, which this build does not drive")
         if chosen is not None:
             self.messages_drive = True
             return chosen.draft_drive(self)
+        if "scheduled" in handlers and self.config.crons:
+            return self._cron_drive("fetch" in handlers)
         if "fetch" not in handlers and scan.export_shape != "none":
             named = "".join(f" or {kind.drive_handler}()" for kind in driving)
             self.note("unread", f"{entry} has no fetch(){named} handler this build can drive; the drive is a hole")
@@ -546,6 +550,25 @@ class _Builder:
         candidates = [folder / relative / "index.html"] if not relative else [
             folder / relative, folder / f"{relative}.html", folder / relative / "index.html"]
         return any(candidate.is_file() for candidate in candidates)
+
+    def _cron_drive(self, fetches: bool) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        """The cron drive of a Worker with a scheduled() handler and Cron Triggers: the config's first expression."""
+        self.imports.add("cron")
+        expression = self.config.crons[0]
+        variable = _identifier("ticks", self.names, "ticks")
+        hint = "how many ticks of the expression to fire, from the virtual epoch on (each runs scheduled() once)"
+        lines = [f"{variable} = cron(", f"    {json.dumps(expression)},", f"    # TODO(events): {hint}."]
+        lines.append(f"    ticks={self.hole('events', hint)},")
+        lines.append("    # A failed tick: Cloudflare documents noRetry() but not how often it runs again; retries=0 never.")
+        lines.append("    retries=0,")
+        lines.append(")")
+        self.note("read", f"the drive fires the config's Cron Trigger {expression!r} at scheduled()")
+        for other in self.config.crons[1:]:
+            self.note("entry_point", f"the config also lists Cron Trigger {other!r}; a second scenario can drive it with cron({other!r}, ...)")
+        if fetches:
+            self.note("entry_point", "the Worker also has a fetch() handler; a second scenario can drive it with http(...)")
+        self.note("guess", "a failed tick is not run again (retries=0); set how often the job should be retried")
+        return {"kind": "cron", "name": "cron", "variable": variable}, lines, []
 
     def body_hint(self) -> tuple[dict[str, Any] | None, str]:
         fields, name = self.event_body()
@@ -722,7 +745,8 @@ class _Builder:
         body_fields, _ = self.event_body()
         body_key = _key_field(body_fields)
         carried = [event for event in events if isinstance(event.get("body"), dict) and body_key in event["body"]]
-        self.drive_variable = None if drive is None else drive["variable"]
+        # A cron drive's ticks carry no body an example invariant could key on.
+        self.drive_variable = None if drive is None or drive["kind"] == "cron" else drive["variable"]
         self.body_key = body_key if events and len(carried) == len(events) else None
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:

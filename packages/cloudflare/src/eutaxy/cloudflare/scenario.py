@@ -21,6 +21,7 @@ from eutaxy.engine.scenario import BOUND_NAMES, drive_events, expect_failures_fi
 from eutaxy.engine.scenario_file import scenario_root
 
 from . import bindings
+from .cron import cron_ticks
 from .externals import validate_externals
 from .http import http
 
@@ -65,7 +66,8 @@ def define_scenario(
             to the Worker's ``env``, winning over the config's ``vars`` and
             ``.dev.vars``; a secret's value is never shown in a report.
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
-        drive: the one drive, such as :func:`eutaxy.cloudflare.queue` or :func:`eutaxy.cloudflare.http`.
+        drive: the one drive, such as :func:`eutaxy.cloudflare.queue`, :func:`eutaxy.cloudflare.http`
+            or :func:`eutaxy.cloudflare.cron`.
         invariants: invariants from :mod:`eutaxy.core.invariants`, each with its own name.
         bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
             taken as given and snake_case ones (``max_faults_per_run``) converted; an
@@ -193,6 +195,8 @@ def _drive(drive: Any) -> dict[str, Any]:
         drive = _http_drive(drive)
     if drive.get("kind") == "websocket":
         _websocket_drive(drive)
+    if drive.get("kind") == "cron":
+        _cron_drive(drive)
     for kind in bindings.registered():
         if kind.drive is not None and kind.drive == drive.get("kind"):
             drive = kind.define_drive(drive)
@@ -212,6 +216,16 @@ def _websocket_drive(drive: Mapping[str, Any]) -> None:
         raise UserError(
             f"define_scenario: a websocket drive's events must be as websocket([...]) writes them; build the drive with websocket(...), got {events!r}"
         )
+
+
+def _cron_drive(drive: Mapping[str, Any]) -> None:
+    """A cron drive as :func:`eutaxy.cloudflare.cron` writes it: an expression, a name, the retries, each tick's time."""
+    expression, name, retries, events = drive.get("cron"), drive.get("name"), drive.get("retries"), drive.get("events")
+    if not isinstance(name, str) or not name or isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise UserError(f"define_scenario: a cron drive needs its name and retries; build the drive with cron(...), got {dict(drive)!r}")
+    cron_ticks(expression, 1)
+    if not isinstance(events, list) or not all(isinstance(event, Mapping) and isinstance(event.get("atMs"), int) for event in events):
+        raise UserError(f"define_scenario: a cron drive's events are its ticks as cron(...) writes them, each with its atMs; got {events!r}")
 
 
 #: The fields of an http drive's caller, as http(...) writes them.

@@ -22,6 +22,7 @@ from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
+from .cron import cron_assumption
 from .http import caller_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker"]
@@ -412,7 +413,16 @@ def _setup_step(root: Path, config: wrangler.WranglerConfig, step: Mapping[str, 
 
 
 def _check_drive(config: wrangler.WranglerConfig, drive: Mapping[str, Any]) -> None:
-    """The drive is checked by the kind whose drive it is (the queue consumer's queue drive), if any."""
+    """The drive is checked by the kind whose drive it is (the queue consumer's queue drive), if any;
+    a cron drive's expression must be one of the config's Cron Triggers."""
+    if drive.get("kind") == "cron":
+        expression = drive.get("cron")
+        if expression not in config.crons:
+            listed = f"it lists {', '.join(repr(item) for item in config.crons)}" if config.crons else "it has no triggers.crons"
+            raise UserError(
+                f"the scenario drives Cron Trigger {expression!r}, but {config.path.name}'s triggers.crons does not list it; {listed}",
+                near=str(expression),
+            )
     for kind in bindings.registered():
         if kind.drive is not None and kind.drive == drive.get("kind"):
             kind.check_drive(config, drive)
@@ -497,6 +507,8 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
     sentences = [caller_assumption(drive)] if drive.get("kind") == "http" else []
     if drive.get("kind") == "websocket":
         sentences.append(WEBSOCKET_ASSUMPTION)
+    if drive.get("kind") == "cron":
+        sentences.append(cron_assumption(drive))
     sentences.append(
         "Work passed to ctx.waitUntil runs after the handler returned and never changes the response or the "
         "acknowledgement; at one background point the cut_off fault loses work not yet started, and an effect "

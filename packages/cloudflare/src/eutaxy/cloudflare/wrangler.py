@@ -193,6 +193,8 @@ class WranglerConfig:
     no_bundle: bool = False
     #: ``base_dir`` (absolute): where a no_bundle Worker's modules are found and named from; main's folder when unset.
     base_dir: Path | None = None
+    #: ``triggers.crons``: the Cron Triggers' expressions, in the config's order.
+    crons: tuple[str, ...] = ()
     #: The user's config when this one is the build's generated config it was redirected to
     #: (``.wrangler/deploy/config.json`` beside it), else None.
     redirected_from: Path | None = None
@@ -465,6 +467,7 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         tsconfig=_tsconfig(reader, path, data),
         no_bundle=_no_bundle(reader, data),
         base_dir=_base_dir(reader, path, data),
+        crons=_crons(reader, data),
     )
 
 
@@ -525,6 +528,19 @@ def _tsconfig(reader: _Reader, path: Path, data: dict[str, Any]) -> Path | None:
     if not resolved.is_file():
         raise reader.error(f"tsconfig names {tsconfig!r}, which does not exist ({resolved})", key="tsconfig", written=tsconfig)
     return resolved
+
+
+def _crons(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
+    """``triggers.crons``: a list of cron expressions (strings), none when unset."""
+    triggers = data.get("triggers")
+    if triggers is None:
+        return ()
+    if not isinstance(triggers, dict):
+        raise reader.error("triggers must be an object (crons)", key="triggers")
+    crons = triggers.get("crons", [])
+    if not isinstance(crons, list) or not all(isinstance(item, str) and item.strip() for item in crons):
+        raise reader.error(f"triggers.crons must be a list of cron expressions (strings), got {crons!r}", key="crons")
+    return tuple(crons)
 
 
 def _cpu_ms(reader: _Reader, data: dict[str, Any]) -> int | None:
