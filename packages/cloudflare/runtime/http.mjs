@@ -70,24 +70,26 @@ import { drain, waitForChange } from "./settle.mjs";
 export const REQUEST_ORIGIN = "https://worker.eutaxy.invalid";
 
 /**
- * @typedef {{retries: number, retryOn: "non-2xx" | "5xx", delaysMs: number[], deadlineMs: number | null}} Caller
+ * @typedef {{retries: number, retryOn: "non-2xx" | "5xx" | null, delaysMs: number[], deadlineMs: number | null}} Caller
  * @typedef {{id: string, method: string, path: string, headers: Record<string, string>, body: unknown,
  *   attempts: number, due: number}} PendingRequest
  */
 
 /**
- * The drive's caller policy, as the plan must carry it: eutaxy.cloudflare.http writes every
- * field, so the drive fills in nothing, and a plan without one is Eutaxy's own bug.
- * @param {any} caller @returns {Caller}
+ * The drive's caller policy, as the plan must carry it: eutaxy.cloudflare.http (and rpc) write
+ * every field, so the drive fills in nothing, and a plan without one is Eutaxy's own bug. An
+ * rpc caller has no `retryOn` (every exception is a failure): null here.
+ * @param {any} caller @param {"http" | "rpc"} [drive] @returns {Caller}
  */
-export function callerPolicy(caller) {
+export function callerPolicy(caller, drive = "http") {
   const natural = (/** @type {unknown} */ value) => Number.isInteger(value) && /** @type {number} */ (value) >= 0;
-  assert(caller !== null && typeof caller === "object", "the http drive's plan carries no caller");
-  assert(natural(caller.retries), () => `the http caller's retries is ${JSON.stringify(caller.retries)}, not a non-negative integer`);
-  assert(caller.retryOn === "non-2xx" || caller.retryOn === "5xx", () => `the http caller's retryOn is ${JSON.stringify(caller.retryOn)}, not non-2xx or 5xx`);
-  assert(Array.isArray(caller.delaysMs) && caller.delaysMs.every(natural), () => `the http caller's delaysMs is ${JSON.stringify(caller.delaysMs)}, not a list of non-negative integers`);
-  assert(caller.deadlineMs === null || natural(caller.deadlineMs), () => `the http caller's deadlineMs is ${JSON.stringify(caller.deadlineMs)}, not null or a non-negative integer`);
-  return { retries: caller.retries, retryOn: caller.retryOn, delaysMs: caller.delaysMs, deadlineMs: caller.deadlineMs };
+  assert(caller !== null && typeof caller === "object", `the ${drive} drive's plan carries no caller`);
+  assert(natural(caller.retries), () => `the ${drive} caller's retries is ${JSON.stringify(caller.retries)}, not a non-negative integer`);
+  if (drive === "rpc") assert(caller.retryOn === undefined, () => `the rpc caller carries retryOn ${JSON.stringify(caller.retryOn)}; an rpc caller has none`);
+  else assert(caller.retryOn === "non-2xx" || caller.retryOn === "5xx", () => `the http caller's retryOn is ${JSON.stringify(caller.retryOn)}, not non-2xx or 5xx`);
+  assert(Array.isArray(caller.delaysMs) && caller.delaysMs.every(natural), () => `the ${drive} caller's delaysMs is ${JSON.stringify(caller.delaysMs)}, not a list of non-negative integers`);
+  assert(caller.deadlineMs === null || natural(caller.deadlineMs), () => `the ${drive} caller's deadlineMs is ${JSON.stringify(caller.deadlineMs)}, not null or a non-negative integer`);
+  return { retries: caller.retries, retryOn: caller.retryOn ?? null, delaysMs: caller.delaysMs, deadlineMs: caller.deadlineMs };
 }
 
 /** Whether the caller counts a status as failed. @param {Caller} caller @param {number} status */
@@ -185,10 +187,8 @@ async function bodyOf(run, invocation, response) {
  */
 export async function driveHttp(run, drive, handler) {
   const caller = callerPolicy(drive.caller);
-  const maxRedeliveries = maxRedeliveriesOf(run);
   // eutaxy.core.faults.response_faults: an answer a caller waits for past its deadline may be lost too.
   const ladder = ladderNamed(run, caller.deadlineMs === null ? "response" : "responseWithDeadline");
-  /** @type {PendingRequest[]} */
   assert(Array.isArray(drive.events), "the http drive's plan carries no events list");
   // eutaxy.cloudflare.http writes every field of a request; the drive fills in none.
   // A request with `atMs` is sent then (event_time.mjs); they wait in order of time.
@@ -209,19 +209,67 @@ export async function driveHttp(run, drive, handler) {
     // One request reaches the Worker: it needs its fetch() handler (the error names it, as without assets).
     if (pending.some((item) => !fromAssets.has(item.id))) run.handler("fetch");
   }
-  // Each attempt either ends its request or queues one resend, so this bounds the loop.
+  await driveCalls(run, pending, caller, {
+    drive: "http",
+    target: (item) => `Http:${targetPath(item.path)}`,
+    answered: (item, number) => {
+      const answered = fromAssets.get(item.id);
+      return answered ? () => answerFromAssets(run, item, number, targetPath(item.path), answered, caller, maxRedeliveriesOf(run), pending) : null;
+    },
+    call: (item, env, ctx) => handler(buildRequest(item), env, ctx),
+    respond: (inv, item, target, outcome, late) => {
+      if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
+      /** @type {Response | null} */
+      const response = outcome.kind === "returned" && outcome.value instanceof Response ? outcome.value : null;
+      const status = response ? response.status : 500;
+      const point = respond(run, inv, target, ladder, { requestId: item.id, method: item.method, path: item.path }, status);
+      const fill = point.fill;
+      return {
+        failed: point.fault !== "none" || late || statusFailed(caller, status),
+        // The Response's body is read after the caller decided and the background work was started.
+        after: fill ? async () => fill(response ? await bodyOf(run, inv.id, response) : "") : null,
+      };
+    },
+  });
+}
+
+/**
+ * @template {{id: string, attempts: number, due: number}} Item
+ * @typedef {object} Calls how a caller's drive (http, rpc) makes and answers one attempt
+ * @property {string} drive the kind of event delivered, as the invocation's outcome names it
+ * @property {string} [key] what a give-up's args call the item (`requestId` unless named)
+ * @property {(item: Item) => string} target the target of the attempt's response point
+ * @property {(item: Item, number: number) => (() => Promise<boolean>) | null} [answered] an attempt
+ *   answered without the Worker (the assets'), else null
+ * @property {(item: Item, env: object, ctx: object) => unknown} call the Worker's handler, called
+ * @property {(inv: import("./effects.mjs").Invocation, item: Item, target: string,
+ *   outcome: import("./settle.mjs").Outcome, late: boolean) => {failed: boolean, after: (() => Promise<void>) | null}} respond
+ *   the response point of an attempt that did not crash, made with nothing awaited since the
+ *   handler settled: whether the caller counts it failed, and what to finish after the caller decided
+ */
+
+/**
+ * The caller's drive, shared by the http and rpc drives: each waiting item is sent as an
+ * attempt (one invocation), the caller decides once per attempt (a resend due its delay, a cut,
+ * or giving up), and the scheduler starts the attempts (see the module's note).
+ * @template {{id: string, attempts: number, due: number}} Item
+ * @param {import("./run.mjs").Run} run @param {Item[]} pending the items waiting, in order of time
+ * @param {Caller} caller @param {Calls<Item>} calls
+ */
+export async function driveCalls(run, pending, caller, calls) {
+  const maxRedeliveries = maxRedeliveriesOf(run);
+  // Each attempt either ends its item or queues one resend, so this bounds the loop.
   const maxAttempts = pending.length * (Math.min(caller.retries, maxRedeliveries ?? Infinity) + 1);
   /**
    * One attempt of `item`, to its end; true when the run stopped.
-   * @param {PendingRequest} item
+   * @param {Item} item
    */
   const attempt = async (item) => {
     // The attempt's own number: in a concurrent run a resend may start while this one runs.
     const number = ++item.attempts;
-    const path = targetPath(item.path);
-    const answered = fromAssets.get(item.id);
-    if (answered) return answerFromAssets(run, item, number, path, answered, caller, maxRedeliveries, pending);
-    const target = `Http:${path}`;
+    const answered = calls.answered?.(item, number) ?? null;
+    if (answered) return answered();
+    const target = calls.target(item);
     const inv = run.startInvocation(`${item.id}#${number}`);
     const sentAt = run.clock.now;
     const deadline = caller.deadlineMs === null ? null : sentAt + caller.deadlineMs;
@@ -241,7 +289,7 @@ export async function driveHttp(run, drive, handler) {
       cancelDeadline();
       if (!failed) return;
       const at = deadlineAlarm && pastDeadline && deadline !== null ? deadline : run.clock.now;
-      failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending);
+      failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending, calls.key);
     };
     // The deadline is an engine alarm where the scheduler keeps them (a concurrent run);
     // a sequential run waits for every answer.
@@ -256,7 +304,7 @@ export async function driveHttp(run, drive, handler) {
     /** @type {Promise<unknown>} */
     let promise;
     try {
-      promise = Promise.resolve(handler(buildRequest(item), env, ctx));
+      promise = Promise.resolve(calls.call(item, env, ctx));
     } catch (error) {
       promise = Promise.reject(error);
     }
@@ -266,34 +314,29 @@ export async function driveHttp(run, drive, handler) {
       run.endInvocation(inv);
       return true;
     }
-    run.recordOutcome(inv, "http", outcome);
+    run.recordOutcome(inv, calls.drive, outcome);
     // From the handler settling to the background point nothing is awaited, so the work it
-    // left running is where it was when it returned; the Response's body is read after.
-    /** @type {Response | null} */
-    let response = null;
-    /** @type {((body: unknown) => void) | null} */
-    let fill = null;
+    // left running is where it was when it returned.
+    /** @type {(() => Promise<void>) | null} */
+    let after = null;
     if (outcome.kind !== "crashed") {
-      if (outcome.kind === "threw") realConsole.error(`eutaxy: ${inv.id}: the fetch handler threw:`, outcome.error);
-      if (outcome.kind === "returned" && outcome.value instanceof Response) response = outcome.value;
-      const status = response ? response.status : 500;
       const late = deadline !== null && run.clock.now > deadline;
-      const point = respond(run, inv, target, ladder, { requestId: item.id, method: item.method, path: item.path }, status);
-      fill = point.fill;
-      decide(point.fault !== "none" || late || statusFailed(caller, status), late);
+      const answer = calls.respond(inv, item, target, outcome, late);
+      after = answer.after;
+      decide(answer.failed, late);
     } else {
       decide(true, deadline !== null && run.clock.now > deadline);
     }
     // The caller has decided (now, or at its deadline), before background work runs on.
     const rest = inv.crashed ? drain(run, inv) : runBackground(run, inv, target, background);
-    if (fill) fill(response ? await bodyOf(run, inv.id, response) : "");
+    if (after) await after();
     await rest;
     cancelDeadline();
     run.endInvocation(inv);
     return run.stopped;
   };
   let attempts = 0;
-  // The scheduler starts the first waiting request that is due (one after another, or while
+  // The scheduler starts the first waiting item that is due (one after another, or while
   // a slot is free); with none due, time passes to the earliest resend (the first of those in
   // line on a tie: the first due once the clock is there).
   const ready = () => pending.findIndex((item) => item.due <= run.clock.now);
@@ -332,12 +375,14 @@ function answerFromAssets(run, item, number, path, answered, caller, maxRedelive
 /**
  * The caller's answer to a failed attempt, decided at `at`: a resend due its delay later
  * (queued in `pending`), a cut when the bound stops a resend the caller would make, or giving
- * up past its retries.
- * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv @param {PendingRequest} item
+ * up past its retries (`gave_up`, its args naming the item under `key`: an http request's
+ * `requestId`, an rpc call's `callId`).
+ * @template {{id: string, due: number}} Item
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv @param {Item} item
  * @param {number} number @param {number} at @param {string} target @param {Caller} caller
- * @param {number | null} maxRedeliveries @param {PendingRequest[]} pending
+ * @param {number | null} maxRedeliveries @param {Item[]} pending @param {string} [key]
  */
-function failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending) {
+function failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveries, pending, key = "requestId") {
   const stop = redeliveryStop(number, caller.retries, maxRedeliveries);
   if (stop === null) {
     item.due = at + resendDelay(caller, number);
@@ -346,7 +391,7 @@ function failedAttempt(run, inv, item, number, at, target, caller, maxRedeliveri
     // The caller would resend it: the bound cut the run here, and the request is left undone.
     run.recordCut({ bound: "maxRedeliveries", where: target, invocation: inv.id, left: [item.id], limit: /** @type {number} */ (maxRedeliveries), platformLimit: caller.retries });
   } else {
-    effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { requestId: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
+    effectPoint(run, inv, { kind: "platform", target, op: "gave_up", args: { [key]: item.id, attempts: number }, ladder: NO_FAULTS, perform: () => ({ gaveUp: true }), summarize: (result) => result });
   }
 }
 

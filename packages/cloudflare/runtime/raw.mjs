@@ -14,7 +14,8 @@
  * virtual globals, d1 proxy, queue drive) is used, so a bug in any of it shows up as a
  * difference from this side. Shared on purpose, as the reference both sides are read
  * under: the reset before the run and the snapshot after it (the binding records' own,
- * through bindings/index.mjs as a run does), so the two final tables are read the same way.
+ * through bindings/index.mjs as a run does), so the two final tables are read the same way,
+ * and which class an rpc drive's call constructs (rpc.mjs `entrypointOf`, a lookup by name).
  *
  * The raw side runs on the isolate's own clock and randomness (that is what "raw" means),
  * so a Worker whose tables depend on them is outside what it compares.
@@ -25,6 +26,8 @@
  *   {"op": "attempt", "queue", "invocation", "messages": [{id, body, attempts}], "hangMs"}
  *                                        -> {"protocol": 2, "outcome": "returned" | "threw" | "hung",
  *                                            "calls": [{messageId, op: "ack" | "retry"}], "detail"?}
+ *   {"op": "call", "entrypoint", "invocation", "call": {id, method, args}, "hangMs"}
+ *                                        -> {"protocol": 2, "outcome", "calls": [], "answer": {ok, value} | {ok, error}, "detail"?}
  *   {"op": "settle", "waitMs"}           -> {"protocol": 2, "pending": [sentence]}
  *   {"op": "snapshot"}                   -> {"protocol": 2, "snapshots": [{target, table, rows}]}
  *
@@ -37,6 +40,8 @@
 import { active } from "./active.mjs";
 import { resetBindings, settleRawBindings, snapshotBindings } from "./bindings/index.mjs";
 import { originals, realTimer } from "./patch.mjs";
+import { entrypointOf } from "./rpc.mjs";
+import { errorFields, loggedOrNull } from "./values.mjs";
 
 export const RAW_PROTOCOL = 2;
 
@@ -144,6 +149,47 @@ async function rawAttempt(request, realEnv, userModule) {
   return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls };
 }
 
+/**
+ * One raw call of an rpc drive: the entrypoint (the default export, or the named one) constructed
+ * with the real env and a plain ExecutionContext, its method called once with the call's
+ * arguments, then its waitUntil work awaited. Answers the outcome and the answer as the proxied
+ * response point records it: `{ok: true, value}` in the log's encoding, or `{ok: false, error:
+ * {name, message}}`; the engine's loop resends a call that threw, as the declared caller does.
+ * @param {any} request @param {Record<string, any>} realEnv @param {any} userModule
+ */
+async function rawCall(request, realEnv, userModule) {
+  const { entrypoint, invocation, call, hangMs } = request;
+  if (typeof invocation !== "string" || typeof call?.method !== "string" || !Array.isArray(call?.args) || (entrypoint !== null && typeof entrypoint !== "string")) {
+    throw new Error("raw call: the request must carry entrypoint (null for the default export), invocation and a call {method, args}");
+  }
+  if (!Number.isInteger(hangMs) || hangMs <= 0) throw new Error(`raw call: hangMs must be a positive integer, got ${hangMs}`);
+  let Entrypoint;
+  try {
+    Entrypoint = entrypointOf(userModule, entrypoint, [call.method]);
+  } catch (error) {
+    throw new RawRequestError(error instanceof Error ? error.message : String(error));
+  }
+  /** @type {Promise<unknown>[]} */
+  const background = [];
+  const ctx = {
+    waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
+    passThroughOnException: () => {},
+    props: {},
+  };
+  /** @type {{value: unknown} | null} */
+  let returned = null;
+  const answering = Promise.resolve().then(() => new Entrypoint(ctx, workerEnv(realEnv))[call.method](...cloneBody(call.args)));
+  const outcome = await within(answering.then((value) => { returned = { value }; }), hangMs);
+  if (outcome.kind === "hung") {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls: [], detail: `raw call ${invocation} did not finish within ${hangMs} ms` };
+  }
+  const answer = outcome.kind === "threw" ? { ok: false, error: errorFields(outcome.error) } : { ok: true, value: loggedOrNull(/** @type {{value: unknown}} */ (returned).value) };
+  if (background.length && (await within(Promise.allSettled(background), hangMs)).kind === "hung") {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls: [], detail: `raw call ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
+  }
+  return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls: [], answer };
+}
+
 /** How often the raw side's settle looks whether the real timers it waits for have fired. */
 const RAW_TIMER_POLL_MS = 10;
 
@@ -231,9 +277,10 @@ export async function rawRun(request, config, realEnv, userModule) {
       await resetBindings(config, realEnv);
       return { protocol: RAW_PROTOCOL };
     case "attempt":
+    case "call":
       rawTimers.install();
       try {
-        return await rawAttempt(request, realEnv, userModule);
+        return await (request.op === "call" ? rawCall : rawAttempt)(request, realEnv, userModule);
       } finally {
         rawTimers.attempting = false;
         rawTimers.release();
@@ -250,7 +297,7 @@ export async function rawRun(request, config, realEnv, userModule) {
       rawTimers.uninstall();
       return { protocol: RAW_PROTOCOL, snapshots: await snapshotBindings(config, realEnv) };
     default:
-      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, settle or snapshot`);
+      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, call, settle or snapshot`);
   }
 }
 

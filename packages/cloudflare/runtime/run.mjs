@@ -216,19 +216,27 @@ export class Run {
   handler(method) {
     let handler = this.handlers.get(method);
     if (!handler) {
-      const user = handlerFor(this.userModule, method);
-      // An invocation that ran past the CPU limit before its first point never gets to run.
-      handler = (event, env, ctx) => {
-        const inv = this.started;
-        if (inv && this.stopsForCpu(inv, -1)) {
-          inv.crash();
-          return new Promise(() => {});
-        }
-        return user(event, env, ctx);
-      };
+      handler = this.guard(handlerFor(this.userModule, method));
       this.handlers.set(method, handler);
     }
     return handler;
+  }
+
+  /**
+   * The Worker's code a drive calls (a handler, an entrypoint's method), as the runtime calls it:
+   * an invocation that ran past the CPU limit before its first point never gets to run.
+   * @template E @param {(event: E, env: any, ctx: any) => unknown} user
+   * @returns {(event: E, env: any, ctx: any) => unknown}
+   */
+  guard(user) {
+    return (event, env, ctx) => {
+      const inv = this.started;
+      if (inv && this.stopsForCpu(inv, -1)) {
+        inv.crash();
+        return new Promise(() => {});
+      }
+      return user(event, env, ctx);
+    };
   }
 
   /**
@@ -394,7 +402,9 @@ export async function runPlan(plan, config, realEnv, userModule) {
   // for it once a request reaches the Worker.
   const deferred = drive.kind === "http" && assetsOf(config) !== null;
   const handler = delivery
-    ? deferred
+    ? delivery.handler
+      ? delivery.handler(run, drive)
+      : deferred
       ? (/** @type {any} */ event, /** @type {any} */ env, /** @type {any} */ ctx) => run.handler(delivery.method)(event, env, ctx)
       : run.handler(delivery.method)
     : null;

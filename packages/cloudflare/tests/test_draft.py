@@ -272,6 +272,37 @@ def test_a_worker_with_cron_triggers_and_a_scheduled_handler_gets_the_cron_drive
     prepare_worker(scenario)
 
 
+def test_a_worker_exporting_a_worker_entrypoint_gets_the_rpc_drive(tmp_path):
+    """The first WorkerEntrypoint class the entry exports is driven over RPC, its methods the example;
+    a second one and fetch() are second scenarios; filled with the example, the draft loads."""
+    worker = (
+        'import { WorkerEntrypoint } from "cloudflare:workers";\n'
+        "export class Ledger extends WorkerEntrypoint<Env> {\n"
+        "  async credit(id: string) { await this.env.DB.prepare('INSERT INTO jobs (job_id) VALUES (?)').bind(id).run(); }\n"
+        "  balance() { return 0; }\n}\n"
+        "export class Audit extends WorkerEntrypoint { async log() {} }\n"
+        "export default { async fetch() { return new Response('ok'); } };\n"
+    )
+    config = _config()
+    config.pop("queues")
+    config.pop("kv_namespaces")
+    path = _project(tmp_path / "w", config, worker=worker, files={"schema.sql": SCHEMA})
+    draft = draft_worker(path)
+    assert {"kind": "rpc", "name": "rpc", "variable": "calls"} == draft.drive
+    # The example's arguments by the method's declared parameter types: credit(id: string).
+    assert ({"method": "credit", "args": [""]},) == draft.example_events
+    assert "    # Its methods: credit, balance;" in draft.source and '    entrypoint="Ledger",' in draft.source
+    entry_points = [note.text for note in draft.notes if note.kind == "entry_point"]
+    assert any("rpc(..., entrypoint='Audit')" in text for text in entry_points), entry_points
+    assert any("fetch() handler" in text for text in entry_points), entry_points
+    assert not any("at_least_once_per_message" in line for line in draft.example_invariants)
+    written = tmp_path / "w" / "jobs.sim.py"
+    written.write_text(fill(draft.source, json.dumps(list(draft.example_events)), draft.example_invariants[0].rstrip(",")))
+    scenario = load_scenario(written)
+    assert [{"id": "call-1", "method": "credit", "args": [""]}] == scenario["drive"]["events"]
+    prepare_worker(scenario)
+
+
 def test_the_draft_loads_up_to_its_holes_and_fully_once_filled(tmp_path):
     """Unfilled: loading names each hole with its line (exit 2 material). Filled: the scenario
     loads and the Worker's config and setup pass prepare_worker."""

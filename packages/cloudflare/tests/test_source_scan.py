@@ -48,6 +48,26 @@ export default {
     assert [("api.example.com", "/jobs", "POST")] == [(f.host, f.path, f.method) for f in scan.fetches]
 
 
+def test_named_worker_entrypoints_and_their_methods(tmp_path):
+    """export class X extends WorkerEntrypoint<Env> {...}: its methods in order (not the
+    constructor, a getter or a readonly field); a class extending something else is not one."""
+    scan = _scan(tmp_path, """
+export class Ledger extends WorkerEntrypoint<Env> {
+  readonly started = Date.now();
+  constructor(ctx: ExecutionContext, env: Env) { super(ctx, env); }
+  async credit(id: string): Promise<void> { if (id) { await this.env.DB.exec("x"); } }
+  get name() { return "ledger"; }
+  balance<T>(): number { return 0; }
+}
+export class Room extends DurableObject {}
+export default { async fetch() { return new Response(""); } };
+""")
+    assert (("Ledger", ("credit", "balance")),) == scan.entrypoints
+    # A generic method's parameters (balance<T>()) are not read.
+    assert {("Ledger", "credit"): (("id", "string"),)} == scan.entrypoint_params
+    assert ("fetch",) == scan.handlers
+
+
 def test_handlers_of_a_class_a_bound_object_and_a_router(tmp_path):
     """export default class …, export default handler (an object), export default app (new Hono())."""
     assert ("fetch",) == _scan(tmp_path, "export default class extends WorkerEntrypoint { async fetch(r) { return r; } }").handlers

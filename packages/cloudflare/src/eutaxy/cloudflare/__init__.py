@@ -42,6 +42,7 @@ from .platform import (
 )
 from .queues import queue as queue
 from .bindings.r2 import r2_bucket as r2_bucket
+from .rpc import rpc as rpc
 from .scenario import define_scenario as define_scenario
 from .websocket import websocket as websocket
 from .selectors import (
@@ -64,6 +65,7 @@ from .selectors import (
     websocket_received as websocket_received,
     r2_op as r2_op,
     r2_rows as r2_rows,
+    rpc_response as rpc_response,
     workflow_create as workflow_create,
     workflow_rows as workflow_rows,
     workflow_step as workflow_step,
@@ -115,6 +117,8 @@ __all__ = [
     "references",
     "refines",
     "rows",
+    "rpc",
+    "rpc_response",
     "todo",
     "unique",
     "websocket",

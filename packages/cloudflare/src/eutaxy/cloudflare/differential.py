@@ -20,6 +20,11 @@ The loop, the redelivery rule and the comparison are the engine's
 - what an attempt's record holds in a proxied log: :func:`decisions_of_effects`, the
   effective acks and retries (implicit or not) and the dead letters of ``Queue:<name>``.
 
+An rpc drive goes through the same loop, one call per attempt (:func:`raw_queue`): the raw
+side constructs the entrypoint on the real env and calls the method (``raw.mjs``'s ``call``),
+its answer compared with the proxied response point's (:func:`answers_of_effects`), a call
+that threw sent again as the declared caller sends it, and giving up compared as a dead letter.
+
 The raw side runs on the isolate's real clock and randomness, so a Worker whose tables
 depend on them is outside what this compares.
 """
@@ -54,6 +59,7 @@ __all__ = [
     "DifferentialOutcome",
     "DifferentialRunner",
     "compare",
+    "answers_of_effects",
     "decisions_of_effects",
     "decisions_of_raw",
     "raw_queue",
@@ -71,14 +77,16 @@ decisions_of_raw = engine_differential.attempts_of_raw
 
 
 def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
-    """What the raw loop delivers for ``scenario``'s queue drive."""
+    """What the raw loop delivers for ``scenario``'s queue drive, or its rpc drive's calls."""
     drive = scenario.get("drive") or {}
-    if drive.get("kind") != "queue":
-        raise UserError(f"the differential runner drives queues only, not {drive.get('kind')!r}")
+    if drive.get("kind") not in ("queue", "rpc"):
+        raise UserError(f"the differential runner drives queues and rpc calls only, not {drive.get('kind')!r}")
     timed = [str(event.get("id")) for event in drive.get("events") or [] if EVENT_TIME_FIELD in event]
     if timed:
         # The raw side runs on the isolate's real clock and delivers at once: it has no virtual time to send at.
-        raise UserError(f"the differential runner sends every message at once; messages {timed} carry at_ms")
+        raise UserError(f"the differential runner sends every event at once; events {timed} carry at_ms")
+    if drive["kind"] == "rpc":
+        return _raw_calls(drive)
     consumer = consumer_of(prepare_worker(scenario).config, drive.get("name"))
     if consumer is None:  # prepare_worker already refuses this; kept for a clear message
         raise UserError(f"the Worker has no consumer for queue {drive.get('name')!r}")
@@ -91,6 +99,21 @@ def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
     )
 
 
+def _raw_calls(drive: Mapping[str, Any]) -> RawQueue:
+    """An rpc drive's calls as the raw loop sends them: one call per attempt, in order, and a call
+    that threw sent again behind the waiting ones while the caller's ``retries`` allow, as the
+    proxied drive's caller does with no delay. The raw side has no virtual time, so a caller
+    with delays or a deadline is refused."""
+    caller = drive.get("caller") or {}
+    if caller.get("delaysMs") or caller.get("deadlineMs") is not None:
+        raise UserError("the differential runner resends an rpc call at once and waits for every answer; drop delays_ms and deadline_ms")
+    return RawQueue(
+        events=tuple((str(event["id"]), {"method": event["method"], "args": event["args"]}) for event in drive.get("events") or []),
+        batch_size=1,
+        platform_limit=caller["retries"],
+    )
+
+
 def redelivery_table(scenario: Mapping[str, Any]) -> list[bool]:
     """``may_redeliver(attempts, max_retries, maxRedeliveries)`` for attempts 1, 2, … up to the first False.
 
@@ -98,6 +121,27 @@ def redelivery_table(scenario: Mapping[str, Any]) -> list[bool]:
     reader resolved it; ``maxRedeliveries`` is the engine's resolution of the bounds.
     """
     return engine_differential.redelivery_table(raw_queue(scenario).platform_limit, resolve_bounds(scenario).max_redeliveries)
+
+
+def answers_of_effects(effects: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per attempt of an rpc drive's proxied run, in order, as the raw loop records a call: an
+    answer that returned is the call done (an implicit ack), one that threw leaves it to the
+    caller, and the caller giving up is the call's dead letter."""
+    attempts: dict[str, dict[str, Any]] = {}
+    for effect in effects:
+        if not str(effect.get("target")).startswith("Rpc:") or effect.get("kind") != "result":
+            continue
+        payload = effect.get("payload") or {}
+        args = payload.get("args") or {}
+        attempt = attempts.setdefault(effect["invocation"], {"invocation": effect["invocation"], "decisions": [], "deadLettered": []})
+        if effect.get("op") == "response":
+            answer = payload.get("result") or {}
+            if answer.get("ok"):
+                attempt["decisions"].append({"messageId": args.get("callId"), "op": "ack", "implicit": True})
+            attempt["answer"] = answer
+        elif effect.get("op") == "gave_up":
+            attempt["deadLettered"].append({"messageId": args.get("callId"), "attempts": args.get("attempts")})
+    return list(attempts.values())
 
 
 def decisions_of_effects(effects: Iterable[Mapping[str, Any]], queue: str) -> list[dict[str, Any]]:
@@ -131,7 +175,10 @@ class CloudflareRawSide:
     """The engine's :class:`~eutaxy.engine.differential.RawSide` inside workerd, one request per step."""
 
     def __init__(self, scenario: Mapping[str, Any], host: Callable[[], host_module.Host]) -> None:
-        self._queue_name = str((scenario.get("drive") or {}).get("name"))
+        drive = scenario.get("drive") or {}
+        self._queue_name = str(drive.get("name"))
+        #: An rpc drive's entrypoint (None: the default export), when the drive is one.
+        self._rpc: tuple[str | None] | None = (drive.get("entrypoint"),) if drive.get("kind") == "rpc" else None
         # Real time one raw attempt (and, after it, its waitUntil work) may take: the effect
         # hang bound the engine resolves for every run, not the exploration budget.
         self._hang_ms = resolve_bounds(scenario).effect_hang_ms
@@ -141,14 +188,22 @@ class CloudflareRawSide:
         self._request({"op": "reset"})
 
     def attempt(self, invocation: str, deliveries: Sequence[Delivery]) -> AttemptRecord:
-        answer = self._request({
-            "op": "attempt", "queue": self._queue_name, "invocation": invocation, "hangMs": self._hang_ms,
-            "messages": [{"id": d.id, "body": d.body, "attempts": d.attempts} for d in deliveries],
-        })
+        if self._rpc is not None:
+            (call,) = deliveries
+            answer = self._request({
+                "op": "call", "entrypoint": self._rpc[0], "invocation": invocation, "hangMs": self._hang_ms,
+                "call": {"id": call.id, **call.body},
+            })
+        else:
+            answer = self._request({
+                "op": "attempt", "queue": self._queue_name, "invocation": invocation, "hangMs": self._hang_ms,
+                "messages": [{"id": d.id, "body": d.body, "attempts": d.attempts} for d in deliveries],
+            })
         return AttemptRecord(
             outcome=answer["outcome"],
             calls=tuple((call["messageId"], call["op"]) for call in answer.get("calls") or []),
             detail=str(answer.get("detail") or ""),
+            answer=answer.get("answer"),
         )
 
     def settle(self) -> list[str]:
@@ -207,7 +262,11 @@ class DifferentialRunner:
             platform=self.platform,
             side=CloudflareRawSide(scenario, self._current_host),
             queue=queue,
-            proxied_attempts=lambda effects: decisions_of_effects(effects, str((scenario.get("drive") or {}).get("name"))),
+            proxied_attempts=(
+                answers_of_effects
+                if (scenario.get("drive") or {}).get("kind") == "rpc"
+                else lambda effects: decisions_of_effects(effects, str((scenario.get("drive") or {}).get("name")))
+            ),
         )
 
     def _current_host(self) -> host_module.Host:

@@ -8,7 +8,8 @@ the only ``.sql`` file there). The Worker's modules,
 scanned as text (``eutaxy.cloudflare.source_scan``; nothing imported, bundled or run),
 give the drive for its entry point (the queue it consumes when the config has a consumer,
 else the cron drive of the config's first Cron Trigger for a ``scheduled()`` handler, else
-``fetch()`` over the http drive, with the Agents' routes as its example when the code calls
+the rpc drive of the first ``WorkerEntrypoint`` class the entry exports, else ``fetch()``
+over the http drive, with the Agents' routes as its example when the code calls
 ``routeAgentRequest``), the
 externals it fetches by a literal URL, and hints for the events (the paths it routes on, the fields of the body type it reads).
 
@@ -438,6 +439,8 @@ class _Builder:
             return chosen.draft_drive(self)
         if "scheduled" in handlers and self.config.crons:
             return self._cron_drive("fetch" in handlers)
+        if scan.entrypoints:
+            return self._rpc_drive("fetch" in handlers)
         if "fetch" not in handlers and scan.export_shape != "none":
             named = "".join(f" or {kind.drive_handler}()" for kind in driving)
             self.note("unread", f"{entry} has no fetch(){named} handler this build can drive; the drive is a hole")
@@ -569,6 +572,32 @@ class _Builder:
             self.note("entry_point", "the Worker also has a fetch() handler; a second scenario can drive it with http(...)")
         self.note("guess", "a failed tick is not run again (retries=0); set how often the job should be retried")
         return {"kind": "cron", "name": "cron", "variable": variable}, lines, []
+
+    def _rpc_drive(self, fetches: bool) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+        """The rpc drive of a Worker whose entry exports a WorkerEntrypoint class: the first one's methods."""
+        self.imports.add("rpc")
+        name, methods = self.scan.entrypoints[0]
+        variable = _identifier("calls", self.names, "calls")
+        hint = f"the calls to make to {name}, in order, each {{'method', 'args'}}"
+        # The first method's arguments by their declared types ("" for a string, 0 for a number, ...).
+        params = self.scan.entrypoint_params.get((name, methods[0]), ()) if methods else ()
+        events = [{"method": methods[0], "args": list(body_example(params).values())}] if methods else []
+        lines = [f"{variable} = rpc(", f"    # TODO(events): {hint}."]
+        if methods:
+            lines.append(f"    # Its methods: {', '.join(methods)}; e.g. [{_py(events[0])}, ...]")
+        lines.append(f"    {self.hole('events', hint)},")
+        lines.append(f"    entrypoint={json.dumps(name)},")
+        lines.append("    # The caller: retries=0 never calls again (a Worker resends only when written to); one that")
+        lines.append("    # gives up waiting and calls again: retries=2, delays_ms=[1000], deadline_ms=5000.")
+        lines.append("    retries=0,")
+        lines.append(")")
+        self.note("read", f"the drive calls the methods of {name}, a WorkerEntrypoint the entry exports, over RPC")
+        for other, _ in self.scan.entrypoints[1:]:
+            self.note("entry_point", f"the entry also exports WorkerEntrypoint {other}; a second scenario can drive it with rpc(..., entrypoint={other!r})")
+        if fetches:
+            self.note("entry_point", "the Worker also has a fetch() handler; a second scenario can drive it with http(...)")
+        self.note("guess", "the rpc caller never calls again (retries=0); set what the Worker's real callers do")
+        return {"kind": "rpc", "name": "rpc", "variable": variable}, lines, events
 
     def body_hint(self) -> tuple[dict[str, Any] | None, str]:
         fields, name = self.event_body()
@@ -745,8 +774,8 @@ class _Builder:
         body_fields, _ = self.event_body()
         body_key = _key_field(body_fields)
         carried = [event for event in events if isinstance(event.get("body"), dict) and body_key in event["body"]]
-        # A cron drive's ticks carry no body an example invariant could key on.
-        self.drive_variable = None if drive is None or drive["kind"] == "cron" else drive["variable"]
+        # A cron drive's ticks and an rpc drive's calls carry no body an example invariant could key on.
+        self.drive_variable = None if drive is None or drive["kind"] in ("cron", "rpc") else drive["variable"]
         self.body_key = body_key if events and len(carried) == len(events) else None
         kinds = {kind.name: kind for kind in bindings.registered()}
         for binding in self.config.bindings:

@@ -21,7 +21,7 @@ from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
-__all__ = ["RETRY_ON", "caller_assumption", "http", "known_fields", "request_headers", "request_path"]
+__all__ = ["RETRY_ON", "caller_assumption", "caller_policy", "http", "known_fields", "request_headers", "request_path", "resend_clause"]
 
 #: What a caller may count as failed: anything but 2xx, or 5xx only.
 RETRY_ON = ("non-2xx", "5xx")
@@ -127,15 +127,27 @@ def request_headers(headers: Any, label: str) -> dict[str, str]:
 
 
 def _caller(retries: Any, retry_on: Any, delays_ms: Any, deadline_ms: Any) -> dict[str, Any]:
-    if not _natural(retries):
-        raise UserError(f"http: retries must be a non-negative integer, got {retries!r}")
     if retry_on not in RETRY_ON:
         raise UserError(f"http: retry_on must be one of {', '.join(RETRY_ON)}, got {retry_on!r}")
+    return caller_policy("http", retries, delays_ms, deadline_ms, retry_on=retry_on)
+
+
+def caller_policy(what: str, retries: Any, delays_ms: Any, deadline_ms: Any, *, retry_on: str | None = None) -> dict[str, Any]:
+    """A declared caller (the http drive's, the rpc drive's), checked: ``{retries, retryOn?, delaysMs, deadlineMs}``.
+
+    ``what`` names the helper in an error; ``retryOn`` is written only when given (an rpc
+    caller counts every exception failed and has none).
+    """
+    if not _natural(retries):
+        raise UserError(f"{what}: retries must be a non-negative integer, got {retries!r}")
     if isinstance(delays_ms, (str, bytes)) or not isinstance(delays_ms, Sequence) or not all(_natural(d) for d in delays_ms):
-        raise UserError(f"http: delays_ms must be a list of non-negative integers (milliseconds), got {delays_ms!r}")
+        raise UserError(f"{what}: delays_ms must be a list of non-negative integers (milliseconds), got {delays_ms!r}")
     if deadline_ms is not None and not _natural(deadline_ms):
-        raise UserError(f"http: deadline_ms must be a non-negative integer (milliseconds) or None, got {deadline_ms!r}")
-    return {"retries": retries, "retryOn": retry_on, "delaysMs": list(delays_ms), "deadlineMs": deadline_ms}
+        raise UserError(f"{what}: deadline_ms must be a non-negative integer (milliseconds) or None, got {deadline_ms!r}")
+    policy: dict[str, Any] = {"retries": retries}
+    if retry_on is not None:
+        policy["retryOn"] = retry_on
+    return {**policy, "delaysMs": list(delays_ms), "deadlineMs": deadline_ms}
 
 
 def _natural(value: Any) -> bool:
@@ -152,18 +164,23 @@ def _check_json(value: Any, label: str) -> None:
 def caller_assumption(drive: Mapping[str, Any]) -> str:
     """The sentence a verdict lists for the http drive's declared caller."""
     caller = drive.get("caller") or {}
-    retries = caller.get("retries", 0)
     failed = "any answer but a 2xx" if caller.get("retryOn", "non-2xx") == "non-2xx" else "a 5xx answer"
-    delays = caller.get("delaysMs") or []
-    deadline = caller.get("deadlineMs")
-    sentence = (
+    return (
         "Inbound requests: one invocation per attempt; an uncaught exception or a result that is not a Response "
         "is a 500. Cloudflare never retries an inbound request, so the declared caller decides: "
+        + resend_clause(caller, "request", failed)
     )
+
+
+def resend_clause(caller: Mapping[str, Any], noun: str, failed: str) -> str:
+    """What a declared caller does with a failed ``noun`` (``failed``: what it counts failed), as a verdict says it."""
+    retries = caller.get("retries", 0)
+    delays = caller.get("delaysMs") or []
+    deadline = caller.get("deadlineMs")
     if retries == 0:
-        sentence += f"it sends each request once and gives up (gave_up) after no answer or {failed}"
+        sentence = f"it sends each {noun} once and gives up (gave_up) after no answer or {failed}"
     else:
-        sentence += f"it resends a request up to {retries} time{'s' if retries > 1 else ''} after no answer or {failed}"
+        sentence = f"it resends a {noun} up to {retries} time{'s' if retries > 1 else ''} after no answer or {failed}"
     if delays:
         sentence += f", waiting {', '.join(str(d) for d in delays)} ms of virtual time before the resends"
     if deadline is not None:

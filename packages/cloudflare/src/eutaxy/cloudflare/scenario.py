@@ -24,6 +24,7 @@ from . import bindings
 from .cron import cron_ticks
 from .externals import validate_externals
 from .http import http
+from .rpc import rpc
 
 __all__ = ["REFUSED_BOUNDS", "define_scenario"]
 
@@ -66,8 +67,8 @@ def define_scenario(
             to the Worker's ``env``, winning over the config's ``vars`` and
             ``.dev.vars``; a secret's value is never shown in a report.
         setup: setup steps, such as :func:`eutaxy.cloudflare.d1_schema`.
-        drive: the one drive, such as :func:`eutaxy.cloudflare.queue`, :func:`eutaxy.cloudflare.http`
-            or :func:`eutaxy.cloudflare.cron`.
+        drive: the one drive, such as :func:`eutaxy.cloudflare.queue`, :func:`eutaxy.cloudflare.http`,
+            :func:`eutaxy.cloudflare.cron` or :func:`eutaxy.cloudflare.rpc`.
         invariants: invariants from :mod:`eutaxy.core.invariants`, each with its own name.
         bounds: the exploration bounds; camelCase names (``maxFaultsPerRun``) are
             taken as given and snake_case ones (``max_faults_per_run``) converted; an
@@ -197,6 +198,8 @@ def _drive(drive: Any) -> dict[str, Any]:
         _websocket_drive(drive)
     if drive.get("kind") == "cron":
         _cron_drive(drive)
+    if drive.get("kind") == "rpc":
+        drive = _rpc_drive(drive)
     for kind in bindings.registered():
         if kind.drive is not None and kind.drive == drive.get("kind"):
             drive = kind.define_drive(drive)
@@ -226,6 +229,30 @@ def _cron_drive(drive: Mapping[str, Any]) -> None:
     cron_ticks(expression, 1)
     if not isinstance(events, list) or not all(isinstance(event, Mapping) and isinstance(event.get("atMs"), int) for event in events):
         raise UserError(f"define_scenario: a cron drive's events are its ticks as cron(...) writes them, each with its atMs; got {events!r}")
+
+
+def _rpc_drive(drive: Mapping[str, Any]) -> dict[str, Any]:
+    """An rpc drive as :func:`eutaxy.cloudflare.rpc` builds it, a hand-written one rebuilt through it."""
+    caller = drive.get("caller")
+    fields = ("retries", "delaysMs", "deadlineMs")
+    if not isinstance(caller, Mapping) or any(field not in caller for field in fields) or "entrypoint" not in drive:
+        raise UserError(
+            f"define_scenario: an rpc drive needs its entrypoint and caller {{{', '.join(fields)}}}; build the drive with rpc(...), "
+            f"got {dict(drive)!r}"
+        )
+    events = drive.get("events")
+    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
+        raise UserError(f"define_scenario: an rpc drive's events must be a list of calls, got {events!r}")
+    name = drive.get("name", "rpc")
+    rebuilt = rpc(
+        events,
+        retries=caller["retries"],
+        delays_ms=caller["delaysMs"],
+        deadline_ms=caller["deadlineMs"],
+        entrypoint=drive["entrypoint"],
+        name=name if isinstance(name, str) else "rpc",
+    )
+    return {**dict(drive), **rebuilt}
 
 
 #: The fields of an http drive's caller, as http(...) writes them.

@@ -50,6 +50,7 @@ __all__ = [
     "queue_send",
     "r2_op",
     "r2_rows",
+    "rpc_response",
     "websocket_received",
     "workflow_create",
     "workflow_rows",
@@ -76,6 +77,13 @@ def fetch_call(external: str, method: str | None = None, ok: bool | None = None)
 def http_response(path: str, ok: bool | None = None) -> dict[str, Any]:
     """Responses the Worker returned for ``path``; ``ok`` narrows to 2xx (True) or the rest."""
     return _selector(f"Http:{path}", "response", where=None if ok is None else {"result.ok": ok})
+
+
+def rpc_response(method: str, ok: bool | None = None, *, entrypoint: str | None = None) -> dict[str, Any]:
+    """The answers of an rpc drive's calls to ``method`` (of the named ``entrypoint``, else the
+    default export); ``ok`` narrows to values returned (True) or exceptions (False)."""
+    target = f"Rpc:{method}" if entrypoint is None else f"Rpc:{entrypoint}.{method}"
+    return _selector(target, "response", where=None if ok is None else {"result.ok": ok})
 
 
 def websocket_received(connection: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 import attrs
@@ -181,6 +181,11 @@ class SourceScan:
     binding_puts: tuple[tuple[str, str | None, str], ...] = ()
     #: The Agents SDK handlers some class defines (``onRequest``, ``onMessage``, ``onConnect``), in that order.
     agent_handlers: tuple[str, ...] = ()
+    #: The entry's named exports of classes extending ``WorkerEntrypoint`` (``export class
+    #: Ledger extends WorkerEntrypoint<Env> {...}``), each with the methods it defines, in order.
+    entrypoints: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Each such method's parameters, ``(name, first word of its type)``, by ``(class, method)``.
+    entrypoint_params: dict[tuple[str, str], tuple[tuple[str, str], ...]] = attrs.field(factory=dict)
     #: Modules scanned, relative to the root, entry first.
     modules: tuple[str, ...]
     #: Modules named but not read (missing, too large, over the limit), each with why.
@@ -468,10 +473,68 @@ def _named_export(tokens: list[Token], name: str) -> tuple[str, int | None]:
     return "none", None
 
 
+def _entrypoints(tokens: list[Token]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each ``export class NAME extends WorkerEntrypoint`` and the methods its body defines, in order."""
+    found = []
+    for index, token in enumerate(tokens):
+        if not (token.kind == "ident" and token.value == "export" and _is(tokens, index + 1, "ident", "class")
+                and _is(tokens, index + 2, "ident") and _is(tokens, index + 3, "ident", "extends")
+                and _is(tokens, index + 4, "ident", "WorkerEntrypoint")):
+            continue
+        body = _body_after(tokens, index + 5)
+        if body is not None:
+            methods = _defined(tokens, body, lambda name: name != "constructor", ("(", "<", "="))
+            found.append((tokens[index + 2].value, tuple(methods)))
+    return found
+
+
+def _entrypoint_params(tokens: list[Token], entrypoints: list[tuple[str, tuple[str, ...]]]) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """Each entrypoint method's parameters as its first definition in the module writes them:
+    ``(name, first word of its type)`` (``""`` when untyped)."""
+    params: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+    classes = _classes(tokens)
+    for name, methods in entrypoints:
+        body = classes.get(name)
+        if body is None:
+            continue
+        closing = _matching(tokens, body, "{", "}")
+        for method in methods:
+            at = next((i for i in range(body + 1, closing) if _is(tokens, i, "ident", method) and _is(tokens, i + 1, "punct", "(")), None)
+            if at is None:
+                continue
+            end = _matching(tokens, at + 1, "(", ")")
+            found: list[tuple[str, str]] = []
+            segment: list[Token] = []
+            depth = 0
+            for token in tokens[at + 2:end] + [Token(kind="punct", value=",", line=0)]:
+                if token.kind == "punct" and token.value in "([{<":
+                    depth += 1
+                elif token.kind == "punct" and token.value in ")]}>":
+                    depth -= 1
+                if token.kind == "punct" and token.value == "," and depth == 0:
+                    idents = [t for t in segment if t.kind == "ident"]
+                    if idents:
+                        colon = next((k for k, t in enumerate(segment) if t.kind == "punct" and t.value == ":"), None)
+                        kind = next((t.value for t in segment[colon + 1:] if t.kind == "ident"), "") if colon is not None else ""
+                        found.append((idents[0].value, kind))
+                    segment = []
+                    continue
+                segment.append(token)
+            params[(name, method)] = tuple(found)
+    return params
+
+
 def _handlers(tokens: list[Token], opening: int) -> list[str]:
     """The handler names defined at the top level of the braces opening at ``opening``."""
+    found = set(_defined(tokens, opening, lambda name: name in HANDLER_NAMES, (":", ",", "}", "(", "<", "=")))
+    return [name for name in HANDLER_NAMES if name in found]
+
+
+def _defined(tokens: list[Token], opening: int, wanted: Callable[[str], bool], follows: tuple[str, ...]) -> list[str]:
+    """The member names ``wanted`` defined at the top level of the braces opening at ``opening``
+    (a name starting a member, followed by a token in ``follows``), in order, each once."""
     closing = _matching(tokens, opening, "{", "}")
-    found: set[str] = set()
+    found: dict[str, None] = {}
     braces = parens = brackets = 0
     for index in range(opening + 1, closing):
         token = tokens[index]
@@ -480,7 +543,7 @@ def _handlers(tokens: list[Token], opening: int) -> list[str]:
             parens += {"(": 1, ")": -1}.get(token.value, 0)
             brackets += {"[": 1, "]": -1}.get(token.value, 0)
             continue
-        if braces or parens or brackets or token.kind not in ("ident", "string") or token.value not in HANDLER_NAMES:
+        if braces or parens or brackets or token.kind not in ("ident", "string") or not wanted(token.value):
             continue
         before = tokens[index - 1]
         after = tokens[index + 1] if index + 1 < len(tokens) else None
@@ -489,9 +552,9 @@ def _handlers(tokens: list[Token], opening: int) -> list[str]:
         ) or (before.kind == "punct" and before.value == "*")
         if not member_start or after is None or after.kind != "punct":
             continue
-        if after.value in ":,}" or after.value == "(" or after.value == "<" or after.value == "=":
-            found.add(token.value)
-    return [name for name in HANDLER_NAMES if name in found]
+        if after.value in follows:
+            found[token.value] = None
+    return list(found)
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -1121,6 +1184,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
     methods: list[str] = []
     headers: set[str] = set()
     handlers: list[str] = []
+    entrypoints: list[tuple[str, tuple[str, ...]]] = []
+    entrypoint_params: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     shape = "none"
     agents = False
     body_types: list[tuple[int, str | int]] = []
@@ -1174,6 +1239,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
                 handlers = _handlers(tokens, opening)
             elif shape == "router":
                 handlers = ["fetch"]
+            entrypoints = _entrypoints(tokens)
+            entrypoint_params = _entrypoint_params(tokens, entrypoints)
         module_fetches, module_dynamic = _requests(tokens, path, root)
         fetches += module_fetches
         dynamic += module_dynamic
@@ -1210,6 +1277,8 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         binding_puts=tuple(puts),
         agent_handlers=tuple(name for name in AGENT_HANDLERS if name in agent_handlers),
         handlers=tuple(handlers),
+        entrypoints=tuple(entrypoints),
+        entrypoint_params=entrypoint_params,
         export_shape=shape,
         fetches=tuple(fetches),
         dynamic_fetches=tuple(dynamic),

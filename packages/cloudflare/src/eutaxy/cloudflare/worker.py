@@ -24,6 +24,7 @@ from eutaxy.core.errors import UserError, nearest_names
 from . import bindings, config_sections, externals, variables, wrangler
 from .cron import cron_assumption
 from .http import caller_assumption
+from .rpc import rpc_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker"]
 
@@ -509,6 +510,8 @@ def _io_assumptions(scenario: Mapping[str, Any]) -> list[str]:
         sentences.append(WEBSOCKET_ASSUMPTION)
     if drive.get("kind") == "cron":
         sentences.append(cron_assumption(drive))
+    if drive.get("kind") == "rpc":
+        sentences.append(rpc_assumption(drive))
     sentences.append(
         "Work passed to ctx.waitUntil runs after the handler returned and never changes the response or the "
         "acknowledgement; at one background point the cut_off fault loses work not yet started, and an effect "

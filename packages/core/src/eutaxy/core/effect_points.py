@@ -72,10 +72,13 @@ def fault_text(effect: Effect, before: Sequence[str] | None = None) -> str:
 
 
 #: What a later attempt of an invocation is, by the drive that delivered it: a queue or SQS
-#: message comes again (``redelivery``), an inbound request is sent again by its caller
-#: (``resend``), an alarm runs again after it failed (``retry``), a Workflow instance runs again
-#: from the start after a crash (``restart``), a failed cron tick runs again (``re-run``).
-ATTEMPT_WORDS = {"http": "resend", "websocket": "resend", "queue": "redelivery", "sqs": "redelivery", "alarm": "retry", "workflow": "restart", "cron": "re-run"}
+#: message comes again (``redelivery``), an inbound request or rpc call is sent again by its
+#: caller (``resend``), an alarm runs again after it failed (``retry``), a Workflow instance runs
+#: again from the start after a crash (``restart``), a failed cron tick runs again (``re-run``).
+ATTEMPT_WORDS = {
+    "http": "resend", "rpc": "resend", "websocket": "resend", "queue": "redelivery", "sqs": "redelivery", "alarm": "retry",
+    "workflow": "restart", "cron": "re-run",
+}
 
 
 def invocation_label(invocation: str, started_ms: int | None = None, drive: str | None = None) -> str:

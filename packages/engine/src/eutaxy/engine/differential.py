@@ -103,6 +103,9 @@ class AttemptRecord:
     calls: tuple[tuple[str, str], ...] = ()
     #: For ``hung``: what did not finish, in the platform's words.
     detail: str = ""
+    #: What the handler answered its caller (plain data), for a drive whose handler answers one
+    #: (an rpc call: ``{ok, value}`` or ``{ok, error}``); None for a queue's, which answers nobody.
+    answer: Any = None
 
     def __attrs_post_init__(self) -> None:
         assert self.outcome in OUTCOMES, self.outcome
@@ -207,6 +210,7 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> 
         attempts.append({
             "invocation": invocation, "messages": [d.id for d in deliveries], "outcome": record.outcome,
             "decisions": decisions, "redelivered": redelivered, "deadLettered": dead_lettered,
+            **({"answer": record.answer} if record.answer is not None else {}),
         })
     assert end["kind"] == "hung" or not waiting, f"the raw loop's bound ({deliveries_max} attempts) left {len(waiting)} waiting"
     if end["kind"] == "completed":
@@ -276,9 +280,10 @@ def tables_of_raw(raw: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def attempts_of_raw(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per attempt of a raw run, in order: ``{invocation, decisions, deadLettered}``.
+    """Per attempt of a raw run, in order: ``{invocation, decisions, deadLettered}``, and its
+    ``answer`` where the handler answered a caller (an rpc call).
 
-    Attempts that decided nothing are left out, as a platform's projection of its
+    Attempts that decided and answered nothing are left out, as a platform's projection of its
     proxied log leaves them out (a proxied attempt that threw before deciding anything
     leaves no trace of its own).
     """
@@ -289,10 +294,11 @@ def attempts_of_raw(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
                 {"messageId": d["messageId"], "op": d["op"], "implicit": bool(d.get("implicit"))} for d in attempt["decisions"]
             ],
             "deadLettered": [{"messageId": d["messageId"], "attempts": d["attempts"]} for d in attempt["deadLettered"]],
+            **({"answer": attempt["answer"]} if "answer" in attempt else {}),
         }
         for attempt in raw.get("attempts") or []
     ]
-    return [attempt for attempt in projected if attempt["decisions"] or attempt["deadLettered"]]
+    return [attempt for attempt in projected if attempt["decisions"] or attempt["deadLettered"] or "answer" in attempt]
 
 
 def compare(

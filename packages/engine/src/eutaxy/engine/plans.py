@@ -32,7 +32,7 @@ __all__ = [
 
 #: The id prefix of the events a drive numbers itself, by drive kind: ``msg-1``, ``msg-2``, …
 #: for messages, ``req-1``, … for http requests. A drive kind not listed numbers as messages.
-EVENT_ID_PREFIXES = {"queue": "msg", "sqs": "msg", "http": "req", "websocket": "ws", "cron": "tick"}
+EVENT_ID_PREFIXES = {"queue": "msg", "sqs": "msg", "http": "req", "websocket": "ws", "cron": "tick", "rpc": "call"}
 
 
 def default_event_id(drive_kind: Any, position: int) -> str:
