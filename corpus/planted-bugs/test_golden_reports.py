@@ -35,7 +35,8 @@ DECISION = re.compile(r"(?P<target>Core:\S+) (?P<op>\S+) decision")
 #: A source column: a file and its line.
 SOURCE = re.compile(r"^[^\s:]+\.[A-Za-z]+:\d+$")
 #: The platform's own effect points, by the target's kind and the op.
-PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("DO", "alarm"), ("Lambda", "output"),
+PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("Rpc", "response"), ("Rpc", "gave_up"),
+                 ("Cron", "gave_up"), ("DO", "alarm"), ("Lambda", "output"),
                  ("Workflow", "step"), ("Workflow", "step_result"), ("Workflow", "sleep")}
 #: Implicit decisions: the platform's when the arguments end with ``implicit`` (true).
 IMPLICIT = {("Queue", "ack"), ("Queue", "retry"), ("SQS", "delete"), ("SQS", "retry")}
