@@ -13,9 +13,10 @@ WebSocket client opening, sending and receiving frames (``WebSocket:*``), a deci
 platform takes when the handler returns without one (an implicit Queue or SQS ``ack``,
 ``retry`` or ``delete``: its arguments end with ``implicit`` true), a Lambda's captured
 output (``Lambda:* output``), and the Workflows engine's records of an instance's steps and
-sleeps (``Workflow:* step``, ``step_result``, ``sleep``: platform points the engine makes as it
-runs the instance, runtime/bindings/workflow.mjs; a Workflow ``create`` is the Worker's call
-and shows its line). They show no source.
+sleeps and waits (``Workflow:* step``, ``step_result``, ``sleep``, ``wait``, ``event``,
+``wait_timeout``: platform points the engine makes as it runs the instance,
+runtime/bindings/workflow.mjs; a Workflow ``create`` or ``send_event`` is the Worker's call and
+shows its line). They show no source.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ SOURCE = re.compile(r"^[^\s:]+\.[A-Za-z]+:\d+$")
 #: The platform's own effect points, by the target's kind and the op.
 PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("Rpc", "response"), ("Rpc", "gave_up"),
                  ("Cron", "gave_up"), ("DO", "alarm"), ("Lambda", "output"),
-                 ("Workflow", "step"), ("Workflow", "step_result"), ("Workflow", "sleep")}
+                 ("Workflow", "step"), ("Workflow", "step_result"), ("Workflow", "sleep"),
+                 ("Workflow", "wait"), ("Workflow", "event"), ("Workflow", "wait_timeout")}
 #: Implicit decisions: the platform's when the arguments end with ``implicit`` (true).
 IMPLICIT = {("Queue", "ack"), ("Queue", "retry"), ("SQS", "delete"), ("SQS", "retry")}
 

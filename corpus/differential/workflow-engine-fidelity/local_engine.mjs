@@ -6,7 +6,9 @@
  * order it logged them (its status()'s local-dev step outputs). The instances are created one at a
  * time, each waited for until it is complete or errored (at most TIMEOUT_MS of real time).
  *
- * Usage: node local_engine.mjs <worker.js> <instances JSON: [{id, params}]>
+ * An instance given an `event` ({type, payload}) is sent it right after it is created.
+ *
+ * Usage: node local_engine.mjs <worker.js> <instances JSON: [{id, params, event?}]>
  */
 
 import { createRequire } from "node:module";
@@ -28,9 +30,13 @@ const mf = new Miniflare({
 });
 try {
   const ended = [];
-  for (const { id, params } of JSON.parse(instancesJson)) {
+  for (const { id, params, event } of JSON.parse(instancesJson)) {
     const created = await mf.dispatchFetch("http://fidelity.invalid/create", { method: "POST", body: JSON.stringify({ id, params }) });
     if (!created.ok) throw new Error(`create ${id}: ${created.status} ${await created.text()}`);
+    if (event) {
+      const sent = await mf.dispatchFetch(`http://fidelity.invalid/send/${id}`, { method: "POST", body: JSON.stringify(event) });
+      if (!sent.ok) throw new Error(`send ${id}: ${sent.status} ${await sent.text()}`);
+    }
     const deadline = Date.now() + TIMEOUT_MS;
     for (;;) {
       const status = /** @type {any} */ (await (await mf.dispatchFetch(`http://fidelity.invalid/status/${id}`)).json());

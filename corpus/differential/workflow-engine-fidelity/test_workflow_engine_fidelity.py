@@ -31,8 +31,15 @@ LOCAL_TIMEOUT_S = 240
 
 
 def _instances():
+    """The instances the scenario creates, each with the event it is sent (the local engine's runner's input)."""
     scenario = import_scenario(SCENARIO)
-    return [event["body"] for event in scenario["drive"]["events"]]
+    instances = {}
+    for event in scenario["drive"]["events"]:
+        if event["path"] == "/create":
+            instances[event["body"]["id"]] = dict(event["body"])
+        else:
+            instances[event["path"].removeprefix("/send/")]["event"] = event["body"]
+    return list(instances.values())
 
 
 def model_ending():
@@ -44,6 +51,7 @@ def model_ending():
     snapshots = {e["op"]: e["payload"]["rows"] for e in result["effects"] if e["kind"] == "snapshot" and e["target"] == "Workflow:FLOW"}
     ending = {}
     for row in snapshots["instances"]:
+        # A wait's persisted event is its payload, as the local engine lists it among the step outputs.
         steps = [step["value"] for step in snapshots["steps"] if step["instance"] == row["id"] and "value" in step]
         ending[row["id"]] = {"status": row["status"], "output": row.get("output"), "error": row.get("error"), "steps": steps}
     return ending
@@ -82,11 +90,12 @@ def test_the_model_ends_as_the_local_engine_does_on_fault_free_runs():
     model, local = model_ending(), local_ending()
     assert [] == differences(model, local)
     # The case exercises what it says, on the local engine's side.
-    assert {"s-1": "complete", "f-1": "complete", "z-1": "complete", "x-1": "errored", "c-1": "complete", "t-1": "errored"} == {
+    assert {"s-1": "complete", "f-1": "complete", "z-1": "complete", "x-1": "errored", "c-1": "complete", "t-1": "errored", "w-1": "complete"} == {
         instance: ending["status"] for instance, ending in local.items()
     }
     assert {"attempt": 2} == local["f-1"]["output"]["value"], "the flaky step was retried"
     assert 4 == len(local["s-1"]["steps"]), "a second step of one name is persisted under its count"
+    assert {"by": "ada"} in local["w-1"]["steps"], "the wait's event is persisted"
 
 
 def test_a_planted_divergence_is_reported():

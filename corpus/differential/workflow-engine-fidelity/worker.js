@@ -1,5 +1,5 @@
 // The Workflows fidelity case (test_workflow_engine_fidelity.py): POST /create creates an instance
-// with the request's id and params, GET /status/<id> answers its status. The Workflow's run() does
+// with the request's id and params, POST /send/<id> sends it an event, GET /status/<id> answers its status. The Workflow's run() does
 // what its payload's mode asks, each mode an engine rule whose persisted step results, output and
 // status the model must give as Miniflare's local engine does. Nothing reads the clock or
 // randomness, so both engines see the same inputs.
@@ -44,6 +44,11 @@ export class Fidelity extends WorkflowEntrypoint {
         }
         return null;
       }
+      case "wait": {
+        const approval = await step.waitForEvent("approval", { type: "approve", timeout: "1 hour" });
+        const done = await step.do("after approval", async () => ({ by: approval.payload.by }));
+        return { approval: approval.payload, type: approval.type, done };
+      }
       case "throws": {
         await step.do("first", async () => ({ ok: true }));
         throw new Error("run() gave up");
@@ -61,6 +66,11 @@ export default {
       const { id, params } = await request.json();
       const instance = await env.FLOW.create({ id, params });
       return Response.json({ id: instance.id });
+    }
+    if (url.pathname.startsWith("/send/")) {
+      const { type, payload } = await request.json();
+      await (await env.FLOW.get(url.pathname.slice("/send/".length))).sendEvent({ type, payload });
+      return Response.json({ sent: type });
     }
     if (url.pathname.startsWith("/status/")) {
       const instance = await env.FLOW.get(url.pathname.slice("/status/".length));

@@ -157,3 +157,66 @@ def test_the_rows_selector_reads_the_instances(platform):
     query = workflow_rows("FLOW")
     assert ("rows", "Workflow:FLOW", "instances") == (query["kind"], query["target"], query["table"])
     assert "complete" == snapshot.payload["rows"][0]["status"]
+
+
+def _send(id, by="ada", at_ms=None, type="approve"):
+    request = {"method": "POST", "path": f"/send/{id}/{type}", "body": {"by": by}}
+    return request | ({"at_ms": at_ms} if at_ms is not None else {})
+
+
+def test_a_wait_with_no_event_suspends_the_instance_until_the_event_wakes_it(platform):
+    """The wait suspends (status waiting, the invocation ends there); the event a minute later
+    wakes it as #2, which re-runs run() and gets the event; the step after it runs once."""
+    result = _run(platform, [_create("wait", id="w-1"), {"method": "GET", "path": "/status/w-1"}, _send("w-1", at_ms=60_000)])
+    responses = _responses(result)
+    assert "waiting" == responses[1]["status"]
+    assert {"sent": "approve"} == responses[2]
+    [instance] = _instances(result)
+    assert "complete" == instance["status"] and "ada" == instance["output"]["approvedBy"]
+    assert 60_000 <= instance["output"]["waitedMs"] < 60_100
+    assert ["Workflow:FLOW/w-1#1"] == [e["invocation"] for e in _points(result, "wait")]
+    assert ["Workflow:FLOW/w-1#2"] == [e["invocation"] for e in _points(result, "event")]
+    [persisted] = [e["payload"]["rows"] for e in result["effects"] if (e["kind"], e["op"]) == ("snapshot", "steps")]
+    assert {"instance": "w-1", "step": "approval", "count": 1, "wait": True, "value": {"by": "ada"}} in persisted
+
+
+def test_an_event_sent_before_the_wait_is_buffered_and_taken_at_once(platform):
+    """The request sends the event right after creating the instance, before it runs: the wait
+    takes it at once, so the instance never suspends (one invocation)."""
+    request = _create("wait", id="w-2") | {}
+    request["body"] = request["body"] | {"send": "approve"}
+    result = _run(platform, [request])
+    [instance] = _instances(result)
+    assert "early" == instance["output"]["approvedBy"] and 0 <= instance["output"]["waitedMs"] < 100
+    assert {"Workflow:FLOW/w-2#1"} == {e["invocation"] for e in _points(result, "event") + _points(result, "step")}
+
+
+def test_a_wait_past_its_deadline_throws_a_timeout_the_code_catches_and_a_late_event_is_refused(platform):
+    result = _run(platform, [_create("wait", id="w-4"), _send("w-4", at_ms=2 * 3_600_000)])
+    [instance] = _instances(result)
+    assert {"timedOut": "WorkflowTimeoutError"} == {"timedOut": instance["output"]["timedOut"]}
+    assert 3_600_000 <= instance["output"]["waitedMs"] < 3_600_100, "the deadline is the wait's hour, in virtual time"
+    assert 1 == len(_points(result, "wait_timeout"))
+    assert {"refused": "Workflow instance w-4 is complete: it takes no more events"} == _responses(result)[-1]
+
+
+def test_a_lost_send_event_leaves_the_instance_to_time_out(platform):
+    """crash_before at send_event: the event never reached the instance, whose wait times out."""
+    schedule = {"faults": [{"invocation": "req-2#1", "ordinal": 0, "fault": "crash_before"}], "turns": []}
+    result = _run(platform, [_create("wait", id="w-5"), _send("w-5", at_ms=60_000)], schedule)
+    assert "WorkflowTimeoutError" == _instances(result)[0]["output"]["timedOut"]
+
+
+def test_in_a_concurrent_run_instances_interleave_at_their_steps():
+    """Each step point is a turn: with two instances in flight, some order of turns runs a step of
+    one between two of the other's, and every order ends both complete."""
+    requests = [_create("steps", id="a-1"), _create("steps", id="b-1")]
+    concurrent = _scenario(requests) | {"bounds": _scenario(requests)["bounds"] | {"maxConcurrentInvocations": 2}}
+    interleaved = False
+    with create_platform(concurrent) as concurrent_platform:
+        for seed in ("w1", "w2", "w3", "w4", "w5", "w6"):
+            result = replay_scenario(concurrent, concurrent_platform, NO_FAULTS, seed=seed)["result"]
+            assert {"complete"} == {row["status"] for row in _instances(result)}, seed
+            owners = [e["payload"]["args"]["instance"] for e in _points(result, "step")]
+            interleaved |= any(owners[i] != owners[i + 1] and owners[i] == owners[i + 2] for i in range(len(owners) - 2))
+    assert interleaved, "no order of turns ran one instance's step between two of the other's"

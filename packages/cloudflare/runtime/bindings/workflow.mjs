@@ -19,14 +19,20 @@
  *   invalid id"; without an id one is drawn from the run's random stream (crypto.randomUUID);
  *   without params the payload is `{}`. `get(id)` answers the instance's handle, or throws
  *   `instance.not_found` (Miniflare's message). A handle's `status()` answers `{status, output,
- *   error}` from the model, no effect. createBatch, pause, resume, terminate, restart and
- *   sendEvent are not modelled (`binding_not_modelled`).
+ *   error}` from the model, no effect. `sendEvent({type, payload})` is one `io` effect, op
+ *   `send_event`, with a stub call's faults (the write ladder), `{args: {instance, type, payload}}`;
+ *   refused (it throws) for an instance that is complete or errored, or a type the engine would
+ *   not take. createBatch, pause, resume, terminate and restart are not modelled
+ *   (`binding_not_modelled`).
  * - Events: the instances, as a scheduler source beside the drive's. An instance ready to run
  *   (created, or crashed and due to restart) starts as the invocation
  *   `Workflow:<binding>/<id>#<attempt>`, which constructs the Worker's class with that
  *   invocation's env and calls `run(event, step)`: what it returns is the instance's output
  *   (status complete), what it throws its error (status errored), and a crash restarts it, at
  *   once, re-running run() from the start with the persisted step and sleep results.
+ * - In a concurrent run each step point is a turn (the engine reads and persists a step
+ *   asynchronously, so other events may run between steps), and so is every effect of the
+ *   instance's own code: an instance interleaves with the drive's invocations and other instances.
  * - step.do(name, [config], callback): a persisted result (by name and count) is answered at
  *   once and a persisted error thrown again, with no effect. Otherwise each attempt is two
  *   `platform` points around the callback, which runs as the instance's code (its effects are
@@ -42,15 +48,24 @@
  *   count, the config the first attempt resolved and a pending retry's deadline are persisted,
  *   so a restart goes on counting and waits only the rest.
  * - step.sleep(name, duration) / step.sleepUntil(name, time): one `platform` point `sleep`
- *   (no faults), `{args: {instance, step, count, until}}`, then a wait in virtual time; the
+ *   (no faults), `{args: {instance, step, count, ms}}`, then a wait in virtual time; the
  *   deadline is persisted before the wait and the sleep marked done after it, so a restart
  *   waits only the rest and never sleeps it again. A sleep is keyed by its name and duration,
  *   as the engine keys it. Durations are read as the engine reads them.
+ * - step.waitForEvent(name, {type, timeout}): an event of the type sent before the wait is
+ *   buffered and returned at once (`event` point, `{payload}`); with none, one `wait` point
+ *   (its deadline, the timeout or 24 hours, persisted) and the instance suspends: status
+ *   `waiting`, the wait's promise never settles and the invocation ends there (nothing after the
+ *   wait runs, no catch around it sees anything). The event's sendEvent, or the deadline in
+ *   virtual time, wakes it: run() starts again with what the engine persisted, and the wait
+ *   returns the event, or throws a WorkflowTimeoutError the code may catch (`wait_timeout`
+ *   point). The wait's event or error is persisted by name and count, so a later restart
+ *   replays it instead of taking another event.
  * - Snapshot: per binding, table `instances`: `{id, status, params, output?, error?}` sorted by
- *   id; table `steps`: each persisted step result `{instance, step, count, value}` or `{..., error}`.
+ *   id; table `steps`: each persisted step result `{instance, step, count, value}` or `{..., error}`,
+ *   and each wait's `{instance, step, count, wait: true, value}` (the event's payload) or `{..., error}`.
  *
- * UNSUPPORTED: the methods named above (`binding_not_modelled`), step.waitForEvent
- * (`binding_not_modelled`), a rollback handler (`binding_not_modelled`), a step name or config
+ * UNSUPPORTED: the methods named above (`binding_not_modelled`), a rollback handler (`binding_not_modelled`), a step name or config
  * the engine rejects (`workflow_fatal`), a step result or output that is not plain data
  * (`not_plain_data`), event.workflowName without a `name` in the config's entry, and a class the
  * Worker does not export or that does not extend WorkflowEntrypoint (the run fails as the user's
@@ -109,7 +124,10 @@ export function retryDelayMs(retries, attempt) {
  * @typedef {{binding: string, id: string, params: unknown, created: number, status: string, output?: unknown,
  *   error?: {name: string, message: string}, attempts: number, ready: boolean, order: number,
  *   steps: Map<string, {name: string, count: number, value?: unknown, error?: {name: string, message: string}, thrown?: unknown}>,
- *   stepStates: Map<string, StepState>, sleeps: Map<string, {until: number, done: boolean}>, halted: boolean}} Instance
+ *   stepStates: Map<string, StepState>, sleeps: Map<string, {until: number, done: boolean}>, halted: boolean,
+ *   events: {type: string, payload: unknown, timestamp: Date}[], waitDeadlines: Map<string, number>,
+ *   waits: Map<string, {name: string, count: number, event?: {type: string, payload: unknown, timestamp: Date}, error?: {name: string, message: string}, thrown?: unknown}>,
+ *   waiting: {type: string, deadline: number} | null}} Instance
  */
 
 /** Each run's instances, by binding then id. @type {WeakMap<import("../run.mjs").Run, Map<string, Map<string, Instance>>>} */
@@ -187,16 +205,17 @@ function makeBinding(run, inv, binding, entry) {
           instances.set(id, {
             binding, id, params: structuredClone(params), created: run.clock.now, status: "queued", attempts: 0, ready: true,
             order: nextOrder(run), steps: new Map(), stepStates: new Map(), sleeps: new Map(), halted: false,
+            events: [], waitDeadlines: new Map(), waits: new Map(), waiting: null,
           });
           return id;
         },
       });
-      return handle(binding, id, instances, notModelled);
+      return handle(run, inv, entry, binding, id, instances, notModelled);
     },
     /** @param {string} id */
     async get(id) {
       if (!instances.has(String(id))) throw new Error("instance.not_found");
-      return handle(binding, String(id), instances, notModelled);
+      return handle(run, inv, entry, binding, String(id), instances, notModelled);
     },
     createBatch: () => {
       throw notModelled("createBatch()");
@@ -211,11 +230,14 @@ function notPlain(run, detail) {
 }
 
 /**
- * An instance's handle.
+ * An instance's handle: its status from the model, and sendEvent, one effect at
+ * `Workflow:<binding>` op `send_event` with a stub call's faults (the write ladder), refused
+ * for an instance that has ended or an event type the engine would not take.
+ * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv @param {any} entry
  * @param {string} binding @param {string} id @param {Map<string, Instance>} instances
  * @param {(what: string) => Error} notModelled
  */
-function handle(binding, id, instances, notModelled) {
+function handle(run, inv, entry, binding, id, instances, notModelled) {
   const refused = (/** @type {string} */ method) => () => {
     throw notModelled(`instance.${method}()`);
   };
@@ -225,12 +247,52 @@ function handle(binding, id, instances, notModelled) {
       const instance = /** @type {Instance} */ (instances.get(id));
       return { status: instance.status, output: instance.output ?? null, error: instance.error ?? null };
     },
+    /** @param {{type: string, payload?: unknown}} event */
+    async sendEvent(event) {
+      const type = event?.type;
+      const payload = event?.payload;
+      if (typeof type !== "string" || type.length > INSTANCE_ID_LENGTH_MAX || !INSTANCE_ID.test(type)) {
+        throw namedError("WorkflowError", `Workflow instance ${id}: event type ${JSON.stringify(type)} is invalid (up to ${INSTANCE_ID_LENGTH_MAX} letters, digits, - and _)`);
+      }
+      if (!plainData(payload)) throw notPlain(run, `Workflow ${binding}: sendEvent() was given a payload that is not plain data`);
+      // A refusal is the effect's result, and the error is made here, in the Worker's call, so
+      // its stack names the Worker's line.
+      /** @param {string} status */
+      const refusal = (status) => namedError("WorkflowError", `Workflow instance ${id} is ${status}: it takes no more events`);
+      const refused = await effectPoint(run, inv, {
+        kind: "io", target: `Workflow:${binding}`, op: "send_event", args: { instance: id, type, payload: logged(payload) },
+        ladder: ladderOf(entry, "send_event"), injectedError: sendError,
+        summarize: (/** @type {string | null} */ status) => (status === null ? { sent: true } : { error: errorFields(refusal(status)) }),
+        perform: async () => {
+          const instance = /** @type {Instance} */ (instances.get(id));
+          if (instance.status === "complete" || instance.status === "errored") return instance.status;
+          instance.events.push({ type, payload: structuredClone(payload), timestamp: new Date(run.clock.now) });
+          // A wait for this type wakes the instance, which re-runs run() and finds the event.
+          if (instance.waiting?.type === type) wake(run, instance);
+          return null;
+        },
+      });
+      if (refused !== null) throw refusal(refused);
+    },
     pause: refused("pause"),
     resume: refused("resume"),
     terminate: refused("terminate"),
     restart: refused("restart"),
-    sendEvent: refused("sendEvent"),
   };
+}
+
+/** @param {string} fault */
+function sendError(fault) {
+  return fault === "ambiguous"
+    ? new Error("Network connection lost. (eutaxy: ambiguous outcome injected; the event was sent)")
+    : new Error("Network connection lost. (eutaxy: error injected; the event was not sent)");
+}
+
+/** A waiting instance resumes: it is ready to run again. @param {import("../run.mjs").Run} run @param {Instance} instance */
+function wake(run, instance) {
+  instance.waiting = null;
+  instance.ready = true;
+  instance.order = nextOrder(run);
 }
 
 /** What ends an instance's run without its code settling (a cut): the engine stopped it. */
@@ -299,6 +361,21 @@ function makeStep(run, inv, instance, entry, halt) {
   /** @param {string} op @param {object} args @param {readonly string[]} ladder @param {() => unknown} perform @param {(value: any) => unknown} summarize */
   const point = (op, args, ladder, perform, summarize) => effectPoint(run, inv, { kind: "platform", target, op, args, ladder, perform, summarize });
   const gone = () => inv.dead || run.stopped;
+  /**
+   * In a concurrent run a step's point is a turn, as the engine reads and persists a step
+   * asynchronously: the invocation parks until a turn picks it, so other events may run between
+   * steps (a sequential run's scheduler answers null: it goes on at once).
+   * @param {string} op
+   */
+  const turn = async (op) => {
+    const parked = run.scheduler.park(inv, target, op);
+    if (!parked) return;
+    inv.parked++;
+    await parked;
+    // Its point runs on now: the turn that released it may decide the next (effects.mjs does the same).
+    run.scheduler.unparked();
+    inv.parked--;
+  };
   return {
     /**
      * @param {string} name @param {any} configOrCallback @param {any} [maybeCallback]
@@ -331,6 +408,8 @@ function makeStep(run, inv, instance, entry, halt) {
         }
         const attempt = state.attempts + 1;
         const args = { instance: instance.id, step: name, count, attempt };
+        await turn("step");
+        if (gone()) return never();
         if (point("step", args, ladderOf(entry, "step"), () => ({}), () => ({})) !== "none") return never();
         state.attempts = attempt;
         /** @type {{ok: true, value: unknown} | {ok: false, error: unknown}} */
@@ -341,6 +420,8 @@ function makeStep(run, inv, instance, entry, halt) {
         } catch (error) {
           outcome = { ok: false, error };
         }
+        if (gone()) return never();
+        await turn("step_result");
         if (gone()) return never();
         if (outcome.ok && !plainData(outcome.value)) throw notPlain(run, `Workflow ${instance.binding}: step ${JSON.stringify(name)} returned something that is not plain data, which the engine cannot persist`);
         const settled = outcome;
@@ -385,8 +466,48 @@ function makeStep(run, inv, instance, entry, halt) {
       if (until < run.clock.now) throw new Error("You can't sleep until a time in the past, time-traveler");
       return sleepFor(name, until - run.clock.now);
     },
-    waitForEvent: () => {
-      throw unsupported("binding_not_modelled", `Workflow ${instance.binding}: step.waitForEvent() is not modelled yet`);
+    /** @param {string} name @param {{type: string, timeout?: unknown}} options */
+    async waitForEvent(name, options) {
+      if (gone()) return never();
+      checkName(name);
+      const type = options?.type;
+      const timeoutMs = durationMs(options?.timeout ?? "24 hours");
+      if (typeof type !== "string" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+        throw unsupported("workflow_fatal", `Workflow ${instance.binding}: step.waitForEvent(${JSON.stringify(name)}) was given options the engine cannot read (${JSON.stringify(options)})`);
+      }
+      const count = countOf(`wait:${name}`);
+      const key = `${name}-${count}`;
+      const persisted = instance.waits.get(key);
+      if (persisted) {
+        if ("error" in persisted) throw persisted.thrown;
+        return structuredClone(persisted.event);
+      }
+      const args = { instance: instance.id, step: name, count, type };
+      let deadline = instance.waitDeadlines.get(key);
+      if (deadline === undefined) {
+        deadline = run.clock.now + timeoutMs;
+        instance.waitDeadlines.set(key, deadline);
+        point("wait", { ...args, timeout: timeoutMs }, NO_FAULTS, () => ({}), () => ({}));
+      }
+      const buffered = instance.events.findIndex((event) => event.type === type);
+      if (buffered >= 0) {
+        const [event] = instance.events.splice(buffered, 1);
+        instance.waits.set(key, { name, count, event });
+        point("event", args, NO_FAULTS, () => event, (taken) => ({ payload: logged(taken.payload) }));
+        return structuredClone(event);
+      }
+      if (run.clock.now >= deadline) {
+        const error = namedError("WorkflowTimeoutError", `Execution timed out after ${timeoutMs}ms`);
+        instance.waits.set(key, { name, count, error: errorFields(error), thrown: error });
+        point("wait_timeout", args, NO_FAULTS, () => error, () => ({ error: errorFields(error) }));
+        throw error;
+      }
+      // The engine hibernates the instance: nothing after the wait runs until the event or the
+      // deadline wakes it, when run() starts again with what the engine persisted.
+      instance.status = "waiting";
+      instance.waiting = { type, deadline };
+      halt();
+      return never();
     },
   };
 
@@ -398,7 +519,7 @@ function makeStep(run, inv, instance, entry, halt) {
     if (sleep?.done) return;
     if (!sleep) {
       const until = run.clock.now + ms;
-      point("sleep", { instance: instance.id, step: name, count, until: until - run.clock.now }, NO_FAULTS, () => ({}), () => ({}));
+      point("sleep", { instance: instance.id, step: name, count, ms }, NO_FAULTS, () => ({}), () => ({}));
       sleep = { until, done: false };
       instance.sleeps.set(key, sleep);
     }
@@ -443,10 +564,18 @@ function instanceSource(run) {
     }
     return first;
   };
+  /** The waiting instances, and the time the earliest one's wait ends. */
+  const waiting = () => [...(runInstances.get(run)?.values() ?? [])].flatMap((instances) => [...instances.values()].filter((instance) => instance.waiting !== null));
   return {
     next: () => {
+      // A wait whose deadline has come wakes its instance, which times the wait out.
+      for (const instance of waiting()) if (/** @type {{deadline: number}} */ (instance.waiting).deadline <= run.clock.now) wake(run, instance);
       const instance = ready();
       return instance ? `Workflow:${instance.binding}/${instance.id}` : null;
+    },
+    wake: () => {
+      const deadlines = waiting().map((instance) => /** @type {{deadline: number}} */ (instance.waiting).deadline);
+      return deadlines.length ? Math.min(...deadlines) : null;
     },
     start: async () => {
       const instance = /** @type {Instance} */ (ready());
@@ -459,7 +588,7 @@ function instanceSource(run) {
       let halt = () => {};
       const halted = new Promise((resolve) => { halt = resolve; });
       const stop = () => {
-        instance.halted = true;
+        instance.halted = instance.waiting === null;
         halt(HALTED);
       };
       /** @type {Promise<unknown>} */
@@ -544,10 +673,16 @@ export const workflow = {
       snapshots.push({
         target: `Workflow:${name}`,
         table: "steps",
-        rows: instances.flatMap((instance) => [...instance.steps.values()].map((step) => ({
-          instance: instance.id, step: step.name, count: step.count,
-          ...("error" in step ? { error: step.error } : { value: logged(step.value) }),
-        }))),
+        rows: instances.flatMap((instance) => [
+          ...[...instance.steps.values()].map((step) => ({
+            instance: instance.id, step: step.name, count: step.count,
+            ...("error" in step ? { error: step.error } : { value: logged(step.value) }),
+          })),
+          ...[...instance.waits.values()].map((wait) => ({
+            instance: instance.id, step: wait.name, count: wait.count, wait: true,
+            ...(wait.event ? { value: logged(wait.event.payload) } : { error: wait.error }),
+          })),
+        ]),
       });
     }
     return snapshots;

@@ -90,7 +90,7 @@ test("each registered binding kind's operation takes the ladder its records docu
     // An assets binding's fetch is never faulted (static files are no effect a retry changes).
     assets: {},
     // A Workflow's create is a call into the engine; a step attempt's two points take the step ladders (bindings/workflow.mjs).
-    workflow: { create: "write", step: "step", step_result: "stepResult" },
+    workflow: { create: "write", send_event: "write", step: "step", step_result: "stepResult" },
   };
   assert.deepEqual(kinds, documented);
   const { ladders } = vectors("ladders.json");

@@ -1,6 +1,6 @@
 // A Worker that drives the Workflow binding's model through its API: POST /create creates an
-// instance (twice with "again"), GET /status/<id> answers its status, GET /missing gets an unknown
-// id. The Workflow's run() does what its payload's mode asks, one engine rule each.
+// instance (twice with "again"), GET /status/<id> answers its status, POST /send/<id>/<type> sends it an
+// event, GET /missing gets an unknown id. The Workflow's run() does what its payload's mode asks, one engine rule each.
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep } from "cloudflare:workers";
 
 interface Env {
@@ -41,6 +41,19 @@ export class Flow extends WorkflowEntrypoint<Env, Params> {
       }
       case "event":
         return { name: event.workflowName, id: event.instanceId, at: event.timestamp.toISOString(), payload: event.payload };
+      case "wait":
+        try {
+          const approval = await step.waitForEvent<{ by: string }>("approval", { type: "approve", timeout: "1 hour" });
+          const after = await step.do("after approval", async () => ({ by: approval.payload.by }));
+          return { approvedBy: after.by, waitedMs: Date.now() - event.timestamp.getTime() };
+        } catch (error) {
+          return { timedOut: (error as Error).name, waitedMs: Date.now() - event.timestamp.getTime() };
+        }
+      case "steps": {
+        const first = await step.do("first", async () => 1);
+        const second = await step.do("second", async () => first + 1);
+        return { third: await step.do("third", async () => second + 1) };
+      }
       case "batch":
         await this.env.FLOW.createBatch([{ id: "x" }]);
         return null;
@@ -54,8 +67,9 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/create") {
-      const { id, params, again } = (await request.json()) as { id?: string; params?: Params; again?: boolean };
+      const { id, params, again, send } = (await request.json()) as { id?: string; params?: Params; again?: boolean; send?: string };
       const instance = await env.FLOW.create(id === undefined ? { params } : { id, params });
+      if (send) await instance.sendEvent({ type: send, payload: { by: "early" } });
       if (!again) return Response.json({ id: instance.id });
       try {
         await env.FLOW.create({ id: instance.id, params });
@@ -67,6 +81,16 @@ export default {
     if (url.pathname.startsWith("/status/")) {
       const instance = await env.FLOW.get(url.pathname.slice("/status/".length));
       return Response.json(await instance.status());
+    }
+    if (url.pathname.startsWith("/send/")) {
+      const [id, type] = url.pathname.slice("/send/".length).split("/");
+      const body = (await request.json()) as { by: string };
+      try {
+        await (await env.FLOW.get(id)).sendEvent({ type, payload: body });
+        return Response.json({ sent: type });
+      } catch (error) {
+        return Response.json({ refused: (error as Error).message }, { status: 409 });
+      }
     }
     if (url.pathname === "/missing") {
       try {

@@ -8,8 +8,8 @@ an instance runs the Worker's own class's ``run(event, step)`` as an invocation 
 (``Workflow:<binding>/<instance>#<attempt>``), re-run from the start after each crash with the
 step results persisted so far.
 
-Its policy, sent in its load-message entry and read there by the runtime record: ``create`` takes
-the write ladder; each ``step.do`` attempt is two points around its callback, ``step`` before it
+Its policy, sent in its load-message entry and read there by the runtime record: ``create`` and
+an instance's ``sendEvent`` take the write ladder; each ``step.do`` attempt is two points around its callback, ``step`` before it
 (crash_before: the instance restarts before the step runs) and ``step_result`` after it
 (crash_after: the step ran and committed but its result was not persisted, so it runs again
 after the restart; ambiguous: the attempt ran but counts as failed, as a timeout does); a failed
@@ -72,6 +72,7 @@ def workflow_step(binding: str, step: str | None = None) -> dict[str, Any]:
 
 def workflow_create(binding: str) -> dict[str, Any]:
     """Instances the Worker created on ``binding`` (``create``); the id at ``args.id`` and ``result.id``."""
+    # A create that threw (an id that exists) has no result id.
     return effect_selector(f"Workflow:{binding}", "create", where={"result.id": {"notNull": True}})
 
 
@@ -130,7 +131,16 @@ class WorkflowKind(BindingKind):
             f"({retries['limit']} retries, {int(retries['delayMs']) // 1000} s apart, {retries['backoff']}, unless the step's config "
             "says otherwise; a NonRetryableError is not) after its delay in virtual time; a restart re-runs run() from "
             "the start with the persisted step and sleep results, so code outside steps repeats; step.sleep and "
-            "step.sleepUntil wait in virtual time.",
+            "step.sleepUntil wait in virtual time; step.waitForEvent returns an event sent before it at once, else "
+            "suspends the instance (status waiting) until the event or its deadline (24 hours by default, in virtual "
+            "time, then a WorkflowTimeoutError) wakes it, re-running run() with the persisted results; instance.sendEvent "
+            "is one effect with a stub call's faults.",
+        ]
+
+    def concurrency_assumptions(self, config: "WranglerConfig") -> list[str]:
+        return [
+            "In a concurrent run a Workflow instance is an invocation like any other: each step point is a turn "
+            "(the engine reads and persists a step asynchronously), as is each effect of its own code."
         ]
 
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
@@ -166,6 +176,6 @@ WORKFLOW = WorkflowKind(
     ),
     setup=SetupStep("workflow", without="unsupported", gives="the instances"),
     selectors=("workflow_step", "workflow_create", "workflow_rows", "workflow_steps"),
-    operations={"create": "write", "step": "step", "step_result": "stepResult"},
+    operations={"create": "write", "send_event": "write", "step": "step", "step_result": "stepResult"},
     reset_phrase="forget every instance",
 )

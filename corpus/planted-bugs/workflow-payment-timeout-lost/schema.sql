@@ -1,0 +1,2 @@
+CREATE TABLE orders (order_id TEXT PRIMARY KEY, cents INTEGER NOT NULL);
+CREATE TABLE payments (payment_ref TEXT PRIMARY KEY, cents INTEGER NOT NULL);
