@@ -14,7 +14,9 @@ to report it.
 
 import copy
 import json
+import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 from eutaxy.cloudflare import create_platform
@@ -62,7 +64,11 @@ def local_ending():
     node, node_modules = find_node()
     completed = subprocess.run(
         [str(node), str(HERE / "local_engine.mjs"), str(HERE / "worker.js"), json.dumps(_instances())],
-        env={"EUTAXY_NODE_MODULES": str(node_modules), "PATH": "/usr/bin:/bin"},
+        # workerd refuses a storage path that climbs out of its starting folder with "..", as a
+        # path relative to a deeper folder (Bazel's test folder) would: start it at the root.
+        env={"EUTAXY_NODE_MODULES": str(node_modules), "PATH": "/usr/bin:/bin",
+             "TMPDIR": os.environ.get("TEST_TMPDIR") or tempfile.gettempdir()},
+        cwd="/",
         capture_output=True, text=True, timeout=LOCAL_TIMEOUT_S, check=False,
     )
     assert 0 == completed.returncode, completed.stderr[-4000:]
