@@ -7,16 +7,15 @@ point and Core decision in the trace, no ordinal twice within one invocation, an
 of every uncaught error the report shows (``(at worker.ts:29)``).
 
 Some effects have no call site in the user's code by nature, since the platform makes them:
-the response an HTTP drive receives and the caller giving up (``Http:* response``,
-``gave_up``), a Durable Object alarm the platform calls (``DO:* alarm``), the scenario's
-WebSocket client opening, sending and receiving frames (``WebSocket:*``), a decision the
-platform takes when the handler returns without one (an implicit Queue or SQS ``ack``,
-``retry`` or ``delete``: its arguments end with ``implicit`` true), a Lambda's captured
-output (``Lambda:* output``), and the Workflows engine's records of an instance's steps and
-sleeps and waits (``Workflow:* step``, ``step_result``, ``sleep``, ``wait``, ``event``,
-``wait_timeout``: platform points the engine makes as it runs the instance,
-runtime/bindings/workflow.mjs; a Workflow ``create`` or ``send_event`` is the Worker's call and
-shows its line). They show no source.
+the response an HTTP or RPC drive receives and the caller giving up (``Http:* response``,
+``Rpc:* response``, ``gave_up``, a cron tick's ``gave_up``), a Durable Object alarm the
+platform calls (``DO:* alarm``), the scenario's WebSocket client opening, sending and
+receiving frames (``WebSocket:*``), a decision the platform takes when the handler returns
+without one (an implicit Queue or SQS ``ack``, ``retry`` or ``delete``: its arguments end with
+``implicit`` true), and a Lambda's captured output (``Lambda:* output``). They show no
+source. The Workflows engine's records of a step, a sleep or a wait are the engine's points,
+but each shows the line of the Worker's ``step.do``/``step.sleep``/``step.waitForEvent`` call
+that led to it.
 """
 
 from __future__ import annotations
@@ -37,9 +36,7 @@ DECISION = re.compile(r"(?P<target>Core:\S+) (?P<op>\S+) decision")
 SOURCE = re.compile(r"^[^\s:]+\.[A-Za-z]+:\d+$")
 #: The platform's own effect points, by the target's kind and the op.
 PLATFORM_MADE = {("Http", "response"), ("Http", "gave_up"), ("Rpc", "response"), ("Rpc", "gave_up"),
-                 ("Cron", "gave_up"), ("DO", "alarm"), ("Lambda", "output"),
-                 ("Workflow", "step"), ("Workflow", "step_result"), ("Workflow", "sleep"),
-                 ("Workflow", "wait"), ("Workflow", "event"), ("Workflow", "wait_timeout")}
+                 ("Cron", "gave_up"), ("DO", "alarm"), ("Lambda", "output")}
 #: Implicit decisions: the platform's when the arguments end with ``implicit`` (true).
 IMPLICIT = {("Queue", "ack"), ("Queue", "retry"), ("SQS", "delete"), ("SQS", "retry")}
 

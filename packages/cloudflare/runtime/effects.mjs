@@ -156,6 +156,8 @@ export class Invocation {
  * @property {(fault: string) => Error} [injectedError] the Error the caller sees for `error` and `ambiguous` (`io` only)
  * @property {boolean} [hosts] the effect runs code that makes effects of its own (a Durable
  *   Object call): its I/O is not serialized behind other I/O, where it would wait for itself
+ * @property {string} [site] a `platform` point's call site (call_site.mjs) when a call of the
+ *   Worker's made it, taken by the binding before its first await (a Workflow step's step.do)
  */
 
 /** The ladder of a platform effect that always commits (an implicit ack, a dead letter, giving up). */
@@ -191,8 +193,8 @@ export function effectPoint(run, given, spec) {
     if (inv.dead || run.stopped) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
     run.scheduler.noteMore("sync_effect");
   }
-  // A platform point is the drive's own: no code of the Worker's made it.
-  const point = new Point(run, inv, spec, decision ? callSite(effectPoint) : undefined);
+  // A platform point is the drive's or the engine's: its site is the Worker's call that led to it, if any.
+  const point = new Point(run, inv, spec, decision ? callSite(effectPoint) : spec.site);
   if (point.strikesBefore()) {
     if (decision) throw new CrashSignal(inv.id, `${spec.target} ${spec.op}`);
     return point.fault;

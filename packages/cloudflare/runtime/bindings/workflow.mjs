@@ -73,6 +73,7 @@
  */
 
 import { compareText } from "../canonical.mjs";
+import { callSite } from "../call_site.mjs";
 import { effectPoint, never, NO_FAULTS } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "../queue.mjs";
@@ -358,8 +359,11 @@ function makeStep(run, inv, instance, entry, halt) {
       throw unsupported("workflow_fatal", `Workflow ${instance.binding}: step name ${JSON.stringify(name)} exceeds ${STEP_NAME_LENGTH_MAX} characters or holds a control character, which the engine rejects`);
     }
   };
-  /** @param {string} op @param {object} args @param {readonly string[]} ladder @param {() => unknown} perform @param {(value: any) => unknown} summarize */
-  const point = (op, args, ladder, perform, summarize) => effectPoint(run, inv, { kind: "platform", target, op, args, ladder, perform, summarize });
+  /**
+   * @param {string} op @param {object} args @param {readonly string[]} ladder @param {() => unknown} perform @param {(value: any) => unknown} summarize
+   * @param {string | undefined} site the Worker's step.* call (taken before the method's first await)
+   */
+  const point = (op, args, ladder, perform, summarize, site) => effectPoint(run, inv, { kind: "platform", target, op, args, ladder, perform, summarize, site });
   const gone = () => inv.dead || run.stopped;
   /**
    * In a concurrent run a step's point is a turn, as the engine reads and persists a step
@@ -376,12 +380,13 @@ function makeStep(run, inv, instance, entry, halt) {
     run.scheduler.unparked();
     inv.parked--;
   };
-  return {
+  const api = {
     /**
      * @param {string} name @param {any} configOrCallback @param {any} [maybeCallback]
      * @param {unknown[]} rest
      */
     async do(name, configOrCallback, maybeCallback, ...rest) {
+      const called = callSite(api.do);
       const [stepConfig, callback] = typeof configOrCallback === "function" ? [{}, configOrCallback] : [configOrCallback ?? {}, maybeCallback];
       if (gone()) return never();
       checkName(name);
@@ -410,7 +415,7 @@ function makeStep(run, inv, instance, entry, halt) {
         const args = { instance: instance.id, step: name, count, attempt };
         await turn("step");
         if (gone()) return never();
-        if (point("step", args, ladderOf(entry, "step"), () => ({}), () => ({})) !== "none") return never();
+        if (point("step", args, ladderOf(entry, "step"), () => ({}), () => ({}), called) !== "none") return never();
         state.attempts = attempt;
         /** @type {{ok: true, value: unknown} | {ok: false, error: unknown}} */
         let outcome;
@@ -426,7 +431,7 @@ function makeStep(run, inv, instance, entry, halt) {
         if (outcome.ok && !plainData(outcome.value)) throw notPlain(run, `Workflow ${instance.binding}: step ${JSON.stringify(name)} returned something that is not plain data, which the engine cannot persist`);
         const settled = outcome;
         const fault = point("step_result", args, ladderOf(entry, "step_result"), () => settled,
-          (/** @type {typeof settled} */ done) => ("error" in done ? { error: errorFields(done.error) } : { value: logged(done.value) }));
+          (/** @type {typeof settled} */ done) => ("error" in done ? { error: errorFields(done.error) } : { value: logged(done.value) }), called);
         if (fault === "crash_after") return never();
         if (settled.ok && fault === "none") {
           instance.steps.set(key, { name, count, value: structuredClone(settled.value) });
@@ -452,22 +457,25 @@ function makeStep(run, inv, instance, entry, halt) {
     },
     /** @param {string} name @param {unknown} duration */
     async sleep(name, duration) {
+      const called = callSite(api.sleep);
       if (gone()) return never();
       checkName(name);
       const ms = durationMs(duration);
       if (!Number.isFinite(ms) || ms < 0) throw unsupported("workflow_fatal", `Workflow ${instance.binding}: step.sleep(${JSON.stringify(name)}) was given the duration ${JSON.stringify(duration)}, which the engine cannot read`);
-      return sleepFor(name, ms);
+      return sleepFor(name, ms, called);
     },
     /** @param {string} name @param {Date | number} timestamp */
     async sleepUntil(name, timestamp) {
+      const called = callSite(api.sleepUntil);
       if (gone()) return never();
       checkName(name);
       const until = timestamp instanceof Date ? timestamp.valueOf() : Number(timestamp);
       if (until < run.clock.now) throw new Error("You can't sleep until a time in the past, time-traveler");
-      return sleepFor(name, until - run.clock.now);
+      return sleepFor(name, until - run.clock.now, called);
     },
     /** @param {string} name @param {{type: string, timeout?: unknown}} options */
     async waitForEvent(name, options) {
+      const called = callSite(api.waitForEvent);
       if (gone()) return never();
       checkName(name);
       const type = options?.type;
@@ -487,19 +495,19 @@ function makeStep(run, inv, instance, entry, halt) {
       if (deadline === undefined) {
         deadline = run.clock.now + timeoutMs;
         instance.waitDeadlines.set(key, deadline);
-        point("wait", { ...args, timeout: timeoutMs }, NO_FAULTS, () => ({}), () => ({}));
+        point("wait", { ...args, timeout: timeoutMs }, NO_FAULTS, () => ({}), () => ({}), called);
       }
       const buffered = instance.events.findIndex((event) => event.type === type);
       if (buffered >= 0) {
         const [event] = instance.events.splice(buffered, 1);
         instance.waits.set(key, { name, count, event });
-        point("event", args, NO_FAULTS, () => event, (taken) => ({ payload: logged(taken.payload) }));
+        point("event", args, NO_FAULTS, () => event, (taken) => ({ payload: logged(taken.payload) }), called);
         return structuredClone(event);
       }
       if (run.clock.now >= deadline) {
         const error = namedError("WorkflowTimeoutError", `Execution timed out after ${timeoutMs}ms`);
         instance.waits.set(key, { name, count, error: errorFields(error), thrown: error });
-        point("wait_timeout", args, NO_FAULTS, () => error, () => ({ error: errorFields(error) }));
+        point("wait_timeout", args, NO_FAULTS, () => error, () => ({ error: errorFields(error) }), called);
         throw error;
       }
       // The engine hibernates the instance: nothing after the wait runs until the event or the
@@ -510,16 +518,17 @@ function makeStep(run, inv, instance, entry, halt) {
       return never();
     },
   };
+  return api;
 
-  /** @param {string} name @param {number} ms */
-  async function sleepFor(name, ms) {
+  /** @param {string} name @param {number} ms @param {string | undefined} called the Worker's step.sleep call */
+  async function sleepFor(name, ms, called) {
     const count = countOf(`sleep:${name}:${ms}`);
     const key = `${name}|${ms}-${count}`;
     let sleep = instance.sleeps.get(key);
     if (sleep?.done) return;
     if (!sleep) {
       const until = run.clock.now + ms;
-      point("sleep", { instance: instance.id, step: name, count, ms }, NO_FAULTS, () => ({}), () => ({}));
+      point("sleep", { instance: instance.id, step: name, count, ms }, NO_FAULTS, () => ({}), () => ({}), called);
       sleep = { until, done: false };
       instance.sleeps.set(key, sleep);
     }
