@@ -57,8 +57,11 @@ export function patchedGlobals() {
   return checks.filter(([, now, original]) => now !== original).map(([name]) => name);
 }
 
-/** @param {any} userModule the user's Worker module namespace */
-export function createControl(userModule) {
+/**
+ * @param {any} userModule the user's Worker module namespace
+ * @param {Record<string, any>} [calleeModules] each callee Worker's module namespace, by the binding its caller reaches it by
+ */
+export function createControl(userModule, calleeModules = {}) {
   const g = /** @type {any} */ (globalThis);
   atLoad = { performance: g.performance, now: g.performance?.now };
   return {
@@ -73,7 +76,7 @@ export function createControl(userModule) {
       if (path !== "/run" || request.method !== "POST") return json({ error: `no control route ${request.method} ${path}` }, 404);
       try {
         const plan = await request.json();
-        const result = await runPlan(plan, env[CONFIG_BINDING] ?? {}, env, userModule);
+        const result = await runPlan(plan, env[CONFIG_BINDING] ?? {}, env, userModule, calleeModules);
         return json(result);
       } catch (thrown) {
         // A reset or snapshot the machine's full storage failed is its limit, not a bug in Eutaxy.

@@ -73,6 +73,7 @@ async function load(message) {
   const modules = await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
     define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules, rules: loaded.rules, tsconfig: loaded.tsconfig,
     compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle,
+    callees: loaded.calleeEntries,
   });
   mapper = new StackMapper(scriptPath, loaded.root, loaded.noBundle?.baseDir ?? null);
   const bundled = performance.now();

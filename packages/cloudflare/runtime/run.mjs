@@ -51,7 +51,8 @@ export { UserFacingError };
 
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
- *   traps?: Record<string, string>}} RuntimeConfig
+ *   traps?: Record<string, string>,
+ *   callees?: Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>}>}} RuntimeConfig
  */
 
 /**
@@ -65,11 +66,18 @@ export { UserFacingError };
  */
 
 export class Run {
-  /** @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} [userModule] */
-  constructor(plan, config, realEnv, userModule = null) {
+  /**
+   * @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} [userModule]
+   * @param {Record<string, any>} [calleeModules] each callee Worker's module namespace, by its binding (bindings/callee.mjs)
+   */
+  constructor(plan, config, realEnv, userModule = null, calleeModules = {}) {
     this.plan = plan;
     /** The Worker's module namespace, whose handlers the drives call. */
     this.userModule = userModule;
+    /** The callee Workers' module namespaces, by the binding their caller reaches them by. */
+    this.calleeModules = calleeModules;
+    /** The env names of the callees' own bindings and vars (qualified), which the caller's env does not show. */
+    this.calleeNames = calleeNames(config);
     /** @type {Map<string, (event: any, env: any, ctx: any) => unknown>} each handler method, looked up once */
     this.handlers = new Map();
     assert(typeof plan.scenario === "object" && plan.scenario !== null, "the plan carries no scenario (core.protocol's RunPlan.to_data writes it)");
@@ -333,12 +341,12 @@ export class Run {
     /** @type {Record<string, unknown>} */
     const env = {};
     for (const [name, value] of Object.entries(this.realEnv)) {
-      if (name === CONFIG_BINDING || name === ASSETS_BINDING) continue;
+      if (name === CONFIG_BINDING || name === ASSETS_BINDING || this.calleeNames.has(name)) continue;
       const owner = this.owners.get(name);
       env[name] = owner ? proxyOf(owner, this, inv, name, value) : value;
     }
     for (const [name, owner] of this.owners) {
-      if (owner.record.standsIn && owner.record.proxy && !(name in env)) env[name] = proxyOf(owner, this, inv, name, undefined);
+      if (owner.record.standsIn && owner.record.proxy && !(name in env) && !this.calleeNames.has(name)) env[name] = proxyOf(owner, this, inv, name, undefined);
     }
     return env;
   }
@@ -389,13 +397,28 @@ export function handlerFor(userModule, method) {
 }
 
 /**
+ * The env names the callees' own bindings and vars take in the isolate (qualified by the callee
+ * Worker's name, `inventory/DB`), which only the callee's env view shows.
+ * @param {RuntimeConfig} config @returns {Set<string>}
+ */
+function calleeNames(config) {
+  /** @type {Set<string>} */
+  const names = new Set();
+  for (const callee of Object.values(config.callees ?? {})) {
+    for (const name of Object.values(callee.env)) if (name.startsWith(`${callee.name}/`)) names.add(name);
+  }
+  return names;
+}
+
+/**
  * Perform one run.
  * @param {any} plan @param {RuntimeConfig} config @param {Record<string, any>} realEnv @param {any} userModule
+ * @param {Record<string, any>} [calleeModules] each callee Worker's module namespace, by its binding
  */
-export async function runPlan(plan, config, realEnv, userModule) {
+export async function runPlan(plan, config, realEnv, userModule, calleeModules = {}) {
   if (plan?.protocol !== PROTOCOL_VERSION) throw new Error(`plan: protocol version ${plan?.protocol}, expected ${PROTOCOL_VERSION}`);
   if (active.run) throw new Error("a run is already in progress in this isolate");
-  const run = new Run(plan, config, realEnv, userModule);
+  const run = new Run(plan, config, realEnv, userModule, calleeModules);
   const drive = run.scenario.drive ?? {};
   const delivery = Object.hasOwn(DRIVES, drive.kind) ? DRIVES[drive.kind] : null;
   // With assets in front, a request they answer needs no fetch() handler: the http drive asks

@@ -31,6 +31,7 @@ def test_the_ladder_vectors_are_core_faults():
         "background": list(faults.BACKGROUND_FAULTS),
         "step": list(faults.STEP_FAULTS),
         "stepResult": list(faults.STEP_RESULT_FAULTS),
+        "callee": list(faults.CALLEE_FAULTS),
     } == data["ladders"]
     assert {name: list(ladder) for name, ladder in faults.RUNTIME_LADDERS.items()} == data["ladders"]
     assert {"batchWrite": list(faults.BATCH_WRITE_FAULTS)} == data["platformLadders"]

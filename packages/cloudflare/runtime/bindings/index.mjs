@@ -24,6 +24,7 @@
 
 import { access } from "./access.mjs";
 import { assets } from "./assets.mjs";
+import { callee } from "./callee.mjs";
 import { d1 } from "./d1.mjs";
 import { durableObject } from "./durable_object.mjs";
 import { externals } from "./externals.mjs";
@@ -39,7 +40,7 @@ import { trapUnset } from "../unsupported.mjs";
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** The records built in, in setup order; registered records go before the last three (which stand in for what no record owns). */
-const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets, workflow]);
+const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets, workflow, callee]);
 const STAND_INS = Object.freeze([externals, traps, access]);
 
 /** The records the bundle registered (`registerRecord`), in its order. @type {BindingRecord[]} */

@@ -461,12 +461,14 @@ async function corePlugin(specs, workDir) {
  * Each binding kind's runtime record defined outside runtime/bindings/ (`kindModules`, from
  * the load message) is imported and registered (bindings/index.mjs `registerRecord`) before
  * the control is made: its module exports it as `record`.
+ * Each callee Worker's entry (`callees`, bindings/callee.mjs) is imported too, its module handed
+ * to the control by the binding its caller reaches it by.
  * With `noBundle` the Worker's modules are not bundled (unbundledModules); the answer is then
  * the Miniflare module list (the bundle first), else null (Miniflare finds the bundle's imports).
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
  * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[],
  *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[],
- *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null}} [options]
+ *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, callees?: {binding: string, entry: string}[]}} [options]
  * @returns {Promise<{type: string, path: string}[] | null>}
  */
 export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
@@ -481,12 +483,13 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     ...nodeGlobalsImports(nodeEnv),
     `import * as userModule from ${JSON.stringify(unbundled ? `./${UNBUNDLED_DIR}/${unbundled[0].name}` : entry)};`,
     `import { createControl } from ${runtime("entry.mjs")};`,
+    ...(options.callees ?? []).map((callee, index) => `import * as calleeModule${index} from ${JSON.stringify(callee.entry)};`),
     ...(options.kindModules?.length ? [`import { registerRecord } from ${runtime("bindings/index.mjs")};`] : []),
     ...(options.kindModules ?? []).map((file, index) => `import { record as kindRecord${index} } from ${JSON.stringify(file)};`),
     ...(options.kindModules ?? []).map((_, index) => `registerRecord(kindRecord${index});`),
     // A Worker without a default export still starts, so the runtime can say so in its terms.
     `export default userModule.default ?? {};`,
-    `export const ${CONTROL_EXPORT} = createControl(userModule);`,
+    `export const ${CONTROL_EXPORT} = createControl(userModule, {${(options.callees ?? []).map((callee, index) => `${JSON.stringify(callee.binding)}: calleeModule${index}`).join(", ")}});`,
     ...(objectClasses.length ? [`import { wrapDurableObject } from ${runtime("objects.mjs")};`] : []),
     ...objectClasses.map((name) => `export const ${name} = wrapDurableObject(userModule[${JSON.stringify(name)}], ${JSON.stringify(name)});`),
   ].join("\n");

@@ -87,7 +87,12 @@ function runtimeConfig(worker, setup) {
   // (bindings/index.mjs reads it): its bindings with their setup steps, its policy, its settings.
   // The platform's ladders (eutaxy.core.faults), which every effect point but a registered
   // kind's takes by name (effects.mjs ladderNamed).
-  return { ladders: worker.ladders, kinds: worker.kinds, traps, accessHeaderPrefix: worker.accessHeaderPrefix };
+  // Each callee Worker by the binding its caller reaches it by (bindings/callee.mjs): its name,
+  // export, props and env view; its module is the bundle's (calleeEntries).
+  /** @type {Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>}>} */
+  const callees = {};
+  for (const { binding, name, entrypoint, props, env } of worker.callees) callees[binding] = { name, entrypoint, props, env };
+  return { ladders: worker.ladders, kinds: worker.kinds, traps, accessHeaderPrefix: worker.accessHeaderPrefix, callees };
 }
 
 /**
@@ -120,7 +125,7 @@ function miniflareOptions(kinds) {
  *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, any>, kindModules: string[],
  *   objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
- *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null}}
+ *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, calleeEntries: {binding: string, entry: string}[]}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -153,5 +158,7 @@ export function readLoad(message) {
     noBundle: worker.noBundle,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,
+    // The callee Workers' entry modules, which the bundle imports beside the Worker's.
+    calleeEntries: worker.callees.map((/** @type {any} */ one) => ({ binding: one.binding, entry: one.entry })),
   };
 }

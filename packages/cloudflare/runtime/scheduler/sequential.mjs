@@ -97,6 +97,19 @@ export class SequentialScheduler {
     return { result: fn(), handOver: () => {} };
   }
 
+  /**
+   * A callee's invocation hosted by a call of `caller`'s (bindings/callee.mjs): it is the one
+   * running until the returned function puts the caller back; the caller waits at the call.
+   * @param {Invocation} caller @param {Invocation} child @returns {() => void}
+   */
+  host(caller, child) {
+    assert(this.current === caller, () => `${caller.id} hosts ${child.id} while ${this.current?.id} is in flight`);
+    this.current = child;
+    return () => {
+      this.current = caller;
+    };
+  }
+
   /** @param {Invocation} _inv @param {string} _target @param {string} _op @returns {null} */
   park(_inv, _target, _op) {
     return null;

@@ -164,6 +164,16 @@ export class TurnScheduler {
   }
 
   /**
+   * A callee's invocation hosted by a call (bindings/callee.mjs): not interleaved yet, so
+   * Python refuses a callee in a concurrent run and reaching here is Eutaxy's own bug.
+   * @param {Invocation} caller @param {Invocation} child @returns {() => void}
+   */
+  host(caller, child) {
+    assert(false, `${caller.id} hosts the callee invocation ${child.id} in a concurrent run, which is not modelled`);
+    return () => {};
+  }
+
+  /**
    * Effects `from` opened inside the object `object` and left waiting for their turn become
    * `to`'s (the object's work, once the call that opened them has answered).
    * @param {Invocation} from @param {Invocation} to @param {string} object

@@ -155,7 +155,7 @@ test("raw Miniflare gives a session the same reads and bookmarks of the same sha
 });
 
 test("a Worker that is the user's to fix answers user errors; a failed bundle keeps the last Worker", async () => {
-  const load = (/** @type {string} */ entry) => host.request({ op: "load", worker: { entry, root: path.dirname(entry), compatibilityDate: "2025-09-01", compatibilityFlags: [], ladders: platformLadders(), kinds: { ...kinds({ d1: { DB: ["api-db", null] } }), queue_consumer: consumerKind({ jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } }) }, specs: [], vars: {}, bindings: [], define: {}, alias: {}, rules: [], tsconfig: null, noBundle: null, accessHeaderPrefix: null, cpuLimitMs: 30000 }, setup: [] });
+  const load = (/** @type {string} */ entry) => host.request({ op: "load", worker: { entry, root: path.dirname(entry), compatibilityDate: "2025-09-01", compatibilityFlags: [], ladders: platformLadders(), kinds: { ...kinds({ d1: { DB: ["api-db", null] } }), queue_consumer: consumerKind({ jobs: { maxRetries: 3, retryDelaySeconds: 0, maxBatchSize: 1 } }) }, specs: [], vars: {}, bindings: [], define: {}, alias: {}, rules: [], tsconfig: null, noBundle: null, accessHeaderPrefix: null, cpuLimitMs: 30000, callees: [] }, setup: [] });
   const missing = await load(path.join(FIXTURES, "broken/missing.ts"));
   assert.deepEqual([missing.ok, missing.user], [false, true]);
   assert.match(missing.error, /does not bundle: Could not resolve/);

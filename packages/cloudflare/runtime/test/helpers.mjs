@@ -137,6 +137,7 @@ export function fixtureLoad(fixture, worker) {
       noBundle: null,
       accessHeaderPrefix: null,
       cpuLimitMs: 30000,
+      callees: [],
       specs: [],
       vars: {},
       ...rest,

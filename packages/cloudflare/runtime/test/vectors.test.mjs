@@ -51,6 +51,9 @@ test("the runtime's ladders are core's: the load messages its tests send carry t
     // counts as failed (it is retried).
     step: ["crash_before"],
     stepResult: ["crash_after", "ambiguous"],
+    // A call through a service binding to a callee run for real (bindings/callee.mjs): it never
+    // reached the callee, the answer was lost after the callee acted, or the caller died after it.
+    callee: ["crash_before", "crash_after", "ambiguous"],
   };
   assert.deepEqual(ladders, documented, "every ladder the runtime's effect points name by ladderNamed, and a Workflow step attempt's two, as they document them");
 });

@@ -28,6 +28,7 @@ from eutaxy.engine.holes import todo as todo
 from .bindings.d1 import d1_schema as d1_schema
 from .bindings.durable_object import durable_object as durable_object
 from .bindings.workflow import workflow as workflow
+from .callee import callee as callee
 from .cron import cron as cron
 from .externals import external as external
 from .http import http as http
@@ -78,6 +79,7 @@ __all__ = [
     "at_least_once",
     "at_least_once_per_message",
     "at_most_once_per_key",
+    "callee",
     "check",
     "create_platform",
     "cron",

@@ -13,6 +13,7 @@ record says what touching it means (``BindingKind.without_setup``), which the ru
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -22,6 +23,7 @@ from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
+from .callee import CALLEE_STEP, Callee, callee_assumption, with_callees
 from .cron import cron_assumption
 from .http import caller_assumption
 from .rpc import rpc_assumption
@@ -109,6 +111,9 @@ class LoadMessage:
     #: to a generated one): stack positions are shown relative to it (``src/index.ts:12``), so
     #: no host path reaches a report.
     root: str
+    #: The callee Workers run in the isolate with the Worker (``eutaxy.cloudflare.callee``), in
+    #: the order their steps were read: each one's binding, entry, export, props and env view.
+    callees: tuple[Callee, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         assert Path(self.entry).is_absolute(), self.entry
@@ -155,6 +160,7 @@ class LoadMessage:
                 "accessHeaderPrefix": self.access_header_prefix,
                 "cpuLimitMs": self.cpu_limit_ms,
                 "root": self.root,
+                "callees": [callee.to_data() for callee in self.callees],
             },
             "setup": [dict(step) for step in self.setup],
         }
@@ -184,6 +190,14 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     config_path = _resolve(root, worker["config"]) if worker.get("config") else wrangler.find_config(root)
     config = wrangler.read_config(config_path, env=worker.get("env"))
     entry = _entry(root, worker, config)
+    # The callees' bindings and vars join the caller's under qualified names (inventory/DB), so
+    # every kind checks, loads and states both Workers' bindings as one config's.
+    config, callees = with_callees(root, config, scenario.get("setup") or [])
+    if callees and ((scenario.get("bounds") or {}).get("maxConcurrentInvocations") or 1) > 1:
+        raise UserError(
+            "the scenario runs callee Workers with maxConcurrentInvocations above 1; a callee's invocation hosted by a "
+            "call is run in sequential runs only, so far: set maxConcurrentInvocations to 1"
+        )
     if config.compatibility_date is None:
         raise UserError(
             f"{config.path}: compatibility_date is missing; set it (for example \"2026-01-01\") so every run "
@@ -191,7 +205,9 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         )
     for kind in bindings.registered():
         kind.check_config(config)
-    setup = tuple(_setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []))
+    setup = tuple(
+        _setup_step(root, config, step, index) for index, step in enumerate(scenario.get("setup") or []) if step.get("kind") != CALLEE_STEP
+    )
     for kind in bindings.registered():
         if kind.setup_step is None:
             continue
@@ -224,7 +240,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         ladders=faults.RUNTIME_LADDERS,
         kinds=kinds,
         vars=dict(env_values.values),
-        bindings=tuple(_unmodelled_bindings(config)),
+        bindings=tuple(_unmodelled_bindings(config, callees)),
         setup=tuple(dict(step) for step in setup if bindings.kind_of_step(step.get("kind")) is None),
         define=dict(config.define),
         alias=dict(config.alias),
@@ -233,7 +249,8 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
         no_bundle=_no_bundle_entry(config, entry, scenario),
         access_header_prefix=ACCESS_HEADER_PREFIX if "access" in config.sections else None,
         cpu_limit_ms=config.cpu_limit_ms,
-        root=str((config.redirected_from or config.path).parent),
+        root=_shown_root(config, callees),
+        callees=callees,
     )
     return WorkerSpec(
         config=config,
@@ -246,6 +263,7 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _concurrency_assumptions(scenario, config)
             + _section_assumptions(config)
             + [sentence for sentence in [no_bundle_assumption(config)] if sentence]
+            + ([callee_assumption(callees, config)] if callees else [])
         ),
         secrets=dict(env_values.secrets),
     )
@@ -357,12 +375,21 @@ def no_bundle_assumption(config: wrangler.WranglerConfig) -> str | None:
     return f"The Worker is not bundled (no_bundle in {config.path.name}): {loaded}."
 
 
-def _unmodelled_bindings(config: wrangler.WranglerConfig) -> list[tuple[str, str]]:
+def _shown_root(config: wrangler.WranglerConfig, callees: tuple[Callee, ...]) -> str:
+    """The folder stack positions are shown from: the Worker project's (its config's), or with
+    callees the folder holding every Worker's, so each line names its Worker's file (orders/worker.ts)."""
+    folders = [str((config.redirected_from or config.path).parent), *(str(one.config.path.parent) for one in callees)]
+    return os.path.commonpath(folders) if callees else folders[0]
+
+
+def _unmodelled_bindings(config: wrangler.WranglerConfig, callees: tuple[Callee, ...] = ()) -> list[tuple[str, str]]:
     """Every binding the runtime does not model, as (kind, name): the registered kinds' (a Durable
-    Object binding of another Worker's class), then the others in the config's order."""
+    Object binding of another Worker's class), then the others in the config's order; a service
+    binding a callee runs is the callee's."""
     trapped = [pair for kind in bindings.registered() for pair in kind.unmodelled(config)]
     modelled = {kind.name for kind in bindings.registered()}
-    trapped += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in modelled]
+    run = {callee.binding for callee in callees}
+    trapped += [(binding.kind, binding.name) for binding in config.bindings if binding.kind not in modelled and binding.name not in run]
     return trapped
 
 

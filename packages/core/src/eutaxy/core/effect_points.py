@@ -77,7 +77,7 @@ def fault_text(effect: Effect, before: Sequence[str] | None = None) -> str:
 #: again from the start after a crash (``restart``), a failed cron tick runs again (``re-run``).
 ATTEMPT_WORDS = {
     "http": "resend", "rpc": "resend", "websocket": "resend", "queue": "redelivery", "sqs": "redelivery", "alarm": "retry",
-    "workflow": "restart", "cron": "re-run",
+    "workflow": "restart", "cron": "re-run", "callee": "another call",
 }
 
 

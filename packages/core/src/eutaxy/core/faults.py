@@ -11,6 +11,7 @@ __all__ = [
     "AMBIGUOUS",
     "BACKGROUND_FAULTS",
     "BATCH_WRITE_FAULTS",
+    "CALLEE_FAULTS",
     "CRASH_AFTER",
     "CRASH_BEFORE",
     "CUT_OFF",
@@ -83,6 +84,11 @@ STEP_FAULTS = (CRASH_BEFORE,)
 #: failed, as a timeout does (ambiguous, so it is retried).
 STEP_RESULT_FAULTS = (CRASH_AFTER, AMBIGUOUS)
 
+#: A call through a service binding to a Worker that runs for real (a callee): it never reached
+#: the callee, the callee acted and the answer was lost, or the caller died after it; no clean
+#: error of its own, since what the callee throws is real.
+CALLEE_FAULTS = (CRASH_BEFORE, CRASH_AFTER, AMBIGUOUS)
+
 #: A batch write that may answer with unprocessed items (DynamoDB BatchWriteItem): the write
 #: ladder and the partial outcome.
 BATCH_WRITE_FAULTS = (*WRITE_FAULTS, PARTIAL)
@@ -99,6 +105,7 @@ RUNTIME_LADDERS: dict[str, tuple[str, ...]] = {
     "background": BACKGROUND_FAULTS,
     "step": STEP_FAULTS,
     "stepResult": STEP_RESULT_FAULTS,
+    "callee": CALLEE_FAULTS,
 }
 
 #: The faults an injected point can take (redelivery is the delivery's, not a point's).

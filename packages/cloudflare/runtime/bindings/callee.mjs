@@ -1,0 +1,271 @@
+// @ts-check
+/**
+ * The callee record: a service binding whose Worker runs for real in the same isolate
+ * (Python's eutaxy.cloudflare.callee reads its config; the bundle imports its entry and hands
+ * its module to the run by binding, `run.calleeModules`).
+ *
+ * The runtime config's `callees` (host/load.mjs) gives each callee by the env name its caller
+ * reaches it by (`INVENTORY`, or a callee's own qualified as `inventory/PARTNER`): its Worker
+ * name, the export a call constructs (null: the default), the props its binding carries and its
+ * env view (each of its own names -> the isolate's env name it reads: `DB` -> `inventory/DB`, or
+ * the caller's binding for an alias). The record owns those names and stands in for them (no
+ * binding of Miniflare's is behind them).
+ *
+ * Each call through the binding, an RPC method or fetch(), is one `io` point of the caller's
+ * invocation, target `Service:<binding>`, op the method (`fetch`), payload `{args}`, result
+ * `{value}` (a fetch: `{status, ok}`), ladder `callee` (core's: crash_before, the call never
+ * reached the callee; ambiguous, the callee acted and the answer was lost; crash_after, the
+ * caller died after it). The point hosts the callee's invocation, `<caller invocation>/<binding>.<method>`
+ * (`#<n>` for the n-th call of that method from one invocation): the entrypoint is
+ * constructed anew with a fresh ExecutionContext (its props the binding's) and the callee's
+ * env, whose bindings are proxied for that invocation, so its effects are its own and take
+ * faults by their position in it. Its waitUntil work runs after its answer, before the answer
+ * crosses back (its background point). What the method returns crosses as a structured clone
+ * (a value that is not plain data, a stub or a function, makes the run UNSUPPORTED,
+ * `not_plain_data`); what it throws reaches the caller as RPC carries it: a new error with its
+ * name, message and plain own properties, a built-in class as itself; a crash inside the
+ * callee (a fault on one of its effects) ends its invocation and the call throws. A fetch()
+ * calls the callee's default fetch handler and its Response crosses as it is; a handler that
+ * throws rejects the caller's fetch() with the error.
+ *
+ * Only sequential runs host a callee (Python refuses a callee with maxConcurrentInvocations
+ * above 1): the scheduler names the callee's invocation running while the call is in flight
+ * (`scheduler.host`), so its timers and console lines are its own.
+ */
+
+import { Background, makeContext, runBackground } from "../background.mjs";
+import { Invocation, effectPoint, ladderNamed, never } from "../effects.mjs";
+import { UserFacingError } from "../errors.mjs";
+import { realConsole } from "../patch.mjs";
+import { progress } from "../progress.mjs";
+import { drain } from "../settle.mjs";
+import { refuse } from "../unsupported.mjs";
+import { errorFields, logged, plainData, read } from "../values.mjs";
+import { proxyOf } from "./index.mjs";
+
+/** @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>}} CalleeEntry */
+
+/** The error classes RPC carries as themselves (RPC error handling); any other name crosses as an Error with that name. */
+const BUILT_IN_ERRORS = /** @type {Record<string, ErrorConstructor>} */ ({ Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError });
+
+/** How many calls of each `<binding>.<method>` each invocation made, for the hosted invocations' ids. @type {WeakMap<Invocation, Map<string, number>>} */
+const callCounts = new WeakMap();
+
+/** @type {import("./record.mjs").BindingRecord} */
+export const callee = {
+  kind: "callee",
+  names: (config) => Object.entries(config.callees ?? {}),
+  standsIn: true,
+  proxy: (run, inv, name, _real, entry) => calleeBinding(run, inv, name, entry),
+};
+
+/**
+ * The id of the callee's invocation a call hosts: `<caller>/<binding>.<method>`, `#<n>` from the second call on.
+ * @param {Invocation} inv @param {string} binding @param {string} method
+ */
+function hostedId(inv, binding, method) {
+  const counts = callCounts.get(inv) ?? new Map();
+  callCounts.set(inv, counts);
+  const key = `${binding}.${method}`;
+  const n = (counts.get(key) ?? 0) + 1;
+  counts.set(key, n);
+  return `${inv.id}/${key}${n > 1 ? `#${n}` : ""}`;
+}
+
+/** @param {string} fault */
+function injectedError(fault) {
+  const error = new Error(`Network connection lost. (eutaxy: ${fault} outcome injected; the callee ran the call)`);
+  Object.assign(error, { retryable: true });
+  return error;
+}
+
+/**
+ * What the binding is in one invocation's env: every property but `fetch` and `connect` a
+ * method to call over RPC.
+ * @param {import("../run.mjs").Run} run @param {import("../effects.mjs").Invocation} inv
+ * @param {string} binding @param {CalleeEntry} entry
+ */
+function calleeBinding(run, inv, binding, entry) {
+  return new Proxy(Object.create(null), {
+    get(_target, property) {
+      // Not a thenable, not serialized: the binding itself is no value to await or log.
+      if (typeof property === "symbol" || property === "then" || property === "toJSON") return undefined;
+      if (property === "connect") {
+        return () => {
+          throw refuse("binding_not_modelled", `connect() through service binding ${binding} (callee ${entry.name}) is not modelled`);
+        };
+      }
+      if (property === "fetch") return (/** @type {RequestInfo} */ input, /** @type {RequestInit | undefined} */ init) => callFetch(run, inv, binding, entry, new Request(input, init));
+      return (/** @type {unknown[]} */ ...args) => callMethod(run, inv, binding, entry, property, args);
+    },
+  });
+}
+
+/**
+ * One RPC call through the binding: the point hosting the callee's invocation.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {string} binding
+ * @param {CalleeEntry} entry @param {string} method @param {unknown[]} args
+ */
+function callMethod(run, inv, binding, entry, method, args) {
+  const reading = read(args, "the arguments");
+  if (!reading.ok) {
+    run.markUnsupported("not_plain_data", `${inv.id}: ${binding}.${method}() was called with an argument that is not plain data (${reading.why}): an RPC stub, a function or a stream, whose calls would bypass the proxies`);
+    return never();
+  }
+  return effectPoint(run, inv, {
+    kind: "io", hosts: true, target: `Service:${binding}`, op: method, args: { args: reading.value },
+    ladder: ladderNamed(run, "callee"), injectedError,
+    summarize: (value) => ({ value: logged(value) }),
+    perform: () => hosted(run, inv, binding, entry, method, (Entrypoint, env, ctx) => {
+      const copy = structuredClone(args);
+      const object = new Entrypoint(ctx, env);
+      if (typeof object[method] !== "function") {
+        // What workerd answers a call of a method the entrypoint lacks.
+        throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
+      }
+      return object[method](...copy);
+    }, (value) => {
+      const answer = read(value, "the value returned");
+      if (!answer.ok) {
+        run.markUnsupported("not_plain_data", `${binding}.${method}() of callee ${entry.name} returned something that is not plain data (${answer.why}): an RPC stub, a function or a stream, whose calls would bypass the proxies`);
+        return { ok: false };
+      }
+      return { ok: true, value: structuredClone(value) };
+    }),
+  });
+}
+
+/**
+ * One fetch() through the binding: the callee's default fetch handler, its Response crossing as it is.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {string} binding
+ * @param {CalleeEntry} entry @param {Request} request
+ */
+function callFetch(run, inv, binding, entry, request) {
+  const url = new URL(request.url);
+  return effectPoint(run, inv, {
+    kind: "io", hosts: true, target: `Service:${binding}`, op: "fetch", args: { method: request.method, path: url.pathname },
+    ladder: ladderNamed(run, "callee"), injectedError,
+    summarize: (response) => ({ status: response.status, ok: response.ok }),
+    perform: () => hosted(run, inv, binding, entry, "fetch", (Entrypoint, env, ctx, module) => {
+      if (entry.entrypoint === null && typeof module.default?.fetch === "function") return module.default.fetch(request, env, ctx);
+      const object = new Entrypoint(ctx, env);
+      if (typeof object.fetch !== "function") throw new TypeError(`the callee ${entry.name}'s entrypoint has no fetch() handler`);
+      return object.fetch(request);
+    }, (value) => {
+      if (!(value instanceof Response)) {
+        return { ok: false, error: new TypeError("Incorrect type for Promise: the Promise did not resolve to 'Response'.") };
+      }
+      return { ok: true, value };
+    }),
+  });
+}
+
+/**
+ * The callee's export a call constructs: its default export or the named one. A missing export
+ * is the scenario's to fix (the run fails with it). A default export that is a handler object
+ * (no class) is what fetch() calls; an RPC method needs a class.
+ * @param {any} module @param {string} binding @param {CalleeEntry} entry
+ * @returns {any}
+ */
+function entrypointOf(module, binding, entry) {
+  const exported = entry.entrypoint === null ? module?.default : module?.[entry.entrypoint];
+  if (exported === undefined) {
+    throw new UserFacingError(entry.entrypoint === null
+      ? `callee ${entry.name} (behind ${binding}) has no default export for its calls; export a class extending WorkerEntrypoint, or name the entrypoint (callee(..., entrypoint="MyEntrypoint"))`
+      : `callee ${entry.name} (behind ${binding}) has no export named ${entry.entrypoint}`);
+  }
+  return exported;
+}
+
+/**
+ * Host the callee's invocation for one call and answer what crosses back: the value, or a throw
+ * (what the callee threw, as RPC carries it; an error for a crash inside it).
+ * @param {import("../run.mjs").Run} run @param {Invocation} caller @param {string} binding @param {CalleeEntry} entry
+ * @param {string} method
+ * @param {(Entrypoint: any, env: Record<string, unknown>, ctx: any, module: any) => unknown} call the callee's code
+ * @param {(value: unknown) => {ok: true, value: unknown} | {ok: false, error?: Error}} cross what crosses back of a value returned
+ */
+async function hosted(run, caller, binding, entry, method, call, cross) {
+  const module = run.calleeModules[binding];
+  let Entrypoint;
+  try {
+    Entrypoint = entrypointOf(module, binding, entry);
+  } catch (error) {
+    run.fail(/** @type {Error} */ (error));
+    return never();
+  }
+  const child = new Invocation(hostedId(caller, binding, method));
+  progress(child.id, "start", null);
+  // The caller's wait at the call sees the callee's progress as its own.
+  child.onChange = () => caller.bump();
+  const restore = run.scheduler.host(caller, child);
+  const background = new Background();
+  const ctx = makeContext(background);
+  ctx.props = structuredClone(entry.props);
+  /** @type {Promise<unknown>} */
+  let promise;
+  try {
+    promise = Promise.resolve(call(Entrypoint, calleeEnv(run, child, entry), ctx, module));
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  const outcome = await run.scheduler.settleAtReturn(child, promise);
+  if (outcome.kind === "unsupported") {
+    run.endInvocation(child);
+    restore();
+    return never();
+  }
+  run.recordOutcome(child, "callee", outcome);
+  /** @type {{ok: true, value: unknown} | {ok: false, error?: Error} | null} */
+  const crossed = outcome.kind === "returned" ? cross(outcome.value) : null;
+  if (outcome.kind === "threw") realConsole.error(`eutaxy: ${child.id}: callee ${entry.name}'s ${method}() threw:`, outcome.error);
+  await (child.crashed ? drain(run, child) : runBackground(run, child, `Service:${binding}`, background));
+  run.endInvocation(child);
+  restore();
+  if (run.stopped) return never();
+  if (outcome.kind === "crashed" || child.crashed) {
+    throw new Error(`eutaxy: callee ${entry.name} crashed in ${child.id}; the call through ${binding} failed, as a call to a Worker that fails does`);
+  }
+  if (outcome.kind === "threw") throw acrossRpc(outcome.error);
+  if (crossed === null) return never();
+  if (crossed.ok) return crossed.value;
+  if ("error" in crossed && crossed.error) throw crossed.error;
+  return never();
+}
+
+/**
+ * The callee's env for one of its invocations: each of its own names as the record owning the
+ * isolate's name presents it to that invocation (its D1 database proxied, an alias the caller's),
+ * a var as it is.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {CalleeEntry} entry
+ */
+function calleeEnv(run, inv, entry) {
+  /** @type {Record<string, unknown>} */
+  const env = {};
+  for (const [own, name] of Object.entries(entry.env)) {
+    const owner = run.owners.get(name);
+    const real = run.realEnv[name];
+    env[own] = owner && (real !== undefined || owner.record.standsIn) ? proxyOf(owner, run, inv, name, real) : real;
+  }
+  return env;
+}
+
+/**
+ * A thrown value as RPC carries it to the caller: a new error with its name and message, of its
+ * built-in class when it is one, with its plain own properties.
+ * @param {unknown} error @returns {Error}
+ */
+export function acrossRpc(error) {
+  const { name, message } = errorFields(error);
+  const Class = Object.hasOwn(BUILT_IN_ERRORS, name) ? BUILT_IN_ERRORS[name] : Error;
+  const crossed = new Class(message);
+  if (crossed.name !== name) crossed.name = name;
+  if (error instanceof Error) {
+    for (const key of Object.keys(error)) {
+      if (key === "name" || key === "message" || key === "stack") continue;
+      const value = /** @type {any} */ (error)[key];
+      if (plainData(value)) /** @type {any} */ (crossed)[key] = structuredClone(value);
+    }
+  }
+  return crossed;
+}

@@ -1,0 +1,308 @@
+"""Callee Workers run for real: the Worker behind a service binding, in the caller's isolate.
+
+``callee("INVENTORY", config="../inventory/wrangler.jsonc")`` replaces the script of a service
+binding with the Worker its wrangler config describes. The config's ``name`` (which the
+binding's ``service`` names) qualifies everything of the callee's: its ``DB`` is ``inventory/DB``
+in setup steps (``d1_schema("inventory/DB", ...)``), effect targets (``D1:inventory/DB``), state
+queries and snapshots; the caller's bindings keep their bare names. Its vars are qualified too.
+
+:func:`with_callees` reads each callee's config (JSON or JSONC; a TOML one is refused) and
+answers the caller's config with the callees' bindings and vars added under their qualified
+names, so every binding kind's record checks setup steps, builds its load entry and states its
+assumptions over both Workers without knowing of callees. A resource both configs name (the same
+D1 ``database_id``, KV namespace id or R2 bucket; a queue both produce onto) is one resource under
+the caller's binding: the callee's name is an alias of it, so the callee's ``env.DB`` is the
+caller's ``DB`` and its effects carry the caller's name. A callee's own service binding is run
+by a further callee (``callee("inventory/PARTNER", ...)``, its bindings qualified by that
+Worker's name) or stands in as the binding the caller's config would give it; a cycle of
+callees is refused, named.
+
+Each callee is a :class:`Callee` in the load message: the binding the caller (or a callee,
+qualified) reaches it by, its entry module (bundled into the caller's bundle), the export its
+calls construct, what the caller's binding carries as ``ctx.props``, and its env: each of its
+own names -> the name in the isolate's env it reads (qualified, or the caller's for an alias).
+The runtime (runtime/bindings/callee.mjs) hosts each call through the binding as one effect.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import attrs
+
+from eutaxy.core.errors import UserError, nearest_names
+from eutaxy.core.plain_data import json_problem
+
+from . import bindings, wrangler
+
+__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "with_callees"]
+
+#: The setup step's kind (and its helper's name).
+CALLEE_STEP = "callee"
+
+#: The service binding section's kind, as the wrangler reader names its bindings.
+_SERVICE = "service"
+
+#: Binding kinds of a callee's config that are not run for it: what a callee consumes is its
+#: own drive (a scenario drives one Worker), and its static assets answer nobody here.
+_NOT_CARRIED = frozenset({"queue_consumer", "assets"})
+
+#: Binding kinds whose classes a callee would need exported from the caller's bundle: not run yet.
+_CLASS_KINDS = frozenset({"durable_object", "workflow"})
+
+
+def callee(binding: str, config: str, *, entrypoint: str | None = None, props: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run the Worker behind service binding ``binding`` for real, from its wrangler ``config``.
+
+    Args:
+        binding: the caller's service binding (``INVENTORY``), or a callee's own, qualified by its
+            Worker's name (``inventory/PARTNER``).
+        config: the callee's wrangler config (JSON or JSONC), relative to the scenario; its ``main``
+            is the callee's entry and its ``name`` qualifies its bindings.
+        entrypoint: the named export a call constructs (a class extending WorkerEntrypoint), as the
+            binding's ``entrypoint`` in the caller's config names it; None: the default export.
+        props: what the binding carries to the callee's ``ctx.props`` (plain data); None: ``{}``.
+
+    Returns:
+        The setup step as plain data (``kind: "callee"``).
+    """
+    if not isinstance(binding, str) or not binding or binding.count("/") > 1 or binding.startswith("/") or binding.endswith("/"):
+        raise UserError(f"callee: binding must name a service binding (INVENTORY, or a callee's own as inventory/PARTNER), got {binding!r}")
+    if not isinstance(config, str) or not config:
+        raise UserError(f"callee({binding!r}): config must be the path of the callee's wrangler config, got {config!r}")
+    if entrypoint is not None and (not isinstance(entrypoint, str) or not entrypoint.isidentifier()):
+        raise UserError(f"callee({binding!r}): entrypoint must name an export of the callee (an identifier) or be None, got {entrypoint!r}")
+    given = dict(props or {})
+    problem = json_problem(given, "props", tuples=False, safe_integers=True)
+    if problem is not None:
+        raise UserError(f"callee({binding!r}): {problem}")
+    return {"kind": CALLEE_STEP, "binding": binding, "config": config, "entrypoint": entrypoint, "props": given}
+
+
+@attrs.frozen(kw_only=True)
+class Callee:
+    """One callee Worker as the isolate runs it."""
+
+    #: The env name its caller reaches it by: the caller's binding, or a callee's own, qualified.
+    binding: str
+    #: The Worker's name (its config's ``name``), which qualifies its bindings.
+    name: str
+    #: The Worker that calls it (its config's ``name``; the caller's may be None).
+    caller: str | None
+    config: wrangler.WranglerConfig
+    #: Its entry module, absolute.
+    entry: Path
+    entrypoint: str | None
+    props: Mapping[str, Any]
+    #: Each of its own env names -> the env name in the isolate it reads.
+    env: Mapping[str, str]
+    #: Its own names that are aliases of the caller's resources: own name -> the caller's binding.
+    aliases: Mapping[str, str]
+    #: Its bindings no record runs, as (kind, own name): they stand in as traps under their qualified names.
+    trapped: tuple[tuple[str, str], ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "binding": self.binding,
+            "name": self.name,
+            "entry": str(self.entry),
+            "entrypoint": self.entrypoint,
+            "props": dict(self.props),
+            "env": dict(self.env),
+        }
+
+
+def qualified(worker: str, name: str) -> str:
+    """A callee's binding as the isolate names it: ``inventory/DB``."""
+    return f"{worker}/{name}"
+
+
+def with_callees(
+    root: Path, config: wrangler.WranglerConfig, setup: Sequence[Mapping[str, Any]]
+) -> tuple[wrangler.WranglerConfig, tuple[Callee, ...]]:
+    """The caller's config with every callee's bindings and vars added under qualified names, and the callees.
+
+    ``setup`` is the scenario's whole setup; its ``callee`` steps are read here, each naming a
+    service binding of the caller or of a callee read before it (any depth). Raises UserError
+    for a binding no config declares as a service binding, a config whose ``name`` is not the
+    binding's ``service``, a cycle, or a callee class Eutaxy does not run yet.
+    """
+    steps = [(index, step) for index, step in enumerate(setup) if step.get("kind") == CALLEE_STEP]
+    if not steps:
+        return config, ()
+    merged_bindings = list(config.bindings)
+    merged_vars = dict(config.vars)
+    #: Worker name -> (its config, the chain of names from the caller to it).
+    workers: dict[str | None, tuple[wrangler.WranglerConfig, tuple[str, ...]]] = {None: (config, (config.name or "",))}
+    callees: list[Callee] = []
+    waiting = list(steps)
+    while waiting:
+        ready = [(index, step) for index, step in waiting if _owner(step["binding"]) in workers]
+        if not ready:
+            index, step = waiting[0]
+            owner = _owner(step["binding"])
+            raise UserError(
+                f"setup[{index}]: callee names {step['binding']!r}, a service binding of Worker {owner!r}, but no callee step "
+                f"runs a Worker named {owner!r}; {nearest_names(str(owner), [name for name in workers if name], what='the callees')}",
+                near=step["binding"],
+            )
+        for index, step in ready:
+            waiting.remove((index, step))
+            one = _read_callee(root, index, step, workers, merged_bindings, merged_vars)
+            callees.append(one)
+    if config.no_bundle:
+        raise UserError(
+            f"{config.path}: the scenario runs callee Workers, which are bundled with the caller, but no_bundle loads "
+            "the caller's modules as they are; check the Worker's sources bundled"
+        )
+    return attrs.evolve(config, bindings=tuple(merged_bindings), vars=merged_vars), tuple(callees)
+
+
+def _owner(binding: str) -> str | None:
+    """The Worker a service binding belongs to: None for the caller's (a bare name), else its qualifier."""
+    owner, slash, _ = binding.partition("/")
+    return owner if slash else None
+
+
+def _read_callee(
+    root: Path,
+    index: int,
+    step: Mapping[str, Any],
+    workers: dict[str | None, tuple[wrangler.WranglerConfig, tuple[str, ...]]],
+    merged_bindings: list[wrangler.Binding],
+    merged_vars: dict[str, Any],
+) -> Callee:
+    binding = step["binding"]
+    owner = _owner(binding)
+    owner_config, chain = workers[owner]
+    own_name = binding.partition("/")[2] if owner is not None else binding
+    where = f"setup[{index}]: callee({binding!r})"
+    services = {one.name: one for one in owner_config.bindings if one.kind == _SERVICE}
+    service = services.get(own_name)
+    if service is None:
+        raise UserError(
+            f"{where}: {owner_config.path.name} declares no service binding {own_name!r} in services; "
+            f"{nearest_names(own_name, list(services), what='its service bindings')}",
+            near=binding,
+        )
+    path = (root / step["config"]).resolve()
+    if not path.is_file():
+        raise UserError(f"{where}: the callee's config {step['config']!r} does not exist ({path})", near=step["config"])
+    if path.suffix == ".toml":
+        raise UserError(
+            f"{where}: the callee's config {step['config']!r} is TOML; a callee's config is read as JSON or JSONC (wrangler.jsonc)",
+            near=step["config"],
+        )
+    config = wrangler.read_config(path)
+    if not config.name:
+        raise UserError(
+            f"{config.path}: the callee's config has no name; the name qualifies its bindings (name/DB), as the caller's service binding names it",
+            near=step["config"],
+        )
+    if config.name != service.resource:
+        raise UserError(
+            f"{where}: {owner_config.path.name}'s service binding {own_name!r} names Worker {service.resource!r}, "
+            f"but {config.path.name} is Worker {config.name!r}",
+            near=step["config"],
+        )
+    if config.name in chain:
+        cycle = " -> ".join([*chain, config.name])
+        raise UserError(f"{where}: a cycle of callees ({cycle}); a Worker cannot be its own callee, as the calls would never end", near=binding)
+    if config.name in workers:
+        raise UserError(
+            f"{where}: Worker {config.name!r} is already a callee through another binding; each callee Worker is run through one binding",
+            near=binding,
+        )
+    if config.main is None:
+        raise UserError(f"{config.path}: the callee's config has no main entry", near=step["config"])
+    env: dict[str, str] = {}
+    aliases: dict[str, str] = {}
+    trapped: list[tuple[str, str]] = []
+    kinds = {kind.name: kind for kind in bindings.registered()}
+    for one in config.bindings:
+        name = qualified(config.name, one.name)
+        if one.kind in _NOT_CARRIED:
+            continue
+        if one.kind in _CLASS_KINDS:
+            raise UserError(
+                f"{config.path}: callee {config.name} binds {kinds[one.kind].title} {one.name!r}; a callee's Durable Object and "
+                "Workflow classes are not run yet (check that Worker on its own, with its callers scripted)",
+                near=one.name,
+            )
+        kind = kinds.get(one.kind)
+        if kind is not None:
+            renamed = _qualified_binding(one, name, config)
+            same = _same_resource(kind, renamed, merged_bindings)
+            if same is not None:
+                aliases[one.name] = same
+                env[one.name] = same
+                continue
+            merged_bindings.append(renamed)
+        else:
+            if one.kind != _SERVICE:
+                trapped.append((one.kind, one.name))
+            merged_bindings.append(attrs.evolve(one, name=name))
+        env[one.name] = name
+    for var, value in config.vars.items():
+        name = qualified(config.name, var)
+        merged_vars[name] = value
+        env[var] = name
+    workers[config.name] = (config, (*chain, config.name))
+    entrypoint = step.get("entrypoint")
+    return Callee(
+        binding=binding,
+        name=config.name,
+        caller=owner if owner is not None else workers[None][0].name,
+        config=config,
+        entry=config.main,
+        entrypoint=entrypoint if entrypoint is not None else service.fields.get("entrypoint"),
+        props=dict(step.get("props") or {}),
+        env=env,
+        aliases=aliases,
+        trapped=tuple(trapped),
+    )
+
+
+def _qualified_binding(binding: wrangler.Binding, name: str, config: wrangler.WranglerConfig) -> wrangler.Binding:
+    """A callee's binding under its qualified name; a D1 database's migrations folder made absolute
+    (its config's), so the reset reads the callee's migrations."""
+    fields = dict(binding.fields)
+    if binding.kind == "d1":
+        migrations = (config.path.parent / fields.get("migrations_dir", "migrations")).resolve()
+        if "migrations_dir" in fields or migrations.is_dir():
+            fields["migrations_dir"] = str(migrations)
+    return attrs.evolve(binding, name=name, fields=fields)
+
+
+def _same_resource(kind: bindings.BindingKind, binding: wrangler.Binding, known: Sequence[wrangler.Binding]) -> str | None:
+    """The binding already in the isolate naming the same resource of the same kind, if any (the
+    callee's binding is then an alias of it). A binding naming no resource of its own (its
+    resource would be its name) is never the same as another's."""
+    resource = kind.resource_of(binding)
+    if resource == binding.name:
+        return None
+    for other in known:
+        if other.kind == binding.kind and kind.resource_of(other) == resource:
+            return other.name
+    return None
+
+
+def callee_assumption(callees: Sequence[Callee], config: wrangler.WranglerConfig) -> str:
+    """The sentence a verdict lists for the callee Workers run with the caller."""
+    named = ", ".join(f"{one.name} (behind {one.binding}, from {one.config.path.name})" for one in callees)
+    aliases = [f"{qualified(one.name, own)} is {theirs}" for one in callees for own, theirs in one.aliases.items()]
+    dates = sorted({one.config.compatibility_date or "" for one in callees} - {config.compatibility_date or ""})
+    return (
+        f"Callee Workers run for real in the caller's isolate: {named}. Each call through a service binding to one is one "
+        "effect (Service:<binding>, its faults crash_before, ambiguous and crash_after) hosting the callee's invocation "
+        "(<caller invocation>/<binding>.<method>): its entrypoint is constructed anew with its own env, its effects are "
+        "its invocation's and take faults by their position in it, an exception it throws reaches the caller as RPC "
+        "carries it (name and message, a built-in class as itself), and a crash inside it is an error thrown from the "
+        "call; its waitUntil work runs before the answer crosses back; Cloudflare retries no call. Its bindings are named "
+        "by the Worker's name (name/DB)"
+        + (f"; one resource both Workers bind is the caller's, the callee's name an alias ({'; '.join(aliases)})" if aliases else "")
+        + ". A callee runs with the caller's compatibility date and flags and is bundled with the caller's build settings"
+        + (f" (its config asks for {', '.join(dates)})" if dates else "")
+        + "."
+    )

@@ -1,0 +1,254 @@
+"""Callee Workers run for real: ``callee(binding, config=...)`` on real workerd.
+
+A shop Worker calls a stock Worker (and the stock Worker a pricing Worker) through service
+bindings; the callees run in the shop's isolate with their own bindings under qualified names
+(``stock/DB``). Each call is one ``Service:<binding>`` effect of the caller hosting the callee's
+invocation (``<caller>/<binding>.<method>``), whose effects are its own and take faults by their
+position in it; what the callee throws reaches the caller as RPC carries it, a crash inside it
+is an error thrown from the call. A resource both configs name is one, under the caller's name.
+Config mistakes (a binding that is no service binding, a name that is not the service's, a
+cycle, a TOML config) are the user's, named.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, define_scenario, http, unique
+from eutaxy.cloudflare.worker import prepare_worker
+from eutaxy.core.errors import UserError
+from eutaxy.engine.check import replay_scenario
+
+pytestmark = pytest.mark.usefixtures("toolchain")
+
+SHOP = """
+export default {
+  async fetch(request, env) {
+    const { op, sku } = await request.json();
+    const seen = { callerSeesCalleeDb: "stock/DB" in env, vars: env.LABEL };
+    try {
+      if (op === "take") seen.answer = await env.STOCK.take(sku, 1);
+      if (op === "twice") seen.answer = [await env.STOCK.take(sku, 1), await env.STOCK.take(sku, 1)];
+      if (op === "boom") seen.answer = await env.STOCK.boom(sku);
+      if (op === "fetch") { const r = await env.STOCK.fetch("https://stock/level?sku=" + sku); seen.answer = [r.status, await r.text()]; }
+    } catch (error) {
+      seen.error = { name: error.name, message: error.message, code: error.code, isRange: error instanceof RangeError };
+    }
+    await env.DB.prepare("INSERT INTO log (line) VALUES (?)").bind(JSON.stringify(seen)).run();
+    return Response.json(seen);
+  },
+};
+"""
+
+STOCK = """
+import { WorkerEntrypoint } from "cloudflare:workers";
+export class Stock extends WorkerEntrypoint {
+  async take(sku, n) {
+    await this.env.DB.prepare("UPDATE stock SET qty = qty - ? WHERE sku = ?").bind(n, sku).run();
+    const row = await this.env.DB.prepare("SELECT qty FROM stock WHERE sku = ?").bind(sku).first();
+    const price = await this.env.PRICING.quote(sku);
+    await this.env.SHARED.prepare("INSERT INTO log (line) VALUES (?)").bind("stock took " + sku).run();
+    return { qty: row.qty, price, region: this.env.REGION, caller: this.ctx.props.caller ?? null };
+  }
+  async boom(sku) {
+    const error = new RangeError("no such sku " + sku);
+    error.code = 404;
+    throw error;
+  }
+  async fetch(request) {
+    const sku = new URL(request.url).searchParams.get("sku");
+    const row = await this.env.DB.prepare("SELECT qty FROM stock WHERE sku = ?").bind(sku).first();
+    return new Response(String(row.qty), { status: 200 });
+  }
+}
+export default { async fetch() { return new Response("rpc only", { status: 404 }); } };
+"""
+
+PRICING = """
+import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint {
+  async quote(sku) { return sku === "widget" ? 250 : 100; }
+}
+"""
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+
+
+def _config(name: str, **more) -> str:
+    return json.dumps({"name": name, "main": "./worker.js", "compatibility_date": "2026-01-01", **more})
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("callees")
+    _write(root / "shop", {
+        "worker.js": SHOP,
+        "schema.sql": "CREATE TABLE log (line TEXT NOT NULL);",
+        "wrangler.jsonc": _config(
+            "shop", vars={"LABEL": "shop"},
+            d1_databases=[{"binding": "DB", "database_name": "shop", "database_id": "shop-db"}],
+            services=[{"binding": "STOCK", "service": "stock", "entrypoint": "Stock"}],
+        ),
+    })
+    _write(root / "stock", {
+        "worker.js": STOCK,
+        "schema.sql": "CREATE TABLE stock (sku TEXT PRIMARY KEY, qty INTEGER NOT NULL); INSERT INTO stock VALUES ('widget', 5);",
+        "wrangler.jsonc": _config(
+            "stock", vars={"REGION": "eu"},
+            d1_databases=[
+                {"binding": "DB", "database_name": "stock", "database_id": "stock-db"},
+                # The shop's database: one resource, under the shop's name.
+                {"binding": "SHARED", "database_name": "shop", "database_id": "shop-db"},
+            ],
+            services=[{"binding": "PRICING", "service": "pricing"}],
+        ),
+    })
+    _write(root / "pricing", {"worker.js": PRICING, "wrangler.jsonc": _config("pricing")})
+    return root
+
+
+def _scenario(project: Path, ops: list[str], **more) -> dict:
+    return define_scenario(
+        name="callees",
+        root=project,
+        worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
+        setup=[
+            callee("STOCK", config="./stock/wrangler.jsonc", props={"caller": "shop"}),
+            callee("stock/PRICING", config="./pricing/wrangler.jsonc"),
+            d1_schema("DB", "./shop/schema.sql"),
+            d1_schema("stock/DB", "./stock/schema.sql"),
+        ],
+        drive=http([{"method": "POST", "path": "/", "body": {"op": op, "sku": "widget"}} for op in ops]),
+        invariants=[unique("one-line", d1_rows("DB", "log"), "line", allow_vacuous=True)],
+        bounds={"maxFaultsPerRun": 1, "maxRedeliveries": 0, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+        **more,
+    )
+
+
+def _replay(scenario: dict, faults: list[dict] | None = None) -> dict:
+    with create_platform(scenario) as platform:
+        return replay_scenario(scenario, platform, {"faults": faults or [], "turns": []}, seed="callees")["result"]
+
+
+def _logged(result: dict) -> list[dict]:
+    rows = [e for e in result["effects"] if e["target"] == "D1:DB" and e["op"] == "log" and e["kind"] == "snapshot"][0]["payload"]["rows"]
+    return [json.loads(row["line"]) for row in rows if row["line"].startswith("{")]
+
+
+def test_a_call_hosts_the_callees_invocation_with_its_own_env_and_nested_callee(project):
+    result = _replay(_scenario(project, ["take"]))
+    [seen] = _logged(result)
+    # The caller's env holds none of the callee's names; the callee's env its own, the props the binding's.
+    assert {"callerSeesCalleeDb": False, "vars": "shop", "answer": {"qty": 4, "price": 250, "region": "eu", "caller": "shop"}} == seen
+    points = [(e["invocation"], e["target"], e["op"], e["ordinal"]) for e in result["effects"] if e["kind"] == "call"]
+    assert [
+        ("req-1#1", "Service:STOCK", "take", 0),
+        ("req-1#1/STOCK.take", "D1:stock/DB", "run", 0),
+        ("req-1#1/STOCK.take", "D1:stock/DB", "first", 1),
+        ("req-1#1/STOCK.take", "Service:stock/PRICING", "quote", 2),
+        # The alias: the callee's SHARED is the shop's DB, its effects carry the shop's name.
+        ("req-1#1/STOCK.take", "D1:DB", "run", 3),
+        ("req-1#1", "D1:DB", "run", 1),
+        ("req-1#1", "Http:/", "response", 2),
+    ] == points
+    hosted = [(i["invocation"], i["drive"], i["outcome"]) for i in result["invocations"]]
+    assert [
+        ("req-1#1/STOCK.take/stock/PRICING.quote", "callee", "returned"),
+        ("req-1#1/STOCK.take", "callee", "returned"),
+        ("req-1#1", "http", "returned"),
+    ] == hosted
+    # Snapshots: the callee's database under its qualified name; the shared one once, the shop's.
+    tables = sorted({(e["target"], e["op"]) for e in result["effects"] if e["kind"] == "snapshot"})
+    assert [("D1:DB", "log"), ("D1:stock/DB", "stock")] == tables
+
+
+def test_the_nth_call_of_a_method_is_numbered_and_a_fault_in_the_callee_is_by_its_position(project):
+    # A crash at the second call's first statement: the callee's invocation ends, the call throws.
+    result = _replay(_scenario(project, ["twice"]), [{"invocation": "req-1#1/STOCK.take#2", "ordinal": 0, "fault": "crash_before"}])
+    [seen] = _logged(result)
+    assert "Error" == seen["error"]["name"] and "callee stock crashed in req-1#1/STOCK.take#2" in seen["error"]["message"]
+    hosted = [(i["invocation"], i["outcome"]) for i in result["invocations"] if i["drive"] == "callee"]
+    assert [("req-1#1/STOCK.take/stock/PRICING.quote", "returned"), ("req-1#1/STOCK.take", "returned"), ("req-1#1/STOCK.take#2", "crashed")] == hosted
+
+
+def test_the_calls_own_faults_ambiguous_and_what_the_callee_throws(project):
+    ambiguous = _replay(_scenario(project, ["take"]), [{"invocation": "req-1#1", "ordinal": 0, "fault": "ambiguous"}])
+    [seen] = _logged(ambiguous)
+    assert seen["error"]["message"].startswith("Network connection lost.")
+    # The callee ran: its stock was taken although the caller heard an error.
+    stock = [e for e in ambiguous["effects"] if e["target"] == "D1:stock/DB" and e["kind"] == "snapshot"][0]["payload"]["rows"]
+    assert [{"sku": "widget", "qty": 4}] == stock
+    thrown = _replay(_scenario(project, ["boom"]))
+    [seen] = _logged(thrown)
+    assert {"name": "RangeError", "message": "no such sku widget", "code": 404, "isRange": True} == seen["error"]
+
+
+def test_fetch_through_the_binding_reaches_the_callees_fetch(project):
+    result = _replay(_scenario(project, ["fetch"]))
+    [seen] = _logged(result)
+    assert [200, "5"] == seen["answer"]
+    [answer] = [e for e in result["effects"] if e["target"] == "Service:STOCK" and e["kind"] == "result"]
+    assert {"status": 200, "ok": True} == answer["payload"]["result"]
+
+
+def test_the_callees_bindings_are_qualified_in_the_load_message(project):
+    spec = prepare_worker(_scenario(project, ["take"]))
+    d1 = spec.load.kinds["d1"]
+    assert {"DB": "shop-db", "stock/DB": "stock-db"} == d1["miniflare"]["d1Databases"]
+    [stock, pricing] = spec.load.callees
+    assert ("STOCK", "stock", "Stock", {"caller": "shop"}) == (stock.binding, stock.name, stock.entrypoint, dict(stock.props))
+    assert {"DB": "stock/DB", "SHARED": "DB", "PRICING": "stock/PRICING", "REGION": "stock/REGION"} == dict(stock.env)
+    assert ("stock/PRICING", None) == (pricing.binding, pricing.entrypoint)
+    assert "eu" == spec.load.vars["stock/REGION"]
+    assert any(sentence.startswith("Callee Workers run for real") and "stock/SHARED is DB" in sentence for sentence in spec.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        (callee("CACHE", config="./stock/wrangler.jsonc"), "declares no service binding 'CACHE'"),
+        (callee("STOCK", config="./pricing/wrangler.jsonc"), "names Worker 'stock', but wrangler.jsonc is Worker 'pricing'"),
+        (callee("STOCK", config="./nowhere/wrangler.jsonc"), "does not exist"),
+        (callee("pricing/X", config="./stock/wrangler.jsonc"), "no callee step runs a Worker named 'pricing'"),
+    ],
+)
+def test_config_mistakes_are_named(project, step, words):
+    scenario = define_scenario(
+        name="callees", root=project, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
+        setup=[step], drive=http([{"method": "POST", "path": "/"}]), invariants=[],
+    )
+    with pytest.raises(UserError, match=words):
+        prepare_worker(scenario)
+
+
+def test_a_cycle_of_callees_is_refused_named(tmp_path):
+    _write(tmp_path / "a", {"worker.js": "export default {};", "wrangler.jsonc": _config("a", services=[{"binding": "B", "service": "b"}])})
+    _write(tmp_path / "b", {"worker.js": "export default {};", "wrangler.jsonc": _config("b", services=[{"binding": "A", "service": "a"}])})
+    scenario = define_scenario(
+        name="cycle", root=tmp_path, worker={"entry": "./a/worker.js", "config": "./a/wrangler.jsonc"},
+        setup=[callee("B", config="./b/wrangler.jsonc"), callee("b/A", config="./a/wrangler.jsonc")],
+        drive=http([{"method": "POST", "path": "/"}]), invariants=[],
+    )
+    with pytest.raises(UserError, match=r"a cycle of callees \(a -> b -> a\)"):
+        prepare_worker(scenario)
+
+
+def test_a_toml_callee_config_and_a_concurrent_run_are_refused(project, tmp_path):
+    (project / "stock" / "wrangler.toml").write_text('name = "stock"\nmain = "./worker.js"\ncompatibility_date = "2026-01-01"\n')
+    scenario = define_scenario(
+        name="callees", root=project, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
+        setup=[callee("STOCK", config="./stock/wrangler.toml")], drive=http([{"method": "POST", "path": "/"}]), invariants=[],
+    )
+    with pytest.raises(UserError, match="is TOML"):
+        prepare_worker(scenario)
+    concurrent = _scenario(project, ["take"])
+    concurrent["bounds"]["maxConcurrentInvocations"] = 2
+    with pytest.raises(UserError, match="maxConcurrentInvocations to 1"):
+        prepare_worker(concurrent)
