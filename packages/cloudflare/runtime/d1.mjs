@@ -332,6 +332,67 @@ export function seedStatement(real, seed) {
   return real.prepare(`INSERT INTO ${quote(seed.table)} (${columns.map(quote).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).bind(...values);
 }
 
+/** The most rows, and the most characters of their JSON, one seeding statement carries. */
+const SEED_BATCH_ROWS = 1000;
+const SEED_BATCH_CHARS = 200_000;
+
+/** A value the grouped seeding stores as the binding would: not bytes, and text JSON carries unchanged (no NUL, no lone surrogate). @param {unknown} value */
+function groupable(value) {
+  if (typeof value === "string") return !/[\0\p{Surrogate}]/u.test(value);
+  return value === null || typeof value === "number" || typeof value === "boolean";
+}
+
+/**
+ * The seeded rows as few statements, made once per list of rows. Consecutive rows of one
+ * table naming the same columns (up to SEED_BATCH_ROWS of them, SEED_BATCH_CHARS of JSON)
+ * are one `INSERT ... SELECT` over `json_each` of their values, so SQLite inserts them
+ * without a D1 query per row; each value is stored as D1's binding stores it (a number, and
+ * a boolean as 1 or 0, as a REAL; text as text; null as NULL), rows in listing order. A row
+ * with bytes, with no column, or with text JSON would not carry unchanged is its own
+ * statement (seedStatement), in its place.
+ * @type {WeakMap<SeedRow[], ({sql: string, json: string} | {seed: SeedRow})[]>}
+ */
+const seedPlans = new WeakMap();
+
+/** @param {SeedRow[]} rows */
+function seedPlan(rows) {
+  let plan = seedPlans.get(rows);
+  if (plan) return plan;
+  plan = [];
+  /** @type {{table: string, columns: string[], values: string[], chars: number} | null} */
+  let group = null;
+  const close = () => {
+    if (!group) return;
+    const picks = group.columns.map((_, i) =>
+      `CASE json_type(value, '$[${i}]') WHEN 'integer' THEN CAST(value ->> '$[${i}]' AS REAL) ELSE value ->> '$[${i}]' END`);
+    plan?.push({
+      sql: `INSERT INTO ${quote(group.table)} (${group.columns.map(quote).join(", ")}) SELECT ${picks.join(", ")} FROM json_each(?) ORDER BY key`,
+      json: `[${group.values.join(",")}]`,
+    });
+    group = null;
+  };
+  for (const seed of rows) {
+    const columns = Object.keys(seed.row);
+    const values = Object.values(seed.row);
+    if (columns.length === 0 || !values.every(groupable)) {
+      close();
+      plan.push({ seed });
+      continue;
+    }
+    const json = JSON.stringify(values.map((value) => (typeof value === "boolean" ? Number(value) : value)));
+    const same = group && group.table === seed.table && group.columns.join("\0") === columns.join("\0");
+    if (!same || !group || group.values.length >= SEED_BATCH_ROWS || group.chars + json.length > SEED_BATCH_CHARS) {
+      close();
+      group = { table: seed.table, columns, values: [], chars: 0 };
+    }
+    group.values.push(json);
+    group.chars += json.length + 1;
+  }
+  close();
+  seedPlans.set(rows, plan);
+  return plan;
+}
+
 /**
  * Statements that set the connection's last inserted rowid to 0, the value a new database
  * starts with: D1 reports it as `last_row_id` for a statement that inserts nothing (a CREATE
@@ -345,7 +406,7 @@ const ROWID_RESET = [
 
 /**
  * Drop every user table and view, reset the last inserted rowid (ROWID_RESET), then apply the schema statements and insert the seeded
- * rows, in one batch (outside the effect log). Deferred foreign keys let tables that
+ * rows (seedPlan: a statement per run of rows, not per row), in one batch (outside the effect log). Deferred foreign keys let tables that
  * reference each other be dropped, and rows be seeded, in any order: D1 checks them when
  * the batch commits.
  * @param {string} binding @param {any} real @param {string[]} schema @param {SeedRow[]} [rows]
@@ -355,7 +416,8 @@ export async function resetD1(binding, real, schema, rows = []) {
   lastListed.delete(binding);
   const drops = listed.map((/** @type {{type: string, name: string}} */ r) => `DROP ${r.type === "view" ? "VIEW" : "TABLE"} IF EXISTS ${quote(r.name)}`);
   const sql = [...(drops.length || rows.length ? ["PRAGMA defer_foreign_keys = ON", ...drops] : []), ...ROWID_RESET, ...schema];
-  const statements = [...sql.map((text) => real.prepare(text)), ...rows.map((seed) => seedStatement(real, seed))];
+  const seeds = seedPlan(rows).map((step) => ("seed" in step ? seedStatement(real, step.seed) : real.prepare(step.sql).bind(step.json)));
+  const statements = [...sql.map((text) => real.prepare(text)), ...seeds];
   // Through a session, whose bookmark is where this run's bookmarks count from.
   const session = real.withSession("first-primary");
   await session.batch(statements.length ? statements : [real.prepare("SELECT 1")]);

@@ -1,13 +1,14 @@
 """Rows seeded from the scenario: ``d1_schema(binding, path, rows=...)`` on real workerd.
 
-The reset applies the schema, then inserts the rows through the real binding (so each value
-is stored as D1 stores it), on every run: the Worker reads them and the snapshot keeps them.
+The reset applies the schema, then inserts the rows (many at once, each value stored as D1's
+binding stores it, which a test below holds it to), on every run: the Worker reads them and the snapshot keeps them.
 Foreign keys are on (as on D1) and the reset defers them, so a child table's rows may be
 listed before its parent's, and dropping tables that reference each other works run after
 run. A row the schema refuses is the user's to fix: a ``UserError`` (exit 2) naming the
 binding, the table and the row's index.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,70 @@ def test_bytes_are_carried_as_base64_and_the_step_without_rows_is_unchanged():
     assert {"kind": "d1_schema", "binding": "DB", "path": "./s.sql"} == d1_schema("DB", "./s.sql")
     step = d1_schema("DB", "./s.sql", rows={"t": [{"b": b"\x00\xff", "n": None, "f": 1.5, "i": 3, "s": "x", "ok": False}, {}]})
     assert {"t": [{"b": {"base64": "AP8="}, "n": None, "f": 1.5, "i": 3, "s": "x", "ok": False}, {}]} == step["rows"]
+
+
+#: One value of each kind D1 binds, and the columns of each SQLite affinity they go into.
+KIND_VALUES = [5, 0, -3, 2**53 - 1, 2.5, 2.0, -0.5, 1e300, True, False, "7", "x", "", "a\x00b", "\U0001f600 \"q\" \\", None, b"\x01\xff"]
+KIND_COLUMNS = ("untyped", "t", "i", "r", "n")
+KINDS_SQL = """CREATE TABLE kinds (id INTEGER PRIMARY KEY, untyped, t TEXT, i INTEGER DEFAULT 9, r REAL, n NUMERIC);
+CREATE TABLE kinds_bound (id INTEGER PRIMARY KEY, untyped, t TEXT, i INTEGER DEFAULT 9, r REAL, n NUMERIC);
+CREATE TABLE log (what TEXT);
+CREATE TABLE seen (what TEXT);
+"""
+KINDS_WORKER = """
+const columns = "id, " + %s.map((c) => `typeof(${c}) || ' ' || quote(${c})`).join(", ");
+export default {
+  async queue(batch, env) {
+    for (const message of batch.messages) {
+      const values = message.body.values.map((v) => (v !== null && typeof v === "object" ? new Uint8Array(v.bytes) : v));
+      for (const [index, value] of values.entries()) {
+        await env.DB.prepare("INSERT INTO kinds_bound (id, untyped, t, i, r, n) VALUES (?, ?, ?, ?, ?, ?)")
+          .bind(index, value, value, value, value, value).run();
+      }
+      await env.DB.prepare("INSERT INTO kinds_bound (id) VALUES (?)").bind(values.length).run();
+      const read = async (sql) => (await env.DB.prepare(sql).raw());
+      const seen = {
+        seeded: await read(`SELECT ${columns} FROM kinds ORDER BY id`),
+        bound: await read(`SELECT ${columns} FROM kinds_bound ORDER BY id`),
+        log: await read("SELECT rowid, what FROM log ORDER BY rowid"),
+      };
+      await env.DB.prepare("INSERT INTO seen (what) VALUES (?)").bind(JSON.stringify(seen)).run();
+      message.ack();
+    }
+  },
+};
+""" % list(KIND_COLUMNS).__repr__().replace("'", '"')
+
+
+def test_seeded_values_are_stored_as_the_binding_stores_them_in_listing_order(tmp_path):
+    """Every kind of value in every affinity: a seeded row's typeof() and quote() are those of the same values bound.
+
+    The reset inserts many rows at once; the values must come out as D1's binding stores
+    them (a number, a boolean, text, NULL, bytes), rows with other columns take the
+    schema's defaults, and rows keep their listing order (their rowids) across the statements.
+    """
+    (tmp_path / "worker.js").write_text(KINDS_WORKER)
+    (tmp_path / "wrangler.jsonc").write_text(CONFIG)
+    (tmp_path / "kinds.sql").write_text(KINDS_SQL)
+    rows = {
+        "log": [{"what": "b"}, {"what": "a"}],
+        "kinds": [{"id": i, **{column: value for column in KIND_COLUMNS}} for i, value in enumerate(KIND_VALUES)] + [{"id": len(KIND_VALUES)}],
+    }
+    rows["log"] += [{"what": f"{index}"} for index in range(2, 300)]
+    body = [{"bytes": list(value)} if isinstance(value, bytes) else value for value in KIND_VALUES]
+    scenario = define_scenario(
+        name="seeded-kinds",
+        root=tmp_path,
+        source=tmp_path / "seeded.sim.py",
+        setup=[d1_schema("DB", "./kinds.sql", rows=rows)],
+        drive=queue("jobs", [{"body": {"values": body}}]),
+        invariants=[unique("one-row", d1_rows("DB", "seen"), "what")],
+        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    )
+    with create_platform(scenario) as platform:
+        seen = [json.loads(tables(replay(platform, scenario))["seen"][0]["what"]) for _ in range(2)]
+    assert seen[0] == seen[1]
+    assert seen[0]["bound"] == seen[0]["seeded"]
+    # The row that names only its id: the schema's default, else NULL.
+    assert [len(KIND_VALUES), "null NULL", "null NULL", "integer 9"] == seen[0]["seeded"][-1][:4]
+    assert [[index + 1, row["what"]] for index, row in enumerate(rows["log"])] == seen[0]["log"]
