@@ -34,7 +34,7 @@
 import path from "node:path";
 import readline from "node:readline";
 
-import { StackMapper, bundle } from "./host/bundler.mjs";
+import { StackMapper, bundle, bundleAlone } from "./host/bundler.mjs";
 import { readLoad } from "./host/load.mjs";
 import { Isolate } from "./host/miniflare.mjs";
 import { UserError, log } from "./host/toolchain.mjs";
@@ -75,9 +75,16 @@ async function load(message) {
     compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle,
     callees: loaded.calleeEntries,
   });
+  // Each callee alone too, for the differential runner's raw side (a Worker of its own beside this one).
+  const rawCallees = [];
+  for (const [index, callee] of loaded.rawCallees.entries()) {
+    const calleePath = path.join(workDir.dir, `callee-${index}.bundle.mjs`);
+    await bundleAlone(callee.entry, calleePath, { compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags });
+    rawCallees.push({ ...callee, scriptPath: calleePath });
+  }
   mapper = new StackMapper(scriptPath, loaded.root, loaded.noBundle?.baseDir ?? null);
   const bundled = performance.now();
-  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules });
+  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules, rawCallees });
   log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
   return { compatibilityDate: loaded.dates };
 }

@@ -206,6 +206,10 @@ def test_the_callees_bindings_are_qualified_in_the_load_message(project):
     assert ("STOCK", "stock", "Stock", {"caller": "shop"}) == (stock.binding, stock.name, stock.entrypoint, dict(stock.props))
     assert {"DB": "stock/DB", "SHARED": "DB", "PRICING": "stock/PRICING", "REGION": "stock/REGION"} == dict(stock.env)
     assert ("stock/PRICING", None) == (pricing.binding, pricing.entrypoint)
+    # The Worker of its own the differential runner's raw side calls: its own names, the same databases.
+    assert (None, {"d1Databases": {"DB": "stock-db", "SHARED": "shop-db"}}, {"REGION": "eu"}) == (
+        stock.to_data()["owner"], stock.to_data()["miniflare"], stock.to_data()["vars"])
+    assert ("stock", {}) == (pricing.to_data()["owner"], pricing.to_data()["miniflare"])
     assert "eu" == spec.load.vars["stock/REGION"]
     assert any(sentence.startswith("Callee Workers run for real") and "stock/SHARED is DB" in sentence for sentence in spec.assumptions)
 

@@ -542,6 +542,28 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
   return moduleList;
 }
 
+/**
+ * A callee Worker's entry bundled alone, as wrangler would bundle it, with none of Eutaxy's
+ * runtime: the Worker the differential runner's raw side reaches through a real service
+ * binding (host/miniflare.mjs), which no proxy touches.
+ * @param {string} entry @param {string} outFile
+ * @param {{compatibilityDate?: string, compatibilityFlags?: string[]}} [options]
+ */
+export async function bundleAlone(entry, outFile, options = {}) {
+  try {
+    await esbuild.build({
+      ...WRANGLER_OPTIONS,
+      entryPoints: [entry], bundle: true, format: "esm", outfile: outFile,
+      external: ["cloudflare:*", ...nodeExternals(options.compatibilityDate, options.compatibilityFlags)],
+      plugins: [moduleRulesPlugin([], path.dirname(outFile)), pinnedPackagesPlugin(toolchain.nodeModules)],
+      logLevel: "silent", legalComments: "none",
+    });
+  } catch (error) {
+    const errors = /** @type {any} */ (error).errors ?? [];
+    throw new UserError(`the callee ${entry} does not bundle: ${errors.map((/** @type {any} */ e) => e.text).join("; ") || String(error)}`);
+  }
+}
+
 /** The package a bare specifier names (`@scope/name` or `name`), or null for a path or a scheme. @param {string} specifier */
 function packageName(specifier) {
   if (specifier.startsWith(".") || specifier.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return null;

@@ -125,7 +125,8 @@ function miniflareOptions(kinds) {
  *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, any>, kindModules: string[],
  *   objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
- *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, calleeEntries: {binding: string, entry: string}[]}}
+ *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, calleeEntries: {binding: string, entry: string}[],
+ *   rawCallees: {binding: string, caller: string | null, name: string, entrypoint: string | null, entry: string, miniflare: Record<string, any>, vars: Record<string, unknown>}[]}}
  */
 export function readLoad(message) {
   const problems = schemaProblems(LOAD_SCHEMA, message);
@@ -160,5 +161,9 @@ export function readLoad(message) {
     cpuLimitMs: worker.cpuLimitMs,
     // The callee Workers' entry modules, which the bundle imports beside the Worker's.
     calleeEntries: worker.callees.map((/** @type {any} */ one) => ({ binding: one.binding, entry: one.entry })),
+    // Each callee as a Worker of its own beside the loaded one (the differential runner's raw side).
+    rawCallees: worker.callees.map((/** @type {any} */ one) => ({
+      binding: one.binding, caller: one.owner, name: one.name, entrypoint: one.entrypoint, entry: one.entry, miniflare: one.miniflare, vars: one.vars,
+    })),
   };
 }

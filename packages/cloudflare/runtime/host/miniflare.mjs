@@ -107,9 +107,14 @@ class StderrLog extends Log {
  * `modules`: the module list of a Worker that is not bundled (the bundle first), null to let
  * Miniflare find the bundle's imports from the bundle; `noBundle.baseDir` the folder that
  * Worker's module names are relative to (its stack positions are mapped from there).
+ * `rawCallees`: each callee Worker bundled alone (host/bundler.mjs `bundleAlone`), which the
+ * isolate runs as a Worker of its own beside the loaded one, reached through a real service
+ * binding: what the differential runner's raw side calls (raw.mjs); the proxied runs never do.
+ * @typedef {{binding: string, caller: string | null, name: string, entrypoint: string | null, scriptPath: string,
+ *   miniflare: Record<string, any>, vars: Record<string, unknown>}} RawCallee
  * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, noBundle?: {baseDir: string} | null,
  *   compatibilityDate: string, compatibilityFlags: string[],
- *   kindBindings: Record<string, any>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number}} IsolateOptions
+ *   kindBindings: Record<string, any>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number, rawCallees?: RawCallee[]}} IsolateOptions
  * @typedef {{directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string}} AssetsSettings
  */
 
@@ -136,6 +141,53 @@ function assetsOptions(assets) {
   };
 }
 
+/** Miniflare's options shared by every Worker of an instance (the rest are each Worker's). */
+const SHARED_OPTIONS = ["cf", "log", "handleRuntimeStdio"];
+
+/** The name the loaded Worker takes among several (its callees run beside it). */
+const MAIN_WORKER = "eutaxy-main";
+
+/** The name a callee Worker takes beside the loaded one. @param {string} name */
+function calleeWorkerName(name) {
+  return `eutaxy-callee-${name}`;
+}
+
+/**
+ * The instance's options: the loaded Worker's alone, or with callees each callee as a Worker of
+ * its own (its bundle alone, its own bindings under its own names on the same resources, so it
+ * reads the databases the loaded Worker names qualified), reached from its caller through a real
+ * service binding (the loaded Worker's, or a callee Worker's own).
+ * @param {IsolateOptions} options @param {Record<string, any>} main the loaded Worker's options
+ */
+function withCalleeWorkers(options, main) {
+  const callees = options.rawCallees ?? [];
+  if (callees.length === 0) return main;
+  /** @type {Record<string, any>} */
+  const shared = {};
+  /** @type {Record<string, any>} */
+  const worker = { name: MAIN_WORKER };
+  for (const [key, value] of Object.entries(main)) (SHARED_OPTIONS.includes(key) ? shared : worker)[key] = value;
+  /** @param {string | null} caller */
+  const servicesOf = (caller) => Object.fromEntries(callees.filter((one) => one.caller === caller).map((one) => [
+    caller === null ? one.binding : one.binding.slice(caller.length + 1),
+    { name: calleeWorkerName(one.name), ...(one.entrypoint === null ? {} : { entrypoint: one.entrypoint }) },
+  ]));
+  worker.serviceBindings = servicesOf(null);
+  const others = callees.map((one) => ({
+    name: calleeWorkerName(one.name),
+    modulesRoot: options.modulesRoot,
+    modules: true,
+    scriptPath: one.scriptPath,
+    modulesRules: miniflareModuleRules(),
+    compatibilityDate: options.compatibilityDate,
+    compatibilityFlags: options.compatibilityFlags,
+    ...one.miniflare,
+    bindings: one.vars,
+    serviceBindings: servicesOf(one.name),
+  }));
+  return { ...shared, workers: [worker, ...others] };
+}
+
 /** The running workerd with the loaded bundle, if any. */
 export class Isolate {
   constructor() {
@@ -155,7 +207,7 @@ export class Isolate {
   /** Start workerd on a bundle, stopping the one before. @param {IsolateOptions} options */
   async start(options) {
     await this.dispose();
-    const mf = new Miniflare({
+    const mf = new Miniflare(withCalleeWorkers(options, {
       modulesRoot: options.modulesRoot,
       // A Worker that is not bundled: its modules as a list, named from the work directory, so an import
       // between them (a computed one too) is workerd's to resolve, as in production.
@@ -183,7 +235,7 @@ export class Isolate {
         this.readProgress(stdout);
         stderr.pipe(process.stderr);
       },
-    });
+    }));
     try {
       this.controlUrl = await startedWithin(mf.unsafeGetDirectURL(undefined, CONTROL_EXPORT));
     } catch (error) {

@@ -101,10 +101,22 @@ class Callee:
     aliases: Mapping[str, str]
     #: Its bindings no record runs, as (kind, own name): they stand in as traps under their qualified names.
     trapped: tuple[tuple[str, str], ...] = ()
+    #: The Miniflare options of its own bindings under its own names, on the resources the
+    #: isolate gives them (its qualified ones', an alias's the caller's): for the Worker of its
+    #: own the differential runner's raw side calls through a real service binding.
+    miniflare: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
+
+    @property
+    def owner(self) -> str | None:
+        """The callee Worker whose own service binding it is; None for the loaded Worker's."""
+        return _owner(self.binding)
 
     def to_data(self) -> dict[str, Any]:
         return {
             "binding": self.binding,
+            "owner": self.owner,
+            "miniflare": {option: dict(values) for option, values in self.miniflare.items()},
+            "vars": dict(self.config.vars),
             "name": self.name,
             "entry": str(self.entry),
             "entrypoint": self.entrypoint,
@@ -219,6 +231,7 @@ def _read_callee(
     env: dict[str, str] = {}
     aliases: dict[str, str] = {}
     trapped: list[tuple[str, str]] = []
+    miniflare: dict[str, dict[str, str]] = {}
     kinds = {kind.name: kind for kind in bindings.registered()}
     for one in config.bindings:
         name = qualified(config.name, one.name)
@@ -234,6 +247,8 @@ def _read_callee(
         if kind is not None:
             renamed = _qualified_binding(one, name, config)
             same = _same_resource(kind, renamed, merged_bindings)
+            if kind.miniflare_option is not None:
+                miniflare.setdefault(kind.miniflare_option, {})[one.name] = kind.resource_of(renamed)
             if same is not None:
                 aliases[one.name] = same
                 env[one.name] = same
@@ -261,6 +276,7 @@ def _read_callee(
         env=env,
         aliases=aliases,
         trapped=tuple(trapped),
+        miniflare=miniflare,
     )
 
 
