@@ -220,7 +220,7 @@ class AwsPlatform:
             boundary=boundary,
             handler=handler,
             environment=environment,
-            tables=Tables(client=local.client),
+            tables=Tables(client=local.client, store=local.in_process),
             resources=Resources(local=local),
             output=output,
             sys_path_entries=added,

@@ -1,6 +1,6 @@
 """The scenario's resources beyond DynamoDB tables: reset before each run, read after it.
 
-S3 buckets, SNS topics and EventBridge buses live on the embedded moto server and are
+S3 buckets, SNS topics and EventBridge buses live on the embedded moto (in process, or its server) and are
 reset there with the real globals, through the platform's own clients: a bucket is emptied
 and seeded with its objects; topics and buses are created once. After the run each bucket's
 objects are its snapshot (``S3:<bucket>`` op ``objects``: ``{key, body}``, the body
@@ -28,7 +28,7 @@ OBJECTS = "objects"
 PUBLISHED = "published"
 EVENTS = "events"
 MESSAGES = "messages"
-#: Setup kinds that need the embedded moto server.
+#: Setup kinds that need the embedded moto.
 MOTO_KINDS = ("s3_bucket", "sns_topic", "event_bus")
 
 
@@ -47,7 +47,7 @@ class Resources:
         steps = [step for step in setup if step.get("kind") in MOTO_KINDS]
         if steps and not self.local.embedded:
             raise UserError(
-                f"the setup declares {steps[0]['kind']} {steps[0]['name']!r}, which only the embedded moto server "
+                f"the setup declares {steps[0]['kind']} {steps[0]['name']!r}, which only the embedded moto "
                 f"serves; unset the DynamoDB endpoint to use it"
             )
         for step in steps:

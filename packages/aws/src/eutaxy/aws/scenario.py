@@ -335,8 +335,9 @@ def define_scenario(
 ) -> dict[str, Any]:
     """The scenario's plain data, with ``platform: "aws"`` and the caller's root and source.
 
-    ``dynamodb_endpoint`` names a local DynamoDB to use instead of the embedded moto server
-    (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment). ``expect_failures``
+    ``dynamodb_endpoint`` names a local DynamoDB to use instead of the embedded moto, which
+    answers in the handler's process; ``"moto-server"`` serves that moto from its HTTP server
+    instead (``EUTAXY_DYNAMODB_ENDPOINT`` does the same from the environment). ``expect_failures``
     says the handler is meant to fail: without it a check in which no invocation returned
     normally in a fault-free run is UNSUPPORTED ``handler_never_succeeded``, not a pass.
     """

@@ -144,7 +144,7 @@ class Services:
             if not self.local.embedded:
                 raise loop.unsupported(
                     "service_not_available",
-                    f"{invocation} called {service} {op}; only the embedded moto server serves services beyond "
+                    f"{invocation} called {service} {op}; only the embedded moto serves services beyond "
                     f"DynamoDB (the scenario names the DynamoDB at {self.local.endpoint_url})",
                 )
             perform = self._moto(loop, client, service, op, params)
@@ -247,7 +247,7 @@ class Services:
             except Exception as error:  # the local service, not the handler, failed
                 raise loop.unsupported(
                     "dynamodb_unavailable",
-                    f"{service} {op} failed at the embedded moto server (which serves DynamoDB too): "
+                    f"{service} {op} failed at the embedded moto (which serves DynamoDB too): "
                     f"{type(error).__name__}: {error}",
                 ) from error
             result: dict[str, Any] = {"ok": True}

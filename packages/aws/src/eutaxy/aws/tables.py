@@ -10,6 +10,13 @@ table. The state a run
 starts from is the same either way: the seeded tables and nothing else. Whenever the last
 run's keys are unknown (its run ended UNSUPPORTED, or anything failed), the full reset
 runs again.
+
+When moto answers in this process (``local.InProcessMoto``), the seeded tables' items are
+copied out of moto's own tables after the full reset, and every later reset puts that copy
+back in place of whatever the run left (as moto restores a table from a backup), with no
+request at all: the same starting state, whatever the last run did or how it ended. The
+snapshot reads the items from moto's tables as its Scan answers them (every attribute, typed),
+again with no request.
 """
 
 from __future__ import annotations
@@ -48,6 +55,10 @@ class Tables:
     """The platform's view of the local tables, and how to put them back."""
 
     client: Any
+    #: moto in this process (``local.InProcessMoto``), whose tables can be put back directly; or None.
+    store: Any = None
+    #: The seeded tables' state as the last full reset left it, when ``store`` can put it back.
+    _seeded: Any = None
     #: The tables the last full reset created, or None: the service's tables are unknown.
     _created: list[str] | None = None
     #: The setup (canonical JSON) the tables were created from.
@@ -58,6 +69,10 @@ class Tables:
     def reset(self, tables: Sequence[Mapping[str, Any]]) -> None:
         leftover, self._leftover = self._leftover, None
         setup_text = to_json(list(tables))
+        seeded, self._seeded = self._seeded, None
+        if seeded is not None and setup_text == self._setup_text and self.store.restore_items(seeded):
+            self._seeded = seeded
+            return
         if leftover is not None and self._created is not None and setup_text == self._setup_text:
             try:
                 self._put_back(tables, leftover)
@@ -69,13 +84,15 @@ class Tables:
                 pass
         self._full_reset(tables)
         self._setup_text = setup_text
+        if self.store is not None:
+            self._seeded = self.store.save_items([table["name"] for table in tables])
 
     def snapshot(self, tables: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
         """Every item of each table as plain JSON (unsorted); remembers their keys."""
         rows: dict[str, list[Any]] = {}
         keys: dict[str, list[dict[str, Any]]] = {}
         for table in tables:
-            items = self._scan(table["name"])
+            items = self._scan(table["name"]) if self.store is None else self.store.items_of(table["name"])
             rows[table["name"]] = [{key: plain_attribute_value(value) for key, value in item.items()} for item in items]
             keys[table["name"]] = [_key_of(table, item) for item in items]
         self._leftover = keys
