@@ -33,6 +33,7 @@ export default {
       if (op === "take") seen.answer = await env.STOCK.take(sku, 1);
       if (op === "twice") seen.answer = [await env.STOCK.take(sku, 1), await env.STOCK.take(sku, 1)];
       if (op === "boom") seen.answer = await env.STOCK.boom(sku);
+      if (op === "shelf") { const shelf = await env.STOCK.shelf(sku); seen.answer = [await shelf.take(2), await shelf.level()]; }
       if (op === "fetch") { const r = await env.STOCK.fetch("https://stock/level?sku=" + sku); seen.answer = [r.status, await r.text()]; }
     } catch (error) {
       seen.error = { name: error.name, message: error.message, code: error.code, isRange: error instanceof RangeError };
@@ -44,8 +45,19 @@ export default {
 """
 
 STOCK = """
-import { WorkerEntrypoint } from "cloudflare:workers";
+import { RpcTarget, WorkerEntrypoint } from "cloudflare:workers";
+class Shelf extends RpcTarget {
+  constructor(db, sku) { super(); this.db = db; this.sku = sku; }
+  async take(n) {
+    await this.db.prepare("UPDATE stock SET qty = qty - ? WHERE sku = ?").bind(n, this.sku).run();
+    return this.level();
+  }
+  async level() {
+    return (await this.db.prepare("SELECT qty FROM stock WHERE sku = ?").bind(this.sku).first()).qty;
+  }
+}
 export class Stock extends WorkerEntrypoint {
+  async shelf(sku) { return new Shelf(this.env.DB, sku); }
   async take(sku, n) {
     await this.env.DB.prepare("UPDATE stock SET qty = qty - ? WHERE sku = ?").bind(n, sku).run();
     const row = await this.env.DB.prepare("SELECT qty FROM stock WHERE sku = ?").bind(sku).first();
@@ -256,3 +268,29 @@ def test_a_toml_callee_config_and_a_concurrent_run_are_refused(project, tmp_path
     concurrent["bounds"]["maxConcurrentInvocations"] = 2
     with pytest.raises(UserError, match="maxConcurrentInvocations to 1"):
         prepare_worker(concurrent)
+
+
+def test_an_rpc_target_returned_is_a_stub_whose_calls_are_calls_of_the_binding(project):
+    """The Shelf the stock Worker returns crosses as a stub: each of its method calls is one
+    Service:STOCK effect hosting an invocation of the stock Worker's, whose D1 effects are its own."""
+    result = _replay(_scenario(project, ["shelf"]))
+    [seen] = _logged(result)
+    assert [3, 3] == seen["answer"]
+    calls = [(e["invocation"], e["target"], e["op"], e["payload"]["args"]) for e in result["effects"] if e["kind"] == "call" and e["target"] != "Http:/"]
+    assert [
+        ("req-1#1", "Service:STOCK", "shelf", {"args": ["widget"]}),
+        ("req-1#1", "Service:STOCK", "take", {"args": [2], "stub": "req-1#1/STOCK.shelf"}),
+        ("req-1#1/STOCK.take", "D1:stock/DB", "run", {"sql": "UPDATE stock SET qty = qty - ? WHERE sku = ?", "params": [2, "widget"]}),
+        ("req-1#1/STOCK.take", "D1:stock/DB", "first", {"sql": "SELECT qty FROM stock WHERE sku = ?", "params": ["widget"]}),
+        ("req-1#1", "Service:STOCK", "level", {"args": [], "stub": "req-1#1/STOCK.shelf"}),
+        ("req-1#1/STOCK.level", "D1:stock/DB", "first", {"sql": "SELECT qty FROM stock WHERE sku = ?", "params": ["widget"]}),
+        ("req-1#1", "D1:DB", "run", calls[-1][3]),
+    ] == calls
+    [returned] = [e for e in result["effects"] if e["op"] == "shelf" and e["kind"] == "result"]
+    assert {"stub": True} == returned["payload"]["result"]
+    # A stub call takes the call's faults: the answer to take() lost after the stock was taken.
+    lost = _replay(_scenario(project, ["shelf"]), [{"invocation": "req-1#1", "ordinal": 1, "fault": "ambiguous"}])
+    [seen] = _logged(lost)
+    assert seen["error"]["message"].startswith("Network connection lost.")
+    stock = [e for e in lost["effects"] if e["target"] == "D1:stock/DB" and e["kind"] == "snapshot"][0]["payload"]["rows"]
+    assert [{"sku": "widget", "qty": 3}] == stock

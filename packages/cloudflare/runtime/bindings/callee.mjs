@@ -21,8 +21,11 @@
  * env, whose bindings are proxied for that invocation, so its effects are its own and take
  * faults by their position in it. Its waitUntil work runs after its answer, before the answer
  * crosses back (its background point). What the method returns crosses as a structured clone
- * (a value that is not plain data, a stub or a function, makes the run UNSUPPORTED,
- * `not_plain_data`); what it throws reaches the caller as RPC carries it: a new error with its
+ * (a value that is not plain data, a function or a stream in it, makes the run UNSUPPORTED,
+ * `not_plain_data`), or, an RpcTarget, as a stub whose method calls are calls of the same
+ * binding (`rpcStub`: payload `{args, stub}`, hosting an invocation that runs the target's
+ * method; the env the target kept reads as that invocation's, `invocationView`); what it
+ * throws reaches the caller as RPC carries it: a new error with its
  * name, message and plain own properties, a built-in class as itself; a crash inside the
  * callee (a fault on one of its effects) ends its invocation and the call throws. A fetch()
  * calls the callee's default fetch handler and its Response crosses as it is; a handler that
@@ -102,37 +105,93 @@ function calleeBinding(run, inv, binding, entry) {
 }
 
 /**
- * One RPC call through the binding: the point hosting the callee's invocation.
+ * One RPC call through the binding: the point hosting the callee's invocation, the method
+ * called on a new entrypoint.
  * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {string} binding
  * @param {CalleeEntry} entry @param {string} method @param {unknown[]} args
  */
 function callMethod(run, inv, binding, entry, method, args) {
+  return rpcCall(run, inv, binding, entry, method, args, null, (Entrypoint, env, ctx) => new Entrypoint(ctx, env));
+}
+
+/**
+ * One RPC call, of a method of the object `receiver` gives (a new entrypoint, or the RpcTarget
+ * a stub stands for): one `io` point of `inv`'s at `Service:<binding>` hosting the callee's
+ * invocation. What crosses back is plain data, or a stub for an RpcTarget returned.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {string} binding
+ * @param {CalleeEntry} entry @param {string} method @param {unknown[]} args
+ * @param {string | null} stub the invocation that returned the RpcTarget called, null for the binding's own method
+ * @param {(Entrypoint: any, env: Record<string, unknown>, ctx: any) => any} receiver
+ */
+function rpcCall(run, inv, binding, entry, method, args, stub, receiver) {
   const reading = read(args, "the arguments");
   if (!reading.ok) {
     run.markUnsupported("not_plain_data", `${inv.id}: ${binding}.${method}() was called with an argument that is not plain data (${reading.why}): an RPC stub, a function or a stream, whose calls would bypass the proxies`);
     return never();
   }
   return effectPoint(run, inv, {
-    kind: "io", hosts: true, target: `Service:${binding}`, op: method, args: { args: reading.value },
+    kind: "io", hosts: true, target: `Service:${binding}`, op: method, args: stub === null ? { args: reading.value } : { args: reading.value, stub },
     ladder: ladderNamed(run, "callee"), injectedError,
-    summarize: (value) => ({ value: logged(value) }),
+    summarize: (value) => (isStub(value) ? { stub: true } : { value: logged(value) }),
     perform: () => hosted(run, inv, binding, entry, method, (Entrypoint, env, ctx) => {
       const copy = structuredClone(args);
-      const object = new Entrypoint(ctx, env);
-      if (typeof object[method] !== "function") {
-        // What workerd answers a call of a method the entrypoint lacks.
+      const object = receiver(Entrypoint, env, ctx);
+      if (typeof object?.[method] !== "function") {
+        // What workerd answers a call of a method the receiver lacks.
         throw new TypeError(`The RPC receiver does not implement the method "${method}".`);
       }
       return object[method](...copy);
-    }, (value) => {
+    }, (value, child) => {
+      // An RpcTarget crosses as a stub: its methods' calls are effects of the same binding.
+      if (isRpcTarget(value)) return { ok: true, value: rpcStub(run, inv, binding, entry, value, child.id) };
       const answer = read(value, "the value returned");
       if (!answer.ok) {
-        run.markUnsupported("not_plain_data", `${binding}.${method}() of callee ${entry.name} returned something that is not plain data (${answer.why}): an RPC stub, a function or a stream, whose calls would bypass the proxies`);
+        run.markUnsupported("not_plain_data", `${binding}.${method}() of callee ${entry.name} returned something that is not plain data (${answer.why}): a function, a stream or a stub inside a value, whose calls would bypass the proxies`);
         return { ok: false };
       }
       return { ok: true, value: structuredClone(value) };
     }),
   });
+}
+
+/**
+ * Whether a value is an instance of a class extending workerd's RpcTarget (found by the name of
+ * a class in its prototype chain, so this module needs no import of workerd's own).
+ * @param {unknown} value
+ */
+function isRpcTarget(value) {
+  if (typeof value !== "object" || value === null) return false;
+  for (let proto = Object.getPrototypeOf(value), depth = 0; proto && depth < 32; proto = Object.getPrototypeOf(proto), depth++) {
+    if (proto.constructor?.name === "RpcTarget" && proto !== Object.prototype) return true;
+  }
+  return false;
+}
+
+/** The stubs this record made (what a call answered for an RpcTarget). @type {WeakSet<object>} */
+const stubs = new WeakSet();
+
+/** @param {unknown} value */
+function isStub(value) {
+  return typeof value === "object" && value !== null && stubs.has(value);
+}
+
+/**
+ * The stub the caller `inv` gets for an RpcTarget the callee returned (in `returnedBy`): each
+ * method call is an RPC call of the same binding, hosting an invocation of the callee's that
+ * runs the target's method; disposing of it does nothing.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {string} binding
+ * @param {CalleeEntry} entry @param {any} target @param {string} returnedBy
+ */
+function rpcStub(run, inv, binding, entry, target, returnedBy) {
+  const stub = new Proxy(Object.create(null), {
+    get(_target, property) {
+      if (property === /** @type {any} */ (Symbol).dispose) return () => {};
+      if (typeof property === "symbol" || property === "then" || property === "toJSON") return undefined;
+      return (/** @type {unknown[]} */ ...args) => rpcCall(run, inv, binding, entry, property, args, returnedBy, () => target);
+    },
+  });
+  stubs.add(stub);
+  return stub;
 }
 
 /**
@@ -180,12 +239,14 @@ function entrypointOf(module, binding, entry) {
 /**
  * Host the callee's invocation for one call and answer what crosses back: the value, or a throw
  * (what the callee threw, as RPC carries it; an error for a crash inside it).
- * @param {import("../run.mjs").Run} run @param {Invocation} caller @param {string} binding @param {CalleeEntry} entry
+ * @param {import("../run.mjs").Run} run @param {Invocation} given the calling invocation (or a view of it) @param {string} binding @param {CalleeEntry} entry
  * @param {string} method
  * @param {(Entrypoint: any, env: Record<string, unknown>, ctx: any, module: any) => unknown} call the callee's code
- * @param {(value: unknown) => {ok: true, value: unknown} | {ok: false, error?: Error}} cross what crosses back of a value returned
+ * @param {(value: unknown, child: Invocation) => {ok: true, value: unknown} | {ok: false, error?: Error}} cross what crosses back of a value returned
  */
-async function hosted(run, caller, binding, entry, method, call, cross) {
+async function hosted(run, given, binding, entry, method, call, cross) {
+  // The invocation itself: a callee's env stands for whichever of its invocations runs (invocationView).
+  const caller = given.now;
   const module = run.calleeModules[binding];
   let Entrypoint;
   try {
@@ -195,6 +256,7 @@ async function hosted(run, caller, binding, entry, method, call, cross) {
     return never();
   }
   const child = new Invocation(hostedId(caller, binding, method));
+  calleeOf.set(child, entry.name);
   progress(child.id, "start", null);
   // The caller's wait at the call sees the callee's progress as its own.
   child.onChange = () => caller.bump();
@@ -217,7 +279,7 @@ async function hosted(run, caller, binding, entry, method, call, cross) {
   }
   run.recordOutcome(child, "callee", outcome);
   /** @type {{ok: true, value: unknown} | {ok: false, error?: Error} | null} */
-  const crossed = outcome.kind === "returned" ? cross(outcome.value) : null;
+  const crossed = outcome.kind === "returned" ? cross(outcome.value, child) : null;
   if (outcome.kind === "threw") realConsole.error(`eutaxy: ${child.id}: callee ${entry.name}'s ${method}() threw:`, outcome.error);
   await (child.crashed ? drain(run, child) : runBackground(run, child, `Service:${binding}`, background));
   run.endInvocation(child);
@@ -240,14 +302,41 @@ async function hosted(run, caller, binding, entry, method, call, cross) {
  * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {CalleeEntry} entry
  */
 function calleeEnv(run, inv, entry) {
+  const view = invocationView(run, inv, entry);
   /** @type {Record<string, unknown>} */
   const env = {};
   for (const [own, name] of Object.entries(entry.env)) {
     const owner = run.owners.get(name);
     const real = run.realEnv[name];
-    env[own] = owner && (real !== undefined || owner.record.standsIn) ? proxyOf(owner, run, inv, name, real) : real;
+    env[own] = owner && (real !== undefined || owner.record.standsIn) ? proxyOf(owner, run, view, name, real) : real;
   }
   return env;
+}
+
+/** The callee Worker each hosted invocation runs (its name). @type {WeakMap<Invocation, string>} */
+const calleeOf = new WeakMap();
+
+/**
+ * The invocation a callee's env stands for: the one of this callee hosted now when its code is
+ * running (a later call's, through a stub of an RpcTarget that kept the env), else the one it
+ * was made for. A proxy, as an effect point takes the invocation once (`now`) when it opens.
+ * @param {import("../run.mjs").Run} run @param {Invocation} inv @param {CalleeEntry} entry
+ * @returns {Invocation}
+ */
+function invocationView(run, inv, entry) {
+  const current = () => {
+    const running = run.current;
+    return running && calleeOf.get(running) === entry.name ? running : inv;
+  };
+  return /** @type {Invocation} */ (new Proxy(Object.create(null), {
+    get(_target, property) {
+      const now = current();
+      if (property === "now") return now;
+      const value = Reflect.get(now, property);
+      return typeof value === "function" ? value.bind(now) : value;
+    },
+    set: (_target, property, value) => Reflect.set(current(), property, value),
+  }));
 }
 
 /**
