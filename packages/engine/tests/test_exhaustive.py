@@ -1,4 +1,4 @@
-"""The enumerator against closed forms, its sleep sets, its restart and its refusals.
+"""The enumerator against closed forms, its sleep sets and its refusals.
 
 Closed forms (k events of n effects, all in flight, each event starting with a turn, in
 order; up to m faults of f kinds at the kn points):
@@ -134,11 +134,21 @@ def test_turns_running_one_durable_objects_code_do_not_commute():
     assert independent(inside, elsewhere) and independent(inside, outside) and independent(call, outside)
 
 
-def test_a_turn_that_did_more_restarts_the_enumeration_with_the_reduction_off():
-    """The first run reports more: it counts, and every order is then enumerated."""
+def test_turns_that_did_more_depend_on_every_turn_and_the_reduction_stays_on():
+    """Every effect turn reads the clock: no two commute, so every order runs, with the reduction on."""
     k, n = 2, 2
     outcome, _ = _enumerate(count_scenario(events=k, effects=n, targets="independent", more=True))
-    assert {"completed": True, "schedules": 1 + interleavings(k, n), "reduction": False} == outcome.exhaustive
+    assert {"completed": True, "schedules": interleavings(k, n), "reduction": True} == outcome.exhaustive
+
+
+def test_only_the_turns_that_did_more_lose_their_independence():
+    """The first of three events reads the clock: the other two's turns still commute with
+    each other, so fewer orders than all of them run, and more than when none reads it."""
+    k, n = 3, 1
+    neither, _ = _enumerate(count_scenario(events=k, effects=n, targets="independent"))
+    one, _ = _enumerate(count_scenario(events=k, effects=n, targets="independent", more=["msg-1"]))
+    assert one.exhaustive["reduction"] and one.exhaustive["completed"]
+    assert neither.exhaustive["schedules"] < one.exhaustive["schedules"] < interleavings(k, n)
 
 
 def test_a_run_that_chooses_differently_after_the_same_prefix_is_not_replayable():

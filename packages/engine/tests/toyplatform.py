@@ -8,7 +8,9 @@ event runs:
   ``targets: "independent"``, one ``Toy:shared`` target otherwise). Each point allows the
   first ``faultKinds`` of ``("error", "ambiguous")``; the program catches both and goes
   on, so a fault never changes which points a run reaches, which is what the closed
-  forms assume. ``more: true`` makes every effect turn read the clock as well.
+  forms assume. ``more: true`` makes every event's effect turns read the clock as well
+  (``more: [<event id>, ...]``: those events' only), and the time read goes into the
+  arguments of the event's next effect, so the order of turns shows in the log.
 - ``orders``: a queue consumer that reads ``Toy:db`` for the message's key, inserts a row
   unless (with ``fixed: true``) the read found one, then acks. Nothing but a crash or an
   error stops it: such a delivery is retried while ``may_redeliver`` allows, which is how
@@ -24,6 +26,13 @@ decision, even with one option; its options are the parked invocations' effects 
 order, then starting the next event while a slot is free. Synchronous effects (the ack)
 are not turns.
 
+Prefix sharing (``run_shared``, engine/checkpoints.py): the toy copies its whole run state
+at the top of every step of its loop, so a plan whose forced prefix repeats an earlier run's
+options starts from there. Its programs are small state machines rather than generators,
+since a generator cannot be copied. ``ToyPlatform(share=False)`` runs every plan from the
+reset; so does a toy that ``leak``s or is ``flaky`` (its state outlives a run, which a
+checkpoint would hide).
+
 Every decision, fault or turn, goes to the engine's one Python follower
 (eutaxy.engine.follower.PlanFollower, checked against core's vectors/follower.json like the
 JavaScript runtime's), so the toy holds no reading of the plan of its own.
@@ -32,11 +41,12 @@ JavaScript runtime's), so the toy holds no reading of the plan of its own.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterator
+from typing import Any
 
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS, invocation_id
 from eutaxy.core.faults import READ_FAULTS, WRITE_FAULTS, may_redeliver
 from eutaxy.core.protocol import Decision, EndState, RunPlan, RunResult
+from eutaxy.engine.checkpoints import Checkpoints
 from eutaxy.engine.follower import PlanFollower
 
 COUNT_FAULT_KINDS = ("error", "ambiguous")
@@ -62,7 +72,7 @@ class _Point:
 class _Invocation:
     __slots__ = ("event", "attempt", "id", "program", "parked", "ordinal")
 
-    def __init__(self, event: dict, attempt: int, program: Iterator[_Point]) -> None:
+    def __init__(self, event: dict, attempt: int, program: "_Program") -> None:
         self.event = event
         self.attempt = attempt
         self.id = invocation_id(event["id"], attempt)
@@ -70,40 +80,103 @@ class _Invocation:
         self.parked: _Point | None = None
         self.ordinal = 0
 
+    def copy(self) -> "_Invocation":
+        twin = _Invocation.__new__(_Invocation)
+        twin.event, twin.attempt, twin.id, twin.parked, twin.ordinal = self.event, self.attempt, self.id, self.parked, self.ordinal
+        twin.program = self.program.copy()
+        return twin
 
-def _count_program(event: dict, toy: dict, flip: bool) -> Iterator[_Point]:
-    kinds = COUNT_FAULT_KINDS[: toy.get("faultKinds", 0)]
-    for index in range(toy.get("effects", 1)):
-        if toy.get("targets") == "independent":
-            target = f"Toy:{event['id']}"
-        else:
-            target = "Toy:shared"
-        if flip and index == 0:
+
+class _Program:
+    """An event's code, resumed after each point with its value or error; None once it ends."""
+
+    __slots__ = ()
+
+    def resume(self, value: Any, error: BaseException | None, now: int) -> _Point | None:
+        raise NotImplementedError
+
+    def copy(self) -> "_Program":
+        twin = object.__new__(type(self))
+        for name in type(self).__slots__:
+            setattr(twin, name, getattr(self, name))
+        return twin
+
+
+class _CountProgram(_Program):
+    """``effects`` puts; a ToyFault at one is caught. Reading the clock after each puts the time in the next."""
+
+    __slots__ = ("event", "targets", "kinds", "effects", "flip", "reads", "index", "read")
+
+    def __init__(self, event: dict, toy: dict, flip: bool, reads: bool) -> None:
+        self.event = event["id"]
+        self.kinds = COUNT_FAULT_KINDS[: toy.get("faultKinds", 0)]
+        self.effects = toy.get("effects", 1)
+        self.targets = toy.get("targets")
+        self.flip, self.reads = flip, reads
+        self.index = -1
+        self.read: int | None = None
+
+    def resume(self, value: Any, error: BaseException | None, now: int) -> _Point | None:
+        if self.index >= 0 and self.reads:
+            self.read = now
+        self.index += 1
+        if self.index >= self.effects:
+            return None
+        target = f"Toy:{self.event}" if self.targets == "independent" else "Toy:shared"
+        if self.flip and self.index == 0:
             target = target + "-flipped"
-        try:
-            yield _Point(target, "put", {"event": event["id"], "index": index}, kinds)
-        except ToyFault:
-            pass
+        args: dict = {"event": self.event, "index": self.index}
+        if self.read is not None:
+            args["read"] = self.read
+        return _Point(target, "put", args, self.kinds)
 
 
-def _orders_program(event: dict, toy: dict) -> Iterator[_Point]:
-    key = event["body"]["key"]
-    found = yield _Point("Toy:db", "get", {"key": key}, READ_FAULTS)
-    if not (toy.get("fixed") and found["row"] is not None):
-        yield _Point("Toy:db", "insert", {"key": key}, WRITE_FAULTS)
-    yield _Point("Queue:toy", "ack", {"id": event["id"]}, (), sync=True)
+class _OrdersProgram(_Program):
+    """Read the key, insert unless (fixed) the read found a row, ack; a ToyFault is not caught."""
+
+    __slots__ = ("event", "key", "fixed", "stage")
+
+    def __init__(self, event: dict, toy: dict) -> None:
+        self.event = event["id"]
+        self.key = event["body"]["key"]
+        self.fixed = bool(toy.get("fixed"))
+        self.stage = 0
+
+    def resume(self, value: Any, error: BaseException | None, now: int) -> _Point | None:
+        if error is not None:
+            raise error
+        self.stage += 1
+        if self.stage == 1:
+            return _Point("Toy:db", "get", {"key": self.key}, READ_FAULTS)
+        if self.stage == 2 and not (self.fixed and value["row"] is not None):
+            return _Point("Toy:db", "insert", {"key": self.key}, WRITE_FAULTS)
+        if self.stage <= 3:
+            self.stage = 3
+            return _Point("Queue:toy", "ack", {"id": self.event}, (), sync=True)
+        return None
 
 
 class ToyPlatform:
-    """The toy's runtime. State lives on the instance; each run resets it (unless it leaks)."""
+    """The toy's runtime. State lives on the instance; each run resets it (unless it leaks).
 
-    def __init__(self, *, record: bool = True) -> None:
+    ``share``: ``run_shared`` starts a run from the latest checkpoint an earlier one took
+    whose options taken its forced prefix repeats (engine/checkpoints.py); off, it runs
+    from the reset as ``run`` does.
+    """
+
+    def __init__(self, *, record: bool = True, share: bool = True) -> None:
         #: Keep every plan and result as plain data (the schema tests read them).
         self.record = record
+        self.share = share
         self.runs = 0
+        #: Steps of the run loop taken over every run (a run from a checkpoint skips those before it).
+        self.steps = 0
         self._leaked = 0
         self.plans: list[dict] = []
         self.results: list[dict] = []
+        self.checkpoints: Checkpoints[_State] = Checkpoints()
+        #: run() was called by run_shared().
+        self._sharing = False
 
     def describe(self) -> dict:
         return {"platform": "toy", "assumptions": ["the toy runs in one Python process"]}
@@ -112,19 +185,63 @@ class ToyPlatform:
         pass
 
     def run(self, plan: RunPlan) -> RunResult:
+        toy = plan.scenario.get("toy") or {}
+        shared = self._sharing and self.share and not toy.get("leak") and not toy.get("flaky")
         if self.record:
             self.plans.append(plan.to_data())
-        result = _Run(plan, self).run()
+        result = _Run(plan, self, self.checkpoints if shared else None).run()
         self.runs += 1
         if self.record:
             self.results.append(result.to_data())
         return result
 
+    def run_shared(self, plan: RunPlan) -> RunResult:
+        # Through run(), so that a test's subclass overriding run() sees every run.
+        self._sharing = True
+        try:
+            return self.run(plan)
+        finally:
+            self._sharing = False
+
+
+class _State:
+    """A copy of a run's state at the top of a step of its loop (a checkpoint)."""
+
+    __slots__ = ("pending", "inflight", "rows", "effects", "effect_count", "now", "follower", "decision_count", "converted", "step")
+
+    def __init__(self, run: "_Run", step: int) -> None:
+        follower = run.follower
+        self.pending = tuple(run.pending)
+        self.inflight = tuple(inv.copy() for inv in run.inflight)
+        self.rows = {key: dict(row) for key, row in run.rows.items()}
+        # The log and the decisions only grow: the checkpoint keeps the list and its length.
+        self.effects, self.effect_count = run.effects, len(run.effects)
+        self.now = run.now
+        self.follower = (follower.decisions, follower.eligible, follower.faults_injected, follower.turns_taken, follower.batches_taken, follower.short_batches)
+        self.decision_count = len(follower.decisions)
+        # The run's decisions as the protocol's, filled in when the run ends (before any resume).
+        self.converted = run.converted
+        self.step = step
+
+    def restore(self, run: "_Run") -> int:
+        """Put this state into ``run`` (copied, so the checkpoint stays as it was); the step it was taken at."""
+        run.pending = deque(self.pending)
+        run.inflight = [inv.copy() for inv in self.inflight]
+        run.rows = {key: dict(row) for key, row in self.rows.items()}
+        run.effects = self.effects[: self.effect_count]
+        run.now = self.now
+        follower = run.follower
+        decisions, follower.eligible, follower.faults_injected, follower.turns_taken, follower.batches_taken, follower.short_batches = self.follower
+        follower.decisions = decisions[: self.decision_count]
+        run.converted = self.converted[: self.decision_count]
+        return self.step
+
 
 class _Run:
-    def __init__(self, plan: RunPlan, platform: ToyPlatform) -> None:
+    def __init__(self, plan: RunPlan, platform: ToyPlatform, checkpoints: Checkpoints[_State] | None) -> None:
         self.plan = plan
         self.platform = platform
+        self.checkpoints = checkpoints
         self.scenario = plan.scenario
         self.toy = dict(self.scenario.get("toy") or {})
         bounds = self.scenario.get("bounds") or {}
@@ -132,9 +249,25 @@ class _Run:
         self.max_redeliveries = bounds.get("maxRedeliveries", 2)
         self.follower = PlanFollower.from_plan(plan.to_data())
         self.effects: list[dict] = []
+        #: The decisions converted to the protocol's Decision so far (a run from a checkpoint
+        #: starts with those of its prefix).
+        self.converted: list[Decision] = []
         self.now = VIRTUAL_EPOCH_MS
         self.rows: dict[str, dict] = {}
+        self.pending: deque = deque()
+        self.inflight: list[_Invocation] = []
         self.flip = bool(self.toy.get("flaky")) and platform.runs % 2 == 1
+        more = self.toy.get("more")
+        #: The events whose effect turns read the clock.
+        self.reading: set[str] | None = None if more is True else set(more or ())
+
+    def _converted(self) -> tuple[Decision, ...]:
+        decisions = self.follower.decisions
+        self.converted.extend(_decision(d) for d in decisions[len(self.converted) :])
+        return tuple(self.converted)
+
+    def _reads_clock(self, event: dict) -> bool:
+        return self.reading is None or event["id"] in self.reading
 
     # -- effects --------------------------------------------------------------------------
 
@@ -185,33 +318,29 @@ class _Run:
 
     # -- invocations ----------------------------------------------------------------------
 
-    def _program(self, event: dict) -> Iterator[_Point]:
+    def _program(self, event: dict) -> _Program:
         if self.toy.get("program", "count") == "orders":
-            return _orders_program(event, self.toy)
-        return _count_program(event, self.toy, self.flip)
+            return _OrdersProgram(event, self.toy)
+        return _CountProgram(event, self.toy, self.flip, self._reads_clock(event))
 
     def _advance(self, inv: _Invocation, value: Any = None, error: BaseException | None = None) -> bool:
         """Run ``inv`` to its next asynchronous point (parked, True) or its end (False)."""
-        try:
-            while True:
-                if error is not None:
-                    point = inv.program.throw(error)
-                else:
-                    point = inv.program.send(value)
-                value, error = None, None
-                if not point.sync:
-                    inv.parked = point
-                    return True
-                try:
-                    value = self._perform(inv, point)
-                except ToyFault as fault:
-                    error = fault
-        except StopIteration:
-            return False
+        # Bounded by the program's points: each pass resumes it past one.
+        while True:
+            point = inv.program.resume(value, error, self.now)
+            if point is None:
+                return False
+            value, error = None, None
+            if not point.sync:
+                inv.parked = point
+                return True
+            try:
+                value = self._perform(inv, point)
+            except ToyFault as fault:
+                error = fault
 
     def _fail(self, inv: _Invocation, pending: deque) -> None:
         """A delivery that crashed or threw: retried while the platform and the bounds allow."""
-        inv.program.close()
         if self.toy.get("program", "count") == "orders" and may_redeliver(
             inv.attempt, QUEUE_RETRY_LIMIT, self.max_redeliveries
         ):
@@ -238,10 +367,19 @@ class _Run:
         events = [dict(e) for e in (self.scenario.get("drive") or {}).get("events") or []]
         for index, event in enumerate(events, 1):
             event.setdefault("id", f"msg-{index}")
-        pending: deque = deque((event, 1) for event in events)
-        inflight: list[_Invocation] = []
+        self.pending = deque((event, 1) for event in events)
         concurrent = self.concurrency > 1
-        for _ in range(10_000):
+        first = 0
+        checkpoints = self.checkpoints
+        if checkpoints is not None:
+            state = checkpoints.resume(self.plan)
+            if state is not None:
+                first = state.restore(self)
+        pending, inflight = self.pending, self.inflight
+        for step in range(first, 10_000):
+            self.platform.steps += 1
+            if checkpoints is not None and step > first:
+                checkpoints.take(tuple(d["chosen"] for d in self.follower.decisions), _State(self, step))
             options: list[dict] = [
                 {"kind": "effect", "invocation": inv.id, "target": inv.parked.target} for inv in inflight
             ]
@@ -263,7 +401,7 @@ class _Run:
             else:
                 inv = inflight[chosen]
                 alive = self._step(inv, pending, first=False)
-                if decision is not None and self.toy.get("more"):
+                if decision is not None and self._reads_clock(inv.event):
                     decision["more"] = True
             if not alive:
                 inflight.remove(inv)
@@ -279,7 +417,7 @@ class _Run:
         return RunResult(
             effects=tuple(self.effects),
             eligible=self.follower.eligible,
-            decisions=tuple(_decision(d) for d in self.follower.decisions),
+            decisions=self._converted(),
             end=EndState(),
         )
 

@@ -25,10 +25,11 @@ sleep and nothing sleeps across them; fault decisions pass sleep sets through un
 may take a sleeping turn: the enumerator then cuts the path there (the run is a probe,
 not a schedule) and goes on from the next option of that frame.
 
-The reduction assumes that turns do only their effect. A run whose effect turn did more
-(``more``: another effect, queued an event, read the clock or randomness, set a timer)
-is checked as usual and the enumeration starts again over every order with the
-reduction off; the schedules counted include those before the restart.
+A turn that did more than its effect (``more``: another effect, another invocation's
+code, reading the clock or randomness, setting a timer) depends on every turn, as a start
+does: where it is taken nothing sleeps below it, and once explored it never sleeps. Its
+independence is known only after it ran, and a frame records it for every turn taken
+there (``_Frame.more``), so the reduction stays on; docs/engine.md argues why this is sound.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ class _Frame:
     done: set[int] = attrs.field(factory=set)
     #: Sleeping turns at this decision: option key -> option.
     sleep: dict[Any, Any] = attrs.field(factory=dict)
+    #: Option indices taken here whose turn did more than its effect (they depend on every turn).
+    more: set[int] = attrs.field(factory=set)
 
     def child_sleep(self, reduction: bool) -> dict[Any, Any]:
         """The sleep set below the current option."""
@@ -130,9 +133,11 @@ class _Frame:
             return {}
         if self.kind == "fault":
             return dict(self.sleep)
+        if self.chosen in self.more:
+            return {}
         taken = self.options[self.chosen]
         candidates = dict(self.sleep)
-        for index in self.done:
+        for index in self.done - self.more:
             option = self.options[index]
             candidates[_option_key(option)] = option
         return {key: option for key, option in candidates.items() if independent(option, taken)}
@@ -164,8 +169,8 @@ class Enumeration:
     state is the current path, the counts, and whether the reduction is on.
 
     What to run next: the current forced prefix. What a run teaches: the frames past the
-    prefix (a run that left its prefix stops exploration, ``not_replayable``), and whether
-    the reduction's assumption failed (the enumeration then starts again with it off).
+    prefix (a run that left its prefix stops exploration, ``not_replayable``), and which
+    turns it took did more than their effect.
     Done: no frame has an option left, which covers every schedule within the bounds.
     """
 
@@ -180,8 +185,6 @@ class Enumeration:
     prefix: list[int] = attrs.field(init=False, factory=list)
     #: A run was observed since the prefix was last advanced.
     _observed: bool = attrs.field(init=False, default=False)
-    #: The last run's turn did more than its effect: start again over every order.
-    _restart: bool = attrs.field(init=False, default=False)
 
     def report(self) -> dict[str, Any]:
         return {"completed": self.completed, "schedules": self.schedules, "reduction": self.reduction}
@@ -205,7 +208,15 @@ class Enumeration:
         return None
 
     def _extend(self, prefix: list[int], decisions: tuple[Decision, ...]) -> bool:
-        """Push frames for the decisions past the prefix; False if the run took a sleeping turn."""
+        """Push frames for the decisions past the prefix; False if the run took a sleeping turn.
+
+        Each frame on the path notes whether the turn the run took there did more than its
+        effect (the prefix's frames too: their taken option may be new), before the sleep set
+        below it is worked out.
+        """
+        for frame, decision in zip(self.stack[: len(prefix)], decisions, strict=False):
+            if _did_more(decision):
+                frame.more.add(decision.chosen)
         for index in range(len(prefix), len(decisions)):
             parent = self.stack[-1] if self.stack else None
             sleep = parent.child_sleep(self.reduction) if parent is not None else {}
@@ -213,6 +224,8 @@ class Enumeration:
             self.stack.append(frame)
             if self.reduction and frame.kind == "turn" and _option_key(frame.options[0]) in sleep:
                 return False
+            if _did_more(decisions[index]):
+                frame.more.add(frame.chosen)
         return True
 
     def _backtrack(self) -> list[int] | None:
@@ -233,12 +246,6 @@ class Enumeration:
         if not self._observed:
             return False
         self._observed = False
-        if self._restart:
-            # The reduction's assumption failed: start again over every order.
-            self._restart = False
-            self.stack = []
-            self.prefix = []
-            return False
         following = self._backtrack()
         if following is None:
             self.completed = True
@@ -261,14 +268,9 @@ class Enumeration:
         divergence = self._diverged(self.prefix, decisions)
         if divergence is not None:
             return Stopped(cause=NOT_REPLAYABLE, detail=divergence, exhaustive=self.report())
-        whole = self._extend(self.prefix, decisions)
-        restart = self.reduction and any(_did_more(d) for d in decisions)
-        if whole or restart:
+        if self._extend(self.prefix, decisions):
             self.schedules += 1
             self.session.schedules = self.schedules
-        if restart:
-            self.reduction = False
-        self._restart = restart
         self._observed = True
         return None
 

@@ -161,9 +161,15 @@ class Session:
             return "budgetMs"
         return None
 
-    def perform(self, plan: RunPlan) -> RunRecord:
-        """Run a plan and check its log; nothing is counted (replays and checks use this)."""
-        result = self.platform.run(plan)
+    def perform(self, plan: RunPlan, *, shared: bool = False) -> RunRecord:
+        """Run a plan and check its log; nothing is counted (replays and checks use this).
+
+        ``shared``: the platform may start the run from a checkpoint of an earlier one when it
+        can (``checkpoints.SharesPrefixes``); exploration runs only, so every other run (a
+        replay, the module-state check, the audit) starts from the reset.
+        """
+        run_shared: Callable[[RunPlan], RunResult] | None = getattr(self.platform, "run_shared", None) if shared else None
+        result = self.platform.run(plan) if run_shared is None else run_shared(plan)
         violations: tuple[Violation, ...] = ()
         undetermined: tuple[Violation, ...] = ()
         invariants = plan.scenario.get("invariants") or []
@@ -176,7 +182,7 @@ class Session:
 
     def explore(self, plan: RunPlan) -> RunRecord:
         """One exploration run: counted, kept if among the first, and reported as progress."""
-        record = self.perform(plan)
+        record = self.perform(plan, shared=True)
         if self.runs == 0 and not record.unsupported:
             # The first run injects no faults: the names only a run can tell are checked on it.
             check_run_fit(plan.scenario.get("invariants") or [], as_effects(record.result.effects))
