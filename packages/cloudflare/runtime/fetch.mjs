@@ -74,7 +74,17 @@ function replyOf(reply) {
  * @param {External} external @returns {Route[]}
  */
 export function compileRoutes(external) {
-  return (external.responses ?? []).map((scripted, index) => {
+  return scriptedRoutes(external.responses ?? [], `external(${JSON.stringify(external.name)})`);
+}
+
+/**
+ * Scripted routes, ready to match (an external's, a scripted service binding's fetch()
+ * replies, bindings/service.mjs); `label` names their owner in the error for a pattern
+ * JavaScript cannot compile.
+ * @param {Scripted[]} responses @param {string} label @returns {Route[]}
+ */
+export function scriptedRoutes(responses, label) {
+  return responses.map((scripted, index) => {
     /** @type {(path: string) => boolean} */
     let matchPath = () => true;
     if (typeof scripted.path === "string") {
@@ -85,7 +95,7 @@ export function compileRoutes(external) {
       try {
         regex = new RegExp(`^(?:${scripted.pattern})$`);
       } catch (error) {
-        throw new UserFacingError(`external(${JSON.stringify(external.name)}): responses[${index}]: pattern must be a JavaScript regular expression, got ${JSON.stringify(scripted.pattern)} (${error instanceof Error ? error.message : String(error)})`);
+        throw new UserFacingError(`${label}: responses[${index}]: pattern must be a JavaScript regular expression, got ${JSON.stringify(scripted.pattern)} (${error instanceof Error ? error.message : String(error)})`);
       }
       matchPath = (given) => regex.test(given);
     }
@@ -121,6 +131,24 @@ export function recordedBody(text, contentType) {
     }
   }
   return text;
+}
+
+/**
+ * A request as its effect records it: `{url, method, headers, body}`, the headers lower-cased,
+ * the body as `recordedBody` reads it. A string body is read as given, so a request made at
+ * once stays a point made at once.
+ * @param {Request} request @param {any} [init] the init it was made with
+ */
+export async function recordedRequest(request, init) {
+  /** @type {string | null} */
+  let text;
+  if (typeof init?.body === "string") text = init.body;
+  else if (request.body === null) text = null;
+  else text = await request.text();
+  /** @type {Record<string, string>} */
+  const headers = {};
+  for (const [name, value] of request.headers) headers[name] = value;
+  return { url: request.url, method: request.method.toUpperCase(), headers, body: recordedBody(text, request.headers.get("content-type") ?? "") };
 }
 
 /** A Response for a reply: a string body as text, any other value as JSON. @param {Reply} reply */
@@ -173,17 +201,8 @@ export function makeFetch(run) {
       run.markUnsupported("outbound_request", `outbound fetch ${method} ${request.url}: external ${external.name} scripts no response for ${method} ${url.pathname}`);
       return never();
     }
-    // A string body is read as given, so a request made at once stays a point made at once.
-    /** @type {string | null} */
-    let text;
-    if (typeof init?.body === "string") text = init.body;
-    else if (request.body === null) text = null;
-    else text = await request.text();
-    /** @type {Record<string, string>} */
-    const headers = {};
-    for (const [name, value] of request.headers) headers[name] = value;
     const dedupeKey = external.dedupeBy ? request.headers.get(external.dedupeBy) : null;
-    const args = { url: request.url, method, headers, body: recordedBody(text, request.headers.get("content-type") ?? ""), dedupeKey };
+    const args = { ...(await recordedRequest(request, init)), dedupeKey };
     const outcome = await effectPoint(run, inv, {
       kind: "io",
       target: `Fetch:${external.name}`,

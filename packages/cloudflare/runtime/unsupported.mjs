@@ -4,7 +4,7 @@
  *
  * The allowlist leaves out AI, Hyperdrive, the Cache API and raw sockets
  * (`binding_not_allowed`; the seeds left KV out too, which issue 15 brought in as
- * bindings/kv.mjs); bindings this runtime does not model yet (services, Workflows of another Worker,
+ * bindings/kv.mjs); bindings this runtime does not model yet (Workflows of another Worker,
  * Vectorize, ...) are `binding_not_modelled`, as is a method a modelled binding's proxy does
  * not model (`modelledOnly`); a modelled binding no setup step resets (an R2 bucket, a Durable
  * Object namespace: `trapUnset`, bindings/index.mjs) is `binding_without_setup`;
@@ -24,7 +24,7 @@ const NOT_ALLOWED = new Set(["ai", "hyperdrive", "cache", "sockets"]);
 
 const KIND_NAMES = /** @type {Record<string, string>} */ ({
   ai: "AI", hyperdrive: "Hyperdrive", r2: "R2", durable_object: "Durable Object",
-  service: "service", workflow: "Workflow", vectorize: "Vectorize",
+  workflow: "Workflow", vectorize: "Vectorize",
   analytics_engine: "Analytics Engine", browser: "Browser Rendering", images: "Images",
 });
 

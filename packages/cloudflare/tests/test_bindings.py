@@ -44,7 +44,8 @@ def test_the_registry_refuses_a_second_kind_with_a_name_section_label_or_step_ta
         fields = {"name": "other", "section": "others", "names": attrs.evolve(KV.names, label="Other"), "setup": attrs.evolve(step, name="other_step")} | clash
         with pytest.raises(AssertionError):
             bindings.register(type(KV)(**{**_fields(KV), **fields}))
-    assert ["d1", "kv", "r2", "queue_consumer", "queue_producer", "durable_object", "assets", "workflow"] == [kind.name for kind in bindings.registered()]
+    registered = ["d1", "kv", "r2", "queue_consumer", "queue_producer", "durable_object", "assets", "workflow", "service"]
+    assert registered == [kind.name for kind in bindings.registered()]
 
 
 def _fields(kind):

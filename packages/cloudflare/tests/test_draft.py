@@ -624,3 +624,32 @@ export default app;
     draft = draft_worker(_project(tmp_path / "w", {"name": "tasks"}, worker=worker))
     assert [{"method": "GET", "path": "/tasks/1"}, {"method": "GET", "path": "/posts/slug-1"}] == list(draft.example_events)
     assert any(note.kind == "guess" and "route parameters of /posts/:slug, /tasks/:id" in note.text for note in draft.notes)
+
+
+def test_a_service_binding_is_scripted_with_a_hole_per_method_the_worker_calls(tmp_path):
+    """service(...) for ORDERS, a hole for each method the code calls through it and one for its fetch();
+    filled, the draft loads and prepares."""
+    worker = QUEUE_WORKER.replace(
+        "      message.ack();",
+        "      await env.ORDERS.reserve(message.body.jobId);\n      await this.env.ORDERS.release(message.body.jobId);\n"
+        "      await env.ORDERS.reserve(message.body.jobId);\n      await env.ORDERS.fetch('https://orders/ping');\n      message.ack();",
+    )
+    config = _project(tmp_path / "w", _config(services=[{"binding": "ORDERS", "service": "orders"}]), worker=worker, files={"schema.sql": SCHEMA, **DEV_VARS})
+    draft = draft_worker(config)
+    assert {"kind": "service", "binding": "ORDERS", "methods": {}, "fetch": []} == draft.setup[-1]
+    assert ["events", "ORDERS.reserve", "ORDERS.release", "ORDERS.fetch", "invariants"] == [hole["name"] for hole in draft.holes]
+    lines = draft.source.splitlines()
+    start = lines.index('        service("ORDERS", methods={')
+    assert lines[start + 1].startswith('            "reserve": todo("ORDERS.reserve", "what Worker orders answers reserve(): a JSON value, or service_error(')
+    assert lines[start + 3].startswith('        }, fetch=todo("ORDERS.fetch", ')
+    assert ("guess", "service binding ORDERS (Worker orders) is scripted, never called: the Worker calls reserve(), release(), fetch() "
+            "through it; give each the reply the callee gives") in [(note.kind, note.text) for note in draft.notes]
+    source = re.sub(r'todo\("ORDERS.reserve", "[^"]*"\)', '{"held": True}', draft.source)
+    source = re.sub(r'todo\("ORDERS.release", "[^"]*"\)', "None", source)
+    source = re.sub(r'todo\("ORDERS.fetch", "[^"]*"\)', '[{"method": "GET", "path": "/ping"}]', source)
+    written = tmp_path / "w" / "jobs.sim.py"
+    written.write_text(fill(source, '[{"body": {"jobId": "j-1", "attempt": 1}}]', 'at_most_once_per_key("one-write-per-job", d1_write("DB"), d1_param(0))'))
+    scenario = load_scenario(written)
+    [step] = [step for step in scenario["setup"] if step["kind"] == "service"]
+    assert {"reserve": {"value": {"held": True}}, "release": {"value": None}} == step["methods"]
+    prepare_worker(scenario)

@@ -351,13 +351,23 @@ function objectName(id) {
   return id.name ?? names.get(key) ?? key;
 }
 
-/** @param {string} fault */
-function injectedError(fault) {
+/**
+ * The error a call across to another isolate throws for an injected fault: `ambiguous` (the
+ * `callee` ran the call, the answer was lost) or `error` (the call never reached it), as the
+ * runtime's lost connection reads, retryable. A stub call's and a service binding call's.
+ * @param {string} fault @param {string} callee how the message names what was called ("object")
+ */
+export function lostCall(fault, callee) {
   const error = fault === "ambiguous"
-    ? new Error("Network connection lost. (eutaxy: ambiguous outcome injected; the object ran the call)")
-    : new Error("Network connection lost. (eutaxy: error injected; the call never reached the object)");
+    ? new Error(`Network connection lost. (eutaxy: ambiguous outcome injected; the ${callee} ran the call)`)
+    : new Error(`Network connection lost. (eutaxy: error injected; the call never reached the ${callee})`);
   Object.assign(error, { retryable: true });
   return error;
+}
+
+/** @param {string} fault */
+function injectedError(fault) {
+  return lostCall(fault, "object");
 }
 
 /** The run was just marked UNSUPPORTED (`_marked`): stop the caller. @param {import("../run.mjs").Run} run @param {void} _marked */

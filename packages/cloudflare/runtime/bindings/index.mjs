@@ -31,6 +31,7 @@ import { externals } from "./externals.mjs";
 import { kv } from "./kv.mjs";
 import { queueConsumer } from "./queue_consumer.mjs";
 import { r2 } from "./r2.mjs";
+import { service } from "./service.mjs";
 import { queueProducer } from "./queue_producer.mjs";
 import { traps } from "./traps.mjs";
 import { workflow } from "./workflow.mjs";
@@ -40,7 +41,8 @@ import { trapUnset } from "../unsupported.mjs";
 /** @typedef {import("./record.mjs").BindingRecord} BindingRecord */
 
 /** The records built in, in setup order; registered records go before the last three (which stand in for what no record owns). */
-const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets, workflow, callee]);
+// A service binding a callee runs is the callee record's (Python's service kind leaves it out of its entry).
+const BUILT_IN = Object.freeze([d1, kv, r2, durableObject, queueConsumer, queueProducer, assets, workflow, callee, service]);
 const STAND_INS = Object.freeze([externals, traps, access]);
 
 /** The records the bundle registered (`registerRecord`), in its order. @type {BindingRecord[]} */

@@ -61,6 +61,8 @@ export function kinds(bound = {}) {
     queue_producer: { label: "Queue", title: "Queue", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("queue_producer") },
     durable_object: { label: "DO", title: "Durable Object", setupStep: "durable_object", withoutSetup: "unsupported", option: "durableObjects", policy: kindPolicy("durable_object") },
     assets: { label: "Assets", title: "Assets", setupStep: null, withoutSetup: "empty", option: null, policy: kindPolicy("assets") },
+    // A service binding is scripted by its setup step; no Miniflare binding is behind it.
+    service: { label: "Service", title: "service", setupStep: "service", withoutSetup: "unsupported", option: null, policy: kindPolicy("service") },
   };
   return Object.fromEntries(Object.entries(fixed).map(([name, { option, ...kind }]) => {
     const bindings = Object.entries(bound[name] ?? {});

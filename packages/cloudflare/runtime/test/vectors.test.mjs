@@ -94,6 +94,8 @@ test("each registered binding kind's operation takes the ladder its records docu
     assets: {},
     // A Workflow's create is a call into the engine; a step attempt's two points take the step ladders (bindings/workflow.mjs).
     workflow: { create: "write", send_event: "write", step: "step", step_result: "stepResult" },
+    // A call through a service binding (a method, a property, fetch()) has a stub call's meanings (bindings/service.mjs).
+    service: { call: "write" },
   };
   assert.deepEqual(kinds, documented);
   const { ladders } = vectors("ladders.json");

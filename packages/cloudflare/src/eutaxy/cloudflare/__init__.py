@@ -43,6 +43,7 @@ from .platform import (
 )
 from .queues import queue as queue
 from .bindings.r2 import r2_bucket as r2_bucket
+from .bindings.service import service as service, service_error as service_error
 from .rpc import rpc as rpc
 from .scenario import define_scenario as define_scenario
 from .websocket import websocket as websocket
@@ -67,6 +68,7 @@ from .selectors import (
     r2_op as r2_op,
     r2_rows as r2_rows,
     rpc_response as rpc_response,
+    service_call as service_call,
     workflow_create as workflow_create,
     workflow_rows as workflow_rows,
     workflow_step as workflow_step,
@@ -121,6 +123,9 @@ __all__ = [
     "rows",
     "rpc",
     "rpc_response",
+    "service",
+    "service_call",
+    "service_error",
     "todo",
     "unique",
     "websocket",

@@ -125,7 +125,6 @@ SECTIONS: tuple[Section, ...] = (
     # The registered binding kinds' sections (eutaxy.cloudflare.bindings), each its record's sentence.
     *_kind_rows(bindings.registered()),
     # Bindings Eutaxy does not proxy: traps.
-    _unsupported("services", "own", f"{_TRAP} (`binding_not_modelled`)."),
     _unsupported("ai", "own", f"{_TRAP} (`binding_not_allowed`).", "binding_not_allowed"),
     _unsupported("hyperdrive", "own", f"{_TRAP} (`binding_not_allowed`).", "binding_not_allowed"),
     _unsupported("vectorize", "own", f"{_TRAP} (`binding_not_modelled`)."),

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["assumptions", "external", "validate_externals"]
+__all__ = ["assumptions", "external", "route_text", "scripted_routes", "validate_externals"]
 
 _HOST = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -71,18 +71,25 @@ def external(
     label = f"external({name!r})"
     if not isinstance(host, str) or not _HOST.match(host.lower()):
         raise UserError(f"{label}: host must be a host name such as 'api.pay.example' or a pattern '*.pay.example', got {host!r}")
-    if responses is None:
-        responses = []
-    if isinstance(responses, (str, bytes, Mapping)) or not isinstance(responses, Sequence):
-        raise UserError(f"{label}: responses must be a list of routes {{'method', 'path', 'status', 'body'}}, got {responses!r}")
     if dedupe_by is not None and (not isinstance(dedupe_by, str) or not _HEADER.match(dedupe_by)):
         raise UserError(f"{label}: dedupe_by must be a header name such as 'Idempotency-Key', got {dedupe_by!r}")
     return {
         "name": name,
         "host": host.lower(),
-        "responses": [_route(response, f"{label}: responses[{index}]") for index, response in enumerate(responses)],
+        "responses": scripted_routes(responses, f"{label}: responses"),
         "dedupeBy": dedupe_by,
     }
+
+
+def scripted_routes(responses: Any, label: str) -> list[dict[str, Any]]:
+    """Scripted routes, each normalised (its single reply's defaults filled in): an external's
+    ``responses``, and the replies a scripted service binding gives fetch() (``label`` names the
+    list in messages). None is no routes."""
+    if responses is None:
+        return []
+    if isinstance(responses, (str, bytes, Mapping)) or not isinstance(responses, Sequence):
+        raise UserError(f"{label} must be a list of routes {{'method', 'path', 'status', 'body'}}, got {responses!r}")
+    return [_route(response, f"{label}[{index}]") for index, response in enumerate(responses)]
 
 
 def _route(response: Any, label: str) -> dict[str, Any]:
@@ -196,7 +203,7 @@ def assumptions(externals: Iterable[Mapping[str, Any]]) -> list[str]:
     for item in externals:
         routes = item.get("responses") or []
         if routes:
-            scripted = "; ".join(_route_text(route) for route in routes)
+            scripted = "; ".join(route_text(route) for route in routes)
             answer = f"answers only its scripted replies ({scripted})"
         else:
             answer = "answers every request 200 with an empty body"
@@ -218,7 +225,7 @@ def assumptions(externals: Iterable[Mapping[str, Any]]) -> list[str]:
     return sentences
 
 
-def _route_text(route: Mapping[str, Any]) -> str:
+def route_text(route: Mapping[str, Any]) -> str:
     """``GET /v1/items* ?cursor=c2 -> 429, 200`` (a single exact route reads as it always did)."""
     where = route["path"] if "path" in route else f"/{route['pattern']}/"
     query = "&".join(f"{key}={value}" for key, value in (route.get("query") or {}).items())

@@ -24,6 +24,7 @@ from .bindings.kv import kv_key as kv_key, kv_read as kv_read, kv_rows as kv_row
 from .bindings.queue_consumer import queue_ack as queue_ack
 from .bindings.queue_producer import queue_rows as queue_rows, queue_send as queue_send
 from .bindings.r2 import r2_op as r2_op, r2_rows as r2_rows
+from .bindings.service import service_call as service_call
 from .bindings.workflow import (
     workflow_create as workflow_create,
     workflow_rows as workflow_rows,
@@ -51,6 +52,7 @@ __all__ = [
     "r2_op",
     "r2_rows",
     "rpc_response",
+    "service_call",
     "websocket_received",
     "workflow_create",
     "workflow_rows",

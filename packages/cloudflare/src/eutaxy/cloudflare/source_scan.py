@@ -179,6 +179,9 @@ class SourceScan:
     #: The ``put`` calls on a binding (``env.FILES.put(key, body)``: an R2 bucket's or a KV
     #: namespace's): ``(binding, the key argument's last name or None, file:line)``.
     binding_puts: tuple[tuple[str, str | None, str], ...] = ()
+    #: The method calls on a binding (``env.ORDERS.reserve(...)``, ``this.env.ORDERS.fetch(...)``):
+    #: ``(binding, method, file:line)``, in the order found.
+    binding_calls: tuple[tuple[str, str, str], ...] = ()
     #: The Agents SDK handlers some class defines (``onRequest``, ``onMessage``, ``onConnect``), in that order.
     agent_handlers: tuple[str, ...] = ()
     #: The entry's named exports of classes extending ``WorkerEntrypoint`` (``export class
@@ -1100,12 +1103,26 @@ def _object_names(tokens: list[Token], path: Path, root: Path) -> list[tuple[str
     return found
 
 
+def _env_calls(tokens: list[Token]) -> list[int]:
+    """Where the code calls a method of a binding (``env.B.m(...)``, ``this.env.B.m(...)``): the method's token, each."""
+    return [
+        index for index, token in enumerate(tokens)
+        if token.kind == "ident" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident")
+        and _is(tokens, index - 3, "punct", ".") and _is(tokens, index - 4, "ident", "env") and _is(tokens, index + 1, "punct", "(")
+    ]
+
+
+def _binding_calls(tokens: list[Token], path: Path, root: Path) -> list[tuple[str, str, str]]:
+    """``env.B.m(...)``: the binding, the method and where."""
+    return [(tokens[index - 2].value, tokens[index].value, _where(path, root, tokens[index].line)) for index in _env_calls(tokens)]
+
+
 def _binding_puts(tokens: list[Token], path: Path, root: Path) -> list[tuple[str, str | None, str]]:
     """``env.B.put(key, ...)`` and ``this.env.B.put(...)``: the binding and the key argument's last name."""
     found: list[tuple[str, str | None, str]] = []
-    for index, token in enumerate(tokens):
-        if not (token.kind == "ident" and token.value == "put" and _is(tokens, index - 1, "punct", ".") and _is(tokens, index - 2, "ident")
-                and _is(tokens, index - 3, "punct", ".") and _is(tokens, index - 4, "ident", "env") and _is(tokens, index + 1, "punct", "(")):
+    for index in _env_calls(tokens):
+        token = tokens[index]
+        if token.value != "put":
             continue
         closing = _matching(tokens, index + 1, "(", ")")
         end = next((cursor for cursor in range(index + 2, closing) if _is(tokens, cursor, "punct", ",")), closing)
@@ -1197,6 +1214,7 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
     objects: list[tuple[str, str | None, str | None, str]] = []
     object_sql: list[str] = []
     puts: list[tuple[str, str | None, str]] = []
+    calls: list[tuple[str, str, str]] = []
     agent_handlers: set[str] = set()
     module_tokens: list[list[Token]] = []
     while pending:
@@ -1226,6 +1244,7 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         agent_handlers |= _agent_handlers(tokens)
         object_sql += _object_sql(tokens)
         puts += _binding_puts(tokens, path, root)
+        calls += _binding_calls(tokens, path, root)
         env_names.update(
             tokens[i + 2].value
             for i, t in enumerate(tokens)
@@ -1275,6 +1294,7 @@ def scan_worker(entry: Path, root: Path) -> SourceScan:
         object_names=tuple(objects),
         object_sql=tuple(object_sql),
         binding_puts=tuple(puts),
+        binding_calls=tuple(calls),
         agent_handlers=tuple(name for name in AGENT_HANDLERS if name in agent_handlers),
         handlers=tuple(handlers),
         entrypoints=tuple(entrypoints),

@@ -85,7 +85,6 @@ _LIST_SECTIONS = {
     "hyperdrive": ("hyperdrive", "id"),
     "vectorize": ("vectorize", "index_name"),
     "analytics_engine_datasets": ("analytics_engine", "dataset"),
-    "services": ("service", "service"),
     "dispatch_namespaces": ("dispatch_namespace", "namespace"),
     "mtls_certificates": ("mtls_certificate", "certificate_id"),
     "secrets_store_secrets": ("secrets_store_secret", "secret_name"),

@@ -25,6 +25,7 @@ from .kv import KV
 from .queue_consumer import QUEUE_CONSUMER
 from .queue_producer import QUEUE_PRODUCER
 from .r2 import R2
+from .service import SERVICE
 from .workflow import WORKFLOW
 
 __all__ = ["BindingKind", "DraftContext", "KindNames", "SetupStep", "WithoutSetup", "effect_selector", "kind_of_step", "register", "registered", "unregister"]
@@ -75,3 +76,4 @@ register(QUEUE_PRODUCER)
 register(DURABLE_OBJECT)
 register(ASSETS)
 register(WORKFLOW)
+register(SERVICE)

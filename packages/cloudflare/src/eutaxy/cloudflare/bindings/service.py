@@ -1,0 +1,229 @@
+"""The service binding kind (``services``): the Worker behind a binding, scripted.
+
+A service binding (``{"binding": "ORDERS", "service": "orders", "entrypoint": "OrdersApi"}``)
+lets the Worker call another Worker: an RPC method (``env.ORDERS.reserve(sku)``) or fetch()
+(``env.ORDERS.fetch(request)``). The callee is scripted, never called: the ``service`` step
+names each method's reply (a value returned, or :func:`service_error`, an error thrown to the
+caller as RPC carries it) and the replies fetch() gets, routes matched by method and path as an
+external's are (:func:`eutaxy.cloudflare.externals.scripted_routes` checks them, the runtime's
+fetch.mjs matches them). The runtime record (runtime/bindings/service.mjs) answers from the
+script; there is no Miniflare binding behind it.
+
+Each call is one effect, ``Service:<binding>``, op the method (``fetch`` for fetch()), with
+a Durable Object stub call's ladder and meanings: crash_before and error never reached the
+callee, ambiguous: the callee acted and the answer was lost, crash_after: the caller died after
+the call. Cloudflare retries none of them. A binding no step scripts is UNSUPPORTED when touched
+(``binding_without_setup``), as what the callee answers would be a guess; so are a method the
+script lacks, a fetch() no route answers, a redirect the runtime would follow, connect() and RPC
+promise pipelining (each its own cause, runtime/bindings/service.mjs).
+
+A callee that runs for real (``callee(...)``) is another setup step of this kind's bindings;
+``eutaxy draft`` asks :meth:`ServiceKind.draft_callee` first, which writes the scripted step's
+place for it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import attrs
+
+from eutaxy.core.errors import UserError
+from eutaxy.core.plain_data import json_problem
+
+from ..externals import route_text, scripted_routes
+from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
+
+if TYPE_CHECKING:
+    from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
+
+__all__ = ["SERVICE", "ServiceError", "ServiceKind", "service", "service_call", "service_error"]
+
+#: Names a service binding's value answers itself, never an RPC method of the callee: fetch()
+#: and connect() are the Fetcher's; ``then`` would make the binding a thenable; a constructor is no method.
+_NOT_METHODS = frozenset({"fetch", "connect", "then", "constructor"})
+
+
+@attrs.frozen
+class ServiceError:
+    """An error a scripted RPC method throws to its caller (:func:`service_error` builds it)."""
+
+    name: str
+    message: str
+
+
+def service_error(name: str, message: str) -> ServiceError:
+    """A scripted method's reply that throws: the caller gets the error as RPC carries it.
+
+    A built-in class (``"RangeError"``, ``"TypeError"``, ...) arrives as itself with ``message``;
+    any other name arrives as an ``Error`` whose message is ``"<name>: <message>"``, as workerd
+    delivers a thrown error of a class of the callee's own.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise UserError(f"service_error: name must be an error class's name such as 'RangeError', got {name!r}")
+    if not isinstance(message, str):
+        raise UserError(f"service_error({name!r}): message must be a string, got {message!r}")
+    return ServiceError(name, message)
+
+
+def service(
+    binding: str,
+    methods: Mapping[str, Any] | None = None,
+    fetch: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Script the Worker behind service binding ``binding``: it is never called.
+
+    Args:
+        binding: the binding's name (``services[].binding``).
+        methods: ``{method: reply}``, each RPC method's reply to every call: a JSON value the
+            call returns, or ``service_error(name, message)``, thrown to the caller.
+        fetch: the replies to fetch() through the binding, routes as an external's
+            (``{"method", "path" | "pattern", "query"={}, "status"=200, "headers"={}, "body"=None}``
+            or ``"replies": [...]``, the n-th request a route answers in a run getting the n-th).
+
+    Raises:
+        UserError: a method name RPC cannot call, a reply that is not JSON data, a bad route.
+    """
+    if not isinstance(binding, str) or not binding:
+        raise UserError(f"service: binding must be a binding name such as 'ORDERS', got {binding!r}")
+    label = f"service({binding!r})"
+    return {"kind": "service", "binding": binding, "methods": _methods(methods or {}, label), "fetch": scripted_routes(fetch, f"{label}: fetch")}
+
+
+def _methods(methods: Any, label: str) -> dict[str, dict[str, Any]]:
+    """Each method's reply as the step carries it: ``{"value": v}`` or ``{"error": {name, message}}``."""
+    if not isinstance(methods, Mapping):
+        raise UserError(f"{label}: methods must be a dict of method name -> reply, got {methods!r}")
+    scripted = {}
+    for method, reply in methods.items():
+        if not isinstance(method, str) or not method.isidentifier() or method in _NOT_METHODS:
+            raise UserError(f"{label}: methods: {method!r} is not an RPC method name (an identifier other than "
+                            f"{', '.join(sorted(_NOT_METHODS))}); script fetch() with fetch=[...]")
+        scripted[method] = _reply(reply, f"{label}: methods[{method!r}]")
+    return scripted
+
+
+def _reply(reply: Any, where: str) -> dict[str, Any]:
+    if isinstance(reply, ServiceError):
+        return {"error": {"name": reply.name, "message": reply.message}}
+    problem = json_problem(reply, where, tuples=False, safe_integers=True)
+    if problem is not None:
+        raise UserError(f"{problem} (a reply is JSON data, or service_error(name, message) to throw)")
+    return {"value": reply}
+
+
+def _checked_reply(reply: Any, where: str) -> dict[str, Any]:
+    """A reply as the step carries it (a step written by hand, or read back from JSON), checked."""
+    if isinstance(reply, Mapping) and set(reply) == {"value"}:
+        return _reply(reply["value"], where)
+    if isinstance(reply, Mapping) and set(reply) == {"error"} and isinstance(reply["error"], Mapping) and set(reply["error"]) == {"name", "message"}:
+        return _reply(service_error(reply["error"]["name"], reply["error"]["message"]), where)
+    raise UserError(f"{where} must be {{'value': ...}} or {{'error': {{'name', 'message'}}}}; build the step with service(...)")
+
+
+def service_call(binding: str, method: str | list[str] | None = None, *, ok: bool | None = None) -> dict[str, Any]:
+    """Calls through service binding ``binding`` that reached the callee (``Service:<binding>``), by method.
+
+    ``method`` is the RPC method, or ``fetch`` for fetch(). A call a fault stopped before the
+    callee (crash_before, error) has no result, so it is not selected; an ambiguous one reached
+    it and is. Its result is ``{ok: true, value}`` or ``{ok: false, error: {name, message}}`` for a
+    method, ``{status, ok, body}`` for fetch(); ``ok`` selects by it (a method that returned or
+    threw; a fetch answered 2xx or not).
+    """
+    return effect_selector(f"Service:{binding}", method, where=None if ok is None else {"result.ok": ok})
+
+
+@attrs.frozen(kw_only=True)
+class ServiceKind(BindingKind):
+    """Service bindings: the callee scripted by the ``service`` step (runtime/bindings/service.mjs)."""
+
+    def check_step(self, step: Mapping[str, Any], where: str) -> dict[str, Any]:
+        methods = step.get("methods") or {}
+        if not isinstance(methods, Mapping):
+            raise UserError(f"{where}: methods must be {{method: reply}}; build the step with service(...)")
+        checked = {}
+        for method, reply in methods.items():
+            _methods({method: None}, where)
+            checked[method] = _checked_reply(reply, f"{where}: methods[{method!r}]")
+        return {"kind": self.setup_step, "binding": step["binding"], "methods": checked, "fetch": scripted_routes(step.get("fetch"), f"{where}: fetch")}
+
+    def binding_settings(self, binding: "Binding") -> dict[str, Any]:
+        """The Worker the binding names and its entrypoint (None: the default export)."""
+        return {"service": self.resource_of(binding), "entrypoint": binding.fields.get("entrypoint")}
+
+    def setup_hint(self, binding: str) -> str | None:
+        return f"{self.setup_step}({json.dumps(binding)}, methods={{...}}, fetch=[...])"
+
+    def assumptions(self, config: "WranglerConfig", steps: Sequence[Mapping[str, Any]]) -> list[str]:
+        scripted = {step["binding"]: step for step in steps}
+        callees = []
+        for binding in config.bindings:
+            if binding.kind != self.name:
+                continue
+            entrypoint = binding.fields.get("entrypoint")
+            named = f"{binding.name} (Worker {self.resource_of(binding)}{f', entrypoint {entrypoint}' if entrypoint else ''})"
+            step = scripted.get(binding.name)
+            if step is not None:
+                said = [f"{method}() {'throws ' + reply['error']['name'] if 'error' in reply else 'returns'}" for method, reply in step["methods"].items()]
+                said += [f"fetch {route_text(route)}" for route in step["fetch"]]
+                named += f": {'; '.join(said) if said else 'nothing scripted'}"
+            callees.append(named)
+        return [
+            f"Callees were scripted, not run: the Workers behind service bindings {', '.join(callees)} answer only "
+            "their service steps' replies (a method the script lacks, a fetch() no route answers, a redirect the runtime "
+            "would follow, connect() and RPC promise pipelining are UNSUPPORTED). Each call through a binding is one "
+            "effect (crash_before and error: it never reached the callee; ambiguous: the callee acted and the answer "
+            "was lost; crash_after: the caller died after it), and Cloudflare retries none of them."
+        ]
+
+    def draft_callee(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]] | None:
+        """The step ``eutaxy draft`` writes when the callee can run for real (a wrangler config of
+        the Worker the binding names, found under the folder); None: it is scripted."""
+        return None
+
+    def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
+        """``callee(...)`` when :meth:`draft_callee` finds the Worker, else ``service(...)`` with a
+        hole per method the Worker calls on the binding, and one for fetch() when it fetches through it."""
+        run = self.draft_callee(binding, draft)
+        if run is not None:
+            return run
+        called = list(dict.fromkeys(method for name, method, _ in draft.scan.binding_calls if name == binding.name))
+        methods = [method for method in called if method not in _NOT_METHODS]
+        worker = self.resource_of(binding)
+        step: dict[str, Any] = {"kind": self.setup_step, "binding": binding.name, "methods": {}, "fetch": []}
+        lines = [f"{self.setup_step}({json.dumps(binding.name)}, methods={{"]
+        for method in methods:
+            hole = draft.hole(f"{binding.name}.{method}", f"what Worker {worker} answers {method}(): a JSON value, or service_error(name, message)")
+            lines.append(f"    {json.dumps(method)}: {hole},")
+        fetch = ""
+        if "fetch" in called:
+            fetch = ", fetch=" + draft.hole(f"{binding.name}.fetch", f"the routes Worker {worker} answers fetch() with: [{{method, path, status, body}}]")
+        lines.append(f"}}{fetch}),")
+        if not methods:
+            lines = [f"{self.setup_step}({json.dumps(binding.name)}{fetch}),"]
+        if methods:
+            draft.uses("service_error")
+        said = ", ".join([f"{method}()" for method in methods] + (["fetch()"] if fetch else []))
+        entrypoint = binding.fields.get("entrypoint")
+        callee = f"Worker {worker}" + (f", entrypoint {entrypoint}" if entrypoint else "")
+        draft.note("guess", f"service binding {binding.name} ({callee}) is scripted, never called: "
+                   + (f"the Worker calls {said} through it; give each the reply the callee gives" if said else
+                      "the scan read no call through it; script each method the Worker calls (methods={...}) and its fetch() routes (fetch=[...])"))
+        return step, lines
+
+
+SERVICE = ServiceKind(
+    name="service",
+    names=KindNames(label="Service", title="service", plural="service bindings", noun="Worker"),
+    # {"binding": "ORDERS", "service": "orders", "entrypoint": "OrdersApi"}: the entrypoint is optional (the default export).
+    section="services", resource_field="service", resource_required=True, fields=("entrypoint",),
+    section_note=(
+        "The Worker behind each binding is scripted by `service` (its methods' replies, its fetch() routes), never called; "
+        "a binding without one stands in as a trap (UNSUPPORTED when touched)."
+    ),
+    setup=SetupStep("service", without="unsupported", gives="the replies"),
+    selectors=("service_call",),
+    # A call's answer can be lost after the callee acted (ambiguous), as a Durable Object stub call's.
+    operations={"call": "write"},
+)

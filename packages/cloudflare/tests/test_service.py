@@ -1,0 +1,60 @@
+"""service(...): the scripted callee as the step carries it, bad input named, and the selector."""
+
+import pytest
+
+from eutaxy.cloudflare import service, service_call, service_error
+from eutaxy.cloudflare.bindings.service import SERVICE
+from eutaxy.core.errors import UserError
+
+
+def test_each_method_is_a_value_or_an_error_and_fetch_routes_are_an_externals():
+    step = service("ORDERS", methods={"reserve": {"held": True}, "charge": service_error("RangeError", "declined")},
+                   fetch=[{"method": "get", "path": "/status*", "replies": [{"status": 503}, {"body": "open"}]}])
+    assert {
+        "kind": "service",
+        "binding": "ORDERS",
+        "methods": {
+            "reserve": {"value": {"held": True}},
+            "charge": {"error": {"name": "RangeError", "message": "declined"}},
+        },
+        "fetch": [{"method": "GET", "path": "/status*", "replies": [
+            {"status": 503, "headers": {}, "body": None},
+            {"status": 200, "headers": {}, "body": "open"},
+        ]}],
+    } == step
+    assert step == SERVICE.check_step(step, "setup[0]"), "a step read back is checked as one built here"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (("",), "binding must be a binding name"),
+        (("ORDERS", {"fetch": 1}), r"'fetch' is not an RPC method name"),
+        (("ORDERS", {"not a name": 1}), "is not an RPC method name"),
+        (("ORDERS", {"m": float("nan")}), r"methods\['m'\]"),
+        (("ORDERS", {"m": {1, 2}}), "a reply is JSON data"),
+        (("ORDERS", ["m"]), "methods must be a dict"),
+        (("ORDERS", {}, [{"method": "GET"}]), r"service\('ORDERS'\): fetch\[0\]: give a path"),
+        (("ORDERS", {}, {"method": "GET"}), r"fetch must be a list of routes"),
+    ],
+)
+def test_bad_scripts_are_named(arguments, words):
+    with pytest.raises(UserError, match=words):
+        service(*arguments)
+
+
+def test_a_scripted_error_names_an_error_class():
+    with pytest.raises(UserError, match="name must be an error class's name"):
+        service_error("no such", "x")
+    with pytest.raises(UserError, match="message must be a string"):
+        service_error("RangeError", 3)
+
+
+def test_a_hand_written_step_must_be_as_service_writes_it():
+    with pytest.raises(UserError, match=r"setup\[0\]: methods\['m'\] must be \{'value': ...\}"):
+        SERVICE.check_step({"kind": "service", "binding": "ORDERS", "methods": {"m": 1}}, "setup[0]")
+
+
+def test_service_call_selects_the_calls_that_reached_the_callee():
+    assert {"target": "Service:ORDERS", "op": "reserve", "kind": "result"} == service_call("ORDERS", "reserve")
+    assert {"result.ok": False} == service_call("ORDERS", ok=False)["where"]
