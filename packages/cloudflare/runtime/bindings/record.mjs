@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The binding record: everything the runtime knows about one binding kind, in one file
- * (bindings/d1.mjs, bindings/durable_object.mjs, bindings/queue_consumer.mjs,
+ * (bindings/d1.mjs, bindings/durable_object.mjs, bindings/queue_consumer.mjs, bindings/service.mjs,
  * bindings/queue_producer.mjs, bindings/workflow.mjs, bindings/externals.mjs, bindings/traps.mjs).
  * The run, the reset and the snapshot iterate `RECORDS` (bindings/index.mjs) in setup order
  * and name no kind; a new binding is one more record file and its tests.
