@@ -1,10 +1,14 @@
 """service(...): the scripted callee as the step carries it, bad input named, and the selector."""
 
+import json
+
 import pytest
 
-from eutaxy.cloudflare import service, service_call, service_error
+from eutaxy.cloudflare import callee, http, service, service_call, service_error
 from eutaxy.cloudflare.bindings.service import SERVICE
+from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
+from worker_project import scenario_in
 
 
 def test_each_method_is_a_value_or_an_error_and_fetch_routes_are_an_externals():
@@ -58,3 +62,28 @@ def test_a_hand_written_step_must_be_as_service_writes_it():
 def test_service_call_selects_the_calls_that_reached_the_callee():
     assert {"target": "Service:ORDERS", "op": "reserve", "kind": "result"} == service_call("ORDERS", "reserve")
     assert {"result.ok": False} == service_call("ORDERS", ok=False)["where"]
+
+
+def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_scripted(tmp_path):
+    """callee("INVENTORY") takes the binding out of the service kind (no step, no trap, no scripted sentence);
+    the callee's own PARTNER is a service binding of the kind, scripted under its qualified name."""
+    (tmp_path / "inventory").mkdir()
+    (tmp_path / "worker.ts").write_text("export default {};\n")
+    (tmp_path / "inventory" / "worker.ts").write_text("export default {};\n")
+    (tmp_path / "wrangler.jsonc").write_text(json.dumps({
+        "name": "orders", "main": "./worker.ts", "compatibility_date": "2025-09-01",
+        "services": [{"binding": "INVENTORY", "service": "inventory"}],
+    }))
+    (tmp_path / "inventory" / "wrangler.jsonc").write_text(json.dumps({
+        "name": "inventory", "main": "./worker.ts", "compatibility_date": "2025-09-01",
+        "services": [{"binding": "PARTNER", "service": "partner", "entrypoint": "Quotes"}],
+    }))
+    setup = [callee("INVENTORY", config="./inventory/wrangler.jsonc"), service("inventory/PARTNER", methods={"quote": 3})]
+    spec = prepare_worker(scenario_in(tmp_path, setup=setup, drive=http([{"method": "GET", "path": "/"}]), invariants=[]))
+    entry = spec.load_message()["worker"]["kinds"]["service"]
+    assert ["inventory/PARTNER"] == list(entry["bindings"])
+    assert {"service": "partner", "entrypoint": "Quotes"} == entry["bindings"]["inventory/PARTNER"]["settings"]
+    [scripted] = [sentence for sentence in spec.assumptions if sentence.startswith("Callees were scripted")]
+    assert "inventory/PARTNER (Worker partner, entrypoint Quotes): quote() returns" in scripted and "INVENTORY" not in scripted
+    assert not any("stand in as traps" in sentence for sentence in spec.assumptions)
+    assert ["INVENTORY", "inventory/PARTNER"] == SERVICE.targets(spec.config)

@@ -35,6 +35,7 @@ from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.plain_data import json_problem
 
 from . import bindings, wrangler
+from .bindings.service import RUN_BY
 
 __all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "with_callees"]
 
@@ -168,6 +169,11 @@ def with_callees(
             f"{config.path}: the scenario runs callee Workers, which are bundled with the caller, but no_bundle loads "
             "the caller's modules as they are; check the Worker's sources bundled"
         )
+    # A service binding a callee runs is the callee's: the service kind leaves it out (service.RUN_BY).
+    run = {one.binding: one.name for one in callees}
+    merged_bindings = [
+        attrs.evolve(one, fields={**one.fields, RUN_BY: run[one.name]}) if one.kind == _SERVICE and one.name in run else one for one in merged_bindings
+    ]
     return attrs.evolve(config, bindings=tuple(merged_bindings), vars=merged_vars), tuple(callees)
 
 
@@ -243,7 +249,8 @@ def _read_callee(
                 "Workflow classes are not run yet (check that Worker on its own, with its callers scripted)",
                 near=one.name,
             )
-        kind = kinds.get(one.kind)
+        # A callee's own service binding is scripted or run by a further callee, never an alias of another.
+        kind = kinds.get(one.kind) if one.kind != _SERVICE else None
         if kind is not None:
             renamed = _qualified_binding(one, name, config)
             same = _same_resource(kind, renamed, merged_bindings)

@@ -94,10 +94,6 @@ _LIST_SECTIONS = {
     "unsafe_hello_world": ("unsafe_hello_world", "binding"),
 }
 
-#: The other string fields kept of a list section's entries: a service binding's named
-#: entrypoint, which a callee's calls construct (``eutaxy.cloudflare.callee``).
-_LIST_FIELDS = {"services": ("entrypoint",)}
-
 #: Binding sections whose entries name their binding with ``name`` (not ``binding``): the
 #: section, or (section, the list inside it), with its kind and resource field.
 _NAMED_SECTIONS = {
@@ -641,7 +637,6 @@ def _other_bindings(reader: _Reader, data: dict[str, Any]) -> list[Binding]:
                     kind=kind,
                     name=reader.string(entry, "binding", where),
                     resource=_resource(entry.get(resource_field)),
-                    fields={field: value for field in _LIST_FIELDS.get(section, ()) if (value := reader.optional_string(entry, field, where)) is not None},
                 )
             )
     for (section, inner), (kind, resource_field) in _NAMED_SECTIONS.items():

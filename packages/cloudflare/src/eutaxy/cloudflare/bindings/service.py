@@ -17,9 +17,12 @@ the call. Cloudflare retries none of them. A binding no step scripts is UNSUPPOR
 script lacks, a fetch() no route answers, a redirect the runtime would follow, connect() and RPC
 promise pipelining (each its own cause, runtime/bindings/service.mjs).
 
-A callee that runs for real (``callee(...)``) is another setup step of this kind's bindings;
-``eutaxy draft`` asks :meth:`ServiceKind.draft_callee` first, which writes the scripted step's
-place for it.
+A binding whose Worker a ``callee(...)`` step runs for real is not this kind's: ``eutaxy.cloudflare.callee``
+marks it (:data:`RUN_BY`), this record leaves it out of its bindings (its step, its load entry,
+its assumptions) and the runtime's callee record owns it (runtime/bindings/callee.mjs); its
+calls are ``Service:<binding>`` effects all the same (:meth:`ServiceKind.targets`). ``eutaxy
+draft`` asks :meth:`ServiceKind.draft_callee` first, the place to write ``callee(...)`` for a
+binding whose Worker's config it finds, and writes ``service(...)`` otherwise.
 """
 
 from __future__ import annotations
@@ -38,7 +41,11 @@ from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_sel
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
 
-__all__ = ["SERVICE", "ServiceError", "ServiceKind", "service", "service_call", "service_error"]
+__all__ = ["RUN_BY", "SERVICE", "ServiceError", "ServiceKind", "service", "service_call", "service_error"]
+
+#: The field ``eutaxy.cloudflare.callee`` gives a service binding whose Worker a ``callee`` step
+#: runs for real (the Worker's name): that binding is the callee record's, not this kind's.
+RUN_BY = "callee"
 
 #: Names a service binding's value answers itself, never an RPC method of the callee: fetch()
 #: and connect() are the Fetcher's; ``then`` would make the binding a thenable; a constructor is no method.
@@ -148,6 +155,15 @@ class ServiceKind(BindingKind):
             checked[method] = _checked_reply(reply, f"{where}: methods[{method!r}]")
         return {"kind": self.setup_step, "binding": step["binding"], "methods": checked, "fetch": scripted_routes(step.get("fetch"), f"{where}: fetch")}
 
+    def resources(self, config: "WranglerConfig") -> dict[str, str]:
+        """Binding -> the Worker it names, of each binding the script answers: a binding a callee
+        runs (:data:`RUN_BY`) is the callee's."""
+        return {binding.name: self.resource_of(binding) for binding in config.bindings if binding.kind == self.name and RUN_BY not in binding.fields}
+
+    def targets(self, config: "WranglerConfig") -> list[str]:
+        """Every service binding: a call through one a callee runs is a ``Service:<binding>`` effect too."""
+        return [binding.name for binding in config.bindings if binding.kind == self.name]
+
     def binding_settings(self, binding: "Binding") -> dict[str, Any]:
         """The Worker the binding names and its entrypoint (None: the default export)."""
         return {"service": self.resource_of(binding), "entrypoint": binding.fields.get("entrypoint")}
@@ -159,7 +175,7 @@ class ServiceKind(BindingKind):
         scripted = {step["binding"]: step for step in steps}
         callees = []
         for binding in config.bindings:
-            if binding.kind != self.name:
+            if binding.kind != self.name or binding.name not in self.resources(config):
                 continue
             entrypoint = binding.fields.get("entrypoint")
             named = f"{binding.name} (Worker {self.resource_of(binding)}{f', entrypoint {entrypoint}' if entrypoint else ''})"
@@ -219,8 +235,8 @@ SERVICE = ServiceKind(
     # {"binding": "ORDERS", "service": "orders", "entrypoint": "OrdersApi"}: the entrypoint is optional (the default export).
     section="services", resource_field="service", resource_required=True, fields=("entrypoint",),
     section_note=(
-        "The Worker behind each binding is scripted by `service` (its methods' replies, its fetch() routes), never called; "
-        "a binding without one stands in as a trap (UNSUPPORTED when touched)."
+        "The Worker behind each binding is scripted by `service` (its methods' replies, its fetch() routes), or run for "
+        "real by `callee`; a binding with neither stands in as a trap (UNSUPPORTED when touched)."
     ),
     setup=SetupStep("service", without="unsupported", gives="the replies"),
     selectors=("service_call",),
