@@ -26,8 +26,10 @@ The runtime (runtime/bindings/callee.mjs) hosts each call through the binding as
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import attrs
 
@@ -37,7 +39,10 @@ from eutaxy.core.plain_data import json_problem
 from . import bindings, wrangler
 from .bindings.service import RUN_BY
 
-__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "with_callees"]
+if TYPE_CHECKING:
+    from .bindings import DraftContext
+
+__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "draft_callee", "with_callees"]
 
 #: The setup step's kind (and its helper's name).
 CALLEE_STEP = "callee"
@@ -329,3 +334,81 @@ def callee_assumption(callees: Sequence[Callee], config: wrangler.WranglerConfig
         + (f" (its config asks for {', '.join(dates)})" if dates else "")
         + "."
     )
+
+
+#: Folders the draft never looks for a callee's config in.
+_NOT_SEARCHED = frozenset({"node_modules", ".wrangler", ".git", "dist", ".venv"})
+
+#: How deep below a folder the draft looks for a callee's config.
+_SEARCH_DEPTH = 4
+
+
+def draft_callee(binding: wrangler.Binding, draft: "DraftContext") -> tuple[dict[str, Any], list[str]] | None:
+    """``callee(...)`` for a service binding whose Worker's wrangler config (JSON or JSONC, its
+    ``name`` the binding's ``service``) the draft finds under the drafted folder or beside it (the
+    folder's parent, where sibling Workers of one repository live), with the setup steps the
+    callee's own bindings want under their qualified names, drafted by their kinds from the
+    callee's folder; None when none is found (the binding is then scripted)."""
+    if binding.resource is None:
+        return None
+    found = _callee_config(draft.config.path.parent, binding.resource)
+    if found is None:
+        return None
+    draft.uses("callee")
+    config_path = draft.relative(found.path)
+    step: dict[str, Any] = {"kind": CALLEE_STEP, "binding": binding.name, "config": config_path, "entrypoint": None, "props": {}}
+    lines = [f"callee({json.dumps(binding.name)}, config={json.dumps(config_path)}),"]
+    draft.note(
+        "read",
+        f"service binding {binding.name}: Worker {found.name} runs for real from {config_path} (callee), its bindings "
+        f"named {found.name}/<binding> in setup steps, targets and state queries",
+    )
+    inside = cast("DraftContext", _CalleeDraft(draft, found))
+    kinds = {kind.name: kind for kind in bindings.registered()}
+    for one in found.bindings:
+        kind = kinds.get(one.kind)
+        if kind is None or kind.setup_step is None or one.kind in _NOT_CARRIED | _CLASS_KINDS | {_SERVICE} or one.name not in kind.resources(found):
+            continue
+        renamed = _qualified_binding(one, qualified(str(found.name), one.name), found)
+        if _same_resource(kind, renamed, draft.config.bindings) is not None:
+            continue  # an alias: the caller's own step sets it up
+        draft.uses(kind.setup_step)
+        _, more = kind.draft_setup(renamed, inside)
+        lines += more
+    return step, lines
+
+
+def _callee_config(folder: Path, service: str) -> wrangler.WranglerConfig | None:
+    """The first wrangler config (JSON or JSONC, by path) named ``service`` with a ``main``, under
+    ``folder`` or its parent; one that does not read is passed over."""
+    for root in (folder, folder.parent):
+        for path in _configs_under(root):
+            try:
+                config = wrangler.read_config(path)
+            except UserError:
+                continue
+            if config.name == service and config.main is not None:
+                return config
+    return None
+
+
+def _configs_under(root: Path) -> list[Path]:
+    """The wrangler.json and wrangler.jsonc files under ``root``, at most _SEARCH_DEPTH folders down, by path."""
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        depth = len(Path(folder).relative_to(root).parts)
+        subfolders[:] = sorted(name for name in subfolders if name not in _NOT_SEARCHED and depth < _SEARCH_DEPTH)
+        found += [Path(folder) / name for name in ("wrangler.json", "wrangler.jsonc") if name in files]
+    return sorted(found)
+
+
+class _CalleeDraft:
+    """The draft as a callee's binding kinds see it: the callee's config and folder, the rest the draft's."""
+
+    def __init__(self, draft: "DraftContext", config: wrangler.WranglerConfig) -> None:
+        self._draft = draft
+        self.config = config
+        self.folder = config.path.parent
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._draft, name)

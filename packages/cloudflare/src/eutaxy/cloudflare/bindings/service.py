@@ -196,7 +196,9 @@ class ServiceKind(BindingKind):
     def draft_callee(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]] | None:
         """The step ``eutaxy draft`` writes when the callee can run for real (a wrangler config of
         the Worker the binding names, found under the folder); None: it is scripted."""
-        return None
+        from ..callee import draft_callee  # the callee module reads this kind's records
+
+        return draft_callee(binding, draft)
 
     def draft_setup(self, binding: "Binding", draft: DraftContext) -> tuple[dict[str, Any], list[str]]:
         """``callee(...)`` when :meth:`draft_callee` finds the Worker, else ``service(...)`` with a
