@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, define_scenario, http, unique
+from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, define_scenario, every_row, http, unique
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
-from eutaxy.engine.check import replay_scenario
+from eutaxy.engine.check import check_scenario, replay_scenario
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -33,6 +33,7 @@ export default {
       if (op === "take") seen.answer = await env.STOCK.take(sku, 1);
       if (op === "twice") seen.answer = [await env.STOCK.take(sku, 1), await env.STOCK.take(sku, 1)];
       if (op === "boom") seen.answer = await env.STOCK.boom(sku);
+      if (op === "slow") seen.answer = await env.STOCK.takeSlowly(sku, 1);
       if (op === "shelf") { const shelf = await env.STOCK.shelf(sku); seen.answer = [await shelf.take(2), await shelf.level()]; }
       if (op === "fetch") { const r = await env.STOCK.fetch("https://stock/level?sku=" + sku); seen.answer = [r.status, await r.text()]; }
     } catch (error) {
@@ -64,6 +65,12 @@ export class Stock extends WorkerEntrypoint {
     const price = await this.env.PRICING.quote(sku);
     await this.env.SHARED.prepare("INSERT INTO log (line) VALUES (?)").bind("stock took " + sku).run();
     return { qty: row.qty, price, region: this.env.REGION, caller: this.ctx.props.caller ?? null };
+  }
+  async takeSlowly(sku, n) {
+    // A read, then a write of what was read: another call between them is a lost update.
+    const row = await this.env.DB.prepare("SELECT qty FROM stock WHERE sku = ?").bind(sku).first();
+    await this.env.DB.prepare("UPDATE stock SET qty = ? WHERE sku = ?").bind(row.qty - n, sku).run();
+    return row.qty - n;
   }
   async boom(sku) {
     const error = new RangeError("no such sku " + sku);
@@ -256,7 +263,7 @@ def test_a_cycle_of_callees_is_refused_named(tmp_path):
         prepare_worker(scenario)
 
 
-def test_a_toml_callee_config_and_a_concurrent_run_are_refused(project, tmp_path):
+def test_a_toml_callee_config_is_refused(project, tmp_path):
     (project / "stock" / "wrangler.toml").write_text('name = "stock"\nmain = "./worker.js"\ncompatibility_date = "2026-01-01"\n')
     scenario = define_scenario(
         name="callees", root=project, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
@@ -264,10 +271,26 @@ def test_a_toml_callee_config_and_a_concurrent_run_are_refused(project, tmp_path
     )
     with pytest.raises(UserError, match="is TOML"):
         prepare_worker(scenario)
-    concurrent = _scenario(project, ["take"])
-    concurrent["bounds"]["maxConcurrentInvocations"] = 2
-    with pytest.raises(UserError, match="maxConcurrentInvocations to 1"):
-        prepare_worker(concurrent)
+
+
+def test_concurrent_callee_invocations_interleave_at_their_effects(project):
+    """Two orders in flight at once each call the stock Worker: the callees' invocations are
+    turns like any other, so the lost update between one's read and its write is found."""
+    scenario = _scenario(project, ["slow", "slow"])
+    scenario["invariants"] = [
+        every_row("stock-taken-twice", d1_rows("stock/DB", "stock"), [{"column": "qty", "op": "eq", "value": 3}]),
+    ]
+    scenario["bounds"]["maxConcurrentInvocations"] = 2
+    scenario["bounds"]["maxFaultsPerRun"] = 0
+    with create_platform(scenario) as platform:
+        verdict = check_scenario(scenario, platform, seed="callees", max_runs=60, budget_ms=120_000)
+        assert "violated" == verdict["kind"], verdict.get("cause")
+        assert "stock-taken-twice" == verdict["violation"]["invariant"]
+        result = replay_scenario(scenario, platform, verdict["schedule"], seed="callees")["result"]
+    # Both callee invocations read the stock before either wrote it: the reads and writes interleave.
+    statements = [(e["invocation"], e["op"]) for e in result["effects"] if e["target"] == "D1:stock/DB" and e["kind"] == "call"]
+    assert statements.index(("req-2#1/STOCK.takeSlowly", "first")) < statements.index(("req-1#1/STOCK.takeSlowly", "run")), statements
+    assert statements.index(("req-1#1/STOCK.takeSlowly", "first")) < statements.index(("req-2#1/STOCK.takeSlowly", "run")), statements
 
 
 def test_an_rpc_target_returned_is_a_stub_whose_calls_are_calls_of_the_binding(project):

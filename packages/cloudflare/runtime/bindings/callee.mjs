@@ -31,9 +31,10 @@
  * calls the callee's default fetch handler and its Response crosses as it is; a handler that
  * throws rejects the caller's fetch() with the error.
  *
- * Only sequential runs host a callee (Python refuses a callee with maxConcurrentInvocations
- * above 1): the scheduler names the callee's invocation running while the call is in flight
- * (`scheduler.host`), so its timers and console lines are its own.
+ * The scheduler hosts the callee's invocation while the call is in flight (`scheduler.host`):
+ * its code runs as its own (its timers and console lines are its own), and in a concurrent run
+ * in an async context of its own, its effects turns like any other invocation's while the
+ * caller waits at the call.
  */
 
 import { Background, makeContext, runBackground } from "../background.mjs";
@@ -258,23 +259,21 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   const child = new Invocation(hostedId(caller, binding, method));
   calleeOf.set(child, entry.name);
   progress(child.id, "start", null);
-  // The caller's wait at the call sees the callee's progress as its own.
-  child.onChange = () => caller.bump();
-  const restore = run.scheduler.host(caller, child);
+  const hosting = run.scheduler.host(caller, child);
   const background = new Background();
   const ctx = makeContext(background);
   ctx.props = structuredClone(entry.props);
   /** @type {Promise<unknown>} */
   let promise;
   try {
-    promise = Promise.resolve(call(Entrypoint, calleeEnv(run, child, entry), ctx, module));
+    promise = Promise.resolve(hosting.enter(() => call(Entrypoint, calleeEnv(run, child, entry), ctx, module)));
   } catch (error) {
     promise = Promise.reject(error);
   }
   const outcome = await run.scheduler.settleAtReturn(child, promise);
   if (outcome.kind === "unsupported") {
     run.endInvocation(child);
-    restore();
+    hosting.leave();
     return never();
   }
   run.recordOutcome(child, "callee", outcome);
@@ -283,7 +282,7 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   if (outcome.kind === "threw") realConsole.error(`eutaxy: ${child.id}: callee ${entry.name}'s ${method}() threw:`, outcome.error);
   await (child.crashed ? drain(run, child) : runBackground(run, child, `Service:${binding}`, background));
   run.endInvocation(child);
-  restore();
+  hosting.leave();
   if (run.stopped) return never();
   if (outcome.kind === "crashed" || child.crashed) {
     throw new Error(`eutaxy: callee ${entry.name} crashed in ${child.id}; the call through ${binding} failed, as a call to a Worker that fails does`);

@@ -26,8 +26,9 @@
  *   in everything `fn` starts (the caller's async context does not reach the object); its `handOver(to, object,
  *   keep)` hands what the object's code goes on doing after the answer to the object's work.
  * - `runFresh(inv, fn)`: run the object's own code (a timer it fires) as `inv`'s.
- * - `host(caller, child)`: a callee's invocation hosted by a call of `caller`'s runs as the
- *   running one until the function answered puts the caller back (sequential runs only).
+ * - `host(caller, child)`: a callee's invocation hosted by a call of `caller`'s: its code runs
+ *   as its own (`enter`: in a concurrent run in a context of its own, its effects turns) until
+ *   `leave`; the caller waits at the call meanwhile.
  * - `track(work)`, `concurrent`: an object's work after its answers (after_work.mjs) and whether
  *   the scheduler interleaves it.
  * - `park(inv, target, op)`: an `io` effect point asks to wait for its turn; a promise to

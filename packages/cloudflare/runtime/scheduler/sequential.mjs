@@ -99,14 +99,20 @@ export class SequentialScheduler {
 
   /**
    * A callee's invocation hosted by a call of `caller`'s (bindings/callee.mjs): it is the one
-   * running until the returned function puts the caller back; the caller waits at the call.
-   * @param {Invocation} caller @param {Invocation} child @returns {() => void}
+   * running from now until `leave` puts the caller back, which waits at the call meanwhile; its
+   * changes wake the caller's wait, so a callee at work is no hung effect of the caller's.
+   * @param {Invocation} caller @param {Invocation} child
+   * @returns {{enter: <T>(fn: () => T) => T, leave: () => void}}
    */
   host(caller, child) {
     assert(this.current === caller, () => `${caller.id} hosts ${child.id} while ${this.current?.id} is in flight`);
     this.current = child;
-    return () => {
-      this.current = caller;
+    child.onChange = () => caller.bump();
+    return {
+      enter: (fn) => fn(),
+      leave: () => {
+        this.current = caller;
+      },
     };
   }
 

@@ -164,13 +164,31 @@ export class TurnScheduler {
   }
 
   /**
-   * A callee's invocation hosted by a call (bindings/callee.mjs): not interleaved yet, so
-   * Python refuses a callee in a concurrent run and reaching here is Eutaxy's own bug.
-   * @param {Invocation} caller @param {Invocation} child @returns {() => void}
+   * A callee's invocation hosted by a call of `caller`'s (bindings/callee.mjs): a delivery of
+   * its own while the call is in flight, its code run in its own context (`enter`), so its
+   * effects are turns like any other invocation's and its timers are its own; it takes no slot
+   * of `limit` (the call's delivery holds one). The caller waits at the call meanwhile: its
+   * hosting point counts as parked, no I/O of its own the scheduler would wait for. `leave`
+   * ends the delivery.
+   * @param {Invocation} caller @param {Invocation} child
+   * @returns {{enter: <T>(fn: () => T) => T, leave: () => void}}
    */
   host(caller, child) {
-    assert(false, `${caller.id} hosts the callee invocation ${child.id} in a concurrent run, which is not modelled`);
-    return () => {};
+    /** @type {Holder} */
+    const holder = { inv: child, auto: true };
+    this.deliveries.add(holder);
+    caller.parked++;
+    child.onChange = () => this.changed();
+    this.changed();
+    return {
+      enter: (fn) => this.als.run(holder, fn),
+      leave: () => {
+        this.deliveries.delete(holder);
+        this.parked = this.parked.filter((p) => p.inv !== child);
+        caller.parked--;
+        this.changed();
+      },
+    };
   }
 
   /**

@@ -193,11 +193,6 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
     # The callees' bindings and vars join the caller's under qualified names (inventory/DB), so
     # every kind checks, loads and states both Workers' bindings as one config's.
     config, callees = with_callees(root, config, scenario.get("setup") or [])
-    if callees and ((scenario.get("bounds") or {}).get("maxConcurrentInvocations") or 1) > 1:
-        raise UserError(
-            "the scenario runs callee Workers with maxConcurrentInvocations above 1; a callee's invocation hosted by a "
-            "call is run in sequential runs only, so far: set maxConcurrentInvocations to 1"
-        )
     if config.compatibility_date is None:
         raise UserError(
             f"{config.path}: compatibility_date is missing; set it (for example \"2026-01-01\") so every run "
