@@ -27,6 +27,7 @@ import runpy
 import tempfile
 from pathlib import Path
 
+from eutaxy.core.canonical import to_json
 from eutaxy.engine.check import check_scenario, replay_scenario
 from eutaxy.engine.scenario_file import import_scenario
 
@@ -34,10 +35,17 @@ from eutaxy.engine.scenario_file import import_scenario
 BUDGET_MS = 600_000
 
 
+#: Every gate's check is made again on this many jobs (``eutaxy check --jobs``) and must give the same JSON bytes.
+JOBS = 2
+
+
 def _open(path: str | Path):
     scenario = import_scenario(path)
-    package = importlib.import_module(f"eutaxy.{scenario['platform']}")
-    return scenario, package.create_platform(scenario)
+    return scenario, _package(scenario).create_platform(scenario)
+
+
+def _package(scenario: dict):
+    return importlib.import_module(f"eutaxy.{scenario['platform']}")
 
 
 def seed_of(path: str | Path) -> str:
@@ -51,14 +59,39 @@ def check_case(
     """Check a case's scenario with the CLI's seed (the file's name) unless ``seed`` names another
     (a twin's), and hold its text report against the scenario's golden file."""
     scenario, platform = _open(path)
+    options = {"seed": seed or seed_of(path), "max_runs": max_runs, "budget_ms": budget_ms, "audit": audit}
     try:
-        verdict = check_scenario(
-            scenario, platform, seed=seed or seed_of(path), max_runs=max_runs, budget_ms=budget_ms, audit=audit
-        )
+        verdict = check_scenario(scenario, platform, **options)
     finally:
         platform.close()
+    assert_jobs_agree(verdict, scenario, options)
     assert_golden_report(verdict, path)
     return verdict
+
+
+def assert_jobs_agree(verdict: dict, scenario: dict, options: dict) -> None:
+    """The same check on ``JOBS`` jobs gives the verdict's JSON byte for byte.
+
+    Every platform is a new one, as ``eutaxy check`` makes them, and the other jobs' are started
+    before exploration (``eutaxy check`` starts them after the first run), so they run plans
+    ahead from the second run on even in a check that ends soon.
+    """
+    package = _package(scenario)
+    platform = package.create_platform(scenario)
+    waiting = [package.create_platform(scenario) for _ in range(JOBS - 1)]
+    try:
+        in_jobs = check_scenario(scenario, platform, jobs=JOBS, create_platform=waiting.pop, **options)
+    finally:
+        platform.close()
+        for unused in waiting:
+            unused.close()
+    one, many = to_json(verdict), to_json(in_jobs)
+    if one != many:
+        at = next(index for index, (a, b) in enumerate(zip(one + "\0", many + "\0")) if a != b)
+        raise AssertionError(
+            f"{JOBS} jobs gave other JSON than one job, from character {at}:\n"
+            f"one job:  ...{one[max(0, at - 200):at + 200]}\n{JOBS} jobs: ...{many[max(0, at - 200):at + 200]}"
+        )
 
 
 #: Set to 1 to write each golden report from this run instead of comparing with it.

@@ -21,7 +21,7 @@ from eutaxy.core.invariants import (
     unique as unique,
 )
 
-from eutaxy.aws.platform import AwsPlatform as AwsPlatform, create_platform as create_platform
+from eutaxy.aws.platform import AwsPlatform as AwsPlatform, create_platform as create_platform, max_jobs as max_jobs
 from eutaxy.aws.regression import check as check, expect_holds as expect_holds, load_scenario as load_scenario
 from eutaxy.aws.scenario import (
     define_scenario as define_scenario,
@@ -78,6 +78,7 @@ __all__ = [
     "in_order_per_key",
     "load_scenario",
     "max_interval_per_key",
+    "max_jobs",
     "message",
     "min_interval_per_key",
     "references",

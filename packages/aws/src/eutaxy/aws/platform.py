@@ -52,7 +52,7 @@ from eutaxy.aws.services import Services
 from eutaxy.aws.sqs import BATCH_SIZE_DEFAULT, TIMEOUT_MS_DEFAULT, QueueSettings, SqsQueue, deliver_queue, queue_of, validate_drive
 from eutaxy.aws.tables import Tables
 
-__all__ = ["AwsPlatform", "create_platform"]
+__all__ = ["AwsPlatform", "create_platform", "max_jobs"]
 
 #: The environment a Lambda function sees that handler code commonly reads; the
 #: credentials are placeholders, since the handler's requests are re-signed for the local
@@ -486,3 +486,12 @@ def create_platform(scenario: Mapping[str, Any]) -> Any:
     from eutaxy.aws.child import HandlerProcess
 
     return HandlerProcess.start(scenario)
+
+
+def max_jobs(scenario: Mapping[str, Any]) -> int | None:
+    """How many platform instances a check of ``scenario`` may run at once (``eutaxy check --jobs``):
+    one when it names a DynamoDB endpoint of its own, whose tables every instance's reset would
+    delete; no cap otherwise, since each instance starts its own local DynamoDB."""
+    from eutaxy.aws.local import _endpoint_from
+
+    return 1 if _endpoint_from(scenario) is not None else None

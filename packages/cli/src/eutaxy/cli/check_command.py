@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import attrs
 
-from eutaxy.cli.arguments import add_command, budget_ms, max_runs
+from eutaxy.cli.arguments import add_command, budget_ms, max_runs, whole_number
 from eutaxy.cli.config import ProjectConfig, config_for, with_configured_provers
 from eutaxy.cli.exit_codes import EXIT_INTERNAL
 from eutaxy.cli.output import Output, ScenarioPrints
@@ -91,6 +91,11 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget-ms", type=budget_ms, metavar="MS", help="wall-time budget (default: bounds.budgetMs)")
     parser.add_argument("--max-runs", type=max_runs, metavar="N", help="stop after N runs (default: bounds.maxRuns or none)")
     parser.add_argument("--exhaustive", action="store_true", help="run every schedule within the bounds instead of sampling")
+    parser.add_argument(
+        "--jobs", type=whole_number, metavar="N",
+        help="run plans on N platform instances at once; the verdict is the same as with 1 (default: the machine's "
+        "cores, capped by what the check can use)",
+    )
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
     parser.add_argument(
         "--env", metavar="NAME",
@@ -190,10 +195,18 @@ def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdi
         # A watched check runs under --json (the MCP server's), where no progress line is drawn.
         explored = _WatchedPlatform(platform, watch.before_run)
         on_progress = watch.on_progress
+
+    def create_job() -> Any:
+        """Another instance of the platform, for --jobs."""
+        made = create_platform(scenario)
+        return made if watch is None else _WatchedPlatform(made, watch.before_run)
+
     try:
         verdict = check_scenario(
             scenario,
             explored,
+            jobs=_jobs(args, module, scenario),
+            create_platform=create_job,
             seed=_first(args.seed, config.seed, scenario_stem(scenario_path)),
             max_runs=_first(args.max_runs, config.max_runs),
             budget_ms=_first(args.budget_ms, config.budget_ms),
@@ -238,6 +251,18 @@ def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdi
         verdict = verdict.with_fields(specs=specs)
         code = exit_code(kind, spec_kinds=spec_kinds(specs))
     return verdict, code, platform, scenario, written, unwritten
+
+
+def _jobs(args: argparse.Namespace, module: Any, scenario: dict[str, Any]) -> int:
+    """``--jobs``, else the machine's cores, capped by the platform's ``max_jobs(scenario)`` when it
+    has one (an AWS scenario on a DynamoDB endpoint of its own: 1); the engine caps it further
+    (``eutaxy.engine.jobs.usable_jobs``)."""
+    from eutaxy.engine.jobs import machine_jobs
+
+    jobs = args.jobs or machine_jobs()
+    limit = getattr(module, "max_jobs", None)
+    cap = limit(scenario) if callable(limit) else None
+    return jobs if cap is None else min(jobs, cap)
 
 
 #: Suffixes of source files an HTML page is never written over (a module the Worker or the handler imports).

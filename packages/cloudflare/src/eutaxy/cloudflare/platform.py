@@ -126,7 +126,7 @@ class CloudflarePlatform:
                 effects = result.get("effects") or []
                 for kind in bindings.registered():
                     effects = kind.with_effect_details(effects)
-                    self.run_assumptions += [sentence for sentence in kind.run_assumptions(effects) if sentence not in self.run_assumptions]
+                self._note_effects(effects)
                 return RunResult.from_data({**result, "effects": effects})
             if answer.get("user"):
                 # The runtime found something the scenario must fix (a drive the Worker has no handler for).
@@ -138,6 +138,15 @@ class CloudflarePlatform:
                 raise error
             self._restart(host, error)
         raise AssertionError("unreachable: every pass answers, restarts or raises")
+
+    def note_run(self, result: RunResult) -> None:
+        """A run another instance of this platform made for the same check (``--jobs``): its run
+        assumptions join this one's, as if this instance had made it."""
+        self._note_effects([dict(effect) for effect in result.effects])
+
+    def _note_effects(self, effects: list[Any]) -> None:
+        for kind in bindings.registered():
+            self.run_assumptions += [sentence for sentence in kind.run_assumptions(effects) if sentence not in self.run_assumptions]
 
     def _restart(self, host: host_module.Host, error: host_module.HostError) -> None:
         """The runtime died during run ``runs + 1``: note it and close the host, or give up."""

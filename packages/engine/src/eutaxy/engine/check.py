@@ -49,6 +49,7 @@ from eutaxy.engine.bounds import BOUND_NAMES, resolve_bounds, with_bounds
 from eutaxy.engine.exhaustive import Enumeration
 from eutaxy.engine.explain import explain
 from eutaxy.engine.explore import Strategy, explore
+from eutaxy.engine.jobs import Jobs, usable_jobs
 from eutaxy.engine.module_state import MODULE_STATE_RUNS_DEFAULT, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
@@ -105,13 +106,23 @@ def check_verdict(
     audit: bool = False,
     on_progress: Callable[[dict], None] | None = None,
     clock_ms: Callable[[], float] | None = None,
+    jobs: int = 1,
+    create_platform: Callable[[], Platform] | None = None,
 ) -> SimulationVerdict:
     """Check ``scenario`` on ``platform``; the typed verdict (``eutaxy.core.verdicts``).
 
     ``clock_ms`` is the wall clock in milliseconds that decides when the budget is spent
     (``time.monotonic`` unless a test passes its own). ``audit`` reruns a sample of the
     explored runs and compares their logs byte for byte (``eutaxy.engine.audit``).
+    ``jobs`` above 1 explores on that many platform instances, ``platform`` and ``jobs - 1``
+    more that ``create_platform`` makes (``eutaxy.engine.jobs``), capped by what the check can
+    use (``usable_jobs``: one when exhaustive, at most ``max_runs - 1``); the verdict is the
+    same bytes as one job's.
     """
+    if jobs < 1:
+        raise UserError(f"jobs must be 1 or more, got {jobs}")
+    if jobs > 1 and create_platform is None:
+        raise UserError(f"jobs={jobs} needs create_platform, which makes the other platform instances")
     if module_state_runs < 0:
         raise UserError(f"module_state_runs must be 0 or more, got {module_state_runs}")
     if not scenario.get("invariants"):
@@ -134,7 +145,18 @@ def check_verdict(
     )
     # One exploration loop; the strategy decides which runs it makes (explore.py).
     strategy: Strategy = Enumeration(session=session) if exhaustive else SeededStrategy(session=session)
-    outcome: Outcome = explore(session, strategy)
+    jobs = usable_jobs(jobs, max_runs=bounds.max_runs, exhaustive=exhaustive)
+    if jobs > 1:
+        assert create_platform is not None
+        session.jobs = Jobs(
+            main=platform, create=create_platform, extra=jobs - 1,
+            perform=lambda plan, instance: session.perform(plan, instance, shared=True),
+        )
+    try:
+        outcome: Outcome = explore(session, strategy)
+    finally:
+        if session.jobs is not None:
+            session.jobs.close()
     session.finish()
     if isinstance(outcome, Exhausted):
         outcome = _refuse_never_succeeded(session, outcome)

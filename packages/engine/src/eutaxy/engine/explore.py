@@ -18,14 +18,16 @@ runs), a run that is UNSUPPORTED (it ends exploration with its cause), and the r
 violation is reported only from its replay (``replay.confirm``). The strategies live one to
 a file: ``seeded.py`` (draws from the seed, then enumerates what is left), ``exhaustive.py``
 (every schedule, depth first, with sleep sets) and ``replay.py`` (given schedules, once
-each). Running plans on several workers (``--jobs``) is a wrapper over this interface: it
-hands the plans ``next_plan`` gives to the workers and feeds their records back through
-``observe`` in plan order, so the verdict stays the same as one worker's.
+each). Running plans on several jobs (``--jobs``, ``jobs.py``) is a wrapper over this
+interface: a strategy may also answer ``lookahead(count)``, the plans it would give next if
+the runs in flight taught it nothing, which the other jobs run meanwhile; the loop still
+takes each plan's record in plan order, and a run made ahead of a plan the strategy did not
+give is dropped, so the verdict is one job's. A strategy without ``lookahead`` runs on one job.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from eutaxy.core.protocol import RunPlan
 
@@ -63,7 +65,8 @@ def explore(session: Session, strategy: Strategy) -> Outcome:
         reason = session.stop_reason()
         if reason is not None:
             return Exhausted(bounds_reached=(reason,), exhaustive=strategy.report())
-        record = session.explore(strategy.next_plan())
+        plan = strategy.next_plan()
+        record = session.explore(plan, _ahead(session, strategy))
         if record.unsupported:
             end = record.result.end
             assert end.cause is not None, end  # RunEnd pairs unsupported with its cause
@@ -77,3 +80,14 @@ def explore(session: Session, strategy: Strategy) -> Outcome:
                 replayed, violation = confirmed
                 return Found(record=replayed, violation=violation, exhaustive=strategy.report())
     raise AssertionError(f"exploration made {RUNS_MAX + 1} runs and no bound stopped it (RUNS_MAX is {RUNS_MAX})")
+
+
+def _ahead(session: Session, strategy: Strategy) -> Sequence[RunPlan]:
+    """The plans the strategy expects after the one it just gave, one per other job, within ``maxRuns``."""
+    lookahead = getattr(strategy, "lookahead", None)
+    if session.jobs is None or lookahead is None:
+        return ()
+    count = session.jobs.size - 1
+    if session.bounds.max_runs is not None:
+        count = min(count, session.bounds.max_runs - session.runs - 1)
+    return lookahead(count) if count > 0 else ()

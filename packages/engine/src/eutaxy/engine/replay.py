@@ -75,11 +75,20 @@ class ReplayStrategy:
 
     def next_plan(self) -> RunPlan:
         assert self.planned < len(self.schedules), "a finished strategy is never asked for a plan"
+        self.planned += 1
+        return self._plan(self.planned - 1)
+
+    def lookahead(self, count: int) -> list[RunPlan]:
+        """The next ``count`` schedules' plans (runs teach this strategy nothing)."""
+        return [self._plan(index) for index in range(self.planned, min(self.planned + count, len(self.schedules)))]
+
+    def _plan(self, index: int) -> RunPlan:
         session = self.session
         scenario = session.scenario if self.kept_events is None else restrict_events(session.scenario, self.kept_events)
-        schedule = self.schedules[self.planned]
-        self.planned += 1
-        return replay_plan(scenario, session.seed, schedule, session.bounds.max_faults_per_run, max_short_batches=session.bounds.max_short_batches)
+        return replay_plan(
+            scenario, session.seed, self.schedules[index], session.bounds.max_faults_per_run,
+            max_short_batches=session.bounds.max_short_batches,
+        )
 
     def observe(self, record: RunRecord) -> Stopped | None:
         return None

@@ -30,6 +30,7 @@ within the bounds ran, and BOUNDED says so.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import attrs
@@ -102,16 +103,25 @@ class SeededPlanner:
         self.most_any = max(self.most_any, result.eligible, self.most_fault_free)
 
 
+def _new_draw(scenario: dict[str, Any], planner: SeededPlanner, tree: ScheduleTree) -> tuple[RunPlan | None, int]:
+    """The planner's next draw that runs a schedule the tree does not hold, and the draws skipped
+    before it; None when ``SKIPS_BEFORE_ENUMERATING`` draws in a row would repeat one."""
+    for skipped in range(SKIPS_BEFORE_ENUMERATING):
+        plan = planner.next_plan(scenario)
+        assert plan.policy.kind == "seeded", plan.policy
+        if not tree.repeats(plan.policy.faults, plan.streams["turns"]):
+            return plan, skipped
+    return None, SKIPS_BEFORE_ENUMERATING
+
+
 def _next_plan(session: Session, planner: SeededPlanner, tree: ScheduleTree) -> RunPlan:
     """The next seeded plan that runs a new schedule, or the first open branch once draws keep repeating."""
     scenario = dict(session.scenario)
     if not session.enumerating:
-        for _ in range(SKIPS_BEFORE_ENUMERATING):
-            plan = planner.next_plan(scenario)
-            assert plan.policy.kind == "seeded", plan.policy
-            if not tree.repeats(plan.policy.faults, plan.streams["turns"]):
-                return plan
-            session.skipped += 1
+        plan, skipped = _new_draw(scenario, planner, tree)
+        session.skipped += skipped
+        if plan is not None:
+            return plan
     prefix = tree.next_open()
     assert prefix is not None, "a complete tree ends exploration before a plan is asked for"
     session.enumerating = True
@@ -158,6 +168,24 @@ class SeededStrategy:
     def observe(self, record: RunRecord) -> Stopped | None:
         self.planner.observe(record.result)
         return None
+
+    def lookahead(self, count: int) -> list[RunPlan]:
+        """The next ``count`` plans if the runs not yet observed taught nothing: the planner's
+        next new draws from a copy of it. None before the first run is observed (it measures
+        the points the draws range over) nor once exploration enumerates (each open branch
+        depends on the run before it), nor past a draw that would start enumerating."""
+        session = self.session
+        if session.runs == 0 or session.enumerating:
+            return []
+        planner = copy.deepcopy(self.planner)
+        scenario = dict(session.scenario)
+        plans: list[RunPlan] = []
+        for _ in range(count):
+            plan, _skipped = _new_draw(scenario, planner, self.tree)
+            if plan is None:
+                break
+            plans.append(plan)
+        return plans
 
     def report(self) -> dict[str, Any] | None:
         return None

@@ -28,6 +28,7 @@ from eutaxy.core.violations import Violation
 from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT, Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.coverage import FaultCoverage
+from eutaxy.engine.jobs import Jobs
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of, short_batches_withheld
 from eutaxy.engine.schedule_tree import ScheduleTree
 
@@ -83,6 +84,8 @@ class Session:
     keep_first: int = MODULE_STATE_RUNS_DEFAULT
     #: Keep every exploration run for the determinism audit (``--audit``).
     audit: bool = False
+    #: Other platform instances that run exploration plans ahead (``jobs.Jobs``); None: one job.
+    jobs: Jobs | None = None
 
     #: Exploration runs so far (replays, shrinking and the module-state check not counted).
     runs: int = attrs.field(init=False, default=0)
@@ -161,15 +164,17 @@ class Session:
             return "budgetMs"
         return None
 
-    def perform(self, plan: RunPlan, *, shared: bool = False) -> RunRecord:
-        """Run a plan and check its log; nothing is counted (replays and checks use this).
+    def perform(self, plan: RunPlan, platform: Platform | None = None, *, shared: bool = False) -> RunRecord:
+        """Run a plan (on ``platform``, else the session's) and check its log; nothing is counted
+        (replays and checks use this, and every job's thread: it touches no state of the session).
 
         ``shared``: the platform may start the run from a checkpoint of an earlier one when it
         can (``checkpoints.SharesPrefixes``); exploration runs only, so every other run (a
         replay, the module-state check, the audit) starts from the reset.
         """
-        run_shared: Callable[[RunPlan], RunResult] | None = getattr(self.platform, "run_shared", None) if shared else None
-        result = self.platform.run(plan) if run_shared is None else run_shared(plan)
+        platform = platform or self.platform
+        run_shared: Callable[[RunPlan], RunResult] | None = getattr(platform, "run_shared", None) if shared else None
+        result = platform.run(plan) if run_shared is None else run_shared(plan)
         violations: tuple[Violation, ...] = ()
         undetermined: tuple[Violation, ...] = ()
         invariants = plan.scenario.get("invariants") or []
@@ -180,9 +185,21 @@ class Session:
             violations, undetermined = judge(found, result.cuts)
         return RunRecord(plan=plan, result=result, violations=violations, undetermined=undetermined)
 
-    def explore(self, plan: RunPlan) -> RunRecord:
-        """One exploration run: counted, kept if among the first, and reported as progress."""
-        record = self.perform(plan, shared=True)
+    def explore(self, plan: RunPlan, ahead: Sequence[RunPlan] = ()) -> RunRecord:
+        """One exploration run: counted, kept if among the first, and reported as progress.
+
+        With ``jobs``, ``ahead`` are the plans the strategy expects next, which they run meanwhile.
+        """
+        if self.jobs is None:
+            record = self.perform(plan, shared=True)
+        else:
+            performed, job = self.jobs.run(plan, ahead)
+            assert isinstance(performed, RunRecord), performed
+            record = performed
+            note_run = getattr(self.platform, "note_run", None)
+            if job != 0 and note_run is not None:
+                # What the platform learns from its own runs (a Worker's run assumptions) it learns from this one.
+                note_run(record.result)
         if self.runs == 0 and not record.unsupported:
             # The first run injects no faults: the names only a run can tell are checked on it.
             check_run_fit(plan.scenario.get("invariants") or [], as_effects(record.result.effects))
