@@ -88,7 +88,8 @@ def _impl(rctx):
             elif _version_of(rctx, rctx.path(lean)) != version:
                 why = "%s unpacked into a lean that does not report version %s" % (entry["file"], version)
             else:
-                location = str(rctx.path(lean))
+                # Relative to location.txt (see node_toolchain.bzl: no output base in a test's inputs).
+                location = lean
                 why = None
     if location == None:
         print("eutaxy_lean: " + why)

@@ -26,9 +26,12 @@ def _impl(rctx):
         fail("installing the pinned Node toolchain failed:\n" + result.stderr)
     rctx.file("WORKSPACE", "")
 
-    # Tests find the toolchain through this one small file (its absolute path in
-    # the output base) rather than through tens of thousands of runfiles links.
-    rctx.file("location.txt", str(rctx.path("node_modules")) + "\n")
+    # Tests find the toolchain through this one small file rather than through tens
+    # of thousands of runfiles links. It names the folder relative to the file's own
+    # real location (readers resolve the runfiles link first): an absolute path would
+    # name this output base, and every test reading the file would get a different
+    # action key in each checkout, never a remote cache hit across them.
+    rctx.file("location.txt", "node_modules\n")
     rctx.file("BUILD", """
 filegroup(
     name = "location",

@@ -43,23 +43,37 @@ def _shard() -> Shard | None:
     return Shard(int(os.environ["TEST_SHARD_INDEX"]), int(total))
 
 
+#: The toolchain repositories' location.txt files and the variable each sets: the pinned
+#: Node toolchain; the test-only wrangler the bundle differential runs (corpus/wrangler-bundle/);
+#: the test-only npm packages of the real Worker projects (corpus/real-projects/); the pinned
+#: Lean (tools/bazel/lean_toolchain.bzl), its executable or "unavailable: why".
+LOCATIONS = {
+    "eutaxy_node": "EUTAXY_NODE_MODULES",
+    "eutaxy_wrangler": "EUTAXY_WRANGLER_NODE_MODULES",
+    "eutaxy_real_projects": "EUTAXY_REAL_PROJECTS_NODE_MODULES",
+    "eutaxy_lean": "EUTAXY_LEAN_LOCATION",
+}
+UNAVAILABLE = "unavailable: "
+
+
+def read_location(location: Path) -> str:
+    """A location.txt's path, absolute: a relative one is taken from the file's real folder.
+
+    The repository rules write paths relative to the file, so no test's inputs name the
+    output base (tools/remote_cache/check.py --suite); the runfiles entry is a link to it.
+    """
+    text = location.read_text().strip()
+    if text.startswith(UNAVAILABLE):
+        return text
+    return str(location.resolve().parent / text)
+
+
 def main() -> int:
     root = Path(os.environ["TEST_SRCDIR"]) / os.environ["TEST_WORKSPACE"]
-    location = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_node" / "location.txt"
-    if location.exists() and "EUTAXY_NODE_MODULES" not in os.environ:
-        os.environ["EUTAXY_NODE_MODULES"] = location.read_text().strip()
-    # The test-only wrangler the bundle differential runs (corpus/wrangler-bundle/).
-    wrangler = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_wrangler" / "location.txt"
-    if wrangler.exists() and "EUTAXY_WRANGLER_NODE_MODULES" not in os.environ:
-        os.environ["EUTAXY_WRANGLER_NODE_MODULES"] = wrangler.read_text().strip()
-    # The test-only npm packages of the real Worker projects (corpus/real-projects/).
-    real = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_real_projects" / "location.txt"
-    if real.exists() and "EUTAXY_REAL_PROJECTS_NODE_MODULES" not in os.environ:
-        os.environ["EUTAXY_REAL_PROJECTS_NODE_MODULES"] = real.read_text().strip()
-    # The pinned Lean (tools/bazel/lean_toolchain.bzl): its executable, or "unavailable: why".
-    lean = Path(os.environ["TEST_SRCDIR"]) / "eutaxy_lean" / "location.txt"
-    if lean.exists() and "EUTAXY_LEAN_LOCATION" not in os.environ:
-        os.environ["EUTAXY_LEAN_LOCATION"] = lean.read_text().strip()
+    for repository, variable in LOCATIONS.items():
+        location = Path(os.environ["TEST_SRCDIR"]) / repository / "location.txt"
+        if location.exists() and variable not in os.environ:
+            os.environ[variable] = read_location(location)
     tmp = os.environ.get("TEST_TMPDIR")
     if tmp:
         os.chdir(tmp)

@@ -12,8 +12,9 @@ Two repository rules:
   it reads, so Bazel runs it again exactly when the lock or the interpreter
   changes, and not otherwise.
 
-The runtime's interpreter is a small generated file naming the venv's python,
-the interpreter it came from and the lock's digest: every py_test and py_binary
+The runtime's interpreter is a small generated file that runs the venv's python
+found beside its own real location, naming the interpreter the venv came from and
+the lock's digest: every py_test and py_binary
 has it among its inputs, so a new lock or interpreter re-runs the tests (and a
 cached result is one made with this environment).
 """
@@ -56,12 +57,17 @@ def _venv_impl(rctx):
 
     # Said once, when the environment is made (this rule runs only then).
     print("eutaxy_python: Python %s (%s); venv from requirements.lock, hash-checked, at %s" % (found["version"], python, venv))
-    venv_python = "%s/bin/python3" % venv
+    # Nothing here names the output base: this file is an input of every Python action
+    # and the stub's shebang is in every py_binary, so an absolute path in either would
+    # give each checkout its own action keys and a remote cache would never hit across
+    # checkouts (tools/remote_cache/check.py --suite). The wrapper finds the venv beside
+    # its own real location; the stub runs under the interpreter the venv was made from.
     rctx.file("python3", "\n".join([
         "#!/bin/sh",
         "# Python %s (%s, sha256 %s)" % (found["version"], python, found["sha256"]),
         "# venv from requirements.lock, sha256 %s" % _digest(rctx, lock),
-        'exec "%s" "$@"' % venv_python,
+        'here=$(dirname "$(readlink -f "$0")")',
+        'exec "$here/venv/bin/python3" "$@"',
         "",
     ]), executable = True)
     rctx.file("interpreter.txt", rctx.read(rctx.attr.interpreter))
@@ -73,7 +79,7 @@ py_runtime(
     name = "venv_python3",
     interpreter = "python3",
     python_version = "PY3",
-    stub_shebang = "#!{venv_python}",
+    stub_shebang = "#!{python}",
 )
 
 py_runtime_pair(name = "runtime_pair", py3_runtime = ":venv_python3")
@@ -85,7 +91,7 @@ toolchain(
 )
 
 exports_files(["python3", "interpreter.txt"])
-""".format(venv_python = venv_python))
+""".format(python = python))
 
 def _digest(rctx, path):
     result = rctx.execute(["sha256sum", path])

@@ -212,7 +212,8 @@ def node_modules() -> Path:
     location = Path(runfiles) / "eutaxy_node" / "location.txt"
     if not location.exists():
         raise LintError(f"the pinned Node toolchain is not in runfiles ({location}); give the target @eutaxy_node//:location, or set EUTAXY_NODE_MODULES")
-    return Path(location.read_text().strip())
+    # Relative to the file's real folder (tools/bazel/node_toolchain.bzl), absolute when made by hand.
+    return location.resolve().parent / location.read_text().strip()
 
 
 _TSC_LINE = re.compile(r"^(?P<path>.+?)\((?P<line>\d+),(?P<column>\d+)\): error (?P<code>TS\d+): (?P<message>.*)$")

@@ -48,6 +48,15 @@ class Spawn:
     #: e.g. "remote cache hit", "linux-sandbox"
     runner: str
     remote_cache_hit: bool
+    #: Input path -> content digest: what makes two spawns' cache keys differ.
+    inputs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: The command's first word.
+    program: str = ""
+
+    @property
+    def writes_test_xml(self) -> bool:
+        """Bazel's own test.xml for a test that wrote none: its arguments hold the test's duration, so it never hits."""
+        return self.program.endswith("/generate-xml.sh")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -73,6 +82,9 @@ class Build:
     def summary_line(self) -> str:
         return next((l for l in self.log.splitlines() if _SUMMARY.match(l)), "(no process summary)")
 
+    def tests_line(self) -> str:
+        return next((line for line in self.log.splitlines() if _TESTS.match(line)), "(no test summary)")
+
 
 def parse_summary(log: str) -> dict[str, int]:
     """Bazel's `INFO: N processes: a kind, b kind.` line as {kind: count}; the last one wins."""
@@ -87,6 +99,18 @@ def parse_summary(log: str) -> dict[str, int]:
                 number, _, kind = part.partition(" ")
                 counts[kind] = counts.get(kind, 0) + int(number)
     return counts
+
+
+_TESTS = re.compile(r"^Executed (\d+) out of (\d+) tests?\b")
+
+
+def parse_tests(log: str) -> tuple[int, int] | None:
+    """`bazel test`'s `Executed 0 out of 67 tests: 67 tests pass.` as (executed, total); None if absent."""
+    for line in reversed(log.splitlines()):
+        match = _TESTS.match(line)
+        if match:
+            return int(match.group(1)), int(match.group(2))
+    return None
 
 
 def parse_execution_log(text: str) -> tuple[Spawn, ...]:
@@ -106,8 +130,19 @@ def parse_execution_log(text: str) -> tuple[Spawn, ...]:
                 progress=record.get("progressMessage", ""),
                 runner=record.get("runner", ""),
                 remote_cache_hit=bool(record.get("remoteCacheHit", False)),
+                inputs={i["path"]: i.get("digest", {}).get("hash", "") for i in record.get("inputs", [])},
+                program=(record.get("commandArgs") or [""])[0],
             )
         )
+
+
+def differing_inputs(spawn: Spawn, before: Sequence[Spawn]) -> list[str]:
+    """The inputs of spawn whose content differs from the same action's (same progress message) in before."""
+    same = [s for s in before if (s.progress, s.mnemonic, s.program) == (spawn.progress, spawn.mnemonic, spawn.program)]
+    if not same:
+        return ["(no action of that name in the first run)"]
+    then = same[0].inputs
+    return sorted(path for path in spawn.inputs.keys() | then.keys() if spawn.inputs.get(path) != then.get(path))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -120,7 +155,7 @@ class ThrowawayBazel:
     #: The server's java.io.tmpdir: created on first use, inside the check's temp dir.
     jvm_tmp: Path
 
-    def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess:
+    def _run(self, args: Sequence[str], seconds: int = COMMAND_SECONDS) -> subprocess.CompletedProcess:
         self.jvm_tmp.mkdir(parents=True, exist_ok=True)
         command = [
             self.bazel,
@@ -138,15 +173,17 @@ class ThrowawayBazel:
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,
-                timeout=COMMAND_SECONDS,
+                timeout=seconds,
             )
         except FileNotFoundError as error:
             raise BazelError(f"cannot run {self.bazel!r} (set BAZEL=/path/to/bazel): {error}") from error
         except subprocess.TimeoutExpired as error:
-            raise BazelError(f"{' '.join(args[:1])} did not finish in {COMMAND_SECONDS} s") from error
+            raise BazelError(f"{' '.join(args[:1])} did not finish in {seconds} s") from error
 
-    def build(self, target: str, cache_url: str, execution_log: Path) -> Build:
-        """Build target with cache_url as the only cache, every override the check relies on explicit.
+    def build(
+        self, target: str, cache_url: str, execution_log: Path, command: str = "build", seconds: int = COMMAND_SECONDS
+    ) -> Build:
+        """Build (or test) target (patterns split on spaces) with cache_url as the only cache, every override explicit.
 
         The flags undo anything an rc file might add that would blur the
         result: a disk cache (would answer instead of the server), remote
@@ -155,7 +192,7 @@ class ThrowawayBazel:
         """
         done = self._run(
             [
-                "build",
+                command,
                 *QUIET,
                 "--noshow_progress",
                 "--disk_cache=",
@@ -167,13 +204,15 @@ class ThrowawayBazel:
                 "--remote_timeout=10",
                 f"--execution_log_json_file={execution_log}",
                 "--",
-                target,
-            ]
+                *target.split(),
+            ],
+            seconds,
         )
         spawns = parse_execution_log(execution_log.read_text()) if execution_log.exists() else ()
         return Build(
             returncode=done.returncode,
-            log=done.stderr,
+            # `bazel test`'s per-test lines and `Executed N out of M tests` go to stdout.
+            log=done.stderr + done.stdout,
             processes=parse_summary(done.stderr),
             spawns=spawns,
         )

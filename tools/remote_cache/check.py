@@ -22,6 +22,22 @@ down, nginx is stopped, the temp dir is removed (keep it with --keep).
   --self-test   run the check with --force-miss and pass only if it fails
                 because of the miss (shows that the check can fail)
 
+With --suite the same question is asked of the whole test suite, and the
+check is what runs the suite (tools/test calls it in place of its first
+`bazel test //...` when no other cache is configured):
+
+1. start the loopback cache; `bazel test //...` in the workspace, in its own
+   output base, uploading to the cache (a failing test fails the check with
+   Bazel's exit status);
+2. copy the checkout (the files git tracks or would track, as they are now)
+   to a new folder and run `bazel test //...` there in a throwaway output base
+   against the same cache: every test must be reported cached (`Executed 0
+   out of N tests`) and every action a remote cache hit, none run here. An
+   action whose key names the checkout's path or its output base (a
+   generated file holding an absolute path) fails this step;
+3. negative control: change one test's source in the copy and test again:
+   the step-2 verdict must reject it, or the check is blind.
+
 Exit status: 0 pass, 1 the cache was missed or is unusable, 2 the check
 could not run (no nginx, Bazel failed to build, a wedged command).
 """
@@ -37,6 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 import bazel_run
 import cache_server
@@ -146,6 +163,100 @@ def run_check(workspace: Path, bazel: str, workdir: Path, force_miss: bool) -> N
         _shutdown(runner, quiet=False)
 
 
+#: A suite run in a throwaway output base: repository rules (the venv, the Node
+#: toolchains) run again and every test's outputs come back from the cache.
+SUITE_SECONDS = 3600
+#: The file the negative control changes in the copy: a test's own source, so
+#: exactly one test target must run again.
+CONTROL_FILE = Path("tools/remote_cache/test_check.py")
+
+
+def suite_problems(run: bazel_run.Build, first: Sequence[bazel_run.Spawn] = ()) -> list[str]:
+    """What is wrong with `bazel test //...` in a fresh checkout: every test and action must come from the cache."""
+    if run.returncode != 0:
+        return [f"the suite failed in the copy (exit {run.returncode})"]
+    problems = []
+    tests = bazel_run.parse_tests(run.log)
+    if tests is None or tests[1] == 0:
+        problems.append("Bazel reported no tests")
+    elif tests[0]:
+        problems.append(f"tests ran instead of coming from the cache: {run.tests_line()}")
+    # A test that writes no test.xml (lint.py's) gets one from Bazel's generate-xml.sh after
+    # the cached result comes back; that step names the test's duration, so it always runs here.
+    missed = [s for s in run.spawns if not s.remote_cache_hit and not s.writes_test_xml]
+    if missed:
+        problems.append(f"{len(missed)} actions missed the cache: " + "; ".join(s.progress or s.mnemonic for s in missed[:20]))
+    for spawn in missed[:5] if first else ():
+        changed = bazel_run.differing_inputs(spawn, first)
+        problems.append(f"{spawn.progress}: inputs unlike the first run's: " + ", ".join(changed[:8]))
+    return problems
+
+
+def copy_checkout(workspace: Path, dest: Path) -> int:
+    """The files git tracks or would track (not ignored), as they are in the working tree; their count."""
+    listed = subprocess.run(
+        ["git", "-C", str(workspace), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        stdin=subprocess.DEVNULL, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    copied = 0
+    for name in filter(None, listed):
+        source = workspace / name
+        if not source.exists() and not source.is_symlink():
+            continue  # deleted in the working tree, not yet in git
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+        copied += 1
+    return copied
+
+
+def run_suite(workspace: Path, bazel: str, workdir: Path, targets: str) -> int:
+    """Steps 1-3 of --suite; Bazel's exit status if the suite itself failed, else 0; raises CheckFailed."""
+    with cache_server.running_cache(workdir) as cache:
+        url = f"{cache.url}/suite"
+        say(f"cache server: nginx at {cache.url}; bazel test {targets} here, uploading to {url}")
+        started = time.monotonic()
+        main_log = workdir / "main.log.json"
+        main = subprocess.run(
+            [bazel, "test", "--disk_cache=", "--remote_executor=", f"--remote_cache={url}",
+             "--remote_upload_local_results", f"--execution_log_json_file={main_log}", "--", *targets.split()],
+            cwd=workspace, stdin=subprocess.DEVNULL,
+        )
+        say(f"the suite here: exit {main.returncode} in {time.monotonic() - started:.0f} s")
+        if main.returncode != 0:
+            return main.returncode
+
+        copy = workdir / "checkout"
+        say(f"copied {copy_checkout(workspace, copy)} files to {copy}")
+        runner = bazel_run.ThrowawayBazel(
+            bazel=bazel, workspace=copy, output_base=workdir / "output_base", jvm_tmp=workdir / "jvm_tmp"
+        )
+        try:
+            started = time.monotonic()
+            warm = runner.build(targets, url, workdir / "suite.log.json", command="test", seconds=SUITE_SECONDS)
+            say(f"the suite in the copy: {warm.tests_line()} {warm.summary_line()} ({time.monotonic() - started:.0f} s)")
+            problems = suite_problems(warm, bazel_run.parse_execution_log(main_log.read_text()))
+            if problems:
+                raise CheckFailed(
+                    "the suite in a fresh checkout did not come from the cache:\n  "
+                    + "\n  ".join(problems) + "\n  Bazel said:\n" + _tail(warm.log)
+                )
+            say("every test was served from the cache and no action ran here but Bazel's test.xml writing")
+
+            control = copy / CONTROL_FILE
+            control.write_text(control.read_text() + "\n# changed by the remote cache check's negative control\n")
+            changed = runner.build(targets, url, workdir / "control.log.json", command="test", seconds=SUITE_SECONDS)
+            say(f"negative control ({CONTROL_FILE} changed): {changed.tests_line()}")
+            if not suite_problems(changed):
+                raise CheckFailed("a suite with a changed test passed the cached-suite test: the check is blind")
+            say("the cached-suite test rejects a suite in which a test ran")
+        except BaseException:
+            _shutdown(runner, quiet=True)
+            raise
+        _shutdown(runner, quiet=False)
+    return 0
+
+
 def _shutdown(runner: bazel_run.ThrowawayBazel, quiet: bool) -> None:
     """Stop the throwaway server; a failure to stop is an error unless another one is already on its way."""
     try:
@@ -187,6 +298,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workspace", type=Path, default=_default_workspace())
     parser.add_argument("--bazel", default=os.environ.get("BAZEL", "bazel"))
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (cache, logs, output base)")
+    parser.add_argument("--suite", action="store_true", help="run the whole suite, then again from the cache in a copy")
+    parser.add_argument("--targets", default="//...", help="with --suite: the test pattern (//... unless narrowed by hand)")
     args = parser.parse_args(argv)
     workspace = args.workspace.absolute()
     if not any((workspace / name).is_file() for name in ("WORKSPACE.bazel", "WORKSPACE")):
@@ -200,7 +313,13 @@ def main(argv: list[str]) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="eutaxy-remote-cache-"))
     started = time.monotonic()
     try:
-        run_check(workspace, args.bazel, workdir, args.force_miss)
+        if args.suite:
+            failed = run_suite(workspace, args.bazel, workdir, args.targets)
+            if failed:
+                say(f"the suite failed (Bazel exit {failed}); the cache was not checked")
+                return failed
+        else:
+            run_check(workspace, args.bazel, workdir, args.force_miss)
     except CheckFailed as failure:
         say(f"FAIL: {failure}")
         return 1

@@ -7,6 +7,7 @@ with a summary line and execution logs recorded from a hit and a miss of
 //tools/remote_cache:probe (testdata/, PATH values removed).
 """
 
+import dataclasses
 from pathlib import Path
 
 import bazel_run
@@ -98,3 +99,56 @@ def test_nginx_config_has_every_field_filled(tmp_path):
     assert 9 == len(placed)
     assert all(path.startswith(str(tmp_path)) for path in placed)
     assert "dav_methods PUT;" in text and "create_full_put_path on;" in text and "client_max_body_size 0;" in text
+
+
+#: `bazel test` in a fresh checkout whose every test came from the cache, and one in which a test ran.
+SUITE_HIT_LOG = HIT_LOG + "Executed 0 out of 2 tests: 2 tests pass.\n"
+SUITE_MISS_LOG = MISS_LOG + "Executed 1 out of 2 tests: 2 tests pass.\n"
+
+
+def test_test_summary_is_read():
+    """`Executed N out of M tests` becomes (N, M); without it, None."""
+    assert (0, 2) == bazel_run.parse_tests(SUITE_HIT_LOG)
+    assert (1, 1) == bazel_run.parse_tests("Executed 1 out of 1 test: 1 test passes.\n")
+    assert bazel_run.parse_tests(HIT_LOG) is None
+
+
+def test_a_suite_served_from_the_cache_passes_and_one_that_ran_fails():
+    """--suite's verdict: every test cached and every action a hit; a run test or a miss is reported."""
+    assert [] == check.suite_problems(build(SUITE_HIT_LOG, "hit.execlog.json"))
+    problems = check.suite_problems(build(SUITE_MISS_LOG, "miss.execlog.json"))
+    assert any(p.startswith("tests ran instead of coming from the cache: Executed 1 out of 2") for p in problems)
+    assert any(p.startswith("2 actions missed the cache") for p in problems)
+    ruff, tools = "Testing //tools/lint:ruff_test", "external/bazel_tools/tools/test/"
+    xml = bazel_run.Spawn("TestRunner", ruff, "linux-sandbox", False, {}, tools + "generate-xml.sh")
+    test = bazel_run.Spawn("TestRunner", ruff, "linux-sandbox", False, {"a.py": "1"}, tools + "test-setup.sh")
+    hit = dataclasses.replace(test, runner="remote cache hit", remote_cache_hit=True, inputs={"a.py": "0"})
+    only_xml = bazel_run.Build(0, SUITE_HIT_LOG, bazel_run.parse_summary(SUITE_HIT_LOG), (hit, xml))
+    assert [] == check.suite_problems(only_xml)
+    ran = bazel_run.Build(0, SUITE_HIT_LOG, {}, (test, xml))
+    assert [
+        f"1 actions missed the cache: {ruff}",
+        f"{ruff}: inputs unlike the first run's: a.py",
+    ] == check.suite_problems(ran, first=(hit, xml))
+    assert ["Bazel reported no tests"] == check.suite_problems(build(HIT_LOG, "hit.execlog.json"))
+    assert ["the suite failed in the copy (exit 3)"] == check.suite_problems(build(SUITE_HIT_LOG, "hit.execlog.json", 3))
+
+
+def test_the_copy_holds_what_git_would_track(tmp_path):
+    """Tracked and untracked files as they are in the working tree; ignored and deleted ones left out."""
+    import subprocess
+
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / ".gitignore").write_text("ignored.txt\n")
+    (work / "kept.txt").write_text("committed\n")
+    (work / "gone.txt").write_text("x\n")
+    subprocess.run(["git", "-C", str(work), "add", "."], check=True)
+    (work / "kept.txt").write_text("edited\n")
+    (work / "new.txt").write_text("new\n")
+    (work / "ignored.txt").write_text("ignored\n")
+    (work / "gone.txt").unlink()
+    assert 3 == check.copy_checkout(work, tmp_path / "copy")
+    assert "edited\n" == (tmp_path / "copy" / "kept.txt").read_text()
+    assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == [".gitignore", "kept.txt", "new.txt"]
