@@ -42,10 +42,11 @@
  *
  * `more`: an effect turn that did more than its effect (a synchronous effect, another
  * invocation's code reaching an effect, reading the clock or randomness, setting a timer)
- * marks its decision `more: true`, which turns the enumerator's partial-order reduction
- * off. A start or a timer turn depends on everything and is never marked. Core decisions
- * (pure calls) and the platform's own end-of-delivery points (implicit acks, dead letters,
- * the http response point: one per event, so two deliveries' commute) are not "more"; only
+ * marks its decision `more: true`: the enumerator's partial-order reduction then lets that
+ * turn commute with no other (engine exhaustive.py). A start or a timer turn depends on
+ * everything and is never marked. Core decisions (pure calls) and the platform's own
+ * end-of-delivery points (implicit acks, dead letters, the http response point: one per
+ * event, so two deliveries' commute) are not "more"; only
  * a `decision` effect point (one the Worker's code makes, such as `message.ack()`) notes it.
  *
  * A drive hands the scheduler a source: `{next(): string | null, start(): Promise<void>,
