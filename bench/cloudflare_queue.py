@@ -1,16 +1,20 @@
 """Bench: seeded-exploration runs per second on a queue Worker, and the proxies' cost over raw.
 
-    python3 bench/cloudflare_queue.py [--runs 300] [--samples 200] [--seed bench] [--checkout DIR] [--ratio-only]
+    python3 bench/cloudflare_queue.py [--runs 300] [--messages 20] [--max-faults 3] [--samples 200] [--seed bench] [--checkout DIR] [--ratio-only] [--smoke]
 
 Two numbers, both on corpus/planted-bugs/queue-duplicate-write's fixed twin (an
-idempotent consumer, so exploration never stops early and performs all of
-``--runs``):
+idempotent consumer, so no violation stops exploration):
 
 1. Seeded exploration: ``check_scenario`` with ``max_runs=--runs`` and a budget
-   that never ends it first; printed as runs per second (the platform's own count
-   of runs the host performed, replays and module-state runs included) over the
-   wall time of the check. Starting Node, bundling and starting workerd happen
-   before the timed part (a check pays them once).
+   that never ends it first, on the twin with ``--messages`` messages (each a new
+   order) and ``maxFaultsPerRun`` ``--max-faults``: a space far larger than
+   ``--runs`` (the twin's own two messages and one fault make 13 schedules, which
+   exploration exhausts in a fraction of a second), so the check performs all of
+   ``--runs``; one that exhausted the space first is refused, not timed. Printed as
+   runs per second (the platform's own count of runs the host performed, replays
+   and module-state runs included) over the wall time of the check, with the runs
+   explored and the space's size. Starting Node, bundling and starting workerd
+   happen before the timed part (a check pays them once).
 2. Proxied over raw: in one process and one Miniflare instance, ``--samples``
    fault-free runs through Eutaxy's proxies (a plan with no faults, through the
    platform), as many raw runs (the handler on the unproxied bindings, the
@@ -31,7 +35,8 @@ idempotent consumer, so exploration never stops early and performs all of
 
 ``--checkout DIR`` puts another checkout's packages (and corpus case) on the
 path instead of this one's, so one script measures a baseline commit (a
-``git worktree``) the same way; ``--ratio-only`` skips the exploration.
+``git worktree``) the same way; ``--ratio-only`` skips the exploration. ``--smoke`` is
+the smallest size (CI runs it, asserting nothing of its figures).
 
 Wall time is used here only to report speed; no verdict depends on it.
 """
@@ -62,7 +67,7 @@ CHECKOUT = _checkout()
 for package in ("spec", "core", "engine", "cloudflare"):
     sys.path.insert(0, str(CHECKOUT / "packages" / package / "src"))
 
-from eutaxy.cloudflare import create_platform, load_scenario  # noqa: E402 - after the checkout's packages go on sys.path
+from eutaxy.cloudflare import create_platform, define_scenario, load_scenario, queue  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.cloudflare import host as host_module  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.cloudflare.differential import DifferentialRunner  # noqa: E402 - after the checkout's packages go on sys.path
 from eutaxy.engine.check import check_scenario  # noqa: E402 - after the checkout's packages go on sys.path
@@ -76,6 +81,16 @@ BUDGET_MS = 3_600_000
 WARMUP = 20
 
 
+def larger(twin: dict, messages: int, max_faults: int) -> dict:
+    """The twin with ``messages`` orders in its drive and ``max_faults`` faults per run at most."""
+    return define_scenario(
+        name=twin["name"], worker=twin["worker"], setup=twin["setup"],
+        drive=queue("payments", [{"body": {"orderId": f"o-{i}", "amountCents": 100 + i}} for i in range(messages)]),
+        invariants=twin["invariants"], bounds={**twin["bounds"], "maxFaultsPerRun": max_faults},
+        root=twin["root"], source=twin["source"],
+    )
+
+
 def exploration(scenario: dict, runs: int, seed: str) -> None:
     platform = create_platform(scenario)
     try:
@@ -85,6 +100,11 @@ def exploration(scenario: dict, runs: int, seed: str) -> None:
     finally:
         platform.close()
     explored = verdict["provenance"]["runs"]
+    if verdict["provenance"].get("completed"):
+        raise SystemExit(f"seeded exploration exhausted the space ({explored} runs) before --runs {runs}: "
+                         "a rate over it would time a short check; raise --messages or --max-faults")
+    print(f"space: {len(scenario['drive']['events'])} messages, maxFaultsPerRun {scenario['bounds']['maxFaultsPerRun']}; "
+          f"not exhausted after {explored} runs ({verdict['provenance'].get('schedules', explored)} distinct schedules)")
     print(f"seeded exploration: {verdict['kind']}, {explored} runs explored, {platform.runs} host runs "
           f"in {elapsed:.2f}s: {platform.runs / elapsed:,.0f} runs/s ({explored / elapsed:,.0f} explored runs/s)")
 
@@ -158,11 +178,16 @@ def main() -> None:
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--checkout", metavar="DIR", help="measure that checkout's packages (read before parsing)")
     parser.add_argument("--ratio-only", action="store_true", help="skip the seeded exploration")
+    parser.add_argument("--messages", type=int, default=20, help="messages of the explored drive")
+    parser.add_argument("--max-faults", type=int, default=3, help="maxFaultsPerRun of the exploration")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run): --runs 5 --samples 3")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.samples = 5, 3
     print(f"checkout: {CHECKOUT}")
     scenario = load_scenario(SCENARIO)
     if not args.ratio_only:
-        exploration(scenario, args.runs, args.seed)
+        exploration(larger(scenario, args.messages, args.max_faults), args.runs, args.seed)
     proxied_over_raw(scenario, args.samples, args.seed)
 
 

@@ -1,6 +1,6 @@
 """Bench: runs per second and reset cost on the binding twins (issue 16), beside the D1 queue twin, in one run.
 
-    python3 bench/cloudflare_twins.py [--runs 150] [--rounds 3] [--samples 60] [--history 250,1000]
+    python3 bench/cloudflare_twins.py [--runs 150] [--max-faults 3] [--rounds 3] [--samples 60] [--history 250,1000] [--smoke]
 
 The twins are the fixed twins of planted bugs (BOUNDED Workers, so a check explores
 until its run cap or until no schedule is left). ``TWINS`` lists them; the first,
@@ -12,8 +12,10 @@ Each twin runs with the seed the CLI would give it (its file's name).
 
 1. Runs per second: each round checks every twin once, in ``TWINS`` order
    (``check_scenario`` with ``max_runs=--runs`` and a budget that never ends it
-   first); a twin's rate is its platform's count of host runs (replays and
-   module-state runs included) over the check's wall time. Printed: the median
+   first, at ``maxFaultsPerRun`` ``--max-faults``: at the twins' own 1 their spaces
+   are 13, 19 and 25 schedules, exhausted long before ``--runs``; a check that
+   exhausts its space is refused, not timed); a twin's rate is its platform's count
+   of host runs (replays and module-state runs included) over the check's wall time. Printed: the median
    over ``--rounds`` and its ratio to the baseline's median. Starting Node,
    bundling and starting workerd happen once per twin, before any timing.
 2. Reset cost: per twin, ``--samples`` times, alternating between twins: a
@@ -36,6 +38,7 @@ Each twin runs with the seed the CLI would give it (its file's name).
    seeds and evicts them), then ordinary triples. The reset visits only the objects
    whose code ran since the last reset, so the ratio should stay near 1.
 
+``--smoke`` is the smallest size (CI runs it, asserting nothing of its figures).
 Wall time is used here only to report speed; no verdict depends on it.
 """
 
@@ -126,13 +129,17 @@ class Twin:
         self.platform.close()
 
 
-def runs_per_second(twin: Twin, runs: int) -> float:
+def runs_per_second(twin: Twin, runs: int, max_faults: int) -> float:
     before = twin.platform.runs
+    scenario = {**twin.scenario, "bounds": {**twin.scenario["bounds"], "maxFaultsPerRun": max_faults}}
     started = time.perf_counter()
-    verdict = check_scenario(twin.scenario, twin.platform, seed=twin.seed, max_runs=runs, budget_ms=BUDGET_MS)
+    verdict = check_scenario(scenario, twin.platform, seed=twin.seed, max_runs=runs, budget_ms=BUDGET_MS)
     elapsed = time.perf_counter() - started
     if verdict["kind"] != "bounded":
         raise SystemExit(f"{twin.label}: the twin is not BOUNDED, so its runs measure something else: {verdict.get('cause') or verdict.get('violation')}")
+    if verdict["provenance"].get("completed"):
+        raise SystemExit(f"{twin.label}: the check exhausted its space after {verdict['provenance']['runs']} runs, before --runs {runs}; "
+                         "raise --max-faults")
     return (twin.platform.runs - before) / elapsed
 
 
@@ -203,7 +210,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="checks of each twin, alternating")
     parser.add_argument("--samples", type=int, default=60, help="timed resets per twin (and per history size)")
     parser.add_argument("--history", default="250,1000", help="comma-separated counts of objects the R2 bucket is made to hold, and the DO namespace to have, once")
+    parser.add_argument("--max-faults", type=int, default=3, help="maxFaultsPerRun of the checks timed in 1")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run): --runs 5 --rounds 1 --samples 2 --history 3")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.rounds, args.samples, args.history = 5, 1, 2, "3"
     history_sizes = [int(size) for size in args.history.split(",") if size.strip()]
     twins = [Twin(label, path) for label, path in TWINS]
     try:
@@ -216,9 +227,10 @@ def main() -> None:
         rates: dict[str, list[float]] = {twin.label: [] for twin in twins}
         for _ in range(args.rounds):
             for twin in twins:
-                rates[twin.label].append(runs_per_second(twin, args.runs))
+                rates[twin.label].append(runs_per_second(twin, args.runs, args.max_faults))
         base_rate = statistics.median(rates[twins[0].label])
-        print(f"1. runs per second (median of {args.rounds} checks of at most {args.runs} runs each, alternating)")
+        print(f"1. runs per second (median of {args.rounds} checks of {args.runs} runs each at maxFaultsPerRun {args.max_faults}, "
+              "none exhausting its space, alternating)")
         for twin in twins:
             rate = statistics.median(rates[twin.label])
             spread = ", ".join(f"{value:.0f}" for value in rates[twin.label])

@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--workerd-runs", type=int, default=150, help="workerd runs timed")
     parser.add_argument("--aws-runs", type=int, default=150, help="AWS runs timed")
     parser.add_argument("--rounds", type=int, default=3, help="alternating toy rounds")
-    parser.add_argument("--smallest", action="store_true", help="every part at its smallest size (a smoke run)")
+    parser.add_argument("--smallest", "--smoke", action="store_true", help="every part at its smallest size (a smoke run; CI runs it)")
     parser.add_argument("--no-workerd", action="store_true", help="no workerd part")
     parser.add_argument("--no-aws", action="store_true", help="no AWS part")
     args = parser.parse_args()

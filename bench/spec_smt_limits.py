@@ -1,6 +1,6 @@
 """Bench: the share of properties the SMT engine decides at each step limit, and what each limit costs.
 
-    python3 bench/spec_smt_limits.py [--limits 1000000,4000000,16000000,64000000] [--deadline 60]
+    python3 bench/spec_smt_limits.py [--limits 1000000,4000000,16000000,64000000] [--deadline 60] [--smoke]
 
 For each step limit (Z3's rlimit, ``--prover-steps``) the engine is asked,
 uncached, for every property of corpus/prover-contracts and of
@@ -10,6 +10,9 @@ limit, those stopped at the wall-clock deadline, and the engine's wall time
 (translation, the solver's child process, model replay). Reading the spec files
 and starting Node are outside the timed part. Wall time is reported only; the
 step limit, not the clock, decides every answer counted as decided.
+``--smoke`` is the smallest size: one limit (1,000,000), the first two properties of
+the first spec file of each corpus, a 20 s deadline, only to show the script still runs (CI runs it, asserting
+nothing of its figures).
 Needs the pinned Z3 (`eutaxy prover install smt`, or the z3-solver wheel on the path).
 """
 
@@ -48,10 +51,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limits", default="1000000,4000000,16000000,64000000")
     parser.add_argument("--deadline", type=float, default=60.0)
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run): --limits 1000000 --deadline 20, two properties of one spec file per corpus")
     args = parser.parse_args()
+    if args.smoke:
+        args.limits, args.deadline = "1000000", 20.0
     toolchain = node_toolchain()
-    read = {name: (specs, read_specs(specs, toolchain))
-            for name, specs in ((n, find_spec_files(path)) for n, path in CORPORA.items())}
+    found = {name: find_spec_files(path)[:1] if args.smoke else find_spec_files(path) for name, path in CORPORA.items()}
+    read = {name: (specs, read_specs(specs, toolchain)) for name, specs in found.items()}
     for limit in (int(x) for x in args.limits.split(",")):
         prover = SmtProver(cache_results=False, rlimit=limit, deadline_s=args.deadline)
         status = prover.available()
@@ -65,7 +71,7 @@ def main() -> None:
                         return evaluator.evaluate_encoded(prop, [list(encoded)])[0]
 
                     start = time.perf_counter()
-                    answers = engine_answers(prover, module, module.properties, replay)
+                    answers = engine_answers(prover, module, module.properties[:2] if args.smoke else module.properties, replay)
                     elapsed += time.perf_counter() - start
                 counts.update(_outcome(a) for a in answers.values())
             total = sum(counts.values())

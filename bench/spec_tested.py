@@ -1,6 +1,6 @@
 """Bench: distinct assignments the TESTED rung evaluates per second, on the corpus's true claim.
 
-    python3 bench/spec_tested.py [--inside 20000] [--seed bench] [--repeat 3] [--baseline REV --rounds 3]
+    python3 bench/spec_tested.py [--inside 20000] [--seed bench] [--repeat 3] [--baseline REV --rounds 3] [--smoke]
 
 Runs the TESTED rung on corpus/prover-contracts/true_claim (decideRefund,
 three number binders, a precondition relating two of them) with a large stop
@@ -81,7 +81,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", help="a commit to measure this checkout against")
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: alternating runs of each")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run): --inside 200 --repeat 1, no baseline")
     args = parser.parse_args()
+    if args.smoke:
+        args.inside, args.repeat, args.baseline = 200, 1, None
     if args.baseline:
         compare(args)
         return

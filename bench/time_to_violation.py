@@ -1,6 +1,6 @@
 """Bench: runs and time to the first violation for every planted bug, median over 10 seeds.
 
-    python3 bench/time_to_violation.py [--seeds 10] [--max-runs 500]
+    python3 bench/time_to_violation.py [--seeds 10] [--max-runs 500] [--bugs NAME,NAME] [--smoke]
 
 For each buggy scenario under corpus/planted-bugs/ (the twins under fixed/ are left
 out), one platform is started and reused for every seed (a check pays the start once;
@@ -8,7 +8,9 @@ it is timed apart); each seed's check is capped at ``--max-runs``. Printed per b
 median and the range of exploration runs to the first violation, and the median wall
 time of the whole check (exploration, replay and shrinking), with the platform's start
 time beside it. Seeds are ``bench-0`` … ``bench-<n-1>``. Wall time is used here only to
-report speed; no verdict depends on it.
+report speed; no verdict depends on it. ``--bugs`` keeps the named bugs only;
+``--smoke`` is the smallest size (one Cloudflare and one AWS bug, one seed), only to show
+the script still runs (CI runs it, asserting nothing of its figures).
 """
 
 from __future__ import annotations
@@ -60,9 +62,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--max-runs", type=int, default=500)
+    parser.add_argument("--bugs", help="comma-separated planted bugs (scenario file names without .sim.py) to measure; all by default")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run): --seeds 1 --bugs queue-duplicate-write,aws-sqs-duplicate-write")
     args = parser.parse_args()
+    if args.smoke:
+        args.seeds, args.bugs = 1, "queue-duplicate-write,aws-sqs-duplicate-write"
+    keep = set(args.bugs.split(",")) if args.bugs else None
     print(f"{'planted bug':<28} {'runs (median, range)':<22} {'check s (median)':<17} {'start s':<8} missed")
     for path in planted_bugs():
+        if keep is not None and path.name.removesuffix(".sim.py") not in keep:
+            continue
         m = measure(path, args.seeds, args.max_runs)
         name = path.parent.name
         if not m["runs"]:
