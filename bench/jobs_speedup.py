@@ -1,6 +1,6 @@
 """Bench: the speed-up of ``eutaxy check --jobs 2`` over ``--jobs 1``, measured in one run.
 
-    python3 bench/jobs_speedup.py [--runs 300] [--rounds 3] [--messages 20] [--max-faults 3] [--seed bench]
+    python3 bench/jobs_speedup.py [--runs 300] [--rounds 3] [--messages 20] [--max-faults 3] [--seed bench] [--smoke]
 
 The twin: corpus/planted-bugs/queue-duplicate-write's fixed twin (an idempotent consumer,
 so the check is BOUNDED and performs every one of ``--runs``), copied into a temporary
@@ -96,7 +96,10 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=20, help="messages in the twin's drive")
     parser.add_argument("--max-faults", type=int, default=3, help="the twin's maxFaultsPerRun")
     parser.add_argument("--seed", default="bench")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size (CI's smoke run, bench/test_bench_smoke.py): --runs 5 --rounds 1")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.rounds = 5, 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with tempfile.TemporaryDirectory(prefix="eutaxy-jobs-bench-") as folder:
         twin = write_twin(Path(folder), args.messages, args.max_faults)

@@ -25,6 +25,7 @@ SCRIPTS = {
     "cloudflare_queue.py": ["not exhausted after", "runs/s", "proxied/raw ratio"],
     "exhaustive.py": ["toy:", "ratios (sharing over reset)", "workerd:", "aws:", "schedules/s"],
     "cloudflare_twins.py": ["none exhausting its space", "ratio to baseline", "3. R2 reset", "4. Durable Object reset"],
+    "jobs_speedup.py": ["byte-identical", "speed-up of --jobs 2 over --jobs 1"],
     "spec_smt.py": ["properties per second", "decided by smt"],
     "spec_smt_limits.py": ["rlimit", "contracts", "money"],
     "spec_tested.py": ["distinct assignments evaluated per second"],
