@@ -31,6 +31,7 @@ def test_a_binding_whose_worker_is_found_beside_is_a_callee_with_its_bindings_qu
     assert [("d1_schema", "DB"), ("callee", "INVENTORY")] == [(step["kind"], step["binding"]) for step in draft.setup]
     assert "../inventory/wrangler.jsonc" == draft.setup[1]["config"]
     assert 'callee("INVENTORY", config="../inventory/wrangler.jsonc"),' in draft.source
+    assert " service," not in draft.source  # nothing scripted, nothing imported for it
     assert 'd1_schema("inventory/DB", "../inventory/schema.sql"),' in draft.source
     assert any(note.text.startswith("service binding INVENTORY: Worker inventory runs for real") for note in draft.notes)
     # Filled, it loads and prepares: inventory/DB is a binding the check knows.

@@ -405,8 +405,9 @@ class _Builder:
             kind = kinds.get(binding.kind)
             if kind is None or kind.setup_step is None or binding.name not in kind.resources(self.config):
                 continue  # a kind without a setup step, or a binding that stands in as a trap (noted as not proxied)
-            self.imports.add(kind.setup_step)
             step, step_lines = kind.draft_setup(binding, self)
+            # The step's own helper: a service binding's may be callee(...) rather than service(...).
+            self.imports.add(step["kind"])
             steps.append(step)
             lines += step_lines
         return steps, lines
