@@ -5,8 +5,13 @@
  * answer per stdout line, everything else (its own log, Miniflare's, the Worker's console)
  * on stderr.
  *
+ * A load replaces the Worker loaded before, if any (its workerd is stopped, its bundle removed),
+ * so one host serves one Worker after another (host.py's pool reuses hosts so). Its answer's
+ * `start` says how the start went: the bundle `built` or `cached` (host/bundle_cache.mjs) and
+ * the milliseconds of bundling and of workerd's start, for benchmarks; no verdict reads it.
+ *
  * Requests, answered in order, each answer carrying the request's id:
- *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true, "result": {"compatibilityDate": {asked, used, newest}}}
+ *   {"id", "op": "load", "worker": {...}, "setup": [...]}  ->  {"id", "ok": true, "result": {"compatibilityDate": {asked, used, newest}, "start": {...}}}
  *   {"id", "op": "run", "plan": RunPlan}                  ->  {"id", "ok": true, "result": RunResult}
  *   {"id", "op": "probe"}                                 ->  {"id", "ok": true, "result": {"patched": [...]}}
  *   {"id", "op": "raw_run", "request": RawRequest}        ->  {"id", "ok": true, "result": RawResult} (raw.mjs)
@@ -70,9 +75,9 @@ async function load(message) {
   const started = performance.now();
   const loaded = readLoad(message);
   const scriptPath = path.join(workDir.dir, "worker.bundle.mjs");
-  const modules = await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
+  const { modules, cached } = await bundle(loaded.entry, scriptPath, loaded.specs, loaded.objectClasses, {
     define: loaded.define, alias: loaded.alias, kindModules: loaded.kindModules, rules: loaded.rules, tsconfig: loaded.tsconfig,
-    compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle,
+    compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags, noBundle: loaded.noBundle, root: loaded.root,
     callees: loaded.calleeEntries,
   });
   // Each callee alone too, for the differential runner's raw side (a Worker of its own beside this one).
@@ -82,11 +87,16 @@ async function load(message) {
     await bundleAlone(callee.entry, calleePath, { compatibilityDate: loaded.compatibilityDate, compatibilityFlags: loaded.compatibilityFlags });
     rawCallees.push({ ...callee, scriptPath: calleePath });
   }
-  mapper = new StackMapper(scriptPath, loaded.root, loaded.noBundle?.baseDir ?? null);
+  const loadedMapper = new StackMapper(scriptPath, loaded.root, loaded.noBundle?.baseDir ?? null);
+  mapper = loadedMapper;
   const bundled = performance.now();
-  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules, rawCallees });
-  log(`loaded ${loaded.entry}: bundled in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(performance.now() - bundled).toFixed(0)} ms`);
-  return { compatibilityDate: loaded.dates };
+  // The source map is read while workerd starts, not on the first run's answer.
+  await isolate.start({ ...loaded, scriptPath, modulesRoot: workDir.dir, modules, rawCallees }, () => void loadedMapper.map);
+  const ready = performance.now();
+  log(`loaded ${loaded.entry}: ${cached ? "bundle from the cache" : "bundled"} in ${(bundled - started).toFixed(0)} ms, workerd ready in ${(ready - bundled).toFixed(0)} ms`);
+  // How the start went, for benchmarks (bench/cloudflare_start.py); no verdict reads it.
+  const start = { bundle: cached ? "cached" : "built", bundleMs: Math.round(bundled - started), workerdMs: Math.round(ready - bundled) };
+  return { compatibilityDate: loaded.dates, start };
 }
 
 /** @param {unknown} id @param {string} [resultJson] */

@@ -29,11 +29,12 @@
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { SourceMap, builtinModules, createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { openBundleCache } from "./bundle_cache.mjs";
 import { UserError, importTool, toolchain } from "./toolchain.mjs";
 
 const esbuild = toolchain.esbuild;
@@ -60,8 +61,9 @@ const WRANGLER_OPTIONS = {
 export const MODULE_TYPE_DIRS = { Text: "modules-text", Data: "modules-data", CompiledWasm: "modules-wasm" };
 
 /**
- * Miniflare's module rules for the modules the bundle imports (modulesRules): each type's
- * folder beside the bundle.
+ * Miniflare's module rules for the modules a bundle imports (modulesRules): each type's folder
+ * beside the bundle. A callee bundled alone (`bundleAlone`) is loaded so; the loaded Worker's
+ * bundle is given as its module list (`bundle`).
  * @returns {{type: string, include: string[]}[]}
  */
 export function miniflareModuleRules() {
@@ -102,9 +104,10 @@ function globRegExp(glob) {
  * written beside the bundle under its type's folder, named by its content's hash and its
  * name (as wrangler names the modules it uploads), and the import points at it.
  * @param {{type: string, globs: string[]}[]} rules in order, the first match wins
- * @param {string} outDir @returns {import("esbuild").Plugin}
+ * @param {string} outDir @param {BuildRecord} record where the modules written and the files read are noted
+ * @returns {import("esbuild").Plugin}
  */
-function moduleRulesPlugin(rules, outDir) {
+function moduleRulesPlugin(rules, outDir, record) {
   const compiled = rules
     .filter((rule) => rule.type in MODULE_TYPE_DIRS)
     .map((rule) => ({ type: /** @type {keyof typeof MODULE_TYPE_DIRS} */ (rule.type), patterns: rule.globs.map(globRegExp) }));
@@ -129,6 +132,8 @@ function moduleRulesPlugin(rules, outDir) {
         const dir = path.join(outDir, MODULE_TYPE_DIRS[rule.type]);
         mkdirSync(dir, { recursive: true });
         writeFileSync(path.join(dir, name), contents);
+        record.inputs.push(resolved.path);
+        record.modules.set(`${MODULE_TYPE_DIRS[rule.type]}/${name}`, rule.type);
         return { path: `./${MODULE_TYPE_DIRS[rule.type]}/${name}`, external: true };
       });
     },
@@ -366,15 +371,17 @@ function nodeExternals(compatibilityDate, compatibilityFlags) {
 }
 
 /**
- * The names a spec module exports, read from esbuild's metafile of a throwaway build.
- * @param {string} file @param {string} workDir @returns {Promise<string[]>}
+ * The names a spec module exports, read from esbuild's metafile of a throwaway build (whose
+ * inputs are noted in `record`).
+ * @param {string} file @param {string} workDir @param {BuildRecord} record @returns {Promise<string[]>}
  */
-async function exportNames(file, workDir) {
+async function exportNames(file, workDir, record) {
   try {
     const built = await esbuild.build({
       ...WRANGLER_OPTIONS, entryPoints: [file], bundle: true, write: false, metafile: true, format: "esm",
       outdir: workDir, external: ["cloudflare:*", "node:*"], logLevel: "silent",
     });
+    record.inputs.push(...metafileInputs(built.metafile));
     const outputs = Object.values(built.metafile?.outputs ?? {});
     return outputs.flatMap((output) => output.exports ?? []);
   } catch (error) {
@@ -388,9 +395,10 @@ async function exportNames(file, workDir) {
  * The esbuild plugin that puts a recording wrapper (core.mjs) between each spec module and
  * every importer outside it; the wrapper alone imports the real module (`eutaxy-real:`), so
  * the module's calls between its own functions stay unrecorded.
- * @param {string[]} specs absolute paths @param {string} workDir @returns {Promise<import("esbuild").Plugin>}
+ * @param {string[]} specs absolute paths @param {string} workDir @param {BuildRecord} record
+ * @returns {Promise<import("esbuild").Plugin>}
  */
-async function corePlugin(specs, workDir) {
+async function corePlugin(specs, workDir, record) {
   /** @type {Map<string, string[]>} */
   const names = new Map();
   for (const spec of specs) {
@@ -403,7 +411,7 @@ async function corePlugin(specs, workDir) {
     } catch {
       throw new UserError(`the spec module ${spec} does not exist`);
     }
-    names.set(real, await exportNames(real, workDir));
+    names.set(real, await exportNames(real, workDir, record));
   }
   // Decisions are recorded by name, so a name two spec modules export is refused at load
   // (core.mjs checks again, for functions, when the wrappers evaluate).
@@ -463,19 +471,48 @@ async function corePlugin(specs, workDir) {
  * the control is made: its module exports it as `record`.
  * Each callee Worker's entry (`callees`, bindings/callee.mjs) is imported too, its module handed
  * to the control by the binding its caller reaches it by.
- * With `noBundle` the Worker's modules are not bundled (unbundledModules); the answer is then
- * the Miniflare module list (the bundle first), else null (Miniflare finds the bundle's imports).
+ * With `noBundle` the Worker's modules are not bundled (unbundledModules).
+ * The answer's `modules` is the Miniflare module list, the bundle first: with `noBundle` the
+ * Worker's modules, else the modules the module rules wrote beside the bundle (given the list,
+ * Miniflare does not parse the bundle to find them: a tenth of a second of a check's start);
+ * `cached` says the bundle came from the cache.
+ * With a bundle cache (bundle_cache.mjs) an unchanged Worker's bundle is copied from the cache
+ * instead of built; `root` (the Worker's project folder) tells the cache which folders to list.
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
  * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[],
  *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[],
- *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, callees?: {binding: string, entry: string}[]}} [options]
- * @returns {Promise<{type: string, path: string}[] | null>}
+ *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, callees?: {binding: string, entry: string}[],
+ *   root?: string}} [options]
+ * @returns {Promise<{modules: {type: string, path: string}[], cached: boolean}>}
  */
 export async function bundle(entry, outFile, specs = [], objectClasses = [], options = {}) {
+  const outDir = path.dirname(outFile);
+  // A host loads one Worker after another into one folder: what the last load wrote goes first.
+  for (const name of [path.basename(outFile), `${path.basename(outFile)}.map`, PATCH_MODULE, UNBUNDLED_DIR, ...Object.values(MODULE_TYPE_DIRS)]) {
+    rmSync(path.join(outDir, name), { recursive: true, force: true });
+  }
   const runtime = (/** @type {string} */ name) => JSON.stringify(path.join(RUNTIME_DIR, name));
   const unbundled = options.noBundle ? unbundledModules(entry, options.noBundle.baseDir, options.noBundle.rules) : null;
   if (unbundled && specs.length) throw new UserError("specs modules are recorded by wrapping them in the bundle; a no_bundle Worker is not bundled");
   const moduleList = unbundled ? copyUnbundled(unbundled, outFile) : null;
+  const external = ["cloudflare:*", ...nodeExternals(options.compatibilityDate, options.compatibilityFlags)];
+  const root = options.root ?? path.dirname(entry);
+  // The recipe holds what decides the build; the Node.js compatibility environment follows from the
+  // date, the flags and the toolchain, so it is made (importing unenv) only when the build runs.
+  const cache = openBundleCache({
+    entry, root, specs, objectClasses, external, unbundled: unbundled?.[0].name ?? null, kindModules: options.kindModules ?? [],
+    callees: options.callees ?? [],
+    define: options.define ?? {}, alias: options.alias ?? {}, rules: options.rules ?? [], tsconfig: options.tsconfig ?? null,
+    compatibilityDate: options.compatibilityDate ?? null, compatibilityFlags: options.compatibilityFlags ?? [],
+    // esbuild's version, the working folder its metafile and comments are relative to, and the folder
+    // the bundle is written under (its source map's paths are relative to it).
+    esbuild: esbuild.version, cwd: process.cwd(), outBase: path.dirname(outDir), outName: path.basename(outFile),
+    runtimeDir: RUNTIME_DIR, wrangler: WRANGLER_OPTIONS,
+  }, { root, skip: toolchain.nodeModules });
+  const moduleListOf = (/** @type {string[]} */ outputs, /** @type {Map<string, string>} */ types) =>
+    moduleList ?? [{ type: "ESModule", path: outFile }, ...outputs.filter((name) => types.has(name)).map((name) => ({ type: /** @type {string} */ (types.get(name)), path: path.join(outDir, name) }))];
+  const restored = cache?.restore(outDir);
+  if (restored) return { modules: moduleListOf(restored.outputs, new Map(Object.entries(restored.modules))), cached: true };
   // A Worker wrangler would not bundle gets none of its build's Node.js compatibility either.
   const nodeEnv = unbundled ? null : await nodeCompatEnv(options.compatibilityDate, options.compatibilityFlags);
   const contents = [
@@ -500,12 +537,14 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
       build.onResolve({ filter: /^cloudflare:sockets$/ }, () => ({ path: path.join(RUNTIME_DIR, "sockets.mjs") }));
     },
   };
-  const rules = moduleRulesPlugin(options.rules ?? [], path.dirname(outFile));
+  /** @type {BuildRecord} */
+  const record = { inputs: [], modules: new Map() };
+  const rules = moduleRulesPlugin(options.rules ?? [], outDir, record);
   const pinned = pinnedPackagesPlugin(toolchain.nodeModules);
   const node = nodeEnv ? [nodeCompatPlugin(nodeEnv)] : [];
   const plugins = unbundled
     ? [unbundledPlugin(unbundled[0].name)]
-    : specs.length ? [sockets, ...node, rules, pinned, await corePlugin(specs, path.dirname(outFile))] : [sockets, ...node, rules, pinned];
+    : specs.length ? [sockets, ...node, rules, pinned, await corePlugin(specs, outDir, record)] : [sockets, ...node, rules, pinned];
   /** @type {import("esbuild").BuildResult} */
   let built;
   try {
@@ -513,12 +552,13 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
       ...WRANGLER_OPTIONS,
       stdin: { contents, resolveDir: RUNTIME_DIR, sourcefile: "eutaxy-entry.mjs", loader: "js" },
       bundle: true, format: "esm", outfile: outFile,
-      // The map stays beside the bundle, unnamed in it: the host alone reads it (StackMapper).
-      sourcemap: "external",
-      external: ["cloudflare:*", ...nodeExternals(options.compatibilityDate, options.compatibilityFlags)], plugins,
+      // The map stays beside the bundle, unnamed in it: the host alone reads it (StackMapper), for
+      // positions only, so without the sources' text (a third of its size, read at every start).
+      sourcemap: "external", sourcesContent: false,
+      external, plugins,
       define: options.define ?? {}, alias: options.alias ?? {},
       ...(options.tsconfig ? { tsconfig: options.tsconfig } : {}),
-      logLevel: "silent", legalComments: "none",
+      logLevel: "silent", legalComments: "none", metafile: true,
     });
   } catch (error) {
     const errors = /** @type {any} */ (error).errors ?? [];
@@ -539,7 +579,26 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     error.missingClasses = missing;
     throw error;
   }
-  return moduleList;
+  const outputs = [path.basename(outFile), `${path.basename(outFile)}.map`, ...[...record.modules.keys()].sort()];
+  const inputs = [...record.inputs, ...metafileInputs(built.metafile), ...(options.tsconfig ? [path.resolve(options.tsconfig)] : [])];
+  cache?.store(outDir, { outputs, modules: Object.fromEntries(record.modules) }, inputs);
+  return { modules: moduleListOf(outputs, record.modules), cached: false };
+}
+
+/**
+ * What a build notes as it goes, for the bundle cache and the module list: the files its
+ * plugins read beyond esbuild's own inputs, and the modules the module rules wrote beside the
+ * bundle (their names relative to it, and their types).
+ * @typedef {{inputs: string[], modules: Map<string, string>}} BuildRecord
+ */
+
+/**
+ * The files a build loaded, absolute (esbuild's metafile names them relative to the working
+ * folder); inputs of a plugin's own namespace (`eutaxy-core:`, the generated entry) are not files.
+ * @param {import("esbuild").Metafile | undefined} metafile @returns {string[]}
+ */
+function metafileInputs(metafile) {
+  return Object.keys(metafile?.inputs ?? {}).filter((name) => !/^[a-z][a-z0-9-]*:/i.test(name) && name !== "<stdin>").map((name) => path.resolve(name));
 }
 
 /**
@@ -555,7 +614,7 @@ export async function bundleAlone(entry, outFile, options = {}) {
       ...WRANGLER_OPTIONS,
       entryPoints: [entry], bundle: true, format: "esm", outfile: outFile,
       external: ["cloudflare:*", ...nodeExternals(options.compatibilityDate, options.compatibilityFlags)],
-      plugins: [moduleRulesPlugin([], path.dirname(outFile)), pinnedPackagesPlugin(toolchain.nodeModules)],
+      plugins: [moduleRulesPlugin([], path.dirname(outFile), { inputs: [], modules: new Map() }), pinnedPackagesPlugin(toolchain.nodeModules)],
       logLevel: "silent", legalComments: "none",
     });
   } catch (error) {
@@ -671,8 +730,8 @@ export class StackMapper {
     this.root = root;
     this.baseDir = baseDir;
     this.workDir = path.dirname(bundleFile);
-    /** @type {SourceMap | null} */
-    this.map = readSourceMap(`${bundleFile}.map`);
+    /** @type {SourceMap | null | undefined} the bundle's map, read on first use (`map`) */
+    this.readMap = undefined;
     const name = path.basename(bundleFile).replace(/[.]/g, "[.]");
     this.position = new RegExp(`(?:file://)?(?:[^\\s()]*/)?${name}:(\\d+):(\\d+)`, "g");
     this.frame = new RegExp(`^\\s*at\\s.*${name}:\\d+:\\d+\\)?\\s*$`);
@@ -688,6 +747,16 @@ export class StackMapper {
   }
 
   /**
+   * The bundle's source map, or null when there is none. Reading it (tens of milliseconds) waits
+   * for its first use, or for workerd's start (host.mjs reads it while workerd starts).
+   * @returns {SourceMap | null}
+   */
+  get map() {
+    if (this.readMap === undefined) this.readMap = readSourceMap(`${this.bundleFile}.map`);
+    return this.readMap;
+  }
+
+  /**
    * The source a position came from: `{file, line, column, own}` (`own`: Eutaxy's runtime, the
    * generated entry or a spec module's recording wrapper), or null when nothing covers it or its
    * file has no path that is the same on every machine (`shownPath`). A position without `module`
@@ -696,11 +765,12 @@ export class StackMapper {
    */
   origin(line, column, module) {
     if (module !== undefined) return this.moduleOrigin(module, line, column);
-    if (!this.map) return null;
+    const map = this.map;
+    if (!map) return null;
     // The mapping the position falls in, taken at its own start: the original token's line and
     // column. (findOrigin adds the position's distance from the mapping's start, which counts in
     // the bundle's text, where names and lines differ from the source's.)
-    const entry = /** @type {any} */ (this.map.findEntry(line - 1, column - 1));
+    const entry = /** @type {any} */ (map.findEntry(line - 1, column - 1));
     if (!entry || typeof entry.originalSource !== "string" || !entry.originalSource) return null;
     const at = { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
     // A spec module's wrapper is made in a namespace of its own (corePlugin): Eutaxy's code.

@@ -22,6 +22,7 @@
 
 import fs from "node:fs";
 import http from "node:http";
+import { setImmediate } from "node:timers";
 
 import { PROGRESS_PREFIX } from "../progress.mjs";
 import { ASSETS_BINDING, CONFIG_BINDING, PROTOCOL_VERSION } from "../run.mjs";
@@ -104,15 +105,16 @@ class StderrLog extends Log {
 }
 
 /**
- * `modules`: the module list of a Worker that is not bundled (the bundle first), null to let
- * Miniflare find the bundle's imports from the bundle; `noBundle.baseDir` the folder that
- * Worker's module names are relative to (its stack positions are mapped from there).
+ * `modules`: the module list (bundler.mjs `bundle`'s answer, the bundle first: a Worker that is
+ * not bundled, its modules; else the modules the module rules wrote beside the bundle), each
+ * named by its path from `modulesRoot`; `noBundle.baseDir` the folder a Worker's module names
+ * are relative to when it is not bundled (its stack positions are mapped from there).
  * `rawCallees`: each callee Worker bundled alone (host/bundler.mjs `bundleAlone`), which the
  * isolate runs as a Worker of its own beside the loaded one, reached through a real service
  * binding: what the differential runner's raw side calls (raw.mjs); the proxied runs never do.
  * @typedef {{binding: string, caller: string | null, name: string, entrypoint: string | null, scriptPath: string,
  *   miniflare: Record<string, any>, vars: Record<string, unknown>}} RawCallee
- * @typedef {{scriptPath: string, modules: {type: string, path: string}[] | null, modulesRoot: string, root: string, noBundle?: {baseDir: string} | null,
+ * @typedef {{scriptPath: string, modules: {type: string, path: string}[], modulesRoot: string, root: string, noBundle?: {baseDir: string} | null,
  *   compatibilityDate: string, compatibilityFlags: string[],
  *   kindBindings: Record<string, any>, vars: Record<string, unknown>, runtime: object, cpuLimitMs: number, rawCallees?: RawCallee[]}} IsolateOptions
  * @typedef {{directory: string, binding: string | null, runWorkerFirst: boolean | string[], htmlHandling: string, notFoundHandling: string}} AssetsSettings
@@ -204,21 +206,20 @@ export class Isolate {
     this.pids = [];
   }
 
-  /** Start workerd on a bundle, stopping the one before. @param {IsolateOptions} options */
-  async start(options) {
+  /**
+   * Start workerd on a bundle, stopping the one before. `whileStarting` runs once workerd is
+   * spawned, while it starts (it compiles the bundle on its own threads), so the host's own
+   * work there (reading the bundle's source map) costs no wall time.
+   * @param {IsolateOptions} options @param {() => void} [whileStarting]
+   */
+  async start(options, whileStarting) {
     await this.dispose();
     const mf = new Miniflare(withCalleeWorkers(options, {
       modulesRoot: options.modulesRoot,
-      // A Worker that is not bundled: its modules as a list, named from the work directory, so an import
-      // between them (a computed one too) is workerd's to resolve, as in production.
-      ...(options.modules
-        ? { modules: options.modules }
-        : {
-          modules: true,
-          scriptPath: options.scriptPath,
-          // The modules the bundle imports as Text, Data or CompiledWasm (the module rules), each from its type's folder.
-          modulesRules: miniflareModuleRules(),
-        }),
+      // The modules as a list, named from the work directory: Miniflare loads them as given (it would
+      // otherwise parse the bundle to find its imports). A Worker that is not bundled: an import
+      // between its modules (a computed one too) is workerd's to resolve, as in production.
+      modules: options.modules,
       // Miniflare would fetch Request.cf data from the network; a fixed placeholder keeps a
       // check offline and the same on every machine.
       cf: {},
@@ -234,6 +235,7 @@ export class Isolate {
       handleRuntimeStdio: (/** @type {import("node:stream").Readable} */ stdout, /** @type {import("node:stream").Readable} */ stderr) => {
         this.readProgress(stdout);
         stderr.pipe(process.stderr);
+        if (whileStarting) setImmediate(whileStarting);
       },
     }));
     try {

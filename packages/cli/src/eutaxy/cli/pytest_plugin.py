@@ -8,7 +8,10 @@ beside the scenario; UNSUPPORTED fails with its cause (a check that proves nothi
 a pass, nor a skip). A scenario file that does not load is a collection error naming it.
 
 The platform starts once per scenario file (when its first item runs) and stops after its
-last one. ``--eutaxy-seed``, ``--eutaxy-max-runs`` and ``--eutaxy-budget-ms`` win over the
+last one. A platform package that can keep its hosts across platforms (``reuse_hosts``:
+``eutaxy.cloudflare`` keeps one Node host and loads each Worker into it in turn) does so
+for the whole session, so the session pays Node's start once, not once per scenario.
+``--eutaxy-seed``, ``--eutaxy-max-runs`` and ``--eutaxy-budget-ms`` win over the
 project config, which wins over the scenario's bounds, as on the command line. Items carry
 the ``eutaxy`` marker: ``-m eutaxy`` runs the scenarios alone, ``-m "not eutaxy"`` the rest.
 Only ``*.sim.py`` files become scenario items; other files are left to pytest as usual.
@@ -26,6 +29,7 @@ Under pytest-xdist (``-n``) each worker starts its own hosts.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 from pathlib import Path
@@ -56,6 +60,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "eutaxy: a scenario (*.sim.py) checked by Eutaxy")
+
+
+#: The platform packages whose hosts are kept for the session (``reuse_hosts``), left at its end.
+_KEPT_HOSTS = pytest.StashKey[tuple[contextlib.ExitStack, set[str]]]()
+
+
+def _keep_hosts(config: pytest.Config, module: Any) -> None:
+    """Enter ``module.reuse_hosts()`` for the rest of the session, once per platform package that has it."""
+    reuse = getattr(module, "reuse_hosts", None)
+    if reuse is None:
+        return
+    stack, entered = config.stash.setdefault(_KEPT_HOSTS, (contextlib.ExitStack(), set()))
+    if module.__name__ not in entered:
+        entered.add(module.__name__)
+        stack.enter_context(reuse())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    kept = config.stash.get(_KEPT_HOSTS, None)
+    if kept is not None:
+        kept[0].close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -171,6 +196,7 @@ class ScenarioFile(pytest.File):
         from eutaxy.core.errors import UserError
 
         module = import_platform(self.scenario["platform"])
+        _keep_hosts(self.config, module)
         try:
             self.platform = module.create_platform(self.scenario)
         except UserError as error:

@@ -2,7 +2,8 @@
 
 A scenario file (``*.sim.py``) builds its ``scenario`` with the helpers here;
 :func:`create_platform` turns it into the platform the engine runs, backed by
-one Node host that keeps the Worker loaded in workerd for the whole check;
+one Node host that keeps the Worker loaded in workerd for the whole check
+(and, within :func:`reuse_hosts`, serves the next platform's Worker after it);
 :func:`expect_holds` is what regression tests call. The selectors and keys over
 Workers targets are this package's (``selectors``); the invariants and the generic
 ``rows`` query are core's, re-exported so a scenario file needs one import.
@@ -31,6 +32,7 @@ from .bindings.workflow import workflow as workflow
 from .callee import callee as callee
 from .cron import cron as cron
 from .externals import external as external
+from .host import reuse_hosts as reuse_hosts
 from .http import http as http
 from .bindings.kv import kv_namespace as kv_namespace
 from .loader import load_scenario as load_scenario
@@ -120,6 +122,7 @@ __all__ = [
     "r2_rows",
     "references",
     "refines",
+    "reuse_hosts",
     "rows",
     "rpc",
     "rpc_response",

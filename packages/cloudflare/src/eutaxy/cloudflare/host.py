@@ -26,6 +26,7 @@ removes it (the host's sweep of stale directories at start stays a backstop), an
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import glob
 import json
@@ -40,11 +41,14 @@ import tempfile
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from eutaxy.core.errors import UserError
 
-__all__ = ["HostError", "Host", "find_runtime", "find_node", "session_processes"]
+__all__ = [
+    "BUNDLE_CACHE_VARIABLE", "HostError", "Host", "bundle_cache_dir", "find_runtime", "find_node", "give_back", "reuse_hosts",
+    "session_processes", "take_host",
+]
 
 #: Starting Node, esbuild's bundle and Miniflare's first start take about a
 #: second here; a minute leaves room for a cold disk cache and a slow CI box.
@@ -114,6 +118,38 @@ def find_runtime() -> Path:
     )
 
 
+#: The environment variable naming the bundle cache's folder (``off`` turns the cache off).
+BUNDLE_CACHE_VARIABLE = "EUTAXY_BUNDLE_CACHE"
+
+
+def bundle_cache_dir() -> Path | None:
+    """Where the host keeps Workers' bundles across checks (``runtime/host/bundle_cache.mjs``), or None.
+
+    ``EUTAXY_BUNDLE_CACHE`` names the folder, or turns the cache off (``off``, ``0`` or empty);
+    else ``bundles`` in Eutaxy's cache (``EUTAXY_CACHE_DIR``, else ``XDG_CACHE_HOME/eutaxy``, else
+    the platform's user cache), where the toolchain is.
+    """
+    value = os.environ.get(BUNDLE_CACHE_VARIABLE)
+    if value is not None:
+        return None if value.strip().lower() in ("", "0", "off") else Path(value).resolve()
+    from . import toolchain
+
+    return toolchain.cache_dir() / "bundles"
+
+
+def start_caches(environment: dict[str, str]) -> dict[str, str]:
+    """The host's environment for its start caches: the bundle cache's folder (empty: none), and
+    Node's own compile cache (the V8 code of Miniflare and esbuild, about a quarter of Node's
+    start) beside it unless ``NODE_COMPILE_CACHE`` or ``NODE_DISABLE_COMPILE_CACHE`` says otherwise.
+    Neither changes what a check computes: a cached bundle is the bytes the build wrote.
+    """
+    bundles = bundle_cache_dir()
+    caches = {BUNDLE_CACHE_VARIABLE: str(bundles) if bundles is not None else ""}
+    if bundles is not None and "NODE_COMPILE_CACHE" not in environment and "NODE_DISABLE_COMPILE_CACHE" not in environment:
+        caches["NODE_COMPILE_CACHE"] = str(bundles.parent / "node-compile-cache")
+    return caches
+
+
 def find_node(*, install: bool = True) -> tuple[Path, Path]:
     """The pinned Node binary and the node_modules beside it (:mod:`eutaxy.cloudflare.toolchain`).
 
@@ -146,6 +182,7 @@ class Host:
         self._tag = secrets.token_hex(8)
         environment["EUTAXY_HOST_TAG"] = self._tag
         environment.setdefault("NODE_NO_WARNINGS", "1")
+        environment.update(start_caches(environment))
         try:
             self._process = subprocess.Popen(
                 [str(node), str(runtime / "host.mjs")],
@@ -163,6 +200,10 @@ class Host:
         self._buffer = b""
         self._next_id = 0
         self._closed = False
+        #: A request was sent and its answer not read (an exception in between): the host cannot be lent again.
+        self._pending = False
+        #: Where this host's log starts for its current user (a pooled host's earlier Workers are not shown).
+        self._log_start = 0
         #: The session's processes when last noted (note_processes), to tell later which died.
         self._noted: dict[int, str] = {}
         self._timed_out = False
@@ -209,6 +250,7 @@ class Host:
             raise HostError("the Node host was closed")
         self._next_id += 1
         message_id = self._next_id
+        self._pending = True
         line = json.dumps({**message, "id": message_id}, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         try:
             assert self._process.stdin is not None
@@ -217,6 +259,7 @@ class Host:
         except (BrokenPipeError, OSError):
             raise self._failure("the Node host stopped reading its input") from None
         answer = self._read_line(time.monotonic() + timeout_s)
+        self._pending = False
         try:
             data = json.loads(answer)
         except json.JSONDecodeError:
@@ -258,11 +301,20 @@ class Host:
         """The last lines the host (and the Worker's console) wrote to stderr."""
         try:
             self._log.flush()
-            self._log.seek(0)
+            self._log.seek(self._log_start)
             text = self._log.read().decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return ""
         return "\n".join(text.splitlines()[-lines:])
+
+    def reusable(self) -> bool:
+        """Whether another Worker may be loaded into this host: alive, and no answer left unread."""
+        return self.alive() and not self._pending
+
+    def lend(self) -> None:
+        """Start the log afresh for a new user (a pooled host's earlier Workers, their secrets too, stay unshown)."""
+        self._log.seek(0, os.SEEK_END)
+        self._log_start = self._log.tell()
 
     def _failure(self, problem: str) -> HostError:
         tail = self.log_tail()
@@ -337,6 +389,70 @@ class Host:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _Pool:
+    """Hosts kept between platforms while :func:`reuse_hosts` is entered; one idle host at most."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.idle: list[Host] = []
+
+    def take(self) -> Host | None:
+        while self.idle:
+            host = self.idle.pop()
+            if host.reusable():
+                host.lend()
+                return host
+            host.close()
+        return None
+
+    def give_back(self, host: Host) -> bool:
+        """Keep ``host`` for the next platform (True), or not: no pool is open, or it is not reusable."""
+        if self.depth == 0 or not host.reusable():
+            return False
+        for older in self.idle:
+            older.close()
+        self.idle = [host]
+        return True
+
+    def drain(self) -> None:
+        for host in self.idle:
+            host.close()
+        self.idle = []
+
+
+_POOL = _Pool()
+
+
+@contextlib.contextmanager
+def reuse_hosts() -> Iterator[None]:
+    """Within: a platform that closes keeps its Node host, and the next platform loads its Worker into it.
+
+    Starting Node and loading Miniflare's code is a third of a platform's start; a process
+    that checks many scenarios (the pytest plugin, a corpus gate) pays it once. The next load
+    replaces the Worker whole: workerd is stopped and a new one started on the new bundle, with
+    new storage, so a check through a kept host gives the same bytes as through a new one. A
+    host that died, timed out or was left mid-request is never kept. On leaving the outermost
+    ``reuse_hosts``, the kept host is stopped. Not thread-safe, as hosts are not.
+    """
+    _POOL.depth += 1
+    try:
+        yield
+    finally:
+        _POOL.depth -= 1
+        if _POOL.depth == 0:
+            _POOL.drain()
+
+
+def take_host() -> Host | None:
+    """A kept host to load a Worker into, when :func:`reuse_hosts` kept one; else None."""
+    return _POOL.take()
+
+
+def give_back(host: Host) -> bool:
+    """Keep a platform's host for the next one when :func:`reuse_hosts` is entered (True); else the caller closes it."""
+    return _POOL.give_back(host)
 
 
 def _resolve_prctl() -> Any:

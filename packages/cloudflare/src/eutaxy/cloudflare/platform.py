@@ -60,6 +60,8 @@ class CloudflarePlatform:
         #: The sentence saying the runtime ran an older compatibility date than the config asks,
         #: from the host's load answer (the host owns that rule); None when it ran the one asked.
         self.date_assumption: str | None = None
+        #: How the host's last start went (``start``): None before it.
+        self.start_report: dict[str, Any] | None = None
         #: What the runs so far made the verdict assume (a kind's ``run_assumptions``), each once, in first-seen order.
         self.run_assumptions: list[str] = []
 
@@ -79,7 +81,9 @@ class CloudflarePlatform:
         if self._host is not None:
             # Died between runs: as much a restart as a death during one.
             self._restart(self._host, host_module.HostError("the Node host exited between runs"))
-        started = self._host_factory()
+        # A host kept by reuse_hosts (the default factory's only) serves as well as a new one: the load replaces its Worker.
+        kept = host_module.take_host() if self._host_factory is host_module.Host else None
+        started = kept or self._host_factory()
         try:
             answer = started.request(self._spec.load_message(), timeout_s=host_module.LOAD_TIMEOUT_S)
         except BaseException:
@@ -100,6 +104,8 @@ class CloudflarePlatform:
             raise UserError(message + (f"\n--- host log ---\n{tail}" if tail else ""))
         started.note_processes()
         self._host = started
+        #: How the start went (the bundle built or from the cache, milliseconds, a kept host): for benchmarks, never a verdict.
+        self.start_report = {**((answer.get("result") or {}).get("start") or {}), "keptHost": kept is not None}
         dates = (answer.get("result") or {}).get("compatibilityDate")
         assert isinstance(dates, dict) and dates.get("asked") == self._spec.load.compatibility_date, dates
         self.date_assumption = compatibility_date_assumption(self._spec.config.path.name, dates)
@@ -180,8 +186,10 @@ class CloudflarePlatform:
         return described
 
     def close(self) -> None:
+        """Stop the host, or, within ``reuse_hosts``, keep it for the next platform."""
         if self._host is not None:
-            self._host.close()
+            if not (self._host_factory is host_module.Host and host_module.give_back(self._host)):
+                self._host.close()
             self._host = None
 
     def __enter__(self) -> "CloudflarePlatform":

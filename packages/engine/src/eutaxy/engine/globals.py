@@ -39,7 +39,6 @@ import time
 from typing import Any, Callable, Iterator
 
 import attrs
-import time_machine
 
 from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.prng import Xoshiro128
@@ -92,6 +91,9 @@ class VirtualGlobals:
             "random._urandom": random._urandom,  # type: ignore[attr-defined]  # private to random, absent from typeshed
             "time.sleep": time.sleep,
         }
+        # Imported here: time_machine imports pytest (a tenth of a second), which a Workers check never needs.
+        import time_machine
+
         traveller = time_machine.travel(_datetime_of(self.now_ms), tick=False)
         coordinates = traveller.start()
         # Only now is anything replaced: a failure above leaves the real globals alone.
