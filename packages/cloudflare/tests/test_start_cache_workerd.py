@@ -117,3 +117,15 @@ def test_two_scenarios_through_one_kept_host_give_the_json_of_new_hosts(tmp_path
                 kept.append((platform.start_report["keptHost"], to_json(verdict)))
     assert [(False, fresh[0]), (True, fresh[1]), (True, fresh[0])] == kept
     assert json.loads(fresh[0])["kind"] == "bounded" and json.loads(fresh[1])["kind"] == "violated"
+
+
+def test_a_cache_that_cannot_be_written_costs_a_build_and_nothing_else(tmp_path, monkeypatch):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "a-file").write_text("")
+    scenario = _project(tmp_path / "w")
+    # A folder under a file can never be made: neither the bundle cache nor Node's compile cache.
+    monkeypatch.setenv(BUNDLE_CACHE_VARIABLE, str(tmp_path / "a-file" / "bundles"))
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    first, again = _check(scenario), _check(scenario)
+    assert ("built", "built") == (first[0], again[0])
+    assert first[1:3] == again[1:3]

@@ -146,7 +146,14 @@ def start_caches(environment: dict[str, str]) -> dict[str, str]:
     bundles = bundle_cache_dir()
     caches = {BUNDLE_CACHE_VARIABLE: str(bundles) if bundles is not None else ""}
     if bundles is not None and "NODE_COMPILE_CACHE" not in environment and "NODE_DISABLE_COMPILE_CACHE" not in environment:
-        caches["NODE_COMPILE_CACHE"] = str(bundles.parent / "node-compile-cache")
+        compiled = bundles.parent / "node-compile-cache"
+        # Only a folder that can be written: Node 24 given one it cannot make spins at start.
+        try:
+            compiled.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return caches
+        if os.access(compiled, os.W_OK):
+            caches["NODE_COMPILE_CACHE"] = str(compiled)
     return caches
 
 
