@@ -129,3 +129,30 @@ def test_a_cache_that_cannot_be_written_costs_a_build_and_nothing_else(tmp_path,
     first, again = _check(scenario), _check(scenario)
     assert ("built", "built") == (first[0], again[0])
     assert first[1:3] == again[1:3]
+
+
+def test_only_the_main_thread_keeps_and_takes_hosts(tmp_path):
+    """``--jobs`` starts and stops its other instances in threads of their own; a host such a
+    thread started dies with it (PR_SET_PDEATHSIG), so it is never kept, nor taken there."""
+    import threading
+
+    (tmp_path / "w").mkdir()
+    scenario = _project(tmp_path / "w")
+    seen = []
+
+    def in_a_thread():
+        with create_platform(scenario) as platform:
+            seen.append(platform.start_report["keptHost"])
+
+    with reuse_hosts():
+        with create_platform(scenario) as platform:
+            seen.append(platform.start_report["keptHost"])
+        thread = threading.Thread(target=in_a_thread)
+        thread.start()
+        thread.join()
+        with create_platform(scenario) as platform:
+            seen.append(platform.start_report["keptHost"])
+        with create_platform(scenario) as platform:
+            seen.append(platform.start_report["keptHost"])
+    # The thread's platform took none and kept none: the main thread's next one takes its own.
+    assert [False, False, True, True] == seen

@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -204,6 +205,8 @@ class Host:
         except OSError as error:
             self._log.close()
             raise HostError(f"the Node host could not be started with {node}: {error}") from None
+        #: The thread that started the host: the kernel stops the host when that thread ends (PR_SET_PDEATHSIG).
+        self._thread = threading.get_ident()
         self._buffer = b""
         self._next_id = 0
         self._closed = False
@@ -315,8 +318,9 @@ class Host:
         return "\n".join(text.splitlines()[-lines:])
 
     def reusable(self) -> bool:
-        """Whether another Worker may be loaded into this host: alive, and no answer left unread."""
-        return self.alive() and not self._pending
+        """Whether another Worker may be loaded into this host: alive, no answer left unread, and
+        started by the main thread (a host another thread started dies with that thread)."""
+        return self.alive() and not self._pending and self._thread == threading.main_thread().ident
 
     def lend(self) -> None:
         """Start the log afresh for a new user (a pooled host's earlier Workers, their secrets too, stay unshown)."""
@@ -399,13 +403,19 @@ class Host:
 
 
 class _Pool:
-    """Hosts kept between platforms while :func:`reuse_hosts` is entered; one idle host at most."""
+    """Hosts kept between platforms while :func:`reuse_hosts` is entered; one idle host at most.
+
+    Only the main thread takes and gives back: the other instances ``--jobs`` starts, each in a
+    thread of its own, start and stop their own hosts.
+    """
 
     def __init__(self) -> None:
         self.depth = 0
         self.idle: list[Host] = []
 
     def take(self) -> Host | None:
+        if threading.current_thread() is not threading.main_thread():
+            return None
         while self.idle:
             host = self.idle.pop()
             if host.reusable():
@@ -416,7 +426,7 @@ class _Pool:
 
     def give_back(self, host: Host) -> bool:
         """Keep ``host`` for the next platform (True), or not: no pool is open, or it is not reusable."""
-        if self.depth == 0 or not host.reusable():
+        if self.depth == 0 or threading.current_thread() is not threading.main_thread() or not host.reusable():
             return False
         for older in self.idle:
             older.close()
@@ -440,8 +450,9 @@ def reuse_hosts() -> Iterator[None]:
     that checks many scenarios (the pytest plugin, a corpus gate) pays it once. The next load
     replaces the Worker whole: workerd is stopped and a new one started on the new bundle, with
     new storage, so a check through a kept host gives the same bytes as through a new one. A
-    host that died, timed out or was left mid-request is never kept. On leaving the outermost
-    ``reuse_hosts``, the kept host is stopped. Not thread-safe, as hosts are not.
+    host that died, timed out or was left mid-request is never kept, nor one another thread started
+    (the kernel stops it with that thread); only the main thread keeps and takes hosts. On leaving
+    the outermost ``reuse_hosts``, the kept host is stopped.
     """
     _POOL.depth += 1
     try:
