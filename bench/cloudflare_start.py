@@ -1,6 +1,6 @@
 """Bench: a Cloudflare check's start, from `eutaxy check` to its first run, and the whole check, cold and warm.
 
-    python3 bench/cloudflare_start.py [--case queue-duplicate-write] [--rounds 5] [--seed 1]
+    python3 bench/cloudflare_start.py [--case queue-duplicate-write] [--rounds 5] [--seed 1] [--smoke]
 
 Each measured check is a new process running ``eutaxy check <case>.sim.py --seed S
 --no-regression --json`` (the command a user types: the CLI's ``main``), timed from just
@@ -23,8 +23,8 @@ weighs on both sides alike. Every check must print the same JSON (same seed, sam
 the script says whether they did. Python runs with its bytecode cached (in a temporary
 folder), as an installed Eutaxy does, whatever PYTHONDONTWRITEBYTECODE says.
 
-``--rounds 1`` is the smallest size (one check of each setting and the warming one), for a
-smoke run. Wall time is used here only to report speed; no verdict depends on it.
+``--smoke`` (the same as ``--rounds 1``) is the smallest size: one check of each setting and
+the warming one. Wall time is used here only to report speed; no verdict depends on it.
 """
 
 from __future__ import annotations
@@ -100,7 +100,10 @@ def main() -> int:
     parser.add_argument("--case", default="queue-duplicate-write", help="a planted bug under corpus/planted-bugs/")
     parser.add_argument("--rounds", type=int, default=5, help="checks of each setting (1: the smoke size)")
     parser.add_argument("--seed", default="1")
+    parser.add_argument("--smoke", action="store_true", help="the smallest size: --rounds 1")
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds = 1
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     scenario = ROOT / "corpus" / "planted-bugs" / args.case / f"{args.case}.sim.py"

@@ -21,6 +21,7 @@ BENCH = Path(__file__).parent
 SCRIPTS = {
     "aws_queue.py": ["runs/s", "effects/s", "space not exhausted"],
     "cloudflare_concurrency.py": ["maxConcurrentInvocations 1:", "ratio (2 over 1)"],
+    "cloudflare_start.py": ["to the first run", "whole check", "same JSON from every check: yes"],
     "cloudflare_growth.py": ["1. queue drive", "per-message ratio", "2. D1 table", "reset ratio", "snapshot ratio"],
     "cloudflare_queue.py": ["not exhausted after", "runs/s", "proxied/raw ratio"],
     "exhaustive.py": ["toy:", "ratios (sharing over reset)", "workerd:", "aws:", "schedules/s"],
