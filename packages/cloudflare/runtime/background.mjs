@@ -68,6 +68,28 @@ export function makeContext(background) {
 }
 
 /**
+ * Call a drive's handler as `inv`, with the invocation's env and a fresh ctx, and wait for it to
+ * settle at its return (`settleAtReturn`): a handler that throws before returning a promise
+ * settles as one that rejects. Its outcome, and the background work it handed to ctx.waitUntil.
+ * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
+ * @param {(env: object, ctx: object) => unknown} call
+ * @returns {Promise<{outcome: import("./settle.mjs").Outcome, background: Background}>}
+ */
+export async function settleHandler(run, inv, call) {
+  const background = new Background();
+  const ctx = makeContext(background);
+  const env = run.envFor(inv);
+  /** @type {Promise<unknown>} */
+  let promise;
+  try {
+    promise = Promise.resolve(call(env, ctx));
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  return { outcome: await run.scheduler.settleAtReturn(inv, promise), background };
+}
+
+/**
  * The background point and what follows it. Call it with nothing awaited since the handler
  * settled, so what is in flight at the point is what was in flight when the handler returned.
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv

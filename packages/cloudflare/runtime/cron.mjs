@@ -25,10 +25,10 @@
  * runs on past the background point (background.mjs) and never changes whether the tick failed.
  */
 
-import { Background, makeContext, runBackground } from "./background.mjs";
+import { runBackground, settleHandler } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
-import { timedEvents } from "./event_time.mjs";
+import { driveDue, timedEvents } from "./event_time.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "./queue.mjs";
 import { realConsole } from "./patch.mjs";
 
@@ -74,17 +74,7 @@ export async function driveCron(run, drive, handler) {
         });
       },
     });
-    const background = new Background();
-    const ctx = makeContext(background);
-    const env = run.envFor(inv);
-    /** @type {Promise<unknown>} */
-    let promise;
-    try {
-      promise = Promise.resolve(handler(controller, env, ctx));
-    } catch (error) {
-      promise = Promise.reject(error);
-    }
-    const outcome = await run.scheduler.settleAtReturn(inv, promise);
+    const { outcome, background } = await settleHandler(run, inv, (env, ctx) => handler(controller, env, ctx));
     if (outcome.kind === "unsupported") {
       run.endInvocation(inv);
       return true;
@@ -106,17 +96,5 @@ export async function driveCron(run, drive, handler) {
     }
     return false;
   };
-  let attempts = 0;
-  const ready = () => pending.findIndex((tick) => tick.due <= run.clock.now);
-  await run.scheduler.drive({
-    next: () => {
-      const at = attempts < maxAttempts ? ready() : -1;
-      return at < 0 ? null : pending[at].id;
-    },
-    wake: () => (attempts < maxAttempts && pending.length ? Math.min(...pending.map((tick) => tick.due)) : null),
-    start: () => {
-      attempts++;
-      return attempt(pending.splice(ready(), 1)[0]);
-    },
-  });
+  await driveDue(run, pending, maxAttempts, attempt);
 }

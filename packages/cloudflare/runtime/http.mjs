@@ -57,11 +57,11 @@
  * request, before the first is sent, so no I/O outside an effect point runs during the run.
  */
 
-import { makeContext, Background, runBackground } from "./background.mjs";
+import { runBackground, settleHandler } from "./background.mjs";
 import { assetsAnswer, assetsOf } from "./bindings/assets.mjs";
 import { assert } from "./assert.mjs";
 import { NO_FAULTS, effectPoint, ladderNamed } from "./effects.mjs";
-import { timedEvents } from "./event_time.mjs";
+import { driveDue, timedEvents } from "./event_time.mjs";
 import { maxRedeliveriesOf, redeliveryStop } from "./queue.mjs";
 import { realConsole } from "./patch.mjs";
 import { drain, waitForChange } from "./settle.mjs";
@@ -298,17 +298,7 @@ export async function driveCalls(run, pending, caller, calls) {
       deadlineAlarm = true;
       cancelDeadline = cancelAlarm;
     }
-    const background = new Background();
-    const ctx = makeContext(background);
-    const env = run.envFor(inv);
-    /** @type {Promise<unknown>} */
-    let promise;
-    try {
-      promise = Promise.resolve(calls.call(item, env, ctx));
-    } catch (error) {
-      promise = Promise.reject(error);
-    }
-    const outcome = await run.scheduler.settleAtReturn(inv, promise);
+    const { outcome, background } = await settleHandler(run, inv, (env, ctx) => calls.call(item, env, ctx));
     if (outcome.kind === "unsupported") {
       cancelDeadline();
       run.endInvocation(inv);
@@ -335,22 +325,7 @@ export async function driveCalls(run, pending, caller, calls) {
     run.endInvocation(inv);
     return run.stopped;
   };
-  let attempts = 0;
-  // The scheduler starts the first waiting item that is due (one after another, or while
-  // a slot is free); with none due, time passes to the earliest resend (the first of those in
-  // line on a tie: the first due once the clock is there).
-  const ready = () => pending.findIndex((item) => item.due <= run.clock.now);
-  await run.scheduler.drive({
-    next: () => {
-      const at = attempts < maxAttempts ? ready() : -1;
-      return at < 0 ? null : pending[at].id;
-    },
-    wake: () => (attempts < maxAttempts && pending.length ? Math.min(...pending.map((item) => item.due)) : null),
-    start: () => {
-      attempts++;
-      return attempt(pending.splice(ready(), 1)[0]);
-    },
-  });
+  await driveDue(run, pending, maxAttempts, attempt);
 }
 
 /**

@@ -51,7 +51,7 @@
  * bug, an internal error.
  */
 
-import { Background, makeContext, runBackground } from "./background.mjs";
+import { runBackground, settleHandler } from "./background.mjs";
 import { assert } from "./assert.mjs";
 import { kindBindings, ladderOf } from "./bindings/policy.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
@@ -273,17 +273,7 @@ export class ConsumedQueue {
     }
     const inv = run.startInvocation(`${items[0].id}#${items[0].attempts}`);
     const batch = makeBatch(run, inv, this, items);
-    const background = new Background();
-    const ctx = makeContext(background);
-    const env = run.envFor(inv);
-    /** @type {Promise<unknown>} */
-    let promise;
-    try {
-      promise = Promise.resolve(handler(batch, env, ctx));
-    } catch (error) {
-      promise = Promise.reject(error);
-    }
-    const outcome = await run.scheduler.settleAtReturn(inv, promise);
+    const { outcome, background } = await settleHandler(run, inv, (env, ctx) => handler(batch, env, ctx));
     if (outcome.kind === "unsupported") {
       run.endInvocation(inv);
       return true;

@@ -43,7 +43,7 @@
  */
 
 import { assert } from "./assert.mjs";
-import { Background, makeContext, runBackground } from "./background.mjs";
+import { runBackground, settleHandler } from "./background.mjs";
 import { OBJECT_RESET_REASON, OBJECT_WEBSOCKET, callInto, objectLadder } from "./bindings/durable_object.mjs";
 import { NO_FAULTS, effectPoint } from "./effects.mjs";
 import { REQUEST_ORIGIN } from "./http.mjs";
@@ -131,18 +131,10 @@ export async function driveWebSocket(run, drive, handler) {
     opening = true;
     conn.state = "opening";
     const inv = run.startInvocation(`${conn.id}#1`);
-    const background = new Background();
     const request = new Request(REQUEST_ORIGIN + conn.path, {
       headers: { ...conn.headers, upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "ZXV0YXh5LXdlYnNvY2tldA==" },
     });
-    /** @type {Promise<unknown>} */
-    let promise;
-    try {
-      promise = Promise.resolve(handler(request, run.envFor(inv), makeContext(background)));
-    } catch (error) {
-      promise = Promise.reject(error);
-    }
-    const outcome = await run.scheduler.settleAtReturn(inv, promise);
+    const { outcome, background } = await settleHandler(run, inv, (env, ctx) => handler(request, env, ctx));
     if (outcome.kind === "unsupported") {
       run.endInvocation(inv);
       opening = false;
