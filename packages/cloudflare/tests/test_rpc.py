@@ -59,6 +59,11 @@ def test_a_hand_written_drive_is_rebuilt_through_rpc_or_refused(tmp_path):
     assert [{"id": "call-1", "method": "hello", "args": []}] == scenario["drive"]["events"]
     with pytest.raises(UserError, match="build the drive with rpc"):
         define_scenario(name="x", worker={"entry": "w.js"}, drive={"kind": "rpc", "events": [{"method": "a"}]}, invariants=[], root=tmp_path)
+    without_entrypoint = {key: value for key, value in drive.items() if key != "entrypoint"}
+    with pytest.raises(UserError, match="an rpc drive needs its entrypoint"):
+        define_scenario(name="x", worker={"entry": "w.js"}, drive=without_entrypoint, invariants=[], root=tmp_path)
+    with pytest.raises(UserError, match=r"an rpc drive needs its caller \{retries, delaysMs, deadlineMs\}"):
+        define_scenario(name="x", worker={"entry": "w.js"}, drive={**drive, "caller": {"retries": 1}}, invariants=[], root=tmp_path)
 
 
 def test_rpc_response_selects_a_methods_answers():

@@ -14,14 +14,14 @@ request names its own ``id``; the shrinker removes events by id.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
-__all__ = ["RETRY_ON", "caller_assumption", "caller_policy", "http", "known_fields", "request_headers", "request_path", "resend_clause"]
+__all__ = ["RETRY_ON", "caller_assumption", "caller_policy", "http", "known_fields", "listed_events", "request_headers", "request_path", "resend_clause"]
 
 #: What a caller may count as failed: anything but 2xx, or 5xx only.
 RETRY_ON = ("non-2xx", "5xx")
@@ -64,14 +64,7 @@ def http(
     if isinstance(requests, Hole):
         # A draft's todo(...): define_scenario refuses it, naming the hole and its line.
         return {"kind": "http", "name": name, "events": requests, "caller": _caller(retries, retry_on, delays_ms, deadline_ms)}
-    if isinstance(requests, (str, bytes, Mapping)) or not isinstance(requests, Sequence):
-        raise UserError(f"http: requests must be a list of {{'method', 'path', ...}}, got {requests!r}")
-    events = [_request(request, index) for index, request in enumerate(requests)]
-    if not events:
-        raise UserError("http: give at least one request")
-    ids = [event["id"] for event in events]
-    if len(set(ids)) != len(ids):
-        raise UserError(f"http: request ids repeat: {ids}")
+    events = listed_events("http", requests, "request", "{'method', 'path', ...}", _request)
     return {"kind": "http", "name": name, "events": events, "caller": _caller(retries, retry_on, delays_ms, deadline_ms)}
 
 
@@ -96,6 +89,24 @@ def _request(request: Any, index: int) -> dict[str, Any]:
     if at_ms is not None:
         event[EVENT_TIME_FIELD] = at_ms
     return event
+
+
+def listed_events(what: str, entries: Any, noun: str, shape: str, event: Callable[[Any, int], dict[str, Any]]) -> list[dict[str, Any]]:
+    """A caller's drive's entries (the http drive's requests, the rpc drive's calls) as its events.
+
+    ``entries`` must be a list (of ``shape``), with one ``noun`` at least; ``event`` checks
+    each (by its index) and makes its event; the events' ids must differ. ``what`` names the
+    helper in an error.
+    """
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Sequence):
+        raise UserError(f"{what}: {noun}s must be a list of {shape}, got {entries!r}")
+    events = [event(entry, index) for index, entry in enumerate(entries)]
+    if not events:
+        raise UserError(f"{what}: give at least one {noun}")
+    ids = [item["id"] for item in events]
+    if len(set(ids)) != len(ids):
+        raise UserError(f"{what}: {noun} ids repeat: {ids}")
+    return events
 
 
 def known_fields(entry: Any, label: str, fields: frozenset[str], shape: str, noun: str, listed: str) -> Mapping[str, Any]:

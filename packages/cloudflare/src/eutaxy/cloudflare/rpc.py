@@ -21,7 +21,7 @@ from eutaxy.core.plain_data import json_problem
 from eutaxy.engine.holes import Hole
 from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_ms
 
-from .http import caller_policy, known_fields, resend_clause
+from .http import caller_policy, known_fields, listed_events, resend_clause
 
 __all__ = ["rpc", "rpc_assumption"]
 
@@ -61,14 +61,7 @@ def rpc(
     if isinstance(calls, Hole):
         # A draft's todo(...): define_scenario refuses it, naming the hole and its line.
         return {"kind": "rpc", "name": name, "entrypoint": entrypoint, "events": calls, "caller": caller}
-    if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Sequence):
-        raise UserError(f"rpc: calls must be a list of {{'method', 'args'}}, got {calls!r}")
-    events = [_call(call, index) for index, call in enumerate(calls)]
-    if not events:
-        raise UserError("rpc: give at least one call")
-    ids = [event["id"] for event in events]
-    if len(set(ids)) != len(ids):
-        raise UserError(f"rpc: call ids repeat: {ids}")
+    events = listed_events("rpc", calls, "call", "{'method', 'args'}", _call)
     return {"kind": "rpc", "name": name, "entrypoint": entrypoint, "events": events, "caller": caller}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from eutaxy.core.errors import UserError
 from eutaxy.engine.bounds import AFTER_WORK_TIMER_LIMIT_DEFAULT
@@ -233,59 +233,43 @@ def _cron_drive(drive: Mapping[str, Any]) -> None:
 
 def _rpc_drive(drive: Mapping[str, Any]) -> dict[str, Any]:
     """An rpc drive as :func:`eutaxy.cloudflare.rpc` builds it, a hand-written one rebuilt through it."""
-    caller = drive.get("caller")
-    fields = ("retries", "delaysMs", "deadlineMs")
-    if not isinstance(caller, Mapping) or any(field not in caller for field in fields) or "entrypoint" not in drive:
+    if "entrypoint" not in drive:
         raise UserError(
-            f"define_scenario: an rpc drive needs its entrypoint and caller {{{', '.join(fields)}}}; build the drive with rpc(...), "
-            f"got {dict(drive)!r}"
+            "define_scenario: an rpc drive needs its entrypoint (an export's name, or None for the default export); "
+            f"build the drive with rpc(...), got {dict(drive)!r}"
         )
-    events = drive.get("events")
-    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
-        raise UserError(f"define_scenario: an rpc drive's events must be a list of calls, got {events!r}")
-    name = drive.get("name", "rpc")
-    rebuilt = rpc(
-        events,
-        retries=caller["retries"],
-        delays_ms=caller["delaysMs"],
-        deadline_ms=caller["deadlineMs"],
-        entrypoint=drive["entrypoint"],
-        name=name if isinstance(name, str) else "rpc",
-    )
-    return {**dict(drive), **rebuilt}
-
-
-#: The fields of an http drive's caller, as http(...) writes them.
-_CALLER_FIELDS = ("retries", "retryOn", "delaysMs", "deadlineMs")
+    fields = ("retries", "delaysMs", "deadlineMs")
+    return _caller_drive(drive, "rpc", "calls", fields, lambda events, caller, args: rpc(events, entrypoint=drive["entrypoint"], **args))
 
 
 def _http_drive(drive: Mapping[str, Any]) -> dict[str, Any]:
-    """An http drive as :func:`eutaxy.cloudflare.http` builds it, a hand-written one included.
+    """An http drive as :func:`eutaxy.cloudflare.http` builds it, a hand-written one included."""
+    fields = ("retries", "retryOn", "delaysMs", "deadlineMs")
+    return _caller_drive(drive, "http", "requests", fields, lambda events, caller, args: http(events, retry_on=caller["retryOn"], **args))
 
-    The runtime's http drive fills in nothing (a request's method and headers, the caller's
-    policy), so a drive written as a plain dict is rebuilt through ``http()``: the same
-    checks, the same fields, and a missing caller is the user's to fix here, not an
-    internal error in the run.
+
+def _caller_drive(
+    drive: Mapping[str, Any], kind: str, noun: str, fields: tuple[str, ...], build: Callable[[Sequence[Any], Mapping[str, Any], dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """A drive with a declared caller (http, rpc), rebuilt through its helper (``build``).
+
+    The runtime's drive fills in nothing (a request's method and headers, the caller's
+    policy), so a drive written as a plain dict is rebuilt through ``http()`` or ``rpc()``: the
+    same checks, the same fields, and a missing caller (its ``fields``) is the user's to fix
+    here, not an internal error in the run. ``build`` gets the events, the caller and the
+    helper's arguments the two drives share (retries, delays, deadline, name).
     """
     caller = drive.get("caller")
-    if not isinstance(caller, Mapping) or any(field not in caller for field in _CALLER_FIELDS):
+    if not isinstance(caller, Mapping) or any(field not in caller for field in fields):
         raise UserError(
-            "define_scenario: an http drive needs its caller "
-            f"{{{', '.join(_CALLER_FIELDS)}}}; build the drive with http(...), got caller {caller!r}"
+            f"define_scenario: an {kind} drive needs its caller {{{', '.join(fields)}}}; build the drive with {kind}(...), got caller {caller!r}"
         )
     events = drive.get("events")
     if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
-        raise UserError(f"define_scenario: an http drive's events must be a list of requests, got {events!r}")
-    name = drive.get("name", "http")
-    rebuilt = http(
-        events,
-        retries=caller["retries"],
-        retry_on=caller["retryOn"],
-        delays_ms=caller["delaysMs"],
-        deadline_ms=caller["deadlineMs"],
-        name=name if isinstance(name, str) else "http",
-    )
-    return {**dict(drive), **rebuilt}
+        raise UserError(f"define_scenario: an {kind} drive's events must be a list of {noun}, got {events!r}")
+    name = drive.get("name", kind)
+    args = {"retries": caller["retries"], "delays_ms": caller["delaysMs"], "deadline_ms": caller["deadlineMs"], "name": name if isinstance(name, str) else kind}
+    return {**dict(drive), **build(events, caller, args)}
 
 
 def _spec_path(root: str | Path, item: Any, index: int) -> str:
