@@ -13,20 +13,19 @@ real stderr.
 from __future__ import annotations
 
 import contextlib
-import io
 import sys
 import threading
 from typing import Any, Iterator
 
 import attrs
 
-from eutaxy.core.console_lines import CAPTURED_CHARS_MAX, captured_text
+from eutaxy.core.console_lines import CAPTURED_CHARS_MAX, CaptureStream, captured_text
 from eutaxy.engine.runloop import CallOutcome, RunLoop
 
 __all__ = ["CAPTURED_CHARS_MAX", "Output"]
 
 
-class _Stream(io.TextIOBase):
+class _Stream(CaptureStream):
     """A text stream writing to the owner's capture when one is open on this thread."""
 
     def __init__(self, owner: "Output", name: str) -> None:
@@ -34,21 +33,8 @@ class _Stream(io.TextIOBase):
         self._owner = owner
         self.name = name
 
-    def writable(self) -> bool:
-        return True
-
     def write(self, text: str) -> int:
         return self._owner.write(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO has an attribute
-        return "utf-8"
 
 
 @attrs.define(eq=False)

@@ -10,12 +10,11 @@ mixed into stdout.
 from __future__ import annotations
 
 import contextlib
-import io
 import sys
 import threading
 from typing import Iterator, TextIO
 
-from eutaxy.core.console_lines import captured_text
+from eutaxy.core.console_lines import CaptureStream, captured_text
 from eutaxy.report.json import error_report, render_json
 
 __all__ = ["Output", "ScenarioPrints"]
@@ -58,7 +57,7 @@ class Output:
         self._printed = True
 
 
-class ScenarioPrints(io.TextIOBase):
+class ScenarioPrints(CaptureStream):
     """``sys.stdout`` while ``check`` runs: what the scenario file prints as it is imported (or
     from a thread it started) is kept for the report (``scenarioOutput``), so stdout holds the
     report alone. (The Worker's console and an AWS handler's output are captured by their
@@ -76,23 +75,10 @@ class ScenarioPrints(io.TextIOBase):
         self._lock = threading.Lock()
         self._replaced: TextIO | None = None
 
-    def writable(self) -> bool:
-        return True
-
     def write(self, text: str) -> int:
         with self._lock:
             self._parts.append(str(text))
         return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO has an attribute
-        return "utf-8"
 
     @contextlib.contextmanager
     def capturing(self) -> Iterator["ScenarioPrints"]:

@@ -12,11 +12,12 @@ where the reports show it under the point it followed.
 
 from __future__ import annotations
 
+import io
 from typing import Any, Iterable, Mapping
 
 import attrs
 
-__all__ = ["CAPPED_LEVEL", "CAPTURED_CHARS_MAX", "CONSOLE_LEVELS", "ConsoleLine", "captured_text", "console_lines"]
+__all__ = ["CAPPED_LEVEL", "CAPTURED_CHARS_MAX", "CONSOLE_LEVELS", "CaptureStream", "ConsoleLine", "captured_text", "console_lines"]
 
 #: The console methods a runtime captures, each its own level.
 CONSOLE_LEVELS = ("log", "info", "warn", "error", "debug")
@@ -84,3 +85,22 @@ def captured_text(text: str) -> str:
     if len(text) <= CAPTURED_CHARS_MAX:
         return text
     return text[:CAPTURED_CHARS_MAX] + f"\n[eutaxy: {len(text) - CAPTURED_CHARS_MAX} more characters not kept]\n"
+
+
+class CaptureStream(io.TextIOBase):
+    """A text stream that stands in for ``sys.stdout`` or ``sys.stderr`` while output is
+    captured (an AWS handler's, the scenario file's own prints): write-only, UTF-8, no
+    terminal, nothing held back to flush. A subclass's ``write`` says where the text goes."""
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO has an attribute
+        return "utf-8"
