@@ -435,12 +435,7 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
     environments = environment_names(path, data)
     data = _with_environment(path, data, env)
     _refuse_sections(reader, data)
-    main = reader.optional_string(data, "main")
-    main_path = None
-    if main is not None:
-        main_path = (path.parent / main).resolve()
-        if not main_path.is_file():
-            raise reader.error(f"main names {main!r}, which does not exist ({main_path})", key="main", written=main)
+    main_path = _named_path(reader, path, data, "main")
     flags = data.get("compatibility_flags", [])
     if not isinstance(flags, list) or not all(isinstance(flag, str) for flag in flags):
         raise reader.error("compatibility_flags must be a list of strings")
@@ -463,9 +458,9 @@ def _from_data(path: Path, data: Any, env: str | None = None, text: str = "") ->
         kind_settings={kind.name: kind.read_settings(reader, data) for kind in binding_kinds.registered()},
         cpu_ms=_cpu_ms(reader, data),
         module_rules=_module_rules(reader, data),
-        tsconfig=_tsconfig(reader, path, data),
+        tsconfig=_named_path(reader, path, data, "tsconfig"),
         no_bundle=_no_bundle(reader, data),
-        base_dir=_base_dir(reader, path, data),
+        base_dir=_named_path(reader, path, data, "base_dir", folder=True),
         crons=_crons(reader, data),
     )
 
@@ -477,13 +472,16 @@ def _no_bundle(reader: _Reader, data: dict[str, Any]) -> bool:
     return value
 
 
-def _base_dir(reader: _Reader, path: Path, data: dict[str, Any]) -> Path | None:
-    base_dir = reader.optional_string(data, "base_dir")
-    if base_dir is None:
+def _named_path(reader: _Reader, path: Path, data: dict[str, Any], key: str, *, folder: bool = False) -> Path | None:
+    """The file (``main``, ``tsconfig``) or the folder (``base_dir``) the config's ``key`` names, relative
+    to the config's folder, resolved; None when the key is unset. It must exist."""
+    written = reader.optional_string(data, key)
+    if written is None:
         return None
-    resolved = (path.parent / base_dir).resolve()
-    if not resolved.is_dir():
-        raise reader.error(f"base_dir names {base_dir!r}, which is not a folder ({resolved})", key="base_dir", written=base_dir)
+    resolved = (path.parent / written).resolve()
+    if not (resolved.is_dir() if folder else resolved.is_file()):
+        found = "is not a folder" if folder else "does not exist"
+        raise reader.error(f"{key} names {written!r}, which {found} ({resolved})", key=key, written=written)
     return resolved
 
 
@@ -517,16 +515,6 @@ def _module_rules(reader: _Reader, data: dict[str, Any]) -> tuple[ModuleRule, ..
         if not rule.fallthrough:
             completed.add(rule.type)
     return tuple(kept)
-
-
-def _tsconfig(reader: _Reader, path: Path, data: dict[str, Any]) -> Path | None:
-    tsconfig = reader.optional_string(data, "tsconfig")
-    if tsconfig is None:
-        return None
-    resolved = (path.parent / tsconfig).resolve()
-    if not resolved.is_file():
-        raise reader.error(f"tsconfig names {tsconfig!r}, which does not exist ({resolved})", key="tsconfig", written=tsconfig)
-    return resolved
 
 
 def _crons(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
