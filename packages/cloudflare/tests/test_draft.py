@@ -473,10 +473,8 @@ def test_a_schema_named_by_a_package_script_or_the_readme_or_found_below_is_chos
     assert any(note.kind == "unread" and "found several (a/one.sql, b/two.sql) with none to prefer" in note.text for note in several.notes)
 
 
-def test_a_d1_row_naming_the_r2_object_the_code_puts_gets_a_references_example(tmp_path):
-    """The INSERT binds the name the code puts the R2 object under (?2 names it): references from
-    that column to the bucket's keys, with a note; a KV put under the same name is not R2's."""
-    worker = """
+#: A Worker storing an upload in R2 under a name its D1 row keeps (``?2``: the key), and a KV marker under the same name.
+FILES_WORKER = """
 type Upload = { fileId: string; text: string };
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -489,9 +487,14 @@ export default {
   },
 };
 """
-    config = {"name": "files", "d1_databases": [{"binding": "DB", "database_name": "files"}],
-              "r2_buckets": [{"binding": "FILES", "bucket_name": "files"}], "kv_namespaces": [{"binding": "CACHE", "id": "c"}]}
-    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": "CREATE TABLE files (id TEXT, r2_key TEXT);\n"}))
+FILES_CONFIG = {"name": "files", "d1_databases": [{"binding": "DB", "database_name": "files"}],
+                "r2_buckets": [{"binding": "FILES", "bucket_name": "files"}], "kv_namespaces": [{"binding": "CACHE", "id": "c"}]}
+
+
+def test_a_d1_row_naming_the_r2_object_the_code_puts_gets_a_references_example(tmp_path):
+    """The INSERT binds the name the code puts the R2 object under (?2 names it): references from
+    that column to the bucket's keys, with a note; a KV put under the same name is not R2's."""
+    draft = draft_worker(_project(tmp_path / "w", FILES_CONFIG, worker=FILES_WORKER, files={"schema.sql": "CREATE TABLE files (id TEXT, r2_key TEXT);\n"}))
     assert ['references("every-files-r2_key-in-files", d1_rows("DB", "files"), "r2_key", r2_rows("FILES"), "key"),'] == [
         example for example in draft.example_invariants if example.startswith("references(")
     ]
@@ -524,21 +527,8 @@ def test_the_objects_the_schemas_seeded_rows_name_are_seeded_in_the_bucket(tmp_p
     """The schema inserts a row naming files/f-0 in the column the references example reads:
     the bucket starts with that object (an empty body, a noted guess), so the example holds on
     a run nothing went wrong in."""
-    worker = """
-type Upload = { fileId: string; text: string };
-export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
-    const upload = await request.json<Upload>();
-    const key = `files/${upload.fileId}`;
-    await env.DB.prepare("INSERT INTO files (id, r2_key) VALUES (?, ?)").bind(upload.fileId, key).run();
-    await env.FILES.put(key, upload.text);
-    return new Response("stored", { status: 201 });
-  },
-};
-"""
-    config = {"name": "files", "d1_databases": [{"binding": "DB", "database_name": "files"}], "r2_buckets": [{"binding": "FILES", "bucket_name": "files"}]}
     schema = "CREATE TABLE files (id TEXT, r2_key TEXT);\nINSERT INTO files (id, r2_key) VALUES ('f-0', 'files/f-0'), ('f-''1', 'files/f-''1');\n"
-    draft = draft_worker(_project(tmp_path / "w", config, worker=worker, files={"schema.sql": schema}))
+    draft = draft_worker(_project(tmp_path / "w", FILES_CONFIG, worker=FILES_WORKER, files={"schema.sql": schema}))
     assert {"kind": "r2_bucket", "binding": "FILES", "objects": {"files/f-0": "", "files/f-'1": ""}} in draft.setup
     assert """        r2_bucket("FILES", {"files/f-0": "", "files/f-'1": ""}),""" in draft.source.splitlines()
     assert any(note.kind == "guess" and "R2 binding FILES: the rows D1's schema seeds name objects (files/f-0, files/f-'1)" in note.text
