@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 
-import { FIXTURES, HostProcess, fixtureLoad, useHost } from "./helpers.mjs";
+import { FIXTURES, HostProcess, drivePlan, fixtureLoad, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "cron");
 const EPOCH = 1767225600000;
@@ -22,22 +22,15 @@ const host = useHost(fixtureLoad(FIXTURE, { d1Databases: { DB: "cron-db" } }));
  */
 function plan(options) {
   const events = (options.atMs ?? [0]).map((atMs, index) => ({ id: `tick-${index + 1}`, atMs }));
-  return {
-    protocol: 1,
+  return drivePlan({
     seed: "test",
-    scenario: {
-      name: "cron",
-      platform: "cloudflare",
-      drive: { kind: "cron", name: "cron", cron: options.cron, retries: options.retries ?? 0, events },
-      externals: [],
-      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
-    },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: options.prefix ?? [],
-    policy: options.policy ?? { kind: "first" },
+    name: "cron",
+    drive: { kind: "cron", name: "cron", cron: options.cron, retries: options.retries ?? 0, events },
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
+    prefix: options.prefix,
+    policy: options.policy,
     maxFaults: 1,
-    maxShortBatches: 0,
-  };
+  });
 }
 
 /** @param {any[]} effects */

@@ -193,26 +193,31 @@ export function barePlan(bounds = {}) {
 }
 
 /**
- * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
- * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number, maxShortBatches?: number,
+ * A run plan over one drive, as Python sends it; the tests' plan builders fill in their scenario.
+ * @param {{seed: string, name: string, drive: object, externals?: object[], bounds: object, maxFaults: number, maxShortBatches?: number,
  *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
  */
-export function queuePlan(plan) {
+export function drivePlan(plan) {
   return {
     protocol: 1,
     seed: plan.seed,
-    scenario: {
-      name: plan.name,
-      platform: "cloudflare",
-      drive: { kind: "queue", name: plan.queue, events: plan.events, batchSize: plan.batchSize ?? 1 },
-      bounds: plan.bounds,
-    },
+    scenario: { name: plan.name, platform: "cloudflare", drive: plan.drive, externals: plan.externals ?? [], bounds: plan.bounds },
     streams: { globals: plan.globals ?? [1, 2, 3, 4], turns: plan.turns ?? [5, 6, 7, 8] },
     prefix: plan.prefix ?? [],
     policy: plan.policy ?? { kind: "first" },
     maxFaults: plan.maxFaults,
     maxShortBatches: plan.maxShortBatches ?? 0,
   };
+}
+
+/**
+ * A run plan over one queue drive; the fixtures' plan builders fill in their scenario.
+ * @param {{seed: string, name: string, queue: string, events: object[], bounds: object, maxFaults: number, batchSize?: number, maxShortBatches?: number,
+ *   policy?: object, prefix?: number[], globals?: number[], turns?: number[]}} plan
+ */
+export function queuePlan(plan) {
+  const { queue, events, batchSize, ...rest } = plan;
+  return drivePlan({ ...rest, drive: { kind: "queue", name: queue, events, batchSize: batchSize ?? 1 } });
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 
-import { FIXTURES, HostProcess, fixtureLoad, useHost } from "./helpers.mjs";
+import { FIXTURES, HostProcess, drivePlan, fixtureLoad, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "http");
 const EPOCH = 1767225600000;
@@ -20,22 +20,16 @@ const host = useHost(fixtureLoad(FIXTURE, { compatibilityFlags: ["nodejs_compat"
  * @param {{events: any[], caller?: object, externals?: object[], drive?: object, policy?: object, prefix?: number[], bounds?: object, maxFaults?: number}} options
  */
 function plan(options) {
-  return {
-    protocol: 1,
+  return drivePlan({
     seed: "test",
-    scenario: {
-      name: "http",
-      platform: "cloudflare",
-      drive: options.drive ?? { kind: "http", name: "http", events: options.events, caller: options.caller ?? { retries: 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null } },
-      externals: options.externals ?? [PAY],
-      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
-    },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: options.prefix ?? [],
-    policy: options.policy ?? { kind: "first" },
+    name: "http",
+    drive: options.drive ?? { kind: "http", name: "http", events: options.events, caller: options.caller ?? { retries: 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null } },
+    externals: options.externals ?? [PAY],
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
+    prefix: options.prefix,
+    policy: options.policy,
     maxFaults: options.maxFaults ?? 1,
-    maxShortBatches: 0,
-  };
+  });
 }
 
 /** @param {string} id @param {string} p @param {unknown} [body] @param {string} [method] */

@@ -26,6 +26,42 @@ const { Miniflare } = createRequire(path.join(NODE_MODULES, "eutaxy-test.js"))("
 /** How long the outbound service waits (real time) for the second fetch before it answers anyway. */
 const BOTH_ARRIVE_MS = 20_000;
 
+/**
+ * Miniflare running `script`, a Worker with its WALLET object, whose outbound fetches
+ * `outboundService` answers.
+ * @param {string} script @param {(request: Request) => Promise<Response>} outboundService
+ */
+function walletWorker(script, outboundService) {
+  return new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: "2026-01-01",
+    durableObjects: { WALLET: { className: "Wallet", useSQLite: true } },
+    outboundService,
+  });
+}
+
+/**
+ * An outbound service that records each fetch's amount in `arrived` and holds every answer
+ * until two fetches have arrived. Bounded: it answers anyway after BOTH_ARRIVE_MS, so a workerd
+ * that held the second call fails the test, not hangs it.
+ * @param {string[]} arrived
+ */
+function holdUntilBothArrive(arrived) {
+  /** @type {() => void} */
+  let bothArrived = () => {};
+  const both = new Promise((resolve) => { bothArrived = () => resolve(undefined); });
+  return async (/** @type {Request} */ request) => {
+    arrived.push(new URL(request.url).searchParams.get("amount") ?? "");
+    if (arrived.length === 2) bothArrived();
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    await Promise.race([both, new Promise((resolve) => { timer = setTimeout(resolve, BOTH_ARRIVE_MS); })]);
+    clearTimeout(timer);
+    return new Response("authorized");
+  };
+}
+
 const WALLET = `
 import { DurableObject } from "cloudflare:workers";
 export class Wallet extends DurableObject {
@@ -52,25 +88,7 @@ export default {
 test("raw workerd delivers a second call into an object while the first awaits its outbound fetch", async () => {
   /** @type {string[]} */
   const arrived = [];
-  /** @type {() => void} */
-  let bothArrived = () => {};
-  const both = new Promise((resolve) => { bothArrived = () => resolve(undefined); });
-  const mf = new Miniflare({
-    modules: true,
-    script: WALLET,
-    compatibilityDate: "2026-01-01",
-    durableObjects: { WALLET: { className: "Wallet", useSQLite: true } },
-    outboundService: async (/** @type {Request} */ request) => {
-      arrived.push(new URL(request.url).searchParams.get("amount") ?? "");
-      if (arrived.length === 2) bothArrived();
-      // Bounded: answer anyway after BOTH_ARRIVE_MS, so a workerd that held the second call fails the test, not hangs it.
-      /** @type {ReturnType<typeof setTimeout> | undefined} */
-      let timer;
-      await Promise.race([both, new Promise((resolve) => { timer = setTimeout(resolve, BOTH_ARRIVE_MS); })]);
-      clearTimeout(timer);
-      return new Response("authorized");
-    },
-  });
+  const mf = walletWorker(WALLET, holdUntilBothArrive(arrived));
   try {
     const first = mf.dispatchFetch("https://wallet.example/?amount=6");
     const second = mf.dispatchFetch("https://wallet.example/?amount=7");
@@ -84,13 +102,7 @@ test("raw workerd delivers a second call into an object while the first awaits i
 });
 
 test("raw workerd holds a second call at the gate while the first runs inside blockConcurrencyWhile", async () => {
-  const mf = new Miniflare({
-    modules: true,
-    script: WALLET,
-    compatibilityDate: "2026-01-01",
-    durableObjects: { WALLET: { className: "Wallet", useSQLite: true } },
-    outboundService: async () => new Response("authorized"),
-  });
+  const mf = walletWorker(WALLET, async () => new Response("authorized"));
   try {
     const first = mf.dispatchFetch("https://wallet.example/held?amount=6");
     const second = mf.dispatchFetch("https://wallet.example/held?amount=7");
@@ -137,24 +149,7 @@ const STATE_POLL_MS = 50;
 test("raw workerd lets a second call enter an object while the first call's work after its answer awaits its fetch", async () => {
   /** @type {string[]} */
   const arrived = [];
-  /** @type {() => void} */
-  let bothArrived = () => {};
-  const both = new Promise((resolve) => { bothArrived = () => resolve(undefined); });
-  const mf = new Miniflare({
-    modules: true,
-    script: WALLET_AFTER,
-    compatibilityDate: "2026-01-01",
-    durableObjects: { WALLET: { className: "Wallet", useSQLite: true } },
-    outboundService: async (/** @type {Request} */ request) => {
-      arrived.push(new URL(request.url).searchParams.get("amount") ?? "");
-      if (arrived.length === 2) bothArrived();
-      /** @type {ReturnType<typeof setTimeout> | undefined} */
-      let timer;
-      await Promise.race([both, new Promise((resolve) => { timer = setTimeout(resolve, BOTH_ARRIVE_MS); })]);
-      clearTimeout(timer);
-      return new Response("authorized");
-    },
-  });
+  const mf = walletWorker(WALLET_AFTER, holdUntilBothArrive(arrived));
   try {
     // The first spend answers; its work goes on and waits at its fetch, which the outbound
     // service holds until the second's arrives: the second spend enters the object meanwhile.

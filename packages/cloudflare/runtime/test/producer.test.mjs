@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 
-import { FIXTURES, fixtureLoad, useHost } from "./helpers.mjs";
+import { FIXTURES, drivePlan, fixtureLoad, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "producer");
 const EPOCH = 1767225600000;
@@ -25,22 +25,14 @@ const host = useHost(fixtureLoad(FIXTURE, {
  * @param {{events: any[], policy?: object, bounds?: object, maxFaults?: number, retries?: number}} options
  */
 function plan(options) {
-  return {
-    protocol: 1,
+  return drivePlan({
     seed: "test",
-    scenario: {
-      name: "producer",
-      platform: "cloudflare",
-      drive: { kind: "http", name: "http", events: options.events, caller: { retries: options.retries ?? 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null } },
-      externals: [],
-      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 3, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, producedMessagesMax: 100, ...(options.bounds ?? {}) },
-    },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: [],
-    policy: options.policy ?? { kind: "first" },
+    name: "producer",
+    drive: { kind: "http", name: "http", events: options.events, caller: { retries: options.retries ?? 0, retryOn: "non-2xx", delaysMs: [], deadlineMs: null } },
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 3, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, producedMessagesMax: 100, ...(options.bounds ?? {}) },
+    policy: options.policy,
     maxFaults: options.maxFaults ?? 1,
-    maxShortBatches: 0,
-  };
+  });
 }
 
 /** @param {string} id @param {string} p @param {unknown} [body] */

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 
-import { FIXTURES, fixtureLoad, useHost } from "./helpers.mjs";
+import { FIXTURES, drivePlan, fixtureLoad, useHost } from "./helpers.mjs";
 
 const FIXTURE = path.join(FIXTURES, "rpc");
 
@@ -21,22 +21,14 @@ const host = useHost(fixtureLoad(FIXTURE, { d1Databases: { DB: "rpc-db" } }));
  */
 function plan(options) {
   const events = options.calls.map((call, index) => ({ id: `call-${index + 1}`, method: call.method, args: call.args ?? [] }));
-  return {
-    protocol: 1,
+  return drivePlan({
     seed: "test",
-    scenario: {
-      name: "rpc",
-      platform: "cloudflare",
-      drive: { kind: "rpc", name: "rpc", entrypoint: options.entrypoint === undefined ? "Tally" : options.entrypoint, events, caller: { retries: 0, delaysMs: [], deadlineMs: null, ...(options.caller ?? {}) } },
-      externals: [],
-      bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
-    },
-    streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] },
-    prefix: [],
-    policy: options.policy ?? { kind: "first" },
+    name: "rpc",
+    drive: { kind: "rpc", name: "rpc", entrypoint: options.entrypoint === undefined ? "Tally" : options.entrypoint, events, caller: { retries: 0, delaysMs: [], deadlineMs: null, ...(options.caller ?? {}) } },
+    bounds: { maxFaultsPerRun: 1, maxRedeliveries: 10, maxConcurrentInvocations: 1, budgetMs: 5000, effectHangMs: 5000, ...(options.bounds ?? {}) },
+    policy: options.policy,
     maxFaults: 1,
-    maxShortBatches: 0,
-  };
+  });
 }
 
 /** @param {any[]} effects */

@@ -17,7 +17,7 @@ import { kindBindings } from "../bindings/policy.mjs";
 import { messageOf, producedMessageId } from "../producer.mjs";
 import { mayRedeliver, redeliveryStop } from "../queue.mjs";
 import { Run } from "../run.mjs";
-import { REPO, kinds, kindPolicy, platformLadders, producerKind } from "./helpers.mjs";
+import { REPO, barePlan, kinds, kindPolicy, platformLadders, producerKind } from "./helpers.mjs";
 
 const VECTORS = path.join(REPO, "packages/core/src/eutaxy/core/vectors");
 
@@ -128,11 +128,6 @@ test("a queue producer takes the delays and batches Cloudflare documents: up to 
 test("a run's own wall-clock limit from its effect hang bound is core's", () => {
   const { cases } = vectors("run_limit.json");
   for (const [effectHangMs, limitMs] of cases) {
-    const plan = {
-      protocol: 1,
-      scenario: { bounds: { maxConcurrentInvocations: 1, budgetMs: 1000, effectHangMs, maxRedeliveries: 0 } },
-      streams: { globals: [1, 2, 3, 4], turns: [5, 6, 7, 8] }, prefix: [], policy: { kind: "first" }, maxFaults: 0, maxShortBatches: 0,
-    };
-    assert.equal(new Run(plan, {}, {}).runLimitMs, limitMs, `effectHangMs ${effectHangMs}`);
+    assert.equal(new Run(barePlan({ effectHangMs }), {}, {}).runLimitMs, limitMs, `effectHangMs ${effectHangMs}`);
   }
 });
