@@ -353,6 +353,15 @@ function makeStep(run, inv, instance, entry, halt) {
     counts.set(key, count);
     return count;
   };
+  /**
+   * The `count`th step.do or waitForEvent (`kind` do or wait) named `name` in this run of the
+   * instance, and its key in what the engine persists (`name-count`).
+   * @param {string} kind @param {string} name
+   */
+  const numbered = (kind, name) => {
+    const count = countOf(`${kind}:${name}`);
+    return { count, key: `${name}-${count}` };
+  };
   /** @param {string} name */
   const checkName = (name) => {
     if (typeof name !== "string" || name.length > STEP_NAME_LENGTH_MAX || CONTROL_CHARACTER.test(name)) {
@@ -392,13 +401,9 @@ function makeStep(run, inv, instance, entry, halt) {
       checkName(name);
       if (typeof callback !== "function") throw unsupported("workflow_fatal", `Workflow ${instance.binding}: step ${JSON.stringify(name)} has no callback`);
       if (rest.some((value) => value !== undefined) || stepConfig.rollback !== undefined) throw unsupported("binding_not_modelled", `Workflow ${instance.binding}: step ${JSON.stringify(name)} has a rollback handler, which is not modelled`);
-      const count = countOf(`do:${name}`);
-      const key = `${name}-${count}`;
+      const { count, key } = numbered("do", name);
       const persisted = instance.steps.get(key);
-      if (persisted) {
-        if ("error" in persisted) throw persisted.thrown;
-        return structuredClone(persisted.value);
-      }
+      if (persisted) return replayed(persisted, persisted.value);
       let state = instance.stepStates.get(key);
       if (!state) {
         state = { attempts: 0, config: resolveConfig(instance, name, stepConfig, entry.policy), retryAt: null };
@@ -483,13 +488,9 @@ function makeStep(run, inv, instance, entry, halt) {
       if (typeof type !== "string" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
         throw unsupported("workflow_fatal", `Workflow ${instance.binding}: step.waitForEvent(${JSON.stringify(name)}) was given options the engine cannot read (${JSON.stringify(options)})`);
       }
-      const count = countOf(`wait:${name}`);
-      const key = `${name}-${count}`;
+      const { count, key } = numbered("wait", name);
       const persisted = instance.waits.get(key);
-      if (persisted) {
-        if ("error" in persisted) throw persisted.thrown;
-        return structuredClone(persisted.event);
-      }
+      if (persisted) return replayed(persisted, persisted.event);
       const args = { instance: instance.id, step: name, count, type };
       let deadline = instance.waitDeadlines.get(key);
       if (deadline === undefined) {
@@ -536,6 +537,16 @@ function makeStep(run, inv, instance, entry, halt) {
     if (gone()) return never();
     sleep.done = true;
   }
+}
+
+/**
+ * What a restarted run() gets from a step or a wait an earlier run persisted: its error thrown
+ * again, else a copy of its answer (`answer`, the step's value or the wait's event).
+ * @param {{error?: unknown, thrown?: unknown}} persisted @param {unknown} answer
+ */
+function replayed(persisted, answer) {
+  if ("error" in persisted) throw persisted.thrown;
+  return structuredClone(answer);
 }
 
 /**
