@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -79,8 +79,8 @@ def durable_object(
     """
     if not isinstance(binding, str) or not binding:
         raise UserError(f"durable_object: binding must be a binding name such as 'COUNTER', got {binding!r}")
-    seeded_objects = _objects(binding, objects or {})
-    seeded_sql = _sql(binding, sql or {})
+    seeded_objects = _per_object(binding, objects or {}, "objects", "{object: {key: value}}", _entries)
+    seeded_sql = _per_object(binding, sql or {}, "sql", "{object: {'schema': ..., 'rows': ...}}", _sql_seed)
     return {"kind": "durable_object", "binding": binding, "objects": seeded_objects, "sql": seeded_sql}
 
 
@@ -100,38 +100,40 @@ def _json(binding: str, value: Any, where: str) -> Any:
         raise UserError(f"durable_object({binding!r}): {where} must be JSON data: {error}") from None
 
 
-def _objects(binding: str, objects: Any) -> dict[str, dict[str, Any]]:
-    if not isinstance(objects, Mapping):
-        raise UserError(f"durable_object({binding!r}): objects must be {{object: {{key: value}}}}, got {objects!r}")
+def _per_object(binding: str, seeds: Any, field: str, shape: str, seed: Callable[[str, str, Any], Any]) -> dict[str, Any]:
+    """The step's ``objects`` or ``sql`` (``field``, written as ``shape``): each object's name checked,
+    and its seed checked and copied by ``seed(binding, name, value)``."""
+    if not isinstance(seeds, Mapping):
+        raise UserError(f"durable_object({binding!r}): {field} must be {shape}, got {seeds!r}")
     seeded = {}
-    for name, entries in objects.items():
+    for name, value in seeds.items():
         _name(binding, name, "an object's")
-        if not isinstance(entries, Mapping) or not all(isinstance(key, str) for key in entries):
-            raise UserError(f"durable_object({binding!r}): objects[{name!r}] must be {{key: value}} with string keys, got {entries!r}")
-        seeded[name] = _json(binding, dict(entries), f"objects[{name!r}]")
+        seeded[name] = seed(binding, name, value)
     return seeded
 
 
-def _sql(binding: str, sql: Any) -> dict[str, dict[str, Any]]:
-    if not isinstance(sql, Mapping):
-        raise UserError(f"durable_object({binding!r}): sql must be {{object: {{'schema': ..., 'rows': ...}}}}, got {sql!r}")
-    seeded = {}
-    for name, seed in sql.items():
-        _name(binding, name, "an object's")
-        if not isinstance(seed, Mapping) or set(seed) - {"schema", "rows"}:
-            raise UserError(f"durable_object({binding!r}): sql[{name!r}] takes schema and rows, got {seed!r}")
-        schema = seed.get("schema", "")
-        if not isinstance(schema, str):
-            raise UserError(f"durable_object({binding!r}): sql[{name!r}]['schema'] must be SQL text, got {schema!r}")
-        table_rows = seed.get("rows", {})
-        if not isinstance(table_rows, Mapping):
-            raise UserError(f"durable_object({binding!r}): sql[{name!r}]['rows'] must be {{table: [row, ...]}}, got {table_rows!r}")
-        for table, listed in table_rows.items():
-            _name(binding, table, "a table's")
-            if not isinstance(listed, list) or not all(isinstance(row, Mapping) for row in listed):
-                raise UserError(f"durable_object({binding!r}): sql[{name!r}]['rows'][{table!r}] must be a list of rows (dicts)")
-        seeded[name] = {"schema": schema, "rows": _json(binding, {table: list(r) for table, r in table_rows.items()}, f"sql[{name!r}]['rows']")}
-    return seeded
+def _entries(binding: str, name: str, entries: Any) -> Any:
+    """One object's key-value entries (``objects[name]``)."""
+    if not isinstance(entries, Mapping) or not all(isinstance(key, str) for key in entries):
+        raise UserError(f"durable_object({binding!r}): objects[{name!r}] must be {{key: value}} with string keys, got {entries!r}")
+    return _json(binding, dict(entries), f"objects[{name!r}]")
+
+
+def _sql_seed(binding: str, name: str, seed: Any) -> dict[str, Any]:
+    """One SQLite-backed object's schema and rows (``sql[name]``)."""
+    if not isinstance(seed, Mapping) or set(seed) - {"schema", "rows"}:
+        raise UserError(f"durable_object({binding!r}): sql[{name!r}] takes schema and rows, got {seed!r}")
+    schema = seed.get("schema", "")
+    if not isinstance(schema, str):
+        raise UserError(f"durable_object({binding!r}): sql[{name!r}]['schema'] must be SQL text, got {schema!r}")
+    table_rows = seed.get("rows", {})
+    if not isinstance(table_rows, Mapping):
+        raise UserError(f"durable_object({binding!r}): sql[{name!r}]['rows'] must be {{table: [row, ...]}}, got {table_rows!r}")
+    for table, listed in table_rows.items():
+        _name(binding, table, "a table's")
+        if not isinstance(listed, list) or not all(isinstance(row, Mapping) for row in listed):
+            raise UserError(f"durable_object({binding!r}): sql[{name!r}]['rows'][{table!r}] must be a list of rows (dicts)")
+    return {"schema": schema, "rows": _json(binding, {table: list(r) for table, r in table_rows.items()}, f"sql[{name!r}]['rows']")}
 
 
 # --- selectors -----------------------------------------------------------------------------
