@@ -37,6 +37,15 @@ def plan(scenario, *, faults=(), prefix=(), max_faults=1, seed="probe", policy=N
     }
 
 
+def run_seen(platform, scenario, **plan_options):
+    """Run ``scenario`` on an in-process ``platform`` (the plan: ``plan(scenario, **plan_options)``);
+    returns (result data, what the handler saw: its module's ``SEEN``, filled by this run alone)."""
+    seen = platform.handler.__globals__["SEEN"]
+    seen.clear()
+    result = platform.run(plan(scenario, **plan_options)).to_data()
+    return result, list(seen)
+
+
 @pytest.fixture(name="probe_scenario")
 def probe_scenario_fixture():
     return probe_scenario
@@ -45,6 +54,11 @@ def probe_scenario_fixture():
 @pytest.fixture(name="plan")
 def plan_fixture():
     return plan
+
+
+@pytest.fixture(name="run_seen")
+def run_seen_fixture():
+    return run_seen
 
 
 @pytest.fixture(scope="session")
@@ -57,12 +71,9 @@ def probe_platform():
 @pytest.fixture
 def run_probe(probe_platform):
     """Run the probe handler on ``bodies``; returns (result data, what the handler saw)."""
-    seen = probe_platform.handler.__globals__["SEEN"]
 
     def run(bodies, **kwargs):
         scenario_kwargs = {key: kwargs.pop(key) for key in ("max_receive_count", "bounds") if key in kwargs}
-        seen.clear()
-        result = probe_platform.run(plan(probe_scenario(bodies, **scenario_kwargs), **kwargs))
-        return result.to_data(), list(seen)
+        return run_seen(probe_platform, probe_scenario(bodies, **scenario_kwargs), **kwargs)
 
     return run

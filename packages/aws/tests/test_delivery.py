@@ -33,14 +33,11 @@ def batch_platform_fixture():
 
 
 @pytest.fixture(name="run")
-def run_fixture(batch_platform, plan):
-    seen = batch_platform.handler.__globals__["SEEN"]
-
+def run_fixture(batch_platform, run_seen):
     def run(scenario, faults=()):
-        seen.clear()
-        result = batch_platform.run(plan(scenario, faults=faults)).to_data()
+        result, seen = run_seen(batch_platform, scenario, faults=faults)
         assert {"kind": "completed"} == result["end"], result["end"]
-        return result, list(seen)
+        return result, seen
 
     return run
 
@@ -196,12 +193,10 @@ def test_records_bodies_are_the_canonical_json_text(run):
     assert {"id": "a", "b": [1, 2]} == json.loads(seen[0]["records"][0]["body"])
 
 
-def test_a_batch_decision_takes_the_first_k_waiting_messages_and_leaves_the_rest_for_the_next_poll(batch_platform, plan):
+def test_a_batch_decision_takes_the_first_k_waiting_messages_and_leaves_the_rest_for_the_next_poll(batch_platform, run_seen):
     """maxShortBatches 1: the first poll of three offers [3, 1, 2]; a forced 2 takes msg-1 and msg-2."""
-    seen = batch_platform.handler.__globals__["SEEN"]
-    seen.clear()
     scenario = _scenario([{"id": "a"}, {"id": "b"}, {"id": "c"}], batch_size=10)
-    result = batch_platform.run(plan(scenario, prefix=[2], max_short_batches=1)).to_data()
+    result, seen = run_seen(batch_platform, scenario, prefix=[2], max_short_batches=1)
     assert [["msg-1", "msg-2"], ["msg-3"]] == [s["ids"] for s in seen]
     # One decision: the second poll holds one message, and the bound is spent anyway.
     assert [{"kind": "batch", "invocation": "msg-1#1", "target": "SQS:jobs", "options": [3, 1, 2], "chosen": 2}] == [
@@ -209,17 +204,14 @@ def test_a_batch_decision_takes_the_first_k_waiting_messages_and_leaves_the_rest
     ]
 
 
-def test_short_batches_replay_by_invocation_and_none_are_offered_at_bound_zero(batch_platform, plan):
+def test_short_batches_replay_by_invocation_and_none_are_offered_at_bound_zero(batch_platform, run_seen):
     """Replay names a short batch by the invocation its poll starts; maxShortBatches 0 offers none."""
-    seen = batch_platform.handler.__globals__["SEEN"]
     scenario = _scenario([{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}], batch_size=10)
     replay = {"kind": "replay", "faults": [], "turns": [], "batches": [{"invocation": "msg-1#1", "size": 1}]}
-    seen.clear()
-    result = batch_platform.run(plan(scenario, policy=replay, max_short_batches=2)).to_data()
+    result, seen = run_seen(batch_platform, scenario, policy=replay, max_short_batches=2)
     assert [["msg-1"], ["msg-2", "msg-3", "msg-4"]] == [s["ids"] for s in seen]
     # The second poll of three is offered too (one short batch left), and takes the platform's batch.
     assert [("msg-1#1", 1), ("msg-2#1", 0)] == [(d["invocation"], d["chosen"]) for d in result["decisions"] if d["kind"] == "batch"]
-    seen.clear()
-    result = batch_platform.run(plan(scenario, policy=replay, max_short_batches=0)).to_data()
+    result, seen = run_seen(batch_platform, scenario, policy=replay, max_short_batches=0)
     assert [["msg-1", "msg-2", "msg-3", "msg-4"]] == [s["ids"] for s in seen]
     assert [] == [d for d in result["decisions"] if d["kind"] == "batch"]

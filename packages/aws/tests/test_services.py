@@ -40,13 +40,9 @@ def platform_fixture():
 
 
 @pytest.fixture(name="run")
-def run_fixture(platform, plan):
-    seen = platform.handler.__globals__["SEEN"]
-
+def run_fixture(platform, run_seen):
     def run(bodies, faults=(), queue="jobs"):
-        seen.clear()
-        result = platform.run(plan(_scenario(bodies, queue), faults=faults)).to_data()
-        return result, list(seen)
+        return run_seen(platform, _scenario(bodies, queue), faults=faults)
 
     return run
 
