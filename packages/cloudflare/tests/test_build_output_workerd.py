@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_least_once, create_platform, d1_param, d1_schema, d1_write, define_scenario, http, wrangler
+from eutaxy.cloudflare import at_least_once, create_platform, d1_param, d1_schema, d1_write, http, wrangler
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario
+from worker_project import scenario_in
 
 #: The user's config of a Vite project: its main is the source the build starts from.
 USER_CONFIG = """{
@@ -80,10 +81,8 @@ def vite_project(root: Path, *, built: bool = True, package: dict | None = None)
 
 
 def scenario_of(root: Path, summary: str) -> dict:
-    return define_scenario(
-        name="built",
-        root=root,
-        source=root / "built.sim.py",
+    return scenario_in(
+        root, "built",
         worker={"config": "./wrangler.jsonc"},
         setup=[d1_schema("DB", "./schema.sql")],
         drive=http([{"path": "/"}]),

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import create_platform, d1_rows, d1_schema, define_scenario, queue, unique
+from eutaxy.cloudflare import create_platform, d1_rows, d1_schema, queue, unique
 from eutaxy.core.canonical import to_json
 from eutaxy.engine.check import check_scenario
+from worker_project import scenario_in
 
 FIXTURE = Path(__file__).resolve().parent / "failing"
 #: Where the fixture throws, as its own source names it.
@@ -23,10 +24,8 @@ pytestmark = pytest.mark.usefixtures("toolchain")
 
 
 def _scenario(**options):
-    return define_scenario(
-        name="failing",
-        root=FIXTURE,
-        source=FIXTURE / "failing.sim.py",
+    return scenario_in(
+        FIXTURE, "failing",
         worker={"config": "./wrangler.jsonc"},
         setup=[d1_schema("DB", "./schema.sql")],
         drive=queue("orders", [{"body": {"orderId": "o-1"}}]),
