@@ -1,6 +1,6 @@
 """Bench: a Cloudflare check's start, from `eutaxy check` to its first run, and the whole check, cold and warm.
 
-    python3 bench/cloudflare_start.py [--case queue-duplicate-write] [--rounds 5] [--seed 1] [--smoke]
+    python3 bench/cloudflare_start.py [--case queue-duplicate-write] [--rounds 5] [--seed 1] [--jobs N] [--smoke]
 
 Each measured check is a new process running ``eutaxy check <case>.sim.py --seed S
 --no-regression --json`` (the command a user types: the CLI's ``main``), timed from just
@@ -23,6 +23,8 @@ weighs on both sides alike. Every check must print the same JSON (same seed, sam
 the script says whether they did. Python runs with its bytecode cached (in a temporary
 folder), as an installed Eutaxy does, whatever PYTHONDONTWRITEBYTECODE says.
 
+``--jobs N`` passes ``--jobs`` to the check (by default the CLI's own default: on two cores a
+check that runs past its first run starts a second platform, whose start lands in "rest").
 ``--smoke`` (the same as ``--rounds 1``) is the smallest size: one check of each setting and
 the warming one. Wall time is used here only to report speed; no verdict depends on it.
 """
@@ -69,9 +71,10 @@ sys.exit(code)
 SETTINGS = ("cold", "warm", "off")
 
 
-def measure(scenario: Path, seed: str, environment: dict[str, str]) -> tuple[dict, str]:
+def measure(scenario: Path, seed: str, environment: dict[str, str], jobs: int | None) -> tuple[dict, str]:
     """One check in a new process: its steps in seconds from the command, and its JSON."""
     command = [sys.executable, "-c", WRAPPER, "check", str(scenario), "--seed", seed, "--no-regression", "--json"]
+    command += [] if jobs is None else ["--jobs", str(jobs)]
     began = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
     ended = time.monotonic()
@@ -100,6 +103,7 @@ def main() -> int:
     parser.add_argument("--case", default="queue-duplicate-write", help="a planted bug under corpus/planted-bugs/")
     parser.add_argument("--rounds", type=int, default=5, help="checks of each setting (1: the smoke size)")
     parser.add_argument("--seed", default="1")
+    parser.add_argument("--jobs", type=int, default=None, help="--jobs for the check (default: the CLI's)")
     parser.add_argument("--smoke", action="store_true", help="the smallest size: --rounds 1")
     args = parser.parse_args()
     if args.smoke:
@@ -116,7 +120,7 @@ def main() -> int:
         base["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pyc")
         base["PYTHONPATH"] = os.pathsep.join(str(ROOT / "packages" / name / "src") for name in PACKAGES)
         warm = {**base, "EUTAXY_BUNDLE_CACHE": str(Path(folder) / "warm" / "bundles")}
-        measure(scenario, args.seed, warm)  # fills the warm caches and Python's bytecode cache
+        measure(scenario, args.seed, warm, args.jobs)  # fills the warm caches and Python's bytecode cache
         results: dict[str, list[dict]] = {setting: [] for setting in SETTINGS}
         outputs = set()
         for round_index in range(args.rounds):
@@ -127,10 +131,11 @@ def main() -> int:
                     environment = warm
                 else:
                     environment = {**base, "EUTAXY_BUNDLE_CACHE": "off"}
-                steps, output = measure(scenario, args.seed, environment)
+                steps, output = measure(scenario, args.seed, environment, args.jobs)
                 results[setting].append(steps)
                 outputs.add(output)
-    print(f"case {args.case}, seed {args.seed}, {args.rounds} round(s) of one check per setting; medians in seconds")
+    jobs = "the CLI's default --jobs" if args.jobs is None else f"--jobs {args.jobs}"
+    print(f"case {args.case}, seed {args.seed}, {jobs}, {args.rounds} round(s) of one check per setting; medians in seconds")
     print(f"{'setting':<6} {'whole':>6} {'to 1st run':>10} | {'python':>6} {'node':>6} {'bundle':>6} {'workerd':>7} "
           f"{'run 1':>6} {'rest':>6}  bundle")
     for setting in SETTINGS:
