@@ -104,3 +104,55 @@ def corpus_case(name, srcs, deps, data = [], support = [], size = "large", tags 
         tags = tags,
         legacy_create_init = False,
     )
+
+# What a scenario test needs of Eutaxy, per platform: one public library each (tools/bazel/BUILD.bazel),
+# so a user's repository depends on it without seeing Eutaxy's packages one by one.
+_SCENARIO_TEST_DEPS = {
+    "cloudflare": Label("//tools/bazel:scenario_test_cloudflare"),
+    "aws": Label("//tools/bazel:scenario_test_aws"),
+}
+
+def eutaxy_scenario_test(name, scenario, data = [], max_runs = 200, shard_count = 2, seed = None, budget_ms = 600000, platform = "cloudflare", size = "large", tags = [], deps = []):
+    """`eutaxy check` of one scenario as a Bazel test whose exploration is split over shard_count shards.
+
+    scenario: the scenario file (<name>.sim.py) in this package;
+    data: the files it reads (the Worker and its config, the handler, setup files);
+    max_runs: the run cap the shards split (each runs its slice of the first max_runs plans);
+    shard_count: how many shards (each a test action of its own, on as many machines as the executor has);
+    seed: the exploration seed (default: the scenario file's name);
+    budget_ms: each shard's and the merge's wall-time budget, long enough that max_runs ends
+      exploration (below a large test's 900 s): the merge's verdict is then one job's bytes;
+    platform: "cloudflare" or "aws".
+
+    Each shard fails when a run of its slice breaks an invariant and its replay breaks it again.
+    `bazel run :<name>.merge` prints the verdict one job would give, from the shards' results
+    under bazel-testlogs (eutaxy check --merge-shards); see docs/ci.md.
+    """
+    if platform not in _SCENARIO_TEST_DEPS:
+        fail("eutaxy_scenario_test: platform must be one of %s, got %r" % (sorted(_SCENARIO_TEST_DEPS), platform))
+    args = ["%s/%s" % (native.package_name(), scenario), "--max-runs", str(max_runs), "--budget-ms", str(budget_ms)] + (["--seed", seed] if seed else [])
+    files = [scenario] + data + ([Label("@eutaxy_node//:location")] if platform == "cloudflare" else [])
+    main = Label("//tools/bazel:scenario_test_main.py")
+    native.py_test(
+        name = name,
+        srcs = [main],
+        main = main,
+        args = args,
+        data = files,
+        deps = [_SCENARIO_TEST_DEPS[platform]] + deps,
+        size = size,
+        shard_count = shard_count,
+        tags = tags,
+        legacy_create_init = False,
+    )
+    native.py_binary(
+        name = name + ".merge",
+        srcs = [main],
+        main = main,
+        args = ["--merge", "%s/%s" % (native.package_name(), name)] + args,
+        data = files,
+        deps = [_SCENARIO_TEST_DEPS[platform]] + deps,
+        testonly = True,
+        tags = tags,
+        legacy_create_init = False,
+    )

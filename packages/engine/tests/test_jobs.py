@@ -1,4 +1,4 @@
-"""Exploration on several jobs (engine/jobs.py): the verdict of one job, whichever job answers first.
+"""Exploration on several jobs (engine/jobs.py) and over Bazel shards (engine/shards.py): one job's verdict.
 
 The toy platform's instances are slowed by different amounts per job, so runs made ahead
 finish out of plan order; the verdict's bytes must still be one job's, and the extra jobs
@@ -8,6 +8,7 @@ must have run plans (or the comparison would hold trivially).
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 
@@ -18,6 +19,7 @@ from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario
 from eutaxy.engine.jobs import Jobs, usable_jobs
 from eutaxy.engine.plans import first_plan
+from eutaxy.engine.shards import check_shard
 
 from toyplatform import ToyPlatform, orders_scenario
 
@@ -137,3 +139,55 @@ def test_usable_jobs_caps_by_the_runs_after_the_first_and_one_for_exhaustive():
 def test_jobs_without_a_way_to_make_platforms_is_refused():
     with pytest.raises(UserError, match="create_platform"):
         check_scenario(orders_scenario(), ToyPlatform(), max_runs=5, jobs=2)
+
+
+# -- Bazel shards (engine/shards.py): every shard's runs, merged, give one job's bytes ------------
+
+
+def _shards(scenario, seed, total, max_runs):
+    # Through JSON, as a shard's file carries them.
+    return [
+        json.loads(json.dumps(check_shard(scenario, ToyPlatform(), seed=seed, index=index, total=total, max_runs=max_runs, clock_ms=lambda: 0)))
+        for index in range(total)
+    ]
+
+
+@pytest.mark.parametrize(
+    "fixed, concurrency, max_faults, seed",
+    [(False, 1, 2, "s1"), (False, 2, 2, "s2"), (True, 1, 2, "s3"), (True, 2, 2, "s4"), (False, 1, 1, "s5"), (True, 1, 1, "s6")],
+)
+def test_the_shards_runs_merged_give_one_jobs_bytes(fixed, concurrency, max_faults, seed):
+    scenario = orders_scenario(fixed=fixed, concurrency=concurrency, max_faults=max_faults)
+    one = to_json(check_scenario(scenario, ToyPlatform(), seed=seed, max_runs=150))
+    for total in (1, 2, 3):
+        shards = _shards(scenario, seed, total, 150)
+        merging = ToyPlatform()
+        merged = to_json(check_scenario(scenario, merging, seed=seed, max_runs=150, recorded=shards))
+        assert one == merged, (seed, total)
+
+
+def test_with_one_fault_per_run_the_shards_guess_every_plan_and_the_merge_runs_none_again():
+    """The first run's count is all one fault's draws depend on (in a run whose turns do not vary)."""
+    scenario = orders_scenario(fixed=True, max_faults=1, events=8)
+    # No module-state check: it runs the first plans again, here as with one job.
+    one = check_scenario(scenario, ToyPlatform(), seed="g", max_runs=30, module_state_runs=0)
+    assert "bounded" == one["kind"] and not one["provenance"]["completed"]
+    for total in (2, 3):
+        merging = ToyPlatform()
+        shards = _shards(scenario, "g", total, 30)
+        merged = check_scenario(scenario, merging, seed="g", max_runs=30, recorded=shards, module_state_runs=0)
+        assert to_json(one) == to_json(merged)
+        assert [] == [plan for plan in merging.plans if plan["policy"]["kind"] == "seeded"]
+
+
+def test_a_merge_refuses_shards_of_another_check_or_a_missing_one():
+    scenario = orders_scenario(fixed=True)
+    shards = _shards(scenario, "m", 2, 20)
+    with pytest.raises(UserError, match="lack shard 1"):
+        check_scenario(scenario, ToyPlatform(), seed="m", max_runs=20, recorded=shards[:1])
+    with pytest.raises(UserError, match="another check"):
+        check_scenario(scenario, ToyPlatform(), seed="other", max_runs=20, recorded=shards)
+    with pytest.raises(UserError, match="another check"):
+        check_scenario(scenario, ToyPlatform(), seed="m", max_runs=21, recorded=shards)
+    with pytest.raises(UserError, match="maxRuns"):
+        check_shard(scenario, ToyPlatform(), seed="m", index=0, total=2, clock_ms=lambda: 0)

@@ -98,6 +98,16 @@ def add_check_parser(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-regression", action="store_true", help="do not write the regression test on a violation")
     parser.add_argument(
+        "--shard", type=_shard, metavar="INDEX/TOTAL",
+        help="run only shard INDEX (from 0) of TOTAL of the exploration (Bazel's test sharding) and write its runs "
+        "into --shard-dir; needs a run cap (--max-runs or bounds.maxRuns)",
+    )
+    parser.add_argument("--shard-dir", metavar="DIR", default=".", help="where --shard writes its result (default: .)")
+    parser.add_argument(
+        "--merge-shards", metavar="DIR",
+        help="check as one job would, taking the runs every shard's result under DIR made (in Bazel's outputs.zip too)",
+    )
+    parser.add_argument(
         "--env", metavar="NAME",
         help="check a Cloudflare Worker as its wrangler environment NAME (env.NAME in the config), as wrangler --env does",
     )
@@ -181,6 +191,9 @@ def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdi
     if not callable(create_platform):
         raise UserError(f"{module.__name__} has no create_platform(scenario); it cannot serve platform {platform_name!r}")
     check_scenario = _engine_check()
+    seed = _first(args.seed, config.seed, scenario_stem(scenario_path))
+    # Every shard's result for this scenario, read before any platform starts.
+    recorded = None if args.merge_shards is None else read_shards(Path(args.merge_shards), scenario_stem(scenario_path))
 
     progress = ProgressLine(out.stderr) if not out.json and _is_terminal(out.stderr) else None
     try:
@@ -201,13 +214,21 @@ def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdi
         made = create_platform(scenario)
         return made if watch is None else _WatchedPlatform(made, watch.before_run)
 
+    if args.shard is not None:
+        try:
+            return _run_shard(args, out, scenario, explored, seed, _first(args.max_runs, config.max_runs), scenario_path)
+        except UserError as error:
+            raise locate(scenario, error) from None
+        finally:
+            platform.close()
     try:
         verdict = check_scenario(
             scenario,
             explored,
             jobs=_jobs(args, module, scenario),
             create_platform=create_job,
-            seed=_first(args.seed, config.seed, scenario_stem(scenario_path)),
+            recorded=recorded,
+            seed=seed,
             max_runs=_first(args.max_runs, config.max_runs),
             budget_ms=_first(args.budget_ms, config.budget_ms),
             exhaustive=args.exhaustive,
@@ -251,6 +272,76 @@ def _check(args: argparse.Namespace, out: Output) -> int | tuple[SimulationVerdi
         verdict = verdict.with_fields(specs=specs)
         code = exit_code(kind, spec_kinds=spec_kinds(specs))
     return verdict, code, platform, scenario, written, unwritten
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """``INDEX/TOTAL`` (Bazel's TEST_SHARD_INDEX and TEST_TOTAL_SHARDS), for argparse's ``type=``."""
+    index, slash, total = text.partition("/")
+    if not (slash and index.isdigit() and total.isdigit() and int(index) < int(total)):
+        raise argparse.ArgumentTypeError(f"expected INDEX/TOTAL with 0 <= INDEX < TOTAL, such as 0/4, got {text!r}")
+    return int(index), int(total)
+
+
+def _run_shard(
+    args: argparse.Namespace, out: Output, scenario: dict[str, Any], platform: Any, seed: str, max_runs: int | None,
+    scenario_path: Path,
+) -> int:
+    """Run one shard of the check, write its result, and say what its slice found: exit 1 when a
+    run of it broke an invariant and the replay broke it again, 2 when one was unsupported."""
+    import time
+
+    from eutaxy.core.canonical import to_json
+    from eutaxy.core.scenario_stem import scenario_stem
+    from eutaxy.engine.shards import check_shard, shard_file_name
+
+    index, total = args.shard
+    if args.exhaustive:
+        raise UserError("--shard splits seeded exploration; it does not take --exhaustive")
+    shard = check_shard(
+        scenario, platform, seed=seed, index=index, total=total, max_runs=max_runs, budget_ms=args.budget_ms,
+        clock_ms=lambda: time.monotonic() * 1000.0,
+    )
+    folder = Path(args.shard_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = folder / shard_file_name(scenario_stem(scenario_path), index, total)
+    written.write_text(to_json(shard) + "\n", encoding="utf-8")
+    found, unsupported = shard["found"], shard["unsupported"]
+    ran = len(shard["runs"])
+    text = (
+        f"shard {index}/{total} of {shard['scenario']} (seed {seed!r}, maxRuns {shard['maxRuns']}): "
+        f"{ran} run{'' if ran == 1 else 's'}, the first and {ran - 1} of its slice of {shard['slice']} "
+        f"(of {shard['planned'] - 1} plans foreseen after the first)\n"
+    )
+    if found is not None and found["replayed"]:
+        text += f"VIOLATED: {found['invariant']} broken for {', '.join(found['keys']) or 'the run'} (replayed)\n"
+    elif unsupported is not None:
+        text += f"UNSUPPORTED: a run of the slice ended {unsupported}\n"
+    else:
+        text += "no invariant broken in this slice\n"
+    text += f"Shard result written: {written}\nThe verdict: eutaxy check {scenario_path} --merge-shards <the folder of every shard's result>\n"
+    summary = {key: value for key, value in shard.items() if key != "runs"}
+    out.report({**summary, "runs": ran, "written": str(written)}, kind="shard", text=text)
+    if found is not None and found["replayed"]:
+        return 1
+    return 2 if unsupported is not None else 0
+
+
+def read_shards(folder: Path, stem: str) -> list[dict[str, Any]]:
+    """Every shard result of scenario ``stem`` under ``folder``, in files or in Bazel's ``outputs.zip``."""
+    import json
+    import re
+    import zipfile
+
+    name = re.compile(re.escape(stem) + r"\.shard-\d+-of-\d+\.json$")
+    if not folder.is_dir():
+        raise UserError(f"--merge-shards {folder}: not a folder")
+    texts = [path.read_text(encoding="utf-8") for path in sorted(folder.rglob("*.json")) if name.search(path.name)]
+    for archive in sorted(folder.rglob("outputs.zip")):
+        with zipfile.ZipFile(archive) as zipped:
+            texts += [zipped.read(entry).decode("utf-8") for entry in sorted(zipped.namelist()) if name.search(entry)]
+    if not texts:
+        raise UserError(f"--merge-shards {folder}: no shard result of {stem} (files {stem}.shard-INDEX-of-TOTAL.json) under it")
+    return [json.loads(text) for text in texts]
 
 
 def _jobs(args: argparse.Namespace, module: Any, scenario: dict[str, Any]) -> int:

@@ -50,6 +50,7 @@ from eutaxy.engine.exhaustive import Enumeration
 from eutaxy.engine.explain import explain
 from eutaxy.engine.explore import Strategy, explore
 from eutaxy.engine.jobs import Jobs, usable_jobs
+from eutaxy.engine.shards import Recorded
 from eutaxy.engine.module_state import MODULE_STATE_RUNS_DEFAULT, check_module_state
 from eutaxy.engine.outcomes import Exhausted, Found, Outcome, Stopped
 from eutaxy.engine.plans import events_of, replay_plan, restrict_events
@@ -108,6 +109,7 @@ def check_verdict(
     clock_ms: Callable[[], float] | None = None,
     jobs: int = 1,
     create_platform: Callable[[], Platform] | None = None,
+    recorded: Sequence[Mapping[str, Any]] | None = None,
 ) -> SimulationVerdict:
     """Check ``scenario`` on ``platform``; the typed verdict (``eutaxy.core.verdicts``).
 
@@ -117,7 +119,9 @@ def check_verdict(
     ``jobs`` above 1 explores on that many platform instances, ``platform`` and ``jobs - 1``
     more that ``create_platform`` makes (``eutaxy.engine.jobs``), capped by what the check can
     use (``usable_jobs``: one when exhaustive, at most ``max_runs - 1``); the verdict is the
-    same bytes as one job's.
+    same bytes as one job's. ``recorded`` are the results of every Bazel shard of this check
+    (``eutaxy.engine.shards.check_shard``): a plan a shard ran is not run again, and the verdict
+    is the same bytes as one job's.
     """
     if jobs < 1:
         raise UserError(f"jobs must be 1 or more, got {jobs}")
@@ -146,17 +150,22 @@ def check_verdict(
     # One exploration loop; the strategy decides which runs it makes (explore.py).
     strategy: Strategy = Enumeration(session=session) if exhaustive else SeededStrategy(session=session)
     jobs = usable_jobs(jobs, max_runs=bounds.max_runs, exhaustive=exhaustive)
-    if jobs > 1:
+    pool = None
+    if recorded is not None:
+        if exhaustive:
+            raise UserError("shards split seeded exploration; an exhaustive check is not merged from shards")
+        session.jobs = Recorded.from_shards(recorded, session)
+    elif jobs > 1:
         assert create_platform is not None
-        session.jobs = Jobs(
+        session.jobs = pool = Jobs(
             main=platform, create=create_platform, extra=jobs - 1,
             perform=lambda plan, instance: session.perform(plan, instance, shared=True),
         )
     try:
         outcome: Outcome = explore(session, strategy)
     finally:
-        if session.jobs is not None:
-            session.jobs.close()
+        if pool is not None:
+            pool.close()
     session.finish()
     if isinstance(outcome, Exhausted):
         outcome = _refuse_never_succeeded(session, outcome)

@@ -26,13 +26,27 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import attrs
 
 from eutaxy.core.protocol import Platform, RunPlan
 
-__all__ = ["Jobs", "machine_jobs", "usable_jobs"]
+__all__ = ["Jobs", "PlanRunner", "machine_jobs", "usable_jobs"]
+
+
+class PlanRunner(Protocol):
+    """What the session hands an exploration plan to instead of its platform (``Session.jobs``):
+    ``Jobs``, or a Bazel merge's recorded shard runs (``shards.Recorded``)."""
+
+    @property
+    def size(self) -> int:
+        """The jobs running plans: the loop asks its strategy for ``size - 1`` plans ahead."""
+        ...
+
+    def run(self, plan: RunPlan, ahead: Sequence[RunPlan]) -> tuple[object, int]:
+        """``plan``'s record and the job that made it (0: the session's own platform)."""
+        ...
 
 
 def machine_jobs() -> int:

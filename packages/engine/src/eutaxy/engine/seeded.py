@@ -44,7 +44,7 @@ from eutaxy.engine.plans import faults_injected, first_plan, seeded_plan
 from eutaxy.engine.schedule_tree import ScheduleTree
 from eutaxy.engine.session import RunRecord, Session
 
-__all__ = ["SKIPS_BEFORE_ENUMERATING", "SeededPlanner", "SeededStrategy", "explore_seeded"]
+__all__ = ["SKIPS_BEFORE_ENUMERATING", "SeededPlanner", "SeededStrategy", "explore_seeded", "new_draw"]
 
 #: Drawn plans in a row that would repeat a known schedule before the rest is enumerated:
 #: with nine draws in ten injecting a fault, a space with many branches left rarely gives
@@ -103,7 +103,7 @@ class SeededPlanner:
         self.most_any = max(self.most_any, result.eligible, self.most_fault_free)
 
 
-def _new_draw(scenario: dict[str, Any], planner: SeededPlanner, tree: ScheduleTree) -> tuple[RunPlan | None, int]:
+def new_draw(scenario: dict[str, Any], planner: SeededPlanner, tree: ScheduleTree) -> tuple[RunPlan | None, int]:
     """The planner's next draw that runs a schedule the tree does not hold, and the draws skipped
     before it; None when ``SKIPS_BEFORE_ENUMERATING`` draws in a row would repeat one."""
     for skipped in range(SKIPS_BEFORE_ENUMERATING):
@@ -118,7 +118,7 @@ def _next_plan(session: Session, planner: SeededPlanner, tree: ScheduleTree) -> 
     """The next seeded plan that runs a new schedule, or the first open branch once draws keep repeating."""
     scenario = dict(session.scenario)
     if not session.enumerating:
-        plan, skipped = _new_draw(scenario, planner, tree)
+        plan, skipped = new_draw(scenario, planner, tree)
         session.skipped += skipped
         if plan is not None:
             return plan
@@ -181,7 +181,7 @@ class SeededStrategy:
         scenario = dict(session.scenario)
         plans: list[RunPlan] = []
         for _ in range(count):
-            plan, _skipped = _new_draw(scenario, planner, self.tree)
+            plan, _skipped = new_draw(scenario, planner, self.tree)
             if plan is None:
                 break
             plans.append(plan)

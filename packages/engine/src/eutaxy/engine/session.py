@@ -28,7 +28,7 @@ from eutaxy.core.violations import Violation
 from eutaxy.engine.bounds import MODULE_STATE_RUNS_DEFAULT, Bounds
 from eutaxy.engine.core_calls import CoreCalls, lists_specs
 from eutaxy.engine.coverage import FaultCoverage
-from eutaxy.engine.jobs import Jobs
+from eutaxy.engine.jobs import PlanRunner
 from eutaxy.engine.plans import events_of, faults_injected, schedule_of, short_batches_withheld
 from eutaxy.engine.schedule_tree import ScheduleTree
 
@@ -84,8 +84,9 @@ class Session:
     keep_first: int = MODULE_STATE_RUNS_DEFAULT
     #: Keep every exploration run for the determinism audit (``--audit``).
     audit: bool = False
-    #: Other platform instances that run exploration plans ahead (``jobs.Jobs``); None: one job.
-    jobs: Jobs | None = None
+    #: What runs exploration plans instead of the platform alone: other platform instances that
+    #: run plans ahead (``jobs.Jobs``), or a Bazel merge's shard runs (``shards.Recorded``); None: one job.
+    jobs: PlanRunner | None = None
 
     #: Exploration runs so far (replays, shrinking and the module-state check not counted).
     runs: int = attrs.field(init=False, default=0)
@@ -174,7 +175,11 @@ class Session:
         """
         platform = platform or self.platform
         run_shared: Callable[[RunPlan], RunResult] | None = getattr(platform, "run_shared", None) if shared else None
-        result = platform.run(plan) if run_shared is None else run_shared(plan)
+        return self.record_of(plan, platform.run(plan) if run_shared is None else run_shared(plan))
+
+    def record_of(self, plan: RunPlan, result: RunResult) -> RunRecord:
+        """A run's record: its result with the violations of its log (a result some other check
+        recorded, a Bazel shard's, is judged here as a run made now would be)."""
         violations: tuple[Violation, ...] = ()
         undetermined: tuple[Violation, ...] = ()
         invariants = plan.scenario.get("invariants") or []
