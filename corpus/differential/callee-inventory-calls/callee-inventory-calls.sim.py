@@ -1,7 +1,8 @@
 """Differential case: a shop entrypoint calling its inventory callee, proxied against raw workerd.
 
-Orders that reserve stock, one refused for want of it (a RangeError the inventory throws and the
-shop records by name and message), over the rpc drive: on the proxied side the inventory runs as
+Orders that reserve stock, one refused for want of it (a RangeError the inventory throws), one
+for a sku it does not stock (an UnknownSku, an error class of the inventory's own with a code),
+each recorded by the shop as it arrives (name, message, remote, code), over the rpc drive: on the proxied side the inventory runs as
 a callee in the shop's isolate (its DB qualified, inventory/DB; each call a Service:INVENTORY
 effect hosting its invocation), on the raw side as a Worker of its own that the shop reaches
 through a real service binding. Every answer and both Workers' rows must agree.
@@ -22,6 +23,7 @@ scenario = define_scenario(
             {"method": "order", "args": ["o-1", "widget", 2]},
             {"method": "order", "args": ["o-2", "widget", 2]},
             {"method": "order", "args": ["o-3", "widget", 1]},
+            {"method": "order", "args": ["o-4", "gadget", 1]},
         ],
         entrypoint="Shop",
     ),

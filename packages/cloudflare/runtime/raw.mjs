@@ -39,9 +39,10 @@
 
 import { active } from "./active.mjs";
 import { resetBindings, settleRawBindings, snapshotBindings } from "./bindings/index.mjs";
+import { carriedFields } from "./bindings/service.mjs";
 import { originals, realTimer } from "./patch.mjs";
 import { entrypointOf } from "./rpc.mjs";
-import { errorFields, loggedOrNull } from "./values.mjs";
+import { loggedOrNull } from "./values.mjs";
 
 export const RAW_PROTOCOL = 2;
 
@@ -183,7 +184,9 @@ async function rawCall(request, realEnv, userModule) {
   if (outcome.kind === "hung") {
     return { protocol: RAW_PROTOCOL, outcome: "hung", calls: [], detail: `raw call ${invocation} did not finish within ${hangMs} ms` };
   }
-  const answer = outcome.kind === "threw" ? { ok: false, error: errorFields(outcome.error) } : { ok: true, value: loggedOrNull(/** @type {{value: unknown}} */ (returned).value) };
+  // The call is made in the isolate, not over a binding: its error is answered as RPC would carry
+  // it to a caller, by the rule the proxied side's answer uses (bindings/service.mjs `thrownAcross`).
+  const answer = outcome.kind === "threw" ? { ok: false, error: carriedFields(outcome.error) } : { ok: true, value: loggedOrNull(/** @type {{value: unknown}} */ (returned).value) };
   if (background.length && (await within(Promise.allSettled(background), hangMs)).kind === "hung") {
     return { protocol: RAW_PROTOCOL, outcome: "hung", calls: [], detail: `raw call ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
   }

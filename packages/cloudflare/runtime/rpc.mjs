@@ -11,8 +11,9 @@
  *
  * The answer is the response point, target `Rpc:<method>` (`Rpc:<Entrypoint>.<method>` for a
  * named export), op `response`, payload `{args: {callId, method, args}, result}`: `{ok: true,
- * value}` for a value returned, `{ok: false, error: {name, message}}` for an exception, which
- * reaches the caller as RPC carries it (a new error with its name and message). Its ladder is
+ * value}` for a value returned, `{ok: false, error: {name, message}}` for an exception, as it
+ * reaches the caller over RPC (bindings/service.mjs `thrownAcross`: a built-in class's name and
+ * message as thrown, any other as `Error`, message `<name>: <message>`). Its ladder is
  * the http response's: `crash_before` (the caller never got the answer), and `ambiguous` when
  * the caller declares a deadline. A value that is not plain data (a stub, a function, a
  * stream, a class instance) makes the run UNSUPPORTED (`not_plain_data`): calls on it would
@@ -31,7 +32,8 @@ import { UserFacingError } from "./errors.mjs";
 import { timedEvents } from "./event_time.mjs";
 import { callerPolicy, driveCalls } from "./http.mjs";
 import { realConsole } from "./patch.mjs";
-import { errorFields, logged, read } from "./values.mjs";
+import { logged, read } from "./values.mjs";
+import { carriedFields } from "./bindings/service.mjs";
 
 /** @typedef {{id: string, method: string, args: unknown[], attempts: number, due: number}} PendingCall */
 
@@ -94,8 +96,8 @@ export async function driveRpc(run, drive, handler) {
       } else {
         const error = outcome.kind === "threw" ? outcome.error : undefined;
         realConsole.error(`eutaxy: ${inv.id}: the RPC method ${item.method}() threw:`, error);
-        // RPC carries a thrown error to the caller as a new one with its name and message.
-        result = { ok: false, error: errorFields(error) };
+        // The caller gets the error as RPC carries it (service.mjs `thrownAcross`, the one rule).
+        result = { ok: false, error: carriedFields(error) };
       }
       const fault = effectPoint(run, inv, {
         kind: "platform", target, op: "response", args: { callId: item.id, method: item.method, args: logged(item.args) }, ladder,

@@ -1,5 +1,6 @@
 // The inventory entrypoint for the callee differential case: a reservation takes stock in one
-// batch; more than the stock holds is a RangeError, which reaches the caller as RPC carries it.
+// batch; more than the stock holds is a RangeError, a sku it does not stock an UnknownSku (a class of
+// its own, with a code), each reaching the caller as RPC carries it.
 
 import { WorkerEntrypoint } from "cloudflare:workers";
 
@@ -8,8 +9,18 @@ interface Env {
   PREFIX: string;
 }
 
+class UnknownSku extends Error {
+  code = "no_such_sku";
+  constructor(sku: string) {
+    super(`${sku} is not stocked`);
+    this.name = "UnknownSku";
+  }
+}
+
 export class Inventory extends WorkerEntrypoint<Env> {
   async reserve(orderId: string, sku: string, qty: number): Promise<{ reservationId: string; left: number }> {
+    const stocked = await this.env.DB.prepare("SELECT 1 AS one FROM stock WHERE sku = ?").bind(sku).first();
+    if (stocked === null) throw new UnknownSku(sku);
     const left = await this.level(sku);
     if (left < qty) throw new RangeError(`${sku}: ${left} left, not ${qty}`);
     const reservationId = `${this.env.PREFIX}-${orderId}`;

@@ -1,6 +1,8 @@
 // The shop entrypoint for the callee differential case: each order reserves stock with the
 // inventory Worker over its service binding and records what came back, a reservation or the
-// error the inventory threw (a RangeError for stock it does not hold), by name and message.
+// error the inventory threw (a RangeError for stock it does not hold, an UnknownSku of its own
+// class for a sku it does not stock), by name and message, whether it is marked remote, and the
+// code it was thrown with if that crossed.
 
 import { WorkerEntrypoint } from "cloudflare:workers";
 
@@ -21,7 +23,8 @@ export class Shop extends WorkerEntrypoint<Env> {
       const reserved = await this.env.INVENTORY.reserve(orderId, sku, qty);
       outcome = `reserved ${reserved.reservationId}, ${reserved.left} left`;
     } catch (error) {
-      outcome = `${(error as Error).name}: ${(error as Error).message}`;
+      const crossed = error as Error & { remote?: boolean; code?: string };
+      outcome = `${crossed.name}: ${crossed.message} (remote: ${crossed.remote}, code: ${crossed.code})`;
     }
     await this.env.DB.prepare("INSERT INTO orders (order_id, sku, outcome) VALUES (?, ?, ?)").bind(orderId, sku, outcome).run();
     return { outcome, level: await this.env.INVENTORY.level(sku) };

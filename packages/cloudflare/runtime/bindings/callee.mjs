@@ -25,8 +25,9 @@
  * `not_plain_data`), or, an RpcTarget, as a stub whose method calls are calls of the same
  * binding (`rpcStub`: payload `{args, stub}`, hosting an invocation that runs the target's
  * method; the env the target kept reads as that invocation's, `invocationView`); what it
- * throws reaches the caller as RPC carries it: a new error with its
- * name, message and plain own properties, a built-in class as itself; a crash inside the
+ * throws reaches the caller as RPC carries it (service.mjs `thrownAcross`, the one rule): a
+ * built-in class as itself, any other name as an Error whose message is `<name>: <message>`,
+ * with `remote: true` and none of its own properties; a crash inside the
  * callee (a fault on one of its effects) ends its invocation and the call throws. A fetch()
  * calls the callee's default fetch handler and its Response crosses as it is; a handler that
  * throws rejects the caller's fetch() with the error.
@@ -44,13 +45,11 @@ import { realConsole } from "../patch.mjs";
 import { progress } from "../progress.mjs";
 import { drain } from "../settle.mjs";
 import { refuse } from "../unsupported.mjs";
-import { errorFields, logged, plainData, read } from "../values.mjs";
+import { errorFields, logged, read } from "../values.mjs";
 import { proxyOf } from "./index.mjs";
+import { thrownAcross } from "./service.mjs";
 
 /** @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>}} CalleeEntry */
-
-/** The error classes RPC carries as themselves (RPC error handling); any other name crosses as an Error with that name. */
-const BUILT_IN_ERRORS = /** @type {Record<string, ErrorConstructor>} */ ({ Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError });
 
 /** How many calls of each `<binding>.<method>` each invocation made, for the hosted invocations' ids. @type {WeakMap<Invocation, Map<string, number>>} */
 const callCounts = new WeakMap();
@@ -287,7 +286,7 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   if (outcome.kind === "crashed" || child.crashed) {
     throw new Error(`eutaxy: callee ${entry.name} crashed in ${child.id}; the call through ${binding} failed, as a call to a Worker that fails does`);
   }
-  if (outcome.kind === "threw") throw acrossRpc(outcome.error);
+  if (outcome.kind === "threw") throw thrownAcross(errorFields(outcome.error));
   if (crossed === null) return never();
   if (crossed.ok) return crossed.value;
   if ("error" in crossed && crossed.error) throw crossed.error;
@@ -338,22 +337,3 @@ function invocationView(run, inv, entry) {
   }));
 }
 
-/**
- * A thrown value as RPC carries it to the caller: a new error with its name and message, of its
- * built-in class when it is one, with its plain own properties.
- * @param {unknown} error @returns {Error}
- */
-export function acrossRpc(error) {
-  const { name, message } = errorFields(error);
-  const Class = Object.hasOwn(BUILT_IN_ERRORS, name) ? BUILT_IN_ERRORS[name] : Error;
-  const crossed = new Class(message);
-  if (crossed.name !== name) crossed.name = name;
-  if (error instanceof Error) {
-    for (const key of Object.keys(error)) {
-      if (key === "name" || key === "message" || key === "stack") continue;
-      const value = /** @type {any} */ (error)[key];
-      if (plainData(value)) /** @type {any} */ (crossed)[key] = structuredClone(value);
-    }
-  }
-  return crossed;
-}

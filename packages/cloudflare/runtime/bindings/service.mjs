@@ -33,7 +33,7 @@
 
 import { effectPoint, never, UnsupportedSignal } from "../effects.mjs";
 import { recordedRequest, replyAt, responseOf, routeFor, scriptedRoutes } from "../fetch.mjs";
-import { loggedOrNull as recorded, plainData } from "../values.mjs";
+import { errorFields, loggedOrNull as recorded, plainData } from "../values.mjs";
 import { lostCall } from "./durable_object.mjs";
 import { ladderOf } from "./policy.mjs";
 
@@ -58,13 +58,26 @@ function answeredBy(run, binding, routes) {
 }
 
 /**
- * The error a scripted `{name, message}` reaches the caller as, RPC carrying it.
- * @param {{name: string, message: string}} scripted
+ * The one rule for what an error thrown by the Worker behind a binding reaches its caller as,
+ * RPC carrying it (measured on Miniflare, two Workers over a real service binding: the
+ * differential case callee-inventory-calls): a built-in class (RangeError, TypeError, ...) as
+ * itself with its message, any other name as an Error whose message is `<name>: <message>`;
+ * either with `remote: true` and none of the thrown error's own properties. Used for a scripted
+ * `{name, message}` (here), a callee's throw (callee.mjs) and an rpc drive's answer (rpc.mjs).
+ * @param {{name: string, message: string}} thrown the thrown error's name and message (`errorFields`)
  */
-export function thrownAcross(scripted) {
-  const Class = Object.hasOwn(BUILT_IN_ERRORS, scripted.name) ? BUILT_IN_ERRORS[scripted.name] : null;
-  const error = Class ? new Class(scripted.message) : new Error(`${scripted.name}: ${scripted.message}`);
+export function thrownAcross(thrown) {
+  const Class = Object.hasOwn(BUILT_IN_ERRORS, thrown.name) ? BUILT_IN_ERRORS[thrown.name] : null;
+  const error = Class ? new Class(thrown.message) : new Error(`${thrown.name}: ${thrown.message}`);
   return Object.assign(error, { remote: true });
+}
+
+/**
+ * The name and message a thrown value reaches an RPC caller with (`thrownAcross`), as the log writes an error.
+ * @param {unknown} thrown
+ */
+export function carriedFields(thrown) {
+  return errorFields(thrownAcross(errorFields(thrown)));
 }
 
 /** @param {string} fault */

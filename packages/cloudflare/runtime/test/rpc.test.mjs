@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * The rpc drive (rpc.mjs): each call attempt one invocation constructing the entrypoint anew
- * and calling its method; the answer a response point; an exception reaches the caller with
- * its name and message; the declared caller's resends and deadline, as the http drive's. On a
+ * and calling its method; the answer a response point; an exception reaches the caller as RPC
+ * carries it (bindings/service.mjs `thrownAcross`); the declared caller's resends and deadline, as the http drive's. On a
  * real Miniflare through the host, with plans as Python sends them.
  */
 
@@ -56,6 +56,11 @@ test("each call constructs the named entrypoint anew and its answer is the respo
   assert.equal(second.result.value.instance, first.result.value.instance + 1, "each call constructs the entrypoint anew");
   assert.deepEqual(result.invocations.map((/** @type {any} */ i) => [i.invocation, i.drive, i.outcome]), [["call-1#1", "rpc", "returned"], ["call-2#1", "rpc", "returned"]]);
   assert.deepEqual(result.decisions.map((/** @type {any} */ d) => d.options.length), [5, 2, 5, 2]);
+});
+
+test("an error of the Worker's own name reaches the caller as RPC carries it, an Error named in its message", async () => {
+  const result = await host.runCompleted(plan({ calls: [{ method: "decline", args: ["card declined"] }] }));
+  assert.deepEqual(answers(result.effects)[0].result, { ok: false, error: { name: "Error", message: "Declined: card declined" } });
 });
 
 test("the default export is called when the drive names no entrypoint", async () => {
