@@ -184,6 +184,12 @@ def suite_problems(run: bazel_run.Build, first: Sequence[bazel_run.Spawn] = ()) 
     # A test that writes no test.xml (lint.py's) gets one from Bazel's generate-xml.sh after
     # the cached result comes back; that step names the test's duration, so it always runs here.
     missed = [s for s in run.spawns if not s.remote_cache_hit and not s.writes_test_xml]
+    if first:
+        # An action the first run did not execute (its own output base already held it) was
+        # never uploaded, so its miss says nothing about its key; the first run must have
+        # executed every test (run_suite checks), so no test is let through this way.
+        ran_first = {(s.progress, s.mnemonic, s.program) for s in first}
+        missed = [s for s in missed if (s.progress, s.mnemonic, s.program) in ran_first]
     if missed:
         problems.append(f"{len(missed)} actions missed the cache: " + "; ".join(s.progress or s.mnemonic for s in missed[:20]))
     for spawn in missed[:5] if first else ():
@@ -225,6 +231,10 @@ def run_suite(workspace: Path, bazel: str, workdir: Path, targets: str) -> int:
         say(f"the suite here: exit {main.returncode} in {time.monotonic() - started:.0f} s")
         if main.returncode != 0:
             return main.returncode
+        first = bazel_run.parse_execution_log(main_log.read_text())
+        # Distinct test targets (a sharded test's shards are one target's runs).
+        tests_run = len({s.progress.split(" (shard")[0] for s in first if s.mnemonic == "TestRunner"})
+        say(f"the first run executed {len(first)} actions, running {tests_run} test targets")
 
         copy = workdir / "checkout"
         say(f"copied {copy_checkout(workspace, copy)} files to {copy}")
@@ -235,7 +245,13 @@ def run_suite(workspace: Path, bazel: str, workdir: Path, targets: str) -> int:
             started = time.monotonic()
             warm = runner.build(targets, url, workdir / "suite.log.json", command="test", seconds=SUITE_SECONDS)
             say(f"the suite in the copy: {warm.tests_line()} {warm.summary_line()} ({time.monotonic() - started:.0f} s)")
-            problems = suite_problems(warm, bazel_run.parse_execution_log(main_log.read_text()))
+            problems = suite_problems(warm, first)
+            tests = bazel_run.parse_tests(warm.log)
+            if tests is not None and tests_run < tests[1]:
+                problems.append(
+                    f"the first run ran {tests_run} of the {tests[1]} test targets: its output base held"
+                    " results, which it does not upload; run from a fresh clone or after `bazel clean`"
+                )
             if problems:
                 raise CheckFailed(
                     "the suite in a fresh checkout did not come from the cache:\n  "

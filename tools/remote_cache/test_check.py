@@ -152,3 +152,12 @@ def test_the_copy_holds_what_git_would_track(tmp_path):
     assert 3 == check.copy_checkout(work, tmp_path / "copy")
     assert "edited\n" == (tmp_path / "copy" / "kept.txt").read_text()
     assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == [".gitignore", "kept.txt", "new.txt"]
+
+
+def test_a_miss_of_an_action_the_first_run_never_executed_is_not_a_key_problem():
+    """The first run uploads only what it executed; an action its output base already held cannot hit."""
+    genrule = bazel_run.Spawn("Genrule", "Executing genrule //tools/remote_cache:probe", "linux-sandbox", False, {}, "/bin/bash")
+    ran = bazel_run.Build(0, SUITE_HIT_LOG, {}, (genrule,))
+    other = dataclasses.replace(genrule, progress="Executing genrule //x:y")
+    assert [] == check.suite_problems(ran, first=(other,))
+    assert any("missed the cache" in p for p in check.suite_problems(ran, first=(genrule,)))
