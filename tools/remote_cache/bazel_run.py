@@ -54,6 +54,11 @@ class Spawn:
     program: str = ""
 
     @property
+    def action(self) -> tuple[str, str, str]:
+        """What names the same action in two runs: its progress message, mnemonic and program."""
+        return self.progress, self.mnemonic, self.program
+
+    @property
     def writes_test_xml(self) -> bool:
         """Bazel's own test.xml for a test that wrote none: its arguments hold the test's duration, so it never hits."""
         return self.program.endswith("/generate-xml.sh")
@@ -136,13 +141,9 @@ def parse_execution_log(text: str) -> tuple[Spawn, ...]:
         )
 
 
-def differing_inputs(spawn: Spawn, before: Sequence[Spawn]) -> list[str]:
-    """The inputs of spawn whose content differs from the same action's (same progress message) in before."""
-    same = [s for s in before if (s.progress, s.mnemonic, s.program) == (spawn.progress, spawn.mnemonic, spawn.program)]
-    if not same:
-        return ["(no action of that name in the first run)"]
-    then = same[0].inputs
-    return sorted(path for path in spawn.inputs.keys() | then.keys() if spawn.inputs.get(path) != then.get(path))
+def differing_inputs(spawn: Spawn, then: Spawn) -> list[str]:
+    """The inputs whose content differs between two runs of one action."""
+    return sorted(path for path in spawn.inputs.keys() | then.inputs.keys() if spawn.inputs.get(path) != then.inputs.get(path))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -184,16 +184,16 @@ def suite_problems(run: bazel_run.Build, first: Sequence[bazel_run.Spawn] = ()) 
     # A test that writes no test.xml (lint.py's) gets one from Bazel's generate-xml.sh after
     # the cached result comes back; that step names the test's duration, so it always runs here.
     missed = [s for s in run.spawns if not s.remote_cache_hit and not s.writes_test_xml]
+    # An action the first run did not execute (its own output base already held it) was
+    # never uploaded, so its miss says nothing about its key; the first run must have
+    # executed every test (run_suite checks), so no test is let through this way.
+    ran_first = {s.action: s for s in first}
     if first:
-        # An action the first run did not execute (its own output base already held it) was
-        # never uploaded, so its miss says nothing about its key; the first run must have
-        # executed every test (run_suite checks), so no test is let through this way.
-        ran_first = {(s.progress, s.mnemonic, s.program) for s in first}
-        missed = [s for s in missed if (s.progress, s.mnemonic, s.program) in ran_first]
+        missed = [s for s in missed if s.action in ran_first]
     if missed:
         problems.append(f"{len(missed)} actions missed the cache: " + "; ".join(s.progress or s.mnemonic for s in missed[:20]))
     for spawn in missed[:5] if first else ():
-        changed = bazel_run.differing_inputs(spawn, first)
+        changed = bazel_run.differing_inputs(spawn, ran_first[spawn.action])
         problems.append(f"{spawn.progress}: inputs unlike the first run's: " + ", ".join(changed[:8]))
     return problems
 
