@@ -239,29 +239,38 @@ function hostedInvocation(run, ctx, className) {
 /**
  * The env an object's code sees: during a run each binding a record owns as that record
  * presents it to the hosting invocation; outside a run the real bindings. The control
- * binding is hidden.
+ * binding is hidden. A callee Worker's class (`names` given) sees the callee's env: each of
+ * its own names is the isolate's name it maps to (`DB` -> `inventory/DB`), and nothing else.
  * @param {Record<string, any>} realEnv @param {string} className @param {any} ctx the object's DurableObjectState
+ * @param {Record<string, string> | null} names the callee's own names -> the isolate's, null for the Worker's own class
  */
-function objectEnv(realEnv, className, ctx) {
+function objectEnv(realEnv, className, ctx, names) {
   /** @type {{run: import("./run.mjs").Run, values: Map<string, unknown>} | null} */
   let made = null;
-  return new Proxy(realEnv, {
-    get(target, name) {
-      if (name === CONFIG_BINDING) return undefined;
+  /** @param {string | symbol} name @returns {string | symbol | null} the isolate's name for it, null for none */
+  const isolateName = (name) => (name === CONFIG_BINDING ? null : names === null || typeof name === "symbol" ? name : Object.hasOwn(names, name) ? names[name] : null);
+  // A callee's view is its own object (its keys are the callee's names, none of the isolate's).
+  return new Proxy(names === null ? realEnv : Object.create(null), {
+    get(_target, own) {
+      const name = isolateName(own);
+      if (name === null) return undefined;
       const run = active.run;
-      if (!run || typeof name === "symbol") return Reflect.get(target, name);
+      if (!run || typeof name === "symbol") return Reflect.get(realEnv, name);
       if (made?.run !== run) made = { run, values: new Map() };
       if (made.values.has(name)) return made.values.get(name);
       const owner = run.owners.get(name);
-      const real = Reflect.get(target, name);
+      const real = Reflect.get(realEnv, name);
       const value = owner?.record.proxy && (real !== undefined || owner.record.standsIn)
         ? proxyOf(owner, run, /** @type {any} */ (hostedInvocation(run, ctx, className)), name, real)
         : real;
       made.values.set(name, value);
       return value;
     },
-    has: (target, name) => name !== CONFIG_BINDING && Reflect.has(target, name),
-    ownKeys: (target) => Reflect.ownKeys(target).filter((name) => name !== CONFIG_BINDING),
+    has: (target, own) => (names === null ? own !== CONFIG_BINDING && Reflect.has(target, own) : isolateName(own) !== null),
+    ownKeys: (target) => (names === null ? Reflect.ownKeys(target).filter((name) => name !== CONFIG_BINDING) : Object.keys(names)),
+    getOwnPropertyDescriptor: (target, own) => (names === null || typeof own === "symbol" || !Object.hasOwn(names, own)
+      ? Reflect.getOwnPropertyDescriptor(target, own)
+      : { value: Reflect.get(realEnv, names[own]), writable: false, enumerable: true, configurable: true }),
   });
 }
 
@@ -528,10 +537,12 @@ function rawTracked(state, result) {
 }
 
 /**
- * The class the bundle exports for one of the Worker's Durable Object classes.
- * @param {any} User the Worker's class @param {string} className as the config names it
+ * The class the bundle exports for one of the Worker's Durable Object classes, or a callee
+ * Worker's (under its alias, `inventory.Counter`, seeing the callee's env through `names`).
+ * @param {any} User the Worker's class @param {string} className as the config names it (a callee's: its alias)
+ * @param {Record<string, string> | null} [names] a callee's class: its own env names -> the isolate's
  */
-export function wrapDurableObject(User, className) {
+export function wrapDurableObject(User, className, names = null) {
   if (typeof User !== "function") {
     throw new Error(`eutaxy: the Worker's config binds Durable Object class ${className}, which its entry module does not export`);
   }
@@ -546,7 +557,7 @@ export function wrapDurableObject(User, className) {
       const storage = takeOverStorage(ctx.storage, current, () => typeof User.prototype.alarm === "function");
       takeOverWork(ctx, className);
       takeOverSockets(ctx, className);
-      wrappers.set(this, { ctx, env: objectEnv(env, className, ctx), user: null, rawRunning: 0, storage, User, className });
+      wrappers.set(this, { ctx, env: objectEnv(env, className, ctx, names), user: null, rawRunning: 0, storage, User, className });
     }
 
     /** The alarm's delivery (bindings/durable_object.mjs): the user's alarm() for the invocation in flight. @param {{retryCount: number, isRetry: boolean}} info */

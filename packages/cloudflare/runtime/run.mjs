@@ -20,6 +20,7 @@ import { closeConnections } from "./websocket.mjs";
 import { RECORDS, owners, proxyOf, resetBindings, snapshotBindings } from "./bindings/index.mjs";
 import { alarmCuts } from "./bindings/durable_object.mjs";
 import { ASSETS_BINDING, assetsOf } from "./bindings/assets.mjs";
+import { calleeClass } from "./bindings/callee.mjs";
 import { timerFired, timerOwner } from "./after_work.mjs";
 import { DRIVES } from "./drives.mjs";
 import { CrashSignal, Invocation } from "./effects.mjs";
@@ -52,7 +53,7 @@ export { UserFacingError };
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
  *   traps?: Record<string, string>,
- *   callees?: Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>}>}} RuntimeConfig
+ *   callees?: Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>}>}} RuntimeConfig
  */
 
 /**
@@ -334,6 +335,17 @@ export class Run {
     clearTurns(inv);
     this.globals.dropTimers(inv);
     this.scheduler.release(inv);
+  }
+
+  /**
+   * A class a kind's binding names (a Workflow's), as `inv` constructs it: the module exporting
+   * it, its name there and the env its code sees; the Worker's own, or a callee Worker's under
+   * its alias (bindings/callee.mjs).
+   * @param {string} className @param {Invocation} inv
+   * @returns {{module: any, className: string, env: Record<string, unknown>}}
+   */
+  classOf(className, inv) {
+    return calleeClass(this, className, inv) ?? { module: this.userModule, className, env: this.envFor(inv) };
   }
 
   /** The env one invocation sees: each owned binding as its record presents it, the rest as they are. @param {Invocation} inv */

@@ -12,7 +12,6 @@ cycle, a TOML config) are the user's, named.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,8 @@ from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, defin
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario, replay_scenario
+
+from worker_project import logged_lines, replay, worker_config, write_files, write_shop
 
 pytestmark = pytest.mark.usefixtures("toolchain")
 
@@ -94,32 +95,14 @@ export default class extends WorkerEntrypoint {
 """
 
 
-def _write(folder: Path, files: dict[str, str]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name).write_text(text)
-
-
-def _config(name: str, **more) -> str:
-    return json.dumps({"name": name, "main": "./worker.js", "compatibility_date": "2026-01-01", **more})
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("callees")
-    _write(root / "shop", {
-        "worker.js": SHOP,
-        "schema.sql": "CREATE TABLE log (line TEXT NOT NULL);",
-        "wrangler.jsonc": _config(
-            "shop", vars={"LABEL": "shop"},
-            d1_databases=[{"binding": "DB", "database_name": "shop", "database_id": "shop-db"}],
-            services=[{"binding": "STOCK", "service": "stock", "entrypoint": "Stock"}],
-        ),
-    })
-    _write(root / "stock", {
+    write_shop(root, SHOP, vars={"LABEL": "shop"})
+    write_files(root / "stock", {
         "worker.js": STOCK,
         "schema.sql": "CREATE TABLE stock (sku TEXT PRIMARY KEY, qty INTEGER NOT NULL); INSERT INTO stock VALUES ('widget', 5);",
-        "wrangler.jsonc": _config(
+        "wrangler.jsonc": worker_config(
             "stock", vars={"REGION": "eu"},
             d1_databases=[
                 {"binding": "DB", "database_name": "stock", "database_id": "stock-db"},
@@ -129,7 +112,7 @@ def project(tmp_path_factory) -> Path:
             services=[{"binding": "PRICING", "service": "pricing"}],
         ),
     })
-    _write(root / "pricing", {"worker.js": PRICING, "wrangler.jsonc": _config("pricing")})
+    write_files(root / "pricing", {"worker.js": PRICING, "wrangler.jsonc": worker_config("pricing")})
     return root
 
 
@@ -151,19 +134,9 @@ def _scenario(project: Path, ops: list[str], **more) -> dict:
     )
 
 
-def _replay(scenario: dict, faults: list[dict] | None = None) -> dict:
-    with create_platform(scenario) as platform:
-        return replay_scenario(scenario, platform, {"faults": faults or [], "turns": []}, seed="callees")["result"]
-
-
-def _logged(result: dict) -> list[dict]:
-    rows = [e for e in result["effects"] if e["target"] == "D1:DB" and e["op"] == "log" and e["kind"] == "snapshot"][0]["payload"]["rows"]
-    return [json.loads(row["line"]) for row in rows if row["line"].startswith("{")]
-
-
 def test_a_call_hosts_the_callees_invocation_with_its_own_env_and_nested_callee(project):
-    result = _replay(_scenario(project, ["take"]))
-    [seen] = _logged(result)
+    result = replay(_scenario(project, ["take"]))
+    [seen] = logged_lines(result)
     # The caller's env holds none of the callee's names; the callee's env its own, the props the binding's.
     assert {"callerSeesCalleeDb": False, "vars": "shop", "answer": {"qty": 4, "price": 250, "region": "eu", "caller": "shop"}} == seen
     points = [(e["invocation"], e["target"], e["op"], e["ordinal"]) for e in result["effects"] if e["kind"] == "call"]
@@ -190,30 +163,30 @@ def test_a_call_hosts_the_callees_invocation_with_its_own_env_and_nested_callee(
 
 def test_the_nth_call_of_a_method_is_numbered_and_a_fault_in_the_callee_is_by_its_position(project):
     # A crash at the second call's first statement: the callee's invocation ends, the call throws.
-    result = _replay(_scenario(project, ["twice"]), [{"invocation": "req-1#1/STOCK.take#2", "ordinal": 0, "fault": "crash_before"}])
-    [seen] = _logged(result)
+    result = replay(_scenario(project, ["twice"]), [{"invocation": "req-1#1/STOCK.take#2", "ordinal": 0, "fault": "crash_before"}])
+    [seen] = logged_lines(result)
     assert "Error" == seen["error"]["name"] and "callee stock crashed in req-1#1/STOCK.take#2" in seen["error"]["message"]
     hosted = [(i["invocation"], i["outcome"]) for i in result["invocations"] if i["drive"] == "callee"]
     assert [("req-1#1/STOCK.take/stock/PRICING.quote", "returned"), ("req-1#1/STOCK.take", "returned"), ("req-1#1/STOCK.take#2", "crashed")] == hosted
 
 
 def test_the_calls_own_faults_ambiguous_and_what_the_callee_throws(project):
-    ambiguous = _replay(_scenario(project, ["take"]), [{"invocation": "req-1#1", "ordinal": 0, "fault": "ambiguous"}])
-    [seen] = _logged(ambiguous)
+    ambiguous = replay(_scenario(project, ["take"]), [{"invocation": "req-1#1", "ordinal": 0, "fault": "ambiguous"}])
+    [seen] = logged_lines(ambiguous)
     assert seen["error"]["message"].startswith("Network connection lost.")
     # The callee ran: its stock was taken although the caller heard an error.
     stock = [e for e in ambiguous["effects"] if e["target"] == "D1:stock/DB" and e["kind"] == "snapshot"][0]["payload"]["rows"]
     assert [{"sku": "widget", "qty": 4}] == stock
-    thrown = _replay(_scenario(project, ["boom"]))
-    [seen] = _logged(thrown)
+    thrown = replay(_scenario(project, ["boom"]))
+    [seen] = logged_lines(thrown)
     # As workerd carries it (the differential case callee-inventory-calls measures the rule): a
     # built-in class as itself, marked remote, without the own property (`code`) it was thrown with.
     assert {"name": "RangeError", "message": "no such sku widget", "remote": True, "isRange": True} == seen["error"]
 
 
 def test_fetch_through_the_binding_reaches_the_callees_fetch(project):
-    result = _replay(_scenario(project, ["fetch"]))
-    [seen] = _logged(result)
+    result = replay(_scenario(project, ["fetch"]))
+    [seen] = logged_lines(result)
     assert [200, "5"] == seen["answer"]
     [answer] = [e for e in result["effects"] if e["target"] == "Service:STOCK" and e["kind"] == "result"]
     assert {"status": 200, "ok": True} == answer["payload"]["result"]
@@ -254,8 +227,8 @@ def test_config_mistakes_are_named(project, step, words):
 
 
 def test_a_cycle_of_callees_is_refused_named(tmp_path):
-    _write(tmp_path / "a", {"worker.js": "export default {};", "wrangler.jsonc": _config("a", services=[{"binding": "B", "service": "b"}])})
-    _write(tmp_path / "b", {"worker.js": "export default {};", "wrangler.jsonc": _config("b", services=[{"binding": "A", "service": "a"}])})
+    write_files(tmp_path / "a", {"worker.js": "export default {};", "wrangler.jsonc": worker_config("a", services=[{"binding": "B", "service": "b"}])})
+    write_files(tmp_path / "b", {"worker.js": "export default {};", "wrangler.jsonc": worker_config("b", services=[{"binding": "A", "service": "a"}])})
     scenario = define_scenario(
         name="cycle", root=tmp_path, worker={"entry": "./a/worker.js", "config": "./a/wrangler.jsonc"},
         setup=[callee("B", config="./b/wrangler.jsonc"), callee("b/A", config="./a/wrangler.jsonc")],
@@ -298,8 +271,8 @@ def test_concurrent_callee_invocations_interleave_at_their_effects(project):
 def test_an_rpc_target_returned_is_a_stub_whose_calls_are_calls_of_the_binding(project):
     """The Shelf the stock Worker returns crosses as a stub: each of its method calls is one
     Service:STOCK effect hosting an invocation of the stock Worker's, whose D1 effects are its own."""
-    result = _replay(_scenario(project, ["shelf"]))
-    [seen] = _logged(result)
+    result = replay(_scenario(project, ["shelf"]))
+    [seen] = logged_lines(result)
     assert [3, 3] == seen["answer"]
     calls = [(e["invocation"], e["target"], e["op"], e["payload"]["args"]) for e in result["effects"] if e["kind"] == "call" and e["target"] != "Http:/"]
     assert [
@@ -314,8 +287,8 @@ def test_an_rpc_target_returned_is_a_stub_whose_calls_are_calls_of_the_binding(p
     [returned] = [e for e in result["effects"] if e["op"] == "shelf" and e["kind"] == "result"]
     assert {"stub": True} == returned["payload"]["result"]
     # A stub call takes the call's faults: the answer to take() lost after the stock was taken.
-    lost = _replay(_scenario(project, ["shelf"]), [{"invocation": "req-1#1", "ordinal": 1, "fault": "ambiguous"}])
-    [seen] = _logged(lost)
+    lost = replay(_scenario(project, ["shelf"]), [{"invocation": "req-1#1", "ordinal": 1, "fault": "ambiguous"}])
+    [seen] = logged_lines(lost)
     assert seen["error"]["message"].startswith("Network connection lost.")
     stock = [e for e in lost["effects"] if e["target"] == "D1:stock/DB" and e["kind"] == "snapshot"][0]["payload"]["rows"]
     assert [{"sku": "widget", "qty": 3}] == stock

@@ -49,7 +49,7 @@ import { errorFields, logged, read } from "../values.mjs";
 import { proxyOf } from "./index.mjs";
 import { thrownAcross } from "./service.mjs";
 
-/** @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>}} CalleeEntry */
+/** @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes?: Record<string, string>}} CalleeEntry */
 
 /** How many calls of each `<binding>.<method>` each invocation made, for the hosted invocations' ids. @type {WeakMap<Invocation, Map<string, number>>} */
 const callCounts = new WeakMap();
@@ -309,6 +309,22 @@ function calleeEnv(run, inv, entry) {
     env[own] = owner && (real !== undefined || owner.record.standsIn) ? proxyOf(owner, run, view, name, real) : real;
   }
   return env;
+}
+
+/**
+ * A callee Worker's class the isolate runs under `alias` (`inventory.OrderFlow`, as its kind's
+ * binding names it): the callee's module, the class's name there and the callee's env as `inv`
+ * sees it; null for a class of the loaded Worker's own. (Its Durable Object classes the bundle
+ * exports wrapped, host/bundler.mjs; a Workflow's the engine's model constructs, workflow.mjs.)
+ * @param {import("../run.mjs").Run} run @param {string} alias @param {Invocation} inv
+ * @returns {{module: any, className: string, env: Record<string, unknown>} | null}
+ */
+export function calleeClass(run, alias, inv) {
+  for (const [binding, entry] of Object.entries(run.config.callees ?? {})) {
+    const className = entry.classes?.[alias];
+    if (className !== undefined) return { module: run.calleeModules[binding], className, env: calleeEnv(run, inv, entry) };
+  }
+  return null;
 }
 
 /** The callee Worker each hosted invocation runs (its name). @type {WeakMap<Invocation, string>} */

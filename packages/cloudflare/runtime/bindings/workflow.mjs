@@ -614,9 +614,10 @@ function instanceSource(run) {
       /** @type {Promise<unknown>} */
       let promise;
       try {
-        const env = run.envFor(inv);
         const ctx = { waitUntil: () => { throw unsupported("binding_not_modelled", `Workflow ${instance.binding}: ctx.waitUntil() in a Workflow is not modelled`); }, passThroughOnException: () => {} };
-        const workflow = construct(run.userModule, entry.className, ctx, env);
+        // The Worker's class, or a callee Worker's (its alias) from the callee's module with the callee's env.
+        const own = run.classOf(entry.className, inv);
+        const workflow = construct(own.module, own.className, ctx, own.env);
         const event = makeEvent(run, instance, entry);
         promise = Promise.race([Promise.resolve(workflow.run(event, makeStep(run, inv, instance, entry, stop))), halted]);
       } catch (error) {

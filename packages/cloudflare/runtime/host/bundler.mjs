@@ -459,11 +459,35 @@ async function corePlugin(specs, workDir, record) {
 }
 
 /**
+ * A callee Worker as the bundle imports it: the binding its caller reaches it by, its entry, its
+ * env view (its own names -> the isolate's) and its classes the isolate runs (alias -> its export).
+ * @typedef {{binding: string, entry: string, env?: Record<string, string>, classes?: Record<string, string>}} CalleeBuild
+ */
+
+/** The prefix of the generated entry's wrapped Durable Object classes (a missing one's warning names its line). */
+const WRAPPED = "eutaxyObjectClass";
+
+/**
+ * The generated entry's line exporting one Durable Object class wrapped (objects.mjs): the
+ * Worker's own under its name, or a callee's, under its alias (`inventory.Counter`, a string
+ * export name), from that callee's module and seeing that callee's env.
+ * @param {string} name as the kinds' bindings name the class @param {number} index @param {CalleeBuild[]} callees
+ */
+function wrappedClass(name, index, callees) {
+  const at = callees.findIndex((callee) => Object.hasOwn(callee.classes ?? {}, name));
+  const exported = at < 0 ? name : /** @type {Record<string, string>} */ (callees[at].classes)[name];
+  const module = at < 0 ? "userModule" : `calleeModule${at}`;
+  const env = at < 0 ? "" : `, ${JSON.stringify(callees[at].env ?? {})}`;
+  return `const ${WRAPPED}${index} = wrapDurableObject(${module}[${JSON.stringify(exported)}], ${JSON.stringify(name)}${env}); export { ${WRAPPED}${index} as ${JSON.stringify(name)} };`;
+}
+
+/**
  * Bundle the user's entry with the runtime: the patch module first, so it captures the real
  * globals before the Worker's module evaluates; `cloudflare:sockets` in user code resolves to
  * the runtime's trap; imports of a spec module from outside it go through its recording
  * wrapper (corePlugin).
- * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name.
+ * Each Durable Object class the config binds is exported wrapped (objects.mjs), under its name
+ * (wrappedClass; a callee's under its alias, from the callee's module, seeing the callee's env).
  * The config's `define`, `alias` and `tsconfig` go to esbuild as wrangler gives them to it;
  * `rules` are the module rules in force (moduleRulesPlugin).
  * Each binding kind's runtime record defined outside runtime/bindings/ (`kindModules`, from
@@ -481,7 +505,7 @@ async function corePlugin(specs, workDir, record) {
  * @param {string} entry @param {string} outFile @param {string[]} [specs] @param {string[]} [objectClasses]
  * @param {{define?: Record<string, string>, alias?: Record<string, string>, kindModules?: string[],
  *   rules?: {type: string, globs: string[]}[], tsconfig?: string | null, compatibilityDate?: string, compatibilityFlags?: string[],
- *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, callees?: {binding: string, entry: string}[],
+ *   noBundle?: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, callees?: CalleeBuild[],
  *   root?: string}} [options]
  * @returns {Promise<{modules: {type: string, path: string}[], cached: boolean}>}
  */
@@ -528,7 +552,7 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
     `export default userModule.default ?? {};`,
     `export const ${CONTROL_EXPORT} = createControl(userModule, {${(options.callees ?? []).map((callee, index) => `${JSON.stringify(callee.binding)}: calleeModule${index}`).join(", ")}});`,
     ...(objectClasses.length ? [`import { wrapDurableObject } from ${runtime("objects.mjs")};`] : []),
-    ...objectClasses.map((name) => `export const ${name} = wrapDurableObject(userModule[${JSON.stringify(name)}], ${JSON.stringify(name)});`),
+    ...objectClasses.map((name, index) => wrappedClass(name, index, options.callees ?? [])),
   ].join("\n");
   /** @type {import("esbuild").Plugin} */
   const sockets = {
@@ -573,7 +597,7 @@ export async function bundle(entry, outFile, specs = [], objectClasses = [], opt
   // A class the config binds that the entry does not export: esbuild knows it from the entry's
   // exports (an entry whose exports it cannot see statically is left to the wrapper's refusal
   // when the bundle loads). The Python side names the config line that binds it.
-  const missing = objectClasses.filter((name) => built.warnings.some((warning) => warning.id === "import-is-undefined" && warning.text.startsWith(`Import ${JSON.stringify(name)} `)));
+  const missing = objectClasses.filter((name, index) => built.warnings.some((warning) => warning.id === "import-is-undefined" && warning.location?.lineText.startsWith(`const ${WRAPPED}${index} `)));
   if (missing.length > 0) {
     const error = new UserError(`the Worker's entry does not export the Durable Object class${missing.length > 1 ? "es" : ""} ${missing.join(", ")} its config binds`);
     error.missingClasses = missing;

@@ -89,9 +89,9 @@ function runtimeConfig(worker, setup) {
   // kind's takes by name (effects.mjs ladderNamed).
   // Each callee Worker by the binding its caller reaches it by (bindings/callee.mjs): its name,
   // export, props and env view; its module is the bundle's (calleeEntries).
-  /** @type {Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>}>} */
+  /** @type {Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>}>} */
   const callees = {};
-  for (const { binding, name, entrypoint, props, env } of worker.callees) callees[binding] = { name, entrypoint, props, env };
+  for (const { binding, name, entrypoint, props, env, classes } of worker.callees) callees[binding] = { name, entrypoint, props, env, classes };
   return { ladders: worker.ladders, kinds: worker.kinds, traps, accessHeaderPrefix: worker.accessHeaderPrefix, callees };
 }
 
@@ -125,7 +125,8 @@ function miniflareOptions(kinds) {
  *   dates: {asked: string, used: string, newest: string}, kindBindings: Record<string, any>, kindModules: string[],
  *   objectClasses: string[], vars: Record<string, unknown>,
  *   define: Record<string, string>, alias: Record<string, string>, rules: {type: string, globs: string[]}[], tsconfig: string | null, cpuLimitMs: number,
- *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null, calleeEntries: {binding: string, entry: string}[],
+ *   noBundle: {baseDir: string, rules: {type: string, globs: string[]}[]} | null,
+ *   calleeEntries: {binding: string, entry: string, env: Record<string, string>, classes: Record<string, string>}[],
  *   rawCallees: {binding: string, caller: string | null, name: string, entrypoint: string | null, entry: string, miniflare: Record<string, any>, vars: Record<string, unknown>}[]}}
  */
 export function readLoad(message) {
@@ -159,8 +160,9 @@ export function readLoad(message) {
     noBundle: worker.noBundle,
     vars: worker.vars,
     cpuLimitMs: worker.cpuLimitMs,
-    // The callee Workers' entry modules, which the bundle imports beside the Worker's.
-    calleeEntries: worker.callees.map((/** @type {any} */ one) => ({ binding: one.binding, entry: one.entry })),
+    // The callee Workers' entry modules, which the bundle imports beside the Worker's, with the
+    // classes of theirs it exports under their aliases and the env those see.
+    calleeEntries: worker.callees.map((/** @type {any} */ one) => ({ binding: one.binding, entry: one.entry, env: one.env, classes: one.classes })),
     // Each callee as a Worker of its own beside the loaded one (the differential runner's raw side).
     rawCallees: worker.callees.map((/** @type {any} */ one) => ({
       binding: one.binding, caller: one.owner, name: one.name, entrypoint: one.entrypoint, entry: one.entry, miniflare: one.miniflare, vars: one.vars,

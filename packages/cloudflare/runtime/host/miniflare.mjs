@@ -184,10 +184,21 @@ function withCalleeWorkers(options, main) {
     compatibilityDate: options.compatibilityDate,
     compatibilityFlags: options.compatibilityFlags,
     ...one.miniflare,
+    // Its Durable Object classes are the isolate's, exported under their aliases by the loaded Worker's bundle.
+    ...(one.miniflare.durableObjects ? { durableObjects: ofMainWorker(one.miniflare.durableObjects) } : {}),
     bindings: one.vars,
     serviceBindings: servicesOf(one.name),
   }));
   return { ...shared, workers: [worker, ...others] };
+}
+
+/**
+ * A callee Worker's Durable Object bindings (binding -> class alias) as classes of the loaded
+ * Worker's script, which exports them (host/bundler.mjs), so both reach the same objects.
+ * @param {Record<string, string>} objects
+ */
+function ofMainWorker(objects) {
+  return Object.fromEntries(Object.entries(objects).map(([binding, className]) => [binding, { className, scriptName: MAIN_WORKER }]));
 }
 
 /** The running workerd with the loaded bundle, if any. */

@@ -17,10 +17,19 @@ by a further callee (``callee("inventory/PARTNER", ...)``, its bindings qualifie
 Worker's name) or stands in as the binding the caller's config would give it; a cycle of
 callees is refused, named.
 
+A callee's Durable Object and Workflow classes run in the isolate too: the bundle exports each
+under its qualified alias (``inventory.Counter``: workerd names an object's storage folder by its
+class, so no ``/``), wrapped with the callee's env, and its binding is qualified like any other
+(``inventory/COUNTER`` of class ``inventory.Counter``). A class another of the Workers binds by
+``script_name`` (the caller's ``{"class_name": "Counter", "script_name": "inventory"}``) is that
+Worker's class under its alias, so the binding runs it instead of standing in as a trap, and a
+callee's binding of the same class is an alias of it, by the rule above.
+
 Each callee is a :class:`Callee` in the load message: the binding the caller (or a callee,
 qualified) reaches it by, its entry module (bundled into the caller's bundle), the export its
-calls construct, what the caller's binding carries as ``ctx.props``, and its env: each of its
-own names -> the name in the isolate's env it reads (qualified, or the caller's for an alias).
+calls construct, what the caller's binding carries as ``ctx.props``, its env: each of its
+own names -> the name in the isolate's env it reads (qualified, or the caller's for an alias),
+and its classes the isolate runs: each alias -> the class its module exports.
 The runtime (runtime/bindings/callee.mjs) hosts each call through the binding as one effect.
 """
 
@@ -54,8 +63,12 @@ _SERVICE = "service"
 #: own drive (a scenario drives one Worker), and its static assets answer nobody here.
 _NOT_CARRIED = frozenset({"queue_consumer", "assets"})
 
-#: Binding kinds whose classes a callee would need exported from the caller's bundle: not run yet.
+#: Binding kinds whose resource is a class of a Worker's own (``class_name``, or another Worker's
+#: by ``script_name``): a callee's are run under their qualified aliases (:func:`class_alias`).
 _CLASS_KINDS = frozenset({"durable_object", "workflow"})
+
+#: The field naming the Worker whose class a class kind's binding binds, when not its own.
+_SCRIPT_NAME = "script_name"
 
 
 def callee(binding: str, config: str, *, entrypoint: str | None = None, props: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -108,9 +121,13 @@ class Callee:
     #: Its bindings no record runs, as (kind, own name): they stand in as traps under their qualified names.
     trapped: tuple[tuple[str, str], ...] = ()
     #: The Miniflare options of its own bindings under its own names, on the resources the
-    #: isolate gives them (its qualified ones', an alias's the caller's): for the Worker of its
-    #: own the differential runner's raw side calls through a real service binding.
+    #: isolate gives them (its qualified ones', an alias's the caller's; a class, the isolate's
+    #: export of it): for the Worker of its own the differential runner's raw side calls through
+    #: a real service binding.
     miniflare: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
+    #: Its classes the isolate runs (a binding of any of the Workers names them): each alias
+    #: (``inventory.Counter``) -> the class its entry exports (``Counter``).
+    classes: Mapping[str, str] = attrs.field(factory=dict)
 
     @property
     def owner(self) -> str | None:
@@ -128,12 +145,20 @@ class Callee:
             "entrypoint": self.entrypoint,
             "props": dict(self.props),
             "env": dict(self.env),
+            "classes": dict(self.classes),
         }
 
 
 def qualified(worker: str, name: str) -> str:
     """A callee's binding as the isolate names it: ``inventory/DB``."""
     return f"{worker}/{name}"
+
+
+def class_alias(worker: str, class_name: str) -> str:
+    """A callee's class as the isolate exports and binds it: ``inventory.Counter`` (a class name
+    is an identifier, so the dot says whose it is; workerd names an object's storage folder by
+    its class, which may hold no ``/``)."""
+    return f"{worker}.{class_name}"
 
 
 def with_callees(
@@ -144,13 +169,12 @@ def with_callees(
     ``setup`` is the scenario's whole setup; its ``callee`` steps are read here, each naming a
     service binding of the caller or of a callee read before it (any depth). Raises UserError
     for a binding no config declares as a service binding, a config whose ``name`` is not the
-    binding's ``service``, a cycle, or a callee class Eutaxy does not run yet.
+    binding's ``service``, a cycle, or a callee's class in none of its migrations.
     """
     steps = [(index, step) for index, step in enumerate(setup) if step.get("kind") == CALLEE_STEP]
     if not steps:
         return config, ()
-    merged_bindings = list(config.bindings)
-    merged_vars = dict(config.vars)
+    merged = _Merged(bindings=list(config.bindings), vars=dict(config.vars), settings=dict(config.kind_settings))
     #: Worker name -> (its config, the chain of names from the caller to it).
     workers: dict[str | None, tuple[wrangler.WranglerConfig, tuple[str, ...]]] = {None: (config, (config.name or "",))}
     callees: list[Callee] = []
@@ -167,7 +191,7 @@ def with_callees(
             )
         for index, step in ready:
             waiting.remove((index, step))
-            one = _read_callee(root, index, step, workers, merged_bindings, merged_vars)
+            one = _read_callee(root, index, step, workers, merged)
             callees.append(one)
     if config.no_bundle:
         raise UserError(
@@ -177,9 +201,26 @@ def with_callees(
     # A service binding a callee runs is the callee's: the service kind leaves it out (service.RUN_BY).
     run = {one.binding: one.name for one in callees}
     merged_bindings = [
-        attrs.evolve(one, fields={**one.fields, RUN_BY: run[one.name]}) if one.kind == _SERVICE and one.name in run else one for one in merged_bindings
+        attrs.evolve(one, fields={**one.fields, RUN_BY: run[one.name]}) if one.kind == _SERVICE and one.name in run else one for one in merged.bindings
     ]
-    return attrs.evolve(config, bindings=tuple(merged_bindings), vars=merged_vars), tuple(callees)
+    joined = attrs.evolve(config, bindings=tuple(merged_bindings), vars=merged.vars, kind_settings=merged.settings)
+    # Each callee's classes the isolate runs: those a binding the kinds run names, by alias.
+    kinds = {kind.name: kind for kind in bindings.registered()}
+    aliases = {alias for kind in _CLASS_KINDS for alias in kinds[kind].resources(joined).values()}
+    callees = [
+        attrs.evolve(one, classes={alias: alias.partition(".")[2] for alias in sorted(aliases) if alias.partition(".")[0] == one.name})
+        for one in callees
+    ]
+    return joined, tuple(callees)
+
+
+@attrs.define
+class _Merged:
+    """The caller's config as the callees read so far join it: its bindings, vars and kind settings."""
+
+    bindings: list[wrangler.Binding]
+    vars: dict[str, Any]
+    settings: dict[str, Any]
 
 
 def _owner(binding: str) -> str | None:
@@ -193,8 +234,7 @@ def _read_callee(
     index: int,
     step: Mapping[str, Any],
     workers: dict[str | None, tuple[wrangler.WranglerConfig, tuple[str, ...]]],
-    merged_bindings: list[wrangler.Binding],
-    merged_vars: dict[str, Any],
+    merged: _Merged,
 ) -> Callee:
     binding = step["binding"]
     owner = _owner(binding)
@@ -244,36 +284,39 @@ def _read_callee(
     trapped: list[tuple[str, str]] = []
     miniflare: dict[str, dict[str, str]] = {}
     kinds = {kind.name: kind for kind in bindings.registered()}
+    for kind_name in sorted(_CLASS_KINDS):
+        # Its classes' own rules (a Durable Object class in a migration), at its config's lines.
+        kinds[kind_name].check_config(config)
+        merged.settings[kind_name] = kinds[kind_name].callee_settings(
+            merged.settings.get(kind_name), config.settings_of(kind_name), lambda class_name: class_alias(str(config.name), class_name)
+        )
+    names = _worker_names(workers, config.name)
+    # A class of this Worker's that a Worker read before binds by script_name is run from here on.
+    merged.bindings[:] = [_bound_class(one, names) for one in merged.bindings]
     for one in config.bindings:
         name = qualified(config.name, one.name)
         if one.kind in _NOT_CARRIED:
             continue
-        if one.kind in _CLASS_KINDS:
-            raise UserError(
-                f"{config.path}: callee {config.name} binds {kinds[one.kind].title} {one.name!r}; a callee's Durable Object and "
-                "Workflow classes are not run yet (check that Worker on its own, with its callers scripted)",
-                near=one.name,
-            )
         # A callee's own service binding is scripted or run by a further callee, never an alias of another.
         kind = kinds.get(one.kind) if one.kind != _SERVICE else None
         if kind is not None:
-            renamed = _qualified_binding(one, name, config)
-            same = _same_resource(kind, renamed, merged_bindings)
-            if kind.miniflare_option is not None:
+            renamed = _bound_class(_qualified_binding(one, name, config), names)
+            same = _same_resource(kind, renamed, merged.bindings)
+            if kind.miniflare_option is not None and _SCRIPT_NAME not in renamed.fields:
                 miniflare.setdefault(kind.miniflare_option, {})[one.name] = kind.resource_of(renamed)
             if same is not None:
                 aliases[one.name] = same
                 env[one.name] = same
                 continue
-            merged_bindings.append(renamed)
+            merged.bindings.append(renamed)
         else:
             if one.kind != _SERVICE:
                 trapped.append((one.kind, one.name))
-            merged_bindings.append(attrs.evolve(one, name=name))
+            merged.bindings.append(attrs.evolve(one, name=name))
         env[one.name] = name
     for var, value in config.vars.items():
         name = qualified(config.name, var)
-        merged_vars[name] = value
+        merged.vars[name] = value
         env[var] = name
     workers[config.name] = (config, (*chain, config.name))
     entrypoint = step.get("entrypoint")
@@ -294,24 +337,45 @@ def _read_callee(
 
 def _qualified_binding(binding: wrangler.Binding, name: str, config: wrangler.WranglerConfig) -> wrangler.Binding:
     """A callee's binding under its qualified name; a D1 database's migrations folder made absolute
-    (its config's), so the reset reads the callee's migrations."""
+    (its config's), so the reset reads the callee's migrations; a class of its own under its alias."""
     fields = dict(binding.fields)
+    resource = binding.resource
     if binding.kind == "d1":
         migrations = (config.path.parent / fields.get("migrations_dir", "migrations")).resolve()
         if "migrations_dir" in fields or migrations.is_dir():
             fields["migrations_dir"] = str(migrations)
-    return attrs.evolve(binding, name=name, fields=fields)
+    if binding.kind in _CLASS_KINDS and _SCRIPT_NAME not in fields and resource is not None:
+        resource = class_alias(str(config.name), resource)
+    return attrs.evolve(binding, name=name, fields=fields, resource=resource)
+
+
+def _worker_names(workers: Mapping[str | None, tuple[wrangler.WranglerConfig, tuple[str, ...]]], adding: str) -> dict[str, str | None]:
+    """The Workers run by the time ``adding`` joins them, by name -> the qualifier of their class
+    aliases (None for the caller, whose classes keep their names)."""
+    names: dict[str, str | None] = {str(config.name): name for name, (config, _) in workers.items() if config.name}
+    return {**names, adding: adding}
+
+
+def _bound_class(binding: wrangler.Binding, workers: Mapping[str, str | None]) -> wrangler.Binding:
+    """A class kind's binding of another Worker's class (``script_name``) that is run here, as a
+    binding of that class under its alias; any other binding as it is (a Worker not run: a trap)."""
+    script = binding.fields.get(_SCRIPT_NAME)
+    if binding.kind not in _CLASS_KINDS or script is None or script not in workers or binding.resource is None:
+        return binding
+    owner = workers[script]
+    fields = {field: value for field, value in binding.fields.items() if field != _SCRIPT_NAME}
+    return attrs.evolve(binding, fields=fields, resource=binding.resource if owner is None else class_alias(owner, binding.resource))
 
 
 def _same_resource(kind: bindings.BindingKind, binding: wrangler.Binding, known: Sequence[wrangler.Binding]) -> str | None:
     """The binding already in the isolate naming the same resource of the same kind, if any (the
     callee's binding is then an alias of it). A binding naming no resource of its own (its
-    resource would be its name) is never the same as another's."""
+    resource would be its name), or a class of a Worker not run here, is never the same as another's."""
     resource = kind.resource_of(binding)
-    if resource == binding.name:
+    if resource == binding.name or _SCRIPT_NAME in binding.fields:
         return None
     for other in known:
-        if other.kind == binding.kind and kind.resource_of(other) == resource:
+        if other.kind == binding.kind and _SCRIPT_NAME not in other.fields and kind.resource_of(other) == resource:
             return other.name
     return None
 
@@ -331,6 +395,12 @@ def callee_assumption(callees: Sequence[Callee], config: wrangler.WranglerConfig
         "call; its waitUntil work runs before the answer crosses back; Cloudflare retries no call. Its bindings are named "
         "by the Worker's name (name/DB)"
         + (f"; one resource both Workers bind is the caller's, the callee's name an alias ({'; '.join(aliases)})" if aliases else "")
+        + (
+            f". A callee's Durable Object and Workflow classes run in the isolate under qualified aliases ({', '.join(classes)}), "
+            "each seeing its own Worker's env; a binding of one by script_name is that class"
+            if (classes := sorted(alias for one in callees for alias in one.classes))
+            else ""
+        )
         + ". A callee runs with the caller's compatibility date and flags and is bundled with the caller's build settings"
         + (f" (its config asks for {', '.join(dates)})" if dates else "")
         + "."
@@ -356,6 +426,7 @@ def draft_callee(binding: wrangler.Binding, draft: "DraftContext") -> tuple[dict
     if found is None:
         return None
     draft.uses("callee")
+    draft.callees.add(str(found.name))
     config_path = draft.relative(found.path)
     step: dict[str, Any] = {"kind": CALLEE_STEP, "binding": binding.name, "config": config_path, "entrypoint": None, "props": {}}
     lines = [f"callee({json.dumps(binding.name)}, config={json.dumps(config_path)}),"]
@@ -366,12 +437,19 @@ def draft_callee(binding: wrangler.Binding, draft: "DraftContext") -> tuple[dict
     )
     inside = cast("DraftContext", _CalleeDraft(draft, found))
     kinds = {kind.name: kind for kind in bindings.registered()}
+    # The caller's bindings of the callee's classes (script_name) run them: each wants its step.
+    names: dict[str, str | None] = {str(found.name): str(found.name)}
+    known = [_bound_class(one, names) for one in draft.config.bindings]
+    for before, after in zip(draft.config.bindings, known, strict=True):
+        if after is not before and kinds[after.kind].setup_step is not None:
+            draft.uses(str(kinds[after.kind].setup_step))
+            lines += kinds[after.kind].draft_setup(after, draft)[1]
     for one in found.bindings:
         kind = kinds.get(one.kind)
-        if kind is None or kind.setup_step is None or one.kind in _NOT_CARRIED | _CLASS_KINDS | {_SERVICE} or one.name not in kind.resources(found):
+        if kind is None or kind.setup_step is None or one.kind in _NOT_CARRIED | {_SERVICE} or one.name not in kind.resources(found):
             continue
         renamed = _qualified_binding(one, qualified(str(found.name), one.name), found)
-        if _same_resource(kind, renamed, draft.config.bindings) is not None:
+        if _same_resource(kind, renamed, known) is not None:
             continue  # an alias: the caller's own step sets it up
         draft.uses(kind.setup_step)
         _, more = kind.draft_setup(renamed, inside)

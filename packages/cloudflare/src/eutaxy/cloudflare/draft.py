@@ -319,6 +319,8 @@ class _Builder:
     body_keys: dict[str, tuple[tuple[str, str | None], ...]] = attrs.Factory(dict)
     #: What each binding kind's draft_setup found, by binding (bindings.DraftContext).
     found: dict[str, Any] = attrs.Factory(dict)
+    #: The Workers the draft runs as callees, by name (bindings.DraftContext).
+    callees: set[str] = attrs.Factory(set)
     #: The drive's variable, once the drive is drafted (None: a hole or not yet).
     drive_variable: str | None = None
     #: Whether the drive delivers messages (a queue's, a WebSocket's) rather than requests:

@@ -95,9 +95,14 @@ class CloudflarePlatform:
             started.close()
             missing = answer.get("missingClasses") if answer.get("user") else None
             if missing:
-                # The kind whose runtime record the bundle wraps the classes for refuses them.
+                # The kind whose runtime record the bundle wraps the classes for refuses them, at
+                # the config of the Worker whose entry lacks them (a callee's: by its own names).
                 config = self._spec.config
                 [kind] = [kind for kind in bindings.registered() if missing[0] in kind.wrapped_classes(config)]
+                for callee in self._spec.load.callees:
+                    if missing[0] in callee.classes:
+                        own = [callee.classes[name] for name in missing if name in callee.classes]
+                        raise kind.missing_export_error(callee.config, own, callee.entry)
                 raise kind.missing_export_error(config, missing, self._spec.entry)
             message = redact(_as_seen(f"the Worker {self._spec.entry} did not load: {answer.get('error')}"), self._spec.secrets)
             tail = redact(tail, self._spec.secrets)

@@ -15,7 +15,8 @@ What a kind says once, here:
 - its wrangler section (``section``, dotted when it is a list inside an object:
   ``queues.consumers``; ``binding_field``, ``resource_field``, the other ``fields`` and
   ``int_fields`` it reads, ``resource_of``; ``read_bindings`` for a section of another shape,
-  ``read_settings`` for what the kind reads of the config beyond its bindings, ``check_config``
+  ``read_settings`` for what the kind reads of the config beyond its bindings (and
+  ``callee_settings``, how a callee Worker's join the caller's), ``check_config``
   for what it refuses there, ``unmodelled`` for the bindings of its section that stand in as
   traps) and the docs' sentence about it;
 - its setup step (``setup``, a :class:`SetupStep`; None for a kind that needs none: a queue),
@@ -51,7 +52,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 import attrs
 
@@ -116,6 +117,8 @@ class DraftContext(Protocol):
     folder: Path
     #: What a kind's ``draft_setup`` found for a binding, by binding, for its ``draft_invariants``.
     found: dict[str, Any]
+    #: The Workers the draft runs as callees (``callee(...)``), by name: their classes are run.
+    callees: set[str]
     #: The drive's variable in the file (its events), None when the drive is a hole.
     drive_variable: str | None
     #: The id-like field (else the first string field) of the event body the Worker reads,
@@ -301,6 +304,12 @@ class BindingKind:
 
     def check_config(self, config: "WranglerConfig") -> None:
         """Refuse, with a UserError, what the kind cannot run in a config the reader accepted; nothing by default."""
+
+    def callee_settings(self, settings: Any, callee: Any, alias: Callable[[str], str]) -> Any:
+        """The kind's settings (``read_settings``) of the caller's config once a callee Worker's join
+        it: ``settings`` the joined ones so far, ``callee`` the callee's own, ``alias`` the name its
+        classes take in the isolate (``inventory.Counter``). The caller's as they are by default."""
+        return settings
 
     def unmodelled(self, config: "WranglerConfig") -> list[tuple[str, str]]:
         """The config's bindings of the kind's section the runtime does not model, as (kind,

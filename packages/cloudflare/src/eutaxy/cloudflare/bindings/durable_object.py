@@ -233,6 +233,17 @@ class DurableObjectKind(BindingKind):
             containers=frozenset(containers),
         )
 
+    def callee_settings(self, settings: Any, callee: Any, alias: Callable[[str], str]) -> ObjectClasses:
+        """The caller's classes with the callee's under their aliases (its migrations and containers)."""
+        own = settings if isinstance(settings, ObjectClasses) else ObjectClasses()
+        theirs = callee if isinstance(callee, ObjectClasses) else ObjectClasses()
+        return ObjectClasses(
+            sqlite=own.sqlite | {alias(name) for name in theirs.sqlite},
+            migrated=own.migrated | {alias(name) for name in theirs.migrated},
+            migration_count=own.migration_count,
+            containers=own.containers | {alias(name) for name in theirs.containers},
+        )
+
     def classes(self, config: "WranglerConfig") -> ObjectClasses:
         """What the kind read of the config's migrations and containers."""
         settings = config.settings_of(self.name)
@@ -412,7 +423,7 @@ class DurableObjectKind(BindingKind):
     def draft_section_notes(self, draft: DraftContext) -> None:
         for binding in self._declared(draft.config):
             script = binding.fields.get("script_name")
-            if script is not None:
+            if script is not None and script not in draft.callees:
                 draft.note("unproxied", f"Durable Object binding {binding.name} (class {self.resource_of(binding)} of Worker {script}) "
                            "belongs to another Worker: a run that touches it ends UNSUPPORTED")
         containers = self.classes(draft.config).containers

@@ -155,7 +155,7 @@ class WorkflowKind(BindingKind):
     def draft_section_notes(self, draft: DraftContext) -> None:
         for binding in self._declared(draft.config):
             script = binding.fields.get("script_name")
-            if script is None:
+            if script is None or script in draft.callees:
                 draft.note("read", f"Workflow binding {binding.name}: an instance runs only once the Worker creates it "
                            f"(env.{binding.name}.create()); the drive's events must reach the code that does")
             else:
