@@ -200,3 +200,33 @@ def test_the_draft_sets_up_the_callees_classes_and_the_callers_binding_of_one(pr
     path.write_text(re.sub(r'todo\("invariants", "[^"]*"\),', "", source))
     spec = prepare_worker(load_scenario(path))
     assert {"COUNTER", "stock/LEDGER"} == {name for name, entry in spec.load.kinds["durable_object"]["bindings"].items() if entry["setup"]}
+
+
+def test_a_callee_binding_the_callers_class_reaches_the_callers_namespace(tmp_path):
+    write_shop(tmp_path, SHOP.replace('if (op === "count")', 'if (op === "tally") seen.answer = await env.TALLY.getByName(sku).add(1);\n    if (op === "count")') + """
+import { DurableObject } from "cloudflare:workers";
+export class Tally extends DurableObject {
+  async add(n) { const total = ((await this.ctx.storage.get("total")) ?? 0) + n; await this.ctx.storage.put("total", total); return total; }
+}
+""", durable_objects={"bindings": [{"name": "TALLY", "class_name": "Tally"}]}, migrations=[{"tag": "v1", "new_sqlite_classes": ["Tally"]}])
+    write_files(tmp_path / "stock", {
+        "worker.js": """
+import { WorkerEntrypoint } from "cloudflare:workers";
+export class Stock extends WorkerEntrypoint {
+  async take(sku) { return this.env.SHOP_TALLY.getByName(sku).add(10); }
+}
+export default {};
+""",
+        "wrangler.jsonc": worker_config("stock", durable_objects={"bindings": [{"name": "SHOP_TALLY", "class_name": "Tally", "script_name": "shop"}]}),
+    })
+    scenario = define_scenario(
+        name="caller-class", root=tmp_path, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
+        setup=[callee("STOCK", config="./stock/wrangler.jsonc"), d1_schema("DB", "./shop/schema.sql"), durable_object("TALLY")],
+        drive=http([{"method": "POST", "path": "/", "body": {"op": op, "sku": "widget"}} for op in ["tally", "take"]]),
+        invariants=[], bounds={"maxFaultsPerRun": 0, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    )
+    [stock] = prepare_worker(scenario).load.callees
+    assert ({"SHOP_TALLY": "TALLY"}, {}) == (dict(stock.env), dict(stock.classes))
+    result = replay(scenario)
+    assert [{"key": "total", "value": 11}] == _snapshot(result, "DO:TALLY")["widget"]
+    assert ("req-2#1/STOCK.take", "DO:TALLY", "add") in [(e["invocation"], e["target"], e["op"]) for e in result["effects"] if e["kind"] == "call"]

@@ -207,11 +207,15 @@ def with_callees(
     # Each callee's classes the isolate runs: those a binding the kinds run names, by alias.
     kinds = {kind.name: kind for kind in bindings.registered()}
     aliases = {alias for kind in _CLASS_KINDS for alias in kinds[kind].resources(joined).values()}
-    callees = [
-        attrs.evolve(one, classes={alias: alias.partition(".")[2] for alias in sorted(aliases) if alias.partition(".")[0] == one.name})
-        for one in callees
-    ]
+    callees = [attrs.evolve(one, classes=_classes_of(one.name, aliases)) for one in callees]
     return joined, tuple(callees)
+
+
+def _classes_of(worker: str, aliases: set[str]) -> dict[str, str]:
+    """Of the class aliases the isolate runs, ``worker``'s (:func:`class_alias`), each -> its own
+    class name (an identifier, so a Worker name ending like another's is no match)."""
+    prefix = class_alias(worker, "")
+    return {alias: alias[len(prefix):] for alias in sorted(aliases) if alias.startswith(prefix) and alias[len(prefix):].isidentifier()}
 
 
 @attrs.define
