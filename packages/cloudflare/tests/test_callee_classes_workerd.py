@@ -203,7 +203,8 @@ def test_the_draft_sets_up_the_callees_classes_and_the_callers_binding_of_one(pr
 
 
 def test_a_callee_binding_the_callers_class_reaches_the_callers_namespace(tmp_path):
-    write_shop(tmp_path, SHOP.replace('if (op === "count")', 'if (op === "tally") seen.answer = await env.TALLY.getByName(sku).add(1);\n    if (op === "count")') + """
+    tally = 'if (op === "tally") seen.answer = await env.TALLY.getByName(sku).add(1);\n    if (op === "count")'
+    write_shop(tmp_path, SHOP.replace('if (op === "count")', tally) + """
 import { DurableObject } from "cloudflare:workers";
 export class Tally extends DurableObject {
   async add(n) { const total = ((await this.ctx.storage.get("total")) ?? 0) + n; await this.ctx.storage.put("total", total); return total; }
