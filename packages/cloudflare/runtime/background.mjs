@@ -71,18 +71,23 @@ export function makeContext(background) {
  * Call a drive's handler as `inv`, with the invocation's env and a fresh ctx, and wait for it to
  * settle at its return (`settleAtReturn`): a handler that throws before returning a promise
  * settles as one that rejects. Its outcome, and the background work it handed to ctx.waitUntil.
+ * A callee Worker's invocation (bindings/callee.mjs) gives its own env, its ctx's props, and
+ * `enter`, which runs the call inside the scheduler's hosting of it.
  * @param {import("./run.mjs").Run} run @param {import("./effects.mjs").Invocation} inv
  * @param {(env: object, ctx: object) => unknown} call
+ * @param {{env?: object, props?: unknown, enter?: (call: () => unknown) => unknown}} [hosted]
  * @returns {Promise<{outcome: import("./settle.mjs").Outcome, background: Background}>}
  */
-export async function settleHandler(run, inv, call) {
+export async function settleHandler(run, inv, call, hosted = {}) {
   const background = new Background();
   const ctx = makeContext(background);
-  const env = run.envFor(inv);
+  if ("props" in hosted) ctx.props = structuredClone(hosted.props);
+  const env = hosted.env ?? run.envFor(inv);
+  const enter = hosted.enter ?? ((/** @type {() => unknown} */ called) => called());
   /** @type {Promise<unknown>} */
   let promise;
   try {
-    promise = Promise.resolve(call(env, ctx));
+    promise = Promise.resolve(enter(() => call(env, ctx)));
   } catch (error) {
     promise = Promise.reject(error);
   }

@@ -38,7 +38,7 @@
  * caller waits at the call.
  */
 
-import { Background, makeContext, runBackground } from "../background.mjs";
+import { runBackground, settleHandler } from "../background.mjs";
 import { Invocation, effectPoint, ladderNamed, never } from "../effects.mjs";
 import { UserFacingError } from "../errors.mjs";
 import { realConsole } from "../patch.mjs";
@@ -259,17 +259,9 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   calleeOf.set(child, entry.name);
   progress(child.id, "start", null);
   const hosting = run.scheduler.host(caller, child);
-  const background = new Background();
-  const ctx = makeContext(background);
-  ctx.props = structuredClone(entry.props);
-  /** @type {Promise<unknown>} */
-  let promise;
-  try {
-    promise = Promise.resolve(hosting.enter(() => call(Entrypoint, calleeEnv(run, child, entry), ctx, module)));
-  } catch (error) {
-    promise = Promise.reject(error);
-  }
-  const outcome = await run.scheduler.settleAtReturn(child, promise);
+  const { outcome, background } = await settleHandler(run, child, (env, ctx) => call(Entrypoint, env, ctx, module), {
+    env: calleeEnv(run, child, entry), props: entry.props, enter: (called) => hosting.enter(called),
+  });
   if (outcome.kind === "unsupported") {
     run.endInvocation(child);
     hosting.leave();
