@@ -5,7 +5,8 @@ Worker's ``Counter`` class itself (``script_name: "stock"``). The bundle exports
 stock Worker's classes under its alias (``stock.Counter``), wrapped with the stock Worker's env;
 the stock Worker's own bindings are qualified (``stock/LEDGER``, ``stock/FLOW``), and its
 ``COUNTER`` is an alias of the shop's, the one namespace both reach. Its Workflow class runs on
-the engine's model with the stock Worker's env. Config mistakes name the callee's config.
+the engine's model with the stock Worker's env, and its objects' alarms fire in virtual time
+seeing that env too. Config mistakes name the callee's config.
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ export class Ledger extends DurableObject {
     const lines = (await this.ctx.storage.get("lines")) ?? [];
     lines.push(line);
     await this.ctx.storage.put("lines", lines);
+    await this.ctx.storage.setAlarm(Date.now() + 1000);
     return lines.length;
+  }
+  async alarm() {
+    // Its alarm, delivered in virtual time, sees the stock Worker's env too.
+    const row = await this.env.DB.prepare("SELECT qty FROM stock WHERE sku = ?").bind("widget").first();
+    await this.ctx.storage.put("audit", { region: this.env.REGION, qty: row.qty });
   }
 }
 export class Restock extends WorkflowEntrypoint {
@@ -143,15 +150,20 @@ def test_the_callees_classes_run_with_its_env_and_a_class_both_bind_is_one_names
     [instance] = _snapshot(result, "Workflow:stock/FLOW")["instances"]
     assert ("restock-widget", "complete", {"region": "eu"}) == (instance["id"], instance["status"], instance["output"])
     assert [{"key": "n", "value": 2}] == _snapshot(result, "DO:COUNTER")["widget"]
-    assert [{"key": "lines", "value": ["took widget"]}] == _snapshot(result, "DO:stock/LEDGER")["main"]
+    # The alarm ran after the restock committed (the take's invocation and the instance first).
+    audit = {"key": "audit", "value": {"region": "eu", "qty": 6}}
+    assert [audit, {"key": "lines", "value": ["took widget"]}] == _snapshot(result, "DO:stock/LEDGER")["main"]
+    assert ("DO:stock/LEDGER/main/alarm.1#1", "DO:stock/LEDGER", "alarm") in [(e["invocation"], e["target"], e["op"]) for e in result["effects"]]
 
 
 def test_a_fault_inside_the_callees_object_call_is_by_its_position(project):
     # The stock Worker's call into its ledger ambiguous: the object ran it, the call threw.
     clean = replay(_scenario(project, ["take"]))
-    [ordinal] = [e["ordinal"] for e in clean["effects"] if e["kind"] == "call" and e["target"] == "DO:stock/LEDGER"]
+    [ordinal] = [e["ordinal"] for e in clean["effects"] if e["kind"] == "call" and e["target"] == "DO:stock/LEDGER" and e["op"] == "note"]
     result = replay(_scenario(project, ["take"]), [{"invocation": "req-1#1/STOCK.take", "ordinal": ordinal, "fault": "ambiguous"}])
-    assert [{"key": "lines", "value": ["took widget"]}] == _snapshot(result, "DO:stock/LEDGER")["main"]
+    # Its alarm still fires; no restock was created, as the take threw before it.
+    audit = {"key": "audit", "value": {"region": "eu", "qty": 4}}
+    assert [audit, {"key": "lines", "value": ["took widget"]}] == _snapshot(result, "DO:stock/LEDGER")["main"]
     hosted = {i["invocation"]: i["outcome"] for i in result["invocations"]}
     assert "threw" == hosted["req-1#1/STOCK.take"]
 
