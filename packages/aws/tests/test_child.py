@@ -119,3 +119,45 @@ def test_the_answer_limit_outlasts_the_run_limit_and_the_watchdog():
     """80 s by default: past the run's own limit (30 s) and the watchdog's real-time look (40 s), under two minutes."""
     assert 80_000 == child.answer_limit_ms(10_000)
     assert child.answer_limit_ms(60_000) == 3 * 60_000 + 4 * 60_000 + child.RESET_GRACE_MS
+
+
+@pytest.mark.usefixtures("scenario_root")
+def test_memory_the_module_keeps_leaves_room_for_the_next_calls_watchdog(plan, monkeypatch):
+    """The module keeps memory up to the limit and its invocation returns (the MemoryError is its own). The next
+    call's watchdog thread needs a fresh stack (a bigger one here, as when the last call's thread has not yet handed
+    its back) and gets it from Eutaxy's reserve beyond the handler's limit: the next invocation runs, where the
+    checker failed with ``can't start new thread`` (exit 3)."""
+    monkeypatch.setenv(child.MEMORY_ENV, str(SMALL_MEMORY_MB))
+    scenario = _scenario([{"action": "hoard_kept"}, {"action": "none"}])
+    with create_platform(scenario) as platform:
+        result = platform.run(plan(scenario))
+    assert "completed" == result.end.kind, result.to_data()["end"]
+    assert [("msg-1#1", "returned"), ("msg-2#1", "returned")] == [(one.invocation, one.outcome) for one in result.invocations]
+
+
+@pytest.mark.usefixtures("scenario_root")
+def test_a_handler_with_no_room_for_a_thread_runs_out_of_memory(plan, monkeypatch):
+    """Threads until there is no room for another's stack: ``can't start new thread`` under the limit is the
+    invocation's out of memory (Runtime.OutOfMemory), crashed and redelivered, not an error of the handler's."""
+    monkeypatch.setenv(child.MEMORY_ENV, str(SMALL_MEMORY_MB))
+    scenario = _scenario([{"action": "threads"}])
+    with create_platform(scenario) as platform:
+        result = platform.run(plan(scenario))
+    assert "completed" == result.end.kind, result.to_data()["end"]
+    ended = [(one.invocation, one.outcome, one.error.name) for one in result.invocations]
+    assert [("msg-1#1", "crashed", "RuntimeError"), ("msg-1#2", "crashed", "RuntimeError")] == ended
+    error = result.invocations[0].error
+    assert error.message.startswith(
+        "out_of_memory: the invocation ran out of memory (can't start new thread: no room for a thread's stack): "
+        f"its process is limited to {SMALL_MEMORY_MB} MiB of address space"
+    )
+    assert error.at is not None and error.at.startswith("handlers/unruly.py:")
+
+
+def test_a_thread_that_could_not_start_far_below_the_limit_is_not_out_of_memory():
+    """EAGAIN from a limit on the number of threads reads the same; only near the address-space limit is it memory."""
+    failed = RuntimeError("can't start new thread")
+    assert not child.thread_out_of_memory(failed, None)
+    assert not child.thread_out_of_memory(failed, 1 << 30)
+    assert not child.thread_out_of_memory(RuntimeError("another"), 1)
+    assert child.thread_out_of_memory(failed, 1)

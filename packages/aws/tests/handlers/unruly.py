@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import threading
 
 import boto3
 
@@ -36,6 +37,32 @@ def handler(event, context):
     elif action == "hoard_module":
         while True:
             HOARD.append(bytearray(2**26))
+    elif action == "threads":
+        # Threads, each with its stack, until there is no room for another under the limit.
+        release = threading.Event()
+        started = []
+        try:
+            while True:
+                thread = threading.Thread(target=release.wait, daemon=True)
+                thread.start()
+                started.append(thread)
+        finally:
+            release.set()
+            for thread in started:
+                thread.join()
+    elif action == "hoard_kept":
+        # Memory the module keeps, up to the limit, the MemoryError caught: the invocation returns.
+        # Bigger stacks for the threads started from now on: the next call's watchdog needs a fresh
+        # one, as it does when the last call's thread has not yet handed its stack back.
+        spare = bytearray(2**21)  # let go after the hoard: room for the rest of the invocation
+        for size in (2**26, 2**20):
+            try:
+                while True:
+                    HOARD.append(bytearray(size))
+            except MemoryError:
+                pass
+        del spare
+        threading.stack_size(2**24)
     elif action == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
     return {}

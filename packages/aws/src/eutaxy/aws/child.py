@@ -17,13 +17,17 @@ and the next run starts a fresh one (a cold container), when:
   or one catching ``BaseException`` around a loop, is ended there: UNSUPPORTED
   ``handler_unresponsive``, naming the limit;
 - a run in it ran out of memory. Its address space is limited (``RLIMIT_AS``,
-  ``memory_limit_mb``: 4096 MiB, ``EUTAXY_HANDLER_MEMORY_MB`` sets another), so a handler
+  ``memory_limit_mb``: 4096 MiB, ``EUTAXY_HANDLER_MEMORY_MB`` sets another) while the
+  handler's code runs (``handler_memory``: its module's import and each call), so a handler
   that allocates without end meets ``MemoryError`` in its own process, never the checker's.
   Out of the handler, that is the invocation's failure (``AwsPlatform``: Lambda's
-  ``Runtime.OutOfMemory``) and the run goes on; the process answers, and the next run starts
-  a fresh one, as Lambda starts a fresh environment. Only when Eutaxy's own code in the
-  process ran out (resetting the tables, answering) is the run UNSUPPORTED ``out_of_memory``,
-  naming the limit;
+  ``Runtime.OutOfMemory``), as is a thread the handler could not start for want of room
+  (``thread_out_of_memory``), and the run goes on; the process answers, and the next run
+  starts a fresh one, as Lambda starts a fresh environment. Eutaxy's own work in the process
+  (a thread per handler call for the watchdog, resetting the tables, answering) has
+  ``PLATFORM_RESERVE_MB`` beyond the limit, so memory the handler's module keeps does not
+  fail it. Only when even that ran out is the run UNSUPPORTED ``out_of_memory``, naming the
+  limit;
 - it ended without an answer (a signal, a crash in native code): UNSUPPORTED
   ``handler_process_ended`` with its exit status.
 
@@ -35,6 +39,7 @@ with the checker (``PR_SET_PDEATHSIG``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -42,7 +47,7 @@ import subprocess
 import sys
 import traceback
 from multiprocessing.connection import Connection
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import attrs
 
@@ -56,16 +61,26 @@ __all__ = [
     "MEMORY_LIMIT_MB_DEFAULT",
     "HandlerProcess",
     "answer_limit_ms",
+    "handler_limit_mb",
+    "handler_memory",
     "memory_limit_mb",
     "process_sentence",
     "serve",
+    "thread_out_of_memory",
 ]
 
 #: The handler process's address space, in MiB, unless ``EUTAXY_HANDLER_MEMORY_MB`` says otherwise.
 MEMORY_LIMIT_MB_DEFAULT = 4096
 MEMORY_ENV = "EUTAXY_HANDLER_MEMORY_MB"
-#: Below this the handler's process cannot even start (Python, boto3 and moto take about 300 MiB).
+#: Below this the handler's process cannot even start: measured, it holds 50 MiB of address space
+#: when the limit is applied, 120 MiB once boto3, moto and a handler's module are imported, 130 MiB
+#: after a run.
 MEMORY_LIMIT_MB_MIN = 512
+#: Address space the handler's process has beyond the handler's limit, for Eutaxy's own work there:
+#: each handler call's watchdog thread (an 8 MiB stack, a fresh one when the last call's thread has
+#: not yet handed its back), resetting and snapshotting the tables, answering the checker.
+PLATFORM_RESERVE_MB = 64
+_MIB = 1024 * 1024
 #: Time to start the process (Python, boto3, the local DynamoDB) beside the handler module's import deadline.
 START_GRACE_S = 30.0
 #: Time a run takes beside its handlers: resetting the tables before, snapshotting them after.
@@ -85,6 +100,10 @@ _BOOTSTRAP = (
     "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
     "from eutaxy.aws.child import serve; serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))"
 )
+
+
+#: The handler's limit in bytes once ``serve`` applied it in this process; None in any other.
+_handler_limit: int | None = None
 
 
 def memory_limit_mb() -> int:
@@ -372,7 +391,8 @@ def process_sentence(memory_mb: int) -> str:
 def _memory_text(memory_mb: int) -> str:
     return (
         "the handler's process ran out of memory where no invocation could record it (importing the module, "
-        f"resetting or snapshotting the tables, answering the checker): it is limited to {memory_mb} MiB of address space ({MEMORY_ENV} sets another); "
+        "starting a handler call's watchdog thread, resetting or snapshotting the tables, answering the checker): "
+        f"it is limited to {memory_mb} MiB of address space ({MEMORY_ENV} sets another); "
         "memory the handler's module keeps? The next run starts a fresh process"
     )
 
@@ -394,6 +414,7 @@ def serve(requests_fd: int, answers_fd: int, memory_mb: int, parent: int) -> Non
             break
         if request[0] == "close":
             break
+        _platform_memory()
         answer = _answer(request, platform)
         if request[0] == "start" and answer[0] == "started":
             platform, answer = answer[2], answer[:2]
@@ -427,25 +448,120 @@ def _answer(request: tuple[Any, ...], platform: Any) -> tuple[Any, ...]:
         return ("out_of_memory", _memory_text(_limit_of_memory()))
     except KeyboardInterrupt:
         return ("interrupt",)
-    except BaseException:  # noqa: BLE001 - Eutaxy's own bug, told to the checker with its traceback
+    except BaseException as error:  # noqa: BLE001 - Eutaxy's own bug, told to the checker with its traceback
+        if thread_out_of_memory(error, _soft_limit_mb()):  # a thread of Eutaxy's, past the reserve too
+            return ("out_of_memory", _memory_text(_limit_of_memory()))
         return ("bug", traceback.format_exc())
 
 
 def _limit_memory(memory_mb: int) -> None:
+    """The process's address space: ``memory_mb`` for the handler's code, PLATFORM_RESERVE_MB more for Eutaxy's.
+
+    The hard limit is the whole; ``handler_memory`` lowers the soft one to the handler's
+    while its code runs. One malloc arena (``_one_malloc_arena``) keeps what a thread takes
+    to its stack, so the reserve holds the threads Eutaxy starts.
+    """
     import resource
 
-    limit = memory_mb * 1024 * 1024
+    global _handler_limit
+    limit, whole = memory_mb * _MIB, (memory_mb + PLATFORM_RESERVE_MB) * _MIB
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY and hard < limit:
-        limit = hard
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if hard != resource.RLIM_INFINITY:
+        limit, whole = min(limit, hard), min(whole, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (whole, whole))
+    _handler_limit = limit
+    _one_malloc_arena()
 
 
-def _limit_of_memory() -> int:
+def _one_malloc_arena() -> None:
+    """One malloc arena for the process (glibc's ``M_ARENA_MAX``).
+
+    glibc gives a thread that allocates while others hold the arenas one of its own, 64 MiB
+    of address space reserved at once and kept: a watchdog thread's would take the reserve.
+    Where there is no glibc ``mallopt`` nothing changes.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    m_arena_max = -8
+    try:
+        ctypes.CDLL(None).mallopt(m_arena_max, 1)
+    except (AttributeError, OSError):
+        pass
+
+
+@contextlib.contextmanager
+def handler_memory() -> Iterator[None]:
+    """Run the block as the handler's code: the process's address space limited to the handler's limit.
+
+    Outside it, Eutaxy's own work has PLATFORM_RESERVE_MB more. Nothing changes in a process
+    ``serve`` did not limit (the in-process ``AwsPlatform``).
+    """
+    if _handler_limit is None:
+        yield
+        return
+    import resource
+
+    _, whole = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (_handler_limit, whole))
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (whole, whole))
+
+
+def _platform_memory() -> None:
+    """Give Eutaxy's work the whole address space again, should an interrupted handler call have left it lowered."""
+    if _handler_limit is not None:
+        import resource
+
+        _, whole = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (whole, whole))
+
+
+def handler_limit_mb() -> int | None:
+    """The address space the handler's code may take, in MiB: the handler's limit in its own process,
+    else this process's own limit; None when there is none."""
+    if _handler_limit is not None:
+        return _handler_limit // _MIB
+    return _soft_limit_mb()
+
+
+def _soft_limit_mb() -> int | None:
     import resource
 
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    return MEMORY_LIMIT_MB_DEFAULT if soft == resource.RLIM_INFINITY else soft // (1024 * 1024)
+    return None if soft == resource.RLIM_INFINITY else soft // _MIB
+
+
+def thread_out_of_memory(error: BaseException, limit_mb: int | None) -> bool:
+    """Whether ``error`` is a thread that could not start for want of address space under ``limit_mb``.
+
+    CPython says only ``can't start new thread`` (the system's EAGAIN, which a limit on the
+    number of threads gives too); it is out of memory when the process came within a thread's
+    stack of the limit (its peak address space, so threads the handler ended before its error
+    came out count). Without ``/proc`` (no Linux) it is not.
+    """
+    if limit_mb is None or not isinstance(error, RuntimeError) or str(error) != "can't start new thread":
+        return False
+    import resource
+    import threading
+
+    try:
+        with open("/proc/self/status", encoding="utf-8", errors="replace") as status:
+            peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmPeak:"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    stack = threading.stack_size() or resource.getrlimit(resource.RLIMIT_STACK)[0]
+    if stack == resource.RLIM_INFINITY or stack <= 0:
+        stack = 8 * _MIB
+    return limit_mb * _MIB - peak_kb * 1024 < stack + _MIB
+
+
+def _limit_of_memory() -> int:
+    limit = handler_limit_mb()
+    return MEMORY_LIMIT_MB_DEFAULT if limit is None else limit
 
 
 def _die_with(parent: int) -> None:

@@ -18,7 +18,8 @@ any event, naming the bound. The handler's output is captured per invocation (``
 A ``MemoryError`` out of the handler is the invocation's failure, as Lambda records a function
 that ran out of memory (``Runtime.OutOfMemory``: the runtime process ends, the invocation
 failed): its outcome is ``crashed`` with the error ``MemoryError: out_of_memory: ...`` at the
-handler's line, its messages come back as SQS redelivers them, and the run goes on. The limit
+handler's line (a thread the handler could not start for want of room is the same failure,
+``RuntimeError: out_of_memory: ...``), its messages come back as SQS redelivers them, and the run goes on. The limit
 is the handler process's (``child``), the checker's, not the function's MemorySize. Lambda
 then starts a fresh environment; here the rest of the run keeps the module's state, and the
 next run starts a fresh process (``fresh_process``).
@@ -42,6 +43,7 @@ from eutaxy.engine.runloop import HandlerExit, RunLoop, plan_data, unsupported_r
 from eutaxy.engine.scenario_file import no_bytecode
 
 from eutaxy.aws.boundary import Boundary
+from eutaxy.aws.child import handler_limit_mb, handler_memory, thread_out_of_memory
 from eutaxy.aws.dynamodb import target_of
 from eutaxy.aws.frames import UserFrames
 from eutaxy.aws.local import LOCAL_REGION, LocalDynamoDB
@@ -208,7 +210,7 @@ class AwsPlatform:
         added = [entry for entry in entries if entry not in sys.path]
         sys.path[:0] = added
         try:
-            with _environment(environment), output.installed(), boundary.installed(None):
+            with _environment(environment), output.installed(), boundary.installed(None), handler_memory():
                 handler = _load_handler(path, spec.get("function") or "handler", entries)
         except BaseException:
             _remove_entries(added)
@@ -305,18 +307,23 @@ class AwsPlatform:
         return loop.result()
 
     def _memory_guarded(self, loop: RunLoop) -> Callable[[Any, Any], Any]:
-        """The handler, its MemoryError turned into the invocation's crash (``HandlerOutOfMemory``)."""
+        """The handler under the handler's memory limit (``child.handler_memory``), running out of it (a
+        MemoryError, a thread it had no room to start) turned into the invocation's crash (``HandlerOutOfMemory``)."""
         handler = self.handler
 
         def guarded(event: Any, context: Any) -> Any:
             try:
-                return handler(event, context)
-            except MemoryError as error:
+                with handler_memory():
+                    return handler(event, context)
+            except (MemoryError, RuntimeError) as error:
+                if not isinstance(error, MemoryError) and not thread_out_of_memory(error, handler_limit_mb()):
+                    raise
                 where = self.frames.raised_at(error)
                 self.fresh_process = True
+                ran_out = "" if isinstance(error, MemoryError) else f" ({error}: no room for a thread's stack)"
                 described: dict[str, Any] = {
-                    "name": "MemoryError",
-                    "message": f"{OUT_OF_MEMORY}: the invocation ran out of memory: {_memory_limit_text()}; "
+                    "name": type(error).__name__,
+                    "message": f"{OUT_OF_MEMORY}: the invocation ran out of memory{ran_out}: {_memory_limit_text()}; "
                     "Lambda ends such an invocation as failed (Runtime.OutOfMemory)",
                 }
                 if where is not None:
@@ -368,13 +375,11 @@ class AwsPlatform:
 
 def _memory_limit_text() -> str:
     """The memory the handler's process may take, as an out-of-memory detail says it."""
-    import resource
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY:
+    limit = handler_limit_mb()
+    if limit is None:
         return "its process has no address-space limit"
     return (
-        f"its process is limited to {soft // (1024 * 1024)} MiB of address space (the checker's limit, "
+        f"its process is limited to {limit} MiB of address space (the checker's limit, "
         "EUTAXY_HANDLER_MEMORY_MB, not the function's MemorySize)"
     )
 
