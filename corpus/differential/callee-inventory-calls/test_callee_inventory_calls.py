@@ -9,8 +9,7 @@ each: name, message, remote and its code) and both Workers' rows must be the sam
 plants a divergence on the proxied side and requires the runner to report it, so this gate can fail.
 """
 
-from eutaxy.cloudflare.differential import decisions_of_raw
-from agreement import agreed, raw_rows
+from agreement import agreed, raw_answers, raw_rows
 from divergence import diverged, differing_tables
 
 SEED = "callee-inventory-calls"
@@ -18,7 +17,7 @@ SEED = "callee-inventory-calls"
 
 def test_proxied_and_raw_runs_agree(scenario):
     outcome = agreed(scenario, SEED)
-    answers = {a["invocation"]: a["answer"] for a in decisions_of_raw(outcome.raw)}
+    answers = raw_answers(outcome)
     assert {"ok": True, "value": {"outcome": "reserved res-o-1, 1 left", "level": 1}} == answers["call-1#1"]
     assert {"ok": True, "value": {"outcome": "RangeError: widget: 1 left, not 2 (remote: true, code: undefined)", "level": 1}} == answers["call-2#1"]
     assert {"ok": True, "value": {"outcome": "reserved res-o-3, 0 left", "level": 0}} == answers["call-3#1"]

@@ -1,0 +1,1 @@
+CREATE TABLE orders (order_id TEXT PRIMARY KEY, sku TEXT NOT NULL, outcome TEXT NOT NULL, level INTEGER NOT NULL);
