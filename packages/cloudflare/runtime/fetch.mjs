@@ -115,9 +115,13 @@ export function routeFor(routes, method, url) {
   return found ?? null;
 }
 
-/** The reply for a route's `position`-th answer (from 0): the last reply repeats. @param {Route} route @param {number} position */
-export function replyAt(route, position) {
-  return route.replies[Math.min(position, route.replies.length - 1)];
+/**
+ * The reply for a scripted sequence's `position`-th answer (from 0): the last reply repeats. The
+ * one rule for replies in turn: a route's, and a scripted service method's (bindings/service.mjs).
+ * @template T @param {{replies: T[]}} scripted @param {number} position @returns {T}
+ */
+export function replyAt(scripted, position) {
+  return scripted.replies[Math.min(position, scripted.replies.length - 1)];
 }
 
 /** The body as recorded. @param {string | null} text @param {string} contentType */

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from eutaxy.cloudflare import callee, http, service, service_call, service_error
+from eutaxy.cloudflare import callee, http, service, service_call, service_error, service_replies
 from eutaxy.cloudflare.bindings.service import SERVICE
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
@@ -27,6 +27,41 @@ def test_each_method_is_a_value_or_an_error_and_fetch_routes_are_an_externals():
         ]}],
     } == step
     assert step == SERVICE.check_step(step, "setup[0]"), "a step read back is checked as one built here"
+
+
+def test_a_methods_replies_in_turn_travel_as_a_sequence_a_list_stays_one_reply():
+    step = service("ORDERS", methods={
+        "reserve": service_replies({"ok": True}, service_error("RangeError", "sold out")),
+        "skus": ["a", "b"],
+    })
+    assert {
+        "reserve": {"replies": [{"value": {"ok": True}}, {"error": {"name": "RangeError", "message": "sold out"}}]},
+        "skus": {"value": ["a", "b"]},
+    } == step["methods"]
+    assert step == SERVICE.check_step(step, "setup[0]"), "a step read back is checked as one built here"
+
+
+@pytest.mark.parametrize(
+    ("replies", "words"),
+    [
+        ((), r"service_replies: give at least one reply"),
+        (tuple(range(101)), r"at most 100 replies, got 101"),
+    ],
+)
+def test_replies_in_turn_are_one_to_a_hundred(replies, words):
+    with pytest.raises(UserError, match=words):
+        service_replies(*replies)
+
+
+def test_a_reply_in_turn_is_a_reply_and_no_nested_sequence():
+    with pytest.raises(UserError, match=r"methods\['m'\]: service_replies\[1\]: .*a reply is JSON data"):
+        service("ORDERS", {"m": service_replies(1, {1, 2})})
+    with pytest.raises(UserError, match=r"service_replies\[0\]: service_replies\(...\) cannot be one of a method's replies"):
+        service("ORDERS", {"m": service_replies(service_replies(1))})
+    with pytest.raises(UserError, match=r"setup\[0\]: methods\['m'\]: replies\[0\] must be \{'value': ...\}"):
+        SERVICE.check_step({"kind": "service", "binding": "ORDERS", "methods": {"m": {"replies": [1]}}}, "setup[0]")
+    with pytest.raises(UserError, match=r"setup\[0\]: methods\['m'\]: replies: give at least one reply"):
+        SERVICE.check_step({"kind": "service", "binding": "ORDERS", "methods": {"m": {"replies": []}}}, "setup[0]")
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import at_most_once_per_key, create_platform, http, service, service_call, service_error
+from eutaxy.cloudflare import at_most_once_per_key, create_platform, http, service, service_call, service_error, service_replies
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.effects import as_effects
 from eutaxy.core.selectors import matches
@@ -112,6 +112,26 @@ def test_a_scripted_error_is_thrown_to_the_caller_as_rpc_carries_it():
     assert 1 == sum(matches(service_call("ORDERS", ok=False), effect) for effect in as_effects(result["effects"][:2]))
     [failed] = [i for i in result["invocations"] if i["invocation"] == "req-1#1"]
     assert ("threw", "Error", "SoldOut: no stock") == (failed["outcome"], failed["error"]["name"], failed["error"]["message"])
+
+
+def test_a_methods_replies_in_turn_answer_its_calls_that_reach_the_callee():
+    """reserve throws Busy, then returns: the Worker's second call gets the hold; when the first call
+    never reached the callee (error), the second is the first to and gets Busy, and the request fails."""
+    busy_then_held = service_replies(service_error("Busy", "try again"), {"held": True})
+    scenario = _scenario(["/checkout"], setup=[service("ORDERS", methods={"reserve": busy_then_held})])
+    first_refused = {"faults": [{"invocation": "req-1#1", "ordinal": 0, "fault": "error"}], "turns": []}
+    with create_platform(scenario) as platform:
+        clean = replay_scenario(scenario, platform, NO_FAULTS, seed="service")["result"]
+        refused = replay_scenario(scenario, platform, first_refused, seed="service")["result"]
+    busy = {"ok": False, "error": {"name": "Busy", "message": "try again"}}
+    assert [busy, {"ok": True, "value": {"held": True}}] == [payload["result"] for _, payload in _calls(clean)]
+    assert [{"held": True}] == _bodies(clean)
+    assert [busy] == [payload["result"] for _, payload in _calls(refused)]
+    [failed] = [i for i in refused["invocations"] if i["invocation"] == "req-1#1"]
+    assert ("threw", "Busy: try again") == (failed["outcome"], failed["error"]["message"])
+    [said] = [sentence for sentence in prepare_worker(scenario).assumptions if sentence.startswith("Callees were scripted")]
+    assert "ORDERS (Worker orders, entrypoint OrdersApi): reserve() throws Busy, then returns" in said
+    assert "A method's replies in turn go to its calls that reach the callee in a run, the n-th to the n-th" in said
 
 
 #: Each path of the Worker that uses ORDERS (PLAIN for /plain) as the script cannot answer: the cause, and words of its detail.

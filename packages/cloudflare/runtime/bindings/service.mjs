@@ -4,7 +4,8 @@
  *
  * - Entry (its kind's, `service`, as Python's record eutaxy/cloudflare/bindings/service.py
  *   writes it): per binding `{setup, settings: {service, entrypoint}}`, `setup` the `service`
- *   step `{methods: {[method]: {value} | {error: {name, message}}}, fetch: [route, ...]}` (a
+ *   step `{methods: {[method]: reply | {replies: [reply, ...]}}, fetch: [route, ...]}`, a reply
+ *   `{value} | {error: {name, message}}` (a
  *   binding without one is the index's trap, bindings/index.mjs: `binding_without_setup`); the
  *   kind's policy gives a call's ladder (`ladderOf(entry, "call")`). No Miniflare binding is
  *   behind it: the record stands in for one.
@@ -18,6 +19,10 @@
  *   which the caller gets as RPC carries it: a built-in class (RangeError, TypeError, ...) as
  *   itself, any other as an Error whose message is `<name>: <message>` (as workerd delivers an
  *   error of the callee's own class), with `remote: true`. The value is a fresh copy per call.
+ *   A method scripted with `replies` gives the n-th of its calls that reaches the callee in a
+ *   run the n-th reply, the last repeating (fetch.mjs `replyAt`, a route's rule): counted as a
+ *   fetch() route's requests are, when the call reaches the callee (no fault, ambiguous,
+ *   crash_after), not for crash_before or error. An awaited property is a call of its name.
  *   A fetch()'s payload is the request as an external's (fetch.mjs `recordedRequest`), its
  *   result `{status, ok, body}`; its route is matched by method and path as an external's
  *   (fetch.mjs `scriptedRoutes`, `routeFor`), and a route with `replies` gives the n-th
@@ -45,16 +50,25 @@ const BUILT_IN_ERRORS = /** @type {Record<string, ErrorConstructor>} */ ({
 /** The redirect statuses fetch() follows when the reply carries a Location. */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Per run, per binding, how many requests each fetch() route answered. @type {WeakMap<import("../run.mjs").Run, Map<string, number[]>>} */
+/**
+ * Per run, per binding, how many calls each fetch() route and each method scripted in turn
+ * answered (keyed `fetch <route index>`, `method <name>`).
+ * @type {WeakMap<import("../run.mjs").Run, Map<string, Map<string, number>>>}
+ */
 const answered = new WeakMap();
 
-/** @param {import("../run.mjs").Run} run @param {string} binding @param {number} routes */
-function answeredBy(run, binding, routes) {
+/**
+ * Take the next answer of `key` at `binding` in this run: its position (from 0).
+ * @param {import("../run.mjs").Run} run @param {string} binding @param {string} key
+ */
+function nextAnswer(run, binding, key) {
   let bindings = answered.get(run);
   if (!bindings) answered.set(run, (bindings = new Map()));
   let counts = bindings.get(binding);
-  if (!counts) bindings.set(binding, (counts = new Array(routes).fill(0)));
-  return counts;
+  if (!counts) bindings.set(binding, (counts = new Map()));
+  const position = counts.get(key) ?? 0;
+  counts.set(key, position + 1);
+  return position;
 }
 
 /**
@@ -92,7 +106,8 @@ function injectedError(fault) {
  */
 function makeService(run, inv, binding, entry) {
   const target = `Service:${binding}`;
-  /** @type {{methods: Record<string, {value?: unknown, error?: {name: string, message: string}}>, fetch: any[]}} */
+  /** @typedef {{value?: unknown, error?: {name: string, message: string}}} Reply */
+  /** @type {{methods: Record<string, Reply | {replies: Reply[]}>, fetch: any[]}} */
   const script = entry.setup;
   const routes = scriptedRoutes(script.fetch ?? [], `service(${JSON.stringify(binding)}): fetch`);
   /** Mark the run UNSUPPORTED; the signal that stops a synchronous caller. @param {string} cause @param {string} detail */
@@ -121,7 +136,9 @@ function makeService(run, inv, binding, entry) {
       refuse("not_plain_data", `${method}() was called with an argument that is not plain data (a function, a stub, a class instance)`);
       return never();
     }
-    const answer = await point(method, args === null ? { property: true } : { args: recorded(args) }, () => reply,
+    // Run only when the call reaches the callee: a method's replies in turn move then.
+    const perform = () => ("replies" in reply ? replyAt(reply, nextAnswer(run, binding, `method ${method}`)) : reply);
+    const answer = await point(method, args === null ? { property: true } : { args: recorded(args) }, perform,
       (given) => (given.error ? { ok: false, error: given.error } : { ok: true, value: recorded(given.value) }));
     if (answer.error) throw thrownAcross(answer.error);
     return answer.value === undefined ? undefined : structuredClone(answer.value);
@@ -162,13 +179,11 @@ function makeService(run, inv, binding, entry) {
       return never();
     }
     const reply = await point("fetch", await recordedRequest(request, init), () => {
-      const counts = answeredBy(run, binding, routes.length);
-      const given = replyAt(route, counts[route.index]);
+      const given = replyAt(route, nextAnswer(run, binding, `fetch ${route.index}`));
       const location = Object.keys(given.headers).some((name) => name.toLowerCase() === "location");
       if (REDIRECTS.has(given.status) && location && request.redirect !== "manual") {
         throw refuse("service_redirect", `fetch ${method} ${url.pathname} is answered ${given.status} with a Location, which the runtime would follow through the binding; script the final reply, or fetch with redirect: "manual"`);
       }
-      counts[route.index]++;
       return given;
     }, (given) => ({ status: given.status, ok: given.status >= 200 && given.status < 300, body: given.body }));
     return responseOf(reply);

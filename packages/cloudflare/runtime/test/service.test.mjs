@@ -26,6 +26,7 @@ const ORDERS = {
     charge: { error: { name: "InsufficientFunds", message: "card declined" } },
     store: { value: { name: "s-1" } },
     version: { value: "v2" },
+    hold: { replies: [{ value: "held 1" }, { error: { name: "RangeError", message: "sold out" } }, { value: "held 3" }] },
   },
   fetch: [
     { method: "GET", path: "/pages", replies: [{ status: 200, headers: {}, body: "first" }, { status: 200, headers: {}, body: "second" }] },
@@ -99,6 +100,27 @@ test("an awaited property is a call of its own, answered from the script", async
   assert.deepEqual(answer(result), { ok: true, value: "v2" });
 });
 
+const SOLD_OUT = { name: "RangeError", message: "sold out", builtIn: "RangeError", remote: true };
+
+test("a method's replies in turn: the n-th call that reaches the callee gets the n-th, the last repeating", async () => {
+  const result = await host.runCompleted(plan("holds"));
+  assert.deepEqual(payloads(result.effects, "result"), [
+    { ok: true, value: "held 1" }, { ok: false, error: { name: "RangeError", message: "sold out" } }, { ok: true, value: "held 3" }, { ok: true, value: "held 3" },
+  ]);
+  assert.deepEqual(answer(result).value, ["held 1", SOLD_OUT, "held 3", "held 3"]);
+});
+
+// The first hold() faulted, its error caught: the reply the second gets says whether the first
+// reached the callee and took its reply (counted as a fetch() route's requests are).
+for (const [fault, second] of /** @type {[string, unknown][]} */ ([["error", "held 1"], ["ambiguous", SOLD_OUT]])) {
+  test(`a method's replies in turn, a first call's ${fault} fault: ${fault === "error" ? "it took no reply" : "it took its reply"}`, async () => {
+    const result = await host.runCompleted(plan("holds", [], { faults: [{ invocation: "call-1#1", ordinal: 0, fault }] }));
+    const [lost, next, ...rest] = answer(result).value;
+    assert.match(lost.message, /Network connection lost/);
+    assert.deepEqual([next, ...rest], fault === "error" ? ["held 1", SOLD_OUT, "held 3"] : [SOLD_OUT, "held 3", "held 3"]);
+  });
+}
+
 test("fetch() is matched by method and path as an external's, each reply in turn, and recorded as the request", async () => {
   const result = await host.runCompleted(plan("pages"));
   assert.deepEqual(calls(result.effects), ["0 fetch call", "0 fetch result", "1 fetch call", "1 fetch result"]);
@@ -140,7 +162,7 @@ test("a redirect reply is answered as it is to redirect: manual, and is UNSUPPOR
 });
 
 for (const [method, cause, detail] of /** @type {[string, string, RegExp][]} */ ([
-  ["unscripted", "service_method_unscripted", /service binding ORDERS: missing\(\) was called, but its service step scripts no reply for it \(it scripts reserve\(\), charge\(\), store\(\), version\(\)\)/],
+  ["unscripted", "service_method_unscripted", /service binding ORDERS: missing\(\) was called, but its service step scripts no reply for it \(it scripts reserve\(\), charge\(\), store\(\), version\(\), hold\(\)\)/],
   ["unmatched", "service_fetch_unmatched", /service binding ORDERS: fetch POST \/nowhere: its service step scripts no route for it/],
   ["pipelined", "rpc_pipelining", /service binding ORDERS: store\(\)'s result was used before it was awaited \(\.get\)/],
   ["socket", "service_connect", /service binding ORDERS: connect\(\) opens a socket/],

@@ -45,7 +45,7 @@ from .platform import (
 )
 from .queues import queue as queue
 from .bindings.r2 import r2_bucket as r2_bucket
-from .bindings.service import service as service, service_error as service_error
+from .bindings.service import service as service, service_error as service_error, service_replies as service_replies
 from .rpc import rpc as rpc
 from .scenario import define_scenario as define_scenario
 from .websocket import websocket as websocket
@@ -129,6 +129,7 @@ __all__ = [
     "service",
     "service_call",
     "service_error",
+    "service_replies",
     "todo",
     "unique",
     "websocket",

@@ -4,7 +4,9 @@ A service binding (``{"binding": "ORDERS", "service": "orders", "entrypoint": "O
 lets the Worker call another Worker: an RPC method (``env.ORDERS.reserve(sku)``) or fetch()
 (``env.ORDERS.fetch(request)``). The callee is scripted, never called: the ``service`` step
 names each method's reply (a value returned, or :func:`service_error`, an error thrown to the
-caller as RPC carries it) and the replies fetch() gets, routes matched by method and path as an
+caller as RPC carries it), or its replies in turn (:func:`service_replies`: the n-th call of the
+method that reaches the callee in a run gets the n-th, the last repeating, as a fetch() route's
+``replies``), and the replies fetch() gets, routes matched by method and path as an
 external's are (:func:`eutaxy.cloudflare.externals.scripted_routes` checks them, the runtime's
 fetch.mjs matches them). The runtime record (runtime/bindings/service.mjs) answers from the
 script; there is no Miniflare binding behind it.
@@ -35,13 +37,15 @@ import attrs
 from eutaxy.core.errors import UserError
 from eutaxy.core.plain_data import json_problem
 
-from ..externals import route_text, scripted_routes
+from ..externals import REPLIES_MAX, route_text, scripted_routes
 from ._record import BindingKind, DraftContext, KindNames, SetupStep, effect_selector
 
 if TYPE_CHECKING:
     from eutaxy.cloudflare.wrangler import Binding, WranglerConfig
 
-__all__ = ["RUN_BY", "SERVICE", "ServiceError", "ServiceKind", "service", "service_call", "service_error"]
+__all__ = [
+    "RUN_BY", "SERVICE", "ServiceError", "ServiceKind", "ServiceReplies", "service", "service_call", "service_error", "service_replies",
+]
 
 #: The field ``eutaxy.cloudflare.callee`` gives a service binding whose Worker a ``callee`` step
 #: runs for real (the Worker's name): that binding is the callee record's, not this kind's.
@@ -74,6 +78,36 @@ def service_error(name: str, message: str) -> ServiceError:
     return ServiceError(name, message)
 
 
+@attrs.frozen
+class ServiceReplies:
+    """A scripted RPC method's replies in turn (:func:`service_replies` builds it)."""
+
+    replies: tuple[Any, ...]
+
+
+def service_replies(*replies: Any) -> ServiceReplies:
+    """A scripted method's replies in turn: the n-th call of the method that reaches the callee in a
+    run gets the n-th reply, the last one repeating, as a fetch() route's ``replies`` do.
+
+    Each reply is what a single reply is: a JSON value the call returns, or
+    :func:`service_error`, thrown. A call a fault stops before the callee (crash_before, error)
+    takes no reply, so the next call gets the one it would have; an ambiguous call reached the
+    callee and took its reply. ``service_replies({"ok": True}, service_error("RangeError", "sold
+    out"))``: the first call that reaches the callee returns, every later one throws. (A list is
+    one JSON reply, returned to every call; this is the sequence.)
+    """
+    _count(len(replies), "service_replies")
+    return ServiceReplies(tuple(replies))
+
+
+def _count(given: int, where: str) -> None:
+    """A method's replies in turn are one or more, at most :data:`~eutaxy.cloudflare.externals.REPLIES_MAX`."""
+    if given == 0:
+        raise UserError(f"{where}: give at least one reply, e.g. service_replies({{'ok': True}}, service_error('RangeError', 'sold out'))")
+    if given > REPLIES_MAX:
+        raise UserError(f"{where}: a method may script at most {REPLIES_MAX} replies, got {given}")
+
+
 def service(
     binding: str,
     methods: Mapping[str, Any] | None = None,
@@ -84,7 +118,9 @@ def service(
     Args:
         binding: the binding's name (``services[].binding``).
         methods: ``{method: reply}``, each RPC method's reply to every call: a JSON value the
-            call returns, or ``service_error(name, message)``, thrown to the caller.
+            call returns, or ``service_error(name, message)``, thrown to the caller; or
+            ``service_replies(reply, ...)``, the n-th call that reaches the callee getting the
+            n-th reply, the last repeating.
         fetch: the replies to fetch() through the binding, routes as an external's
             (``{"method", "path" | "pattern", "query"={}, "status"=200, "headers"={}, "body"=None}``
             or ``"replies": [...]``, the n-th request a route answers in a run getting the n-th).
@@ -99,7 +135,8 @@ def service(
 
 
 def _methods(methods: Any, label: str) -> dict[str, dict[str, Any]]:
-    """Each method's reply as the step carries it: ``{"value": v}`` or ``{"error": {name, message}}``."""
+    """Each method's reply as the step carries it: ``{"value": v}``, ``{"error": {name, message}}``,
+    or ``{"replies": [reply, ...]}`` for :func:`service_replies`."""
     if not isinstance(methods, Mapping):
         raise UserError(f"{label}: methods must be a dict of method name -> reply, got {methods!r}")
     scripted = {}
@@ -107,11 +144,20 @@ def _methods(methods: Any, label: str) -> dict[str, dict[str, Any]]:
         if not isinstance(method, str) or not method.isidentifier() or method in _NOT_METHODS:
             raise UserError(f"{label}: methods: {method!r} is not an RPC method name (an identifier other than "
                             f"{', '.join(sorted(_NOT_METHODS))}); script fetch() with fetch=[...]")
-        scripted[method] = _reply(reply, f"{label}: methods[{method!r}]")
+        scripted[method] = _method_reply(reply, f"{label}: methods[{method!r}]")
     return scripted
 
 
+def _method_reply(reply: Any, where: str) -> dict[str, Any]:
+    """A method's reply, or its replies in turn, as the step carries it."""
+    if isinstance(reply, ServiceReplies):
+        return {"replies": [_reply(each, f"{where}: service_replies[{index}]") for index, each in enumerate(reply.replies)]}
+    return _reply(reply, where)
+
+
 def _reply(reply: Any, where: str) -> dict[str, Any]:
+    if isinstance(reply, ServiceReplies):
+        raise UserError(f"{where}: service_replies(...) cannot be one of a method's replies; list every reply in one service_replies(...)")
     if isinstance(reply, ServiceError):
         return {"error": {"name": reply.name, "message": reply.message}}
     problem = json_problem(reply, where, tuples=False, safe_integers=True)
@@ -120,13 +166,30 @@ def _reply(reply: Any, where: str) -> dict[str, Any]:
     return {"value": reply}
 
 
+def _checked_method_reply(reply: Any, where: str) -> dict[str, Any]:
+    """A method's reply or replies as the step carries them (written by hand, or read back from JSON), checked."""
+    if isinstance(reply, Mapping) and set(reply) == {"replies"}:
+        replies = reply["replies"]
+        if not isinstance(replies, list):
+            raise UserError(f"{where}: replies must be a list of {{'value': ...}} or {{'error': ...}}; build the step with service(...)")
+        _count(len(replies), f"{where}: replies")
+        return {"replies": [_checked_reply(each, f"{where}: replies[{index}]") for index, each in enumerate(replies)]}
+    return _checked_reply(reply, where)
+
+
 def _checked_reply(reply: Any, where: str) -> dict[str, Any]:
     """A reply as the step carries it (a step written by hand, or read back from JSON), checked."""
     if isinstance(reply, Mapping) and set(reply) == {"value"}:
         return _reply(reply["value"], where)
     if isinstance(reply, Mapping) and set(reply) == {"error"} and isinstance(reply["error"], Mapping) and set(reply["error"]) == {"name", "message"}:
         return _reply(service_error(reply["error"]["name"], reply["error"]["message"]), where)
-    raise UserError(f"{where} must be {{'value': ...}} or {{'error': {{'name', 'message'}}}}; build the step with service(...)")
+    raise UserError(f"{where} must be {{'value': ...}}, {{'error': {{'name', 'message'}}}} or {{'replies': [...]}}; build the step with service(...)")
+
+
+def _replies_text(reply: Mapping[str, Any]) -> str:
+    """``returns``, ``throws RangeError``, or a method's replies in turn: ``returns, then throws RangeError``."""
+    said = [f"throws {each['error']['name']}" if "error" in each else "returns" for each in reply.get("replies", [reply])]
+    return ", then ".join(said)
 
 
 def service_call(binding: str, method: str | list[str] | None = None, *, ok: bool | None = None) -> dict[str, Any]:
@@ -152,7 +215,7 @@ class ServiceKind(BindingKind):
         checked = {}
         for method, reply in methods.items():
             _methods({method: None}, where)
-            checked[method] = _checked_reply(reply, f"{where}: methods[{method!r}]")
+            checked[method] = _checked_method_reply(reply, f"{where}: methods[{method!r}]")
         return {"kind": self.setup_step, "binding": step["binding"], "methods": checked, "fetch": scripted_routes(step.get("fetch"), f"{where}: fetch")}
 
     def resources(self, config: "WranglerConfig") -> dict[str, str]:
@@ -181,14 +244,18 @@ class ServiceKind(BindingKind):
             named = f"{binding.name} (Worker {self.resource_of(binding)}{f', entrypoint {entrypoint}' if entrypoint else ''})"
             step = scripted.get(binding.name)
             if step is not None:
-                said = [f"{method}() {'throws ' + reply['error']['name'] if 'error' in reply else 'returns'}" for method, reply in step["methods"].items()]
+                said = [f"{method}() {_replies_text(reply)}" for method, reply in step["methods"].items()]
                 said += [f"fetch {route_text(route)}" for route in step["fetch"]]
                 named += f": {'; '.join(said) if said else 'nothing scripted'}"
             callees.append(named)
+        in_turn = any("replies" in reply for step in steps for reply in step["methods"].values())
         return [
             f"Callees were scripted, not run: the Workers behind service bindings {', '.join(callees)} answer only "
             "their service steps' replies (a method the script lacks, a fetch() no route answers, a redirect the runtime "
-            "would follow, connect() and RPC promise pipelining are UNSUPPORTED). Each call through a binding is one "
+            "would follow, connect() and RPC promise pipelining are UNSUPPORTED). "
+            + ("A method's replies in turn go to its calls that reach the callee in a run, the n-th to the n-th (a call "
+               "a fault stopped before the callee takes none), the last repeating; every run starts over. " if in_turn else "")
+            + "Each call through a binding is one "
             "effect (crash_before and error: it never reached the callee; ambiguous: the callee acted and the answer "
             "was lost; crash_after: the caller died after it), and Cloudflare retries none of them."
         ]
@@ -212,7 +279,8 @@ class ServiceKind(BindingKind):
         step: dict[str, Any] = {"kind": self.setup_step, "binding": binding.name, "methods": {}, "fetch": []}
         lines = [f"{self.setup_step}({json.dumps(binding.name)}, methods={{"]
         for method in methods:
-            hole = draft.hole(f"{binding.name}.{method}", f"what Worker {worker} answers {method}(): a JSON value, or service_error(name, message)")
+            hole = draft.hole(f"{binding.name}.{method}", f"what Worker {worker} answers {method}(): a JSON value, or service_error(name, message); "
+                              "service_replies(reply, ...) for a reply per call in turn")
             lines.append(f"    {json.dumps(method)}: {hole},")
         fetch = ""
         if "fetch" in called:
