@@ -72,10 +72,63 @@ export function loggedOrNull(value) {
   return reading.ok ? reading.value : null;
 }
 
-/** The name and message of a thrown value or an `Error`, as the log writes them. @param {unknown} error */
+/**
+ * The name and message of a thrown value or an `Error`, as the log writes them: a value that is
+ * not an Error is an Error whose message is its text as V8 writes it (`describedThrown`).
+ * @param {unknown} error
+ */
 export function errorFields(error) {
   if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: "Error", message: String(error) };
+  return { name: "Error", message: describedThrown(error) };
+}
+
+/**
+ * The property `key` of `object` or its prototypes when it is a data property (undefined for a
+ * getter, which is never called), as V8 reads a thrown value without side effects.
+ * @param {object} object @param {PropertyKey} key
+ */
+function dataProperty(object, key) {
+  for (let at = object; at !== null; at = Object.getPrototypeOf(at)) {
+    const found = Object.getOwnPropertyDescriptor(at, key);
+    if (found) return "value" in found ? found.value : undefined;
+  }
+  return undefined;
+}
+
+/** Whether a value is an error object whatever its prototype (ES2026 `Error.isError`, which workerd and Node 24 have). */
+const isError = /** @type {(value: unknown) => boolean} */ (/** @type {any} */ (Error).isError);
+
+/**
+ * A thrown value's text as V8 writes it without running its code (the text of an uncaught
+ * exception): a primitive as `String` writes it, a function as its source, an error (or an
+ * object whose `toString` is `Error.prototype.toString`) as `<name>: <message>` from its data
+ * properties (a missing or non-string one empty, either alone without the `: `), an object
+ * whose `toString` is `Object.prototype.toString` as `#<Constructor>` when its constructor has
+ * a name, any other as `[object <Tag>]` (its `Symbol.toStringTag` data property, else its
+ * class). No getter is called but a built-in class's tag getter; a proxy's traps are run
+ * (V8 runs none), and one that throws makes the text `[object Object]`.
+ * @param {unknown} thrown
+ */
+export function describedThrown(thrown) {
+  if (typeof thrown === "symbol") return thrown.toString();
+  if (typeof thrown === "function") return Function.prototype.toString.call(thrown);
+  if (thrown === null || typeof thrown !== "object") return String(thrown);
+  try {
+    const toString = dataProperty(thrown, "toString");
+    if (isError(thrown) || toString === Error.prototype.toString) {
+      const [name, message] = ["name", "message"].map((key) => dataProperty(thrown, key)).map((text) => (typeof text === "string" ? text : ""));
+      return name === "" ? message : message === "" ? name : `${name}: ${message}`;
+    }
+    if (toString === Object.prototype.toString) {
+      const made = dataProperty(thrown, "constructor");
+      const name = typeof made === "function" ? dataProperty(made, "name") : undefined;
+      if (typeof name === "string" && name !== "") return `#<${name}>`;
+    }
+    const tag = dataProperty(thrown, Symbol.toStringTag);
+    return typeof tag === "string" ? `[object ${tag}]` : Object.prototype.toString.call(thrown);
+  } catch {
+    return "[object Object]";
+  }
 }
 
 /** Standard, padded base64 of bytes. @param {Uint8Array} bytes */

@@ -99,22 +99,25 @@ def test_service_call_selects_the_calls_that_reached_the_callee():
     assert {"result.ok": False} == service_call("ORDERS", ok=False)["where"]
 
 
+def _orders(root, orders: dict, inventory: dict | None = None):
+    """The orders Worker's project in ``root`` (its config ``orders`` more), and an inventory Worker's beside it."""
+    (root / "inventory").mkdir()
+    (root / "worker.ts").write_text("export default {};\n")
+    (root / "inventory" / "worker.ts").write_text("export default {};\n")
+    (root / "wrangler.jsonc").write_text(json.dumps({"name": "orders", "main": "./worker.ts", **orders}))
+    (root / "inventory" / "wrangler.jsonc").write_text(json.dumps({"name": "inventory", "main": "./worker.ts", **(inventory or {})}))
+
+
+def _spec(root, setup):
+    return prepare_worker(scenario_in(root, setup=setup, drive=http([{"method": "GET", "path": "/"}]), invariants=[]))
+
+
 def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_scripted(tmp_path):
     """callee("INVENTORY") takes the binding out of the service kind (no step, no trap, no scripted sentence);
     the callee's own PARTNER is a service binding of the kind, scripted under its qualified name."""
-    (tmp_path / "inventory").mkdir()
-    (tmp_path / "worker.ts").write_text("export default {};\n")
-    (tmp_path / "inventory" / "worker.ts").write_text("export default {};\n")
-    (tmp_path / "wrangler.jsonc").write_text(json.dumps({
-        "name": "orders", "main": "./worker.ts", "compatibility_date": "2025-09-01",
-        "services": [{"binding": "INVENTORY", "service": "inventory"}],
-    }))
-    (tmp_path / "inventory" / "wrangler.jsonc").write_text(json.dumps({
-        "name": "inventory", "main": "./worker.ts", "compatibility_date": "2025-09-01",
-        "services": [{"binding": "PARTNER", "service": "partner", "entrypoint": "Quotes"}],
-    }))
-    setup = [callee("INVENTORY", config="./inventory/wrangler.jsonc"), service("inventory/PARTNER", methods={"quote": 3})]
-    spec = prepare_worker(scenario_in(tmp_path, setup=setup, drive=http([{"method": "GET", "path": "/"}]), invariants=[]))
+    _orders(tmp_path, {"compatibility_date": "2025-09-01", "services": [{"binding": "INVENTORY", "service": "inventory"}]},
+            {"compatibility_date": "2025-09-01", "services": [{"binding": "PARTNER", "service": "partner", "entrypoint": "Quotes"}]})
+    spec = _spec(tmp_path, [callee("INVENTORY", config="./inventory/wrangler.jsonc"), service("inventory/PARTNER", methods={"quote": 3})])
     entry = spec.load_message()["worker"]["kinds"]["service"]
     assert ["inventory/PARTNER"] == list(entry["bindings"])
     assert {"service": "partner", "entrypoint": "Quotes"} == entry["bindings"]["inventory/PARTNER"]["settings"]
@@ -122,3 +125,29 @@ def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_s
     assert "inventory/PARTNER (Worker partner, entrypoint Quotes): quote() returns" in scripted and "INVENTORY" not in scripted
     assert not any("stand in as traps" in sentence for sentence in spec.assumptions)
     assert ["INVENTORY", "inventory/PARTNER"] == SERVICE.targets(spec.config)
+
+
+@pytest.mark.parametrize(
+    ("date", "flags", "enhanced"),
+    [
+        ("2026-04-20", [], False),
+        ("2026-04-21", [], True),
+        ("2026-01-01", ["enhanced_error_serialization"], True),
+        ("2026-05-01", ["legacy_error_serialization"], False),
+    ],
+)
+def test_the_verdict_says_so_when_enhanced_error_serialization_is_on(tmp_path, date, flags, enhanced):
+    """Errors cross RPC by workerd's rule before enhanced_error_serialization (measured, rpc_thrown.json);
+    a Worker whose date or flags turn the flag on gets a sentence saying what the model does not carry."""
+    _orders(tmp_path, {"compatibility_date": date, "compatibility_flags": flags, "services": [{"binding": "PARTNER", "service": "partner"}]})
+    spec = _spec(tmp_path, [service("PARTNER", methods={"quote": 3})])
+    said = [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]
+    assert (["but wrangler.jsonc turns that flag on"] if enhanced else []) == [s[s.index("but "):s.index(" (compatibility_date")] for s in said]
+
+
+def test_a_callee_whose_date_turns_enhanced_error_serialization_on_is_named(tmp_path):
+    _orders(tmp_path, {"compatibility_date": "2026-01-01", "services": [{"binding": "INVENTORY", "service": "inventory"}]},
+            {"compatibility_date": "2026-05-01"})
+    spec = _spec(tmp_path, [callee("INVENTORY", config="./inventory/wrangler.jsonc")])
+    [said] = [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]
+    assert "but callee inventory turns that flag on" in said

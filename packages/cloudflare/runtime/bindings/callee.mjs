@@ -27,7 +27,8 @@
  * method; the env the target kept reads as that invocation's, `invocationView`); what it
  * throws reaches the caller as RPC carries it (service.mjs `thrownAcross`, the one rule): a
  * built-in class as itself, any other name as an Error whose message is `<name>: <message>`,
- * with `remote: true` and none of its own properties; a crash inside the
+ * a value that is not an Error as an Error of its text (V8's, `#<Object>` for a plain
+ * object), with `remote: true` and none of its own properties; a crash inside the
  * callee (a fault on one of its effects) ends its invocation and the call throws. A fetch()
  * calls the callee's default fetch handler and its Response crosses as it is; a handler that
  * throws rejects the caller's fetch() with the error.
@@ -45,7 +46,7 @@ import { realConsole } from "../patch.mjs";
 import { progress } from "../progress.mjs";
 import { drain } from "../settle.mjs";
 import { refuse } from "../unsupported.mjs";
-import { errorFields, logged, read } from "../values.mjs";
+import { logged, read } from "../values.mjs";
 import { proxyOf } from "./index.mjs";
 import { thrownAcross } from "./service.mjs";
 
@@ -278,7 +279,7 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   if (outcome.kind === "crashed" || child.crashed) {
     throw new Error(`eutaxy: callee ${entry.name} crashed in ${child.id}; the call through ${binding} failed, as a call to a Worker that fails does`);
   }
-  if (outcome.kind === "threw") throw thrownAcross(errorFields(outcome.error));
+  if (outcome.kind === "threw") throw thrownAcross(outcome.error);
   if (crossed === null) return never();
   if (crossed.ok) return crossed.value;
   if ("error" in crossed && crossed.error) throw crossed.error;

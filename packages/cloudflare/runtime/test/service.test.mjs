@@ -90,7 +90,7 @@ test("a scripted error reaches the caller as RPC carries it: a class of the call
   const result = await host.runCompleted(plan("failing"));
   assert.deepEqual(payloads(result.effects, "result"), [{ ok: false, error: { name: "InsufficientFunds", message: "card declined" } }]);
   assert.deepEqual(answer(result).value, { name: "Error", message: "InsufficientFunds: card declined", builtIn: "Error", remote: true });
-  const range = thrownAcross({ name: "RangeError", message: "out of stock" });
+  const range = thrownAcross(new RangeError("out of stock"));
   assert.deepEqual([range instanceof RangeError, range.message], [true, "out of stock"]);
 });
 

@@ -23,7 +23,11 @@ from eutaxy.engine.scenario import EVENT_TIME_FIELD, default_event_id, event_at_
 
 from .http import caller_policy, known_fields, listed_events, resend_clause
 
-__all__ = ["rpc", "rpc_assumption"]
+__all__ = ["ENHANCED_ERROR_SERIALIZATION_DATE", "enhanced_error_serialization", "error_serialization_assumption", "rpc", "rpc_assumption"]
+
+#: The compatibility date from which workerd's ``enhanced_error_serialization`` is on by default
+#: (``legacy_error_serialization`` turns it off, ``enhanced_error_serialization`` on before it).
+ENHANCED_ERROR_SERIALIZATION_DATE = "2026-04-21"
 
 _CALL_FIELDS = frozenset({"id", "method", "args", "at_ms", EVENT_TIME_FIELD})
 
@@ -95,4 +99,31 @@ def rpc_assumption(drive: Mapping[str, Any]) -> str:
         f"Inbound RPC: one invocation per call attempt, {which} constructed anew for each; an exception reaches "
         "the caller as RPC carries it (its name and message). Cloudflare never retries an RPC call, so the declared "
         "caller decides: " + resend_clause(drive.get("caller") or {}, "call", "an exception")
+    )
+
+
+def enhanced_error_serialization(date: str | None, flags: Sequence[str]) -> bool:
+    """Whether a Worker of this compatibility date and these flags serializes errors crossing RPC the enhanced way."""
+    if "legacy_error_serialization" in flags:
+        return False
+    return "enhanced_error_serialization" in flags or (date or "") >= ENHANCED_ERROR_SERIALIZATION_DATE
+
+
+def error_serialization_assumption(workers: Mapping[str, tuple[str | None, Sequence[str]]]) -> str | None:
+    """The verdict's sentence when a Worker whose errors can cross RPC turns on ``enhanced_error_serialization``, else None.
+
+    ``workers``: each Worker that can throw across RPC or catch what crosses (a config name) ->
+    its compatibility date and flags. The runtime carries a thrown value by workerd's rule before
+    that flag (runtime/bindings/service.mjs ``thrownAcross``); under it workerd carries more.
+    """
+    enhanced = sorted(name for name, (date, flags) in workers.items() if enhanced_error_serialization(date, flags))
+    if not enhanced:
+        return None
+    return (
+        f"A value thrown across RPC (by a Worker behind a service binding, or by an RPC method to its caller) reaches "
+        f"the caller as workerd carries it without enhanced_error_serialization (a built-in error class as itself, any "
+        f"other value as an Error of its text, none of its own properties), but {', '.join(enhanced)} "
+        f"turn{'s' if len(enhanced) == 1 else ''} that flag on (compatibility_date {ENHANCED_ERROR_SERIALIZATION_DATE} or "
+        "later, or the flag), under which workerd also carries an error's name and own properties and a thrown object "
+        "as a copy of itself: what a caller does with those is not checked."
     )

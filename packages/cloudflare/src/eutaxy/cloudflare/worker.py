@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -26,7 +26,7 @@ from . import bindings, config_sections, externals, variables, wrangler
 from .callee import CALLEE_STEP, Callee, callee_assumption, with_callees
 from .cron import cron_assumption
 from .http import caller_assumption
-from .rpc import rpc_assumption
+from .rpc import error_serialization_assumption, rpc_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker"]
 
@@ -259,9 +259,19 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _section_assumptions(config)
             + [sentence for sentence in [no_bundle_assumption(config)] if sentence]
             + ([callee_assumption(callees, config)] if callees else [])
+            + [sentence for sentence in [_error_serialization_assumption(config, drive, callees)] if sentence]
         ),
         secrets=dict(env_values.secrets),
     )
+
+
+def _error_serialization_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any], callees: Sequence[Callee]) -> str | None:
+    """The sentence for errors crossing RPC under ``enhanced_error_serialization``: the Worker's when
+    it calls through a service binding or is driven over RPC, each callee's."""
+    workers = {f"callee {one.name}": (one.config.compatibility_date, one.config.compatibility_flags) for one in callees}
+    if drive.get("kind") == "rpc" or any(binding.kind == "service" for binding in config.bindings):
+        workers[config.path.name] = (config.compatibility_date, config.compatibility_flags)
+    return error_serialization_assumption(workers)
 
 
 def compatibility_date_assumption(config_name: str, dates: Mapping[str, str]) -> str | None:
