@@ -12,9 +12,10 @@
  * The answer is the response point, target `Rpc:<method>` (`Rpc:<Entrypoint>.<method>` for a
  * named export), op `response`, payload `{args: {callId, method, args}, result}`: `{ok: true,
  * value}` for a value returned, `{ok: false, error: {name, message}}` for an exception, as it
- * reaches the caller over RPC (bindings/service.mjs `thrownAcross`: a built-in class's name and
- * message as thrown, any other as `Error`, message `<name>: <message>`, a value that is not an
- * Error as an `Error` of its text). Its ladder is
+ * reaches the caller over RPC (bindings/service.mjs `thrownAcross`, the caller taken to have the
+ * Worker's enhanced_error_serialization: without it a built-in class's name and message as
+ * thrown, any other as `Error`, message `<name>: <message>`, a value that is not an Error as an
+ * `Error` of its text; with it an error's own name and message). Its ladder is
  * the http response's: `crash_before` (the caller never got the answer), and `ambiguous` when
  * the caller declares a deadline. A value that is not plain data (a stub, a function, a
  * stream, a class instance) makes the run UNSUPPORTED (`not_plain_data`): calls on it would

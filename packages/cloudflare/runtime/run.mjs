@@ -53,7 +53,8 @@ export { UserFacingError };
 /**
  * @typedef {{ladders?: Record<string, readonly string[]>, kinds?: Record<string, any>,
  *   traps?: Record<string, string>,
- *   callees?: Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>}>}} RuntimeConfig
+ *   callees?: Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>,
+ *     errors?: {caller: boolean | null, callee: boolean}}>}} RuntimeConfig
  */
 
 /**

@@ -87,7 +87,7 @@ export function errorFields(error) {
  * getter, which is never called), as V8 reads a thrown value without side effects.
  * @param {object} object @param {PropertyKey} key
  */
-function dataProperty(object, key) {
+export function dataProperty(object, key) {
   for (let at = object; at !== null; at = Object.getPrototypeOf(at)) {
     const found = Object.getOwnPropertyDescriptor(at, key);
     if (found) return "value" in found ? found.value : undefined;
@@ -96,7 +96,7 @@ function dataProperty(object, key) {
 }
 
 /** Whether a value is an error object whatever its prototype (ES2026 `Error.isError`, which workerd and Node 24 have). */
-const isError = /** @type {(value: unknown) => boolean} */ (/** @type {any} */ (Error).isError);
+export const isError = /** @type {(value: unknown) => boolean} */ (/** @type {any} */ (Error).isError);
 
 /**
  * A thrown value's text as V8 writes it without running its code (the text of an uncaught

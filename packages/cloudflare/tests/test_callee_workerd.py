@@ -296,18 +296,27 @@ def test_an_rpc_target_returned_is_a_stub_whose_calls_are_calls_of_the_binding(p
 
 
 #: What a real service binding delivers for each value a callee throws (runtime/test/rpc_thrown.json,
-#: measured on Miniflare; rpc_thrown.test.mjs holds the file to a real binding and to the model's rule).
+#: measured on Miniflare under each side's enhanced_error_serialization; rpc_thrown.test.mjs holds the
+#: file to a real binding and to the model's rule), and what the caller's catch records (the file's `observe`).
 #: A case answered with a function's source text is left out: the callee is bundled, which rewrites it.
-THROWN = [case for case in json.loads((Path(__file__).resolve().parents[1] / "runtime" / "test" / "rpc_thrown.json").read_text())["cases"]
-          if not case.get("sourceText")]
+VECTORS = json.loads((Path(__file__).resolve().parents[1] / "runtime" / "test" / "rpc_thrown.json").read_text())
+THROWN = [case for case in VECTORS["cases"] if not case.get("sourceText")]
 
 
-def test_what_a_callee_throws_reaches_the_caller_as_a_real_binding_delivers_it(tmp_path):
+@pytest.mark.parametrize(
+    ("caller_date", "callee_date", "seen"),
+    [("2026-01-01", "2026-01-01", "caller"), ("2026-04-21", "2026-04-21", "enhanced"),
+     ("2026-04-21", "2026-04-20", "callerOnly"), ("2026-01-01", "2026-05-01", "caller")],
+    ids=["neither", "both", "caller-only", "callee-only"],
+)
+def test_what_a_callee_throws_reaches_the_caller_as_a_real_binding_delivers_it(tmp_path, caller_date, callee_date, seen):
     """Each case of rpc_thrown.json thrown by a callee run by Eutaxy (a string, a number, a plain object,
-    null, an error of a class of its own with own properties, ...): the caller sees what workerd delivers."""
+    null, an error of a class of its own with own properties, ...): the caller sees what workerd delivers
+    between Workers of these compatibility dates. The callee runs in the caller's isolate with the
+    caller's date, so its own setting is its config's, which the load message carries."""
     methods = "\n".join(f"  async m{i}() {{ throw ({case['throw']}); }}" for i, case in enumerate(THROWN))
     write_shop(tmp_path, """
-const observe = (e) => ({ class: e?.constructor?.name ?? null, name: e?.name, message: e?.message, remote: e?.remote ?? null, code: e?.code ?? null });
+const observe = %s;
 export default {
   async fetch(request, env) {
     const seen = [];
@@ -318,11 +327,11 @@ export default {
     return new Response("ok");
   },
 };
-""" % len(THROWN))
+""" % (VECTORS["observe"], len(THROWN)), compatibility_date=caller_date)
     write_files(tmp_path / "stock", {
         "worker.js": f'import {{ WorkerEntrypoint }} from "cloudflare:workers";\nexport class Stock extends WorkerEntrypoint {{\n{methods}\n}}\n'
                      'export default { async fetch() { return new Response("rpc only"); } };\n',
-        "wrangler.jsonc": worker_config("stock"),
+        "wrangler.jsonc": worker_config("stock", compatibility_date=callee_date),
     })
     scenario = define_scenario(
         name="thrown", root=tmp_path, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
@@ -331,5 +340,5 @@ export default {
         bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
     )
     [line] = logged_lines(replay(scenario))
-    for case, seen in zip(THROWN, line["seen"], strict=True):
-        assert case["caller"] == seen, case["case"]
+    for case, observed in zip(THROWN, line["seen"], strict=True):
+        assert case[seen] == observed, case["case"]

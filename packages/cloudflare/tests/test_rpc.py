@@ -6,11 +6,15 @@ rpc-deadline-double-credit; here the data it writes and what a verdict says of i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from eutaxy.cloudflare import define_scenario, rpc, rpc_response
 from eutaxy.cloudflare.rpc import rpc_assumption
+from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
+from worker_project import scenario_in
 
 
 def test_each_call_is_an_event_with_its_method_and_args_and_the_caller_has_no_retry_on():
@@ -94,3 +98,14 @@ def test_the_differential_runner_sends_one_call_per_attempt_and_refuses_virtual_
             raw_queue({"drive": rpc([{"method": "a"}], **options)})
     with pytest.raises(UserError, match="carry at_ms"):
         raw_queue({"drive": rpc([{"method": "a", "at_ms": 5}])})
+
+
+@pytest.mark.parametrize(("date", "said"), [("2026-01-01", False), ("2026-04-21", True)])
+def test_the_rpc_drives_caller_is_taken_to_have_the_workers_error_serialization(tmp_path, date, said):
+    """The rpc drive's caller has no config: with the Worker's enhanced_error_serialization on, the verdict
+    says the caller is taken to have the Worker's and its answer records a thrown value's name and message only."""
+    (tmp_path / "worker.js").write_text("export default {};\n")
+    (tmp_path / "wrangler.jsonc").write_text(json.dumps({"name": "ledger", "main": "./worker.js", "compatibility_date": date}))
+    spec = prepare_worker(scenario_in(tmp_path, setup=[], drive=rpc([{"method": "credit"}]), invariants=[]))
+    sentences = [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]
+    assert ([True] if said else []) == ["the rpc drive's caller is taken to have wrangler.jsonc's" in sentence for sentence in sentences]

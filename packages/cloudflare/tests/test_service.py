@@ -1,11 +1,13 @@
 """service(...): the scripted callee as the step carries it, bad input named, and the selector."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from eutaxy.cloudflare import callee, http, service, service_call, service_error, service_replies
 from eutaxy.cloudflare.bindings.service import SERVICE
+from eutaxy.cloudflare.rpc import enhanced_error_serialization
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 from worker_project import scenario_in
@@ -127,6 +129,22 @@ def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_s
     assert ["INVENTORY", "inventory/PARTNER"] == SERVICE.targets(spec.config)
 
 
+#: The measured settings (runtime/test/rpc_thrown.json): each pair of Workers' compatibility dates and
+#: flags, and which of the three ways a thrown value crossed between them (rpc_thrown.test.mjs holds
+#: the file to a real service binding, and the runtime's rule to each way).
+SETTINGS = json.loads((Path(__file__).resolve().parents[1] / "runtime" / "test" / "rpc_thrown.json").read_text())["settings"]
+
+#: Which sides had enhanced_error_serialization on for each way it crossed; the callee's side alone changes nothing.
+SEES = {"legacy": [(False, False), (False, True)], "enhanced": [(True, True)], "callerOnly": [(True, False)]}
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[one["setting"] for one in SETTINGS])
+def test_the_date_rule_gives_each_measured_setting_the_way_its_values_crossed(setting):
+    """enhanced_error_serialization (the date and flag rule Python sends a callee's side by) on each measured pair of Workers."""
+    sides = tuple(enhanced_error_serialization(setting[side]["date"], setting[side]["flags"]) for side in ("caller", "callee"))
+    assert sides in SEES[setting["sees"]]
+
+
 @pytest.mark.parametrize(
     ("date", "flags", "enhanced"),
     [
@@ -136,18 +154,30 @@ def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_s
         ("2026-05-01", ["legacy_error_serialization"], False),
     ],
 )
-def test_the_verdict_says_so_when_enhanced_error_serialization_is_on(tmp_path, date, flags, enhanced):
-    """Errors cross RPC by workerd's rule before enhanced_error_serialization (measured, rpc_thrown.json);
-    a Worker whose date or flags turn the flag on gets a sentence saying what the model does not carry."""
+def test_a_scripted_services_worker_is_taken_to_have_its_callers_error_serialization(tmp_path, date, flags, enhanced):
+    """A scripted binding's Worker has no config: with the caller's enhanced_error_serialization on, the
+    verdict says it is taken to have the caller's; off, the callee's setting changes nothing and nothing is said."""
     _orders(tmp_path, {"compatibility_date": date, "compatibility_flags": flags, "services": [{"binding": "PARTNER", "service": "partner"}]})
     spec = _spec(tmp_path, [service("PARTNER", methods={"quote": 3})])
     said = [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]
-    assert (["but wrangler.jsonc turns that flag on"] if enhanced else []) == [s[s.index("but "):s.index(" (compatibility_date")] for s in said]
+    assert (["scripted service binding PARTNER is taken to have its caller's"] if enhanced else []) == [
+        s[s.index("scripted"):s.index(" (a service_error")] for s in said
+    ]
 
 
-def test_a_callee_whose_date_turns_enhanced_error_serialization_on_is_named(tmp_path):
+def test_a_callee_carries_its_own_and_its_callers_error_serialization_in_the_load_message(tmp_path):
+    """A callee runs in the caller's isolate with the caller's date: its own setting, from its config,
+    goes in the load message (the loaded Worker's caller side null, asked of workerd); a callee's own
+    scripted binding is named when that callee has the setting on, and a callee itself never is."""
     _orders(tmp_path, {"compatibility_date": "2026-01-01", "services": [{"binding": "INVENTORY", "service": "inventory"}]},
-            {"compatibility_date": "2026-05-01"})
-    spec = _spec(tmp_path, [callee("INVENTORY", config="./inventory/wrangler.jsonc")])
+            {"compatibility_date": "2026-05-01", "services": [{"binding": "PARTNER", "service": "partner"}]})
+    spec = _spec(tmp_path, [callee("INVENTORY", config="./inventory/wrangler.jsonc"), service("inventory/PARTNER", methods={"quote": 3})])
+    assert [{"caller": None, "callee": True}] == [one["errors"] for one in spec.load_message()["worker"]["callees"]]
     [said] = [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]
-    assert "but callee inventory turns that flag on" in said
+    assert "scripted service binding inventory/PARTNER is taken to have its caller's" in said and "INVENTORY" not in said
+    (tmp_path / "off").mkdir()
+    _orders(tmp_path / "off", {"compatibility_date": "2026-05-01", "services": [{"binding": "INVENTORY", "service": "inventory"}]},
+            {"compatibility_date": "2026-01-01", "compatibility_flags": ["nodejs_compat"]})
+    spec = _spec(tmp_path / "off", [callee("INVENTORY", config="./inventory/wrangler.jsonc")])
+    assert [{"caller": None, "callee": False}] == [one["errors"] for one in spec.load_message()["worker"]["callees"]]
+    assert not [sentence for sentence in spec.assumptions if "enhanced_error_serialization" in sentence]

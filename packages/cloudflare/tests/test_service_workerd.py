@@ -7,6 +7,7 @@ again; every verdict says the callee was scripted; and each use the script canno
 run UNSUPPORTED with its own cause.
 """
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,24 @@ def test_a_scripted_error_is_thrown_to_the_caller_as_rpc_carries_it():
     assert 1 == sum(matches(service_call("ORDERS", ok=False), effect) for effect in as_effects(result["effects"][:2]))
     [failed] = [i for i in result["invocations"] if i["invocation"] == "req-1#1"]
     assert ("threw", "Error", "SoldOut: no stock") == (failed["outcome"], failed["error"]["name"], failed["error"]["message"])
+
+
+def test_a_scripted_error_keeps_its_name_when_the_caller_has_enhanced_error_serialization(tmp_path):
+    """The scripted Worker has no config, so it is taken to have its caller's setting: at compatibility
+    date 2026-04-21 (enhanced_error_serialization on, as workerd answers for the loaded Worker) the
+    SoldOut error crosses with its name, as between two Workers with it on (rpc_thrown.json)."""
+    project = tmp_path / "shop"
+    shutil.copytree(FIXTURE, project)
+    config = project / "wrangler.jsonc"
+    config.write_text(config.read_text().replace('"compatibility_date": "2025-09-01"', '"compatibility_date": "2026-04-21"'))
+    scenario = scenario_in(project, "shop", worker={"entry": "./worker.ts", "config": "./wrangler.jsonc"},
+                           setup=[service("ORDERS", methods={"reserve": service_error("SoldOut", "no stock")})],
+                           drive=http([_request("/checkout")]), invariants=[],
+                           bounds={"maxFaultsPerRun": 1, "maxConcurrentInvocations": 1, "budgetMs": 60_000})
+    with create_platform(scenario) as platform:
+        result = replay_scenario(scenario, platform, NO_FAULTS, seed="service")["result"]
+    [failed] = [i for i in result["invocations"] if i["invocation"] == "req-1#1"]
+    assert ("threw", "SoldOut", "no stock") == (failed["outcome"], failed["error"]["name"], failed["error"]["message"])
 
 
 def test_a_methods_replies_in_turn_answer_its_calls_that_reach_the_callee():

@@ -25,10 +25,11 @@
  * `not_plain_data`), or, an RpcTarget, as a stub whose method calls are calls of the same
  * binding (`rpcStub`: payload `{args, stub}`, hosting an invocation that runs the target's
  * method; the env the target kept reads as that invocation's, `invocationView`); what it
- * throws reaches the caller as RPC carries it (service.mjs `thrownAcross`, the one rule): a
- * built-in class as itself, any other name as an Error whose message is `<name>: <message>`,
- * a value that is not an Error as an Error of its text (V8's, `#<Object>` for a plain
- * object), with `remote: true` and none of its own properties; a crash inside the
+ * throws reaches the caller as RPC carries it (service.mjs `thrownAcross`, the one rule, with
+ * the caller's and the callee's enhanced_error_serialization, `errorSides`): without it on the
+ * caller's side a built-in class as itself, any other name as an Error whose message is
+ * `<name>: <message>`, a value that is not an Error as an Error of its text (V8's, `#<Object>`
+ * for a plain object), with `remote: true` and none of its own properties; a crash inside the
  * callee (a fault on one of its effects) ends its invocation and the call throws. A fetch()
  * calls the callee's default fetch handler and its Response crosses as it is; a handler that
  * throws rejects the caller's fetch() with the error.
@@ -48,9 +49,12 @@ import { drain } from "../settle.mjs";
 import { refuse } from "../unsupported.mjs";
 import { logged, read } from "../values.mjs";
 import { proxyOf } from "./index.mjs";
-import { thrownAcross } from "./service.mjs";
+import { errorSerialization, thrownAcross } from "./service.mjs";
 
-/** @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes?: Record<string, string>}} CalleeEntry */
+/**
+ * @typedef {{name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes?: Record<string, string>,
+ *   errors?: {caller: boolean | null, callee: boolean}}} CalleeEntry
+ */
 
 /** How many calls of each `<binding>.<method>` each invocation made, for the hosted invocations' ids. @type {WeakMap<Invocation, Map<string, number>>} */
 const callCounts = new WeakMap();
@@ -238,6 +242,17 @@ function entrypointOf(module, binding, entry) {
 }
 
 /**
+ * Whether the callee's caller and the callee have `enhanced_error_serialization` on (service.mjs
+ * `thrownAcross`): each from its config as Python's load message says (eutaxy.cloudflare.callee),
+ * the loaded Worker's as workerd answers for it, since a callee runs in its isolate with its date.
+ * @param {CalleeEntry} entry
+ */
+function errorSides(entry) {
+  const errors = entry.errors ?? { caller: null, callee: false };
+  return { caller: errors.caller ?? errorSerialization(), callee: errors.callee };
+}
+
+/**
  * Host the callee's invocation for one call and answer what crosses back: the value, or a throw
  * (what the callee threw, as RPC carries it; an error for a crash inside it).
  * @param {import("../run.mjs").Run} run @param {Invocation} given the calling invocation (or a view of it) @param {string} binding @param {CalleeEntry} entry
@@ -279,7 +294,7 @@ async function hosted(run, given, binding, entry, method, call, cross) {
   if (outcome.kind === "crashed" || child.crashed) {
     throw new Error(`eutaxy: callee ${entry.name} crashed in ${child.id}; the call through ${binding} failed, as a call to a Worker that fails does`);
   }
-  if (outcome.kind === "threw") throw thrownAcross(outcome.error);
+  if (outcome.kind === "threw") throw thrownAcross(outcome.error, errorSides(entry));
   if (crossed === null) return never();
   if (crossed.ok) return crossed.value;
   if ("error" in crossed && crossed.error) throw crossed.error;

@@ -17,8 +17,10 @@
  *   A method's payload is `{args: {args}}` (`{args: {property: true}}` for a property), its
  *   result `{ok: true, value}`, or `{ok: false, error: {name, message}}` for a scripted error,
  *   which the caller gets as RPC carries an Error of that name the callee throws
- *   (`thrownAcross`): a built-in class (RangeError, TypeError, ...) as itself, any other as an
- *   Error whose message is `<name>: <message>`, with `remote: true`. The value is a fresh copy per call.
+ *   (`thrownAcross`, the callee taken to have the caller's enhanced_error_serialization,
+ *   `scriptedSides`): without it a built-in class (RangeError, TypeError, ...) as itself, any
+ *   other as an Error whose message is `<name>: <message>`; with it an Error keeping its name;
+ *   with `remote: true`. The value is a fresh copy per call.
  *   A method scripted with `replies` gives the n-th of its calls that reaches the callee in a
  *   run the n-th reply, the last repeating (fetch.mjs `replyAt`, a route's rule): counted as a
  *   fetch() route's requests are, when the call reaches the callee (no fault, ambiguous,
@@ -38,7 +40,7 @@
 
 import { effectPoint, never, UnsupportedSignal } from "../effects.mjs";
 import { recordedRequest, replyAt, responseOf, routeFor, scriptedRoutes } from "../fetch.mjs";
-import { describedThrown, errorFields, loggedOrNull as recorded, plainData } from "../values.mjs";
+import { dataProperty, describedThrown, errorFields, isError, loggedOrNull as recorded, plainData } from "../values.mjs";
 import { lostCall } from "./durable_object.mjs";
 import { ladderOf } from "./policy.mjs";
 
@@ -75,10 +77,16 @@ const TUNNELED = [
   ["Error", (message) => new Error(message)], ["RangeError", (message) => new RangeError(message)],
   ["TypeError", (message) => new TypeError(message)], ["SyntaxError", (message) => new SyntaxError(message)],
   ["ReferenceError", (message) => new ReferenceError(message)], ["EvalError", (message) => new EvalError(message)],
-  ["URIError", (message) => new URIError(message)], ["AggregateError", (message) => new AggregateError([], message)],
+  ["URIError", (message) => new URIError(message)], ["AggregateError", (message) => withoutErrors(new AggregateError([], message))],
   ["CompileError", (message) => new WebAssembly.CompileError(message)], ["LinkError", (message) => new WebAssembly.LinkError(message)],
   ["RuntimeError", (message) => new WebAssembly.RuntimeError(message)],
 ];
+
+/** An AggregateError as workerd tunnels one: without its `errors`. @param {AggregateError} error */
+function withoutErrors(error) {
+  delete (/** @type {{errors?: unknown}} */ (error)).errors;
+  return error;
+}
 
 /** What workerd answers for a text it cannot tunnel (its reference is random there, fixed here). */
 const INTERNAL_ERROR = "internal error; reference = 0123456789abcdefghijklmn";
@@ -90,11 +98,13 @@ function afterColon(rest) {
 
 /**
  * The one rule for what a value the Worker behind a binding throws reaches its caller as, RPC
- * carrying it, measured on Miniflare with two Workers over a real service binding (the cases
- * of test/rpc_thrown.json, which rpc_thrown.test.mjs holds to a real binding and to this rule),
- * with workerd's error serialization before `enhanced_error_serialization` (a Worker whose
- * compatibility settings turn that on is named in the verdict, eutaxy.cloudflare.rpc):
+ * carrying it, measured on Miniflare with two Workers over a real service binding under each
+ * error serialization (the cases and settings of test/rpc_thrown.json, which rpc_thrown.test.mjs
+ * holds to a real binding and to this rule). `sides` says which Worker has workerd's
+ * `enhanced_error_serialization` on (`errorSerialization`): only the caller's decides whether a
+ * value crosses the enhanced way, the callee's then whether an error keeps its name.
  *
+ * Without it on the caller's side (whatever the callee's):
  * - A `DOMException` arrives as a DOMException of its name and message.
  * - An object's text (`describedThrown`) that starts with a tunneled class's name (`Error`,
  *   `RangeError`, `TypeError`, ... `AggregateError`, WebAssembly's `CompileError`, `LinkError`,
@@ -107,13 +117,109 @@ function afterColon(rest) {
  * - Any other value, a string, a number, null, a plain object (`#<Object>`), an array (`[object
  *   Array]`), arrives as an Error whose message is its text (leading spaces dropped).
  *
- * Either way with `remote: true` and none of the thrown value's own properties. Used for a
- * scripted `{name, message}` (here, thrown as an Error of that name), a callee's throw
- * (callee.mjs) and an rpc drive's answer (rpc.mjs).
+ * With it on the caller's side (`enhancedAcross`): an object that is not an error and that
+ * structured clone copies (a plain object, an array, a Map, a class's instance as a plain
+ * object) arrives as that copy; an error arrives, with it on the callee's side too, with its
+ * name, message and own properties (`namedError`), else as V8's structured clone writes an
+ * error (`clonedError`: a class of V8's by name, else Error; its own message; its cause);
+ * anything else (a primitive, a function, a DOMException or an error whose text starts with
+ * `DOMException`, an object clone refuses) as without it.
+ *
+ * Either way with `remote: true`. Used for a scripted `{name, message}` (here, thrown as an
+ * Error of that name), a callee's throw (callee.mjs) and an rpc drive's answer (rpc.mjs).
  * @param {unknown} thrown the value thrown
+ * @param {{caller: boolean, callee: boolean}} [sides] which side has enhanced_error_serialization (default: the loaded Worker's, both)
  */
-export function thrownAcross(thrown) {
-  return Object.assign(tunneled(thrown), { remote: true });
+export function thrownAcross(thrown, sides) {
+  const { caller, callee } = sides ?? { caller: errorSerialization(), callee: errorSerialization() };
+  return Object.assign((caller && enhancedAcross(thrown, callee)) || tunneled(thrown), { remote: true });
+}
+
+/**
+ * Whether the loaded Worker has `enhanced_error_serialization` on: workerd's own answer for its
+ * compatibility date and flags (`Cloudflare.compatibilityFlags`), never a copy of its date rule.
+ */
+export function errorSerialization() {
+  return /** @type {any} */ (globalThis).Cloudflare?.compatibilityFlags?.enhanced_error_serialization === true;
+}
+
+/** The classes V8's structured clone writes an error as, by its name; any other name is an Error. */
+const CLONED = /** @type {Record<string, ErrorConstructor>} */ ({ Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError });
+
+/**
+ * What crosses the enhanced way, or null where that carries it as without it (a primitive, a
+ * function, a DOMException or a text that starts with its name, an object structured clone refuses). @param {unknown} thrown @param {boolean} callee
+ * @returns {object | null}
+ */
+function enhancedAcross(thrown, callee) {
+  if (thrown === null || typeof thrown !== "object" || thrown instanceof DOMException) return null;
+  if (describedThrown(thrown).startsWith("DOMException")) return null;
+  if (isError(thrown)) return callee ? namedError(/** @type {Error} */ (thrown)) : clonedError(thrown);
+  try {
+    return copied(thrown);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A structured clone of a value as RPC copies it: an error in it keeps its stack unlisted (the
+ * isolate's own structuredClone, under enhanced_error_serialization, makes it an own enumerable
+ * property, which RPC does not). Throws for a value clone refuses. @param {unknown} value
+ */
+function copied(value) {
+  const copy = structuredClone(value);
+  const seen = new Set();
+  /** @param {unknown} at */
+  const walk = (at) => {
+    if (at === null || typeof at !== "object" || seen.has(at)) return;
+    seen.add(at);
+    const stack = isError(at) ? Object.getOwnPropertyDescriptor(at, "stack") : undefined;
+    if (stack?.enumerable) Object.defineProperty(at, "stack", { ...stack, enumerable: false });
+    for (const key of Object.keys(at)) walk(/** @type {any} */ (at)[key]);
+  };
+  walk(copy);
+  return copy;
+}
+
+/**
+ * An error with `enhanced_error_serialization` on both sides: its name (read as the caller
+ * would) picks the class, V8's or AggregateError, else an Error whose own `name` is it; its
+ * message if a string, else empty; its own properties but name, message and stack, copied by
+ * structured clone (none if one will not copy; symbol keys dropped). @param {Error} thrown
+ */
+function namedError(thrown) {
+  const { name, message } = thrown;
+  const text = typeof message === "string" ? message : "";
+  const made = name === "AggregateError" ? withoutErrors(new AggregateError([], text))
+    : typeof name === "string" && Object.hasOwn(CLONED, name) ? new CLONED[name](text) : Object.assign(new Error(text), { name });
+  const own = Object.getOwnPropertyNames(thrown).filter((key) => !["name", "message", "stack"].includes(key));
+  try {
+    return Object.assign(made, copied(Object.fromEntries(own.map((key) => [key, /** @type {any} */ (thrown)[key]]))));
+  } catch {
+    return made;
+  }
+}
+
+/**
+ * An error as V8's structured clone writes it (the caller's side alone with the setting): the
+ * class its name (a data property) names of V8's, else Error; its own message data property
+ * as text, none without one; its own cause copied. @param {object} thrown
+ */
+function clonedError(thrown) {
+  const name = dataProperty(thrown, "name");
+  const Class = typeof name === "string" && Object.hasOwn(CLONED, name) ? CLONED[name] : Error;
+  const message = Object.getOwnPropertyDescriptor(thrown, "message");
+  const made = message && "value" in message ? new Class(String(message.value)) : new Class();
+  const cause = Object.getOwnPropertyDescriptor(thrown, "cause");
+  if (cause && "value" in cause) {
+    try {
+      Object.defineProperty(made, "cause", { value: copied(cause.value), writable: true, configurable: true });
+    } catch {
+      // V8 copies a cause clone accepts; one it refuses is left behind here.
+    }
+  }
+  return made;
 }
 
 /** @param {unknown} thrown @returns {Error} */
@@ -128,6 +234,20 @@ function tunneled(thrown) {
   const known = TUNNELED.find(([name]) => text.startsWith(name));
   if (known) return known[1](afterColon(text.slice(known[0].length)));
   return new Error(afterColon(`: ${text}`));
+}
+
+/**
+ * Each side's enhanced_error_serialization for a scripted binding: its caller's, the loaded
+ * Worker's (workerd's answer) or, for a callee's own binding (`inventory/PARTNER`), that
+ * callee's (its config's, callee.mjs); the scripted Worker, which has no config, is taken to
+ * have its caller's (the verdict says so, eutaxy.cloudflare.rpc). @param {any} run @param {string} binding
+ */
+function scriptedSides(run, binding) {
+  const owner = binding.includes("/") ? binding.slice(0, binding.indexOf("/")) : null;
+  /** @type {{name: string, errors?: {callee: boolean}}[]} */
+  const callees = Object.values(run.config.callees ?? {});
+  const on = owner === null ? errorSerialization() : callees.find((callee) => callee.name === owner)?.errors?.callee === true;
+  return { caller: on, callee: on };
 }
 
 /**
@@ -192,7 +312,7 @@ function makeService(run, inv, binding, entry) {
     const perform = () => ("replies" in reply ? replyAt(reply, nextAnswer(run, binding, `method ${method}`)) : reply);
     const answer = await point(method, args === null ? { property: true } : { args: recorded(args) }, perform,
       (given) => (given.error ? { ok: false, error: given.error } : { ok: true, value: recorded(given.value) }));
-    if (answer.error) throw thrownAcross(scriptedError(answer.error));
+    if (answer.error) throw thrownAcross(scriptedError(answer.error), scriptedSides(run, binding));
     return answer.value === undefined ? undefined : structuredClone(answer.value);
   };
 

@@ -89,9 +89,9 @@ function runtimeConfig(worker, setup) {
   // kind's takes by name (effects.mjs ladderNamed).
   // Each callee Worker by the binding its caller reaches it by (bindings/callee.mjs): its name,
   // export, props and env view; its module is the bundle's (calleeEntries).
-  /** @type {Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>}>} */
+  /** @type {Record<string, {name: string, entrypoint: string | null, props: object, env: Record<string, string>, classes: Record<string, string>, errors: {caller: boolean | null, callee: boolean}}>} */
   const callees = {};
-  for (const { binding, name, entrypoint, props, env, classes } of worker.callees) callees[binding] = { name, entrypoint, props, env, classes };
+  for (const { binding, name, entrypoint, props, env, classes, errors } of worker.callees) callees[binding] = { name, entrypoint, props, env, classes, errors };
   return { ladders: worker.ladders, kinds: worker.kinds, traps, accessHeaderPrefix: worker.accessHeaderPrefix, callees };
 }
 

@@ -3,8 +3,10 @@
  * What a value the Worker behind a service binding throws reaches its caller as (bindings/service.mjs
  * `thrownAcross`, the one rule), held to real workerd: every case of rpc_thrown.json is thrown by
  * a callee Worker's RPC method on Miniflare and caught by a caller Worker over a real service
- * binding, and the caller must see what the file says; the model's rule, applied here to the same
- * value, must give the same. test_callee_workerd.py holds a callee run by Eutaxy to the file too.
+ * binding, under each of the file's settings (compatibility dates and flags on either side), and
+ * the caller must see what the file says for that setting; the model's rule, applied here to the
+ * same value with each side's setting, must give the same. test_callee_workerd.py holds a callee
+ * run by Eutaxy to the file too.
  */
 
 import assert from "node:assert/strict";
@@ -17,20 +19,40 @@ import { NODE_MODULES, TEST_DIR } from "./helpers.mjs";
 import { thrownAcross } from "../bindings/service.mjs";
 import { describedThrown } from "../values.mjs";
 
-/** @type {{cases: {case: string, throw: string, caller: object}[]}} */
+/** @typedef {{date: string, flags: string[]}} Side */
+/** @typedef {"caller" | "enhanced" | "callerOnly"} Seen */
+/**
+ * @type {{observe: string, settings: {setting: string, caller: Side, callee: Side, sees: string}[],
+ *   cases: ({case: string, throw: string} & Record<Seen, object>)[]}}
+ */
 const VECTORS = JSON.parse(readFileSync(path.join(TEST_DIR, "rpc_thrown.json"), "utf8"));
 
-/** What the caller's catch records of what it caught, the same source on both sides. */
-const OBSERVE = "(e) => ({ class: e?.constructor?.name ?? null, name: e?.name, message: e?.message, remote: e?.remote ?? null, code: e?.code ?? null })";
+/** What the caller's catch records of what it caught (the file's source, the same on both sides). */
+const OBSERVE = VECTORS.observe;
 
 /** @type {(caught: unknown) => object} */
-const observe = (0, eval)(OBSERVE);
+const observing = (0, eval)(OBSERVE);
 
-test("the model's rule gives each case what the file says the caller sees", () => {
-  for (const vector of VECTORS.cases) {
-    const thrown = (0, eval)(`(${vector.throw})`);
-    assert.deepEqual(observe(thrownAcross(thrown)), vector.caller, vector.case);
+/** The observation as the real caller's reaches this test, through JSON. @param {unknown} caught */
+const observe = (caught) => JSON.parse(JSON.stringify(observing(caught)));
+
+/** Which of a case's observations a setting sees (`legacy` is the file's `caller`). @param {string} sees @returns {Seen} */
+const seenAs = (sees) => (sees === "legacy" ? "caller" : /** @type {Seen} */ (sees));
+
+/** Each side's enhanced_error_serialization for the model, by the three observations. */
+const SIDES = /** @type {Record<Seen, {caller: boolean, callee: boolean}>} */ ({
+  caller: { caller: false, callee: true }, enhanced: { caller: true, callee: true }, callerOnly: { caller: true, callee: false },
+});
+
+test("the model's rule gives each case what the file says the caller sees under each setting", () => {
+  for (const seen of /** @type {Seen[]} */ (["caller", "enhanced", "callerOnly"])) {
+    for (const vector of VECTORS.cases) {
+      const thrown = (0, eval)(`(${vector.throw})`);
+      assert.deepEqual(observe(thrownAcross(thrown, SIDES[seen])), vector[seen], `${vector.case} (${seen})`);
+    }
   }
+  const thrown = (0, eval)(`(${VECTORS.cases[0].throw})`);
+  assert.deepEqual(observe(thrownAcross(thrown, { caller: false, callee: false })), VECTORS.cases[0].caller);
 });
 
 test("a thrown value's text is V8's, never running its code", () => {
@@ -43,7 +65,7 @@ test("a thrown value's text is V8's, never running its code", () => {
   assert.equal(ran, false);
 });
 
-test("a real service binding delivers each case as the file says", async () => {
+test("a real service binding delivers each case as the file says under each setting", async () => {
   const { Miniflare } = createRequire(path.join(NODE_MODULES, "eutaxy-host.js"))("miniflare");
   const methods = VECTORS.cases.map((vector, i) => `  async m${i}() { throw (${vector.throw}); }`).join("\n");
   const callee = `import { WorkerEntrypoint } from "cloudflare:workers";\nexport class Thrower extends WorkerEntrypoint {\n${methods}\n}\nexport default { fetch() { return new Response("rpc only"); } };`;
@@ -57,16 +79,18 @@ export default {
     return Response.json(seen);
   },
 };`;
-  const mf = new Miniflare({
-    workers: [
-      { name: "caller", modules: true, script: caller, compatibilityDate: "2026-01-01", serviceBindings: { THROWER: { name: "thrower", entrypoint: "Thrower" } } },
-      { name: "thrower", modules: true, script: callee, compatibilityDate: "2026-01-01" },
-    ],
-  });
-  try {
-    const seen = await (await mf.dispatchFetch("http://caller/")).json();
-    VECTORS.cases.forEach((vector, i) => assert.deepEqual(seen[i], vector.caller, vector.case));
-  } finally {
-    await mf.dispose();
+  for (const { setting, caller: callerSide, callee: calleeSide, sees } of VECTORS.settings) {
+    const mf = new Miniflare({
+      workers: [
+        { name: "caller", modules: true, script: caller, compatibilityDate: callerSide.date, compatibilityFlags: callerSide.flags, serviceBindings: { THROWER: { name: "thrower", entrypoint: "Thrower" } } },
+        { name: "thrower", modules: true, script: callee, compatibilityDate: calleeSide.date, compatibilityFlags: calleeSide.flags },
+      ],
+    });
+    try {
+      const seen = await (await mf.dispatchFetch("http://caller/")).json();
+      VECTORS.cases.forEach((vector, i) => assert.deepEqual(seen[i], vector[seenAs(sees)], `${vector.case} (${setting})`));
+    } finally {
+      await mf.dispose();
+    }
   }
 });

@@ -47,6 +47,7 @@ from eutaxy.core.plain_data import json_problem
 
 from . import bindings, wrangler
 from .bindings.service import RUN_BY
+from .rpc import enhanced_error_serialization
 
 if TYPE_CHECKING:
     from .bindings import DraftContext
@@ -128,6 +129,10 @@ class Callee:
     #: Its classes the isolate runs (a binding of any of the Workers names them): each alias
     #: (``inventory.Counter``) -> the class its entry exports (``Counter``).
     classes: Mapping[str, str] = attrs.field(factory=dict)
+    #: Whether its caller and it serialize errors crossing RPC the enhanced way (from their
+    #: compatibility dates and flags, :func:`~eutaxy.cloudflare.rpc.enhanced_error_serialization`):
+    #: the caller's None when it is the loaded Worker, whose setting the runtime asks workerd for.
+    errors: Mapping[str, bool | None] = attrs.field(factory=lambda: {"caller": None, "callee": False})
 
     @property
     def owner(self) -> str | None:
@@ -146,6 +151,7 @@ class Callee:
             "props": dict(self.props),
             "env": dict(self.env),
             "classes": dict(self.classes),
+            "errors": dict(self.errors),
         }
 
 
@@ -336,6 +342,10 @@ def _read_callee(
         aliases=aliases,
         trapped=tuple(trapped),
         miniflare=miniflare,
+        errors={
+            "caller": None if owner is None else enhanced_error_serialization(owner_config.compatibility_date, owner_config.compatibility_flags),
+            "callee": enhanced_error_serialization(config.compatibility_date, config.compatibility_flags),
+        },
     )
 
 

@@ -109,21 +109,26 @@ def enhanced_error_serialization(date: str | None, flags: Sequence[str]) -> bool
     return "enhanced_error_serialization" in flags or (date or "") >= ENHANCED_ERROR_SERIALIZATION_DATE
 
 
-def error_serialization_assumption(workers: Mapping[str, tuple[str | None, Sequence[str]]]) -> str | None:
-    """The verdict's sentence when a Worker whose errors can cross RPC turns on ``enhanced_error_serialization``, else None.
+def error_serialization_assumption(worker: str, enhanced: bool, *, scripted: Sequence[str], rpc_drive: bool) -> str | None:
+    """The verdict's sentence for what the model decides itself about errors crossing RPC under
+    ``enhanced_error_serialization``, else None.
 
-    ``workers``: each Worker that can throw across RPC or catch what crosses (a config name) ->
-    its compatibility date and flags. The runtime carries a thrown value by workerd's rule before
-    that flag (runtime/bindings/service.mjs ``thrownAcross``); under it workerd carries more.
+    The runtime carries a thrown value by each side's setting (runtime/bindings/service.mjs
+    ``thrownAcross``, measured, runtime/test/rpc_thrown.json): the loaded Worker's as workerd
+    answers, a callee's from its config. Two sides have no config: a scripted service binding's
+    Worker (``scripted``: those whose caller has the setting on) is taken to have its caller's
+    setting, and the rpc drive's caller the loaded Worker's (``worker``, ``enhanced``), whose
+    answer records the thrown value's name and message only. Without the setting on the
+    caller's side the callee's changes nothing (measured), so nothing is said then.
     """
-    enhanced = sorted(name for name, (date, flags) in workers.items() if enhanced_error_serialization(date, flags))
-    if not enhanced:
+    parts = []
+    if scripted:
+        parts.append(f"the Worker behind the scripted service binding{'s' if len(scripted) > 1 else ''} {', '.join(scripted)} is taken "
+                     "to have its caller's (a service_error crosses as an Error keeping its name)")
+    if enhanced and rpc_drive:
+        parts.append(f"the rpc drive's caller is taken to have {worker}'s, and its answer records the thrown value's name and message "
+                     "only: the own properties and the copy of a thrown object workerd also carries to it are not checked")
+    if not parts:
         return None
-    return (
-        f"A value thrown across RPC (by a Worker behind a service binding, or by an RPC method to its caller) reaches "
-        f"the caller as workerd carries it without enhanced_error_serialization (a built-in error class as itself, any "
-        f"other value as an Error of its text, none of its own properties), but {', '.join(enhanced)} "
-        f"turn{'s' if len(enhanced) == 1 else ''} that flag on (compatibility_date {ENHANCED_ERROR_SERIALIZATION_DATE} or "
-        "later, or the flag), under which workerd also carries an error's name and own properties and a thrown object "
-        "as a copy of itself: what a caller does with those is not checked."
-    )
+    return (f"A value thrown across RPC reaches the caller as workerd carries it under each side's enhanced_error_serialization "
+            f"(on from compatibility_date {ENHANCED_ERROR_SERIALIZATION_DATE}, or the flag; a callee's its config's); " + "; ".join(parts) + ".")

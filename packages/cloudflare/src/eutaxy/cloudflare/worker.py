@@ -26,7 +26,7 @@ from . import bindings, config_sections, externals, variables, wrangler
 from .callee import CALLEE_STEP, Callee, callee_assumption, with_callees
 from .cron import cron_assumption
 from .http import caller_assumption
-from .rpc import error_serialization_assumption, rpc_assumption
+from .rpc import enhanced_error_serialization, error_serialization_assumption, rpc_assumption
 
 __all__ = ["LoadMessage", "WorkerSpec", "compatibility_date_assumption", "prepare_worker"]
 
@@ -259,19 +259,26 @@ def prepare_worker(scenario: Mapping[str, Any]) -> WorkerSpec:
             + _section_assumptions(config)
             + [sentence for sentence in [no_bundle_assumption(config)] if sentence]
             + ([callee_assumption(callees, config)] if callees else [])
-            + [sentence for sentence in [_error_serialization_assumption(config, drive, callees)] if sentence]
+            + [sentence for sentence in [_error_serialization_assumption(config, drive, steps, callees)] if sentence]
         ),
         secrets=dict(env_values.secrets),
     )
 
 
-def _error_serialization_assumption(config: wrangler.WranglerConfig, drive: Mapping[str, Any], callees: Sequence[Callee]) -> str | None:
-    """The sentence for errors crossing RPC under ``enhanced_error_serialization``: the Worker's when
-    it calls through a service binding or is driven over RPC, each callee's."""
-    workers = {f"callee {one.name}": (one.config.compatibility_date, one.config.compatibility_flags) for one in callees}
-    if drive.get("kind") == "rpc" or any(binding.kind == "service" for binding in config.bindings):
-        workers[config.path.name] = (config.compatibility_date, config.compatibility_flags)
-    return error_serialization_assumption(workers)
+def _error_serialization_assumption(
+    config: wrangler.WranglerConfig, drive: Mapping[str, Any], steps: Mapping[str, list[dict[str, Any]]], callees: Sequence[Callee]
+) -> str | None:
+    """The sentence for the sides of an RPC call with no config of their own whose caller has
+    ``enhanced_error_serialization`` on: a scripted service binding's Worker (its caller the
+    loaded Worker, or a callee for its own binding), the rpc drive's caller (the loaded Worker's)."""
+    own = enhanced_error_serialization(config.compatibility_date, config.compatibility_flags)
+    callers = {one.name: bool(one.errors["callee"]) for one in callees}
+    # A scripted binding's caller: the loaded Worker, or the callee whose own binding it is (inventory/PARTNER).
+    def caller_has_it(binding: str) -> bool:
+        return callers.get(binding.partition("/")[0], False) if "/" in binding else own
+
+    scripted = sorted(step["binding"] for step in steps.get("service", []) if caller_has_it(step["binding"]))
+    return error_serialization_assumption(config.path.name, own, scripted=scripted, rpc_drive=drive.get("kind") == "rpc")
 
 
 def compatibility_date_assumption(config_name: str, dates: Mapping[str, str]) -> str | None:
