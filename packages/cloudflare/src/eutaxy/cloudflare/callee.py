@@ -52,7 +52,7 @@ from .rpc import enhanced_error_serialization
 if TYPE_CHECKING:
     from .bindings import DraftContext
 
-__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "draft_callee", "with_callees"]
+__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "draft_callee", "owner_of", "with_callees"]
 
 #: The setup step's kind (and its helper's name).
 CALLEE_STEP = "callee"
@@ -137,7 +137,7 @@ class Callee:
     @property
     def owner(self) -> str | None:
         """The callee Worker whose own service binding it is; None for the loaded Worker's."""
-        return _owner(self.binding)
+        return owner_of(self.binding)
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -186,10 +186,10 @@ def with_callees(
     callees: list[Callee] = []
     waiting = list(steps)
     while waiting:
-        ready = [(index, step) for index, step in waiting if _owner(step["binding"]) in workers]
+        ready = [(index, step) for index, step in waiting if owner_of(step["binding"]) in workers]
         if not ready:
             index, step = waiting[0]
-            owner = _owner(step["binding"])
+            owner = owner_of(step["binding"])
             raise UserError(
                 f"setup[{index}]: callee names {step['binding']!r}, a service binding of Worker {owner!r}, but no callee step "
                 f"runs a Worker named {owner!r}; {nearest_names(str(owner), [name for name in workers if name], what='the callees')}",
@@ -233,7 +233,7 @@ class _Merged:
     settings: dict[str, Any]
 
 
-def _owner(binding: str) -> str | None:
+def owner_of(binding: str) -> str | None:
     """The Worker a service binding belongs to: None for the caller's (a bare name), else its qualifier."""
     owner, slash, _ = binding.partition("/")
     return owner if slash else None
@@ -247,7 +247,7 @@ def _read_callee(
     merged: _Merged,
 ) -> Callee:
     binding = step["binding"]
-    owner = _owner(binding)
+    owner = owner_of(binding)
     owner_config, chain = workers[owner]
     own_name = binding.partition("/")[2] if owner is not None else binding
     where = f"setup[{index}]: callee({binding!r})"

@@ -23,7 +23,7 @@ from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
-from .callee import CALLEE_STEP, Callee, callee_assumption, with_callees
+from .callee import CALLEE_STEP, Callee, callee_assumption, owner_of, with_callees
 from .cron import cron_assumption
 from .http import caller_assumption
 from .rpc import enhanced_error_serialization, error_serialization_assumption, rpc_assumption
@@ -274,10 +274,8 @@ def _error_serialization_assumption(
     own = enhanced_error_serialization(config.compatibility_date, config.compatibility_flags)
     callers = {one.name: bool(one.errors["callee"]) for one in callees}
     # A scripted binding's caller: the loaded Worker, or the callee whose own binding it is (inventory/PARTNER).
-    def caller_has_it(binding: str) -> bool:
-        return callers.get(binding.partition("/")[0], False) if "/" in binding else own
-
-    scripted = sorted(step["binding"] for step in steps.get("service", []) if caller_has_it(step["binding"]))
+    owners = {step["binding"]: owner_of(step["binding"]) for step in steps.get("service", [])}
+    scripted = sorted(binding for binding, owner in owners.items() if (own if owner is None else callers.get(owner, False)))
     return error_serialization_assumption(config.path.name, own, scripted=scripted, rpc_drive=drive.get("kind") == "rpc")
 
 
