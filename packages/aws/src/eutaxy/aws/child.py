@@ -508,11 +508,12 @@ def handler_memory() -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (_handler_limit, whole))
         yield
     finally:
-        resource.setrlimit(resource.RLIMIT_AS, (whole, whole))
+        _platform_memory()
 
 
 def _platform_memory() -> None:
-    """Give Eutaxy's work the whole address space again, should an interrupted handler call have left it lowered."""
+    """Give Eutaxy's work the whole address space (the hard limit) again: after a handler call, and
+    before each request, should an interrupted call have left it lowered."""
     if _handler_limit is not None:
         import resource
 
