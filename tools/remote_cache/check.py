@@ -26,9 +26,10 @@ With --suite the same question is asked of the whole test suite, and the
 check is what runs the suite (tools/test calls it in place of its first
 `bazel test //...` when no other cache is configured):
 
-1. start the loopback cache; `bazel test //...` in the workspace, in its own
-   output base, uploading to the cache (a failing test fails the check with
-   Bazel's exit status);
+1. start the loopback cache; `bazel clean` in the workspace (a result its
+   output base already holds would not run again, so it would never be
+   uploaded), then `bazel test //...` there, in its own output base, uploading
+   to the cache (a failing test fails the check with Bazel's exit status);
 2. copy the checkout (the files git tracks or would track, as they are now)
    to a new folder and run `bazel test //...` there in a throwaway output base
    against the same cache: every test must be reported cached (`Executed 0
@@ -221,6 +222,12 @@ def run_suite(workspace: Path, bazel: str, workdir: Path, targets: str) -> int:
     with cache_server.running_cache(workdir) as cache:
         url = f"{cache.url}/suite"
         say(f"cache server: nginx at {cache.url}; bazel test {targets} here, uploading to {url}")
+        # Results this output base already holds (CI reuses one for a clone at the same path)
+        # would not run, so they would never be uploaded: the first run starts from none.
+        say("bazel clean here: the first run must execute every action to upload it")
+        cleaned = subprocess.run([bazel, "clean"], cwd=workspace, stdin=subprocess.DEVNULL)
+        if cleaned.returncode != 0:
+            raise bazel_run.BazelError(f"bazel clean in {workspace} failed (exit {cleaned.returncode})")
         started = time.monotonic()
         main_log = workdir / "main.log.json"
         main = subprocess.run(
@@ -250,7 +257,7 @@ def run_suite(workspace: Path, bazel: str, workdir: Path, targets: str) -> int:
             if tests is not None and tests_run < tests[1]:
                 problems.append(
                     f"the first run ran {tests_run} of the {tests[1]} test targets: its output base held"
-                    " results, which it does not upload; run from a fresh clone or after `bazel clean`"
+                    " results, which it does not upload"
                 )
             if problems:
                 raise CheckFailed(
