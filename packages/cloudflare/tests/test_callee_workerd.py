@@ -213,7 +213,7 @@ def test_the_callees_bindings_are_qualified_in_the_load_message(project):
     ("step", "words"),
     [
         (callee("CACHE", config="./stock/wrangler.jsonc"), "declares no service binding 'CACHE'"),
-        (callee("STOCK", config="./pricing/wrangler.jsonc"), "names Worker 'stock', but wrangler.jsonc is Worker 'pricing'"),
+        (callee("STOCK", config="./pricing/wrangler.jsonc"), "names Worker 'stock', but ./pricing/wrangler.jsonc is Worker 'pricing'"),
         (callee("STOCK", config="./nowhere/wrangler.jsonc"), "does not exist"),
         (callee("pricing/X", config="./stock/wrangler.jsonc"), "no callee step runs a Worker named 'pricing'"),
     ],

@@ -276,7 +276,7 @@ def _read_callee(
     if config.name != service.resource:
         raise UserError(
             f"{where}: {owner_config.path.name}'s service binding {own_name!r} names Worker {service.resource!r}, "
-            f"but {config.path.name} is Worker {config.name!r}",
+            f"but {step['config']} is Worker {config.name!r}",
             near=step["config"],
         )
     if config.name in chain:
