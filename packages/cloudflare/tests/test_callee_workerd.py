@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, define_scenario, every_row, http, unique
+from eutaxy.cloudflare import callee, create_platform, d1_rows, d1_schema, define_scenario, every_row, http, service, service_error, unique
 from eutaxy.cloudflare.worker import prepare_worker
 from eutaxy.core.errors import UserError
 from eutaxy.engine.check import check_scenario, replay_scenario
@@ -342,3 +342,37 @@ export default {
     [line] = logged_lines(replay(scenario))
     for case, observed in zip(THROWN, line["seen"], strict=True):
         assert case[seen] == observed, case["case"]
+
+
+@pytest.mark.parametrize(
+    ("caller_date", "callee_date", "seen"),
+    [("2026-01-01", "2026-04-21", {"name": "SoldOut", "message": "no stock"}),
+     ("2026-04-21", "2026-01-01", {"name": "Error", "message": "SoldOut: no stock"})],
+    ids=["callee-on", "callee-off"],
+)
+def test_an_error_a_callees_scripted_binding_throws_crosses_by_the_callees_setting(tmp_path, caller_date, callee_date, seen):
+    """A callee's own scripted binding (stock/PARTNER) is called by the callee: its error crosses by the
+    callee's enhanced_error_serialization (its config's date), not the loaded Worker's, the scripted Worker
+    taken to have its caller's: with it on the error keeps its name, off it arrives as `Name: message`."""
+    write_shop(tmp_path, """
+export default {
+  async fetch(request, env) {
+    await env.DB.prepare("INSERT INTO log (line) VALUES (?)").bind(JSON.stringify(await env.STOCK.quote())).run();
+    return new Response("ok");
+  },
+};
+""", compatibility_date=caller_date)
+    write_files(tmp_path / "stock", {
+        "worker.js": 'import { WorkerEntrypoint } from "cloudflare:workers";\nexport class Stock extends WorkerEntrypoint {\n'
+                     "  async quote() { try { return await this.env.PARTNER.price(); } catch (e) { return { name: e.name, message: e.message }; } }\n}\n"
+                     'export default { async fetch() { return new Response("rpc only"); } };\n',
+        "wrangler.jsonc": worker_config("stock", compatibility_date=callee_date, services=[{"binding": "PARTNER", "service": "partner"}]),
+    })
+    scenario = define_scenario(
+        name="scripted", root=tmp_path, worker={"entry": "./shop/worker.js", "config": "./shop/wrangler.jsonc"},
+        setup=[callee("STOCK", config="./stock/wrangler.jsonc"), service("stock/PARTNER", methods={"price": service_error("SoldOut", "no stock")}),
+               d1_schema("DB", "./shop/schema.sql")],
+        drive=http([{"method": "GET", "path": "/"}]), invariants=[],
+        bounds={"maxFaultsPerRun": 0, "maxRedeliveries": 0, "maxConcurrentInvocations": 1, "budgetMs": 60_000},
+    )
+    assert [seen] == logged_lines(replay(scenario))

@@ -122,7 +122,8 @@ def test_a_binding_a_callee_runs_is_the_callees_and_the_callees_own_binding_is_s
     spec = _spec(tmp_path, [callee("INVENTORY", config="./inventory/wrangler.jsonc"), service("inventory/PARTNER", methods={"quote": 3})])
     entry = spec.load_message()["worker"]["kinds"]["service"]
     assert ["inventory/PARTNER"] == list(entry["bindings"])
-    assert {"service": "partner", "entrypoint": "Quotes"} == entry["bindings"]["inventory/PARTNER"]["settings"]
+    # The owner (the callee whose binding it is) decides the scripted call's error serialization (service.mjs `scriptedSides`).
+    assert {"service": "partner", "entrypoint": "Quotes", "owner": "inventory"} == entry["bindings"]["inventory/PARTNER"]["settings"]
     [scripted] = [sentence for sentence in spec.assumptions if sentence.startswith("Callees were scripted")]
     assert "inventory/PARTNER (Worker partner, entrypoint Quotes): quote() returns" in scripted and "INVENTORY" not in scripted
     assert not any("stand in as traps" in sentence for sentence in spec.assumptions)

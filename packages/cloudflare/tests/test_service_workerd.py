@@ -68,7 +68,7 @@ def _bodies(result):
 def test_the_config_binding_and_its_step_travel_in_the_kinds_load_entry():
     """The services section is the kind's: ORDERS with its step, Worker and entrypoint; PLAIN with none (a trap at run time)."""
     entry = prepare_worker(_scenario(["/checkout"])).load_message()["worker"]["kinds"]["service"]
-    assert {"service": "orders", "entrypoint": "OrdersApi"} == entry["bindings"]["ORDERS"]["settings"]
+    assert {"service": "orders", "entrypoint": "OrdersApi", "owner": None} == entry["bindings"]["ORDERS"]["settings"]
     assert ORDERS == entry["bindings"]["ORDERS"]["setup"]
     assert (None, 'service("PLAIN", methods={...}, fetch=[...])') == (entry["bindings"]["PLAIN"]["setup"], entry["bindings"]["PLAIN"]["setupHint"])
     assert {"call": ["crash_before", "crash_after", "ambiguous", "error"]} == entry["policy"]["ladders"]

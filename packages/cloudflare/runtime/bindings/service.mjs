@@ -3,7 +3,7 @@
  * The service binding record: the Worker behind a binding, scripted, never called.
  *
  * - Entry (its kind's, `service`, as Python's record eutaxy/cloudflare/bindings/service.py
- *   writes it): per binding `{setup, settings: {service, entrypoint}}`, `setup` the `service`
+ *   writes it): per binding `{setup, settings: {service, entrypoint, owner}}`, `setup` the `service`
  *   step `{methods: {[method]: reply | {replies: [reply, ...]}}, fetch: [route, ...]}`, a reply
  *   `{value} | {error: {name, message}}` (a
  *   binding without one is the index's trap, bindings/index.mjs: `binding_without_setup`); the
@@ -238,12 +238,14 @@ function tunneled(thrown) {
 
 /**
  * Each side's enhanced_error_serialization for a scripted binding: its caller's, the loaded
- * Worker's (workerd's answer) or, for a callee's own binding (`inventory/PARTNER`), that
- * callee's (its config's, callee.mjs); the scripted Worker, which has no config, is taken to
- * have its caller's (the verdict says so, eutaxy.cloudflare.rpc). @param {any} run @param {string} binding
+ * Worker's (workerd's answer) or, for a callee's own binding (`inventory/PARTNER`, its entry's
+ * `owner` the callee's name, as Python's `owner_of` reads it), that callee's (its config's,
+ * callee.mjs); the scripted Worker, which has no config, is taken to have its caller's (the
+ * verdict says so, eutaxy.cloudflare.rpc). @param {any} run @param {any} entry the binding's entry
  */
-function scriptedSides(run, binding) {
-  const owner = binding.includes("/") ? binding.slice(0, binding.indexOf("/")) : null;
+function scriptedSides(run, entry) {
+  /** @type {string | null} */
+  const owner = entry.settings.owner ?? null;
   /** @type {{name: string, errors?: {callee: boolean}}[]} */
   const callees = Object.values(run.config.callees ?? {});
   const on = owner === null ? errorSerialization() : callees.find((callee) => callee.name === owner)?.errors?.callee === true;
@@ -312,7 +314,7 @@ function makeService(run, inv, binding, entry) {
     const perform = () => ("replies" in reply ? replyAt(reply, nextAnswer(run, binding, `method ${method}`)) : reply);
     const answer = await point(method, args === null ? { property: true } : { args: recorded(args) }, perform,
       (given) => (given.error ? { ok: false, error: given.error } : { ok: true, value: recorded(given.value) }));
-    if (answer.error) throw thrownAcross(scriptedError(answer.error), scriptedSides(run, binding));
+    if (answer.error) throw thrownAcross(scriptedError(answer.error), scriptedSides(run, entry));
     return answer.value === undefined ? undefined : structuredClone(answer.value);
   };
 

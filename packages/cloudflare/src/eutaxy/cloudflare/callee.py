@@ -46,7 +46,7 @@ from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.plain_data import json_problem
 
 from . import bindings, wrangler
-from .bindings.service import RUN_BY
+from .bindings.service import RUN_BY, owner_of
 from .rpc import enhanced_error_serialization
 
 if TYPE_CHECKING:
@@ -231,12 +231,6 @@ class _Merged:
     bindings: list[wrangler.Binding]
     vars: dict[str, Any]
     settings: dict[str, Any]
-
-
-def owner_of(binding: str) -> str | None:
-    """The Worker a service binding belongs to: None for the caller's (a bare name), else its qualifier."""
-    owner, slash, _ = binding.partition("/")
-    return owner if slash else None
 
 
 def _read_callee(

@@ -204,6 +204,13 @@ def service_call(binding: str, method: str | list[str] | None = None, *, ok: boo
     return effect_selector(f"Service:{binding}", method, where=None if ok is None else {"result.ok": ok})
 
 
+def owner_of(binding: str) -> str | None:
+    """The Worker a service binding belongs to: None for the caller's (a bare name), else its qualifier
+    (``inventory/PARTNER`` is the inventory callee's)."""
+    owner, slash, _ = binding.partition("/")
+    return owner if slash else None
+
+
 @attrs.frozen(kw_only=True)
 class ServiceKind(BindingKind):
     """Service bindings: the callee scripted by the ``service`` step (runtime/bindings/service.mjs)."""
@@ -228,8 +235,9 @@ class ServiceKind(BindingKind):
         return [binding.name for binding in config.bindings if binding.kind == self.name]
 
     def binding_settings(self, binding: "Binding") -> dict[str, Any]:
-        """The Worker the binding names and its entrypoint (None: the default export)."""
-        return {"service": self.resource_of(binding), "entrypoint": binding.fields.get("entrypoint")}
+        """The Worker the binding names, its entrypoint (None: the default export), and the Worker
+        whose binding it is (:func:`owner_of`: None for the loaded Worker's, else a callee's name)."""
+        return {"service": self.resource_of(binding), "entrypoint": binding.fields.get("entrypoint"), "owner": owner_of(binding.name)}
 
     def setup_hint(self, binding: str) -> str | None:
         return f"{self.setup_step}({json.dumps(binding)}, methods={{...}}, fetch=[...])"
