@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * The raw side of the differential runner, inside the isolate: the Worker's queue handler
- * called directly on the real, unproxied bindings, with no faults, in the same isolate as
+ * The raw side of the differential runner, inside the isolate: the Worker's queue handler (an
+ * rpc drive's method, a cron drive's scheduled()) called directly on the real, unproxied
+ * bindings, with no faults, in the same isolate as
  * the proxied runs. One request is one step of the engine's raw loop
  * (`eutaxy.engine.differential.raw_run`), which holds the loop itself: which messages the
  * next attempt delivers, the first decision per message, the implicit ack, and the
@@ -10,7 +11,7 @@
  *
  * What a proxied run sees through Eutaxy's binding proxies, this side sees as workerd hands
  * it over: `env.DB` is the real D1Database, the batch is a plain MessageBatch whose ack()
- * and retry() only note the call here. Nothing of the proxy code (effects, plan, settle,
+ * and retry() only note the call here, a tick's controller a plain one whose noRetry() does. Nothing of the proxy code (effects, plan, settle,
  * virtual globals, d1 proxy, queue drive) is used, so a bug in any of it shows up as a
  * difference from this side. Shared on purpose, as the reference both sides are read
  * under: the reset before the run and the snapshot after it (the binding records' own,
@@ -21,15 +22,20 @@
  * so a Worker whose tables depend on them is outside what it compares.
  *
  * Requests (POST /raw on the control entrypoint; the host's `raw_run` op), each with
- * `"protocol": 2`:
- *   {"op": "reset"}                      -> {"protocol": 2}
+ * `"protocol": 3`:
+ *   {"op": "reset"}                      -> {"protocol": 3}
  *   {"op": "attempt", "queue", "invocation", "messages": [{id, body, attempts}], "hangMs"}
- *                                        -> {"protocol": 2, "outcome": "returned" | "threw" | "hung",
+ *                                        -> {"protocol": 3, "outcome": "returned" | "threw" | "hung",
  *                                            "calls": [{messageId, op: "ack" | "retry"}], "detail"?}
  *   {"op": "call", "entrypoint", "invocation", "call": {id, method, args}, "hangMs"}
- *                                        -> {"protocol": 2, "outcome", "calls": [], "answer": {ok, value} | {ok, error}, "detail"?}
- *   {"op": "settle", "waitMs"}           -> {"protocol": 2, "pending": [sentence]}
- *   {"op": "snapshot"}                   -> {"protocol": 2, "snapshots": [{target, table, rows}]}
+ *                                        -> {"protocol": 3, "outcome", "calls": [], "answer": {ok, value} | {ok, error}, "detail"?}
+ *   {"op": "tick", "invocation", "tick": {id, scheduledTime, cron}, "hangMs"}
+ *                                        -> {"protocol": 3, "outcome", "calls": [{messageId: <tick id>, op: "no_retry"}], "detail"?}
+ *   {"op": "settle", "waitMs"}           -> {"protocol": 3, "pending": [sentence]}
+ *   {"op": "snapshot"}                   -> {"protocol": 3, "snapshots": [{target, table, rows}]}
+ *
+ * A tick is delivered at once, on the real clock: its `scheduledTime` is the tick's virtual
+ * time (the Python side's), which the real `Date.now()` is not.
  *
  * `settle`, after the last attempt, waits at most `waitMs` of real time for what workerd runs
  * on its own to finish: the real timers set since the reset (work after a Durable Object's
@@ -44,7 +50,7 @@ import { originals, realTimer } from "./patch.mjs";
 import { entrypointOf } from "./rpc.mjs";
 import { loggedOrNull } from "./values.mjs";
 
-export const RAW_PROTOCOL = 2;
+export const RAW_PROTOCOL = 3;
 
 /** The control binding the host adds (run.mjs's CONFIG_BINDING); never shown to the Worker. */
 const CONFIG_BINDING = "__EUTAXY_CONFIG";
@@ -55,19 +61,81 @@ export class RawRequestError extends Error {
 }
 
 /**
- * The queue handler as workerd calls it: a method of the default export with the export as
- * `this`, or a WorkerEntrypoint class constructed per invocation.
- * @param {any} userModule
+ * The default export's `method` handler (queue, scheduled) as workerd calls it: a method of the
+ * default export with the export as `this`, or a WorkerEntrypoint class constructed per invocation.
+ * @param {any} userModule @param {"queue" | "scheduled"} method
+ * @returns {(event: unknown, env: any, ctx: any) => unknown}
  */
-function queueHandler(userModule) {
+function exportedHandler(userModule, method) {
   const exported = userModule.default;
-  if (typeof exported === "function" && typeof exported.prototype?.queue === "function") {
-    return (/** @type {unknown} */ batch, /** @type {any} */ env, /** @type {any} */ ctx) => new exported(ctx, env).queue(batch);
+  if (typeof exported === "function" && typeof exported.prototype?.[method] === "function") {
+    return (event, env, ctx) => new exported(ctx, env)[method](event);
   }
-  if (exported && typeof exported.queue === "function") {
-    return (/** @type {unknown} */ batch, /** @type {any} */ env, /** @type {any} */ ctx) => exported.queue(batch, env, ctx);
+  if (exported && typeof exported[method] === "function") {
+    return (event, env, ctx) => exported[method](event, env, ctx);
   }
-  throw new RawRequestError("the Worker's default export has no queue() handler");
+  throw new RawRequestError(`the Worker's default export has no ${method}() handler`);
+}
+
+/** @param {string} what the request, as its errors name it @param {unknown} hangMs */
+function checkHangMs(what, hangMs) {
+  if (!Number.isInteger(hangMs) || /** @type {number} */ (hangMs) <= 0) throw new Error(`${what}: hangMs must be a positive integer, got ${hangMs}`);
+}
+
+/** A plain ExecutionContext: its waitUntil work is kept for the attempt to await (`backgroundHung`). */
+function executionContext() {
+  /** @type {Promise<unknown>[]} */
+  const background = [];
+  const ctx = {
+    waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
+    passThroughOnException: () => {},
+    props: {},
+  };
+  return { ctx, background };
+}
+
+/**
+ * The decisions a raw attempt's handler makes (a message's ack() or retry(), a tick's noRetry()),
+ * noted in order until `close()` at the handler's outcome: what it decides after that decides nothing.
+ */
+function decisionLog() {
+  /** @type {{messageId: string, op: "ack" | "retry" | "no_retry"}[]} */
+  const calls = [];
+  let open = true;
+  return {
+    calls,
+    note: (/** @type {string} */ messageId, /** @type {"ack" | "retry" | "no_retry"} */ op) => { if (open) calls.push({ messageId, op }); },
+    close: () => { open = false; },
+  };
+}
+
+/**
+ * One call of the default export's `method` handler with `event`, the real env and a plain
+ * ExecutionContext, closing `log` at its outcome, then its waitUntil work awaited (after a
+ * return only, unless `afterThrow`), at most `hangMs` each. Answers the outcome and the calls
+ * noted until it.
+ * @param {{method: "queue" | "scheduled", what: string, invocation: string, hangMs: number, afterThrow: boolean}} how
+ * @param {ReturnType<typeof decisionLog>} log @param {unknown} event @param {Record<string, any>} realEnv @param {any} userModule
+ */
+async function handlerAttempt(how, log, event, realEnv, userModule) {
+  const { method, what, invocation, hangMs } = how;
+  const handler = exportedHandler(userModule, method);
+  const { ctx, background } = executionContext();
+  const outcome = await within(Promise.resolve().then(() => handler(event, workerEnv(realEnv), ctx)), hangMs);
+  log.close();
+  if (outcome.kind === "hung") {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls: log.calls, detail: `${what} ${invocation} did not finish within ${hangMs} ms` };
+  }
+  if (outcome.kind === "threw") console.error(`eutaxy raw: ${invocation}: the ${method} handler threw:`, outcome.error);
+  if ((outcome.kind === "returned" || how.afterThrow) && (await backgroundHung(background, hangMs))) {
+    return { protocol: RAW_PROTOCOL, outcome: "hung", calls: log.calls, detail: `${what} ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
+  }
+  return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls: log.calls };
+}
+
+/** Whether the waitUntil work did not all finish within `hangMs` of real time. @param {Promise<unknown>[]} background @param {number} hangMs */
+async function backgroundHung(background, hangMs) {
+  return background.length > 0 && (await within(Promise.allSettled(background), hangMs)).kind === "hung";
 }
 
 /**
@@ -111,12 +179,9 @@ async function rawAttempt(request, realEnv, userModule) {
   if (typeof queue !== "string" || typeof invocation !== "string" || !Array.isArray(messages) || !messages.length) {
     throw new Error("raw attempt: the request must carry queue, invocation and at least one message");
   }
-  if (!Number.isInteger(hangMs) || hangMs <= 0) throw new Error(`raw attempt: hangMs must be a positive integer, got ${hangMs}`);
-  const handler = queueHandler(userModule);
-  /** @type {{messageId: string, op: "ack" | "retry"}[]} */
-  const calls = [];
-  let open = true;
-  const call = (/** @type {string} */ messageId, /** @type {"ack" | "retry"} */ op) => { if (open) calls.push({ messageId, op }); };
+  checkHangMs("raw attempt", hangMs);
+  const log = decisionLog();
+  const call = log.note;
   const timestamp = new originals.Date();
   const batchMessages = messages.map((/** @type {{id: string, body: unknown, attempts: number}} */ message) => Object.freeze({
     id: message.id, timestamp, body: cloneBody(message.body), attempts: message.attempts,
@@ -129,25 +194,9 @@ async function rawAttempt(request, realEnv, userModule) {
     ackAll: () => { for (const message of messages) call(message.id, "ack"); },
     retryAll: (/** @type {unknown} */ _options) => { for (const message of messages) call(message.id, "retry"); },
   });
-  /** @type {Promise<unknown>[]} */
-  const background = [];
-  const ctx = {
-    waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
-    passThroughOnException: () => {},
-    props: {},
-  };
-  const outcome = await within(Promise.resolve().then(() => handler(batch, workerEnv(realEnv), ctx)), hangMs);
-  // What the handler decides after its outcome decides nothing: a returned handler's
-  // undecided messages were acked as it returned, a thrown one's are left to redelivery.
-  open = false;
-  if (outcome.kind === "hung") {
-    return { protocol: RAW_PROTOCOL, outcome: "hung", calls, detail: `raw attempt ${invocation} did not finish within ${hangMs} ms` };
-  }
-  if (outcome.kind === "threw") console.error(`eutaxy raw: ${invocation}: the queue handler threw:`, outcome.error);
-  if (outcome.kind === "returned" && background.length && (await within(Promise.allSettled(background), hangMs)).kind === "hung") {
-    return { protocol: RAW_PROTOCOL, outcome: "hung", calls, detail: `raw attempt ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
-  }
-  return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls };
+  // A returned handler's undecided messages were acked as it returned, a thrown one's are left
+  // to redelivery; its waitUntil work is awaited after a return only.
+  return handlerAttempt({ method: "queue", what: "raw attempt", invocation, hangMs, afterThrow: false }, log, batch, realEnv, userModule);
 }
 
 /**
@@ -163,20 +212,14 @@ async function rawCall(request, realEnv, userModule) {
   if (typeof invocation !== "string" || typeof call?.method !== "string" || !Array.isArray(call?.args) || (entrypoint !== null && typeof entrypoint !== "string")) {
     throw new Error("raw call: the request must carry entrypoint (null for the default export), invocation and a call {method, args}");
   }
-  if (!Number.isInteger(hangMs) || hangMs <= 0) throw new Error(`raw call: hangMs must be a positive integer, got ${hangMs}`);
+  checkHangMs("raw call", hangMs);
   let Entrypoint;
   try {
     Entrypoint = entrypointOf(userModule, entrypoint, [call.method]);
   } catch (error) {
     throw new RawRequestError(error instanceof Error ? error.message : String(error));
   }
-  /** @type {Promise<unknown>[]} */
-  const background = [];
-  const ctx = {
-    waitUntil: (/** @type {unknown} */ promise) => { background.push(Promise.resolve(promise)); },
-    passThroughOnException: () => {},
-    props: {},
-  };
+  const { ctx, background } = executionContext();
   /** @type {{value: unknown} | null} */
   let returned = null;
   const answering = Promise.resolve().then(() => new Entrypoint(ctx, workerEnv(realEnv))[call.method](...cloneBody(call.args)));
@@ -187,11 +230,38 @@ async function rawCall(request, realEnv, userModule) {
   // The call is made in the isolate, not over a binding: its error is answered as RPC would carry
   // it to a caller, by the rule the proxied side's answer uses (bindings/service.mjs `thrownAcross`).
   const answer = outcome.kind === "threw" ? { ok: false, error: carriedFields(outcome.error) } : { ok: true, value: loggedOrNull(/** @type {{value: unknown}} */ (returned).value) };
-  if (background.length && (await within(Promise.allSettled(background), hangMs)).kind === "hung") {
+  if (await backgroundHung(background, hangMs)) {
     return { protocol: RAW_PROTOCOL, outcome: "hung", calls: [], detail: `raw call ${invocation}: waitUntil work did not finish within ${hangMs} ms` };
   }
   return { protocol: RAW_PROTOCOL, outcome: outcome.kind, calls: [], answer };
 }
+
+/**
+ * One raw attempt of a cron tick: the default export's scheduled() called once with a plain
+ * controller (`scheduledTime` the tick's time, `cron` the expression, `noRetry()` only noting the
+ * call), the real env and a plain ExecutionContext, then its waitUntil work awaited, as the cron
+ * drive runs it whatever the outcome. Answers the outcome and each noRetry() call made until
+ * then, as `{messageId: <tick id>, op: "no_retry"}`; the engine's loop decides whether the tick
+ * runs again.
+ * @param {any} request @param {Record<string, any>} realEnv @param {any} userModule
+ */
+async function rawTick(request, realEnv, userModule) {
+  const { invocation, tick, hangMs } = request;
+  if (typeof invocation !== "string" || typeof tick?.id !== "string" || typeof tick?.scheduledTime !== "number" || typeof tick?.cron !== "string") {
+    throw new Error("raw tick: the request must carry invocation and a tick {id, scheduledTime, cron}");
+  }
+  checkHangMs("raw tick", hangMs);
+  const log = decisionLog();
+  const controller = Object.freeze({
+    scheduledTime: tick.scheduledTime,
+    cron: tick.cron,
+    noRetry: () => log.note(tick.id, "no_retry"),
+  });
+  return handlerAttempt({ method: "scheduled", what: "raw tick", invocation, hangMs, afterThrow: true }, log, controller, realEnv, userModule);
+}
+
+/** Each attempt op's function. */
+const ATTEMPTS = { attempt: rawAttempt, call: rawCall, tick: rawTick };
 
 /** How often the raw side's settle looks whether the real timers it waits for have fired. */
 const RAW_TIMER_POLL_MS = 10;
@@ -267,7 +337,7 @@ const rawTimers = {
 };
 
 /**
- * Perform one raw request: reset, attempt or snapshot.
+ * Perform one raw request: reset, an attempt (a queue's, a call's, a tick's), settle or snapshot.
  * @param {any} request @param {{d1?: Record<string, {schema: string[]}>}} config
  * @param {Record<string, any>} realEnv @param {any} userModule
  */
@@ -281,9 +351,10 @@ export async function rawRun(request, config, realEnv, userModule) {
       return { protocol: RAW_PROTOCOL };
     case "attempt":
     case "call":
+    case "tick":
       rawTimers.install();
       try {
-        return await (request.op === "call" ? rawCall : rawAttempt)(request, realEnv, userModule);
+        return await ATTEMPTS[/** @type {"attempt" | "call" | "tick"} */ (request.op)](request, realEnv, userModule);
       } finally {
         rawTimers.attempting = false;
         rawTimers.release();
@@ -300,7 +371,7 @@ export async function rawRun(request, config, realEnv, userModule) {
       rawTimers.uninstall();
       return { protocol: RAW_PROTOCOL, snapshots: await snapshotBindings(config, realEnv) };
     default:
-      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, call, settle or snapshot`);
+      throw new Error(`raw: unknown op ${JSON.stringify(request.op)}; expected reset, attempt, call, tick, settle or snapshot`);
   }
 }
 

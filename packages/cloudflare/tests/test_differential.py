@@ -1,6 +1,7 @@
-"""The differential runner: the comparison on plain data, the redelivery table, and both
-sides end to end on the planted bug's Worker (fault-free, so the buggy and the fixed
-consumer both agree with their raw runs).
+"""The differential runner: the comparison on plain data, the redelivery table, a cron drive's
+ticks as the raw loop sends them and as its proxied run reads, and both sides end to end on the
+planted bug's Worker (fault-free, so the buggy and the fixed consumer both agree with their raw
+runs).
 
 The end-to-end tests start the pinned Node toolchain and skip (saying why) only when it
 is not installed, as test_platform.py does.
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from eutaxy.cloudflare import load_scenario
+from eutaxy.cloudflare import cron, load_scenario, queue
 from eutaxy.cloudflare import host as host_module
 from eutaxy.cloudflare.differential import (
     RAW_PROTOCOL,
@@ -22,7 +23,9 @@ from eutaxy.cloudflare.differential import (
     raw_queue,
     redelivery_table,
     run_differential,
+    ticks_of_run,
 )
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS
 from eutaxy.core.errors import UserError
 from eutaxy.core.faults import may_redeliver
 from eutaxy.engine.differential import Delivery
@@ -143,11 +146,92 @@ def test_the_raw_loop_delivers_the_drives_batch_size():
         raw_queue(scenario)
 
 
-def test_only_queue_drives_have_a_raw_side():
+def test_only_queue_rpc_and_cron_drives_have_a_raw_side():
     scenario = copy.deepcopy(load_scenario(FIXED))
     scenario["drive"] = {"kind": "http", "events": []}
-    with pytest.raises(UserError):
+    with pytest.raises(UserError, match="drives queues, rpc calls and cron ticks only, not 'http'"):
         redelivery_table(scenario)
+
+
+def test_a_queue_event_with_at_ms_is_refused():
+    scenario = copy.deepcopy(load_scenario(FIXED))
+    scenario["drive"] = queue("payments", [{"body": {}}, {"body": {}, "at_ms": 5}])
+    with pytest.raises(UserError, match=r"events \['msg-2'\] carry at_ms"):
+        raw_queue(scenario)
+
+
+# ---------------------------------------------------------------------------
+# A cron drive: its ticks as the raw loop sends them, its proxied run as the loop reads it.
+
+
+def test_the_raw_loop_sends_each_tick_alone_at_its_virtual_time_with_the_retries_as_the_limit():
+    ticks = raw_queue({"drive": cron("*/5 * * * *", ticks=3, retries=2, name="jobs")})
+    assert (1, 2) == (ticks.batch_size, ticks.platform_limit)
+    assert (0, 300_000, 600_000) == ticks.due_ms
+    assert [
+        ("tick-1", {"scheduledTime": VIRTUAL_EPOCH_MS, "cron": "*/5 * * * *"}),
+        ("tick-2", {"scheduledTime": VIRTUAL_EPOCH_MS + 300_000, "cron": "*/5 * * * *"}),
+        ("tick-3", {"scheduledTime": VIRTUAL_EPOCH_MS + 600_000, "cron": "*/5 * * * *"}),
+    ] == list(ticks.events)
+
+
+def outcome(invocation, kind):
+    return {"invocation": invocation, "drive": "cron", "outcome": kind}
+
+
+def cron_point(invocation, op, args, result):
+    return effect("Cron:jobs", op, "result", {"args": args, "result": result}, invocation)
+
+
+def test_a_proxied_cron_run_reads_no_retry_as_the_ticks_ack_and_gave_up_as_its_dead_letter():
+    run = {
+        "invocations": [
+            outcome("tick-1#1", "returned"), outcome("tick-2#1", "threw"), outcome("tick-2#2", "returned"),
+            outcome("tick-3#1", "threw"), outcome("tick-4#1", "returned"), outcome("tick-5#1", "threw"),
+            {"invocation": "msg-1#1", "drive": "queue", "outcome": "returned"},
+        ],
+        "effects": [
+            cron_point("tick-3#1", "no_retry", {"tickId": "tick-3"}, {"effective": True}),
+            cron_point("tick-3#1", "no_retry", {"tickId": "tick-3"}, {"effective": False}),
+            cron_point("tick-4#1", "no_retry", {"tickId": "tick-4"}, {"effective": True}),
+            effect("Cron:other", "no_retry", "result", {"args": {"tickId": "tick-5"}, "result": {"effective": True}}, "tick-5#1"),
+            cron_point("tick-5#1", "gave_up", {"tickId": "tick-5", "attempts": 1}, {"gaveUp": True}),
+        ],
+    }
+    explicit = [{"messageId": "tick-3", "op": "ack", "implicit": False}]
+    assert [
+        {"invocation": "tick-1#1", "decisions": [{"messageId": "tick-1", "op": "ack", "implicit": True}], "deadLettered": []},
+        # tick-2#1 threw with nothing decided: left out, as the raw loop leaves it out.
+        {"invocation": "tick-2#2", "decisions": [{"messageId": "tick-2", "op": "ack", "implicit": True}], "deadLettered": []},
+        {"invocation": "tick-3#1", "decisions": explicit, "deadLettered": []},
+        # noRetry() and then returned: the explicit ack counts, no implicit one after it.
+        {"invocation": "tick-4#1", "decisions": [{"messageId": "tick-4", "op": "ack", "implicit": False}], "deadLettered": []},
+        {"invocation": "tick-5#1", "decisions": [], "deadLettered": [{"messageId": "tick-5", "attempts": 1}]},
+    ] == ticks_of_run(run, "jobs")
+
+
+class TickHost:
+    """Stands in for the Node host: answers a tick attempt that called noRetry() and threw."""
+
+    def __init__(self):
+        self.requests = []
+
+    def request(self, message, *, timeout_s):
+        self.requests.append(message["request"])
+        return {"ok": True, "result": {"protocol": RAW_PROTOCOL, "outcome": "threw", "calls": [{"messageId": "tick-2", "op": "no_retry"}]}}
+
+    def log_tail(self):
+        return ""
+
+
+def test_a_raw_tick_is_sent_as_one_tick_op_and_its_no_retry_read_as_the_ticks_ack():
+    scenario = {"drive": cron("*/5 * * * *", ticks=2, retries=1, name="jobs"), "bounds": {"effectHangMs": 2_000}}
+    host = TickHost()
+    tick = raw_queue(scenario).events[1]
+    record = CloudflareRawSide(scenario, lambda: host).attempt("tick-2#1", [Delivery(id=tick[0], body=tick[1], attempts=1)])
+    assert [{"protocol": RAW_PROTOCOL, "op": "tick", "invocation": "tick-2#1", "hangMs": 2_000,
+             "tick": {"id": "tick-2", "scheduledTime": VIRTUAL_EPOCH_MS + 300_000, "cron": "*/5 * * * *"}}] == host.requests
+    assert ("threw", (("tick-2", "ack"),)) == (record.outcome, record.calls)
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +310,7 @@ export default {
 
 
 def test_a_scenario_without_max_redeliveries_agrees(toolchain, tmp_path):
-    from eutaxy.cloudflare import d1_schema, queue
+    from eutaxy.cloudflare import d1_schema
 
     config = (
         '{"name": "t", "main": "./worker.js", "compatibility_date": "2026-01-01", "compatibility_flags": ["nodejs_compat"],'

@@ -136,6 +136,23 @@ def test_a_message_delivered_again_waits_behind_those_already_waiting():
     ] == side.log
 
 
+def test_timed_events_go_in_order_of_time_and_a_redelivery_is_due_at_its_attempts_time():
+    """A cron drive's ticks: each due at its own virtual time, listed out of order here. A tick
+    that threw is due again at once, so it goes before a later tick, not behind every waiting one;
+    and one due at the same time as a waiting one goes behind it."""
+    def handler(deliveries, tables, decide):
+        (d,) = deliveries
+        if d.id in ("b", "c") and d.attempts == 1:
+            raise RuntimeError("fails once")
+
+    side = FakeRawSide(handler)
+    timed = RawQueue(events=(("c", None), ("a", None), ("b", None), ("d", None)), batch_size=1, platform_limit=1,
+                     due_ms=(300, 0, 300, 600))
+    raw = raw_run(side, timed, max_redeliveries=None)
+    assert ["a#1", "c#1", "b#1", "c#2", "b#2", "d#1"] == [entry[1] for entry in side.log if entry[0] == "attempt"]
+    assert [["c"], ["b"]] == [a["redelivered"] for a in raw["attempts"] if a["redelivered"]]
+
+
 def test_a_hung_attempt_ends_the_run_without_snapshots():
     def handler(deliveries, tables, decide):
         return "hang" if deliveries[0].id == "b" else None
@@ -180,7 +197,7 @@ class FixedPlatform:
 def proxied_acks(ids):
     records = [{"invocation": f"{i}#1", "decisions": [{"messageId": i, "op": "ack", "implicit": False}], "deadLettered": []}
                for i in ids]
-    return lambda effects: records
+    return lambda proxied: records
 
 
 SCENARIO = {"name": "fake", "drive": {"kind": "queue"}, "bounds": {"maxFaultsPerRun": 1, "maxRedeliveries": 2}}

@@ -139,7 +139,7 @@ test("a fault on a session's statement is the database's: an injected error mean
 });
 
 test("raw Miniflare gives a session the same reads and bookmarks of the same shape, offset by the database's age", async () => {
-  const raw = async (/** @type {object} */ request) => (await host.ok({ op: "raw_run", request: { protocol: 2, ...request } })).result;
+  const raw = async (/** @type {object} */ request) => (await host.ok({ op: "raw_run", request: { protocol: 3, ...request } })).result;
   const modelled = JSON.parse(rows((await host.runCompleted(plan("session"))).effects, "seen")[0].what);
   await raw({ op: "reset" });
   await raw({ op: "attempt", queue: "jobs", invocation: "msg-1#1", hangMs: 5000, messages: [{ id: "msg-1", body: { step: "session" }, attempts: 1 }] });

@@ -2,20 +2,27 @@
 /**
  * The differential runner's raw side (raw.mjs) through the host's `raw_run` op: each step of
  * the engine's raw loop (reset, one attempt, snapshot) on the payments fixture's handler and
- * its real D1 binding. The loop itself (which messages go next, which decision counts, the
+ * its real D1 binding, and a cron tick's attempt on the cron fixture's scheduled(). The loop itself (which messages go next, which decision counts, the
  * redelivery rule) is the engine's and is tested there (packages/engine/tests/test_differential.py).
  */
 
 import assert from "node:assert/strict";
+import path from "node:path";
 import { test } from "node:test";
 
-import { paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
+import { FIXTURES, fixtureLoad, paymentsLoad, paymentsPlan, useHost } from "./helpers.mjs";
 
 const host = useHost(paymentsLoad());
+const cronHost = useHost(fixtureLoad(path.join(FIXTURES, "cron"), { d1Databases: { DB: "cron-db" } }));
 
 /** @param {object} request */
-async function raw(request) {
-  return (await host.ok({ op: "raw_run", request: { protocol: 2, ...request } })).result;
+async function raw(request, on = host) {
+  return (await on.ok({ op: "raw_run", request: { protocol: 3, ...request } })).result;
+}
+
+/** One attempt of a tick of `cron` (the cron fixture's expression picks what scheduled() does). @param {string} cron */
+function tick(cron, scheduledTime = 1767225900000, invocation = "tick-2#1") {
+  return raw({ op: "tick", invocation, hangMs: 5000, tick: { id: invocation.split("#")[0], scheduledTime, cron } }, cronHost);
 }
 
 /** @param {string} invocation @param {{id: string, body: unknown, attempts?: number}[]} messages */
@@ -33,10 +40,10 @@ function rows(snapshot, table) {
 
 test("reset empties every table, an attempt writes through the real binding, snapshot reads every table", async () => {
   for (let i = 0; i < 2; i++) {
-    assert.deepEqual(await raw({ op: "reset" }), { protocol: 2 });
+    assert.deepEqual(await raw({ op: "reset" }), { protocol: 3 });
     const answer = await attempt("msg-1#1", [{ id: "msg-1", body: { orderId: "o-1", amountCents: 1200 } }]);
     // No explicit decision: the engine's loop reads the implicit ack from `returned`.
-    assert.deepEqual(answer, { protocol: 2, outcome: "returned", calls: [] });
+    assert.deepEqual(answer, { protocol: 3, outcome: "returned", calls: [] });
     const snapshot = await raw({ op: "snapshot" });
     // The reset before each run leaves one payment, never two.
     assert.deepEqual(rows(snapshot, "payments").map((/** @type {any} */ r) => r.order_id), ["o-1"]);
@@ -74,12 +81,35 @@ test("raw steps leave the globals alone and proxied runs work around them", asyn
 test("a request of another protocol or op is refused", async () => {
   const old = await host.request({ op: "raw_run", request: { protocol: 1, op: "reset" } });
   assert.equal(old.ok, false);
-  assert.match(old.error, /protocol version 1, expected 2/);
-  const unknown = await host.request({ op: "raw_run", request: { protocol: 2, op: "run" } });
+  assert.match(old.error, /protocol version 1, expected 3/);
+  const unknown = await host.request({ op: "raw_run", request: { protocol: 3, op: "run" } });
   assert.equal(unknown.ok, false);
   assert.match(unknown.error, /unknown op "run"/);
-  const empty = await host.request({ op: "raw_run", request: { protocol: 2, op: "attempt", queue: "payments", invocation: "x#1", messages: [], hangMs: 10 } });
+  const empty = await host.request({ op: "raw_run", request: { protocol: 3, op: "attempt", queue: "payments", invocation: "x#1", messages: [], hangMs: 10 } });
   assert.equal(empty.ok, false);
+});
+
+test("a tick attempt calls scheduled() with the tick's controller and reports noRetry() as a call", async () => {
+  await raw({ op: "reset" }, cronHost);
+  assert.deepEqual(await tick("*/5 * * * *"), { protocol: 3, outcome: "returned", calls: [] });
+  assert.deepEqual(await tick("fail"), { protocol: 3, outcome: "threw", calls: [] });
+  assert.deepEqual(await tick("no-retry", 1767226200000, "tick-3#1"), { protocol: 3, outcome: "threw", calls: [{ messageId: "tick-3", op: "no_retry" }] });
+  // The waitUntil work is awaited before the answer: its row is there.
+  assert.deepEqual(await tick("later"), { protocol: 3, outcome: "returned", calls: [] });
+  const seen = rows(await raw({ op: "snapshot" }, cronHost), "ticks").sort((/** @type {any} */ a, /** @type {any} */ b) => a.id - b.id)
+    .map((/** @type {any} */ r) => [r.scheduled_time, r.cron]);
+  // scheduledTime is the request's (a virtual time), not the real clock's.
+  assert.deepEqual(seen, [
+    [1767225900000, "*/5 * * * *"], [1767225900000, "fail"], [1767226200000, "no-retry"], [1767225900000, "later"], [1767225900000, "background"],
+  ]);
+});
+
+test("a tick for a Worker without scheduled() is the user's to fix, a tick without its time Eutaxy's bug", async () => {
+  const none = await host.request({ op: "raw_run", request: { protocol: 3, op: "tick", invocation: "tick-1#1", hangMs: 100, tick: { id: "tick-1", scheduledTime: 0, cron: "* * * * *" } } });
+  assert.deepEqual([none.ok, none.user, none.error], [false, true, "the Worker's default export has no scheduled() handler"]);
+  const untimed = await cronHost.request({ op: "raw_run", request: { protocol: 3, op: "tick", invocation: "tick-1#1", hangMs: 100, tick: { id: "tick-1", cron: "* * * * *" } } });
+  assert.equal(untimed.ok, false);
+  assert.match(untimed.error, /a tick \{id, scheduledTime, cron\}/);
 });
 
 // Last on purpose: the hung handler's timer still fires after the answer and then writes,

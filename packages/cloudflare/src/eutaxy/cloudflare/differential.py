@@ -25,6 +25,20 @@ side constructs the entrypoint on the real env and calls the method (``raw.mjs``
 its answer compared with the proxied response point's (:func:`answers_of_effects`), a call
 that threw sent again as the declared caller sends it, and giving up compared as a dead letter.
 
+So does a cron drive, one tick per attempt (:func:`raw_queue`): the raw side calls the default
+export's ``scheduled()`` on the real env with a plain controller (``raw.mjs``'s ``tick``:
+``scheduledTime`` the tick's virtual time, ``cron`` the expression, ``noRetry()`` noting the
+call), and both sides are read by the queue's rule (:func:`ticks_of_run` for the proxied run):
+``noRetry()`` is the tick's explicit ack (the first decision counts; a tick that called it is
+not run again, whether it then returned or threw), a tick that returned is acked implicitly,
+and one that threw otherwise is run again, at once, while the drive's ``retries`` allow (the
+platform limit), then given up (the proxied ``gave_up``, compared as the loop's dead letter).
+The loop delivers the ticks in the order of their virtual times, a re-run before the next
+tick (the engine's ``RawQueue.due_ms``), but the raw side delivers each at once on the real
+clock: ``scheduledTime`` is the tick's virtual time while ``Date.now()`` there is the real
+one, so a Worker that reads the clock (or waits on a timer past the next tick's time) is
+outside what this compares.
+
 The raw side runs on the isolate's real clock and randomness, so a Worker whose tables
 depend on them is outside what this compares.
 """
@@ -34,6 +48,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from eutaxy.core.effects import VIRTUAL_EPOCH_MS, parse_invocation
 from eutaxy.core.errors import UserError
 from eutaxy.engine import differential as engine_differential
 from eutaxy.engine.bounds import resolve_bounds
@@ -67,20 +82,28 @@ __all__ = [
     "run_differential",
     "tables_of_effects",
     "tables_of_raw",
+    "ticks_of_run",
 ]
 
 #: The raw requests' protocol version (``RAW_PROTOCOL`` in raw.mjs).
-RAW_PROTOCOL = 2
+RAW_PROTOCOL = 3
+
+#: How the loop reads a decision the raw side reports: a cron tick's ``noRetry()`` is its
+#: explicit ack (the tick is done with, whether it then returned or threw); a queue's ack and
+#: retry are themselves.
+_LOOP_DECISION = {"no_retry": "ack"}
 
 #: A raw run's per-attempt records as the comparison reads them (the engine's ``attempts_of_raw``).
 decisions_of_raw = engine_differential.attempts_of_raw
 
 
 def raw_queue(scenario: Mapping[str, Any]) -> RawQueue:
-    """What the raw loop delivers for ``scenario``'s queue drive, or its rpc drive's calls."""
+    """What the raw loop delivers for ``scenario``'s queue drive, its rpc drive's calls or its cron drive's ticks."""
     drive = scenario.get("drive") or {}
-    if drive.get("kind") not in ("queue", "rpc"):
-        raise UserError(f"the differential runner drives queues and rpc calls only, not {drive.get('kind')!r}")
+    if drive.get("kind") not in ("queue", "rpc", "cron"):
+        raise UserError(f"the differential runner drives queues, rpc calls and cron ticks only, not {drive.get('kind')!r}")
+    if drive["kind"] == "cron":
+        return _raw_ticks(drive)
     timed = [str(event.get("id")) for event in drive.get("events") or [] if EVENT_TIME_FIELD in event]
     if timed:
         # The raw side runs on the isolate's real clock and delivers at once: it has no virtual time to send at.
@@ -114,6 +137,22 @@ def _raw_calls(drive: Mapping[str, Any]) -> RawQueue:
     )
 
 
+def _raw_ticks(drive: Mapping[str, Any]) -> RawQueue:
+    """A cron drive's ticks as the raw loop sends them: one tick per attempt, in the order of their
+    virtual times, each carrying its ``scheduledTime`` (the virtual epoch plus its ``atMs``, as the
+    proxied drive's) and the expression; the drive's ``retries`` is the platform limit, so a tick
+    that threw without ``noRetry()`` is run again, at once, while they allow."""
+    ticks = drive.get("events") or []
+    return RawQueue(
+        events=tuple(
+            (str(tick["id"]), {"scheduledTime": VIRTUAL_EPOCH_MS + tick[EVENT_TIME_FIELD], "cron": drive["cron"]}) for tick in ticks
+        ),
+        batch_size=1,
+        platform_limit=drive["retries"],
+        due_ms=tuple(tick[EVENT_TIME_FIELD] for tick in ticks),
+    )
+
+
 def redelivery_table(scenario: Mapping[str, Any]) -> list[bool]:
     """``may_redeliver(attempts, max_retries, maxRedeliveries)`` for attempts 1, 2, … up to the first False.
 
@@ -142,6 +181,34 @@ def answers_of_effects(effects: Iterable[Mapping[str, Any]]) -> list[dict[str, A
         elif effect.get("op") == "gave_up":
             attempt["deadLettered"].append({"messageId": args.get("callId"), "attempts": args.get("attempts")})
     return list(attempts.values())
+
+
+def ticks_of_run(proxied: Mapping[str, Any], drive_name: str) -> list[dict[str, Any]]:
+    """Per attempt of a cron drive's proxied run, in order, as the raw loop records a tick: an
+    effective ``noRetry()`` at ``Cron:<drive_name>`` is the tick's explicit ack, an attempt that
+    returned without one acks it implicitly (read from the run's invocation outcomes: a tick that
+    returned makes no point of its own), and a tick given up is its dead letter."""
+    attempts: dict[str, dict[str, Any]] = {}
+    returned: set[str] = set()
+    for outcome in proxied.get("invocations") or []:
+        if outcome.get("drive") == "cron":
+            attempts[outcome["invocation"]] = {"invocation": outcome["invocation"], "decisions": [], "deadLettered": []}
+            if outcome.get("outcome") == "returned":
+                returned.add(outcome["invocation"])
+    for effect in proxied.get("effects") or []:
+        if effect.get("target") != f"Cron:{drive_name}" or effect.get("kind") != "result":
+            continue
+        payload = effect.get("payload") or {}
+        args = payload.get("args") or {}
+        attempt = attempts.setdefault(effect["invocation"], {"invocation": effect["invocation"], "decisions": [], "deadLettered": []})
+        if effect.get("op") == "no_retry" and (payload.get("result") or {}).get("effective"):
+            attempt["decisions"].append({"messageId": args.get("tickId"), "op": _LOOP_DECISION["no_retry"], "implicit": False})
+        elif effect.get("op") == "gave_up":
+            attempt["deadLettered"].append({"messageId": args.get("tickId"), "attempts": args.get("attempts")})
+    for invocation in returned:
+        if not attempts[invocation]["decisions"]:
+            attempts[invocation]["decisions"].append({"messageId": parse_invocation(invocation)[0], "op": "ack", "implicit": True})
+    return [attempt for attempt in attempts.values() if attempt["decisions"] or attempt["deadLettered"]]
 
 
 def decisions_of_effects(effects: Iterable[Mapping[str, Any]], queue: str) -> list[dict[str, Any]]:
@@ -177,8 +244,9 @@ class CloudflareRawSide:
     def __init__(self, scenario: Mapping[str, Any], host: Callable[[], host_module.Host]) -> None:
         drive = scenario.get("drive") or {}
         self._queue_name = str(drive.get("name"))
+        self._kind = drive.get("kind")
         #: An rpc drive's entrypoint (None: the default export), when the drive is one.
-        self._rpc: tuple[str | None] | None = (drive.get("entrypoint"),) if drive.get("kind") == "rpc" else None
+        self._entrypoint: str | None = drive.get("entrypoint")
         # Real time one raw attempt (and, after it, its waitUntil work) may take: the effect
         # hang bound the engine resolves for every run, not the exploration budget.
         self._hang_ms = resolve_bounds(scenario).effect_hang_ms
@@ -188,12 +256,15 @@ class CloudflareRawSide:
         self._request({"op": "reset"})
 
     def attempt(self, invocation: str, deliveries: Sequence[Delivery]) -> AttemptRecord:
-        if self._rpc is not None:
+        if self._kind == "rpc":
             (call,) = deliveries
             answer = self._request({
-                "op": "call", "entrypoint": self._rpc[0], "invocation": invocation, "hangMs": self._hang_ms,
+                "op": "call", "entrypoint": self._entrypoint, "invocation": invocation, "hangMs": self._hang_ms,
                 "call": {"id": call.id, **call.body},
             })
+        elif self._kind == "cron":
+            (tick,) = deliveries
+            answer = self._request({"op": "tick", "invocation": invocation, "hangMs": self._hang_ms, "tick": {"id": tick.id, **tick.body}})
         else:
             answer = self._request({
                 "op": "attempt", "queue": self._queue_name, "invocation": invocation, "hangMs": self._hang_ms,
@@ -201,7 +272,7 @@ class CloudflareRawSide:
             })
         return AttemptRecord(
             outcome=answer["outcome"],
-            calls=tuple((call["messageId"], call["op"]) for call in answer.get("calls") or []),
+            calls=tuple((call["messageId"], _LOOP_DECISION.get(call["op"], call["op"])) for call in answer.get("calls") or []),
             detail=str(answer.get("detail") or ""),
             answer=answer.get("answer"),
         )
@@ -224,6 +295,16 @@ class CloudflareRawSide:
         result = answer["result"]
         assert result.get("protocol") == RAW_PROTOCOL, result
         return result
+
+
+def _proxied_attempts(drive: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], list[dict[str, Any]]]:
+    """How the proxied run of ``drive`` reads per attempt: its queue's decisions, its rpc answers or its ticks."""
+    name = str(drive.get("name"))
+    if drive.get("kind") == "rpc":
+        return lambda proxied: answers_of_effects(proxied.get("effects") or [])
+    if drive.get("kind") == "cron":
+        return lambda proxied: ticks_of_run(proxied, name)
+    return lambda proxied: decisions_of_effects(proxied.get("effects") or [], name)
 
 
 class DifferentialRunner:
@@ -262,11 +343,7 @@ class DifferentialRunner:
             platform=self.platform,
             side=CloudflareRawSide(scenario, self._current_host),
             queue=queue,
-            proxied_attempts=(
-                answers_of_effects
-                if (scenario.get("drive") or {}).get("kind") == "rpc"
-                else lambda effects: decisions_of_effects(effects, str((scenario.get("drive") or {}).get("name")))
-            ),
+            proxied_attempts=_proxied_attempts(scenario.get("drive") or {}),
         )
 
     def _current_host(self) -> host_module.Host:

@@ -9,8 +9,8 @@ two runs disagree on is a bug in the proxies or in the platform model.
 This module owns everything about that which is no platform's own:
 
 - the raw run's loop (:func:`raw_run`): which messages the next attempt delivers (the
-  oldest waiting, up to the batch size; a message delivered again waits behind those
-  already waiting), how an attempt's outcome reads (the first ack or retry the handler
+  oldest waiting that is due, up to the batch size; a message delivered again waits behind
+  those already due), how an attempt's outcome reads (the first ack or retry the handler
   made for a message wins; a handler that returned acks every message it left undecided;
   one that threw leaves them unacked), and whether an unacked message is delivered again:
   core's :func:`~eutaxy.core.faults.may_redeliver` under the platform's limit and the
@@ -26,9 +26,9 @@ or retry the handler made before it, in order), how the bindings are reset befor
 run, how it waits (bounded) after the last attempt for work the platform runs on its own
 (:meth:`RawSide.settle`: a Durable Object's real alarm; what did not finish ends the raw
 run as ``hung``, so it is a difference naming it, not a wait without end) and how the
-bindings are snapshotted after it, and a :class:`RawQueue` (the events, the batch size, the
-platform's redelivery limit); and a projection of its proxied log into the per-attempt
-records :func:`compare` reads. It holds no loop, no redelivery rule and no comparison, so
+bindings are snapshotted after it, and a :class:`RawQueue` (the events, the virtual times they
+are due at, the batch size, the platform's redelivery limit); and a projection of its proxied
+run into the per-attempt records :func:`compare` reads. It holds no loop, no redelivery rule and no comparison, so
 two platforms' raw sides cannot drift apart, and neither can drift from core's rule.
 
 The raw side shares Eutaxy's reading of the queue semantics (above) and core's redelivery
@@ -38,7 +38,7 @@ under, not something under test here.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import attrs
@@ -123,12 +123,18 @@ class RawQueue:
     #: The platform's own redelivery limit (a consumer's ``max_retries``), the first
     #: argument ``may_redeliver`` compares against.
     platform_limit: int
+    #: The virtual time (milliseconds from the run's start) each event is due at, in the order
+    #: of ``events`` (a cron drive's ticks); empty: every event is due at once, at 0. Only the
+    #: order of delivery reads it: the raw side has no virtual clock to deliver on.
+    due_ms: tuple[int, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         assert self.batch_size >= 1, self.batch_size
         assert self.platform_limit >= 0, self.platform_limit
         ids = [event_id for event_id, _ in self.events]
         assert len(set(ids)) == len(ids), f"event ids repeat: {ids}"
+        assert not self.due_ms or len(self.due_ms) == len(self.events), (self.due_ms, ids)
+        assert all(due >= 0 for due in self.due_ms), self.due_ms
 
 
 class RawSide(Protocol):
@@ -168,6 +174,13 @@ def redelivery_table(platform_limit: int, max_redeliveries: int | None) -> list[
 def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> dict[str, Any]:
     """One raw run: reset, every attempt until no message waits, settle, snapshot.
 
+    The order of delivery is the proxied drives' (their ``driveDue``): the events wait in order of
+    the virtual time they are due at (``queue.due_ms``), then of sending; the next attempt takes
+    the first waiting ones that are due, up to the batch size, and when none is, time passes to
+    the earliest due. An attempt takes no virtual time, so an unacked message delivered again is
+    due at the time of the attempt that left it unacked, behind those already waiting. With no
+    times, every event is due at 0: the oldest waiting first, a redelivery behind all waiting.
+
     Answers ``{"attempts": [Attempt], "snapshots": [{target, table, rows}], "end"}`` with
     ``end`` ``{"kind": "completed"}`` or ``{"kind": "hung", "detail"}`` (no snapshots
     then): an attempt that did not finish, or work the side's settle names as unfinished.
@@ -176,7 +189,11 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> 
     message's id and delivery count, as the proxied run names it.
     """
     side.reset()
-    waiting: deque[_Waiting] = deque(_Waiting(event_id, body) for event_id, body in queue.events)
+    due_ms = queue.due_ms or (0,) * len(queue.events)
+    # sorted is stable: a tie keeps the sending order.
+    waiting = sorted((_Waiting(event_id, body, due) for (event_id, body), due in zip(queue.events, due_ms, strict=True)),
+                     key=lambda item: item.due)
+    now = 0
     attempts: list[dict[str, Any]] = []
     end: dict[str, Any] = {"kind": "completed"}
     # Every attempt settles each of its messages (acked, waiting again or dead-lettered),
@@ -186,7 +203,11 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> 
     for _ in range(deliveries_max):
         if not waiting:
             break
-        batch = [waiting.popleft().delivered() for _ in range(min(queue.batch_size, len(waiting)))]
+        # Nothing due: time passes to the earliest due (the first of those in line on a tie).
+        now = max(now, min(item.due for item in waiting))
+        batch = [item for item in waiting if item.due <= now][: queue.batch_size]
+        waiting = [item for item in waiting if item not in batch]
+        batch = [item.delivered() for item in batch]
         deliveries = tuple(item.delivery for item in batch)
         invocation = invocation_id(deliveries[0].id, deliveries[0].attempts)
         record = side.attempt(invocation, deliveries)
@@ -202,6 +223,7 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> 
                 continue
             stop = redelivery_stop(item.attempts, queue.platform_limit, max_redeliveries)
             if stop is None:
+                item.due = now
                 waiting.append(item)
                 redelivered.append(item.id)
             elif stop == REDELIVERY_DEAD_LETTER:
@@ -221,14 +243,15 @@ def raw_run(side: RawSide, queue: RawQueue, *, max_redeliveries: int | None) -> 
 
 
 class _Waiting:
-    """A message between attempts: its id, body and deliveries so far."""
+    """A message between attempts: its id, body, deliveries so far and the virtual time it is due at."""
 
-    __slots__ = ("id", "body", "attempts")
+    __slots__ = ("id", "body", "attempts", "due")
 
-    def __init__(self, message_id: str, body: Any) -> None:
+    def __init__(self, message_id: str, body: Any, due: int) -> None:
         self.id = message_id
         self.body = body
         self.attempts = 0
+        self.due = due
 
     def delivered(self) -> "_Waiting":
         self.attempts += 1
@@ -371,7 +394,8 @@ class DifferentialRunner:
 
     ``platform`` performs the proxied run (a plan as the engine makes it: the scenario with
     its bounds resolved, policy ``first``, ``maxFaults`` 0); ``side`` the raw one, on
-    ``queue``; ``proxied_attempts`` projects the proxied log into per-attempt records.
+    ``queue``; ``proxied_attempts`` projects the proxied run (its plain data: the effects, and
+    the invocations' outcomes where a drive's decisions depend on them) into per-attempt records.
     The runner owns none of them: whoever built them closes them.
     """
 
@@ -382,7 +406,7 @@ class DifferentialRunner:
         platform: Platform,
         side: RawSide,
         queue: RawQueue,
-        proxied_attempts: Callable[[Sequence[Mapping[str, Any]]], list[dict[str, Any]]],
+        proxied_attempts: Callable[[Mapping[str, Any]], list[dict[str, Any]]],
     ) -> None:
         self.scenario = scenario
         self.platform = platform
@@ -404,5 +428,5 @@ class DifferentialRunner:
         """Both runs, proxied first, and their differences."""
         proxied = self.proxied(seed=seed)
         raw = self.raw()
-        differences = compare(proxied, raw, proxied_attempts=self._proxied_attempts(proxied.get("effects") or []))
+        differences = compare(proxied, raw, proxied_attempts=self._proxied_attempts(proxied))
         return DifferentialOutcome(proxied=proxied, raw=raw, differences=tuple(differences))
