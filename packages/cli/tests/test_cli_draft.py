@@ -24,6 +24,12 @@ def corpus() -> Path:
     raise AssertionError("corpus/planted-bugs is not in the test's files")
 
 
+def differential_configs() -> list[str]:
+    """Every Worker config of corpus/differential, as ``<case>/<path>`` (a callee case has two: the caller's and the callee's)."""
+    root = corpus().parent / "differential"
+    return sorted(str(path.relative_to(root)) for path in root.glob("*/**/wrangler.jsonc"))
+
+
 def worker_cases() -> list[str]:
     """Every corpus case with a wrangler config: the Cloudflare Workers."""
     return sorted(path.parent.name for path in corpus().glob("*/wrangler.jsonc"))
@@ -76,6 +82,28 @@ def test_draft_on_each_corpus_worker_writes_a_file_that_loads_up_to_its_holes(ca
         if match:
             assert f"{path.name}:{number}: TODO({match.group(1)})" in checked.stderr
             assert f"line {number}: TODO({match.group(1)})" in result.stdout
+
+
+def test_there_are_differential_workers_to_draft():
+    """The parametrized test below is not vacuous: queue, rpc, cron, Durable Object and callee cases."""
+    assert len(differential_configs()) >= 10, differential_configs()
+    assert "callee-object-holds/inventory/wrangler.jsonc" in differential_configs()
+
+
+@pytest.mark.parametrize("config", differential_configs())
+def test_draft_on_each_differential_worker_writes_a_file_that_loads_up_to_its_holes(config, tmp_path, run_cli):
+    """The differential corpus's Workers (a callee's on both sides of its service binding, a cron
+    Worker, Durable Objects with alarms, Workflows) draft as the planted bugs' do: exit 0, and
+    checking the draft unfilled is exit 2 naming its holes, nothing else."""
+    case = config.split("/")[0]
+    shutil.copytree(corpus().parent / "differential" / case, tmp_path / case, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = tmp_path / config
+    result = run_cli("draft", str(path))
+    assert 0 == result.code, result.stderr
+    [drafted] = path.parent.glob("*.sim.py")
+    checked = run_cli("check", str(drafted), "--max-runs", "1")
+    assert 2 == checked.code, checked.stdout
+    assert "this scenario is a draft with" in checked.stderr, checked.stderr
 
 
 @pytest.mark.parametrize("case", worker_cases())
