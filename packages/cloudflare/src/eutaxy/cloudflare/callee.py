@@ -46,13 +46,13 @@ from eutaxy.core.errors import UserError, nearest_names
 from eutaxy.core.plain_data import json_problem
 
 from . import bindings, wrangler
-from .bindings.service import RUN_BY, owner_of
+from .bindings.service import RUN_BY, owner_of, qualified
 from .rpc import enhanced_error_serialization
 
 if TYPE_CHECKING:
     from .bindings import DraftContext
 
-__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "draft_callee", "owner_of", "with_callees"]
+__all__ = ["CALLEE_STEP", "Callee", "callee", "callee_assumption", "draft_callee", "with_callees"]
 
 #: The setup step's kind (and its helper's name).
 CALLEE_STEP = "callee"
@@ -153,11 +153,6 @@ class Callee:
             "classes": dict(self.classes),
             "errors": dict(self.errors),
         }
-
-
-def qualified(worker: str, name: str) -> str:
-    """A callee's binding as the isolate names it: ``inventory/DB``."""
-    return f"{worker}/{name}"
 
 
 def class_alias(worker: str, class_name: str) -> str:

@@ -23,7 +23,8 @@ from eutaxy.core import faults
 from eutaxy.core.errors import UserError, nearest_names
 
 from . import bindings, config_sections, externals, variables, wrangler
-from .callee import CALLEE_STEP, Callee, callee_assumption, owner_of, with_callees
+from .bindings.service import owner_of
+from .callee import CALLEE_STEP, Callee, callee_assumption, with_callees
 from .cron import cron_assumption
 from .http import caller_assumption
 from .rpc import enhanced_error_serialization, error_serialization_assumption, rpc_assumption

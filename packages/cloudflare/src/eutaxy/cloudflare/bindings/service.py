@@ -204,6 +204,13 @@ def service_call(binding: str, method: str | list[str] | None = None, *, ok: boo
     return effect_selector(f"Service:{binding}", method, where=None if ok is None else {"result.ok": ok})
 
 
+# A callee Worker's bindings (of any kind) are qualified by its name; both sides of that rule are
+# here, beside the service kind that sends a scripted binding's owner to the runtime.
+def qualified(worker: str, name: str) -> str:
+    """A callee's binding as the isolate names it: ``inventory/DB``."""
+    return f"{worker}/{name}"
+
+
 def owner_of(binding: str) -> str | None:
     """The Worker a service binding belongs to: None for the caller's (a bare name), else its qualifier
     (``inventory/PARTNER`` is the inventory callee's)."""
